@@ -1,0 +1,30 @@
+"""Checks of the workflow config that its JSON schema cannot express.
+
+The schema (``workflow/schemas/config.schema.yaml``) checks types and names; these
+check how keys relate. Each error names the offending key.
+"""
+
+from lengthgen.encodings import ENCODINGS
+
+
+class ConfigError(ValueError):
+    """A config value that would make the run fail or mean something else than intended."""
+
+
+def check_config(config: dict) -> None:
+    task, model, sweep = config["task"], config["model"], config["sweep"]
+    for pe in sweep["pe"]:
+        if pe not in ENCODINGS:
+            raise ConfigError(f"sweep.pe: unknown positional encoding {pe!r}; known: {', '.join(sorted(ENCODINGS))}")
+    if task["train_length_min"] > task["train_length_max"]:
+        raise ConfigError(f"task.train_length_min ({task['train_length_min']}) is larger than "
+                          f"task.train_length_max ({task['train_length_max']})")
+    for offset in sweep["offset"]:
+        if offset >= task["train_length_min"]:
+            raise ConfigError(f"sweep.offset: offset {offset} must be smaller than "
+                              f"task.train_length_min ({task['train_length_min']})")
+    longest = max(task["eval_lengths"])
+    if longest > model["max_positions"]:
+        raise ConfigError(f"task.eval_lengths: length {longest} exceeds model.max_positions ({model['max_positions']})")
+    if model["d_model"] % 2:
+        raise ConfigError(f"model.d_model must be even (rotary blocks are pairs), got {model['d_model']}")

@@ -1,0 +1,138 @@
+"""Positional encodings, registered by name.
+
+An encoding can act at three places of an attention head, and each hook defaults to
+doing nothing:
+
+- ``embed(x, positions)``: added to the token embeddings (absolute encodings);
+- ``rotate(x, positions)``: applied to queries and keys (rotary encodings);
+- ``logit_bias(query_positions, key_positions)``: added to the attention logits.
+
+Adding an encoding means writing one small class and decorating it with
+``@register("name")``; the model, the workflow and the config schema pick it up.
+Positions are int64 tensors of absolute position ids, so a test can shift them all.
+"""
+
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+from torch import nn
+
+
+@dataclass(frozen=True)
+class EncodingConfig:
+    """What an encoding may need to know about the head it sits in."""
+
+    d_model: int
+    max_positions: int
+    rope_base: float = 1e4
+    learned_init_std: float = 0.02
+
+
+class PositionalEncoding(nn.Module):
+    """Base class: every hook is the identity."""
+
+    def embed(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        return x  # (B, T, D)
+
+    def rotate(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        return x  # (B, T, D)
+
+    def logit_bias(self, query_positions: torch.Tensor, key_positions: torch.Tensor) -> torch.Tensor | None:
+        return None  # or (Tq, Tk)
+
+
+ENCODINGS: dict[str, Callable[[EncodingConfig], PositionalEncoding]] = {}
+
+
+def register(name: str):
+    """Class decorator adding an encoding to ``ENCODINGS`` under ``name``."""
+
+    def add(cls):
+        if name in ENCODINGS:
+            raise ValueError(f"positional encoding {name!r} is registered twice")
+        ENCODINGS[name] = cls
+        return cls
+
+    return add
+
+
+def build_encoding(name: str, config: EncodingConfig) -> PositionalEncoding:
+    """The encoding registered as ``name``; a clear error lists the known names."""
+    try:
+        return ENCODINGS[name](config)
+    except KeyError:
+        known = ", ".join(sorted(ENCODINGS))
+        raise ValueError(f"unknown positional encoding {name!r}; known: {known}") from None
+
+
+def rotary_frequencies(d_model: int, base: float) -> torch.Tensor:
+    """theta_i = base^(-2i/d) for the d/2 rotary blocks, in float64. Shape (D/2,)."""
+    return base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+
+
+@register("nope")
+class NoPositionalEncoding(PositionalEncoding):
+    """No positional information at all: the head sees a bag of tokens."""
+
+    def __init__(self, config: EncodingConfig):
+        super().__init__()
+
+
+@register("rope")
+class Rotary(PositionalEncoding):
+    """Rotary encoding: block i of (x_2i, x_2i+1) is rotated by angle p * theta_i.
+
+    q_m . k_n then depends on m - n only. The angles are formed in float64 from the
+    integer positions, so even position ids near 1e5 rotate by the exact angle and
+    the equivariance holds to rounding of the final dtype.
+    """
+
+    def __init__(self, config: EncodingConfig):
+        super().__init__()
+        if config.d_model % 2:
+            raise ValueError(f"rope needs an even d_model, got {config.d_model}")
+        self.register_buffer("theta", rotary_frequencies(config.d_model, config.rope_base), persistent=False)
+
+    def rotate(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        angles = positions.to(torch.float64)[:, None] * self.theta.to(positions.device)[None, :]  # (T, D/2)
+        cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
+        even, odd = x[..., 0::2], x[..., 1::2]  # (B, T, D/2)
+        rotated = torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1)
+        return rotated.flatten(-2)
+
+
+@register("learned")
+class LearnedAbsolute(PositionalEncoding):
+    """A learned table of ``max_positions`` rows added to the token embeddings.
+
+    Rows of positions never seen in training keep their initial values: they get no
+    gradient, which is what lets the head memorize absolute positions.
+    """
+
+    def __init__(self, config: EncodingConfig):
+        super().__init__()
+        self.max_positions = config.max_positions
+        self.table = nn.Parameter(torch.randn(config.max_positions, config.d_model) * config.learned_init_std)
+
+    def embed(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        if int(positions.max()) >= self.max_positions or int(positions.min()) < 0:
+            raise IndexError(
+                f"learned encoding has {self.max_positions} positions (model.max_positions); "
+                f"got position ids {int(positions.min())}..{int(positions.max())}"
+            )
+        return x + self.table[positions].to(x.dtype)
+
+
+@register("sinusoidal")
+class Sinusoidal(PositionalEncoding):
+    """The fixed sin/cos absolute encoding of Vaswani et al., added to the embeddings."""
+
+    def __init__(self, config: EncodingConfig):
+        super().__init__()
+        self.register_buffer("theta", rotary_frequencies(config.d_model, 1e4), persistent=False)
+
+    def embed(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        angles = positions.to(torch.float64)[:, None] * self.theta.to(positions.device)[None, :]  # (T, D/2)
+        table = torch.stack((angles.sin(), angles.cos()), dim=-1).flatten(-2)  # (T, D)
+        return x + table.to(x.dtype)

@@ -1,0 +1,30 @@
+"""Accuracy and target attention at every evaluation length of one trained head."""
+
+import pandas as pd
+import torch
+
+from lengthgen.model import AttentionHead
+
+# Sequences per forward pass are chosen so that B * T stays near this many tokens.
+TOKENS_PER_BATCH = 2**17
+
+
+@torch.no_grad()
+def accuracy_by_length(model: AttentionHead, eval_sets: dict, offset: int) -> pd.DataFrame:
+    """Per length: accuracy, mean attention weight on the target position, and loss."""
+    device = next(model.parameters()).device
+    rows = []
+    for length, (tokens, targets) in sorted(eval_sets.items()):
+        batch = max(1, TOKENS_PER_BATCH // length)
+        correct, target_attention, loss = 0.0, 0.0, 0.0
+        for start in range(0, len(tokens), batch):
+            chunk, chunk_targets = tokens[start:start + batch].to(device), targets[start:start + batch].to(device)
+            logits, chunk_loss = model(chunk, chunk_targets)
+            _, weights = model.attention(chunk)
+            correct += (logits.argmax(-1) == chunk_targets).sum().item()
+            target_attention += weights[:, -1 - offset].sum().item()
+            loss += chunk_loss.item() * len(chunk)
+        n = len(tokens)
+        rows.append({"length": length, "accuracy": correct / n, "target_attention": target_attention / n,
+                     "loss": loss / n})
+    return pd.DataFrame(rows)

@@ -1,0 +1,28 @@
+"""Figure of the base experiment: accuracy vs evaluation length, one panel per offset."""
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from lengthgen.plots import encoding_color, save_figure, shade_training_range
+
+
+def plot_base(summary: pd.DataFrame, vocab_size: int, train_length_min: int, train_length_max: int,
+              path, dpi: int) -> None:
+    offsets = sorted(summary["offset"].unique())
+    fig, axes = plt.subplots(1, len(offsets), figsize=(4 * len(offsets), 3.4), sharey=True, squeeze=False)
+    for ax, offset in zip(axes[0], offsets):
+        shade_training_range(ax, train_length_min, train_length_max)
+        for pe, curve in summary[summary["offset"] == offset].groupby("pe", sort=True):
+            color = encoding_color(pe)
+            ax.plot(curve["length"], curve["mean"], marker="o", color=color, label=pe)
+            ax.fill_between(curve["length"], curve["ci_low"], curve["ci_high"], color=color, alpha=0.25)
+        ax.axhline(1 / vocab_size, color="k", linestyle="--", linewidth=1, label="chance")
+        ax.set_xscale("log", base=2)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"K = {offset}")
+        ax.set_xlabel("evaluation length n")
+    axes[0][0].set_ylabel("accuracy (mean, 95% CI over seeds)")
+    axes[0][-1].legend(loc="lower left")
+    fig.suptitle("Fixed-offset retrieval: accuracy vs length")
+    fig.tight_layout()
+    save_figure(fig, path, dpi)
