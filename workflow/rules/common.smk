@@ -36,5 +36,5 @@ def lengthgen_sources(*modules):
     return [str(REPO / "lengthgen" / module) for module in modules]
 
 
-MODEL_SOURCES = ["__init__.py", "encodings.py", "model.py", "tables.py"]
+MODEL_SOURCES = ["encodings.py", "model.py", "tables.py"]
 FIGURE_STYLE = str(REPO / "workflow" / "matplotlibrc")
