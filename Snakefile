@@ -8,6 +8,14 @@ configfile: "config.yaml"
 
 
 include: "workflow/rules/common.smk"
+
+
+wildcard_constraints:
+    pe="[a-z0-9_]+",
+    seed=r"\d+",
+    offset=r"\d+",
+
+
 include: "workflow/rules/data.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/evaluate.smk"

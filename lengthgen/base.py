@@ -2,7 +2,6 @@
 
 import pandas as pd
 
-from lengthgen.claims import VERDICT_RULE, verdict
 from lengthgen.stats import summarize_over_seeds
 
 
@@ -55,5 +54,4 @@ def section_markdown(summary: pd.DataFrame, checks: pd.DataFrame, vocab_size: in
         "**Claim**: RoPE keeps near-perfect accuracy in the training range and stays well above chance "
         "at 4x the longest training length; learned absolute encodings are perfect in range and at chance beyond it.",
         checks_markdown(checks),
-        f"**Verdict: {verdict(checks)}** ({VERDICT_RULE}).",
     ])

@@ -26,5 +26,17 @@ def check_config(config: dict) -> None:
     longest = max(task["eval_lengths"])
     if longest > model["max_positions"]:
         raise ConfigError(f"task.eval_lengths: length {longest} exceeds model.max_positions ({model['max_positions']})")
+    for pe in config["shift"].get("pe_at_init", []):
+        if pe not in ENCODINGS:
+            raise ConfigError(f"shift.pe_at_init: unknown positional encoding {pe!r}; known: {', '.join(sorted(ENCODINGS))}")
+    for offset in config["shift"]["offsets"]:
+        if offset not in sweep["offset"]:
+            raise ConfigError(f"shift.offsets: offset {offset} is not in sweep.offset {sweep['offset']}")
+    for length in config["shift"]["lengths"]:
+        if length not in task["eval_lengths"]:
+            raise ConfigError(f"shift.lengths: length {length} is not in task.eval_lengths")
+    if 4 * task["train_length_max"] not in task["eval_lengths"]:
+        raise ConfigError(f"task.eval_lengths must include 4 x task.train_length_max = {4 * task['train_length_max']}: "
+                          "the base and linear claims are tested there")
     if model["d_model"] % 2:
         raise ConfigError(f"model.d_model must be even (rotary blocks are pairs), got {model['d_model']}")

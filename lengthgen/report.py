@@ -38,8 +38,15 @@ def verdict_table(claims: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def render_results(config: dict, sections: list[str], claims: pd.DataFrame, commit: str,
+def with_verdict(section: str, checks: pd.DataFrame) -> str:
+    """An experiment's section followed by its verdict, computed from its checks."""
+    held = f"{int(checks['holds'].sum())}/{len(checks)} checks hold"
+    return f"{section.rstrip()}\n\n**Verdict: {verdict(checks)}** ({held}; {VERDICT_RULE}).\n"
+
+
+def render_results(config: dict, sections: dict[str, str], claims: pd.DataFrame, commit: str,
                    date: datetime.date, machine: str) -> str:
+    """The whole report; ``sections`` maps each experiment to its generated markdown."""
     setup = yaml.safe_dump(config, sort_keys=False, default_flow_style=None).strip()
     return "\n\n".join([
         "# Results",
@@ -51,5 +58,5 @@ def render_results(config: dict, sections: list[str], claims: pd.DataFrame, comm
         "## Verdicts",
         f"Each experiment's claim is split into checks fixed in advance; its verdict is {VERDICT_RULE}.",
         verdict_table(claims),
-        *sections,
+        *(with_verdict(text, claims[claims["experiment"] == experiment]) for experiment, text in sections.items()),
     ]) + "\n"

@@ -14,6 +14,8 @@ rule evaluate:
     resources:
         mem_mb=2000,
         runtime=30,
+    conda:
+        CONDA_ENV
     log:
         f"results/logs/evaluate/{RUNS.wildcard_pattern}.log",
     script:

@@ -1,6 +1,3 @@
-EXPERIMENTS = ["base"]
-
-
 rule report:
     """RESULTS.md: the setup, the verdicts, and every experiment's section with its figure."""
     input:
@@ -12,7 +9,10 @@ rule report:
         "results/RESULTS.md",
     params:
         config=config,
-        repository=str(REPO),
+        commit=CODE_VERSION,
+        experiments=EXPERIMENTS,
+    conda:
+        CONDA_ENV
     log:
         "results/logs/report.log",
     script:

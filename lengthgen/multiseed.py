@@ -1,0 +1,136 @@
+"""The multiseed experiment: every headline number per (offset, seed), summarized over seeds.
+
+Each headline is one number per trained run, read from an experiment's table, with the
+threshold its experiment's rule uses. The multiseed claim is that each headline meets
+its threshold in every single run (every seed at every offset), not only on average.
+"""
+
+import operator
+from dataclasses import dataclass
+from typing import Callable
+
+import pandas as pd
+import pyarrow as pa
+
+from lengthgen import claims as base_claims
+from lengthgen import dilution, frequency, linear_control, mechanics, shift, tables
+from lengthgen.stats import summarize_over_seeds
+
+EXPERIMENT = "multiseed"
+COMPARISONS = {">=": operator.ge, "<=": operator.le}
+
+tables.register_schema(
+    "headline_by_seed",
+    pa.schema([("headline", pa.string()), ("offset", pa.int32()), ("seed", pa.int32()), ("value", pa.float64())]),
+    ["headline", "offset", "seed"],
+)
+tables.register_schema(
+    "headline_summary",
+    pa.schema([("headline", pa.string()), ("offset", pa.string()), ("n_seeds", pa.int32()), ("mean", pa.float64()),
+               ("ci_low", pa.float64()), ("ci_high", pa.float64()), ("threshold", pa.float64()),
+               ("comparison", pa.string()), ("fraction_of_runs_meeting", pa.float64())]),
+    ["headline", "offset"],
+)
+
+
+@dataclass(frozen=True)
+class Headline:
+    name: str
+    source: str  # the table it is read from
+    comparison: str  # ">=" or "<="
+    threshold: Callable[[dict], float]  # from the task settings, e.g. chance = 1/V
+    per_run: Callable[[pd.DataFrame, dict], pd.Series]  # table, settings -> value indexed by (offset, seed)
+    log_scale: bool = False  # for values spanning orders of magnitude
+
+
+def _past(frame: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    return frame[frame["length"] > settings["train_length_max"]]
+
+
+def _at_four_x(frame: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    return frame[frame["length"] == 4 * settings["train_length_max"]]
+
+
+def _by_run(frame: pd.DataFrame, column: str, how: str) -> pd.Series:
+    return frame.groupby(["offset", "seed"])[column].agg(how)
+
+
+HEADLINES = [
+    Headline("base: rope accuracy at 4x the training length", "accuracy_by_length", ">=",
+             lambda s: base_claims.ABOVE_CHANCE_FACTOR / s["vocab_size"],
+             lambda f, s: _by_run(_at_four_x(f[f["pe"] == "rope"], s), "accuracy", "mean")),
+    Headline("base: learned distance from chance past the range (max over lengths)", "accuracy_by_length", "<=",
+             lambda s: base_claims.CHANCE_TOLERANCE,
+             lambda f, s: _by_run(_past(f[f["pe"] == "learned"], s).assign(
+                 distance=lambda g: (g["accuracy"] - 1 / s["vocab_size"]).abs()), "distance", "max")),
+    Headline("mechanics: learned fraction of sequences at the modal position (min over lengths)",
+             mechanics.BY_LENGTH, ">=", lambda s: mechanics.MIN_MODAL_FRACTION,
+             lambda f, s: _by_run(f[(f["pe"] == "learned") & f["past_training_range"]], "modal_fraction", "min")),
+    Headline("shift: rope float64 attention-logit change (max over shifts)", shift.SHIFT_CHANGES, "<=",
+             lambda s: shift.ROPE_MAX_CHANGE,
+             lambda f, s: _by_run(f[(f["pe"] == "rope") & (f["dtype"] == "float64")], "attention_logit_change", "max"),
+             log_scale=True),
+    Headline("prop1: mean-field target-attention error past the range", "prop1_prediction", "<=",
+             lambda s: dilution.MAX_ATTENTION_MAE,
+             lambda f, s: _by_run(_past(f[f["predictor"] == dilution.CLAIM_PREDICTOR], s).assign(
+                 error=lambda g: (g["predicted_attention"] - g["measured_attention"]).abs()), "error", "mean")),
+    Headline("frequency: energy share of the top 4 rotary blocks", "frequency_summary", ">=",
+             lambda s: frequency.MIN_TOP4_SHARE, lambda f, s: _by_run(f, "top4_share", "mean")),
+    Headline("frequency: alignment of the top 4 blocks with K", "frequency_summary", ">=",
+             lambda s: frequency.MIN_TOP4_ALIGNMENT, lambda f, s: _by_run(f, "top4_alignment", "mean")),
+    Headline("linear: accuracy at 4x the training length", "linear_by_length", "<=",
+             lambda s: linear_control.CHANCE_MULTIPLE / s["vocab_size"],
+             lambda f, s: _by_run(_at_four_x(f, s), "accuracy", "mean")),
+]
+
+
+def headline_by_seed(sources: dict[str, pd.DataFrame], settings: dict) -> pd.DataFrame:
+    """One row per (headline, offset, seed). ``settings``: vocab_size, train_length_max."""
+    frames = [headline.per_run(sources[headline.source], settings).rename("value").reset_index()
+              .assign(headline=headline.name) for headline in HEADLINES]
+    return pd.concat(frames, ignore_index=True)
+
+
+def summarize_headlines(by_seed: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    """Mean and 95% interval over seeds per offset and over every run ("all"), with the threshold."""
+    per_offset = summarize_over_seeds(by_seed.assign(offset=by_seed["offset"].map(lambda k: f"K={k}")),
+                                      ["headline", "offset"], "value")
+    pooled = summarize_over_seeds(by_seed.assign(offset="all"), ["headline", "offset"], "value")
+    summary = pd.concat([per_offset, pooled], ignore_index=True)
+    rows = []
+    for headline in HEADLINES:
+        threshold = headline.threshold(settings)
+        meets = COMPARISONS[headline.comparison](by_seed.loc[by_seed["headline"] == headline.name, "value"], threshold)
+        offsets = by_seed.loc[by_seed["headline"] == headline.name, "offset"].map(lambda k: f"K={k}")
+        fractions = meets.groupby(offsets).mean().to_dict() | {"all": meets.mean()}
+        part = summary[summary["headline"] == headline.name]
+        rows.append(part.assign(threshold=threshold, comparison=headline.comparison,
+                                fraction_of_runs_meeting=part["offset"].map(fractions)))
+    return pd.concat(rows, ignore_index=True)
+
+
+def claims_multiseed(summary: pd.DataFrame) -> pd.DataFrame:
+    """One check per headline: every run (all seeds, all offsets) meets the threshold."""
+    pooled = summary[summary["offset"] == "all"]
+    return pd.DataFrame([
+        base_claims.check(EXPERIMENT, row.headline, f"fraction of {row.n_seeds} runs with value {row.comparison} "
+                          f"{row.threshold:.3g}", row.fraction_of_runs_meeting, "== 1 (every seed at every offset)",
+                          row.fraction_of_runs_meeting == 1.0)
+        for row in pooled.itertuples()
+    ])
+
+
+def section_markdown(summary: pd.DataFrame, figure: str = "multiseed_results.png") -> str:
+    lines = ["| headline | K | runs | mean [95% CI] | threshold | runs meeting it |", "|---|---|---|---|---|---|"]
+    for row in summary.itertuples():
+        lines.append(f"| {row.headline} | {row.offset} | {row.n_seeds} | {row.mean:.3g} [{row.ci_low:.3g}, "
+                     f"{row.ci_high:.3g}] | {row.comparison} {row.threshold:.3g} | {row.fraction_of_runs_meeting:.0%} |")
+    return "\n\n".join([
+        "## multiseed: every headline across seeds and offsets",
+        "Each headline is one number per trained run (seed, offset), read from its experiment's table; "
+        "mean and 95% Student-t interval over seeds per offset and over all runs. The check: every single "
+        "run meets the threshold of its experiment's rule. All claims of every experiment, with their "
+        "statistics and rules, are in `results/tables/claims.parquet`.",
+        "\n".join(lines),
+        f"![headlines across seeds and offsets](figures/{figure})",
+    ])

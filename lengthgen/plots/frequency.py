@@ -1,0 +1,104 @@
+"""Figure of the frequency experiment: energy per rotary block, its concentration, alignment with
+K, the carrier kernel itself, and the singular values of the position kernel matrix."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from lengthgen.plots import save_figure
+
+
+def offset_colors(offsets) -> dict:
+    return {offset: f"C{i}" for i, offset in enumerate(sorted(offsets))}
+
+
+def carrier_kernel(blocks: pd.DataFrame, deltas: np.ndarray) -> np.ndarray:
+    """s(delta) = sum_i A_i cos(delta theta_i + phi_i) of one head, from its frequency_blocks rows."""
+    angles = np.outer(deltas, blocks["theta"]) + blocks["phase"].to_numpy()  # (n, D/2)
+    return np.cos(angles) @ blocks["amplitude"].to_numpy()
+
+
+def plot_frequency(blocks: pd.DataFrame, summary: pd.DataFrame, singular: pd.DataFrame, train_length_max: int,
+                   min_top4_share: float, min_top4_alignment: float, path, dpi: int) -> None:
+    """Six panels from the frequency_blocks, frequency_summary and frequency_singular_values tables."""
+    colors = offset_colors(summary["offset"].unique())
+    fig, axes = plt.subplots(2, 3, figsize=(13, 7.5))
+    heads = list(blocks.groupby(["offset", "seed"], sort=True))
+    labelled = set()
+
+    def label_once(offset):
+        if offset in labelled:
+            return None
+        labelled.add(offset)
+        return f"K = {offset}"
+
+    ax = axes[0, 0]
+    for (offset, _), head in heads:
+        ax.plot(head["block"], head["energy_share"], marker=".", color=colors[offset], alpha=0.6,
+                label=label_once(offset))
+    ax.set_yscale("log")
+    ax.set_xlabel("rotary block i (theta_i = base^(-2i/D), fastest first)")
+    ax.set_ylabel("energy share A_i^2 / sum A^2")
+    ax.set_title("energy per block (each line a seed)")
+    ax.legend()
+
+    ax = axes[0, 1]
+    for (offset, _), head in heads:
+        shares = np.sort(head["energy_share"].to_numpy())[::-1]
+        ax.plot(np.arange(1, len(shares) + 1), np.cumsum(shares), marker=".", color=colors[offset], alpha=0.6)
+    ax.axhline(min_top4_share, color="k", linestyle="--", linewidth=1, label=f"rule: top-4 >= {min_top4_share:g}")
+    ax.axvline(4, color="0.5", linestyle=":", linewidth=1)
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(0, 1.02)
+    ax.set_xlabel("number of most energetic blocks kept")
+    ax.set_ylabel("cumulative energy share")
+    ax.set_title("energy concentration (rank)")
+    ax.legend(loc="lower right")
+
+    ax = axes[0, 2]
+    for (offset, _), head in heads:
+        ax.scatter(head["energy_share"], head["alignment"], s=12, color=colors[offset], alpha=0.6)
+    ax.axhline(min_top4_alignment, color="k", linestyle="--", linewidth=1)
+    ax.set_xscale("log")
+    ax.set_ylim(-1.05, 1.05)
+    ax.set_xlabel("energy share of the block")
+    ax.set_ylabel("alignment cos(K theta_i + phi_i)")
+    ax.set_title("alignment of each block with K")
+
+    ax = axes[1, 0]
+    deltas = np.arange(0, 2 * train_length_max)
+    for (offset, _), head in heads:
+        kernel = carrier_kernel(head, deltas)
+        ax.plot(deltas, kernel / np.abs(kernel).max(), color=colors[offset], alpha=0.6)
+    for offset, color in colors.items():
+        ax.axvline(offset, color=color, linestyle=":", linewidth=1)
+    ax.axvspan(0, train_length_max - 1, color="0.9", zorder=0, label="training offsets")
+    ax.set_xlabel("offset delta (key positions before the query)")
+    ax.set_ylabel("s(delta) / max |s|")
+    ax.set_title("content-averaged carrier kernel")
+    ax.legend(loc="upper right")
+
+    ax = axes[1, 1]
+    for (offset, _), head in singular.groupby(["offset", "seed"], sort=True):
+        ax.plot(head["index"] + 1, head["singular_value"] / head["singular_value"].max(), marker=".",
+                color=colors[offset], alpha=0.6)
+    ax.set_yscale("log")
+    ax.set_xlabel("index j")
+    ax.set_ylabel("sigma_j / sigma_1")
+    ax.set_title(f"singular values of M[m, n] = s(m - n), m, n < {train_length_max}")
+
+    ax = axes[1, 2]
+    for offset, group in summary.groupby("offset", sort=True):
+        ax.scatter(group["top4_share"], group["top4_alignment"], s=30, color=colors[offset], label=f"K = {offset}")
+    ax.axvline(min_top4_share, color="k", linestyle="--", linewidth=1)
+    ax.axhline(min_top4_alignment, color="k", linestyle="--", linewidth=1)
+    ax.set_xlim(min(0.5, summary["top4_share"].min() - 0.02), 1.01)
+    ax.set_ylim(min(0.5, summary["top4_alignment"].min() - 0.02), 1.01)
+    ax.set_xlabel("top-4 energy share")
+    ax.set_ylabel("energy-weighted top-4 alignment")
+    ax.set_title("claim: each head (dashed: rule)")
+    ax.legend(loc="lower left")
+
+    fig.suptitle("RoPE head's learned rule, decomposed into rotary frequency blocks")
+    fig.tight_layout()
+    save_figure(fig, path, dpi)

@@ -1,0 +1,47 @@
+"""Shared fixtures: tiny models and the tiny end-to-end workflow run."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+SMOKE_CONFIG = REPO / "tests" / "smoke_config.yaml"
+
+
+def snakemake(workdir: Path, *args: str, configfile: Path = SMOKE_CONFIG, check: bool = True):
+    """Run the repository's workflow in ``workdir``, as a user would from the command line."""
+    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
+               "--directory", str(workdir), "--configfile", str(configfile), "--cores", "2", *args]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if check and result.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def write_config(path: Path, **changes) -> Path:
+    """The smoke config with ``section={key: value}`` changes, written to ``path``."""
+    config = yaml.safe_load(SMOKE_CONFIG.read_text())
+    for section, values in changes.items():
+        config[section].update(values)
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+@pytest.fixture(scope="session")
+def smoke_run(tmp_path_factory) -> Path:
+    """A complete run of the tiny config; tests read its outputs and dry-run changes on it."""
+    workdir = tmp_path_factory.mktemp("smoke_run")
+    snakemake(workdir)
+    return workdir
+
+
+@pytest.fixture
+def smoke_copy(smoke_run, tmp_path) -> Path:
+    """A private copy of the complete run, for tests that change or delete its files."""
+    workdir = tmp_path / "run"
+    shutil.copytree(smoke_run, workdir, symlinks=True)
+    return workdir

@@ -1,0 +1,49 @@
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from lengthgen.base import summarize_accuracy
+from lengthgen.claims import base_checks, verdict
+from lengthgen.stats import mean_interval
+
+
+def test_mean_interval_is_the_student_t_interval():
+    values = [0.2, 0.4, 0.6]
+    mean, low, high = mean_interval(values)
+    half = stats.t.ppf(0.975, 2) * np.std(values, ddof=1) / np.sqrt(3)
+    assert mean == pytest.approx(0.4) and low == pytest.approx(0.4 - half) and high == pytest.approx(0.4 + half)
+    assert mean_interval([0.7]) == (0.7, 0.7, 0.7)
+
+
+def accuracy_table(rope_far: float, learned_far: float) -> pd.DataFrame:
+    """Two seeds, lengths 8 (in range) and 32 (4x); the far accuracies are set by the caller."""
+    rows = []
+    for seed in (0, 1):
+        for pe, far in (("rope", rope_far), ("learned", learned_far)):
+            rows.append(dict(experiment="base", pe=pe, offset=1, seed=seed, length=8, in_training_range=True,
+                             accuracy=1.0))
+            rows.append(dict(experiment="base", pe=pe, offset=1, seed=seed, length=32, in_training_range=False,
+                             accuracy=far))
+    return pd.DataFrame(rows)
+
+
+def test_base_claim_confirmed_when_rope_extrapolates_and_learned_is_at_chance():
+    checks = base_checks(summarize_accuracy(accuracy_table(0.9, 0.13)), vocab_size=8, train_length_max=8)
+    assert checks["holds"].all() and verdict(checks) == "confirmed"
+
+
+def test_base_claim_fails_when_rope_is_at_chance_far_out():
+    checks = base_checks(summarize_accuracy(accuracy_table(0.125, 0.125)), vocab_size=8, train_length_max=8)
+    failing = checks.loc[~checks["holds"], "statistic"].tolist()
+    assert failing == ["rope: mean accuracy at n=32"] and verdict(checks) == "mixed"
+
+
+def test_verdict_of_no_holding_check_is_not_confirmed():
+    assert verdict(pd.DataFrame({"holds": [False, False]})) == "not confirmed"
+
+
+def test_summary_interval_stays_inside_zero_one():
+    summary = summarize_accuracy(accuracy_table(0.0, 1.0).assign(
+        accuracy=lambda f: np.where(f["seed"] == 0, 0.0, 1.0)))
+    assert summary["ci_low"].min() >= 0 and summary["ci_high"].max() <= 1

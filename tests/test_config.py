@@ -1,0 +1,44 @@
+import copy
+
+import pytest
+import yaml
+from snakemake.exceptions import WorkflowError
+from snakemake.utils import validate
+
+from conftest import REPO
+from lengthgen.config import ConfigError, check_config
+
+SCHEMA = str(REPO / "workflow" / "schemas" / "config.schema.yaml")
+DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
+
+
+def changed(section, key, value):
+    config = copy.deepcopy(DEFAULT)
+    config[section][key] = value
+    return config
+
+
+def test_default_config_is_valid():
+    config = copy.deepcopy(DEFAULT)
+    validate(config, SCHEMA)
+    check_config(config)
+
+
+@pytest.mark.parametrize("section, key, value", [
+    ("train", "steps", "many"), ("task", "eval_lengths", 64), ("model", "d_model", 0), ("train", "stpes", 10),
+])
+def test_schema_rejects_bad_types_and_unknown_keys(section, key, value):
+    with pytest.raises(WorkflowError, match=key):
+        validate(changed(section, key, value), SCHEMA)
+
+
+@pytest.mark.parametrize("section, key, value, message", [
+    ("sweep", "pe", ["rope", "rotary"], "sweep.pe: unknown positional encoding 'rotary'"),
+    ("sweep", "offset", [1, 8], "sweep.offset: offset 8 must be smaller than task.train_length_min"),
+    ("task", "eval_lengths", [16, 2048], "task.eval_lengths: length 2048 exceeds model.max_positions"),
+    ("task", "train_length_min", 40, "task.train_length_min \\(40\\) is larger than task.train_length_max"),
+    ("model", "d_model", 63, "model.d_model must be even"),
+])
+def test_cross_key_checks_name_the_key(section, key, value, message):
+    with pytest.raises(ConfigError, match=message):
+        check_config(changed(section, key, value))

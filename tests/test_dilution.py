@@ -1,0 +1,259 @@
+"""prop1: the dilution-law predictors against closed forms and exact enumeration."""
+
+import itertools
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lengthgen import tables
+from lengthgen.dilution import (PREDICTORS, PROFILE_PREDICTORS, attention_profiles, best_predictor, claims_prop1,
+                                compare_with_measured, exact_target_attention, kernel_softmax_weights,
+                                predict_dilution, prediction_errors, profile_weights, readout_accuracy,
+                                section_markdown)
+from lengthgen.kernel import logit_kernel
+from lengthgen.model import AttentionHead, HeadConfig
+from lengthgen.plots.dilution import plot_prop1
+from lengthgen.training import init_head
+
+
+def content_free_head(d_model: int, vocab_size: int, query_bias: list[float], key_bias: list[float]) -> AttentionHead:
+    """Token embeddings zero: every token has the same query and key, so logits depend on delta only."""
+    model = init_head(HeadConfig(vocab_size, d_model, "rope", max_positions=256), 0).double()
+    with torch.no_grad():
+        model.token_embedding.weight.zero_()
+        model.query.bias.copy_(torch.tensor(query_bias))
+        model.key.bias.copy_(torch.tensor(key_bias))
+    return model.eval()
+
+
+def random_kernel(seed: int, vocab_size: int, length: int, scale: float = 3.0) -> torch.Tensor:
+    return scale * torch.randn(vocab_size, vocab_size, length, generator=torch.Generator().manual_seed(seed),
+                               dtype=torch.float64)
+
+
+def target_attention(kernel: torch.Tensor, offset: int, length: int) -> dict:
+    """Every predictor's mean target weight at one length."""
+    predicted = {name: profile[:, :, offset].mean().item()
+                 for name, profile in attention_profiles(kernel, offset, length).items()}
+    predicted["exact"] = exact_target_attention(kernel, offset, [length])[0].mean().item()
+    return predicted
+
+
+def test_flat_logits_give_one_over_n_for_every_predictor():
+    model = content_free_head(4, 5, [0.0] * 4, [0.0] * 4)
+    for length in (4, 9, 100):
+        predicted = target_attention(logit_kernel(model, length), 2, length)
+        assert predicted == pytest.approx(dict.fromkeys(PREDICTORS, 1 / length))
+
+
+def test_content_free_head_every_predictor_equals_the_model_weight():
+    model = content_free_head(4, 3, [1.0, 2.0, -0.5, 1.5], [2.0, 0.5, 1.0, -1.0])
+    offset, length = 2, 37
+    tokens = torch.randint(3, (4, length), generator=torch.Generator().manual_seed(1))
+    _, weights = model.attention(tokens)
+    exact = weights[0, -1 - offset].item()
+    assert torch.allclose(weights[:, -1 - offset], torch.tensor(exact, dtype=torch.float64))
+    predicted = target_attention(logit_kernel(model, length), offset, length)
+    assert predicted == pytest.approx(dict.fromkeys(PREDICTORS, exact), abs=1e-12)
+
+
+def enumerated_target_attention(kernel: torch.Tensor, offset: int, length: int) -> float:
+    """E[softmax weight on the target] over every sequence of uniform tokens, enumerated."""
+    vocab_size = kernel.shape[0]
+    total = 0.0
+    sequences = list(itertools.product(range(vocab_size), repeat=length))
+    for by_delta in sequences:  # by_delta[0] is the query token
+        logits = torch.stack([kernel[by_delta[0], token, delta] for delta, token in enumerate(by_delta)])
+        total += logits.softmax(0)[offset].item()
+    return total / len(sequences)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_target_conditioned_mean_field_is_exact_without_distractors(seed):
+    # length = offset + 1: the keys are the query itself and the target; nothing is averaged.
+    kernel = random_kernel(seed, 3, 2)
+    predicted = target_attention(kernel, 1, 2)
+    assert predicted["mean_field_target"] == pytest.approx(enumerated_target_attention(kernel, 1, 2), abs=1e-12)
+
+
+def test_mean_field_is_exact_when_logits_do_not_depend_on_the_key_token():
+    kernel = random_kernel(3, 3, 4)[:, :1, :].expand(3, 3, 4).clone()  # S[a, b, delta] = f(a, delta)
+    predicted = target_attention(kernel, 2, 4)
+    exact = enumerated_target_attention(kernel, 2, 4)
+    assert predicted["mean_field"] == pytest.approx(exact, abs=1e-12)
+    assert predicted["mean_field_target"] == pytest.approx(exact, abs=1e-12)
+    assert predicted["exact"] == pytest.approx(exact, abs=1e-9)
+
+
+def test_predictors_are_close_to_enumeration_on_a_random_kernel():
+    # Sanity: with mild logits the mean-field forms are close to the exact expectation.
+    kernel = random_kernel(4, 2, 8, scale=0.5)
+    exact = enumerated_target_attention(kernel, 3, 8)
+    predicted = target_attention(kernel, 3, 8)
+    assert predicted["exact"] == pytest.approx(exact, abs=1e-9)
+    assert abs(predicted["mean_field_target"] - exact) < abs(predicted["mean_logit"] - exact) + 0.02
+    assert abs(predicted["mean_field"] - exact) < 0.05
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_exact_predictor_equals_enumeration_per_query_and_target_token(seed):
+    vocab_size, offset, lengths = 3, 2, [3, 5, 7]
+    kernel = random_kernel(seed, vocab_size, 7, scale=4.0)  # logits spread over ~ +-12
+    exact = exact_target_attention(kernel, offset, lengths)  # (L, V, V)
+    for index, length in enumerate(lengths):
+        sequences = torch.tensor(list(itertools.product(range(vocab_size), repeat=length)))  # by delta
+        weights = kernel_softmax_weights(kernel[:, :, :length], sequences)[:, offset]
+        for query, target in itertools.product(range(vocab_size), repeat=2):
+            chosen = (sequences[:, 0] == query) & (sequences[:, offset] == target)
+            assert exact[index, query, target].item() == pytest.approx(weights[chosen].mean().item(), abs=1e-9)
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10_000), offset=st.integers(1, 3), vocab_size=st.integers(2, 4))
+def test_every_predictor_decreases_strictly_with_length(seed, offset, vocab_size):
+    # Dilution: a longer sequence only adds positive terms to the softmax denominator.
+    kernel = random_kernel(seed, vocab_size, 12)
+    lengths = list(range(offset + 1, 13))
+    by_length = [{name: profile[:, :, offset].mean().item()
+                  for name, profile in attention_profiles(kernel, offset, length).items()} for length in lengths]
+    exact = exact_target_attention(kernel, offset, lengths).mean(dim=(1, 2))  # (L,)
+    for row, value in zip(by_length, exact):
+        row["exact"] = value.item()
+    for predictor in PREDICTORS:
+        values = np.array([row[predictor] for row in by_length])
+        assert np.all(np.diff(values) < 0)
+        assert np.all((values > 0) & (values < 1))
+
+
+def test_profiles_are_distributions_over_delta():
+    profiles = attention_profiles(random_kernel(5, 3, 10), 2, 10)
+    assert tuple(profiles) == PROFILE_PREDICTORS
+    for profile in profiles.values():
+        assert torch.allclose(profile.sum(-1), torch.ones(3, 3, dtype=torch.float64))
+
+
+def test_offset_must_be_a_key_of_the_sequence():
+    with pytest.raises(ValueError):
+        attention_profiles(random_kernel(0, 2, 5), 5, 5)
+
+
+def identity_readout(vocab_size: int):
+    eye = torch.eye(vocab_size, dtype=torch.float64)
+    return eye, eye, torch.zeros(vocab_size, dtype=torch.float64)
+
+
+def test_readout_accuracy_is_one_with_all_attention_on_the_target():
+    vocab_size, length, offset = 4, 20, 3
+    profile = torch.zeros(vocab_size, vocab_size, length, dtype=torch.float64)
+    profile[:, :, offset] = 1.0
+    tokens = torch.randint(vocab_size, (500, length), generator=torch.Generator().manual_seed(0))
+    weights = profile_weights(profile, tokens, offset)
+    assert readout_accuracy(weights, tokens, *identity_readout(vocab_size), offset) == 1.0
+
+
+def test_readout_accuracy_reading_the_query_is_right_only_when_query_equals_target():
+    vocab_size, length, offset = 4, 20, 3
+    profile = torch.zeros(vocab_size, vocab_size, length, dtype=torch.float64)
+    profile[:, :, 0] = 1.0
+    tokens = torch.randint(vocab_size, (500, length), generator=torch.Generator().manual_seed(0))
+    expected = (tokens[:, 0] == tokens[:, offset]).double().mean().item()
+    weights = profile_weights(profile, tokens, offset)
+    assert readout_accuracy(weights, tokens, *identity_readout(vocab_size), offset) == expected
+
+
+def test_kernel_softmax_weights_are_the_model_weights():
+    model = small_head(3).double()
+    tokens = torch.randint(5, (6, 25), generator=torch.Generator().manual_seed(2))  # by position
+    _, weights = model.attention(tokens)
+    by_delta = kernel_softmax_weights(logit_kernel(model, 25), tokens.flip(1))
+    assert torch.allclose(by_delta.flip(1), weights, atol=1e-12)
+
+
+def small_head(seed: int) -> AttentionHead:
+    """A small random rope head with logits of a few units."""
+    model = init_head(HeadConfig(5, 8, "rope", max_positions=256), seed)
+    with torch.no_grad():
+        model.query.weight.mul_(4.0)
+        model.key.weight.mul_(4.0)
+    return model.eval()
+
+
+def test_predict_dilution_rows_and_reproducibility():
+    first = predict_dilution(small_head(0), offset=2, seed=7, lengths=[16, 4, 64], n_samples=300)
+    second = predict_dilution(small_head(0), offset=2, seed=7, lengths=[4, 16, 64], n_samples=300)
+    pd.testing.assert_frame_equal(first, second)
+    assert len(first) == 3 * len(PREDICTORS)
+    assert set(first["predictor"]) == set(PREDICTORS)
+    assert first["predicted_attention"].between(0, 1).all() and first["predicted_accuracy"].between(0, 1).all()
+
+
+def test_predict_dilution_refuses_linear_attention():
+    model = init_head(HeadConfig(5, 8, "rope", max_positions=64, attention="linear"), 0)
+    with pytest.raises(ValueError, match="softmax"):
+        predict_dilution(model, 1, 0, [8], 10)
+
+
+def measured_table(rows) -> pd.DataFrame:
+    frame = pd.DataFrame(rows, columns=["offset", "seed", "length", "target_attention", "accuracy"])
+    return frame.assign(experiment="base", pe="rope", in_training_range=frame["length"] <= 32, loss=0.0)
+
+
+def predictions_table(rows) -> pd.DataFrame:
+    return pd.DataFrame(rows, columns=["offset", "seed", "length", "predictor", "predicted_attention",
+                                       "predicted_accuracy"])
+
+
+def test_errors_from_hand_made_tables():
+    measured = measured_table([(1, 0, 32, 0.9, 1.0), (1, 0, 64, 0.5, 0.8), (1, 0, 128, 0.3, 0.6)])
+    learned = measured.assign(pe="learned", target_attention=0.0)  # must be ignored
+    other = measured.assign(experiment="variants", target_attention=0.0)  # must be ignored
+    predictions = predictions_table([
+        (1, 0, 32, "mean_field", 0.9, 1.0), (1, 0, 64, "mean_field", 0.6, 0.8), (1, 0, 128, "mean_field", 0.2, 0.9),
+        (1, 0, 32, "mean_logit", 1.0, 1.0), (1, 0, 64, "mean_logit", 0.9, 1.0), (1, 0, 128, "mean_logit", 0.8, 1.0),
+    ])
+    comparison = compare_with_measured(predictions, pd.concat([measured, learned, other]))
+    tables.to_arrow(comparison, "prop1_prediction")  # the schema's columns are all there
+    errors = prediction_errors(comparison, train_length_max=32)
+    tables.to_arrow(errors, "prop1_error")
+
+    def row(predictor, quantity, lengths="beyond_training", scope="K=1"):
+        return errors[(errors["predictor"] == predictor) & (errors["quantity"] == quantity)
+                      & (errors["lengths"] == lengths) & (errors["scope"] == scope)].iloc[0]
+
+    assert row("mean_field", "target_attention")["mae"] == pytest.approx(0.1)
+    assert row("mean_field", "target_attention")["bias"] == pytest.approx(0.0)
+    assert row("mean_field", "target_attention")["n"] == 2
+    assert row("mean_field", "accuracy")["mae"] == pytest.approx(0.15)
+    assert row("mean_logit", "target_attention", "all")["mae"] == pytest.approx((0.1 + 0.4 + 0.5) / 3)
+    assert np.isnan(row("mean_logit", "accuracy")["correlation"])  # constant prediction
+    assert row("mean_logit", "target_attention", scope="all")["correlation"] == pytest.approx(1.0)
+    assert best_predictor(errors) == "mean_field"
+
+    claims = claims_prop1(errors, "mean_field", max_attention_mae=0.1 + 1e-9, max_accuracy_mae=0.1)
+    tables.to_arrow(claims, "claims")
+    assert claims["holds"].tolist() == [True, False]
+    assert claims["value"].tolist() == pytest.approx([0.1, 0.15])
+    section = section_markdown(errors, claims, train_length_max=32)
+    assert section.startswith("## prop1")
+    assert "figures/prop1_validation_K1.png" in section and "| K=1 | mean_field | 0.100 |" in section
+
+
+def test_missing_measurement_is_an_error():
+    measured = measured_table([(1, 0, 32, 0.9, 1.0)])
+    predictions = predictions_table([(1, 0, 64, "mean_field", 0.5, 0.5)])
+    with pytest.raises(ValueError, match="no measurement"):
+        compare_with_measured(predictions, measured)
+
+
+def test_plot_prop1_writes_a_png(tmp_path):
+    measured = measured_table([(2, seed, length, 0.9 / (1 + length / 100), 1.0 - length / 2000)
+                               for seed in (0, 1) for length in (16, 32, 64, 128)])
+    predictions = predict_dilution(small_head(1), offset=2, seed=0, lengths=[16, 32, 64, 128], n_samples=50)
+    predictions = pd.concat([predictions, predictions.assign(seed=1)])
+    path = tmp_path / "prop1_validation_K2.png"
+    plot_prop1(compare_with_measured(predictions, measured), 2, 5, 8, 32, path, dpi=40)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

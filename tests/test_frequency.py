@@ -1,0 +1,170 @@
+"""frequency: the block decomposition of the content-averaged kernel against hand-built heads."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lengthgen import tables
+from lengthgen.frequency import (analyze_coefficients, analyze_head, block_spectrum, claims_frequency,
+                                 entropy_rank, participation_ratio, position_kernel_matrix, rank_for_share,
+                                 section_markdown)
+from lengthgen.kernel import cosine_sum, logit_kernel, mean_block_coefficients, rotary_blocks
+from lengthgen.model import AttentionHead, HeadConfig
+from lengthgen.plots.frequency import carrier_kernel, plot_frequency
+from lengthgen.training import init_head
+
+D_MODEL = 8
+THETA = [10_000 ** (-2 * i / D_MODEL) for i in range(D_MODEL // 2)]
+
+
+def polar(radius: float, angle: float) -> complex:
+    return radius * complex(math.cos(angle), math.sin(angle))
+
+
+def two_frequency_head(blocks: dict[int, tuple[complex, complex]], content_scale: float = 0.0,
+                       vocab_size: int = 4) -> AttentionHead:
+    """Query and key biases set per block to (zq, zk). With ``content_scale`` > 0, token embeddings
+    are +-e rows (zero mean over tokens) and the projections random: token content then changes
+    every logit, but the content-averaged query and key are still exactly the biases.
+    """
+    model = init_head(HeadConfig(vocab_size, D_MODEL, "rope", max_positions=256), 0).double()
+    with torch.no_grad():
+        model.query.bias.zero_()
+        model.key.bias.zero_()
+        for block, (zq, zk) in blocks.items():
+            model.query.bias[2 * block], model.query.bias[2 * block + 1] = zq.real, zq.imag
+            model.key.bias[2 * block], model.key.bias[2 * block + 1] = zk.real, zk.imag
+        half = torch.randn(vocab_size // 2, D_MODEL, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+        model.token_embedding.weight.copy_(content_scale * torch.cat([half, -half]))
+    return model.eval()
+
+
+KNOWN = {1: (polar(2.0, 0.3), polar(1.5, -0.4)), 3: (polar(0.5, 1.0), polar(4.0, 2.5))}
+SCALE = 1 / math.sqrt(D_MODEL)
+AMPLITUDES = {1: 2.0 * 1.5 * SCALE, 3: 0.5 * 4.0 * SCALE}
+PHASES = {1: 0.3 + 0.4, 3: 1.0 - 2.5}
+
+
+@pytest.mark.parametrize("content_scale", [0.0, 1.0])
+def test_two_known_frequencies_are_recovered_exactly(content_scale):
+    offset = 2
+    model = two_frequency_head(KNOWN, content_scale)
+    blocks, summary, _ = analyze_head(model, offset=offset, seed=0, train_length_max=32)
+    energy = {block: amplitude**2 for block, amplitude in AMPLITUDES.items()}
+    total = sum(energy.values())
+    for block in range(D_MODEL // 2):
+        row = blocks.loc[blocks["block"] == block].iloc[0]
+        assert row["theta"] == pytest.approx(THETA[block])
+        assert row["energy"] == pytest.approx(energy.get(block, 0.0), abs=1e-12)
+        assert row["energy_share"] == pytest.approx(energy.get(block, 0.0) / total, abs=1e-12)
+        if block in KNOWN:
+            assert row["amplitude"] == pytest.approx(AMPLITUDES[block])
+            assert row["phase"] == pytest.approx(PHASES[block])
+            assert row["alignment"] == pytest.approx(math.cos(offset * THETA[block] + PHASES[block]))
+    assert blocks.set_index("block").loc[[1, 3], "energy_rank"].tolist() == [0, 1]
+    row = summary.iloc[0]
+    assert row["top1_share"] == pytest.approx(energy[1] / total)
+    assert row["top2_share"] == pytest.approx(1.0) and row["top4_share"] == pytest.approx(1.0)
+    assert row["participation_ratio"] == pytest.approx(total**2 / (energy[1] ** 2 + energy[3] ** 2))
+    tables.to_arrow(blocks, "frequency_blocks")
+    tables.to_arrow(summary, "frequency_summary")
+
+
+def test_content_changes_logits_but_not_the_content_average():
+    with_content = logit_kernel(two_frequency_head(KNOWN, 1.0), 20)
+    without = logit_kernel(two_frequency_head(KNOWN, 0.0), 20)
+    assert (with_content - without).abs().max() > 0.1
+    assert torch.allclose(with_content.mean(dim=(0, 1)), without[0, 0], atol=1e-12)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000))
+def test_cosine_sum_of_mean_coefficients_is_the_content_average_of_the_kernel(seed):
+    model = init_head(HeadConfig(5, 8, "rope", max_positions=64), seed).double()
+    blocks = rotary_blocks(model)
+    carrier = cosine_sum(mean_block_coefficients(blocks), blocks.theta, torch.arange(40))
+    assert torch.allclose(carrier, logit_kernel(model, 40).mean(dim=(0, 1)), atol=1e-12)
+
+
+def test_blocks_phased_to_peak_at_offset_are_fully_aligned_and_peak_there():
+    offset = 3
+    theta = torch.tensor(THETA, dtype=torch.float64)
+    amplitudes = torch.tensor([3.0, 2.0, 1.0, 0.5], dtype=torch.float64)
+    coefficients = torch.polar(amplitudes, -offset * theta)  # phi_i = -K theta_i
+    spectrum, summary, _ = analyze_coefficients(coefficients, theta, offset, train_length_max=32)
+    assert np.allclose(spectrum["alignment"], 1.0)
+    assert summary["top4_alignment"] == pytest.approx(1.0)
+    assert summary["amplitude_alignment"] == pytest.approx(1.0)
+    assert summary["peak_delta"] == offset
+
+
+def test_antialigned_block_has_alignment_minus_one():
+    theta = torch.tensor(THETA, dtype=torch.float64)
+    coefficients = torch.polar(torch.tensor([1.0, 0, 0, 0], dtype=torch.float64), math.pi - 2 * theta)
+    spectrum = block_spectrum(coefficients, theta, offset=2)
+    assert spectrum.loc[0, "alignment"] == pytest.approx(-1.0)
+
+
+def test_position_kernel_matrix_is_toeplitz_with_rank_two_per_block():
+    theta = torch.tensor(THETA, dtype=torch.float64)
+    # Blocks 0 and 1 (theta = 1 and 0.1) turn enough over 12 positions to be well conditioned.
+    coefficients = torch.tensor([polar(1.0, 0.7), polar(0.6, -1.2), 0, 0], dtype=torch.complex128)
+    matrix = position_kernel_matrix(coefficients, theta, 12)
+    kernel = cosine_sum(coefficients, theta, torch.arange(-11, 12))
+    assert matrix[5, 2] == kernel[11 + 3] and matrix[2, 5] == kernel[11 - 3]
+    sigma = torch.linalg.svdvals(matrix)
+    assert (sigma[:4] > 1e-2 * sigma[0]).all() and (sigma[4:] < 1e-10 * sigma[0]).all()
+    _, summary, singular = analyze_coefficients(coefficients, theta, 1, train_length_max=12)
+    assert summary["singular_rank90"] <= 4
+    assert singular["energy_share"].sum() == pytest.approx(1.0)
+
+
+def test_effective_ranks_of_uniform_shares_are_the_count():
+    assert participation_ratio([0.25] * 4) == pytest.approx(4.0)
+    assert entropy_rank([0.25] * 4 + [0.0] * 3) == pytest.approx(4.0)
+    assert participation_ratio([1.0, 0.0]) == pytest.approx(1.0) == entropy_rank([1.0, 0.0])
+
+
+@given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=32).filter(lambda values: sum(values) > 1e-3))
+def test_participation_ratio_is_at_most_the_entropy_rank(values):
+    shares = np.array(values) / sum(values)
+    support = int((shares > 0).sum())
+    assert 1 - 1e-9 <= participation_ratio(shares) <= entropy_rank(shares) + 1e-9 <= support + 2e-9
+
+
+def test_rank_for_share():
+    assert rank_for_share([0.5, 0.3, 0.15, 0.05], 0.8) == 2
+    assert rank_for_share([0.5, 0.3, 0.15, 0.05], 0.9) == 3
+    assert rank_for_share([1.0, 0.0], 0.9) == 1
+
+
+def test_claims_take_the_worst_seed():
+    summary = pd.DataFrame({"offset": [1, 1, 2, 2], "seed": [0, 1, 0, 1], "top4_share": [0.95, 0.85, 0.9, 0.7],
+                            "top4_alignment": [0.99, 0.9, 0.95, 0.97]})
+    claims = claims_frequency(summary, min_top4_share=0.8, min_top4_alignment=0.8)
+    tables.to_arrow(claims, "claims")
+    assert claims["claim"].tolist() == ["K=1", "K=1", "K=2", "K=2"]
+    assert claims["value"].tolist() == pytest.approx([0.85, 0.9, 0.7, 0.95])
+    assert claims["holds"].tolist() == [True, True, False, True]
+
+
+def test_section_and_figure_from_hand_built_heads(tmp_path):
+    parts = [analyze_head(two_frequency_head(KNOWN, 1.0), offset, seed, 16) for offset in (1, 2) for seed in (0, 1)]
+    blocks, summary, singular = (pd.concat(frames, ignore_index=True) for frames in zip(*parts))
+    tables.to_arrow(singular, "frequency_singular_values")
+    claims = claims_frequency(summary, 0.8, 0.8)
+    section = section_markdown(summary, claims, 16)
+    assert section.startswith("## frequency") and "figures/frequency_rank.png" in section
+    assert section.count("\n| 1 | 2 |") == 1  # one row for K=1 with 2 seeds
+    head = blocks[(blocks["offset"] == 1) & (blocks["seed"] == 0)]
+    deltas = np.arange(16)
+    expected = logit_kernel(two_frequency_head(KNOWN, 1.0), 16).mean(dim=(0, 1)).numpy()
+    assert np.allclose(carrier_kernel(head, deltas), expected)
+    path = tmp_path / "frequency_rank.png"
+    plot_frequency(blocks, summary, singular, 16, 0.8, 0.8, path, dpi=40)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,84 @@
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lengthgen.encodings import ENCODINGS, EncodingConfig, build_encoding
+from lengthgen.model import AttentionHead, HeadConfig, load_head, save_head
+from lengthgen.task import TaskConfig
+from lengthgen.training import TrainConfig, init_head, train_head
+
+
+def head(pe: str, seed: int = 0, d_model: int = 16, **kwargs) -> AttentionHead:
+    return init_head(HeadConfig(vocab_size=8, d_model=d_model, pe=pe, max_positions=64, **kwargs), seed)
+
+
+@given(length=st.integers(2, 24), shift=st.integers(1, 100_000), seed=st.integers(0, 1000))
+@settings(max_examples=30, deadline=None)
+def test_rope_logits_depend_on_relative_offset_only(length, shift, seed):
+    model = head("rope", seed).double()
+    tokens = torch.randint(8, (3, length), generator=torch.Generator().manual_seed(seed))
+    scores, _ = model.attention(tokens)
+    shifted, _ = model.attention(tokens, position_offset=shift)
+    assert torch.allclose(scores, shifted, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("pe", ["learned", "sinusoidal"])
+def test_absolute_encodings_change_under_a_shift(pe):
+    model = head(pe, learned_init_std=1.0)
+    tokens = torch.randint(8, (3, 10), generator=torch.Generator().manual_seed(0))
+    assert (model.attention(tokens)[0] - model.attention(tokens, position_offset=7)[0]).abs().max() > 1e-3
+
+
+def test_learned_rows_past_the_training_range_receive_no_gradient():
+    config = HeadConfig(vocab_size=8, d_model=16, pe="learned", max_positions=64)
+    task = TaskConfig(vocab_size=8, offset=1, train_length_min=4, train_length_max=12)
+    initial = init_head(config, seed=3).encoding.table.detach().clone()
+    model, _ = train_head(config, task, TrainConfig(steps=30, batch_size=16, lr=1e-2), seed=3, device="cpu")
+    table = model.encoding.table.detach()
+    assert torch.equal(table[12:], initial[12:])
+    assert not torch.equal(table[:12], initial[:12])
+
+
+def test_softmax_weights_sum_to_one_and_linear_weights_are_the_logits():
+    tokens = torch.randint(8, (2, 9), generator=torch.Generator().manual_seed(1))
+    scores, weights = head("rope").attention(tokens)
+    assert torch.allclose(weights.sum(-1), torch.ones(2))
+    scores, weights = head("rope", attention="linear").attention(tokens)
+    assert torch.equal(scores, weights)
+
+
+def test_unknown_encoding_names_the_known_ones():
+    with pytest.raises(ValueError, match="unknown positional encoding 'rotary'.*rope"):
+        build_encoding("rotary", EncodingConfig(d_model=8, max_positions=16))
+
+
+def test_every_registered_encoding_builds_and_runs():
+    tokens = torch.randint(8, (2, 6), generator=torch.Generator().manual_seed(0))
+    for pe in ENCODINGS:
+        logits, loss = head(pe)(tokens, tokens[:, -2])
+        assert logits.shape == (2, 8) and torch.isfinite(loss)
+
+
+def test_learned_table_rejects_positions_past_its_end():
+    with pytest.raises(IndexError, match="max_positions"):
+        head("learned").attention(torch.zeros(1, 65, dtype=torch.long))
+
+
+def test_saved_head_reloads_with_identical_outputs(tmp_path):
+    model = head("learned", seed=5)
+    save_head(model, tmp_path / "model.pt")
+    tokens = torch.randint(8, (4, 12), generator=torch.Generator().manual_seed(2))
+    assert torch.equal(model(tokens)[0], load_head(tmp_path / "model.pt")(tokens)[0])
+
+
+def test_same_seed_same_numbers_bit_for_bit():
+    config = HeadConfig(vocab_size=8, d_model=16, pe="rope", max_positions=64)
+    task = TaskConfig(vocab_size=8, offset=2, train_length_min=4, train_length_max=8)
+    train = TrainConfig(steps=20, batch_size=16, lr=1e-2)
+    first, curve = train_head(config, task, train, seed=7, device="cpu")
+    second, same_curve = train_head(config, task, train, seed=7, device="cpu")
+    other, other_curve = train_head(config, task, train, seed=8, device="cpu")
+    assert curve.equals(same_curve) and not curve.equals(other_curve)
+    for name, tensor in first.state_dict().items():
+        assert torch.equal(tensor, second.state_dict()[name])

@@ -1,0 +1,109 @@
+"""Shift equivariance: rope logits are invariant to a shift of every position id, absolute ones are not."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lengthgen import shift, tables
+from lengthgen.plots.shift import plot_shift
+
+VOCAB, D_MODEL = 8, 16
+
+
+def tokens_of(length: int, n: int = 8, seed: int = 0) -> torch.Tensor:
+    return torch.randint(VOCAB, (n, length), generator=torch.Generator().manual_seed(seed))
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10_000), length=st.integers(2, 48),
+       shifts=st.lists(st.integers(1, 100_000), min_size=1, max_size=3))
+def test_rope_logits_are_shift_invariant_in_float64(seed, length, shifts):
+    model = shift.untrained_head("rope", VOCAB, D_MODEL, 64, seed)
+    changes = shift.shift_changes(model, tokens_of(length, seed=seed), shifts, dtypes=("float64",))
+    assert changes["defined"].all()
+    assert (changes["attention_logit_change"] <= 1e-9).all()
+    assert (changes["output_logit_change"] <= 1e-9).all()
+
+
+def test_rope_float32_change_is_rounding_sized():
+    model = shift.untrained_head("rope", VOCAB, D_MODEL, 64, 0)
+    changes = shift.shift_changes(model, tokens_of(32), [1, 1000, 100_000], dtypes=("float32",))
+    scale = changes["attention_logit_scale"].iloc[0]
+    assert (changes["attention_logit_change"] <= 1e-5 * max(scale, 1.0)).all()
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 10_000), shift_by=st.integers(1, 100_000))
+def test_sinusoidal_logits_change_under_a_shift(seed, shift_by):
+    model = shift.untrained_head("sinusoidal", VOCAB, D_MODEL, 64, seed)
+    changes = shift.shift_changes(model, tokens_of(16, seed=seed), [shift_by])
+    # The encoding is added to the embeddings, O(1) in size: the logits move well above rounding.
+    assert (changes["attention_logit_change"] > 1e-4).all()
+
+
+def test_learned_logits_change_and_undefined_shifts_are_missing():
+    model = shift.untrained_head("learned", VOCAB, D_MODEL, 64, 0)  # table rows 0..63
+    changes = shift.shift_changes(model, tokens_of(32), [1, 32, 33, 1000]).set_index(["dtype", "shift"])
+    # length 32 shifted by s uses ids s..s+31: defined while s + 31 <= 63.
+    assert changes["defined"].groupby("shift").all().to_dict() == {1: True, 32: True, 33: False, 1000: False}
+    undefined = changes[~changes["defined"]]
+    assert undefined["attention_logit_change"].isna().all() and undefined["output_logit_change"].isna().all()
+    assert (changes.loc[changes["defined"], "attention_logit_change"] > 1e-6).all()
+
+
+def test_shift_leaves_the_callers_model_in_float32():
+    model = shift.untrained_head("rope", VOCAB, D_MODEL, 64, 0)
+    shift.shift_changes(model, tokens_of(8), [10])
+    assert all(parameter.dtype == torch.float32 for parameter in model.parameters())
+
+
+def measured(pes=("rope", "learned", "sinusoidal"), seeds=(0, 1), offset=1):
+    frames = []
+    for pe in pes:
+        for seed in seeds:
+            model = shift.untrained_head(pe, VOCAB, D_MODEL, 64, seed)
+            frames.append(shift.measure_shift(model, {32: (tokens_of(32), None)}, [1, 10, 100], offset, seed,
+                                              trained=False))
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_claims_on_untrained_heads():
+    changes = measured()
+    tables.to_arrow(changes, shift.SHIFT_CHANGES)
+    claims = shift.claims_shift(changes, offset=1).set_index("claim")
+    tables.to_arrow(claims.reset_index(), "claims")
+    assert (claims["experiment"] == "shift_K1").all()
+    assert claims.filter(like="rope", axis=0)["holds"].item()
+    # Untrained learned rows are std-0.02 noise, so only sinusoidal is sure to clear 0.1.
+    assert claims.filter(like="sinusoidal", axis=0)["holds"].item()
+
+
+def test_claims_fail_when_rope_moves_or_an_encoding_is_missing():
+    changes = measured(pes=("rope", "learned"))
+    broken = changes.assign(attention_logit_change=np.where(changes["pe"] == "rope", 1e-6,
+                                                            changes["attention_logit_change"]))
+    claims = shift.claims_shift(broken, offset=1).set_index("claim")
+    assert not claims.filter(like="rope", axis=0)["holds"].item()
+    sinusoidal = claims.filter(like="sinusoidal", axis=0).iloc[0]
+    assert not sinusoidal["holds"] and math.isnan(sinusoidal["value"])
+
+
+def test_section_and_figure(tmp_path):
+    changes = measured()
+    changes = pd.concat([changes, shift.measure_shift(shift.untrained_head("learned", VOCAB, D_MODEL, 64, 0),
+                                                      {32: tokens_of(32)}, [1000], 1, 0, trained=False)])
+    claims = shift.claims_shift(changes, offset=1)
+    text = shift.section_markdown(changes, claims, offset=1)
+    assert text.startswith("## shift_K1")
+    # The table has 64 rows: from s = 100 the shifted ids 100..131 are past it; s = 1000 ran for learned only.
+    assert "| learned | float64 |" in text and "| missing | missing |" in text
+    assert "learned at length 32 for s >= 100." in text
+    assert "| rope | float64 |" in text and text.split("| rope | float64 |")[1].split("\n")[0].endswith("| - |")
+    assert "(figures/shift_equivariance_K1.png)" in text
+    path = tmp_path / "shift.png"
+    plot_shift(changes, 1, path, dpi=40)
+    assert path.read_bytes()[:4] == b"\x89PNG"

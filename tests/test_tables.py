@@ -1,0 +1,33 @@
+import pandas as pd
+import pytest
+
+from lengthgen.tables import read_table, write_table
+
+
+def curve(steps):
+    return pd.DataFrame({"pe": "rope", "offset": 1, "seed": 0, "step": steps, "length": 8,
+                         "loss": [0.5] * len(steps), "accuracy": [1.0] * len(steps)})
+
+
+def test_writes_are_deterministic_whatever_the_row_order(tmp_path):
+    write_table(curve([1, 2, 3]), tmp_path / "a.parquet", "training_curve")
+    write_table(curve([3, 1, 2]), tmp_path / "b.parquet", "training_curve")
+    assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
+    assert list(read_table(tmp_path / "a.parquet", "training_curve")["step"]) == [1, 2, 3]
+
+
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp_file(tmp_path):
+    path = tmp_path / "curve.parquet"
+    write_table(curve([1]), path, "training_curve")
+    before = path.read_bytes()
+    with pytest.raises(ValueError, match="missing columns"):
+        write_table(curve([2]).drop(columns="loss"), path, "training_curve")
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["curve.parquet"]
+
+
+def test_reading_a_table_of_another_schema_names_the_file(tmp_path):
+    path = tmp_path / "curve.parquet"
+    write_table(curve([1]), path, "training_curve")
+    with pytest.raises(ValueError, match="curve.parquet does not have the claims schema"):
+        read_table(path, "claims")

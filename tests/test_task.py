@@ -1,0 +1,47 @@
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lengthgen.data import eval_set_frame, eval_sets_from_frame
+from lengthgen.seeding import generator
+from lengthgen.task import TaskConfig, make_eval_set, retrieval_targets, sample_training_batch
+
+import pytest
+
+
+@given(st.integers(1, 6), st.integers(8, 40), st.integers(0, 2**31))
+@settings(max_examples=50, deadline=None)
+def test_target_is_the_token_offset_places_before_the_query(offset, length, seed):
+    tokens = torch.randint(50, (4, length), generator=generator(seed))
+    targets = retrieval_targets(tokens, offset)
+    for row in range(4):
+        query = length - 1
+        assert targets[row] == tokens[row, query - offset]
+
+
+def test_training_batches_cover_the_training_range_and_nothing_else():
+    task = TaskConfig(vocab_size=16, offset=2, train_length_min=8, train_length_max=12)
+    rng = generator("test")
+    lengths = set()
+    for _ in range(200):
+        tokens, targets = sample_training_batch(rng, task, 4)
+        lengths.add(tokens.shape[1])
+        assert torch.equal(targets, tokens[:, -3])
+        assert tokens.min() >= 0 and tokens.max() < 16
+    assert lengths == set(range(8, 13))
+
+
+def test_eval_sets_are_fixed_and_a_new_length_leaves_the_others_unchanged():
+    short = eval_set_frame(seed=0, offset=1, lengths=[8, 16], n_samples=5, vocab_size=16)
+    longer = eval_set_frame(seed=0, offset=1, lengths=[8, 16, 32], n_samples=5, vocab_size=16)
+    sets, more_sets = eval_sets_from_frame(short), eval_sets_from_frame(longer)
+    for length in (8, 16):
+        assert torch.equal(sets[length][0], more_sets[length][0])
+    tokens, targets = make_eval_set(0, 1, 32, 5, 16)
+    assert torch.equal(more_sets[32][0], tokens) and torch.equal(more_sets[32][1], targets)
+    assert not torch.equal(make_eval_set(1, 1, 32, 5, 16)[0], tokens)
+
+
+def test_offset_must_be_shorter_than_the_shortest_training_sequence():
+    with pytest.raises(ValueError, match="offset"):
+        TaskConfig(vocab_size=16, offset=8, train_length_min=8, train_length_max=32)
