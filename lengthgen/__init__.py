@@ -5,13 +5,18 @@ The importable library behind the Snakemake workflow. Each module has one job:
 - ``encodings``: the registry of positional encodings, looked up by name.
 - ``model``: the single softmax (or linear) attention head.
 - ``task``: the fixed-offset retrieval task and its evaluation sets.
+- ``data``: the fixed evaluation sets as tables.
 - ``seeding``: how every random draw is seeded from config.
 - ``training``: the training loop and its per-step curve.
 - ``evaluation``: accuracy and target attention at every evaluation length.
-- ``tables``: pyarrow schemas and atomic, deterministic file writes.
+- ``config``: checks of the workflow config beyond its JSON schema.
+- ``jobs``: what every workflow job does first (log file, threads).
+- ``tables``: pyarrow schemas and atomic, deterministic file writes; ``schemas`` lists them.
 - ``stats``: means and confidence intervals over seeds.
-- ``claims``: the verdict rules that turn measurements into claims.
-- ``plots``: the figures.
+- ``claims``: verdicts, and the base experiment's checks.
+- experiments: ``base``, ``mechanics``, ``shift``, ``dilution`` (prop1, on ``kernel``),
+  ``frequency`` (on ``kernel``), ``linear_control``, ``multiseed``.
+- ``plots``: the figures, one module per experiment.
 - ``report``: RESULTS.md.
 """
 

@@ -31,3 +31,12 @@ def test_reading_a_table_of_another_schema_names_the_file(tmp_path):
     write_table(curve([1]), path, "training_curve")
     with pytest.raises(ValueError, match="curve.parquet does not have the claims schema"):
         read_table(path, "claims")
+
+
+def test_every_experiment_schema_is_listed():
+    from lengthgen.schemas import describe_schemas
+
+    listing = describe_schemas()
+    for kind in ("accuracy_by_length", "claims", "mechanics_by_length", "shift_changes", "prop1_prediction",
+                 "frequency_summary", "linear_by_length", "headline_summary"):
+        assert f"\n{kind}: " in "\n" + listing
