@@ -327,7 +327,7 @@ def section_markdown(errors: pd.DataFrame, claims: pd.DataFrame, train_length_ma
         f"`{best_accuracy}` for accuracy (lowest MAE over all offsets past the training range). `exact` shows "
         "how much of their error comes from averaging over token content rather than from the dilution account.",
         figures,
-        "**Claim**: graceful decay follows the dilution law: the predictor fixed in advance in config predicts the "
+        "**Claim**: graceful decay follows the dilution law: the predictor fixed in advance in the code (`dilution.CLAIM_PREDICTOR`) predicts the "
         "measured target attention and accuracy past the training range within the stated MAE.",
         checks_markdown(claims),
     ])

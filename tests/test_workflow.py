@@ -94,7 +94,7 @@ def test_changing_dpi_reruns_only_figures_and_report(smoke_run, tmp_path):
 
 
 def test_changing_eval_lengths_trains_nothing(smoke_run, tmp_path):
-    config = write_config(tmp_path / "config.yaml", task={"eval_lengths": [8, 16]})
+    config = write_config(tmp_path / "config.yaml", task={"eval_lengths": [8, 12, 32]})
     jobs = scheduled_jobs(snakemake(smoke_run, "-n", configfile=config).stdout)
     assert jobs["evaluate"] > 0 and jobs["train"] == 0 and jobs["train_linear"] == 0
 

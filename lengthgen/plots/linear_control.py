@@ -98,7 +98,6 @@ def plot_linear_control(by_length: pd.DataFrame, kernels: pd.DataFrame, dilution
         ax.legend(fontsize=7)
     for ax in axes[1][len(offsets):]:
         ax.axis("off")
-    fig.suptitle("Linear-attention control (RoPE logits as weights, no softmax): "
-                 "fits short lengths, does not extrapolate", fontsize=12)
+    fig.suptitle("Linear-attention control (RoPE logits as weights, no softmax)", fontsize=12)
     fig.tight_layout()
     save_figure(fig, path, dpi)

@@ -36,7 +36,7 @@ rule analyze_base:
 rule analyze_mechanics:
     """Where each trained head attends, at every evaluation length."""
     input:
-        lengthgen_sources(*MODEL_SOURCES, "mechanics.py", "data.py", "claims.py"),
+        lengthgen_sources(*MODEL_SOURCES, "runs.py", "mechanics.py", "data.py", "claims.py"),
         models=model_files(sweep_runs(pe=["rope", "learned"])),
         eval_sets=eval_set_files(config["sweep"]["offset"]),
     output:
@@ -61,7 +61,7 @@ rule analyze_mechanics:
 rule analyze_shift:
     """Largest logit change when every position id is shifted, float32 and float64."""
     input:
-        lengthgen_sources(*MODEL_SOURCES, "shift.py", "data.py", "training.py", "claims.py"),
+        lengthgen_sources(*MODEL_SOURCES, "runs.py", "shift.py", "data.py", "training.py", "claims.py"),
         models=lambda w: model_files(sweep_runs(offset=[int(w.offset)])),
         eval_set="results/data/eval/offset~{offset}.parquet",
     output:
@@ -91,7 +91,7 @@ rule analyze_shift:
 rule analyze_prop1:
     """The dilution law: target attention and accuracy predicted from parameters vs measured."""
     input:
-        lengthgen_sources(*MODEL_SOURCES, "dilution.py", "kernel.py", "seeding.py", "claims.py"),
+        lengthgen_sources(*MODEL_SOURCES, "runs.py", "dilution.py", "kernel.py", "seeding.py", "claims.py"),
         models=model_files(sweep_runs(pe=["rope"])),
         accuracy="results/tables/accuracy_by_length.parquet",
     output:
@@ -115,7 +115,7 @@ rule analyze_prop1:
 rule analyze_frequency:
     """The content-averaged RoPE kernel, decomposed into its rotary frequency blocks."""
     input:
-        lengthgen_sources(*MODEL_SOURCES, "frequency.py", "kernel.py", "claims.py"),
+        lengthgen_sources(*MODEL_SOURCES, "runs.py", "frequency.py", "kernel.py", "claims.py"),
         models=model_files(sweep_runs(pe=["rope"])),
     output:
         blocks="results/tables/frequency_blocks.parquet",
@@ -137,7 +137,7 @@ rule analyze_frequency:
 rule analyze_linear:
     """The linear control: accuracy and weights vs length, and its kernel vs the min-norm one."""
     input:
-        lengthgen_sources(*MODEL_SOURCES, "linear_control.py", "data.py", "claims.py"),
+        lengthgen_sources(*MODEL_SOURCES, "runs.py", "linear_control.py", "data.py", "claims.py"),
         models=expand(f"results/models/linear/{{run}}/model.pt", run=LINEAR_RUNS.instance_patterns),
         eval_sets=eval_set_files(config["sweep"]["offset"]),
     output:

@@ -4,7 +4,7 @@ import pandas as pd
 from lengthgen import linear_control as lc
 from lengthgen.data import eval_sets_from_frame
 from lengthgen.jobs import start_job
-from lengthgen.model import load_head
+from lengthgen.runs import load_models
 from lengthgen.tables import atomic_write_text, read_table, write_table
 
 start_job(snakemake.log[0], snakemake.threads)
@@ -13,8 +13,8 @@ train_length_min, train_length_max = params.train_lengths
 eval_sets = {offset: eval_sets_from_frame(read_table(path, "eval_set"))
              for offset, path in zip(params.offsets, snakemake.input.eval_sets)}
 by_length, kernels, comparison = [], [], []
-for run, path in zip(params.runs, snakemake.input.models):
-    model, offset, seed = load_head(path), int(run["offset"]), int(run["seed"])
+for run, model in load_models(params.runs, snakemake.input.models):
+    offset, seed = int(run["offset"]), int(run["seed"])
     by_length.append(lc.evaluate_linear_head(model, eval_sets[offset], offset, seed, train_length_min, train_length_max))
     kernels.append(lc.kernel_frame(model, offset, seed, train_length_max, max_delta=max(params.lengths)))
     comparison.append(lc.kernel_comparison(model, offset, seed, train_length_max))

@@ -4,16 +4,16 @@ import pandas as pd
 from lengthgen import mechanics
 from lengthgen.data import eval_sets_from_frame
 from lengthgen.jobs import start_job
-from lengthgen.model import load_head
+from lengthgen.runs import load_models
 from lengthgen.tables import atomic_write_text, read_table, write_table
 
 start_job(snakemake.log[0], snakemake.threads)
 params, output = snakemake.params, snakemake.output
 eval_sets = {offset: eval_sets_from_frame(read_table(path, "eval_set"))
              for offset, path in zip(params.offsets, snakemake.input.eval_sets)}
-measured = [mechanics.measure_mechanics(load_head(path), eval_sets[run["offset"]], run["offset"], run["seed"],
+measured = [mechanics.measure_mechanics(model, eval_sets[run["offset"]], run["offset"], run["seed"],
                                         params.train_length_max)
-            for run, path in zip(params.runs, snakemake.input.models)]
+            for run, model in load_models(params.runs, snakemake.input.models)]
 by_kind = {kind: pd.concat([tables[kind] for tables in measured], ignore_index=True) for kind in measured[0]}
 for kind, path in ((mechanics.BY_LENGTH, output.by_length), (mechanics.ARGMAX_HISTOGRAM, output.histogram),
                    (mechanics.ATTENTION_PROFILE, output.profile)):

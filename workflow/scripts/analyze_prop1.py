@@ -3,14 +3,13 @@ import pandas as pd
 
 from lengthgen import dilution
 from lengthgen.jobs import start_job
-from lengthgen.model import load_head
+from lengthgen.runs import load_models
 from lengthgen.tables import atomic_write_text, read_table, write_table
 
 start_job(snakemake.log[0], snakemake.threads)
 params, output = snakemake.params, snakemake.output
-predictions = pd.concat([dilution.predict_dilution(load_head(path), run["offset"], run["seed"], params.lengths,
-                                                   params.n_samples)
-                         for run, path in zip(params.runs, snakemake.input.models)], ignore_index=True)
+predictions = pd.concat([dilution.predict_dilution(model, run["offset"], run["seed"], params.lengths, params.n_samples)
+                         for run, model in load_models(params.runs, snakemake.input.models)], ignore_index=True)
 measured = read_table(snakemake.input.accuracy, "accuracy_by_length")
 comparison = dilution.compare_with_measured(predictions, measured, experiment="base")
 errors = dilution.prediction_errors(comparison, params.train_length_max)

@@ -4,7 +4,7 @@ import pandas as pd
 from lengthgen import shift
 from lengthgen.data import eval_sets_from_frame
 from lengthgen.jobs import start_job
-from lengthgen.model import load_head
+from lengthgen.runs import load_models
 from lengthgen.tables import atomic_write_text, read_table, write_table
 
 start_job(snakemake.log[0], snakemake.threads)
@@ -12,8 +12,8 @@ params, output = snakemake.params, snakemake.output
 offset = int(snakemake.wildcards.offset)
 eval_sets = eval_sets_from_frame(read_table(snakemake.input.eval_set, "eval_set"))
 token_sets = {length: eval_sets[length] for length in params.lengths}
-changes = [shift.measure_shift(load_head(path), token_sets, params.shifts, offset, run["seed"])
-           for run, path in zip(params.runs, snakemake.input.models)]
+changes = [shift.measure_shift(model, token_sets, params.shifts, offset, run["seed"])
+           for run, model in load_models(params.runs, snakemake.input.models)]
 # Encodings the sweep did not train are measured at their seeded initialization.
 changes += [shift.measure_shift(shift.untrained_head(pe, seed=seed, **params.head), token_sets, params.shifts,
                                 offset, seed, trained=False)
