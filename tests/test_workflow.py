@@ -5,6 +5,7 @@ from collections import Counter
 
 import pandas as pd
 import pyarrow.parquet as pq
+import pytest
 import yaml
 
 from conftest import REPO, SMOKE_CONFIG, snakemake, write_config
@@ -105,11 +106,13 @@ def test_changing_training_steps_retrains(smoke_run, tmp_path):
     assert jobs["train"] == 8
 
 
-def test_regenerating_a_single_figure(smoke_copy):
-    (smoke_copy / "results/figures/base.png").unlink()
-    result = snakemake(smoke_copy, "results/figures/base.png")
-    assert (smoke_copy / "results/figures/base.png").exists()
-    assert set(scheduled_jobs(result.stdout + result.stderr)) == {"plot_base"}
+@pytest.mark.parametrize("figure, rule", [("base", "plot_base"), ("mechanics", "plot_mechanics")])
+def test_regenerating_a_single_figure(smoke_copy, figure, rule):
+    path = smoke_copy / f"results/figures/{figure}.png"
+    path.unlink()
+    result = snakemake(smoke_copy, f"results/figures/{figure}.png")
+    assert path.exists()
+    assert set(scheduled_jobs(result.stdout + result.stderr)) == {rule}
 
 
 def test_bad_config_stops_before_any_job_and_names_the_key(smoke_copy, tmp_path):
