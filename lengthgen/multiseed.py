@@ -31,6 +31,12 @@ tables.register_schema(
                ("comparison", pa.string()), ("fraction_of_runs_meeting", pa.float64())]),
     ["headline", "offset"],
 )
+tables.register_schema(
+    # Every check of every experiment, with its experiment's verdict: results/tables/claims.parquet.
+    "all_claims",
+    pa.schema(list(tables.SCHEMAS["claims"]) + [("verdict", pa.string())]),
+    [],
+)
 
 
 @dataclass(frozen=True)
@@ -118,6 +124,12 @@ def claims_multiseed(summary: pd.DataFrame) -> pd.DataFrame:
                           row.fraction_of_runs_meeting == 1.0)
         for row in pooled.itertuples()
     ])
+
+
+def all_claims(checks: pd.DataFrame) -> pd.DataFrame:
+    """Every experiment's checks, each with its experiment's verdict (see ``claims.verdict``)."""
+    verdicts = checks.groupby("experiment", sort=False).apply(base_claims.verdict, include_groups=False)
+    return checks.assign(verdict=checks["experiment"].map(verdicts))
 
 
 def section_markdown(summary: pd.DataFrame, figure: str = "multiseed_results.png") -> str:

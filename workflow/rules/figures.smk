@@ -21,7 +21,7 @@ rule plot_base:
         summary="results/tables/accuracy_summary.parquet",
         style=FIGURE_STYLE,
     output:
-        "results/figures/base.png",
+        report("results/figures/base.png", caption="../report/base.rst", category="base"),
     params:
         dpi=config["figures"]["dpi"],
         vocab_size=config["task"]["vocab_size"],
@@ -42,7 +42,7 @@ rule plot_mechanics:
         profile="results/tables/mechanics_attention_profile.parquet",
         style=FIGURE_STYLE,
     output:
-        "results/figures/mechanics.png",
+        report("results/figures/mechanics.png", caption="../report/mechanics.rst", category="mechanics"),
     params:
         dpi=config["figures"]["dpi"],
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
@@ -60,7 +60,7 @@ rule plot_shift:
         changes="results/tables/shift_changes_K{offset}.parquet",
         style=FIGURE_STYLE,
     output:
-        "results/figures/shift_equivariance_K{offset}.png",
+        report("results/figures/shift_equivariance_K{offset}.png", caption="../report/shift.rst", category="shift"),
     params:
         dpi=config["figures"]["dpi"],
     conda:
@@ -77,7 +77,7 @@ rule plot_prop1:
         comparison="results/tables/prop1_prediction.parquet",
         style=FIGURE_STYLE,
     output:
-        "results/figures/prop1_validation_K{offset}.png",
+        report("results/figures/prop1_validation_K{offset}.png", caption="../report/prop1.rst", category="prop1"),
     params:
         dpi=config["figures"]["dpi"],
         vocab_size=config["task"]["vocab_size"],
@@ -98,7 +98,7 @@ rule plot_frequency:
         singular="results/tables/frequency_singular_values.parquet",
         style=FIGURE_STYLE,
     output:
-        "results/figures/frequency_rank.png",
+        report("results/figures/frequency_rank.png", caption="../report/frequency.rst", category="frequency"),
     params:
         dpi=config["figures"]["dpi"],
         train_length_max=config["task"]["train_length_max"],
@@ -119,7 +119,7 @@ rule plot_linear:
         dilution="results/tables/linear_kernel_dilution.parquet",
         style=FIGURE_STYLE,
     output:
-        "results/figures/linear_control.png",
+        report("results/figures/linear_control.png", caption="../report/linear.rst", category="linear"),
     params:
         dpi=config["figures"]["dpi"],
         vocab_size=config["task"]["vocab_size"],
@@ -139,7 +139,7 @@ rule plot_multiseed:
         summary="results/tables/headline_summary.parquet",
         style=FIGURE_STYLE,
     output:
-        "results/figures/multiseed_results.png",
+        report("results/figures/multiseed_results.png", caption="../report/multiseed.rst", category="multiseed"),
     params:
         dpi=config["figures"]["dpi"],
     conda:
