@@ -2,6 +2,7 @@
 
 import pandas as pd
 import torch
+import torch.nn.functional as F
 
 from lengthgen.model import AttentionHead
 
@@ -19,11 +20,10 @@ def accuracy_by_length(model: AttentionHead, eval_sets: dict, offset: int) -> pd
         correct, target_attention, loss = 0.0, 0.0, 0.0
         for start in range(0, len(tokens), batch):
             chunk, chunk_targets = tokens[start:start + batch].to(device), targets[start:start + batch].to(device)
-            logits, chunk_loss = model(chunk, chunk_targets)
-            _, weights = model.attention(chunk)
+            logits, weights = model.predict(chunk)
             correct += (logits.argmax(-1) == chunk_targets).sum().item()
             target_attention += weights[:, -1 - offset].sum().item()
-            loss += chunk_loss.item() * len(chunk)
+            loss += F.cross_entropy(logits, chunk_targets, reduction="sum").item()
         n = len(tokens)
         rows.append({"length": length, "accuracy": correct / n, "target_attention": target_attention / n,
                      "loss": loss / n})

@@ -54,11 +54,15 @@ class AttentionHead(nn.Module):
         scores, weights, _ = self._attend(tokens, position_offset)
         return scores, weights
 
-    def forward(self, tokens: torch.Tensor, targets: torch.Tensor | None = None, position_offset: int = 0):
-        """(logits (B, V), loss or None) for the token at the last position's target."""
+    def predict(self, tokens: torch.Tensor, position_offset: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+        """(output logits (B, V), attention weights (B, T)) from one pass."""
         _, weights, values = self._attend(tokens, position_offset)
         attended = torch.einsum("bt,btd->bd", weights, values)  # (B, D)
-        logits = self.unembedding(attended)  # (B, V)
+        return self.unembedding(attended), weights
+
+    def forward(self, tokens: torch.Tensor, targets: torch.Tensor | None = None, position_offset: int = 0):
+        """(logits (B, V), loss or None) for the token at the last position's target."""
+        logits, _ = self.predict(tokens, position_offset)
         loss = None if targets is None else F.cross_entropy(logits, targets)
         return logits, loss
 
