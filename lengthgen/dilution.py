@@ -269,8 +269,8 @@ def claims_prop1(errors: pd.DataFrame, predictor: str, max_attention_mae: float,
                  max_accuracy_mae: float) -> pd.DataFrame:
     """Per offset, the named predictor's MAE beyond the training range, for attention and accuracy.
 
-    The predictor and thresholds come from config, fixed before any run (default: the
-    mean-field form that SCIENCE.md names, 0.1 for both).
+    The workflow passes ``CLAIM_PREDICTOR`` and the MAE limits above, fixed before the full
+    run (the mean-field form that SCIENCE.md names, 0.1 for both).
     """
     beyond = errors[(errors["lengths"] == "beyond_training") & (errors["predictor"] == predictor)]
     rows = []

@@ -27,7 +27,6 @@ max(N, P) * eps(float32) of the largest are dropped (torch's default cut-off for
 matrix), fixed here once, not tuned.
 """
 
-import math
 
 import numpy as np
 import pandas as pd
@@ -35,6 +34,8 @@ import pyarrow as pa
 import torch
 import torch.nn.functional as F
 
+from lengthgen import kernel
+from lengthgen.claims import check
 from lengthgen.encodings import rotary_frequencies
 from lengthgen.evaluation import TOKENS_PER_BATCH
 from lengthgen.model import AttentionHead
@@ -162,20 +163,12 @@ def check_linear_rope(model: AttentionHead) -> None:
 def pair_coefficients(model: AttentionHead) -> torch.Tensor:
     """Rotary coefficients (a, b) of the weight s_ux(delta), per (query token u, key token x).
 
-    With q, k the projected vectors and block i of each a complex number, the rotated dot product
-    is Re(q_i conj(k_i) e^{i delta theta_i}), so a_i = q_e k_e + q_o k_o and b_i = q_e k_o - q_o k_e,
-    divided by sqrt(D) as in the head. (V, V, D) float64.
+    The weight is Re(c_ux,i e^{i delta theta_i}) summed over blocks i, with c from
+    ``kernel.pair_coefficients``; so a = Re c and b = -Im c. (V, V, D) float64.
     """
     check_linear_rope(model)
-    with torch.no_grad():
-        embeddings = model.token_embedding.weight.double()  # (V, D)
-        queries = F.linear(embeddings, model.query.weight.double(), model.query.bias.double())  # (V, D)
-        keys = F.linear(embeddings, model.key.weight.double(), model.key.bias.double())  # (V, D)
-    q_even, q_odd = queries[:, None, 0::2], queries[:, None, 1::2]  # (V, 1, D/2)
-    k_even, k_odd = keys[None, :, 0::2], keys[None, :, 1::2]  # (1, V, D/2)
-    cos_part = q_even * k_even + q_odd * k_odd
-    sin_part = q_even * k_odd - q_odd * k_even
-    return torch.cat((cos_part, sin_part), dim=-1) / math.sqrt(model.config.d_model)  # (V, V, D)
+    coefficients = kernel.pair_coefficients(kernel.rotary_blocks(model))  # (V, V, D/2) complex
+    return torch.cat((coefficients.real, -coefficients.imag), dim=-1)
 
 
 def own_token_margins(model: AttentionHead) -> torch.Tensor:
@@ -329,11 +322,6 @@ def growth_ratio(frame: pd.DataFrame, value: str, from_length: int) -> float:
     return float((means.to_numpy()[1:] / means.to_numpy()[:-1]).min())
 
 
-def claim_row(claim: str, statistic: str, value: float, rule: str, holds: bool) -> dict:
-    return {"experiment": EXPERIMENT, "claim": claim, "statistic": statistic, "value": float(value),
-            "rule": rule, "holds": bool(holds)}
-
-
 def claims_linear(by_length: pd.DataFrame, comparison: pd.DataFrame, dilution: pd.DataFrame,
                   train_length_max: int, vocab_size: int) -> pd.DataFrame:
     """The ``claims`` rows of the linear control; every statistic pools all offsets and seeds."""
@@ -350,21 +338,21 @@ def claims_linear(by_length: pd.DataFrame, comparison: pd.DataFrame, dilution: p
     kernel_cosine = comparison["kernel_cosine"].mean()
     grows = "smallest ratio of mean distractor weight between consecutive lengths from train_length_max on"
     return pd.DataFrame([
-        claim_row("the control fits the training range (precondition)", "mean accuracy at in-range lengths",
+        check(EXPERIMENT, "the control fits the training range (precondition)", "mean accuracy at in-range lengths",
                   in_range, f"mean accuracy >= {MIN_IN_RANGE_ACCURACY}", in_range >= MIN_IN_RANGE_ACCURACY),
-        claim_row("the control does not extrapolate", f"mean accuracy at length {far_length}", far,
+        check(EXPERIMENT, "the control does not extrapolate", f"mean accuracy at length {far_length}", far,
                   f"mean accuracy at {EXTRAPOLATION_FACTOR}x train_length_max <= {CHANCE_MULTIPLE}/V = {far_limit:.4g}",
                   far <= far_limit),
-        claim_row("measured distractor weight grows with length", grows, measured_growth, "ratio > 1",
+        check(EXPERIMENT, "measured distractor weight grows with length", grows, measured_growth, "ratio > 1",
                   measured_growth > 1),
-        claim_row("the min-norm kernel's distractor weight grows with length", grows, kernel_growth["min_norm"],
+        check(EXPERIMENT, "the min-norm kernel's distractor weight grows with length", grows, kernel_growth["min_norm"],
                   "ratio > 1", kernel_growth["min_norm"] > 1),
-        claim_row("the trained kernel's distractor weight grows with length", grows, kernel_growth["trained"],
+        check(EXPERIMENT, "the trained kernel's distractor weight grows with length", grows, kernel_growth["trained"],
                   "ratio > 1", kernel_growth["trained"] > 1),
-        claim_row("training selects the min-norm interpolant (coefficients)",
+        check(EXPERIMENT, "training selects the min-norm interpolant (coefficients)",
                   "mean cosine of trained vs min-norm rotary coefficients", coefficient_cosine,
                   f"mean cosine >= {MIN_COSINE}", coefficient_cosine >= MIN_COSINE),
-        claim_row("training selects the min-norm interpolant (kernel in range)",
+        check(EXPERIMENT, "training selects the min-norm interpolant (kernel in range)",
                   "mean cosine of trained vs min-norm kernel over training offsets", kernel_cosine,
                   f"mean cosine >= {MIN_COSINE}", kernel_cosine >= MIN_COSINE),
     ])

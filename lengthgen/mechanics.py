@@ -17,13 +17,12 @@ import pyarrow as pa
 import torch
 
 from lengthgen import tables
+from lengthgen.claims import check
+from lengthgen.evaluation import TOKENS_PER_BATCH
 from lengthgen.model import AttentionHead
 from lengthgen.tables import RUN_KEYS
 
 EXPERIMENT = "mechanics"
-
-# Sequences per forward pass are chosen so that B * T stays near this many tokens.
-TOKENS_PER_BATCH = 2**17
 
 # The rule, fixed from the claim's meaning before any data was seen. "Pins to a
 # position" means most sequences attend there, so the modal argmax position must hold
@@ -166,8 +165,7 @@ def claims_mechanics(by_length: pd.DataFrame) -> pd.DataFrame:
         for claim, statistic, value, rule, test, cells in checks:
             # A claim with no cells to check (an encoding missing from the sweep) does not hold.
             value = float(value) if len(cells) else float("nan")
-            rows.append({"experiment": EXPERIMENT, "claim": claim, "statistic": statistic, "value": value,
-                         "rule": f"{statistic} {rule}", "holds": bool(len(cells) and test(value))})
+            rows.append(check(EXPERIMENT, claim, statistic, value, f"{statistic} {rule}", len(cells) and test(value)))
     return pd.DataFrame(rows)
 
 

@@ -106,9 +106,9 @@ def summarize_headlines(by_seed: pd.DataFrame, settings: dict) -> pd.DataFrame:
     rows = []
     for headline in HEADLINES:
         threshold = headline.threshold(settings)
-        meets = COMPARISONS[headline.comparison](by_seed.loc[by_seed["headline"] == headline.name, "value"], threshold)
-        offsets = by_seed.loc[by_seed["headline"] == headline.name, "offset"].map(lambda k: f"K={k}")
-        fractions = meets.groupby(offsets).mean().to_dict() | {"all": meets.mean()}
+        runs = by_seed[by_seed["headline"] == headline.name]
+        meets = COMPARISONS[headline.comparison](runs["value"], threshold)
+        fractions = meets.groupby(runs["offset"].map(lambda k: f"K={k}")).mean().to_dict() | {"all": meets.mean()}
         part = summary[summary["headline"] == headline.name]
         rows.append(part.assign(threshold=threshold, comparison=headline.comparison,
                                 fraction_of_runs_meeting=part["offset"].map(fractions)))

@@ -19,6 +19,7 @@ import pyarrow as pa
 import torch
 
 from lengthgen import tables
+from lengthgen.claims import check
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.tables import RUN_KEYS
 from lengthgen.training import init_head
@@ -123,26 +124,20 @@ def claims_shift(changes: pd.DataFrame, offset: int) -> pd.DataFrame:
     minimum over seeds). An encoding missing from the table gives a row that does not hold.
     """
     cells = changes[(changes["offset"] == offset) & (changes["dtype"] == CLAIM_DTYPE)]
-    rows = []
+    experiment = experiment_name(offset)
     rope = cells[cells["pe"] == "rope"]
     value = rope["attention_logit_change"].max() if len(rope) else math.nan
-    rows.append({
-        "claim": f"K={offset}: rope attention logits depend on relative offset alone",
-        "statistic": "max over seeds, lengths and shifts of the float64 max abs attention logit change",
-        "value": value, "rule": f"<= {ROPE_MAX_CHANGE:g}", "holds": bool(value <= ROPE_MAX_CHANGE),
-    })
+    statistic = "max over seeds, lengths and shifts of the float64 max abs attention logit change"
+    rows = [check(experiment, f"K={offset}: rope attention logits depend on relative offset alone", statistic,
+                  value, f"{statistic} <= {ROPE_MAX_CHANGE:g}", value <= ROPE_MAX_CHANGE)]
+    statistic = ("min over seeds of the max over defined shifts and lengths of the float64 "
+                 "max abs attention logit change")
     for pe in ("learned", "sinusoidal"):
         runs = cells[(cells["pe"] == pe) & cells["defined"]]
         value = runs.groupby("seed")["attention_logit_change"].max().min() if len(runs) else math.nan
-        rows.append({
-            "claim": f"K={offset}: {pe} attention logits change under a position shift",
-            "statistic": "min over seeds of the max over defined shifts and lengths of the float64 "
-                         "max abs attention logit change",
-            "value": value, "rule": f">= {ABSOLUTE_MIN_CHANGE:g}", "holds": bool(value >= ABSOLUTE_MIN_CHANGE),
-        })
-    frame = pd.DataFrame(rows).assign(experiment=experiment_name(offset))
-    frame["rule"] = frame["statistic"] + " " + frame["rule"]
-    return frame[["experiment", "claim", "statistic", "value", "rule", "holds"]]
+        rows.append(check(experiment, f"K={offset}: {pe} attention logits change under a position shift", statistic,
+                          value, f"{statistic} >= {ABSOLUTE_MIN_CHANGE:g}", value >= ABSOLUTE_MIN_CHANGE))
+    return pd.DataFrame(rows)
 
 
 def _format(value: float, measured: bool) -> str:
