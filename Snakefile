@@ -30,4 +30,4 @@ include: "workflow/rules/report.smk"
 rule all:
     default_target: True
     input:
-        "results/RESULTS.md",
+        f"{RESULTS}/RESULTS.md",

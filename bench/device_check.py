@@ -12,11 +12,11 @@ import time
 import torch
 
 from lengthgen.evaluation import accuracy_by_length
-from lengthgen.jobs import configure_torch
 from lengthgen.data import eval_set_frame, eval_sets_from_frame
 from lengthgen.model import HeadConfig
 from lengthgen.task import TaskConfig
-from lengthgen.training import TrainConfig, resolve_device, train_head
+from lengthgen.runtime import configure_torch, resolve_device
+from lengthgen.training import TrainConfig, train_head
 
 
 def main() -> None:

@@ -1,23 +1,26 @@
 """lengthgen: length generalization of attention under different positional encodings.
 
-The importable library behind the Snakemake workflow. Each module has one job:
+The importable library behind the Snakemake workflow. The core, one job per module:
 
 - ``encodings``: the registry of positional encodings, looked up by name.
-- ``model``: the single softmax (or linear) attention head.
+- ``model``: the single softmax (or linear) attention head, computed from per-token tables.
 - ``task``: the fixed-offset retrieval task and its evaluation sets.
 - ``data``: the fixed evaluation sets as tables.
 - ``seeding``: how every random draw is seeded from config.
 - ``training``: the training loop and its per-step curve.
 - ``evaluation``: accuracy and target attention at every evaluation length.
+- ``runtime``: how torch runs in a job (device, threads, determinism).
+- ``kernel``: the exact attention-logit kernel of a trained rotary head.
 - ``config``: checks of the workflow config beyond its JSON schema.
-- ``jobs``: what every workflow job does first (log file, threads).
-- ``tables``: pyarrow schemas and atomic, deterministic file writes; ``schemas`` lists them.
+- ``jobs``: what every workflow job does first (its log file).
+- ``schemas``: every table's schema; ``tables``: atomic, deterministic parquet writes.
+- ``runs``: loading the trained models a rule reads.
 - ``stats``: means and confidence intervals over seeds.
-- ``claims``: verdicts, and the base experiment's checks.
-- experiments: ``base``, ``mechanics``, ``shift``, ``dilution`` (prop1, on ``kernel``),
-  ``frequency`` (on ``kernel``), ``linear_control``, ``multiseed``.
-- ``plots``: the figures, one module per experiment.
+- ``rules``: every claim's thresholds; ``claims``: checks and verdicts.
 - ``report``: RESULTS.md.
+
+The studies built on it live in ``experiments`` (base, mechanics, shift, prop1, frequency,
+linear, multiseed), each with its figure in ``plots``.
 """
 
 __version__ = "0.1.0"

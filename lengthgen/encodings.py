@@ -3,7 +3,10 @@
 An encoding can act at three places of an attention head, and each hook defaults to
 doing nothing:
 
-- ``embed(x, positions)``: added to the token embeddings (absolute encodings);
+- ``position_embedding(positions)``: a (T, D) term added to the token embeddings (absolute
+  encodings). Returning the term rather than the sum lets the head use linearity: a
+  projection of (token + position) is the projection of each, computed once per token and
+  once per position (``model.AttentionHead.token_tables``);
 - ``rotate(x, positions)``: applied to queries and keys (rotary encodings);
 - ``logit_bias(query_positions, key_positions)``: added to the attention logits.
 
@@ -32,8 +35,8 @@ class EncodingConfig:
 class PositionalEncoding(nn.Module):
     """Base class: every hook is the identity."""
 
-    def embed(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
-        return x  # (B, T, D)
+    def position_embedding(self, positions: torch.Tensor) -> torch.Tensor | None:
+        return None  # or (T, D), added to the token embeddings
 
     def rotate(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         return x  # (B, T, D)
@@ -96,10 +99,11 @@ class Rotary(PositionalEncoding):
 
     def rotate(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         angles = positions.to(torch.float64)[:, None] * self.theta.to(positions.device)[None, :]  # (T, D/2)
-        cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
-        even, odd = x[..., 0::2], x[..., 1::2]  # (B, T, D/2)
-        rotated = torch.stack((even * cos - odd * sin, even * sin + odd * cos), dim=-1)
-        return rotated.flatten(-2)
+        complex_dtype = torch.complex128 if x.dtype == torch.float64 else torch.complex64
+        phasors = torch.polar(torch.ones_like(angles), angles).to(complex_dtype)  # (T, D/2): e^{i p theta}
+        # Block (x_2i, x_2i+1) as the complex number x_2i + i x_2i+1: the rotation is one product.
+        blocks = torch.view_as_complex(x.unflatten(-1, (-1, 2)))  # (..., T, D/2)
+        return torch.view_as_real(blocks * phasors).flatten(-2)
 
 
 @register("learned")
@@ -115,13 +119,13 @@ class LearnedAbsolute(PositionalEncoding):
         self.max_positions = config.max_positions
         self.table = nn.Parameter(torch.randn(config.max_positions, config.d_model) * config.learned_init_std)
 
-    def embed(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    def position_embedding(self, positions: torch.Tensor) -> torch.Tensor:
         if int(positions.max()) >= self.max_positions or int(positions.min()) < 0:
             raise IndexError(
                 f"learned encoding has {self.max_positions} positions (model.max_positions); "
                 f"got position ids {int(positions.min())}..{int(positions.max())}"
             )
-        return x + self.table[positions].to(x.dtype)
+        return self.table[positions]  # (T, D)
 
 
 @register("sinusoidal")
@@ -132,7 +136,6 @@ class Sinusoidal(PositionalEncoding):
         super().__init__()
         self.register_buffer("theta", rotary_frequencies(config.d_model, 1e4), persistent=False)
 
-    def embed(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+    def position_embedding(self, positions: torch.Tensor) -> torch.Tensor:
         angles = positions.to(torch.float64)[:, None] * self.theta.to(positions.device)[None, :]  # (T, D/2)
-        table = torch.stack((angles.sin(), angles.cos()), dim=-1).flatten(-2)  # (T, D)
-        return x + table.to(x.dtype)
+        return torch.stack((angles.sin(), angles.cos()), dim=-1).flatten(-2)  # (T, D), float64

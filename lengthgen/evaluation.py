@@ -28,3 +28,10 @@ def accuracy_by_length(model: AttentionHead, eval_sets: dict, offset: int) -> pd
         rows.append({"length": length, "accuracy": correct / n, "target_attention": target_attention / n,
                      "loss": loss / n})
     return pd.DataFrame(rows)
+
+
+def label_runs(evaluation: pd.DataFrame, experiment: str, train_length_min: int, train_length_max: int, *,
+               pe: str, offset: int, seed: int) -> pd.DataFrame:
+    """One run's per-length evaluation as rows of the ``accuracy_by_length`` table."""
+    in_range = evaluation["length"].between(train_length_min, train_length_max)
+    return evaluation.assign(experiment=experiment, pe=pe, offset=offset, seed=seed, in_training_range=in_range)

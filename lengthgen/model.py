@@ -3,19 +3,32 @@
 token embedding -> positional encoding -> biased q/k/v projections -> attention over
 all keys (softmax, or the raw logits for the linear-attention control) -> unembedding
 of the attended value.
+
+With V tokens and one query, most of that is repeated work: it is computed once per token
+and per position in small tables, gathered per sequence (``token_tables``); the plain
+per-sequence computation stays as the definition (``reference_predict``).
 """
 
 import math
 from dataclasses import asdict, dataclass
+from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from lengthgen.encodings import EncodingConfig, build_encoding
-from lengthgen.tables import atomic_torch_save
+from lengthgen.tables import atomic_path
 
 ATTENTION_KINDS = ("softmax", "linear")
+
+
+class TokenTables(NamedTuple):
+    """What the head computes for one sequence length, per token and per position."""
+
+    logits: torch.Tensor  # (V, T, V): [key token b, key position t, query token a] attention logit
+    token_outputs: torch.Tensor  # (V, V_out): unembedded value of each token, without the unembedding bias
+    position_outputs: torch.Tensor | None  # (T, V_out): unembedded value of each position's term, or None
 
 
 @dataclass(frozen=True)
@@ -46,19 +59,18 @@ class AttentionHead(nn.Module):
         self.value = nn.Linear(d, d)
         self.unembedding = nn.Linear(d, config.vocab_size)
 
+    def predict(self, tokens: torch.Tensor, position_offset: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+        """(output logits (B, V), attention weights (B, T)) from one pass."""
+        tables = self.token_tables(tokens.shape[1], position_offset)
+        _, weights = self._attend(tokens, tables)
+        return self._read_out(tokens, weights, tables), weights
+
     def attention(self, tokens: torch.Tensor, position_offset: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
         """The query's attention logits and weights over every key, each (B, T).
 
         ``position_offset`` shifts every position id, for the equivariance tests.
         """
-        scores, weights, _ = self._attend(tokens, position_offset)
-        return scores, weights
-
-    def predict(self, tokens: torch.Tensor, position_offset: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-        """(output logits (B, V), attention weights (B, T)) from one pass."""
-        _, weights, values = self._attend(tokens, position_offset)
-        attended = torch.einsum("bt,btd->bd", weights, values)  # (B, D)
-        return self.unembedding(attended), weights
+        return self._attend(tokens, self.token_tables(tokens.shape[1], position_offset))
 
     def forward(self, tokens: torch.Tensor, targets: torch.Tensor | None = None, position_offset: int = 0):
         """(logits (B, V), loss or None) for the token at the last position's target."""
@@ -66,10 +78,75 @@ class AttentionHead(nn.Module):
         loss = None if targets is None else F.cross_entropy(logits, targets)
         return logits, loss
 
-    def _attend(self, tokens: torch.Tensor, position_offset: int):
-        _, length = tokens.shape
+    def token_tables(self, length: int, position_offset: int = 0) -> TokenTables:
+        """Everything the head computes for sequences of ``length``, per token and per position.
+
+        The embedding of token v at position t is E[v] + p[t] (p from the encoding, or none), and
+        every projection is linear, so queries, keys and values split into a token part and a
+        position part, each computed once. Only the rotation and the logits need (token, position)
+        pairs, and V x T x V logits are few.
+        """
+        positions = torch.arange(length, device=self.unembedding.weight.device) + position_offset  # (T,)
+        tokens = self.token_embedding.weight  # (V, D)
+        position_terms = self.encoding.position_embedding(positions)  # (T, D) or None
+        if position_terms is not None:
+            position_terms = position_terms.to(tokens.dtype)
+        last = tokens if position_terms is None else tokens + position_terms[-1]  # (V, D): at the query position
+        query = self.encoding.rotate(self.query(last)[:, None], positions[-1:])[:, 0]  # (V, D)
+        keys = self.key(tokens)[:, None]  # (V, 1, D)
+        if position_terms is not None:
+            keys = keys + (position_terms @ self.key.weight.T)[None]  # (V, T, D)
+        keys = self.encoding.rotate(keys, positions).expand(-1, length, -1)  # (V, T, D)
+        logits = keys @ (query.T / math.sqrt(self.config.d_model))  # (V, T, V): [key token, position, query token]
+        bias = self.encoding.logit_bias(positions[-1:], positions)  # (1, T) or None
+        if bias is not None:
+            logits = logits + bias[0][None, :, None]
+        readout = self.unembedding.weight.T  # (D, V_out)
+        return TokenTables(
+            logits=logits,
+            token_outputs=self.value(tokens) @ readout,
+            position_outputs=None if position_terms is None else position_terms @ self.value.weight.T @ readout,
+        )
+
+    def _attend(self, tokens: torch.Tensor, tables: TokenTables) -> tuple[torch.Tensor, torch.Tensor]:
+        """(scores (B, T), weights (B, T)): each key's logit gathered from the table.
+
+        The gather indexes the flattened table with ``index_select``, whose backward
+        (``index_add``) is deterministic on CPU and CUDA alike.
+        """
+        batch, length = tokens.shape
+        vocab_size = tables.logits.shape[2]
+        key_rows = tokens * length + torch.arange(length, device=tokens.device)  # (B, T): row of (token, position)
+        cells = key_rows * vocab_size + tokens[:, -1:]  # (B, T): in the query token's column
+        scores = tables.logits.reshape(-1).index_select(0, cells.reshape(-1)).view(batch, length)
+        weights = scores.softmax(dim=-1) if self.config.attention == "softmax" else scores
+        return scores, weights
+
+    def _read_out(self, tokens: torch.Tensor, weights: torch.Tensor, tables: TokenTables) -> torch.Tensor:
+        """Output logits (B, V_out): the attention mass on each token times its output, plus the
+        position part of the values weighted by position, plus the unembedding bias."""
+        batch, _ = tokens.shape
+        vocab_size = tables.token_outputs.shape[0]
+        slots = tokens + vocab_size * torch.arange(batch, device=tokens.device)[:, None]  # (B, T)
+        mass = weights.new_zeros(batch * vocab_size).index_add(0, slots.reshape(-1), weights.reshape(-1))
+        logits = mass.view(batch, vocab_size) @ tables.token_outputs + self.unembedding.bias  # (B, V_out)
+        if tables.position_outputs is not None:
+            logits = logits + weights @ tables.position_outputs
+        return logits
+
+    def reference_predict(self, tokens: torch.Tensor, position_offset: int = 0):
+        """(output logits (B, V), attention logits (B, T), weights (B, T)), computed the plain way.
+
+        The definition of the head: every position's embedding, query, key and value computed
+        per sequence. ``predict`` and ``attention`` compute the same function from token tables,
+        many times faster; the tests hold the two equal.
+        """
+        length = tokens.shape[1]
         positions = torch.arange(length, device=tokens.device) + position_offset  # (T,)
-        x = self.encoding.embed(self.token_embedding(tokens), positions)  # (B, T, D)
+        x = self.token_embedding(tokens)  # (B, T, D)
+        position_terms = self.encoding.position_embedding(positions)
+        if position_terms is not None:
+            x = x + position_terms.to(x.dtype)
         query = self.encoding.rotate(self.query(x[:, -1:]), positions[-1:])  # (B, 1, D)
         keys = self.encoding.rotate(self.key(x), positions)  # (B, T, D)
         scores = torch.einsum("bqd,btd->bt", query, keys) / math.sqrt(self.config.d_model)  # (B, T)
@@ -77,13 +154,15 @@ class AttentionHead(nn.Module):
         if bias is not None:
             scores = scores + bias[0]
         weights = scores.softmax(dim=-1) if self.config.attention == "softmax" else scores
-        return scores, weights, self.value(x)
+        attended = torch.einsum("bt,btd->bd", weights, self.value(x))  # (B, D)
+        return self.unembedding(attended), scores, weights
 
 
 def save_head(model: AttentionHead, path) -> None:
     """Weights and config together, so a later analysis rebuilds the head without config."""
     state = {name: tensor.detach().cpu() for name, tensor in model.state_dict().items()}
-    atomic_torch_save({"config": asdict(model.config), "state_dict": state}, path)
+    with atomic_path(path) as temp:
+        torch.save({"config": asdict(model.config), "state_dict": state}, temp)
 
 
 def load_head(path, device: str | torch.device = "cpu") -> AttentionHead:

@@ -3,32 +3,52 @@
 import datetime
 import os
 import platform
+import shutil
 import subprocess
+from importlib import metadata
 
 import pandas as pd
-import torch
 import yaml
 
 from lengthgen.claims import VERDICT_RULE, verdict
 
 
-def git_commit(repository: str) -> str:
-    """HEAD of ``repository``, marked ``-dirty`` when tracked files differ from it."""
+def code_version(repository: str, exclude: list[str]) -> str:
+    """The last commit of ``repository`` that changed anything outside the ``exclude`` folders,
+    marked ``-dirty`` when tracked files outside them differ from HEAD.
+
+    The workflow's own outputs (the committed RESULTS.md and figures) live in excluded folders,
+    so writing or committing them does not change the version they report.
+    """
+    inside = [path for path in exclude if not os.path.isabs(path) and not path.startswith("..")]
+    pathspec = ["--", ".", *(f":(exclude){path}" for path in inside)]
+
     def git(*args):
         return subprocess.run(["git", "-C", repository, *args], capture_output=True, text=True, check=True).stdout.strip()
 
     try:
-        commit = git("rev-parse", "HEAD")
-        dirty = git("status", "--porcelain", "--untracked-files=no")
+        commit = git("log", "-1", "--format=%H", *pathspec)
+        dirty = git("status", "--porcelain", "--untracked-files=no", *pathspec)
     except (subprocess.CalledProcessError, FileNotFoundError):
         return "unknown (not a git checkout)"
     return commit + ("-dirty" if dirty else "")
 
 
+def gpu_names() -> list[str]:
+    """The GPUs ``nvidia-smi`` lists; none where it is absent. Asked without importing torch,
+    which would cost the report job seconds of start-up."""
+    if shutil.which("nvidia-smi") is None:
+        return []
+    listing = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
+                             text=True)
+    return [line.strip() for line in listing.stdout.splitlines() if line.strip()] if listing.returncode == 0 else []
+
+
 def machine_description() -> str:
-    device = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "CPU only"
-    return (f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, {device}; "
-            f"Python {platform.python_version()}, torch {torch.__version__}")
+    gpus = gpu_names()
+    return (f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, "
+            f"{', '.join(gpus) if gpus else 'no GPU'}; Python {platform.python_version()}, "
+            f"torch {metadata.version('torch')}")
 
 
 def verdict_table(claims: pd.DataFrame) -> str:

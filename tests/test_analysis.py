@@ -3,8 +3,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from lengthgen.base import summarize_accuracy
-from lengthgen.claims import base_checks, verdict
+from lengthgen.claims import verdict
+from lengthgen.experiments.base import base_checks, summarize_accuracy
 from lengthgen.stats import mean_interval
 
 

@@ -10,12 +10,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lengthgen import tables
-from lengthgen.frequency import (analyze_coefficients, analyze_head, block_spectrum, claims_frequency,
-                                 entropy_rank, participation_ratio, position_kernel_matrix, rank_for_share,
-                                 section_markdown)
+from lengthgen.experiments.frequency import (analyze_coefficients, analyze_head, block_spectrum, claims_frequency,
+                                             entropy_rank, participation_ratio, position_kernel_matrix,
+                                             rank_for_share, section_markdown)
 from lengthgen.kernel import cosine_sum, logit_kernel, mean_block_coefficients, rotary_blocks
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.plots.frequency import carrier_kernel, plot_frequency
+from lengthgen.schemas.core import CLAIMS
+from lengthgen.schemas.frequency import FREQUENCY_BLOCKS, FREQUENCY_SINGULAR_VALUES, FREQUENCY_SUMMARY
 from lengthgen.training import init_head
 
 D_MODEL = 8
@@ -71,8 +73,8 @@ def test_two_known_frequencies_are_recovered_exactly(content_scale):
     assert row["top1_share"] == pytest.approx(energy[1] / total)
     assert row["top2_share"] == pytest.approx(1.0) and row["top4_share"] == pytest.approx(1.0)
     assert row["participation_ratio"] == pytest.approx(total**2 / (energy[1] ** 2 + energy[3] ** 2))
-    tables.to_arrow(blocks, "frequency_blocks")
-    tables.to_arrow(summary, "frequency_summary")
+    tables.to_arrow(blocks, FREQUENCY_BLOCKS)
+    tables.to_arrow(summary, FREQUENCY_SUMMARY)
 
 
 def test_content_changes_logits_but_not_the_content_average():
@@ -147,7 +149,7 @@ def test_claims_take_the_worst_seed():
     summary = pd.DataFrame({"offset": [1, 1, 2, 2], "seed": [0, 1, 0, 1], "top4_share": [0.95, 0.85, 0.9, 0.7],
                             "top4_alignment": [0.99, 0.9, 0.95, 0.97]})
     claims = claims_frequency(summary, min_top4_share=0.8, min_top4_alignment=0.8)
-    tables.to_arrow(claims, "claims")
+    tables.to_arrow(claims, CLAIMS)
     assert claims["claim"].tolist() == ["K=1", "K=1", "K=2", "K=2"]
     assert claims["value"].tolist() == pytest.approx([0.85, 0.9, 0.7, 0.95])
     assert claims["holds"].tolist() == [True, True, False, True]
@@ -156,7 +158,7 @@ def test_claims_take_the_worst_seed():
 def test_section_and_figure_from_hand_built_heads(tmp_path):
     parts = [analyze_head(two_frequency_head(KNOWN, 1.0), offset, seed, 16) for offset in (1, 2) for seed in (0, 1)]
     blocks, summary, singular = (pd.concat(frames, ignore_index=True) for frames in zip(*parts))
-    tables.to_arrow(singular, "frequency_singular_values")
+    tables.to_arrow(singular, FREQUENCY_SINGULAR_VALUES)
     claims = claims_frequency(summary, 0.8, 0.8)
     section = section_markdown(summary, claims, 16)
     assert section.startswith("## frequency") and "figures/frequency_rank.png" in section

@@ -9,9 +9,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lengthgen import mechanics, tables
+from lengthgen import tables
+from lengthgen.experiments import mechanics
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.plots.mechanics import plot_mechanics
+from lengthgen.schemas.core import CLAIMS
+from lengthgen.schemas.mechanics import MECHANICS_ARGMAX_HISTOGRAM, MECHANICS_ATTENTION_PROFILE, MECHANICS_BY_LENGTH
 
 TRAIN_MAX = 32
 VOCAB = 4
@@ -56,7 +59,7 @@ def token_sets(lengths, n=20, seed=0):
 def test_pinned_head_matches_closed_form(position, logit, extra, offset):
     length = TRAIN_MAX + extra  # past the training range
     model = pinned_learned_head(position, logit)
-    row = mechanics.measure_mechanics(model, token_sets([length]), offset, 0, TRAIN_MAX)[mechanics.BY_LENGTH].iloc[0]
+    row = mechanics.measure_mechanics(model, token_sets([length]), offset, 0, TRAIN_MAX)[MECHANICS_BY_LENGTH].iloc[0]
     partition = math.exp(logit) + length - 1  # one key at e^logit, every other at e^0
     assert row["modal_position"] == position
     assert row["modal_fraction"] == 1.0
@@ -74,7 +77,7 @@ def test_tables_have_their_schemas_and_normalized_weights():
     for kind, frame in measured.items():
         tables.to_arrow(frame, kind)  # raises if a column is missing or mistyped
         assert set(frame[["pe", "offset", "seed"]].itertuples(index=False)) == {("learned", 1, 7)}
-    histogram, profile = measured[mechanics.ARGMAX_HISTOGRAM], measured[mechanics.ATTENTION_PROFILE]
+    histogram, profile = measured[MECHANICS_ARGMAX_HISTOGRAM], measured[MECHANICS_ATTENTION_PROFILE]
     assert histogram.groupby("length")["count"].sum().tolist() == [20, 20]
     assert profile.groupby("length")["mean_weight"].sum().to_numpy() == pytest.approx([1.0, 1.0])
     assert profile.groupby("length")["position"].max().tolist() == [15, 63]
@@ -93,7 +96,7 @@ def test_argmax_statistics_counts_the_mode():
 
 def test_rope_head_follows_the_query():
     by_length = mechanics.measure_mechanics(query_following_rope_head(), token_sets([16, 64, 256]), 1, 0,
-                                            TRAIN_MAX)[mechanics.BY_LENGTH]
+                                            TRAIN_MAX)[MECHANICS_BY_LENGTH]
     assert by_length["modal_position"].tolist() == [15, 63, 255]
     assert by_length["modal_in_training_range"].tolist() == [True, False, False]
 
@@ -107,17 +110,17 @@ def measured_runs(learned_heads, lengths=(16, 64, 128)):
 
 def test_claims_hold_for_pinned_learned_and_query_following_rope():
     measured = measured_runs([pinned_learned_head(20, 10.0), pinned_learned_head(7, 10.0)])
-    claims = mechanics.claims_mechanics(measured[mechanics.BY_LENGTH])
-    tables.to_arrow(claims, "claims")
+    claims = mechanics.claims_mechanics(measured[MECHANICS_BY_LENGTH])
+    tables.to_arrow(claims, CLAIMS)
     assert len(claims) == 5 and claims["holds"].all()
     assert (claims["experiment"] == "mechanics").all()
 
 
 def test_claims_fail_for_a_weak_or_moving_pin():
     # logit 1: e^1 against 127 keys at e^0, so the mass on the training range is far below 0.5.
-    weak = mechanics.claims_mechanics(measured_runs([pinned_learned_head(20, 1.0)])[mechanics.BY_LENGTH])
+    weak = mechanics.claims_mechanics(measured_runs([pinned_learned_head(20, 1.0)])[MECHANICS_BY_LENGTH])
     assert not weak.set_index("claim").filter(like="mass", axis=0)["holds"].any()
-    by_length = measured_runs([pinned_learned_head(20, 10.0)])[mechanics.BY_LENGTH]
+    by_length = measured_runs([pinned_learned_head(20, 10.0)])[MECHANICS_BY_LENGTH]
     moved = by_length["pe"].eq("learned") & by_length["length"].eq(128)
     by_length.loc[moved, "modal_position"] = 21
     claims = mechanics.claims_mechanics(by_length).set_index("claim")
@@ -126,7 +129,7 @@ def test_claims_fail_for_a_weak_or_moving_pin():
 
 
 def test_missing_encoding_gives_claims_that_do_not_hold():
-    by_length = measured_runs([pinned_learned_head(20, 10.0)])[mechanics.BY_LENGTH]
+    by_length = measured_runs([pinned_learned_head(20, 10.0)])[MECHANICS_BY_LENGTH]
     claims = mechanics.claims_mechanics(by_length[by_length["pe"] == "learned"])
     rope_row = claims[claims["claim"].str.contains("rope")].iloc[0]
     assert not rope_row["holds"] and np.isnan(rope_row["value"])
@@ -134,13 +137,13 @@ def test_missing_encoding_gives_claims_that_do_not_hold():
 
 def test_section_and_figure(tmp_path):
     measured = measured_runs([pinned_learned_head(20, 10.0)])
-    by_length = measured[mechanics.BY_LENGTH]
+    by_length = measured[MECHANICS_BY_LENGTH]
     claims = mechanics.claims_mechanics(by_length)
     text = mechanics.section_markdown(by_length, claims, TRAIN_MAX, 0.02)
     assert text.startswith("## mechanics")
     assert "| 1 | 128 | 20 | 1.00, 1.00 |" in text  # the learned head's modal position from the table
     assert "(figures/mechanics.png)" in text
     path = tmp_path / "mechanics.png"
-    plot_mechanics(by_length, measured[mechanics.ARGMAX_HISTOGRAM], measured[mechanics.ATTENTION_PROFILE],
+    plot_mechanics(by_length, measured[MECHANICS_ARGMAX_HISTOGRAM], measured[MECHANICS_ATTENTION_PROFILE],
                    8, TRAIN_MAX, path, dpi=40)
     assert path.read_bytes()[:4] == b"\x89PNG"

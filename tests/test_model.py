@@ -1,10 +1,11 @@
 import pytest
 import torch
+import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lengthgen.encodings import ENCODINGS, EncodingConfig, build_encoding
-from lengthgen.model import AttentionHead, HeadConfig, load_head, save_head
+from lengthgen.model import ATTENTION_KINDS, AttentionHead, HeadConfig, load_head, save_head
 from lengthgen.task import TaskConfig
 from lengthgen.training import TrainConfig, init_head, train_head
 
@@ -21,6 +22,30 @@ def test_rope_logits_depend_on_relative_offset_only(length, shift, seed):
     scores, _ = model.attention(tokens)
     shifted, _ = model.attention(tokens, position_offset=shift)
     assert torch.allclose(scores, shifted, rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("attention", ATTENTION_KINDS)
+@pytest.mark.parametrize("pe", sorted(ENCODINGS))
+@given(length=st.integers(1, 30), shift=st.integers(0, 30), seed=st.integers(0, 1000))
+@settings(max_examples=8, deadline=None)
+def test_token_tables_compute_the_reference_function_and_its_gradients(pe, attention, length, shift, seed):
+    # learned_init_std 1: position terms as large as token terms, so a wrong table index shows.
+    model = head(pe, seed, attention=attention, learned_init_std=1.0).double()
+    rng = torch.Generator().manual_seed(seed)
+    tokens = torch.randint(8, (5, length), generator=rng)
+    targets = torch.randint(8, (5,), generator=rng)
+    (logits, weights), (scores, _) = model.predict(tokens, shift), model.attention(tokens, shift)
+    reference_logits, reference_scores, reference_weights = model.reference_predict(tokens, shift)
+    for fast, reference in ((logits, reference_logits), (scores, reference_scores), (weights, reference_weights)):
+        torch.testing.assert_close(fast, reference, rtol=0, atol=1e-12)
+    parameters = [p for p in model.parameters() if p.requires_grad]
+    gradients = torch.autograd.grad(F.cross_entropy(logits, targets), parameters, allow_unused=True)
+    reference_gradients = torch.autograd.grad(F.cross_entropy(reference_logits, targets), parameters,
+                                              allow_unused=True)
+    for (name, _), fast, reference in zip(model.named_parameters(), gradients, reference_gradients):
+        assert (fast is None) == (reference is None), name
+        if fast is not None:
+            torch.testing.assert_close(fast, reference, rtol=0, atol=1e-12, msg=name)
 
 
 @pytest.mark.parametrize("pe", ["learned", "sinusoidal"])

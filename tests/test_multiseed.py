@@ -1,7 +1,7 @@
 import pandas as pd
 import pytest
 
-from lengthgen import multiseed
+from lengthgen.experiments import multiseed
 
 SETTINGS = {"vocab_size": 16, "train_length_max": 32}
 

@@ -8,8 +8,11 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lengthgen import shift, tables
+from lengthgen import tables
+from lengthgen.experiments import shift
 from lengthgen.plots.shift import plot_shift
+from lengthgen.schemas.core import CLAIMS
+from lengthgen.schemas.shift import SHIFT_CHANGES
 
 VOCAB, D_MODEL = 8, 16
 
@@ -73,9 +76,9 @@ def measured(pes=("rope", "learned", "sinusoidal"), seeds=(0, 1), offset=1):
 
 def test_claims_on_untrained_heads():
     changes = measured()
-    tables.to_arrow(changes, shift.SHIFT_CHANGES)
+    tables.to_arrow(changes, SHIFT_CHANGES)
     claims = shift.claims_shift(changes, offset=1).set_index("claim")
-    tables.to_arrow(claims.reset_index(), "claims")
+    tables.to_arrow(claims.reset_index(), CLAIMS)
     assert (claims["experiment"] == "shift_K1").all()
     assert claims.filter(like="rope", axis=0)["holds"].item()
     # Untrained learned rows are std-0.02 noise, so only sinusoidal is sure to clear 0.1.

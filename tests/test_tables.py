@@ -1,7 +1,8 @@
 import pandas as pd
 import pytest
 
-from lengthgen.tables import read_table, write_table
+from lengthgen.schemas.core import CLAIMS, TRAINING_CURVE
+from lengthgen.tables import TableSchema, read_table, write_table
 
 
 def curve(steps):
@@ -10,27 +11,27 @@ def curve(steps):
 
 
 def test_writes_are_deterministic_whatever_the_row_order(tmp_path):
-    write_table(curve([1, 2, 3]), tmp_path / "a.parquet", "training_curve")
-    write_table(curve([3, 1, 2]), tmp_path / "b.parquet", "training_curve")
+    write_table(curve([1, 2, 3]), tmp_path / "a.parquet", TRAINING_CURVE)
+    write_table(curve([3, 1, 2]), tmp_path / "b.parquet", TRAINING_CURVE)
     assert (tmp_path / "a.parquet").read_bytes() == (tmp_path / "b.parquet").read_bytes()
-    assert list(read_table(tmp_path / "a.parquet", "training_curve")["step"]) == [1, 2, 3]
+    assert list(read_table(tmp_path / "a.parquet", TRAINING_CURVE)["step"]) == [1, 2, 3]
 
 
 def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp_file(tmp_path):
     path = tmp_path / "curve.parquet"
-    write_table(curve([1]), path, "training_curve")
+    write_table(curve([1]), path, TRAINING_CURVE)
     before = path.read_bytes()
     with pytest.raises(ValueError, match="missing columns"):
-        write_table(curve([2]).drop(columns="loss"), path, "training_curve")
+        write_table(curve([2]).drop(columns="loss"), path, TRAINING_CURVE)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["curve.parquet"]
 
 
 def test_reading_a_table_of_another_schema_names_the_file(tmp_path):
     path = tmp_path / "curve.parquet"
-    write_table(curve([1]), path, "training_curve")
+    write_table(curve([1]), path, TRAINING_CURVE)
     with pytest.raises(ValueError, match="curve.parquet does not have the claims schema"):
-        read_table(path, "claims")
+        read_table(path, CLAIMS)
 
 
 def test_every_experiment_schema_is_listed():
@@ -40,3 +41,8 @@ def test_every_experiment_schema_is_listed():
     for kind in ("accuracy_by_length", "claims", "mechanics_by_length", "shift_changes", "prop1_prediction",
                  "frequency_summary", "linear_by_length", "headline_summary"):
         assert f"\n{kind}: " in "\n" + listing
+
+
+def test_a_schema_sorts_by_its_own_columns_only():
+    with pytest.raises(ValueError, match="sort keys \\['step'\\] are not columns of 'tiny'"):
+        TableSchema("tiny", CLAIMS.schema, ("step",))

@@ -9,7 +9,8 @@ import pytest
 import yaml
 
 from conftest import REPO, SMOKE_CONFIG, snakemake, write_config
-from lengthgen.tables import SCHEMAS
+from lengthgen.schemas.core import ACCURACY_BY_LENGTH
+
 
 
 def scheduled_jobs(dry_run_output: str) -> Counter:
@@ -41,7 +42,7 @@ def test_end_to_end_outputs(smoke_run):
     accuracy = pd.read_parquet(smoke_run / "results/tables/accuracy_by_length.parquet")
     n_models = len(config["sweep"]["pe"]) * len(config["sweep"]["seed"]) * len(config["sweep"]["offset"])
     assert len(accuracy) == n_models * len(config["task"]["eval_lengths"])
-    assert pq.read_schema(smoke_run / "results/tables/accuracy_by_length.parquet").equals(SCHEMAS["accuracy_by_length"])
+    assert pq.read_schema(smoke_run / "results/tables/accuracy_by_length.parquet").equals(ACCURACY_BY_LENGTH.schema)
     assert accuracy["accuracy"].between(0, 1).all()
     in_range = accuracy[accuracy["in_training_range"]]
     assert in_range["accuracy"].mean() > 0.9  # both encodings learn the task in range, even tiny

@@ -1,14 +1,14 @@
 rule accuracy_by_length:
     """The tidy table: one row per (model, evaluation length)."""
     input:
-        lengthgen_sources("tables.py"),
-        evaluations=expand(f"results/evaluations/{{run}}.parquet", run=RUNS.instance_patterns),
+        script_sources("combine_tables.py"),
+        evaluations=expand(f"{RESULTS}/evaluations/{{run}}.parquet", run=RUNS.instance_patterns),
     output:
-        "results/tables/accuracy_by_length.parquet",
+        f"{RESULTS}/tables/accuracy_by_length.parquet",
     conda:
         CONDA_ENV
     log:
-        "results/logs/accuracy_by_length.log",
+        f"{RESULTS}/logs/accuracy_by_length.log",
     script:
         "../scripts/combine_tables.py"
 
@@ -16,19 +16,19 @@ rule accuracy_by_length:
 rule analyze_base:
     """Mean and 95% interval over seeds, the base claim's checks, and its RESULTS.md section."""
     input:
-        lengthgen_sources("base.py", "claims.py", "stats.py", "tables.py"),
-        accuracy="results/tables/accuracy_by_length.parquet",
+        script_sources("analyze_base.py"),
+        accuracy=f"{RESULTS}/tables/accuracy_by_length.parquet",
     output:
-        summary="results/tables/accuracy_summary.parquet",
-        claims="results/claims/base.parquet",
-        section="results/sections/base.md",
+        summary=f"{RESULTS}/tables/accuracy_summary.parquet",
+        claims=f"{RESULTS}/claims/base.parquet",
+        section=f"{RESULTS}/sections/base.md",
     params:
         vocab_size=config["task"]["vocab_size"],
         train_length_max=config["task"]["train_length_max"],
     conda:
         CONDA_ENV
     log:
-        "results/logs/analyze_base.log",
+        f"{RESULTS}/logs/analyze_base.log",
     script:
         "../scripts/analyze_base.py"
 
@@ -36,15 +36,15 @@ rule analyze_base:
 rule analyze_mechanics:
     """Where each trained head attends, at every evaluation length."""
     input:
-        lengthgen_sources(*MODEL_SOURCES, "runs.py", "mechanics.py", "data.py", "claims.py"),
+        script_sources("analyze_mechanics.py"),
         models=model_files(sweep_runs(pe=["rope", "learned"])),
         eval_sets=eval_set_files(config["sweep"]["offset"]),
     output:
-        by_length="results/tables/mechanics_by_length.parquet",
-        histogram="results/tables/mechanics_argmax_histogram.parquet",
-        profile="results/tables/mechanics_attention_profile.parquet",
-        claims="results/claims/mechanics.parquet",
-        section="results/sections/mechanics.md",
+        by_length=f"{RESULTS}/tables/mechanics_by_length.parquet",
+        histogram=f"{RESULTS}/tables/mechanics_argmax_histogram.parquet",
+        profile=f"{RESULTS}/tables/mechanics_attention_profile.parquet",
+        claims=f"{RESULTS}/claims/mechanics.parquet",
+        section=f"{RESULTS}/sections/mechanics.md",
     params:
         runs=sweep_runs(pe=["rope", "learned"]),
         offsets=config["sweep"]["offset"],
@@ -53,7 +53,7 @@ rule analyze_mechanics:
     conda:
         CONDA_ENV
     log:
-        "results/logs/analyze_mechanics.log",
+        f"{RESULTS}/logs/analyze_mechanics.log",
     script:
         "../scripts/analyze_mechanics.py"
 
@@ -61,13 +61,13 @@ rule analyze_mechanics:
 rule analyze_shift:
     """Largest logit change when every position id is shifted, float32 and float64."""
     input:
-        lengthgen_sources(*MODEL_SOURCES, "runs.py", "shift.py", "data.py", "training.py", "claims.py"),
+        script_sources("analyze_shift.py"),
         models=lambda w: model_files(sweep_runs(offset=[int(w.offset)])),
-        eval_set="results/data/eval/offset~{offset}.parquet",
+        eval_set=f"{RESULTS}/data/eval/offset~{{offset}}.parquet",
     output:
-        changes="results/tables/shift_changes_K{offset}.parquet",
-        claims="results/claims/shift_K{offset}.parquet",
-        section="results/sections/shift_K{offset}.md",
+        changes=f"{RESULTS}/tables/shift_changes_K{{offset}}.parquet",
+        claims=f"{RESULTS}/claims/shift_K{{offset}}.parquet",
+        section=f"{RESULTS}/sections/shift_K{{offset}}.md",
     params:
         runs=lambda w: sweep_runs(offset=[int(w.offset)]),
         shifts=config["shift"]["shifts"],
@@ -83,7 +83,7 @@ rule analyze_shift:
     conda:
         CONDA_ENV
     log:
-        "results/logs/analyze_shift/K{offset}.log",
+        f"{RESULTS}/logs/analyze_shift/K{{offset}}.log",
     script:
         "../scripts/analyze_shift.py"
 
@@ -91,14 +91,14 @@ rule analyze_shift:
 rule analyze_prop1:
     """The dilution law: target attention and accuracy predicted from parameters vs measured."""
     input:
-        lengthgen_sources(*MODEL_SOURCES, "runs.py", "dilution.py", "kernel.py", "seeding.py", "claims.py"),
+        script_sources("analyze_prop1.py"),
         models=model_files(sweep_runs(pe=["rope"])),
-        accuracy="results/tables/accuracy_by_length.parquet",
+        accuracy=f"{RESULTS}/tables/accuracy_by_length.parquet",
     output:
-        comparison="results/tables/prop1_prediction.parquet",
-        errors="results/tables/prop1_error.parquet",
-        claims="results/claims/prop1.parquet",
-        section="results/sections/prop1.md",
+        comparison=f"{RESULTS}/tables/prop1_prediction.parquet",
+        errors=f"{RESULTS}/tables/prop1_error.parquet",
+        claims=f"{RESULTS}/claims/prop1.parquet",
+        section=f"{RESULTS}/sections/prop1.md",
     params:
         runs=sweep_runs(pe=["rope"]),
         lengths=config["task"]["eval_lengths"],
@@ -107,7 +107,7 @@ rule analyze_prop1:
     conda:
         CONDA_ENV
     log:
-        "results/logs/analyze_prop1.log",
+        f"{RESULTS}/logs/analyze_prop1.log",
     script:
         "../scripts/analyze_prop1.py"
 
@@ -115,21 +115,21 @@ rule analyze_prop1:
 rule analyze_frequency:
     """The content-averaged RoPE kernel, decomposed into its rotary frequency blocks."""
     input:
-        lengthgen_sources(*MODEL_SOURCES, "runs.py", "frequency.py", "kernel.py", "claims.py"),
+        script_sources("analyze_frequency.py"),
         models=model_files(sweep_runs(pe=["rope"])),
     output:
-        blocks="results/tables/frequency_blocks.parquet",
-        summary="results/tables/frequency_summary.parquet",
-        singular="results/tables/frequency_singular_values.parquet",
-        claims="results/claims/frequency.parquet",
-        section="results/sections/frequency.md",
+        blocks=f"{RESULTS}/tables/frequency_blocks.parquet",
+        summary=f"{RESULTS}/tables/frequency_summary.parquet",
+        singular=f"{RESULTS}/tables/frequency_singular_values.parquet",
+        claims=f"{RESULTS}/claims/frequency.parquet",
+        section=f"{RESULTS}/sections/frequency.md",
     params:
         runs=sweep_runs(pe=["rope"]),
         train_length_max=config["task"]["train_length_max"],
     conda:
         CONDA_ENV
     log:
-        "results/logs/analyze_frequency.log",
+        f"{RESULTS}/logs/analyze_frequency.log",
     script:
         "../scripts/analyze_frequency.py"
 
@@ -137,16 +137,16 @@ rule analyze_frequency:
 rule analyze_linear:
     """The linear control: accuracy and weights vs length, and its kernel vs the min-norm one."""
     input:
-        lengthgen_sources(*MODEL_SOURCES, "runs.py", "linear_control.py", "data.py", "claims.py"),
-        models=expand(f"results/models/linear/{{run}}/model.pt", run=LINEAR_RUNS.instance_patterns),
+        script_sources("analyze_linear.py"),
+        models=expand(f"{RESULTS}/models/linear/{{run}}/model.pt", run=LINEAR_RUNS.instance_patterns),
         eval_sets=eval_set_files(config["sweep"]["offset"]),
     output:
-        by_length="results/tables/linear_by_length.parquet",
-        kernels="results/tables/linear_kernel.parquet",
-        comparison="results/tables/linear_kernel_comparison.parquet",
-        dilution="results/tables/linear_kernel_dilution.parquet",
-        claims="results/claims/linear.parquet",
-        section="results/sections/linear.md",
+        by_length=f"{RESULTS}/tables/linear_by_length.parquet",
+        kernels=f"{RESULTS}/tables/linear_kernel.parquet",
+        comparison=f"{RESULTS}/tables/linear_kernel_comparison.parquet",
+        dilution=f"{RESULTS}/tables/linear_kernel_dilution.parquet",
+        claims=f"{RESULTS}/claims/linear.parquet",
+        section=f"{RESULTS}/sections/linear.md",
     params:
         runs=LINEAR_RUNS.dataframe.to_dict("records"),
         offsets=config["sweep"]["offset"],
@@ -157,7 +157,7 @@ rule analyze_linear:
     conda:
         CONDA_ENV
     log:
-        "results/logs/analyze_linear.log",
+        f"{RESULTS}/logs/analyze_linear.log",
     script:
         "../scripts/analyze_linear.py"
 
@@ -165,20 +165,20 @@ rule analyze_linear:
 rule analyze_multiseed:
     """Every headline per (offset, seed) with its 95% interval; all claims in one table."""
     input:
-        lengthgen_sources("multiseed.py", "stats.py", "claims.py", "tables.py"),
-        accuracy_by_length="results/tables/accuracy_by_length.parquet",
-        mechanics_by_length="results/tables/mechanics_by_length.parquet",
-        shift_changes=expand("results/tables/shift_changes_K{offset}.parquet", offset=config["shift"]["offsets"]),
-        prop1_prediction="results/tables/prop1_prediction.parquet",
-        frequency_summary="results/tables/frequency_summary.parquet",
-        linear_by_length="results/tables/linear_by_length.parquet",
-        claims=[f"results/claims/{name}.parquet" for name in EXPERIMENTS if name != "multiseed"],
+        script_sources("analyze_multiseed.py"),
+        accuracy_by_length=f"{RESULTS}/tables/accuracy_by_length.parquet",
+        mechanics_by_length=f"{RESULTS}/tables/mechanics_by_length.parquet",
+        shift_changes=expand(f"{RESULTS}/tables/shift_changes_K{{offset}}.parquet", offset=config["shift"]["offsets"]),
+        prop1_prediction=f"{RESULTS}/tables/prop1_prediction.parquet",
+        frequency_summary=f"{RESULTS}/tables/frequency_summary.parquet",
+        linear_by_length=f"{RESULTS}/tables/linear_by_length.parquet",
+        claims=[f"{RESULTS}/claims/{name}.parquet" for name in EXPERIMENTS if name != "multiseed"],
     output:
-        by_seed="results/tables/headline_by_seed.parquet",
-        summary="results/tables/headline_summary.parquet",
-        claims="results/claims/multiseed.parquet",
-        all_claims="results/tables/claims.parquet",
-        section="results/sections/multiseed.md",
+        by_seed=f"{RESULTS}/tables/headline_by_seed.parquet",
+        summary=f"{RESULTS}/tables/headline_summary.parquet",
+        claims=f"{RESULTS}/claims/multiseed.parquet",
+        all_claims=f"{RESULTS}/tables/claims.parquet",
+        section=f"{RESULTS}/sections/multiseed.md",
     params:
         settings={
             "vocab_size": config["task"]["vocab_size"],
@@ -187,6 +187,6 @@ rule analyze_multiseed:
     conda:
         CONDA_ENV
     log:
-        "results/logs/analyze_multiseed.log",
+        f"{RESULTS}/logs/analyze_multiseed.log",
     script:
         "../scripts/analyze_multiseed.py"

@@ -1,4 +1,4 @@
-# Shared by all rules: config validation, the sweep as a Paramspace, source-file inputs.
+# Shared by all rules: config validation, the sweep as a Paramspace, where outputs go, source-file inputs.
 import itertools
 import os
 from pathlib import Path
@@ -7,19 +7,23 @@ import pandas as pd
 from snakemake.utils import Paramspace, validate
 
 from lengthgen.config import check_config
-from lengthgen.report import git_commit
+from lengthgen.report import code_version
+from lengthgen.sources import lengthgen_files
 
 validate(config, "../schemas/config.schema.yaml")
 check_config(config)
 
 REPO = Path(workflow.basedir)
+# Every output of this config goes below this folder, so runs of other configs stay apart.
+RESULTS = config["results_dir"]
 
 # Jobs import the lengthgen beside this workflow, whatever else is installed (also
 # inside --sdm conda environments, which hold only the dependencies).
 os.environ.update(PYTHONPATH=str(REPO))  # set, not read: no envvars directive needed
 CONDA_ENV = str(REPO / "envs" / "lengthgen.yaml")
-# The report states the code it came from; a new commit rewrites it.
-CODE_VERSION = git_commit(str(REPO))
+# The report states the code it came from: the last commit that changed anything outside the
+# results folders, so committing a regenerated RESULTS.md does not make it stale.
+CODE_VERSION = code_version(str(REPO), exclude=["results", RESULTS])
 
 RUNS = Paramspace(
     pd.DataFrame(
@@ -29,9 +33,10 @@ RUNS = Paramspace(
 )
 
 
-def lengthgen_sources(*modules):
-    """Library files a job runs, as inputs: editing one reruns that job and what follows."""
-    return [str(REPO / "lengthgen" / module) for module in modules]
+def script_sources(script):
+    """The lengthgen files a rule's script runs, read from its imports (lengthgen/sources.py):
+    inputs of the rule, so that editing one reruns the jobs that run it and what follows."""
+    return [str(path) for path in lengthgen_files(REPO, REPO / "workflow" / "scripts" / script)]
 
 
 def config_slice(section, keys=None):
@@ -58,14 +63,14 @@ LINEAR_RUNS = Paramspace(
 
 
 def model_files(runs):
-    return [f"results/models/{RUNS.wildcard_pattern.format(**run)}/model.pt" for run in runs]
+    return [f"{RESULTS}/models/{RUNS.wildcard_pattern.format(**run)}/model.pt" for run in runs]
 
 
 def eval_set_files(offsets):
-    return [f"results/data/eval/offset~{offset}.parquet" for offset in offsets]
+    return [f"{RESULTS}/data/eval/offset~{offset}.parquet" for offset in offsets]
 
 
-# Every experiment writes results/claims/<name>.parquet and results/sections/<name>.md.
+# Every experiment writes <results>/claims/<name>.parquet and <results>/sections/<name>.md.
 EXPERIMENTS = [
     "base",
     "mechanics",
@@ -76,5 +81,4 @@ EXPERIMENTS = [
     "multiseed",
 ]
 
-MODEL_SOURCES = ["encodings.py", "model.py", "tables.py"]
 FIGURE_STYLE = str(REPO / "workflow" / "matplotlibrc")

@@ -1,9 +1,9 @@
 rule eval_set:
     """Fixed evaluation sequences of one offset at every evaluation length."""
     input:
-        lengthgen_sources("data.py", "task.py", "seeding.py", "tables.py"),
+        script_sources("make_eval_set.py"),
     output:
-        "results/data/eval/offset~{offset}.parquet",
+        f"{RESULTS}/data/eval/offset~{{offset}}.parquet",
     params:
         seed=config["task"]["eval_seed"],
         lengths=config["task"]["eval_lengths"],
@@ -12,6 +12,6 @@ rule eval_set:
     conda:
         CONDA_ENV
     log:
-        "results/logs/eval_set/offset~{offset}.log",
+        f"{RESULTS}/logs/eval_set/offset~{{offset}}.log",
     script:
         "../scripts/make_eval_set.py"

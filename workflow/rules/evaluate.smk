@@ -1,11 +1,11 @@
 rule evaluate:
     """Every evaluation length of one trained model, in one job."""
     input:
-        lengthgen_sources(*MODEL_SOURCES, "evaluation.py", "data.py", "base.py", "jobs.py"),
-        model=f"results/models/{RUNS.wildcard_pattern}/model.pt",
-        eval_set="results/data/eval/offset~{offset}.parquet",
+        script_sources("evaluate.py"),
+        model=f"{RESULTS}/models/{RUNS.wildcard_pattern}/model.pt",
+        eval_set=f"{RESULTS}/data/eval/offset~{{offset}}.parquet",
     output:
-        f"results/evaluations/{RUNS.wildcard_pattern}.parquet",
+        f"{RESULTS}/evaluations/{RUNS.wildcard_pattern}.parquet",
     params:
         run=RUNS.instance,
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
@@ -17,6 +17,6 @@ rule evaluate:
     conda:
         CONDA_ENV
     log:
-        f"results/logs/evaluate/{RUNS.wildcard_pattern}.log",
+        f"{RESULTS}/logs/evaluate/{RUNS.wildcard_pattern}.log",
     script:
         "../scripts/evaluate.py"

@@ -1,12 +1,12 @@
 rule report:
     """RESULTS.md: the setup, the verdicts, and every experiment's section with its figure."""
     input:
-        lengthgen_sources("report.py", "claims.py"),
+        script_sources("write_report.py"),
         figures=FIGURES,
-        sections=expand("results/sections/{experiment}.md", experiment=EXPERIMENTS),
-        claims=expand("results/claims/{experiment}.parquet", experiment=EXPERIMENTS),
+        sections=expand(f"{RESULTS}/sections/{{experiment}}.md", experiment=EXPERIMENTS),
+        claims=expand(f"{RESULTS}/claims/{{experiment}}.parquet", experiment=EXPERIMENTS),
     output:
-        "results/RESULTS.md",
+        f"{RESULTS}/RESULTS.md",
     params:
         config=config,
         commit=CODE_VERSION,
@@ -14,6 +14,6 @@ rule report:
     conda:
         CONDA_ENV
     log:
-        "results/logs/report.log",
+        f"{RESULTS}/logs/report.log",
     script:
         "../scripts/write_report.py"

@@ -1,10 +1,10 @@
 rule train:
     """Train one head per (pe, seed, offset); weights and a per-step training curve."""
     input:
-        lengthgen_sources(*MODEL_SOURCES, "task.py", "training.py", "seeding.py", "jobs.py"),
+        script_sources("train.py"),
     output:
-        model=f"results/models/{RUNS.wildcard_pattern}/model.pt",
-        curve=f"results/models/{RUNS.wildcard_pattern}/training_curve.parquet",
+        model=f"{RESULTS}/models/{RUNS.wildcard_pattern}/model.pt",
+        curve=f"{RESULTS}/models/{RUNS.wildcard_pattern}/training_curve.parquet",
     params:
         run=RUNS.instance,
         task=config_slice("task", ["vocab_size", "train_length_min", "train_length_max"]),
@@ -18,9 +18,9 @@ rule train:
     conda:
         CONDA_ENV
     log:
-        f"results/logs/train/{RUNS.wildcard_pattern}.log",
+        f"{RESULTS}/logs/train/{RUNS.wildcard_pattern}.log",
     benchmark:
-        f"results/benchmarks/train/{RUNS.wildcard_pattern}.tsv"
+        f"{RESULTS}/benchmarks/train/{RUNS.wildcard_pattern}.tsv"
     script:
         "../scripts/train.py"
 
@@ -28,10 +28,10 @@ rule train:
 rule train_linear:
     """The linear-attention control for one (seed, offset): same head and script, no softmax."""
     input:
-        lengthgen_sources(*MODEL_SOURCES, "task.py", "training.py", "seeding.py", "jobs.py"),
+        script_sources("train.py"),
     output:
-        model=f"results/models/linear/{LINEAR_RUNS.wildcard_pattern}/model.pt",
-        curve=f"results/models/linear/{LINEAR_RUNS.wildcard_pattern}/training_curve.parquet",
+        model=f"{RESULTS}/models/linear/{LINEAR_RUNS.wildcard_pattern}/model.pt",
+        curve=f"{RESULTS}/models/linear/{LINEAR_RUNS.wildcard_pattern}/training_curve.parquet",
     params:
         run=lambda w: {"pe": "rope", **LINEAR_RUNS.instance(w)},
         task=config_slice("task", ["vocab_size", "train_length_min", "train_length_max"]),
@@ -45,8 +45,8 @@ rule train_linear:
     conda:
         CONDA_ENV
     log:
-        f"results/logs/train_linear/{LINEAR_RUNS.wildcard_pattern}.log",
+        f"{RESULTS}/logs/train_linear/{LINEAR_RUNS.wildcard_pattern}.log",
     benchmark:
-        f"results/benchmarks/train_linear/{LINEAR_RUNS.wildcard_pattern}.tsv"
+        f"{RESULTS}/benchmarks/train_linear/{LINEAR_RUNS.wildcard_pattern}.tsv"
     script:
         "../scripts/train.py"

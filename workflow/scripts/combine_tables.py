@@ -1,7 +1,7 @@
-"""Concatenate per-run tables of one schema into one table."""
+"""Rule accuracy_by_length: the per-model evaluations as one table."""
 from lengthgen.jobs import start_job
+from lengthgen.schemas.core import ACCURACY_BY_LENGTH
 from lengthgen.tables import read_tables, write_table
 
-start_job(snakemake.log[0], snakemake.threads)
-kind = snakemake.params.get("kind", "accuracy_by_length")
-write_table(read_tables(snakemake.input.evaluations, kind), snakemake.output[0], kind)
+start_job(snakemake.log[0])
+write_table(read_tables(snakemake.input.evaluations, ACCURACY_BY_LENGTH), snakemake.output[0], ACCURACY_BY_LENGTH)

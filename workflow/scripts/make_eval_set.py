@@ -1,9 +1,10 @@
 """Rule eval_set: the fixed evaluation sequences of one offset."""
 from lengthgen.data import eval_set_frame
 from lengthgen.jobs import start_job
+from lengthgen.schemas.core import EVAL_SET
 from lengthgen.tables import write_table
 
-start_job(snakemake.log[0], snakemake.threads)
+start_job(snakemake.log[0])
 params = snakemake.params
 frame = eval_set_frame(params.seed, int(snakemake.wildcards.offset), params.lengths, params.samples, params.vocab_size)
-write_table(frame, snakemake.output[0], "eval_set")
+write_table(frame, snakemake.output[0], EVAL_SET)

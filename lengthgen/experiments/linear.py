@@ -30,7 +30,6 @@ matrix), fixed here once, not tuned.
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import torch
 import torch.nn.functional as F
 
@@ -39,52 +38,11 @@ from lengthgen.claims import check
 from lengthgen.encodings import rotary_frequencies
 from lengthgen.evaluation import TOKENS_PER_BATCH
 from lengthgen.model import AttentionHead
-from lengthgen.tables import register_schema
+from lengthgen.rules import CHANCE_MULTIPLE, EXTRAPOLATION_FACTOR, MIN_COSINE, MIN_IN_RANGE_ACCURACY
 
 EXPERIMENT = "linear"
 SOLUTIONS = ("trained", "min_norm")
 
-# Fixed in advance from SCIENCE.md's claim; never tuned on the data.
-MIN_IN_RANGE_ACCURACY = 0.9  # the control must fit the training range for the comparison to mean anything
-EXTRAPOLATION_FACTOR = 4  # accuracy is judged at 4x the longest training length ...
-CHANCE_MULTIPLE = 4  # ... where it must be at most 4x chance (0.25 at V=16)
-MIN_COSINE = 0.9  # trained vs min-norm, coefficient vectors and kernels over the training offsets
-
-RUN_KEYS = [("offset", pa.int32()), ("seed", pa.int32())]
-
-register_schema(
-    # One row per (run, evaluation length): accuracy, loss, and mean weights per sequence.
-    "linear_by_length",
-    pa.schema(RUN_KEYS + [
-        ("length", pa.int32()), ("in_training_range", pa.bool_()), ("accuracy", pa.float64()),
-        ("loss", pa.float64()), ("target_weight", pa.float64()), ("target_abs_weight", pa.float64()),
-        ("distractor_weight", pa.float64()),
-    ]),
-    ["offset", "seed", "length"],
-)
-register_schema(
-    # One row per (run, solution, delta): the kernel, scaled to 1 at the target offset.
-    "linear_kernel",
-    pa.schema(RUN_KEYS + [("solution", pa.string()), ("delta", pa.int32()), ("kernel", pa.float64())]),
-    ["offset", "seed", "solution", "delta"],
-)
-register_schema(
-    # One row per run: trained kernel vs the min-norm one.
-    "linear_kernel_comparison",
-    pa.schema(RUN_KEYS + [
-        ("trained_target_kernel", pa.float64()), ("coefficient_cosine", pa.float64()),
-        ("kernel_cosine", pa.float64()), ("trained_fit_error", pa.float64()),
-        ("min_norm_fit_error", pa.float64()), ("norm_ratio", pa.float64()),
-        ("row_space_fraction", pa.float64()), ("basis_rank", pa.int32()),
-    ]),
-    ["offset", "seed"],
-)
-register_schema(
-    # One row per (run, solution, length): the kernel's total |weight| off the target.
-    "linear_kernel_dilution",
-    pa.schema(RUN_KEYS + [("solution", pa.string()), ("length", pa.int32()), ("distractor_weight", pa.float64())]),
-    ["offset", "seed", "solution", "length"],
-)
 
 
 # ---------------------------------------------------------------------------------------------

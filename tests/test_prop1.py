@@ -10,13 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lengthgen import tables
-from lengthgen.dilution import (PREDICTORS, PROFILE_PREDICTORS, attention_profiles, best_predictor, claims_prop1,
-                                compare_with_measured, exact_target_attention, kernel_softmax_weights,
-                                predict_dilution, prediction_errors, profile_weights, readout_accuracy,
-                                section_markdown)
+from lengthgen.experiments.prop1 import (PREDICTORS, PROFILE_PREDICTORS, attention_profiles, best_predictor,
+                                         claims_prop1, compare_with_measured, exact_target_attention,
+                                         kernel_softmax_weights, predict_dilution, prediction_errors, profile_weights,
+                                         readout_accuracy, section_markdown)
 from lengthgen.kernel import logit_kernel
 from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.plots.dilution import plot_prop1
+from lengthgen.plots.prop1 import PREDICTOR_STYLES, plot_prop1
+from lengthgen.schemas.core import CLAIMS
+from lengthgen.schemas.prop1 import PROP1_ERROR, PROP1_PREDICTION
 from lengthgen.training import init_head
 
 
@@ -216,9 +218,9 @@ def test_errors_from_hand_made_tables():
         (1, 0, 32, "mean_logit", 1.0, 1.0), (1, 0, 64, "mean_logit", 0.9, 1.0), (1, 0, 128, "mean_logit", 0.8, 1.0),
     ])
     comparison = compare_with_measured(predictions, pd.concat([measured, learned, other]))
-    tables.to_arrow(comparison, "prop1_prediction")  # the schema's columns are all there
+    tables.to_arrow(comparison, PROP1_PREDICTION)  # the schema's columns are all there
     errors = prediction_errors(comparison, train_length_max=32)
-    tables.to_arrow(errors, "prop1_error")
+    tables.to_arrow(errors, PROP1_ERROR)
 
     def row(predictor, quantity, lengths="beyond_training", scope="K=1"):
         return errors[(errors["predictor"] == predictor) & (errors["quantity"] == quantity)
@@ -234,7 +236,7 @@ def test_errors_from_hand_made_tables():
     assert best_predictor(errors) == "mean_field"
 
     claims = claims_prop1(errors, "mean_field", max_attention_mae=0.1 + 1e-9, max_accuracy_mae=0.1)
-    tables.to_arrow(claims, "claims")
+    tables.to_arrow(claims, CLAIMS)
     assert claims["holds"].tolist() == [True, False]
     assert claims["value"].tolist() == pytest.approx([0.1, 0.15])
     section = section_markdown(errors, claims, train_length_max=32)
@@ -257,3 +259,7 @@ def test_plot_prop1_writes_a_png(tmp_path):
     path = tmp_path / "prop1_validation_K2.png"
     plot_prop1(compare_with_measured(predictions, measured), 2, 5, 8, 32, path, dpi=40)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_figure_draws_every_predictor():
+    assert tuple(PREDICTOR_STYLES) == PREDICTORS

@@ -10,39 +10,25 @@ from dataclasses import dataclass
 from typing import Callable
 
 import pandas as pd
-import pyarrow as pa
 
-from lengthgen import claims as base_claims
-from lengthgen import dilution, frequency, linear_control, mechanics, shift, tables
+from lengthgen import claims, rules
+from lengthgen.schemas.core import ACCURACY_BY_LENGTH
+from lengthgen.schemas.frequency import FREQUENCY_SUMMARY
+from lengthgen.schemas.linear import LINEAR_BY_LENGTH
+from lengthgen.schemas.mechanics import MECHANICS_BY_LENGTH
+from lengthgen.schemas.prop1 import PROP1_PREDICTION
+from lengthgen.schemas.shift import SHIFT_CHANGES
 from lengthgen.stats import summarize_over_seeds
+from lengthgen.tables import TableSchema
 
 EXPERIMENT = "multiseed"
 COMPARISONS = {">=": operator.ge, "<=": operator.le}
-
-tables.register_schema(
-    "headline_by_seed",
-    pa.schema([("headline", pa.string()), ("offset", pa.int32()), ("seed", pa.int32()), ("value", pa.float64())]),
-    ["headline", "offset", "seed"],
-)
-tables.register_schema(
-    "headline_summary",
-    pa.schema([("headline", pa.string()), ("offset", pa.string()), ("n_seeds", pa.int32()), ("mean", pa.float64()),
-               ("ci_low", pa.float64()), ("ci_high", pa.float64()), ("threshold", pa.float64()),
-               ("comparison", pa.string()), ("fraction_of_runs_meeting", pa.float64())]),
-    ["headline", "offset"],
-)
-tables.register_schema(
-    # Every check of every experiment, with its experiment's verdict: results/tables/claims.parquet.
-    "all_claims",
-    pa.schema(list(tables.SCHEMAS["claims"]) + [("verdict", pa.string())]),
-    [],
-)
 
 
 @dataclass(frozen=True)
 class Headline:
     name: str
-    source: str  # the table it is read from
+    source: TableSchema  # the table it is read from
     comparison: str  # ">=" or "<="
     threshold: Callable[[dict], float]  # from the task settings, e.g. chance = 1/V
     per_run: Callable[[pd.DataFrame, dict], pd.Series]  # table, settings -> value indexed by (offset, seed)
@@ -62,37 +48,38 @@ def _by_run(frame: pd.DataFrame, column: str, how: str) -> pd.Series:
 
 
 HEADLINES = [
-    Headline("base: rope accuracy at 4x the training length", "accuracy_by_length", ">=",
-             lambda s: base_claims.ABOVE_CHANCE_FACTOR / s["vocab_size"],
+    Headline("base: rope accuracy at 4x the training length", ACCURACY_BY_LENGTH, ">=",
+             lambda s: rules.ABOVE_CHANCE_FACTOR / s["vocab_size"],
              lambda f, s: _by_run(_at_four_x(f[f["pe"] == "rope"], s), "accuracy", "mean")),
-    Headline("base: learned distance from chance past the range (max over lengths)", "accuracy_by_length", "<=",
-             lambda s: base_claims.CHANCE_TOLERANCE,
+    Headline("base: learned distance from chance past the range (max over lengths)", ACCURACY_BY_LENGTH, "<=",
+             lambda s: rules.CHANCE_TOLERANCE,
              lambda f, s: _by_run(_past(f[f["pe"] == "learned"], s).assign(
                  distance=lambda g: (g["accuracy"] - 1 / s["vocab_size"]).abs()), "distance", "max")),
     Headline("mechanics: learned fraction of sequences at the modal position (min over lengths)",
-             mechanics.BY_LENGTH, ">=", lambda s: mechanics.MIN_MODAL_FRACTION,
+             MECHANICS_BY_LENGTH, ">=", lambda s: rules.MIN_MODAL_FRACTION,
              lambda f, s: _by_run(f[(f["pe"] == "learned") & f["past_training_range"]], "modal_fraction", "min")),
-    Headline("shift: rope float64 attention-logit change (max over shifts)", shift.SHIFT_CHANGES, "<=",
-             lambda s: shift.ROPE_MAX_CHANGE,
+    Headline("shift: rope float64 attention-logit change (max over shifts)", SHIFT_CHANGES, "<=",
+             lambda s: rules.ROPE_MAX_CHANGE,
              lambda f, s: _by_run(f[(f["pe"] == "rope") & (f["dtype"] == "float64")], "attention_logit_change", "max"),
              log_scale=True),
-    Headline("prop1: mean-field target-attention error past the range", "prop1_prediction", "<=",
-             lambda s: dilution.MAX_ATTENTION_MAE,
-             lambda f, s: _by_run(_past(f[f["predictor"] == dilution.CLAIM_PREDICTOR], s).assign(
+    Headline("prop1: mean-field target-attention error past the range", PROP1_PREDICTION, "<=",
+             lambda s: rules.MAX_ATTENTION_MAE,
+             lambda f, s: _by_run(_past(f[f["predictor"] == rules.PROP1_CLAIM_PREDICTOR], s).assign(
                  error=lambda g: (g["predicted_attention"] - g["measured_attention"]).abs()), "error", "mean")),
-    Headline("frequency: energy share of the top 4 rotary blocks", "frequency_summary", ">=",
-             lambda s: frequency.MIN_TOP4_SHARE, lambda f, s: _by_run(f, "top4_share", "mean")),
-    Headline("frequency: alignment of the top 4 blocks with K", "frequency_summary", ">=",
-             lambda s: frequency.MIN_TOP4_ALIGNMENT, lambda f, s: _by_run(f, "top4_alignment", "mean")),
-    Headline("linear: accuracy at 4x the training length", "linear_by_length", "<=",
-             lambda s: linear_control.CHANCE_MULTIPLE / s["vocab_size"],
+    Headline("frequency: energy share of the top 4 rotary blocks", FREQUENCY_SUMMARY, ">=",
+             lambda s: rules.MIN_TOP4_SHARE, lambda f, s: _by_run(f, "top4_share", "mean")),
+    Headline("frequency: alignment of the top 4 blocks with K", FREQUENCY_SUMMARY, ">=",
+             lambda s: rules.MIN_TOP4_ALIGNMENT, lambda f, s: _by_run(f, "top4_alignment", "mean")),
+    Headline("linear: accuracy at 4x the training length", LINEAR_BY_LENGTH, "<=",
+             lambda s: rules.CHANCE_MULTIPLE / s["vocab_size"],
              lambda f, s: _by_run(_at_four_x(f, s), "accuracy", "mean")),
 ]
 
 
 def headline_by_seed(sources: dict[str, pd.DataFrame], settings: dict) -> pd.DataFrame:
-    """One row per (headline, offset, seed). ``settings``: vocab_size, train_length_max."""
-    frames = [headline.per_run(sources[headline.source], settings).rename("value").reset_index()
+    """One row per (headline, offset, seed). ``sources``: each table by its schema name;
+    ``settings``: vocab_size, train_length_max."""
+    frames = [headline.per_run(sources[headline.source.name], settings).rename("value").reset_index()
               .assign(headline=headline.name) for headline in HEADLINES]
     return pd.concat(frames, ignore_index=True)
 
@@ -119,7 +106,7 @@ def claims_multiseed(summary: pd.DataFrame) -> pd.DataFrame:
     """One check per headline: every run (all seeds, all offsets) meets the threshold."""
     pooled = summary[summary["offset"] == "all"]
     return pd.DataFrame([
-        base_claims.check(EXPERIMENT, row.headline, f"fraction of {row.n_seeds} runs with value {row.comparison} "
+        claims.check(EXPERIMENT, row.headline, f"fraction of {row.n_seeds} runs with value {row.comparison} "
                           f"{row.threshold:.3g}", row.fraction_of_runs_meeting, "== 1 (every seed at every offset)",
                           row.fraction_of_runs_meeting == 1.0)
         for row in pooled.itertuples()
@@ -128,7 +115,7 @@ def claims_multiseed(summary: pd.DataFrame) -> pd.DataFrame:
 
 def all_claims(checks: pd.DataFrame) -> pd.DataFrame:
     """Every experiment's checks, each with its experiment's verdict (see ``claims.verdict``)."""
-    verdicts = checks.groupby("experiment", sort=False).apply(base_claims.verdict, include_groups=False)
+    verdicts = checks.groupby("experiment", sort=False).apply(claims.verdict, include_groups=False)
     return checks.assign(verdict=checks["experiment"].map(verdicts))
 
 

@@ -2,14 +2,9 @@
 
 import pandas as pd
 
+from lengthgen.claims import check, checks_markdown
+from lengthgen.rules import ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE, NEAR_PERFECT
 from lengthgen.stats import summarize_over_seeds
-
-
-def label_runs(evaluation: pd.DataFrame, experiment: str, train_length_min: int, train_length_max: int, *,
-               pe: str, offset: int, seed: int) -> pd.DataFrame:
-    """One run's per-length evaluation as rows of the ``accuracy_by_length`` table."""
-    in_range = evaluation["length"].between(train_length_min, train_length_max)
-    return evaluation.assign(experiment=experiment, pe=pe, offset=offset, seed=seed, in_training_range=in_range)
 
 
 def summarize_accuracy(accuracy: pd.DataFrame) -> pd.DataFrame:
@@ -36,11 +31,34 @@ def accuracy_markdown(summary: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def checks_markdown(checks: pd.DataFrame) -> str:
-    lines = ["| claim | statistic | value | rule | holds |", "|---|---|---|---|---|"]
-    for row in checks.itertuples():
-        lines.append(f"| {row.claim} | {row.statistic} | {row.value:.4g} | {row.rule} | {'yes' if row.holds else 'no'} |")
-    return "\n".join(lines)
+def base_checks(summary: pd.DataFrame, vocab_size: int, train_length_max: int) -> pd.DataFrame:
+    """The base claim, per offset, from the ``accuracy_summary`` table.
+
+    RoPE: mean accuracy >= 0.99 at every in-range length, and >= 5x chance at the longest
+    evaluation length not beyond 4x the training maximum. Learned: >= 0.99 in range, and
+    within 0.05 of chance at every length past the range.
+    """
+    chance = 1.0 / vocab_size
+    four_x = summary.loc[summary["length"] <= 4 * train_length_max, "length"].max()
+    rows = []
+    for offset, at_offset in summary.groupby("offset", sort=True):
+        claim = f"K={offset}"
+        in_range = at_offset[at_offset["in_training_range"]]
+        past = at_offset[at_offset["length"] > train_length_max]
+        for pe in ("rope", "learned"):
+            worst = in_range.loc[in_range["pe"] == pe, "mean"].min()
+            rows.append(check("base", claim, f"{pe}: lowest mean accuracy in training range", worst,
+                              f">= {NEAR_PERFECT}", worst >= NEAR_PERFECT))
+        rope_far = at_offset.loc[(at_offset["pe"] == "rope") & (at_offset["length"] == four_x), "mean"].squeeze()
+        rows.append(check("base", claim, f"rope: mean accuracy at n={four_x}", rope_far,
+                          f">= {ABOVE_CHANCE_FACTOR:g} x chance = {ABOVE_CHANCE_FACTOR * chance:.3f}",
+                          rope_far >= ABOVE_CHANCE_FACTOR * chance))
+        learned_past = past.loc[past["pe"] == "learned", "mean"]
+        farthest_from_chance = (learned_past - chance).abs().max()
+        rows.append(check("base", claim, "learned: largest distance of mean accuracy from chance past training range",
+                          farthest_from_chance, f"<= {CHANCE_TOLERANCE} (chance = {chance:.4f})",
+                          farthest_from_chance <= CHANCE_TOLERANCE))
+    return pd.DataFrame(rows)
 
 
 def section_markdown(summary: pd.DataFrame, checks: pd.DataFrame, vocab_size: int) -> str:

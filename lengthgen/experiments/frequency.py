@@ -16,47 +16,14 @@ the number of blocks with nonzero energy.
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import torch
 
-from lengthgen import tables
-from lengthgen.base import checks_markdown
-from lengthgen.claims import check
+from lengthgen.claims import check, checks_markdown
 from lengthgen.kernel import cosine_sum, mean_block_coefficients, rotary_blocks
 from lengthgen.model import AttentionHead
 
 TOP_BLOCKS = (1, 2, 4)
-# The claim's rule, fixed before the full run (feasibility: top-4 share 0.91-0.99,
-# alignment 0.91-0.99): a low-rank carrier aligned with K.
-MIN_TOP4_SHARE = 0.8
-MIN_TOP4_ALIGNMENT = 0.8
 SINGULAR_SHARE = 0.9  # singular_rank90: how many singular values hold this share of ||M||_F^2
-
-tables.register_schema(
-    # One row per rotary block of one head.
-    "frequency_blocks",
-    pa.schema([("offset", pa.int32()), ("seed", pa.int32()), ("block", pa.int32()), ("theta", pa.float64()),
-               ("amplitude", pa.float64()), ("phase", pa.float64()), ("energy", pa.float64()),
-               ("energy_share", pa.float64()), ("energy_rank", pa.int32()), ("alignment", pa.float64())]),
-    ["offset", "seed", "block"],
-)
-tables.register_schema(
-    # One row per head: concentration and alignment of its carrier.
-    "frequency_summary",
-    pa.schema([("offset", pa.int32()), ("seed", pa.int32()), ("n_blocks", pa.int32()),
-               ("top1_share", pa.float64()), ("top2_share", pa.float64()), ("top4_share", pa.float64()),
-               ("participation_ratio", pa.float64()), ("entropy_rank", pa.float64()),
-               ("top1_alignment", pa.float64()), ("top4_alignment", pa.float64()),
-               ("amplitude_alignment", pa.float64()), ("peak_delta", pa.int32()), ("singular_rank90", pa.int32())]),
-    ["offset", "seed"],
-)
-tables.register_schema(
-    # One row per singular value of one head's position kernel matrix, largest first.
-    "frequency_singular_values",
-    pa.schema([("offset", pa.int32()), ("seed", pa.int32()), ("index", pa.int32()),
-               ("singular_value", pa.float64()), ("energy_share", pa.float64())]),
-    ["offset", "seed", "index"],
-)
 
 
 def block_spectrum(coefficients: torch.Tensor, theta: torch.Tensor, offset: int) -> pd.DataFrame:

@@ -34,14 +34,12 @@ import math
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import torch
 
-from lengthgen import tables
-from lengthgen.base import checks_markdown
-from lengthgen.claims import check
+from lengthgen.claims import check, checks_markdown
 from lengthgen.kernel import log_mean_exp_over_keys, logit_kernel, realized_mean_logit
 from lengthgen.model import AttentionHead
+from lengthgen.rules import PROP1_CLAIM_PREDICTOR
 from lengthgen.seeding import generator
 
 PREDICTORS = ("mean_logit", "mean_field", "mean_field_target", "exact")
@@ -58,32 +56,6 @@ LOG_U_STEP = 0.25  # the integrand is analytic in a strip, so the trapezoid rule
 LOG_U_MIN = -25.0  # the dropped integral over u < exp(LOG_U_MIN) is at most exp(LOG_U_MIN)
 TAIL = 40.0  # u stops where exp(-u * smallest possible denominator) < exp(-TAIL)
 QUANTITIES = ("target_attention", "accuracy")
-
-# The claim's rule, fixed before the full run: SCIENCE.md names the mean-field form, which
-# fit within ~0.07 in the feasibility run; 0.1 leaves room for seed-to-seed spread.
-CLAIM_PREDICTOR = "mean_field"
-MAX_ATTENTION_MAE = 0.1
-MAX_ACCURACY_MAE = 0.1
-
-tables.register_schema(
-    # One row per (offset, seed, length, predictor): prediction from parameters vs measurement.
-    "prop1_prediction",
-    pa.schema([("offset", pa.int32()), ("seed", pa.int32()), ("length", pa.int32()),
-               ("in_training_range", pa.bool_()), ("predictor", pa.string()),
-               ("predicted_attention", pa.float64()), ("measured_attention", pa.float64()),
-               ("predicted_accuracy", pa.float64()), ("measured_accuracy", pa.float64())]),
-    ["offset", "seed", "length", "predictor"],
-)
-tables.register_schema(
-    # One row per (scope, lengths, predictor, quantity): errors of predicted vs measured over
-    # every (seed, length) in the scope. scope is "K=<offset>" or "all"; lengths is
-    # "beyond_training" (length > train_length_max) or "all".
-    "prop1_error",
-    pa.schema([("scope", pa.string()), ("lengths", pa.string()), ("predictor", pa.string()),
-               ("quantity", pa.string()), ("n", pa.int32()), ("mae", pa.float64()),
-               ("bias", pa.float64()), ("correlation", pa.float64())]),
-    ["scope", "lengths", "predictor", "quantity"],
-)
 
 
 def attention_profiles(kernel: torch.Tensor, offset: int, length: int) -> dict[str, torch.Tensor]:
@@ -269,7 +241,7 @@ def claims_prop1(errors: pd.DataFrame, predictor: str, max_attention_mae: float,
                  max_accuracy_mae: float) -> pd.DataFrame:
     """Per offset, the named predictor's MAE beyond the training range, for attention and accuracy.
 
-    The workflow passes ``CLAIM_PREDICTOR`` and the MAE limits above, fixed before the full
+    The workflow passes the predictor and MAE limits of ``lengthgen.rules``, fixed before the full
     run (the mean-field form that SCIENCE.md names, 0.1 for both).
     """
     beyond = errors[(errors["lengths"] == "beyond_training") & (errors["predictor"] == predictor)]
@@ -327,7 +299,8 @@ def section_markdown(errors: pd.DataFrame, claims: pd.DataFrame, train_length_ma
         f"`{best_accuracy}` for accuracy (lowest MAE over all offsets past the training range). `exact` shows "
         "how much of their error comes from averaging over token content rather than from the dilution account.",
         figures,
-        "**Claim**: graceful decay follows the dilution law: the predictor fixed in advance in the code (`dilution.CLAIM_PREDICTOR`) predicts the "
+        f"**Claim**: graceful decay follows the dilution law: the predictor fixed in advance in the code "
+        f"(`{PROP1_CLAIM_PREDICTOR}`, `lengthgen/rules.py`) predicts the "
         "measured target attention and accuracy past the training range within the stated MAE.",
         checks_markdown(claims),
     ])

@@ -13,52 +13,15 @@ relative offset alone, keeps attending near the query.
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import torch
 
-from lengthgen import tables
 from lengthgen.claims import check
 from lengthgen.evaluation import TOKENS_PER_BATCH
 from lengthgen.model import AttentionHead
-from lengthgen.tables import RUN_KEYS
+from lengthgen.rules import MIN_MASS_IN_RANGE, MIN_MODAL_FRACTION
+from lengthgen.schemas.mechanics import MECHANICS_ARGMAX_HISTOGRAM, MECHANICS_ATTENTION_PROFILE, MECHANICS_BY_LENGTH
 
 EXPERIMENT = "mechanics"
-
-# The rule, fixed from the claim's meaning before any data was seen. "Pins to a
-# position" means most sequences attend there, so the modal argmax position must hold
-# a majority of the sequences; and "inside the training range" means most of the
-# attention mass stays on the training positions, although at length 1024 they are
-# 32 of 1024 keys (3%).
-MIN_MODAL_FRACTION = 0.5
-MIN_MASS_IN_RANGE = 0.5
-
-BY_LENGTH = "mechanics_by_length"
-ARGMAX_HISTOGRAM = "mechanics_argmax_histogram"
-ATTENTION_PROFILE = "mechanics_attention_profile"
-
-tables.register_schema(
-    # One row per (run, evaluation length): argmax and attention-mass statistics.
-    BY_LENGTH,
-    pa.schema(RUN_KEYS + [
-        ("length", pa.int32()), ("past_training_range", pa.bool_()), ("n_sequences", pa.int32()),
-        ("modal_position", pa.int32()), ("modal_fraction", pa.float64()),
-        ("modal_in_training_range", pa.bool_()), ("mass_in_training_range", pa.float64()),
-        ("target_attention", pa.float64()), ("max_weight", pa.float64()),
-    ]),
-    ["pe", "offset", "seed", "length"],
-)
-tables.register_schema(
-    # One row per (run, length, key position) that is the argmax of at least one sequence.
-    ARGMAX_HISTOGRAM,
-    pa.schema(RUN_KEYS + [("length", pa.int32()), ("position", pa.int32()), ("count", pa.int32())]),
-    ["pe", "offset", "seed", "length", "position"],
-)
-tables.register_schema(
-    # One row per (run, length, key position): the mean attention weight there.
-    ATTENTION_PROFILE,
-    pa.schema(RUN_KEYS + [("length", pa.int32()), ("position", pa.int32()), ("mean_weight", pa.float64())]),
-    ["pe", "offset", "seed", "length", "position"],
-)
 
 
 def as_token_sets(eval_sets: dict) -> dict[int, torch.Tensor]:
@@ -111,9 +74,9 @@ def measure_mechanics(
         profiles.append(pd.DataFrame({**run, "length": length, "position": np.arange(length),
                                       "mean_weight": weights.mean(0).numpy()}))
     return {
-        BY_LENGTH: pd.DataFrame(by_length),
-        ARGMAX_HISTOGRAM: pd.concat(histograms, ignore_index=True),
-        ATTENTION_PROFILE: pd.concat(profiles, ignore_index=True),
+        MECHANICS_BY_LENGTH: pd.DataFrame(by_length),
+        MECHANICS_ARGMAX_HISTOGRAM: pd.concat(histograms, ignore_index=True),
+        MECHANICS_ATTENTION_PROFILE: pd.concat(profiles, ignore_index=True),
     }
 
 

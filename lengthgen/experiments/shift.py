@@ -15,41 +15,14 @@ import math
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import torch
 
-from lengthgen import tables
 from lengthgen.claims import check
 from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.tables import RUN_KEYS
+from lengthgen.rules import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE, SHIFT_CLAIM_DTYPE
 from lengthgen.training import init_head
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
-
-# The rule, fixed from the claim before any data was seen.
-# rope: "float64 change ~1e-10 or less". Angles up to 1e5 rad carry float64 rounding of
-# about 1e5 * 2^-53 ~ 1e-11 rad, times logits of order 10: ~1e-10. A bound one order of
-# magnitude above that, 1e-9, is what "~1e-10" allows, and is still 8 orders of magnitude
-# below the absolute encodings' threshold.
-ROPE_MAX_CHANGE = 1e-9
-# learned, sinusoidal: "change by O(1) or more". 0.1 is the bottom of order one (a
-# change of 0.1 in a logit moves its softmax weight by about 10%); asked of the largest
-# change over the defined shifts, in float64 so rounding cannot be the cause.
-ABSOLUTE_MIN_CHANGE = 0.1
-CLAIM_DTYPE = "float64"
-
-SHIFT_CHANGES = "shift_changes"
-
-tables.register_schema(
-    # One row per (run, length, dtype, shift): the largest logit changes of that shift.
-    SHIFT_CHANGES,
-    pa.schema(RUN_KEYS + [
-        ("trained", pa.bool_()), ("length", pa.int32()), ("dtype", pa.string()), ("shift", pa.int64()),
-        ("defined", pa.bool_()), ("attention_logit_change", pa.float64()),
-        ("output_logit_change", pa.float64()), ("attention_logit_scale", pa.float64()),
-    ]),
-    ["pe", "offset", "seed", "length", "dtype", "shift"],
-)
 
 
 def experiment_name(offset: int) -> str:
@@ -123,7 +96,7 @@ def claims_shift(changes: pd.DataFrame, offset: int) -> pd.DataFrame:
     change over the defined shifts is >= ``ABSOLUTE_MIN_CHANGE`` (the statistic is the
     minimum over seeds). An encoding missing from the table gives a row that does not hold.
     """
-    cells = changes[(changes["offset"] == offset) & (changes["dtype"] == CLAIM_DTYPE)]
+    cells = changes[(changes["offset"] == offset) & (changes["dtype"] == SHIFT_CLAIM_DTYPE)]
     experiment = experiment_name(offset)
     rope = cells[cells["pe"] == "rope"]
     value = rope["attention_logit_change"].max() if len(rope) else math.nan

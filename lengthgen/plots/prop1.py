@@ -3,9 +3,9 @@
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from lengthgen.dilution import PREDICTORS
 from lengthgen.plots import save_figure, shade_training_range
 
+# One style per predictor of ``experiments.prop1.PREDICTORS``, drawn in this order.
 PREDICTOR_STYLES = {
     "mean_logit": {"color": "tab:orange", "linestyle": ":", "marker": "v"},
     "mean_field": {"color": "tab:blue", "linestyle": "--", "marker": "s"},
@@ -33,7 +33,7 @@ def plot_prop1(comparison: pd.DataFrame, offset: int, vocab_size: int, train_len
         mean = measured.groupby("length")[f"measured_{column}"].mean()
         ax.plot(mean.index, mean.to_numpy(), color="k", marker="o", linewidth=2, zorder=5,
                 label=f"measured, mean of {n_seeds} seeds")
-        for predictor in PREDICTORS:
+        for predictor in PREDICTOR_STYLES:
             predicted = rows[rows["predictor"] == predictor].groupby("length")[f"predicted_{column}"].mean()
             if not predicted.empty:
                 ax.plot(predicted.index, predicted.to_numpy(), zorder=4, label=f"predicted: {predictor}",

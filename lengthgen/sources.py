@@ -1,0 +1,62 @@
+"""Which lengthgen source files a workflow script runs, found by reading its imports.
+
+Rules list these files as inputs, so that editing a module reruns exactly the jobs that run
+it (and what follows from them), and nothing else. The imports are read with ``ast``, not
+executed, so this costs milliseconds at workflow start and imports nothing heavy.
+
+A package's ``__init__.py`` counts when something is imported from it by name
+(``from lengthgen.plots import save_figure``), not when it is only passed through on the way
+to a submodule (``from lengthgen.experiments import prop1``): the package docstrings are
+not inputs of any job.
+"""
+
+import ast
+from functools import cache
+from pathlib import Path
+
+PACKAGE = "lengthgen"
+
+
+def _module_file(root: Path, dotted: str) -> Path | None:
+    """The file of module ``dotted`` (``lengthgen.x.y``) below ``root``, or None if it is no module."""
+    path = root.joinpath(*dotted.split("."))
+    if path.with_suffix(".py").is_file():
+        return path.with_suffix(".py")
+    if (path / "__init__.py").is_file():
+        return path / "__init__.py"
+    return None
+
+
+def _imported_files(root: Path, source: Path) -> set[Path]:
+    """The lengthgen files that ``source`` imports directly."""
+    found = set()
+    for node in ast.walk(ast.parse(source.read_text(), filename=str(source))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = []
+            for alias in node.names:
+                submodule = f"{node.module}.{alias.name}"
+                names.append(submodule if _module_file(root, submodule) else node.module)
+        else:
+            continue
+        for name in names:
+            if name == PACKAGE or name.startswith(PACKAGE + "."):
+                path = _module_file(root, name)
+                if path is not None and name != PACKAGE:
+                    found.add(path)
+    return found
+
+
+@cache
+def lengthgen_files(root: Path, script: Path) -> tuple[Path, ...]:
+    """Every lengthgen file ``script`` runs, directly or through other lengthgen modules, sorted.
+
+    ``root`` is the folder that holds the ``lengthgen`` package.
+    """
+    seen, pending = set(), [Path(script)]
+    while pending:
+        for path in _imported_files(root, pending.pop()) - seen:
+            seen.add(path)
+            pending.append(path)
+    return tuple(sorted(seen))

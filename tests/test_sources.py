@@ -1,0 +1,39 @@
+"""The lengthgen files each workflow script runs, and what figure and report jobs must not import."""
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO
+from lengthgen.sources import lengthgen_files
+
+SCRIPTS = REPO / "workflow" / "scripts"
+# Jobs that run no model: they must start without torch (seconds of import per job).
+NO_MODEL_SCRIPTS = sorted(path.name for path in SCRIPTS.glob("plot_*.py")) + [
+    "write_report.py", "combine_tables.py", "analyze_base.py", "analyze_multiseed.py"]
+
+
+def modules(script: str) -> list[str]:
+    files = lengthgen_files(REPO, SCRIPTS / script)
+    return [".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__") for path in files]
+
+
+def test_a_script_runs_the_modules_it_imports_and_theirs():
+    train = modules("train.py")
+    assert {"lengthgen.training", "lengthgen.model", "lengthgen.encodings", "lengthgen.seeding"} <= set(train)
+    assert not any(name.startswith("lengthgen.plots") or name.startswith("lengthgen.experiments") for name in train)
+
+
+def test_package_docstrings_are_not_inputs_but_a_package_imported_by_name_is():
+    plot = modules("plot_base.py")
+    assert "lengthgen.plots" in plot and "lengthgen.plots.base" in plot
+    assert "lengthgen" not in plot and "lengthgen.experiments" not in modules("analyze_prop1.py")
+
+
+@pytest.mark.parametrize("script", NO_MODEL_SCRIPTS)
+def test_jobs_that_run_no_model_do_not_import_torch(script):
+    imports = "; ".join(f"import {name}" for name in modules(script))
+    check = f"{imports}; import sys; assert 'torch' not in sys.modules, 'torch imported'"
+    result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stderr
