@@ -1,7 +1,9 @@
-"""Checks of the workflow config that its JSON schema cannot express.
+"""The workflow config beyond its JSON schema: settings derived from the task, and checks.
 
-The schema (``workflow/schemas/config.schema.yaml``) checks types and names; these
-check how keys relate. Each error names the offending key.
+The schema (``workflow/schemas/config.schema.yaml``) checks types and names. An experiment
+setting that refers to the sweep or the task (which offsets, which lengths) may be left out:
+``derive_settings`` fills it from them, so a config that changes only the sweep and the task
+runs every experiment. ``check_config`` then checks how keys relate; each error names the key.
 """
 
 from lengthgen.encodings import ENCODINGS
@@ -9,6 +11,20 @@ from lengthgen.encodings import ENCODINGS
 
 class ConfigError(ValueError):
     """A config value that would make the run fail or mean something else than intended."""
+
+
+# (section, key): how the setting follows from the rest of the config when it is left out.
+DERIVED_SETTINGS = {
+    ("shift", "offsets"): lambda config: list(config["sweep"]["offset"]),  # one shift_K<offset> per offset
+    ("shift", "lengths"): lambda config: [config["task"]["train_length_max"]],  # the longest training length
+}
+
+
+def derive_settings(config: dict) -> None:
+    """Fill, in place, every setting of ``DERIVED_SETTINGS`` that is absent or null."""
+    for (section, key), derive in DERIVED_SETTINGS.items():
+        if config.setdefault(section, {}).get(key) is None:
+            config[section][key] = derive(config)
 
 
 def check_config(config: dict) -> None:

@@ -6,7 +6,7 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from conftest import REPO
-from lengthgen.config import ConfigError, check_config
+from lengthgen.config import ConfigError, check_config, derive_settings
 
 SCHEMA = str(REPO / "workflow" / "schemas" / "config.schema.yaml")
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
@@ -18,10 +18,25 @@ def changed(section, key, value):
     return config
 
 
+def derived_and_checked(config):
+    derive_settings(config)
+    check_config(config)
+    return config
+
+
 def test_default_config_is_valid():
     config = copy.deepcopy(DEFAULT)
     validate(config, SCHEMA)
-    check_config(config)
+    derived_and_checked(config)
+
+
+def test_shift_settings_follow_the_sweep_and_the_task_unless_given():
+    config = changed("sweep", "offset", [2, 5])
+    config["task"].update(train_length_min=6, train_length_max=24, eval_lengths=[24, 96])
+    derived_and_checked(config)
+    assert config["shift"]["offsets"] == [2, 5] and config["shift"]["lengths"] == [24]
+    given = changed("shift", "lengths", [16])
+    assert derived_and_checked(given)["shift"]["lengths"] == [16]
 
 
 @pytest.mark.parametrize("section, key, value", [
@@ -41,4 +56,4 @@ def test_schema_rejects_bad_types_and_unknown_keys(section, key, value):
 ])
 def test_cross_key_checks_name_the_key(section, key, value, message):
     with pytest.raises(ConfigError, match=message):
-        check_config(changed(section, key, value))
+        derived_and_checked(changed(section, key, value))

@@ -6,11 +6,12 @@ from pathlib import Path
 import pandas as pd
 from snakemake.utils import Paramspace, validate
 
-from lengthgen.config import check_config
+from lengthgen.config import check_config, derive_settings
 from lengthgen.report import code_version
 from lengthgen.sources import lengthgen_files
 
 validate(config, "../schemas/config.schema.yaml")
+derive_settings(config)
 check_config(config)
 
 REPO = Path(workflow.basedir)
