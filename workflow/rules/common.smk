@@ -14,7 +14,7 @@ validate(config, "../schemas/config.schema.yaml")
 derive_settings(config)
 check_config(config)
 
-REPO = Path(workflow.basedir)
+REPO = Path(workflow.current_basedir).parents[1]  # this file is workflow/rules/common.smk; also as a module
 # Every output of this config goes below this folder, so runs of other configs stay apart.
 RESULTS = config["results_dir"]
 
