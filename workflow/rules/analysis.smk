@@ -113,13 +113,14 @@ rule analyze_prop1:
 
 
 rule analyze_frequency:
-    """The content-averaged RoPE kernel, decomposed into its rotary frequency blocks."""
+    """The content-averaged RoPE kernel, decomposed into its rotary frequency blocks (trained and at init)."""
     input:
         script_sources("analyze_frequency.py"),
         models=model_files(sweep_runs(pe=["rope"])),
     output:
         blocks=f"{RESULTS}/tables/frequency_blocks.parquet",
         summary=f"{RESULTS}/tables/frequency_summary.parquet",
+        untrained=f"{RESULTS}/tables/frequency_untrained_summary.parquet",
         singular=f"{RESULTS}/tables/frequency_singular_values.parquet",
         claims=f"{RESULTS}/claims/frequency.parquet",
         section=f"{RESULTS}/sections/frequency.md",
