@@ -19,7 +19,8 @@ def sources(rope_far: dict) -> dict[str, pd.DataFrame]:
     prop1 = pd.DataFrame([dict(predictor="mean_field", offset=k, seed=s, length=n, predicted_attention=0.5,
                                measured_attention=0.45) for k, s in runs for n in (32, 64)])
     frequency = pd.DataFrame([dict(offset=k, seed=s, top4_share=0.95, top4_alignment=0.97) for k, s in runs])
-    linear = pd.DataFrame([dict(offset=k, seed=s, length=128, accuracy=0.1) for k, s in runs])
+    linear = pd.DataFrame([dict(arm=arm, offset=k, seed=s, length=128, accuracy=0.1) for k, s in runs
+                           for arm in ("min_norm_control", "attention_head")])
     return {"accuracy_by_length": accuracy, "mechanics_by_length": mechanics, "shift_changes": shift,
             "prop1_prediction": prop1, "frequency_summary": frequency, "linear_by_length": linear}
 

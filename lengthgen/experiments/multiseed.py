@@ -14,6 +14,7 @@ import pandas as pd
 from lengthgen import claims, rules
 from lengthgen.schemas.core import ACCURACY_BY_LENGTH
 from lengthgen.schemas.frequency import FREQUENCY_SUMMARY
+from lengthgen.schemas.linear import ARMS as LINEAR_ARMS
 from lengthgen.schemas.linear import LINEAR_BY_LENGTH
 from lengthgen.schemas.mechanics import MECHANICS_BY_LENGTH
 from lengthgen.schemas.prop1 import PROP1_PREDICTION
@@ -73,9 +74,10 @@ HEADLINES = [
              lambda s: rules.MIN_TOP4_SHARE, lambda f, s: _by_run(f, "top4_share", "mean"), bounds=UNIT),
     Headline("frequency: alignment of the top 4 blocks with K", FREQUENCY_SUMMARY, ">=",
              lambda s: rules.MIN_TOP4_ALIGNMENT, lambda f, s: _by_run(f, "top4_alignment", "mean"), bounds=(-1, 1)),
-    Headline("linear: accuracy at 4x the training length", LINEAR_BY_LENGTH, "<=",
-             lambda s: rules.CHANCE_MULTIPLE / s["vocab_size"],
-             lambda f, s: _by_run(_at_four_x(f, s), "accuracy", "mean"), bounds=UNIT),
+    *(Headline(f"linear, {arm_name}: accuracy at 4x the training length", LINEAR_BY_LENGTH, "<=",
+               lambda s: rules.CHANCE_MULTIPLE / s["vocab_size"],
+               lambda f, s, arm=arm: _by_run(_at_four_x(f[f["arm"] == arm], s), "accuracy", "mean"), bounds=UNIT)
+      for arm, arm_name in LINEAR_ARMS.items()),
 ]
 
 
