@@ -11,6 +11,8 @@ The importable library behind the Snakemake workflow. The core, one job per modu
 - ``evaluation``: accuracy and target attention at every evaluation length.
 - ``runtime``: how torch runs in a job (device, threads, determinism).
 - ``kernel``: the exact attention-logit kernel of a trained rotary head.
+- ``rotary_regression``: the min-norm control: a rotary kernel linear in its parameters, its SGD
+  training from zero, and the closed-form min-norm interpolant it converges to.
 - ``config``: checks of the workflow config beyond its JSON schema.
 - ``jobs``: what every workflow job does first (its log file).
 - ``schemas``: every table's schema; ``tables``: atomic, deterministic parquet writes.

@@ -56,3 +56,6 @@ def check_config(config: dict) -> None:
                           "the base and linear claims are tested there")
     if model["d_model"] % 2:
         raise ConfigError(f"model.d_model must be even (rotary blocks are pairs), got {model['d_model']}")
+    if config["linear"]["min_norm"]["d_model"] % 2:
+        raise ConfigError("linear.min_norm.d_model must be even (cos and sin of each frequency), got "
+                          f"{config['linear']['min_norm']['d_model']}")

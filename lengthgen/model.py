@@ -23,6 +23,17 @@ from lengthgen.tables import atomic_path
 ATTENTION_KINDS = ("softmax", "linear")
 
 
+def token_mass(tokens: torch.Tensor, weights: torch.Tensor, vocab_size: int) -> torch.Tensor:
+    """The summed weight of the keys holding each token, per sequence. (B, T), (B, T) -> (B, V).
+
+    One ``index_add`` into a flat (B * V) buffer: deterministic, with a deterministic backward.
+    """
+    batch = tokens.shape[0]
+    slots = tokens + vocab_size * torch.arange(batch, device=tokens.device)[:, None]  # (B, T)
+    mass = weights.new_zeros(batch * vocab_size).index_add(0, slots.reshape(-1), weights.reshape(-1))
+    return mass.view(batch, vocab_size)
+
+
 class TokenTables(NamedTuple):
     """What the head computes for one sequence length, per token and per position."""
 
@@ -125,11 +136,8 @@ class AttentionHead(nn.Module):
     def _read_out(self, tokens: torch.Tensor, weights: torch.Tensor, tables: TokenTables) -> torch.Tensor:
         """Output logits (B, V_out): the attention mass on each token times its output, plus the
         position part of the values weighted by position, plus the unembedding bias."""
-        batch, _ = tokens.shape
-        vocab_size = tables.token_outputs.shape[0]
-        slots = tokens + vocab_size * torch.arange(batch, device=tokens.device)[:, None]  # (B, T)
-        mass = weights.new_zeros(batch * vocab_size).index_add(0, slots.reshape(-1), weights.reshape(-1))
-        logits = mass.view(batch, vocab_size) @ tables.token_outputs + self.unembedding.bias  # (B, V_out)
+        mass = token_mass(tokens, weights, tables.token_outputs.shape[0])  # (B, V)
+        logits = mass @ tables.token_outputs + self.unembedding.bias  # (B, V_out)
         if tables.position_outputs is not None:
             logits = logits + weights @ tables.position_outputs
         return logits

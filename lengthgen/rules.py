@@ -45,8 +45,38 @@ MAX_ACCURACY_MAE = 0.1
 MIN_TOP4_SHARE = 0.8
 MIN_TOP4_ALIGNMENT = 0.8
 
-# --- linear: the linear-attention control does not extrapolate -------------------------------------
-MIN_IN_RANGE_ACCURACY = 0.9  # the control must fit the training range for the comparison to mean anything
+# --- linear: without normalization, training selects a min-norm interpolant that does not extrapolate ----
+MIN_IN_RANGE_ACCURACY = 0.9  # each arm must fit the training range for the rest to mean anything
 EXTRAPOLATION_FACTOR = 4  # accuracy is judged at 4x the longest training length ...
 CHANCE_MULTIPLE = 4  # ... where it must be at most 4x chance (0.25 at V=16)
-MIN_COSINE = 0.9  # trained vs min-norm, coefficient vectors and kernels over the training offsets
+# Arm 1's min-norm interpolant is well-posed when its rotary basis over the training offsets has a
+# condition number of at most 100: the pseudo-inverse then needs no cut-off (its smallest singular
+# value is >= 1e-2 of the largest, 14 orders above float64 rounding), and gradient descent contracts
+# the slowest direction at least 1e-4 times as fast as the fastest, so a few thousand steps reach it.
+# (Any base >= 1 gives 1e15 or more over 32 offsets.)
+MAX_CONDITION_NUMBER = 100.0
+# "Training selects the min-norm interpolant": over every evaluated offset (the training offsets and
+# past them up to the longest length, where two interpolants differ) the trained kernel has cosine
+# >= 0.999 with the closed form and no value off by more than 1% of the target's weight. That is far
+# above float64 rounding and above what a converged run leaves; a run stopped early, or another
+# interpolant (the closed form plus any vector the training offsets do not see), misses it.
+MIN_CONVERGENCE_COSINE = 0.999
+MAX_KERNEL_ERROR = 0.01
+# "Does not decay": the mean |weight| per distractor key in the last octave [n/2, n) at the longest
+# length keeps at least half of its value at the first length >= 2L (default: 1024 vs 64), so the
+# total distractor mass grows at least as n^0.75 over that range. A kernel decaying as delta^-1/2
+# keeps about 1/4, as 1/delta about 1/16; a normalized head whose distractors fill its denominator
+# keeps about 2L/n = 1/16.
+MIN_FAR_WEIGHT_RATIO = 0.5
+# Arm 2 (the factorized linear-attention head) against the min-norm kernel, both divided by their value
+# at delta = K: the relative L2 error |trained - min-norm| / |min-norm| over every evaluated offset is at
+# most sqrt(2 (1 - 0.9)) = 0.447, what a cosine of 0.9 (this rule's threshold before the kernels shared
+# one normalization) means for two kernels of equal norm; unlike a cosine it also fails a kernel of the
+# right sign but the wrong size. Taken at the most favourable of these relative singular-value cut-offs
+# (with none, the pseudo-inverse of a basis with condition number ~1e17 is rounding noise): decades from
+# 1e-1, where only well-resolved directions survive (11 of 32 in the default basis: d=64, base 1e4), to
+# 1e-8, a decade below float32's resolution (1.2e-7): a head computing in float32 cannot set directions
+# weaker than that.
+MIN_COSINE = 0.9
+MAX_RELATIVE_KERNEL_ERROR = (2 * (1 - MIN_COSINE)) ** 0.5
+LINEAR_CUTOFFS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8)

@@ -57,3 +57,13 @@ def test_schema_rejects_bad_types_and_unknown_keys(section, key, value):
 def test_cross_key_checks_name_the_key(section, key, value, message):
     with pytest.raises(ConfigError, match=message):
         derived_and_checked(changed(section, key, value))
+
+
+def test_the_min_norm_control_needs_an_even_number_of_features_and_a_positive_base():
+    config = copy.deepcopy(DEFAULT)
+    config["linear"]["min_norm"]["d_model"] = 63
+    with pytest.raises(ConfigError, match="linear.min_norm.d_model must be even"):
+        derived_and_checked(config)
+    config["linear"]["min_norm"].update(d_model=64, rope_base=0.0)
+    with pytest.raises(WorkflowError, match="rope_base"):
+        validate(config, SCHEMA)

@@ -17,7 +17,8 @@ from lengthgen.kernel import cosine_sum, logit_kernel, mean_block_coefficients, 
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.plots.frequency import carrier_kernel, plot_frequency
 from lengthgen.schemas.core import CLAIMS
-from lengthgen.schemas.frequency import FREQUENCY_BLOCKS, FREQUENCY_SINGULAR_VALUES, FREQUENCY_SUMMARY
+from lengthgen.schemas.frequency import (FREQUENCY_BLOCKS, FREQUENCY_SINGULAR_VALUES, FREQUENCY_SUMMARY,
+                                         FREQUENCY_UNTRAINED_SUMMARY)
 from lengthgen.training import init_head
 
 D_MODEL = 8
@@ -148,21 +149,32 @@ def test_rank_for_share():
 def test_claims_take_the_worst_seed():
     summary = pd.DataFrame({"offset": [1, 1, 2, 2], "seed": [0, 1, 0, 1], "top4_share": [0.95, 0.85, 0.9, 0.7],
                             "top4_alignment": [0.99, 0.9, 0.95, 0.97]})
-    claims = claims_frequency(summary, min_top4_share=0.8, min_top4_alignment=0.8)
+    untrained = summary.assign(top4_share=[0.5, 0.6, 0.55, 0.65], top4_alignment=0.1)
+    claims = claims_frequency(summary, untrained, min_top4_share=0.8, min_top4_alignment=0.8)
     tables.to_arrow(claims, CLAIMS)
     assert claims["claim"].tolist() == ["K=1", "K=1", "K=2", "K=2"]
     assert claims["value"].tolist() == pytest.approx([0.85, 0.9, 0.7, 0.95])
     assert claims["holds"].tolist() == [True, True, False, True]
+    assert "(untrained: 0.5 to 0.6)" in claims["statistic"].iloc[0]  # the baseline beside the value
+    assert "(untrained: 0.55 to 0.65)" in claims["statistic"].iloc[2]
 
 
 def test_section_and_figure_from_hand_built_heads(tmp_path):
     parts = [analyze_head(two_frequency_head(KNOWN, 1.0), offset, seed, 16) for offset in (1, 2) for seed in (0, 1)]
     blocks, summary, singular = (pd.concat(frames, ignore_index=True) for frames in zip(*parts))
+    config = two_frequency_head(KNOWN).config
+    untrained = pd.concat([analyze_head(init_head(config, seed), offset, seed, 16)[1]
+                           for offset in (1, 2) for seed in (0, 1)], ignore_index=True)
     tables.to_arrow(singular, FREQUENCY_SINGULAR_VALUES)
-    claims = claims_frequency(summary, 0.8, 0.8)
-    section = section_markdown(summary, claims, 16)
+    tables.to_arrow(untrained, FREQUENCY_UNTRAINED_SUMMARY)
+    claims = claims_frequency(summary, untrained, 0.8, 0.8)
+    section = section_markdown(summary, untrained, claims, 16)
     assert section.startswith("## frequency") and "figures/frequency_rank.png" in section
-    assert section.count("\n| 1 | 2 |") == 1  # one row for K=1 with 2 seeds
+    assert section.count("\n| 1 | trained | 2 |") == 1  # one row for K=1 with 2 seeds
+    untrained_row = "\n| 1 | untrained | 2 | "
+    assert section.count(untrained_row) == 1
+    share = untrained[untrained["offset"] == 1]["top4_share"]
+    assert f"{share.mean():.3g} [{share.min():.3g}, {share.max():.3g}]" in section.split(untrained_row)[1].split("\n")[0]
     head = blocks[(blocks["offset"] == 1) & (blocks["seed"] == 0)]
     deltas = np.arange(16)
     expected = logit_kernel(two_frequency_head(KNOWN, 1.0), 16).mean(dim=(0, 1)).numpy()

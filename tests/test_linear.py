@@ -1,3 +1,5 @@
+"""linear: the min-norm control (arm 1), the linear-attention head (arm 2), and checks that can fail."""
+
 import math
 
 import numpy as np
@@ -7,27 +9,53 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from lengthgen import rules, tables
 from lengthgen.experiments import linear
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.plots.linear import plot_linear_control
-from lengthgen.task import make_eval_set
+from lengthgen.rotary_regression import (RegressionConfig, condition_number, interpolation_target, min_norm_solution,
+                                         numerical_rank, regression_outputs, rotary_basis, row_space_fraction,
+                                         squared_loss, train_regression)
+from lengthgen.schemas import linear as schemas
+from lengthgen.schemas.core import CLAIMS
+from lengthgen.task import TaskConfig, make_eval_set
+
+# A tiny setting of arm 1: 8 training offsets, 16 features, vocabulary 8.
+TASK = TaskConfig(vocab_size=8, offset=2, train_length_min=4, train_length_max=8)
+CONTROL = RegressionConfig(d_model=16, rope_base=0.05, steps=400, batch_size=64, lr=0.05)
+LENGTHS = (8, 16, 32, 64, 128)  # reference length 16 (= 2 L), far length 128
 
 
 def tiny_head(d_model=8, vocab_size=3, seed=0, rope_base=10.0) -> AttentionHead:
     torch.manual_seed(seed)
-    return AttentionHead(HeadConfig(vocab_size, d_model, "rope", 64, rope_base=rope_base, attention="linear")).double()
+    return AttentionHead(HeadConfig(vocab_size, d_model, "rope", 256, rope_base=rope_base, attention="linear")).double()
 
 
-# --- the closed-form min-norm solution ---------------------------------------------------------
+def eval_sets(offset=TASK.offset, lengths=LENGTHS, n_samples=200, vocab_size=TASK.vocab_size):
+    return {length: make_eval_set(0, offset, length, n_samples, vocab_size) for length in lengths}
+
+
+def kernel_predictor(kernel_values: torch.Tensor, vocab_size: int = TASK.vocab_size):
+    """A fixed positional kernel, read out like arm 1: outputs = summed weight per token."""
+    def predict(tokens):
+        weights = kernel_values[:tokens.shape[1]].flip(0).expand(tokens.shape)
+        return regression_outputs(kernel_values, tokens, vocab_size), weights
+    return predict
+
+
+def by_length_of(predict, offset=TASK.offset, arm=linear.CONTROL) -> pd.DataFrame:
+    frame = linear.evaluate_weights(predict, eval_sets(offset), offset)
+    return linear.in_range(frame, TASK).assign(arm=arm, offset=offset, seed=0)
+
+
+# --- the closed forms ---------------------------------------------------------------------------
 
 def test_min_norm_solution_of_a_known_system():
     # x + y = 2: every (t, 2 - t) interpolates; the shortest is (1, 1).
     matrix, target = torch.tensor([[1.0, 1.0]]), torch.tensor([2.0])
-    solution = linear.min_norm_solution(matrix, target)
+    solution = min_norm_solution(matrix, target)
     assert torch.allclose(solution, torch.tensor([1.0, 1.0], dtype=torch.float64))
-    other = torch.tensor([2.0, 0.0], dtype=torch.float64)
-    assert torch.allclose(matrix.double() @ other, target.double())
-    assert solution.norm() < other.norm()
+    assert solution.norm() < torch.tensor([2.0, 0.0]).norm()
 
 
 @settings(max_examples=30, deadline=None)
@@ -36,34 +64,62 @@ def test_min_norm_solution_interpolates_and_beats_every_other_interpolant(seed, 
     rng = torch.Generator().manual_seed(seed)
     matrix = torch.randn(rows, rows + extra, generator=rng, dtype=torch.float64)
     target = torch.randn(rows, generator=rng, dtype=torch.float64)
-    solution = linear.min_norm_solution(matrix, target)
+    solution = min_norm_solution(matrix, target)
     assert torch.allclose(matrix @ solution, target, atol=1e-8)
     # Any other interpolant adds a null-space vector, which is orthogonal to the min-norm one.
     null_basis = torch.linalg.svd(matrix).Vh[rows:]  # (extra, P)
     other = solution + null_basis.T @ torch.randn(extra, generator=rng, dtype=torch.float64)
     assert torch.allclose(matrix @ other, target, atol=1e-8)
     assert solution.norm() <= other.norm() + 1e-12
-    assert linear.row_space_fraction(matrix, solution) == pytest.approx(1.0, abs=1e-9)
-    assert linear.row_space_fraction(matrix, other) == pytest.approx(float(solution.norm() / other.norm()), abs=1e-9)
+    assert row_space_fraction(matrix, solution, 0.0) == pytest.approx(1.0, abs=1e-9)
+    assert row_space_fraction(matrix, other, 0.0) == pytest.approx(float(solution.norm() / other.norm()), abs=1e-9)
 
 
-def test_min_norm_kernel_interpolates_a_well_conditioned_rotary_system():
-    # 8 coefficients, 3 offsets, frequencies 1, 10^-1/4, ...: well conditioned, so exact.
-    coefficients = linear.min_norm_kernel_coefficients(d_model=8, rope_base=10.0, offset=1, train_length_max=3)
-    kernel = linear.kernel_values(coefficients, torch.arange(3), 8, 10.0)
-    assert torch.allclose(kernel, torch.tensor([0.0, 1.0, 0.0], dtype=torch.float64), atol=1e-9)
-    basis = linear.rotary_basis(torch.arange(3), 8, 10.0)
-    assert linear.numerical_rank(basis) == 3
-    assert linear.row_space_fraction(basis, coefficients) == pytest.approx(1.0, abs=1e-9)
+def test_rope_bases_of_one_or_more_are_ill_conditioned_at_every_width():
+    # Every frequency is at most 1 rad: band-limited features cannot resolve 32 consecutive offsets.
+    for base in (1e4, 100.0, 2.0):
+        for d_model in (32, 64, 128, 256):
+            assert condition_number(rotary_basis(torch.arange(32), d_model, base)) > 1e12
+    default = rotary_basis(torch.arange(32), 64, 1e4)
+    assert 8 <= numerical_rank(default, 1e-5) < 20  # a cut-off decides what "min-norm" means there
 
 
-def test_default_rotary_basis_is_band_limited():
-    # d=64, base 1e4, 32 offsets: far fewer resolvable directions than offsets.
-    basis = linear.rotary_basis(torch.arange(32), 64, 1e4)
-    assert 8 <= linear.numerical_rank(basis) < 20
+def test_the_chosen_base_below_one_is_well_conditioned():
+    assert condition_number(rotary_basis(torch.arange(32), 64, 0.05)) < 5  # the default config's arm 1
+    assert condition_number(rotary_basis(torch.arange(8), 16, 0.05)) < 5  # the tiny config's
 
 
-# --- the trained head's kernel ------------------------------------------------------------------
+# --- arm 1: the model and its training ----------------------------------------------------------
+
+def test_regression_outputs_sum_the_weights_of_each_token():
+    kernel_values = torch.tensor([0.5, 2.0, -1.0], dtype=torch.float64)  # k(0), k(1), k(2)
+    tokens = torch.tensor([[1, 0, 1], [2, 2, 2]])  # deltas 2, 1, 0 from left to right
+    outputs = regression_outputs(kernel_values, tokens, vocab_size=3)
+    assert outputs.tolist() == [[2.0, -1.0 + 0.5, 0.0], [0.0, 0.0, 1.5]]
+
+
+def test_the_ideal_kernel_has_zero_loss_and_any_other_has_more():
+    tokens = torch.randint(8, (64, 8), generator=torch.Generator().manual_seed(0))
+    targets = tokens[:, -1 - TASK.offset]
+    ideal = interpolation_target(8, TASK.offset)
+    assert squared_loss(regression_outputs(ideal, tokens, 8), targets) == 0
+    assert squared_loss(regression_outputs(ideal + 0.1, tokens, 8), targets) > 0
+
+
+def test_sgd_from_zero_stays_in_the_row_space_and_reaches_the_closed_form():
+    coefficients, history, snapshots = train_regression(CONTROL, TASK, seed=0)
+    basis = rotary_basis(torch.arange(TASK.train_length_max), CONTROL.d_model, CONTROL.rope_base)
+    closed_form = min_norm_solution(basis, interpolation_target(TASK.train_length_max, TASK.offset))
+    # Every iterate is a combination of the training offsets' features: the implicit bias, step by step.
+    assert all(row_space_fraction(basis, snapshot, 0.0) == pytest.approx(1.0, abs=1e-9) for snapshot in snapshots)
+    assert (coefficients - closed_form).norm() < 1e-5 * closed_form.norm()
+    assert list(history["step"]) == list(range(50, CONTROL.steps + 1, 50))
+    assert history["loss"].iloc[-1] < 1e-8 < history["loss"].iloc[0]
+    again, _, _ = train_regression(CONTROL, TASK, seed=0)
+    assert torch.equal(again, coefficients)  # same seed, same numbers
+
+
+# --- arm 2: the kernel of a linear-attention head -----------------------------------------------
 
 def test_pair_coefficients_reproduce_the_heads_rope_scores():
     model = tiny_head()
@@ -71,27 +127,35 @@ def test_pair_coefficients_reproduce_the_heads_rope_scores():
     scores, weights = model.attention(tokens)
     assert torch.equal(scores, weights)  # linear attention: weights are the logits
     coefficients = linear.pair_coefficients(model)  # (V, V, D)
-    deltas = 6 - torch.arange(7)
-    basis = linear.rotary_basis(deltas, 8, 10.0)  # (T, D)
-    query_tokens = tokens[:, -1]
-    predicted = torch.einsum("btd,td->bt", coefficients[query_tokens[:, None], tokens], basis)
+    basis = rotary_basis(6 - torch.arange(7), 8, 10.0)  # (T, D)
+    predicted = torch.einsum("btd,td->bt", coefficients[tokens[:, -1][:, None], tokens], basis)
     assert torch.allclose(predicted, scores.detach(), atol=1e-10)
 
 
-def test_content_averaged_kernel_matches_brute_force_over_token_pairs():
-    model = tiny_head(vocab_size=3)
+def brute_force_kernel(model: AttentionHead, delta: int, vocab_size: int = 3) -> float:
+    """E[score * m(key token)] over the token pairs a key at ``delta`` can have (delta = 0: the query itself)."""
     margins = linear.own_token_margins(model)
-    # Brute force: score of a key x sitting delta places before a query u, times m(x), averaged.
-    for delta in (1, 2, 5):
-        total = 0.0
-        for u in range(3):
-            for x in range(3):
-                tokens = torch.full((1, delta + 1), 0)
-                tokens[0, 0], tokens[0, -1] = x, u
-                scores, _ = model.attention(tokens)
-                total += scores[0, 0].item() * margins[x].item()
-        kernel = linear.kernel_values(linear.content_averaged_coefficients(model), torch.tensor([delta]), 8, 10.0)
-        assert kernel.item() == pytest.approx(total / 9, abs=1e-10)
+    pairs = [(u, u) for u in range(vocab_size)] if delta == 0 else [
+        (u, x) for u in range(vocab_size) for x in range(vocab_size)]
+    total = 0.0
+    for u, x in pairs:
+        tokens = torch.full((1, delta + 1), 0)
+        tokens[0, 0], tokens[0, -1] = x, u
+        scores, _ = model.attention(tokens)
+        total += scores[0, 0].item() * margins[x].item()
+    return total / len(pairs)
+
+
+def test_realized_kernel_matches_brute_force_including_the_query_position():
+    model = tiny_head(vocab_size=3)
+    realized = linear.realized_head_kernel(model, 6)
+    coefficients = linear.content_averaged_coefficients(model)
+    for delta in range(6):
+        assert realized[delta].item() == pytest.approx(brute_force_kernel(model, delta), abs=1e-10)
+    for delta in (1, 2, 5):  # past delta = 0, the rotary coefficients give the same values
+        assert (rotary_basis(torch.tensor([delta]), 8, 10.0) @ coefficients).item() == pytest.approx(realized[delta].item())
+    independent = (rotary_basis(torch.tensor([0]), 8, 10.0) @ coefficients).item()
+    assert abs(independent - realized[0].item()) > 1e-3  # treating the query's own key as independent is wrong
 
 
 def test_own_token_margins_of_a_hand_built_readout():
@@ -111,18 +175,46 @@ def test_non_linear_heads_are_rejected():
         linear.pair_coefficients(model)
 
 
-# --- distractor weights ---------------------------------------------------------------------------
+# --- one normalization ----------------------------------------------------------------------------
 
-def test_target_and_distractor_weights_by_hand():
-    weights = torch.tensor([[0.5, -2.0, 1.0, 0.25], [0.0, 0.0, -3.0, 1.0]])
-    target, distractor = linear.target_and_distractor_weights(weights, offset=1)
-    assert torch.allclose(target, torch.tensor([1.0, -3.0]))
-    assert torch.allclose(distractor, torch.tensor([2.75, 1.0]))
+def test_every_comparison_is_in_units_of_the_target_weight():
+    basis = rotary_basis(torch.arange(64), 16, 0.05)
+    coefficients = torch.randn(16, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    sweeps = [linear.compare(scale * coefficients, scale * (basis @ coefficients), 16, 0.05, 2, 8,
+                             (0.0, 1e-2), 0.0) for scale in (1.0, -7.0)]
+    (sweep, comparison, kernels), (scaled_sweep, scaled_comparison, scaled_kernels) = sweeps
+    pd.testing.assert_frame_equal(sweep, scaled_sweep)  # fit errors, norms, norm ratios: scale-free
+    assert scaled_comparison["trained_target_kernel"].item() == pytest.approx(-7 * comparison["trained_target_kernel"].item())
+    at_target = kernels[kernels["delta"] == 2].set_index("solution")["kernel"]
+    assert at_target.to_dict() == pytest.approx({"trained": 1.0, "min_norm": 1.0})
+    assert comparison["min_norm_fit_error"].item() < 1e-12  # well-conditioned: exact
+    tables.to_arrow(comparison.assign(arm="x", offset=2, seed=0), schemas.LINEAR_COMPARISON)
+    tables.to_arrow(sweep.assign(arm="x", offset=2, seed=0), schemas.LINEAR_CUTOFFS)
 
 
-def cosine_head() -> AttentionHead:
-    """d=2, constant q = k = (1, 0): the weight at offset delta is cos(delta) / sqrt(2), zero readout."""
-    model = tiny_head(d_model=2, vocab_size=4)
+def test_arm_2_is_compared_at_its_most_favourable_cutoff():
+    basis = rotary_basis(torch.arange(64), 16, 1e4)  # ill-conditioned: the cut-off matters
+    target = interpolation_target(8, 2)
+    at_1e4 = min_norm_solution(basis[:8], target, 1e-4)  # rank 6 of 8, the only cut-off of the grid with it
+    sweep, comparison, _ = linear.compare(at_1e4, basis @ at_1e4, 16, 1e4, 2, 8, rules.LINEAR_CUTOFFS, None)
+    assert comparison["rtol"].item() == 1e-4 and comparison["relative_error"].item() < 1e-9
+    assert len(set(sweep["rank"])) > 2  # the solution, and its match, move with the cut-off
+    assert (sweep.loc[sweep["rtol"] != 1e-4, "relative_error"] > 1e-3).all()
+
+
+# --- measured weights -----------------------------------------------------------------------------
+
+def test_weight_statistics_by_hand():
+    weights = torch.tensor([[0.5, -2.0, 1.0, 0.25], [0.0, 0.0, -3.0, 1.0]])  # deltas 3, 2, 1, 0
+    stats = linear.weight_statistics(weights, offset=1)
+    assert stats["target_weight"].tolist() == [1.0, -3.0]
+    assert stats["distractor_weight"].tolist() == [2.75, 1.0]
+    assert stats["far_key_weight"].tolist() == [1.25, 0.0]  # deltas 2 and 3: the last octave
+
+
+def cosine_head(attention: str = "linear", vocab_size: int = 4) -> AttentionHead:
+    """d=2, constant q = k = (1, 0): the logit at offset delta is cos(delta) / sqrt(2), zero readout."""
+    model = AttentionHead(HeadConfig(vocab_size, 2, "rope", 256, attention=attention)).double()
     with torch.no_grad():
         for parameter in model.parameters():
             parameter.zero_()
@@ -131,101 +223,143 @@ def cosine_head() -> AttentionHead:
     return model.float()
 
 
-def test_evaluate_linear_head_on_a_hand_built_head():
+def test_evaluate_weights_of_a_hand_built_head():
     model, offset = cosine_head(), 2
-    eval_sets = {length: make_eval_set(0, offset, length, 50, 4) for length in (8, 16, 64)}
-    table = linear.evaluate_linear_head(model, eval_sets, offset, seed=3, train_length_min=8, train_length_max=16)
+    sets = {length: make_eval_set(0, offset, length, 50, 4) for length in (8, 16, 64)}
+    table = linear.evaluate_weights(linear.head_predictor(model), sets, offset)
     for row in table.itertuples():
-        deltas = np.arange(row.length)
-        weights = np.cos(deltas) / math.sqrt(2)  # theta_0 = 1 for d=2
+        weights = np.cos(np.arange(row.length)) / math.sqrt(2)  # weight at delta; theta_0 = 1 for d=2
+        distractors = np.delete(np.abs(weights), offset)
         assert row.target_weight == pytest.approx(weights[offset], abs=1e-5)
-        assert row.distractor_weight == pytest.approx(np.abs(weights).sum() - abs(weights[offset]), rel=1e-5)
-        # Zero readout: every logit is 0, the prediction is token 0, the loss is log V.
-        targets = eval_sets[row.length][1]
-        assert row.accuracy == pytest.approx((targets == 0).float().mean().item())
-        assert row.loss == pytest.approx(math.log(4), rel=1e-6)
-    assert list(table["in_training_range"]) == [True, True, False]
-    assert set(table["seed"]) == {3}
+        assert row.distractor_weight == pytest.approx(distractors.sum(), rel=1e-5)
+        octave = [abs(weights[d]) for d in range(row.length // 2, row.length) if d != offset]
+        assert row.far_key_weight == pytest.approx(np.mean(octave), rel=1e-5)
+        # Zero readout: every output is 0, the prediction is token 0.
+        assert row.accuracy == pytest.approx((sets[row.length][1] == 0).float().mean().item())
 
 
-def test_kernel_dilution_by_hand():
-    kernels = pd.DataFrame({"offset": 1, "seed": 0, "solution": "trained", "delta": [0, 1, 2, 3],
-                            "kernel": [1.0, -2.0, 3.0, 0.5]})
-    table = linear.kernel_dilution(kernels, [2, 4])
-    assert list(table["distractor_weight"]) == [1.0, 4.5]  # the target (delta 1) is left out
-    with pytest.raises(ValueError, match="deltas"):
-        linear.kernel_dilution(kernels, [8])
+# --- the checks can fail --------------------------------------------------------------------------
+
+def min_norm_kernel(n_offsets=128) -> torch.Tensor:
+    basis = rotary_basis(torch.arange(n_offsets), CONTROL.d_model, CONTROL.rope_base)
+    return basis @ min_norm_solution(basis[:TASK.train_length_max], interpolation_target(8, TASK.offset))
 
 
-def test_kernel_frame_is_one_at_the_target_for_both_solutions():
-    model = tiny_head()
-    frame = linear.kernel_frame(model, offset=1, seed=0, train_length_max=3, max_delta=10)
-    at_target = frame[frame["delta"] == 1].set_index("solution")["kernel"]
-    assert at_target.to_dict() == pytest.approx({"trained": 1.0, "min_norm": 1.0})
-    comparison = linear.kernel_comparison(model, offset=1, seed=0, train_length_max=3)
-    assert comparison["min_norm_fit_error"].item() < 1e-8
-    assert -1 <= comparison["coefficient_cosine"].item() <= 1
+def decaying_kernel(n_offsets=128) -> torch.Tensor:
+    """A plausible linear head that extrapolates: exact at K, small distractor weights decaying as delta^-2."""
+    deltas = torch.arange(n_offsets, dtype=torch.float64)
+    return torch.where(deltas == TASK.offset, 1.0, 0.3 / (1 + (deltas - TASK.offset) ** 2))
 
 
-# --- claims, section, figure ----------------------------------------------------------------------
+def test_the_rate_check_holds_for_the_min_norm_kernel_and_fails_for_heads_that_dilute_less():
+    assert linear.far_weight_ratio(by_length_of(kernel_predictor(min_norm_kernel())), 8) >= rules.MIN_FAR_WEIGHT_RATIO
+    # A kernel whose tail decays, and the exact retrieval kernel (nothing off target): both fail.
+    decaying = linear.far_weight_ratio(by_length_of(kernel_predictor(decaying_kernel())), 8)
+    assert decaying < 0.1 < rules.MIN_FAR_WEIGHT_RATIO
+    perfect = linear.far_weight_ratio(by_length_of(kernel_predictor(interpolation_target(128, TASK.offset))), 8)
+    assert not perfect >= rules.MIN_FAR_WEIGHT_RATIO  # nan: nothing to decay
+    # A normalized head: its weights sum to 1, so the weight per key falls as its keys multiply.
+    normalized = by_length_of(linear.head_predictor(cosine_head("softmax", TASK.vocab_size)), offset=2)
+    assert linear.far_weight_ratio(normalized, 8) < 0.2
+    # The running sum of the old rule grows for every one of them: it could not fail.
+    for kernel_values in (min_norm_kernel(), decaying_kernel()):
+        sums = [float(kernel_values[:n].abs().sum()) for n in LENGTHS]
+        assert sums == sorted(sums)
 
-def synthetic_tables(far_accuracy: float, growing: bool):
-    lengths = [16, 32, 64, 128, 256]
-    rows = []
+
+def test_checks_of_both_arms_fail_for_heads_that_extrapolate():
+    extrapolating = pd.concat([by_length_of(kernel_predictor(decaying_kernel()), arm=arm)
+                               for arm in (linear.CONTROL, linear.HEAD)])
+    checks = [check for arm in (linear.CONTROL, linear.HEAD)
+              for check in linear.arm_checks(arm, extrapolating[extrapolating["arm"] == arm], 8, TASK.vocab_size)]
+    holds = {check["claim"].split(": ", 1)[1]: check["holds"] for check in checks}
+    assert holds == {"fits the training range (precondition)": True, "does not extrapolate": False,
+                     "distractor weight per key past the range does not decay": False}
+
+
+def arm_1_comparison(coefficients: torch.Tensor, config: RegressionConfig = CONTROL) -> pd.DataFrame:
+    basis = rotary_basis(torch.arange(128), config.d_model, config.rope_base)
+    _, comparison, _ = linear.compare(coefficients, basis @ coefficients, config.d_model, config.rope_base,
+                                      TASK.offset, TASK.train_length_max, (0.0,), 0.0)
+    return comparison.assign(arm=linear.CONTROL, offset=TASK.offset, seed=0)
+
+
+def claims_for(comparison: pd.DataFrame, head_error: float = 0.1) -> dict[str, bool]:
+    by_length = pd.concat([by_length_of(kernel_predictor(min_norm_kernel()), arm=arm)
+                           for arm in (linear.CONTROL, linear.HEAD)])
+    head = comparison.assign(arm=linear.HEAD, relative_error=head_error)
+    claims = linear.claims_linear(by_length, pd.concat([comparison, head]), 8, TASK.vocab_size)
+    tables.to_arrow(claims, CLAIMS)
+    return dict(zip(claims["claim"], claims["holds"]))
+
+
+def test_convergence_checks_fail_for_another_interpolant_or_an_unfinished_run():
+    basis = rotary_basis(torch.arange(TASK.train_length_max), CONTROL.d_model, CONTROL.rope_base)
+    closed_form = min_norm_solution(basis, interpolation_target(8, TASK.offset))
+    shape, values = (f"{linear.ARMS[linear.CONTROL]}: training selects the min-norm interpolant ({what})"
+                     for what in ("shape", "values"))
+    trained, _, _ = train_regression(CONTROL, TASK, seed=0)
+    holds = claims_for(arm_1_comparison(trained))
+    assert holds[shape] and holds[values]
+    # Another interpolant: the same values on the training offsets, plus a direction they do not see.
+    null_direction = torch.linalg.svd(basis).Vh[-1]
+    other = closed_form + 0.5 * closed_form.norm() * null_direction
+    assert torch.allclose(basis @ other, basis @ closed_form, atol=1e-12)
+    holds = claims_for(arm_1_comparison(other))
+    assert not holds[shape] and not holds[values]
+    early, _, _ = train_regression(RegressionConfig(16, 0.05, steps=20, batch_size=64, lr=0.05), TASK, seed=0)
+    assert not claims_for(arm_1_comparison(early))[values]
+
+
+def test_the_well_posed_check_fails_for_a_standard_rope_base():
+    config = RegressionConfig(16, 1e4, steps=20, batch_size=64, lr=0.05)
+    trained, _, _ = train_regression(config, TASK, seed=0)
+    holds = claims_for(arm_1_comparison(trained, config))
+    assert not holds[f"{linear.ARMS[linear.CONTROL]}: the min-norm interpolant is well-posed"]
+
+
+def test_the_arm_2_kernel_check_follows_its_rule():
+    trained, _, _ = train_regression(CONTROL, TASK, seed=0)
+    comparison = arm_1_comparison(trained)
+    claim = f"{linear.ARMS[linear.HEAD]}: its kernel is the min-norm interpolant"
+    assert claims_for(comparison, head_error=0.4)[claim]
+    assert not claims_for(comparison, head_error=0.5)[claim]
+
+
+# --- the section and the figure -------------------------------------------------------------------
+
+def test_section_and_figure_from_both_arms(tmp_path):
+    parts = []
     for offset in (1, 2):
+        task = TaskConfig(TASK.vocab_size, offset, TASK.train_length_min, TASK.train_length_max)
+        sets = eval_sets(offset, lengths=(8, 16, 32), n_samples=64)
         for seed in (0, 1):
-            for length in lengths:
-                in_range = length <= 32
-                rows.append({"offset": offset, "seed": seed, "length": length, "in_training_range": in_range,
-                             "accuracy": 1.0 if in_range else far_accuracy, "loss": 0.1, "target_weight": 1.0,
-                             "target_abs_weight": 1.0,
-                             "distractor_weight": float(length if growing else 1000 // length)})
-    by_length = pd.DataFrame(rows)
-    comparison = pd.DataFrame({"offset": [1, 1, 2, 2], "seed": [0, 1, 0, 1], "trained_target_kernel": 2.0,
-                               "coefficient_cosine": 0.95, "kernel_cosine": 0.5, "trained_fit_error": 0.1,
-                               "min_norm_fit_error": 0.0, "norm_ratio": 1.1, "row_space_fraction": 0.99,
-                               "basis_rank": 12})
-    kernels = pd.concat([
-        pd.DataFrame({"offset": offset, "seed": seed, "solution": solution, "delta": np.arange(256),
-                      "kernel": np.where(np.arange(256) < 32, 0.01, 1.0) + (np.arange(256) == offset)})
-        for offset in (1, 2) for seed in (0, 1) for solution in linear.SOLUTIONS])
-    return by_length, comparison, kernels, linear.kernel_dilution(kernels, lengths)
-
-
-def test_claims_follow_the_fixed_rules():
-    by_length, comparison, _, dilution = synthetic_tables(far_accuracy=0.05, growing=True)
-    claims = linear.claims_linear(by_length, comparison, dilution, train_length_max=32, vocab_size=16)
-    holds = dict(zip(claims["claim"], claims["holds"]))
-    assert holds["the control fits the training range (precondition)"]
-    assert holds["the control does not extrapolate"]
-    assert holds["measured distractor weight grows with length"]
-    assert holds["the min-norm kernel's distractor weight grows with length"]
-    assert holds["training selects the min-norm interpolant (coefficients)"]
-    assert not holds["training selects the min-norm interpolant (kernel in range)"]  # cosine 0.5 < 0.9
-    assert set(claims["experiment"]) == {"linear"}
-    far = claims.set_index("claim").loc["the control does not extrapolate"]
-    assert far["value"] == pytest.approx(0.05) and "0.25" in far["rule"]
-
-    by_length, comparison, _, dilution = synthetic_tables(far_accuracy=0.6, growing=False)
-    holds = dict(zip(*linear.claims_linear(by_length, comparison, dilution, 32, 16)[["claim", "holds"]].T.values))
-    assert not holds["the control does not extrapolate"]
-    assert not holds["measured distractor weight grows with length"]
-
-
-def test_claims_need_the_4x_length():
-    by_length, comparison, _, dilution = synthetic_tables(0.05, True)
-    with pytest.raises(ValueError, match="128"):
-        linear.claims_linear(by_length[by_length["length"] != 128], comparison, dilution, 32, 16)
-
-
-def test_section_markdown_reports_the_tables(tmp_path):
-    by_length, comparison, kernels, dilution = synthetic_tables(0.05, True)
-    claims = linear.claims_linear(by_length, comparison, dilution, 32, 16)
-    text = linear.section_markdown(by_length, comparison, dilution, claims, 16, 32, steps=100, batch_size=8, lr=1e-3)
-    assert text.startswith("## linear\n")
-    assert "![" in text and "(figures/linear_control.png)" in text
-    assert "| K |" in text and "acc @128" in text
-    assert text.count("**holds**") == int(claims["holds"].sum())
+            head = tiny_head(d_model=16, vocab_size=TASK.vocab_size, seed=seed, rope_base=1e4).float()
+            for arm, result in ((linear.CONTROL, linear.analyze_control(CONTROL, task, seed, sets, 32)),
+                                (linear.HEAD, linear.analyze_head(head, task, sets, 32))):
+                parts.append({name: frame.assign(arm=arm, offset=offset, seed=seed) for name, frame in result.items()})
+    frames = {name: pd.concat([part[name] for part in parts if name in part], ignore_index=True)
+              for name in ("by_length", "kernels", "cutoffs", "comparison", "convergence")}
+    for name, kind in (("by_length", schemas.LINEAR_BY_LENGTH), ("kernels", schemas.LINEAR_KERNEL),
+                       ("cutoffs", schemas.LINEAR_CUTOFFS), ("comparison", schemas.LINEAR_COMPARISON),
+                       ("convergence", schemas.LINEAR_CONVERGENCE)):
+        tables.to_arrow(frames[name], kind)
+    curves = pd.DataFrame({"offset": 1, "seed": 0, "step": np.arange(1, 101), "accuracy": np.linspace(0, 1, 100)})
+    progress = linear.training_progress(curves)
+    assert progress["until_step"].tolist() == [25, 50, 75, 100]
+    assert progress["accuracy"].iloc[0] == pytest.approx(np.linspace(0, 1, 100)[:25].mean())
+    claims = linear.claims_linear(frames["by_length"], frames["comparison"], 8, TASK.vocab_size)
+    control = {"d_model": 16, "rope_base": 0.05, "steps": 400, "batch_size": 64, "lr": 0.05}
+    head = {"d_model": 16, "rope_base": 1e4, "steps": 100, "batch_size": 64, "lr": 1e-3}
+    text = linear.section_markdown(frames["by_length"], frames["comparison"], frames["cutoffs"], progress, claims,
+                                   4, 8, control, head)
+    assert text.startswith("## linear\n") and "(figures/linear_control.png)" in text
+    assert "arm 1 tests the claim" in text and "squared" in text
+    kappa = frames["comparison"].query("arm == @linear.CONTROL")["condition_number"].max()
+    assert f"condition number {kappa:.3g}" in text
+    assert text.count("**holds**") == int(claims["holds"].sum()) and len(claims) == 10
+    assert text.index("| 1 | 1 |") < text.index("| 2 | 1 |")  # arm 1 first
     path = tmp_path / "linear_control.png"
-    plot_linear_control(by_length, kernels, dilution, comparison, 16, 32, 16, path, dpi=40)
+    plot_linear_control(frames["by_length"], frames["kernels"], frames["comparison"], frames["cutoffs"],
+                        frames["convergence"], 4, 8, TASK.vocab_size, path, dpi=40)
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

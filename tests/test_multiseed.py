@@ -19,7 +19,8 @@ def sources(rope_far: dict) -> dict[str, pd.DataFrame]:
     prop1 = pd.DataFrame([dict(predictor="mean_field", offset=k, seed=s, length=n, predicted_attention=0.5,
                                measured_attention=0.45) for k, s in runs for n in (32, 64)])
     frequency = pd.DataFrame([dict(offset=k, seed=s, top4_share=0.95, top4_alignment=0.97) for k, s in runs])
-    linear = pd.DataFrame([dict(offset=k, seed=s, length=128, accuracy=0.1) for k, s in runs])
+    linear = pd.DataFrame([dict(arm=arm, offset=k, seed=s, length=128, accuracy=0.1) for k, s in runs
+                           for arm in ("min_norm_control", "attention_head")])
     return {"accuracy_by_length": accuracy, "mechanics_by_length": mechanics, "shift_changes": shift,
             "prop1_prediction": prop1, "frequency_summary": frequency, "linear_by_length": linear}
 
@@ -49,3 +50,14 @@ def test_all_claims_carry_their_experiments_verdict():
     checks = pd.DataFrame({"experiment": ["a", "a", "b"], "claim": "c", "statistic": "s", "value": 1.0,
                            "rule": "r", "holds": [True, False, True]})
     assert multiseed.all_claims(checks)["verdict"].tolist() == ["mixed", "mixed", "confirmed"]
+
+
+def test_intervals_stay_inside_the_range_of_their_value():
+    # Accuracies of 1, 1, 0.6 and 1 at K=1: the Student-t interval of their mean passes 1.
+    rope_far = {(1, 0): 1.0, (1, 1): 0.6, (2, 0): 1.0, (2, 1): 1.0}
+    summary = multiseed.summarize_headlines(multiseed.headline_by_seed(sources(rope_far), SETTINGS), SETTINGS)
+    rope = summary[summary["headline"].str.startswith("base: rope")].set_index("offset")
+    assert rope.loc["K=1", "ci_high"] == 1.0 and rope.loc["K=1", "ci_low"] == 0.0  # 0.8 +- 2.54: clipped both ways
+    assert rope.loc["K=2", "ci_low"] == rope.loc["K=2", "ci_high"] == 1.0
+    unbounded = summary[summary["headline"].str.startswith("prop1")]
+    assert (unbounded["ci_low"] <= unbounded["mean"]).all()

@@ -126,34 +126,43 @@ def analyze_head(model: AttentionHead, offset: int, seed: int,
     return spectrum.assign(**keys), pd.DataFrame([{**keys, **summary}]), singular.assign(**keys)
 
 
-def claims_frequency(summary: pd.DataFrame, min_top4_share: float, min_top4_alignment: float) -> pd.DataFrame:
+def claims_frequency(summary: pd.DataFrame, untrained: pd.DataFrame, min_top4_share: float,
+                     min_top4_alignment: float) -> pd.DataFrame:
     """Per offset, over every seed: the top-4 blocks hold >= min_top4_share of the energy, and
-    their energy-weighted alignment with K is >= min_top4_alignment (worst seed reported).
+    their energy-weighted alignment with K is >= min_top4_alignment (worst seed reported). Each
+    statistic names the range the same heads had untrained (``untrained``: their summaries at init).
     """
     rows = []
     for offset, heads in summary.groupby("offset", sort=True):
         claim = f"K={offset}"
+        at_init = untrained[untrained["offset"] == offset]
+
+        def baseline(column):
+            return f"(untrained: {at_init[column].min():.3g} to {at_init[column].max():.3g})"
+
         worst_share = heads["top4_share"].min()
-        rows.append(check("frequency", claim, f"lowest top-4 energy share over {len(heads)} seeds", worst_share,
-                          f">= {min_top4_share:g}", worst_share >= min_top4_share))
+        rows.append(check("frequency", claim, f"lowest top-4 energy share over {len(heads)} seeds "
+                          f"{baseline('top4_share')}", worst_share, f">= {min_top4_share:g}",
+                          worst_share >= min_top4_share))
         worst_alignment = heads["top4_alignment"].min()
         rows.append(check("frequency", claim, f"lowest energy-weighted top-4 alignment cos(K theta + phi) over "
-                          f"{len(heads)} seeds", worst_alignment, f">= {min_top4_alignment:g}",
-                          worst_alignment >= min_top4_alignment))
+                          f"{len(heads)} seeds {baseline('top4_alignment')}", worst_alignment,
+                          f">= {min_top4_alignment:g}", worst_alignment >= min_top4_alignment))
     return pd.DataFrame(rows)
 
 
-def summary_markdown(summary: pd.DataFrame) -> str:
-    """Per offset: mean [min, max] over seeds of the key statistics."""
+def summary_markdown(summary: pd.DataFrame, untrained: pd.DataFrame) -> str:
+    """Per offset and head state (trained, untrained): mean [min, max] over seeds of the key statistics."""
     columns = [("top1_share", "top-1 share"), ("top2_share", "top-2 share"), ("top4_share", "top-4 share"),
                ("participation_ratio", "participation ratio"), ("entropy_rank", "entropy rank"),
                ("top4_alignment", "top-4 alignment"), ("amplitude_alignment", "s(K) / sum A"),
                ("singular_rank90", "singular values for 90% of squared norm of M")]
-    header = ["K", "seeds", "peak delta (all seeds)"] + [label for _, label in columns]
+    header = ["K", "head", "seeds", "peak delta (all seeds)"] + [label for _, label in columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for offset, heads in summary.groupby("offset", sort=True):
+    states = pd.concat([summary.assign(head="trained"), untrained.assign(head="untrained")], ignore_index=True)
+    for (offset, head), heads in states.groupby(["offset", "head"], sort=True):
         peaks = ", ".join(str(peak) for peak in sorted(set(heads["peak_delta"])))
-        cells = [str(offset), str(len(heads)), peaks]
+        cells = [str(offset), head, str(len(heads)), peaks]
         for column, _ in columns:
             values = heads[column]
             cells.append(f"{values.mean():.3g} [{values.min():.3g}, {values.max():.3g}]")
@@ -161,8 +170,9 @@ def summary_markdown(summary: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
-def section_markdown(summary: pd.DataFrame, claims: pd.DataFrame, train_length_max: int) -> str:
-    """The frequency section of RESULTS.md, from the frequency_summary and claims tables."""
+def section_markdown(summary: pd.DataFrame, untrained: pd.DataFrame, claims: pd.DataFrame,
+                     train_length_max: int) -> str:
+    """The frequency section of RESULTS.md, from the frequency_summary (trained and untrained) and claims tables."""
     n_blocks = int(summary["n_blocks"].iloc[0])
     return "\n\n".join([
         "## frequency: the learned rule as a low-rank carrier",
@@ -175,8 +185,10 @@ def section_markdown(summary: pd.DataFrame, claims: pd.DataFrame, train_length_m
         "peaks at K. Peak delta: argmax of s over delta in 0.."
         f"{train_length_max - 1}. Singular values are those of M[m, n] = s(m - n) over positions "
         f"0..{train_length_max - 1}. "
-        "Cells: mean [min, max] over seeds.",
-        summary_markdown(summary),
+        "Cells: mean [min, max] over seeds. Untrained: the same heads at their seeded initialization "
+        "(`training.init_head` at each run's seed), decomposed the same way: the baseline the trained values "
+        "are to be read against.",
+        summary_markdown(summary, untrained),
         "![frequency decomposition](figures/frequency_rank.png)",
         "**Claim**: the learned rule is a low-rank carrier aligned with K.",
         checks_markdown(claims),

@@ -292,7 +292,8 @@ def section_markdown(errors: pd.DataFrame, claims: pd.DataFrame, train_length_ma
         "Accuracy is predicted by passing seeded random sequences through the head's exact value and unembedding "
         "weights with the attention fixed to each predictor's weight profile. Predictors:\n\n" + predictors,
         f"Errors of predicted vs measured values past the training range (length > {train_length_max}), "
-        f"pooled over seeds and lengths ({n_points} (seed, length) points in the row 'all'); "
+        f"pooled over seeds and lengths, and over offsets in the row 'all' ({n_points} (offset, seed, length) "
+        "points); "
         "bias = mean(predicted - measured), r = Pearson correlation (n/a where a prediction is constant).",
         errors_markdown(errors),
         f"Of the closed-form approximations, the data support `{best_attention}` for target attention and "

@@ -1,15 +1,20 @@
-"""Figure of the linear-attention control (``linear_control.png``).
+"""Figure of the linear experiment (``linear_control.png``): both arms of the control.
 
-Top row, pooled over seeds per offset K: accuracy vs length, the measured weights vs length,
-and the kernels' distractor weight vs length. Bottom row, one panel per K (lowest seed): the
-trained kernel against the min-norm one, inside and past the training offsets.
+Top row, means over seeds per arm and offset K: accuracy vs length; the per-key distractor weight
+in the last octave vs length (target = 1); arm 1's convergence to the closed-form min-norm kernel;
+and the cut-off sensitivity (kernel cosine with the min-norm kernel at each cut-off). Second and
+third rows, one panel per K (lowest seed): the trained kernel against the min-norm one, arm 1
+(exact) and arm 2 (most favourable cut-off), inside and past the training offsets.
 """
 
 import matplotlib.pyplot as plt
 import pandas as pd
 
 from lengthgen.plots import save_figure, shade_training_range
+from lengthgen.rules import MAX_RELATIVE_KERNEL_ERROR
+from lengthgen.schemas.linear import ARMS
 
+ARM_STYLES = {arm: (label, ls, marker) for (arm, label), ls, marker in zip(ARMS.items(), ("-", "--"), ("o", "s"))}
 SOLUTION_STYLES = {"trained": {"color": "tab:purple", "ls": "-"}, "min_norm": {"color": "tab:orange", "ls": "--"}}
 
 
@@ -24,80 +29,93 @@ def log2_length_axis(ax, lengths) -> None:
     ax.set_xlabel("sequence length n")
 
 
-def plot_accuracy(ax, by_length: pd.DataFrame, offsets, vocab_size: int) -> None:
-    for index, offset in enumerate(offsets):
-        stats = by_length[by_length["offset"] == offset].groupby("length")["accuracy"].agg(["mean", "min", "max"])
-        ax.plot(stats.index, stats["mean"], "o-", color=offset_color(index), label=f"K={offset}")
-        ax.fill_between(stats.index, stats["min"], stats["max"], color=offset_color(index), alpha=0.2)
-    ax.axhline(1 / vocab_size, color="k", ls=":", label="chance")
-    ax.set_ylim(0, 1.02)
-    ax.set_ylabel("accuracy (mean, band: min-max over seeds)")
-    ax.set_title("accuracy vs length")
+def plot_by_length(ax, by_length: pd.DataFrame, offsets, value) -> None:
+    """One line per (arm, K) of the seed mean of ``value(rows)`` vs length."""
+    for arm, (label, ls, marker) in ARM_STYLES.items():
+        for index, offset in enumerate(offsets):
+            rows = by_length[(by_length["arm"] == arm) & (by_length["offset"] == offset)]
+            mean = rows.assign(value=value(rows)).groupby("length")["value"].mean()
+            ax.plot(mean.index, mean.to_numpy(), ls=ls, marker=marker, color=offset_color(index),
+                    label=f"{label.split(' (')[0]}, K={offset}")
 
 
-def plot_measured_weights(ax, by_length: pd.DataFrame, offsets) -> None:
+def plot_convergence(ax, convergence: pd.DataFrame, offsets) -> None:
     for index, offset in enumerate(offsets):
-        stats = by_length[by_length["offset"] == offset].groupby("length")[["distractor_weight", "target_abs_weight"]].mean()
-        ax.plot(stats.index, stats["distractor_weight"], "o-", color=offset_color(index), label=f"K={offset} distractors")
-        ax.plot(stats.index, stats["target_abs_weight"], "s:", color=offset_color(index), label=f"K={offset} |target|")
+        rows = convergence[convergence["offset"] == offset]
+        worst = rows.groupby("step")["max_kernel_error"].max()
+        ax.plot(worst.index, worst.to_numpy(), color=offset_color(index), label=f"K={offset} (worst seed)")
     ax.set_yscale("log")
-    ax.set_ylabel("mean total |weight|")
-    ax.set_title("trained head: weights (measured)")
+    ax.set_xlabel("SGD step")
+    ax.set_ylabel("max |trained - closed form| (target = 1)")
+    ax.set_title("arm 1: convergence to the min-norm kernel")
 
 
-def plot_kernel_dilution(ax, dilution: pd.DataFrame, offsets) -> None:
-    for index, offset in enumerate(offsets):
-        for solution, style in SOLUTION_STYLES.items():
-            rows = dilution[(dilution["offset"] == offset) & (dilution["solution"] == solution)]
-            mean = rows.groupby("length")["distractor_weight"].mean()
-            ax.plot(mean.index, mean.to_numpy(), marker="o", ls=style["ls"], color=offset_color(index),
-                    label=f"K={offset} {solution.replace('_', '-')}")
+def plot_cutoffs(ax, cutoffs: pd.DataFrame, max_relative_error: float) -> None:
+    cut = cutoffs[cutoffs["rtol"] > 0]
+    for arm, (label, ls, marker) in ARM_STYLES.items():
+        stats = cut[cut["arm"] == arm].groupby("rtol")["relative_error"].agg(["mean", "min", "max"])
+        ax.plot(stats.index, stats["mean"], ls=ls, marker=marker, color="k", label=label)
+        ax.fill_between(stats.index, stats["min"], stats["max"], color="0.6", alpha=0.3)
+    ax.axhline(max_relative_error, color="tab:red", lw=0.8, ls=":", label="rule (arm 2)")
+    ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_ylabel("sum of |kernel| off target (target = 1)")
-    ax.set_title("kernels: distractor weight vs length")
+    ax.invert_xaxis()
+    ax.set_xlabel("relative singular-value cut-off")
+    ax.set_ylabel("|trained - min-norm| / |min-norm| (band: runs)")
+    ax.set_title("sensitivity to the cut-off")
 
 
-def plot_kernel(ax, kernels: pd.DataFrame, comparison: pd.DataFrame, offset: int, train_length_max: int,
-                max_delta: int) -> None:
-    seed = int(kernels.loc[kernels["offset"] == offset, "seed"].min())
-    run = kernels[(kernels["offset"] == offset) & (kernels["seed"] == seed) & (kernels["delta"] < max_delta)]
+def plot_kernel(ax, kernels: pd.DataFrame, comparison: pd.DataFrame, arm: str, offset: int,
+                train_length_max: int) -> None:
+    rows = kernels[(kernels["arm"] == arm) & (kernels["offset"] == offset)]
+    seed = int(rows["seed"].min())
     for solution, style in SOLUTION_STYLES.items():
-        rows = run[run["solution"] == solution].sort_values("delta")
-        ax.plot(rows["delta"], rows["kernel"], label=solution.replace("_", "-"), lw=1.2, **style)
+        line = rows[(rows["seed"] == seed) & (rows["solution"] == solution)].sort_values("delta")
+        ax.plot(line["delta"], line["kernel"], label=solution.replace("_", "-"), lw=1.2, **style)
     ax.axvspan(0, train_length_max - 1, color="0.9", zorder=0, label="training offsets")
     ax.axvline(offset, color="k", lw=0.8, ls=":", label=f"target delta={offset}")
-    # Past the training offsets the min-norm kernel reaches 1e4 and more: symlog keeps both readable.
-    ax.set_yscale("symlog", linthresh=1.0)
-    cos = comparison[(comparison["offset"] == offset) & (comparison["seed"] == seed)]["coefficient_cosine"]
-    ax.set_title(f"K={offset}, seed {seed}: kernels (coef. cosine {float(cos.iloc[0]):.2f})")
+    match = comparison[(comparison["arm"] == arm) & (comparison["offset"] == offset) & (comparison["seed"] == seed)].iloc[0]
+    ax.set_yscale("symlog", linthresh=1.0)  # an ill-conditioned min-norm kernel reaches 1e4 and more
+    ax.set_title(f"{ARM_STYLES[arm][0]}, K={offset}, seed {seed}: rel. error {match['relative_error']:.2g} "
+                 f"(cut-off {match['rtol']:g})", fontsize=9)
     ax.set_xlabel("relative offset delta (query - key)")
     ax.set_ylabel("kernel (target = 1), symlog")
 
 
-def plot_linear_control(by_length: pd.DataFrame, kernels: pd.DataFrame, dilution: pd.DataFrame,
-                        comparison: pd.DataFrame, train_length_min: int, train_length_max: int,
-                        vocab_size: int, path, dpi: int) -> None:
-    """The control's accuracy, weights and kernels vs length, saved to ``path``."""
+def plot_linear_control(by_length: pd.DataFrame, kernels: pd.DataFrame, comparison: pd.DataFrame,
+                        cutoffs: pd.DataFrame, convergence: pd.DataFrame, train_length_min: int,
+                        train_length_max: int, vocab_size: int, path, dpi: int) -> None:
+    """Both arms' accuracy, weights, convergence, cut-off sensitivity and kernels, saved to ``path``."""
     offsets = sorted(by_length["offset"].unique())
     lengths = sorted(by_length["length"].unique())
-    columns = max(3, len(offsets))
-    fig, axes = plt.subplots(2, columns, figsize=(5.2 * columns, 9.5), squeeze=False)
+    columns = max(4, len(offsets))
+    fig, axes = plt.subplots(3, columns, figsize=(5 * columns, 13), squeeze=False)
     top = axes[0]
-    plot_accuracy(top[0], by_length, offsets, vocab_size)
-    plot_measured_weights(top[1], by_length, offsets)
-    plot_kernel_dilution(top[2], dilution, offsets)
-    for ax in top[:3]:
+    plot_by_length(top[0], by_length, offsets, lambda rows: rows["accuracy"])
+    top[0].axhline(1 / vocab_size, color="k", ls=":", label="chance")
+    top[0].set_ylim(0, 1.02)
+    top[0].set_ylabel("accuracy (mean over seeds)")
+    top[0].set_title("accuracy vs length")
+    plot_by_length(top[1], by_length, offsets, lambda rows: rows["far_key_weight"] / rows["target_abs_weight"])
+    top[1].set_yscale("log")
+    top[1].set_ylabel("mean |weight| per key in [n/2, n) / |target|")
+    top[1].set_title("distractor weight per key vs length")
+    for ax in top[:2]:
         shade_training_range(ax, train_length_min, train_length_max)
         log2_length_axis(ax, lengths)
-        ax.legend(fontsize=7)
-    for ax in top[3:]:
+    plot_convergence(top[2], convergence, offsets)
+    plot_cutoffs(top[3], cutoffs, MAX_RELATIVE_KERNEL_ERROR)
+    for ax in top[:4]:
+        ax.legend(fontsize=6)
+    for ax in top[4:]:
         ax.axis("off")
-    max_delta = int(min(kernels["delta"].max() + 1, 4 * train_length_max))
-    for ax, offset in zip(axes[1], offsets):
-        plot_kernel(ax, kernels, comparison, offset, train_length_max, max_delta)
-        ax.legend(fontsize=7)
-    for ax in axes[1][len(offsets):]:
-        ax.axis("off")
-    fig.suptitle("Linear-attention control (RoPE logits as weights, no softmax)", fontsize=12)
+    for row, arm in zip(axes[1:], ARM_STYLES):
+        for ax, offset in zip(row, offsets):
+            plot_kernel(ax, kernels, comparison, arm, offset, train_length_max)
+            ax.legend(fontsize=7)
+        for ax in row[len(offsets):]:
+            ax.axis("off")
+    fig.suptitle("Linear control without softmax: arm 1 (min-norm control) and arm 2 (linear-attention head)",
+                 fontsize=12)
     fig.tight_layout()
     save_figure(fig, path, dpi)

@@ -19,6 +19,9 @@ FREQUENCY_SUMMARY = TableSchema("frequency_summary", pa.schema(SEED_KEYS + [
     ("singular_rank90", pa.int32()),
 ]), ("offset", "seed"))
 
+# One row per head at its seeded initialization (before training): the baseline of the summary.
+FREQUENCY_UNTRAINED_SUMMARY = TableSchema("frequency_untrained_summary", FREQUENCY_SUMMARY.schema, ("offset", "seed"))
+
 # One row per singular value of one head's position kernel matrix, largest first.
 FREQUENCY_SINGULAR_VALUES = TableSchema("frequency_singular_values", pa.schema(SEED_KEYS + [
     ("index", pa.int32()), ("singular_value", pa.float64()), ("energy_share", pa.float64()),

@@ -1,29 +1,48 @@
-"""Tables of the linear-attention control."""
+"""Tables of the linear experiment: arm 1, the min-norm control, and arm 2, the linear-attention head."""
 
 import pyarrow as pa
 
-from lengthgen.schemas.core import SEED_KEYS
 from lengthgen.tables import TableSchema
 
-# One row per (run, evaluation length): accuracy, loss, and mean weights per sequence.
-LINEAR_BY_LENGTH = TableSchema("linear_by_length", pa.schema(SEED_KEYS + [
-    ("length", pa.int32()), ("in_training_range", pa.bool_()), ("accuracy", pa.float64()), ("loss", pa.float64()),
+# The two arms, by the name their rows carry in the ``arm`` column.
+ARMS = {"min_norm_control": "arm 1 (min-norm control)", "attention_head": "arm 2 (linear-attention head)"}
+ARM_KEYS = [("arm", pa.string()), ("offset", pa.int32()), ("seed", pa.int32())]
+
+# One row per (arm, run, evaluation length): accuracy and mean weights per sequence, raw units.
+# far_key_weight: mean |weight| of the keys at delta in [n/2, n), target excluded.
+LINEAR_BY_LENGTH = TableSchema("linear_by_length", pa.schema(ARM_KEYS + [
+    ("length", pa.int32()), ("in_training_range", pa.bool_()), ("accuracy", pa.float64()),
     ("target_weight", pa.float64()), ("target_abs_weight", pa.float64()), ("distractor_weight", pa.float64()),
-]), ("offset", "seed", "length"))
+    ("far_key_weight", pa.float64()),
+]), ("arm", "offset", "seed", "length"))
 
-# One row per (run, solution, delta): the kernel, scaled to 1 at the target offset.
-LINEAR_KERNEL = TableSchema("linear_kernel", pa.schema(SEED_KEYS + [
+# One row per (arm, run, solution, delta < 4 L): the trained and the compared min-norm kernel, target = 1.
+LINEAR_KERNEL = TableSchema("linear_kernel", pa.schema(ARM_KEYS + [
     ("solution", pa.string()), ("delta", pa.int32()), ("kernel", pa.float64()),
-]), ("offset", "seed", "solution", "delta"))
+]), ("arm", "offset", "seed", "solution", "delta"))
 
-# One row per run: trained kernel vs the min-norm one.
-LINEAR_KERNEL_COMPARISON = TableSchema("linear_kernel_comparison", pa.schema(SEED_KEYS + [
-    ("trained_target_kernel", pa.float64()), ("coefficient_cosine", pa.float64()), ("kernel_cosine", pa.float64()),
-    ("trained_fit_error", pa.float64()), ("min_norm_fit_error", pa.float64()), ("norm_ratio", pa.float64()),
-    ("row_space_fraction", pa.float64()), ("basis_rank", pa.int32()),
-]), ("offset", "seed"))
+_MATCH_FIELDS = [
+    ("rtol", pa.float64()), ("rank", pa.int32()), ("min_norm_norm", pa.float64()),
+    ("min_norm_fit_error", pa.float64()), ("kernel_cosine", pa.float64()), ("max_kernel_error", pa.float64()),
+    ("relative_error", pa.float64()), ("coefficient_cosine", pa.float64()), ("norm_ratio", pa.float64()), ("row_space_fraction", pa.float64()),
+    ("min_norm_far_key_weight", pa.float64()),
+]
 
-# One row per (run, solution, length): the kernel's total |weight| off the target.
-LINEAR_KERNEL_DILUTION = TableSchema("linear_kernel_dilution", pa.schema(SEED_KEYS + [
-    ("solution", pa.string()), ("length", pa.int32()), ("distractor_weight", pa.float64()),
-]), ("offset", "seed", "solution", "length"))
+# One row per (arm, run, singular-value cut-off): the min-norm solution at that cut-off against the trained kernel.
+LINEAR_CUTOFFS = TableSchema("linear_cutoffs", pa.schema(ARM_KEYS + _MATCH_FIELDS), ("arm", "offset", "seed", "rtol"))
+
+# One row per (arm, run): the comparison at arm 1's exact solution or arm 2's most favourable cut-off.
+LINEAR_COMPARISON = TableSchema("linear_comparison", pa.schema(ARM_KEYS + _MATCH_FIELDS + [
+    ("condition_number", pa.float64()), ("trained_target_kernel", pa.float64()), ("trained_fit_error", pa.float64()),
+    ("trained_far_key_weight", pa.float64()),
+]), ("arm", "offset", "seed"))
+
+# One row per (arm-1 run, logged step): its loss and its kernel against the closed-form min-norm kernel.
+LINEAR_CONVERGENCE = TableSchema("linear_convergence", pa.schema([("offset", pa.int32()), ("seed", pa.int32()),
+    ("step", pa.int32()), ("loss", pa.float64()), ("kernel_cosine", pa.float64()), ("max_kernel_error", pa.float64()),
+]), ("offset", "seed", "step"))
+
+# One row per (arm-2 run, window of steps): mean training accuracy over the window ending at until_step.
+LINEAR_TRAINING_PROGRESS = TableSchema("linear_training_progress", pa.schema([
+    ("offset", pa.int32()), ("seed", pa.int32()), ("until_step", pa.int32()), ("accuracy", pa.float64()),
+]), ("offset", "seed", "until_step"))

@@ -113,13 +113,14 @@ rule analyze_prop1:
 
 
 rule analyze_frequency:
-    """The content-averaged RoPE kernel, decomposed into its rotary frequency blocks."""
+    """The content-averaged RoPE kernel, decomposed into its rotary frequency blocks (trained and at init)."""
     input:
         script_sources("analyze_frequency.py"),
         models=model_files(sweep_runs(pe=["rope"])),
     output:
         blocks=f"{RESULTS}/tables/frequency_blocks.parquet",
         summary=f"{RESULTS}/tables/frequency_summary.parquet",
+        untrained=f"{RESULTS}/tables/frequency_untrained_summary.parquet",
         singular=f"{RESULTS}/tables/frequency_singular_values.parquet",
         claims=f"{RESULTS}/claims/frequency.parquet",
         section=f"{RESULTS}/sections/frequency.md",
@@ -135,16 +136,20 @@ rule analyze_frequency:
 
 
 rule analyze_linear:
-    """The linear control: accuracy and weights vs length, and its kernel vs the min-norm one."""
+    """The linear control: arm 1, the min-norm control (trained here: seconds), and arm 2, the
+    linear-attention heads; accuracy and weights vs length, kernels vs the min-norm interpolant."""
     input:
         script_sources("analyze_linear.py"),
         models=expand(f"{RESULTS}/models/linear/{{run}}/model.pt", run=LINEAR_RUNS.instance_patterns),
+        curves=expand(f"{RESULTS}/models/linear/{{run}}/training_curve.parquet", run=LINEAR_RUNS.instance_patterns),
         eval_sets=eval_set_files(config["sweep"]["offset"]),
     output:
         by_length=f"{RESULTS}/tables/linear_by_length.parquet",
         kernels=f"{RESULTS}/tables/linear_kernel.parquet",
-        comparison=f"{RESULTS}/tables/linear_kernel_comparison.parquet",
-        dilution=f"{RESULTS}/tables/linear_kernel_dilution.parquet",
+        cutoffs=f"{RESULTS}/tables/linear_cutoffs.parquet",
+        comparison=f"{RESULTS}/tables/linear_comparison.parquet",
+        convergence=f"{RESULTS}/tables/linear_convergence.parquet",
+        progress=f"{RESULTS}/tables/linear_training_progress.parquet",
         claims=f"{RESULTS}/claims/linear.parquet",
         section=f"{RESULTS}/sections/linear.md",
     params:
@@ -153,7 +158,9 @@ rule analyze_linear:
         lengths=config["task"]["eval_lengths"],
         vocab_size=config["task"]["vocab_size"],
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
-        training=config_slice("linear"),
+        control=dict(sorted(config["linear"]["min_norm"].items())),
+        head=config_slice("linear", ["steps", "batch_size", "lr"]),
+        model=config_slice("model", ["d_model", "rope_base"]),
     conda:
         CONDA_ENV
     log:

@@ -115,8 +115,9 @@ rule plot_linear:
         script_sources("plot_linear.py"),
         by_length=f"{RESULTS}/tables/linear_by_length.parquet",
         kernels=f"{RESULTS}/tables/linear_kernel.parquet",
-        comparison=f"{RESULTS}/tables/linear_kernel_comparison.parquet",
-        dilution=f"{RESULTS}/tables/linear_kernel_dilution.parquet",
+        comparison=f"{RESULTS}/tables/linear_comparison.parquet",
+        cutoffs=f"{RESULTS}/tables/linear_cutoffs.parquet",
+        convergence=f"{RESULTS}/tables/linear_convergence.parquet",
         style=FIGURE_STYLE,
     output:
         report(f"{RESULTS}/figures/linear_control.png", caption="../report/linear.rst", category="linear"),

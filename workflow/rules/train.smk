@@ -26,7 +26,7 @@ rule train:
 
 
 rule train_linear:
-    """The linear-attention control for one (seed, offset): same head and script, no softmax."""
+    """Arm 2 of the linear control for one (seed, offset): the same head and script, no softmax."""
     input:
         script_sources("train.py"),
     output:
@@ -36,7 +36,7 @@ rule train_linear:
         run=lambda w: {"pe": "rope", **LINEAR_RUNS.instance(w)},
         task=config_slice("task", ["vocab_size", "train_length_min", "train_length_max"]),
         model={**config_slice("model"), "attention": "linear"},
-        train=config_slice("linear"),
+        train=config_slice("linear", ["steps", "batch_size", "lr"]),
         device=config["device"],
     threads: 1
     resources:

@@ -7,18 +7,26 @@ from lengthgen.jobs import start_job
 from lengthgen.runs import load_models
 from lengthgen.runtime import configure_torch
 from lengthgen.schemas.core import CLAIMS
-from lengthgen.schemas.frequency import FREQUENCY_BLOCKS, FREQUENCY_SINGULAR_VALUES, FREQUENCY_SUMMARY
+from lengthgen.schemas.frequency import (FREQUENCY_BLOCKS, FREQUENCY_SINGULAR_VALUES, FREQUENCY_SUMMARY,
+                                         FREQUENCY_UNTRAINED_SUMMARY)
 from lengthgen.tables import atomic_write_text, write_table
+from lengthgen.training import init_head
 
 start_job(snakemake.log[0])
 configure_torch(snakemake.threads)
 params, output = snakemake.params, snakemake.output
-per_head = [frequency.analyze_head(model, run["offset"], run["seed"], params.train_length_max)
-            for run, model in load_models(params.runs, snakemake.input.models)]
+per_head, at_init = [], []
+for run, model in load_models(params.runs, snakemake.input.models):
+    per_head.append(frequency.analyze_head(model, run["offset"], run["seed"], params.train_length_max))
+    # The same head before training: the baseline of every statistic.
+    at_init.append(frequency.analyze_head(init_head(model.config, run["seed"]), run["offset"], run["seed"],
+                                          params.train_length_max)[1])
 blocks, summary, singular = (pd.concat(parts, ignore_index=True) for parts in zip(*per_head))
-claims = frequency.claims_frequency(summary, rules.MIN_TOP4_SHARE, rules.MIN_TOP4_ALIGNMENT)
+untrained = pd.concat(at_init, ignore_index=True)
+claims = frequency.claims_frequency(summary, untrained, rules.MIN_TOP4_SHARE, rules.MIN_TOP4_ALIGNMENT)
 write_table(blocks, output.blocks, FREQUENCY_BLOCKS)
 write_table(summary, output.summary, FREQUENCY_SUMMARY)
+write_table(untrained, output.untrained, FREQUENCY_UNTRAINED_SUMMARY)
 write_table(singular, output.singular, FREQUENCY_SINGULAR_VALUES)
 write_table(claims, output.claims, CLAIMS)
-atomic_write_text(frequency.section_markdown(summary, claims, params.train_length_max), output.section)
+atomic_write_text(frequency.section_markdown(summary, untrained, claims, params.train_length_max), output.section)

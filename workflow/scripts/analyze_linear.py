@@ -1,35 +1,46 @@
-"""Rule analyze_linear: the linear-attention control against the min-norm interpolant."""
+"""Rule analyze_linear: arm 1 (the min-norm control, trained here) and arm 2 (the linear-attention heads)."""
+import logging
+
 import pandas as pd
 
 from lengthgen.data import eval_sets_from_frame
 from lengthgen.experiments import linear
 from lengthgen.jobs import start_job
+from lengthgen.rotary_regression import RegressionConfig
 from lengthgen.runs import load_models
 from lengthgen.runtime import configure_torch
-from lengthgen.schemas.core import CLAIMS, EVAL_SET
-from lengthgen.schemas.linear import LINEAR_BY_LENGTH, LINEAR_KERNEL, LINEAR_KERNEL_COMPARISON, LINEAR_KERNEL_DILUTION
-from lengthgen.tables import atomic_write_text, read_table, write_table
+from lengthgen.schemas.core import CLAIMS, EVAL_SET, TRAINING_CURVE
+from lengthgen.schemas.linear import (LINEAR_BY_LENGTH, LINEAR_COMPARISON, LINEAR_CONVERGENCE, LINEAR_CUTOFFS,
+                                      LINEAR_KERNEL, LINEAR_TRAINING_PROGRESS)
+from lengthgen.tables import atomic_write_text, read_table, read_tables, write_table
+from lengthgen.task import TaskConfig
 
 start_job(snakemake.log[0])
 configure_torch(snakemake.threads)
 params, output = snakemake.params, snakemake.output
 train_length_min, train_length_max = params.train_lengths
+n_offsets = max(params.lengths)
 eval_sets = {offset: eval_sets_from_frame(read_table(path, EVAL_SET))
              for offset, path in zip(params.offsets, snakemake.input.eval_sets)}
-by_length, kernels, comparison = [], [], []
+control = RegressionConfig(**params.control)
+parts = []
 for run, model in load_models(params.runs, snakemake.input.models):
     offset, seed = int(run["offset"]), int(run["seed"])
-    by_length.append(linear.evaluate_linear_head(model, eval_sets[offset], offset, seed, train_length_min, train_length_max))
-    kernels.append(linear.kernel_frame(model, offset, seed, train_length_max, max_delta=max(params.lengths)))
-    comparison.append(linear.kernel_comparison(model, offset, seed, train_length_max))
-by_length, kernels, comparison = (pd.concat(frames, ignore_index=True) for frames in (by_length, kernels, comparison))
-dilution = linear.kernel_dilution(kernels, params.lengths)
-claims = linear.claims_linear(by_length, comparison, dilution, train_length_max, params.vocab_size)
-for frame, path, kind in ((by_length, output.by_length, LINEAR_BY_LENGTH), (kernels, output.kernels, LINEAR_KERNEL),
-                          (comparison, output.comparison, LINEAR_KERNEL_COMPARISON),
-                          (dilution, output.dilution, LINEAR_KERNEL_DILUTION), (claims, output.claims, CLAIMS)):
-    write_table(frame, path, kind)
-training = params.training
-section = linear.section_markdown(by_length, comparison, dilution, claims, train_length_min, train_length_max,
-                              training["steps"], training["batch_size"], training["lr"])
+    task = TaskConfig(params.vocab_size, offset, train_length_min, train_length_max)
+    logging.info("arm 1: training the min-norm control for seed %d, offset %d", seed, offset)
+    for arm, tables in ((linear.CONTROL, linear.analyze_control(control, task, seed, eval_sets[offset], n_offsets)),
+                        (linear.HEAD, linear.analyze_head(model, task, eval_sets[offset], n_offsets))):
+        parts.append({name: frame.assign(arm=arm, offset=offset, seed=seed) for name, frame in tables.items()})
+tables = {name: pd.concat([part[name] for part in parts if name in part], ignore_index=True)
+          for name in ("by_length", "kernels", "cutoffs", "comparison", "convergence")}
+progress = linear.training_progress(read_tables(snakemake.input.curves, TRAINING_CURVE))
+claims = linear.claims_linear(tables["by_length"], tables["comparison"], train_length_max, params.vocab_size)
+for name, kind in (("by_length", LINEAR_BY_LENGTH), ("kernels", LINEAR_KERNEL), ("cutoffs", LINEAR_CUTOFFS),
+                   ("comparison", LINEAR_COMPARISON), ("convergence", LINEAR_CONVERGENCE)):
+    write_table(tables[name], getattr(output, name), kind)
+write_table(progress, output.progress, LINEAR_TRAINING_PROGRESS)
+write_table(claims, output.claims, CLAIMS)
+head = {**params.head, "d_model": params.model["d_model"], "rope_base": params.model["rope_base"]}
+section = linear.section_markdown(tables["by_length"], tables["comparison"], tables["cutoffs"], progress, claims,
+                                  train_length_min, train_length_max, params.control, head)
 atomic_write_text(section, output.section)
