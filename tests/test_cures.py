@@ -10,9 +10,9 @@ from lengthgen import length_scaling
 from lengthgen.experiments import cures
 from lengthgen.experiments.prop1 import PREDICTORS, predict_dilution
 from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.plots.cures import CURE_COLORS, TRAINED_HEAD, plot_cures
+from lengthgen.plots.cures import CURE_STYLES, TRAINED_HEAD, plot_cures
 from lengthgen.schemas.core import CLAIMS
-from lengthgen.schemas.cures import CURES_BY_LENGTH, CURES_PREDICTION
+from lengthgen.schemas.cures import CURES_BY_LENGTH, CURES_PREDICTION, CURES_RECOVERY
 from lengthgen.tables import to_arrow
 from lengthgen.task import make_eval_set
 from lengthgen.training import init_head
@@ -103,7 +103,8 @@ LENGTHS = [8, 16, 32]
 OFFSETS, SEEDS = [1, 2], [0, 1, 2]
 
 
-def tables(rope_loss: dict[str, float], log_length_gain: float, learned_gain: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+def tables(rope_loss: dict[str, float], log_length_gain: float,
+           learned_gain: float) -> tuple[pd.DataFrame, pd.DataFrame]:
     """by_length and predictions where rope's accuracy past the range (8) is 1 - rope_loss[cure],
     the hard limit is the uncured accuracy, predictions are the measurements, learned sits at 0.1
     (+ learned_gain under every cure), and the trained head beats rope by log_length_gain."""
@@ -169,13 +170,17 @@ def test_section_and_figure_from_the_tables(tmp_path):
     by_length, predictions = tables({"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8}, 0.2, 0.0)
     to_arrow(by_length, CURES_BY_LENGTH)
     to_arrow(predictions, CURES_PREDICTION)
+    recovery = cures.recovery_table(by_length, predictions, train_length_max=8)
+    to_arrow(recovery, CURES_RECOVERY)
     claims = cures.claims_cures(by_length, predictions, train_length_max=8)
-    section = cures.section_markdown(by_length, predictions, claims, train_length_max=8)
+    section = cures.section_markdown(by_length, predictions, recovery, claims, train_length_max=8)
     assert section.startswith("## cures")
     assert "| rope | log_length | 1.000 (1.000) | 0.890 (0.890) | 0.890 (0.890) |" in section
     assert "| rope | hard attention (limit) | 1.000 | 0.590 | 0.590 |" in section
-    assert f"| log_length | {0.3 / 0.41:+.3f} |" in section
+    assert f"| log_length | {0.3 / 0.41:+.3f} | {0.3 / 0.41:+.3f} |" in section  # predictions = measurements here
+    assert "| hard_attention | +0.000 | - | - | - | - |" in section
+    assert "At n=32, rope's mean attention on the target is 0.590 uncured and 0.890 under log_length" in section
     assert "figures/dilution_cures.png" in section
-    assert set(CURE_COLORS) == set(cures.CURES) and TRAINED_HEAD == cures.TRAINED_HEAD
-    plot_cures(by_length, predictions, 10, 4, 8, tmp_path / "cures.png", dpi=40)
+    assert set(CURE_STYLES) == set(cures.CURES) and TRAINED_HEAD == cures.TRAINED_HEAD
+    plot_cures(by_length, predictions, recovery, 10, 4, 8, tmp_path / "cures.png", dpi=40)
     assert (tmp_path / "cures.png").read_bytes().startswith(b"\x89PNG")

@@ -19,8 +19,9 @@ Predictions come from prop1's law on the cured head: the rotary kernel at each l
 positions and logits scaled as the cure scales them (``kernel.logit_kernel``), gives every
 predictor's target attention and accuracy. Measured beside accuracy and target attention: the
 hard-attention accuracy, the head's accuracy when each sequence attends only to its
-highest-logit key. It is the limit of scaling the logits without bound, so it bounds what any
-logit sharpening can recover when the cure is large. A rope head trained with log-length
+highest-logit key. It is the limit of scaling the logits without bound: what a sharpening cure
+approaches as its factor grows, since a sequence whose highest logit is not the target's stays
+wrong however much its logits are scaled. A rope head trained with log-length
 scaling from the start (SSMax-style: the same head option during training and evaluation) is
 compared with the sweep's rope head in paired runs.
 """
@@ -161,22 +162,23 @@ def comparison(by_length: pd.DataFrame, predictions: pd.DataFrame, predictor: st
 
 
 def recovery_table(by_length: pd.DataFrame, predictions: pd.DataFrame, train_length_max: int) -> pd.DataFrame:
-    """Per cure: the fraction of rope's lost accuracy it wins back past the range, measured and as
-    each predictor predicts it (its cured vs its uncured prediction), and the hard-attention ceiling's."""
+    """The ``cures_recovery`` table: per cure, the fraction of rope's lost accuracy it wins back past
+    the range, measured (source "measured") and as each predictor predicts it from its own cured and
+    uncured predictions (source: the predictor); and the hard-attention limit's (cure "hard_attention")."""
     past = past_range(by_length, train_length_max)
     uncured = rows_of(past, "rope", "none")
-    rows = []
+    rows = [{"cure": "hard_attention", "source": "measured",
+             "recovered_fraction": recovered_fraction(uncured["accuracy"], uncured["hard_accuracy"])}]
     for cure in CURES:
         if cure == "none":
             continue
-        row = {"cure": cure, "measured": recovered_fraction(uncured["accuracy"], rows_of(past, "rope", cure)["accuracy"])}
+        measured = recovered_fraction(uncured["accuracy"], rows_of(past, "rope", cure)["accuracy"])
+        rows.append({"cure": cure, "source": "measured", "recovered_fraction": measured})
         for predictor in prop1.PREDICTORS:
             predicted = past_range(predictions[predictions["predictor"] == predictor], train_length_max)
-            row[predictor] = recovered_fraction(rows_of(predicted, "rope", "none")["predicted_accuracy"],
-                                                rows_of(predicted, "rope", cure)["predicted_accuracy"])
-        rows.append(row)
-    ceiling = recovered_fraction(uncured["accuracy"], uncured["hard_accuracy"])
-    rows.append({"cure": "hard attention (limit)", "measured": ceiling, **dict.fromkeys(prop1.PREDICTORS, np.nan)})
+            rows.append({"cure": cure, "source": predictor, "recovered_fraction": recovered_fraction(
+                rows_of(predicted, "rope", "none")["predicted_accuracy"],
+                rows_of(predicted, "rope", cure)["predicted_accuracy"])})
     return pd.DataFrame(rows)
 
 
@@ -270,20 +272,36 @@ def by_length_markdown(by_length: pd.DataFrame, predictions: pd.DataFrame, heads
 
 
 def recovery_markdown(recovery: pd.DataFrame) -> str:
+    """One row per cure: measured recovered fraction, then each predictor's ("-": it predicts no loss)."""
+    wide = recovery.pivot(index="cure", columns="source", values="recovered_fraction")
+    sources = ["measured", *prop1.PREDICTORS]
     header = ["cure", "measured"] + [f"predicted: {name}" for name in prop1.PREDICTORS]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for row in recovery.itertuples(index=False):
-        values = [row.measured] + [getattr(row, name) for name in prop1.PREDICTORS]
-        lines.append("| " + " | ".join([row.cure] + ["-" if np.isnan(v) else f"{v:+.3f}" for v in values]) + " |")
+    for cure in [name for name in CURES if name != "none"] + ["hard_attention"]:
+        values = [wide.at[cure, source] if source in wide.columns else np.nan for source in sources]
+        lines.append("| " + " | ".join([cure] + ["-" if np.isnan(v) else f"{v:+.3f}" for v in values]) + " |")
     return "\n".join(lines)
 
 
-def section_markdown(by_length: pd.DataFrame, predictions: pd.DataFrame, claims: pd.DataFrame,
-                     train_length_max: int, figure: str = "dilution_cures.png") -> str:
+def sharpening_markdown(by_length: pd.DataFrame, recovery: pd.DataFrame) -> str:
+    """The section's summary sentence, from the measurements: target attention at the longest length
+    without and with each sharpening cure, and the recovery of the hard-attention limit."""
+    longest = by_length["length"].max()
+    attention = by_length[(by_length["head"] == "rope") & (by_length["length"] == longest)].groupby("cure")[
+        "target_attention"].mean()
+    measured = recovery[recovery["source"] == "measured"].set_index("cure")["recovered_fraction"]
+    raised = ", ".join(f"{attention[cure]:.3f} under {cure}" for cure in SHARPENING)
+    return (f"At n={longest}, rope's mean attention on the target is {attention['none']:.3f} uncured and {raised}; "
+            f"the sharpening cures win back {', '.join(f'{measured[cure]:+.3f} ({cure})' for cure in SHARPENING)} "
+            "of the accuracy lost past the range, and the hard-attention limit, which a logit scale approaches "
+            f"as it grows, {measured['hard_attention']:+.3f}.")
+
+
+def section_markdown(by_length: pd.DataFrame, predictions: pd.DataFrame, recovery: pd.DataFrame,
+                     claims: pd.DataFrame, train_length_max: int, figure: str = "dilution_cures.png") -> str:
     """The ``## cures`` section of RESULTS.md, from the tables alone."""
     seeds = sorted(by_length.loc[by_length["head"] == "rope", "seed"].unique())
     trained_seeds = sorted(by_length.loc[by_length["head"] == TRAINED_HEAD, "seed"].unique())
-    recovery = recovery_table(by_length, predictions, train_length_max)
     cures = "\n".join(f"- `{cure}`: {FORMULAS[cure]}" for cure in CURES if cure != "none")
     return "\n\n".join([
         f"## {EXPERIMENT}: curing dilution at evaluation time",
@@ -299,7 +317,9 @@ def section_markdown(by_length: pd.DataFrame, predictions: pd.DataFrame, claims:
         "Predictions: prop1's law on the cured head (the rotary kernel with the cure's scaled positions and "
         "logits); the claim uses its predictor, "
         f"`{CURES_CLAIM_PREDICTOR}`. Hard attention: the head's accuracy when each sequence attends only to its "
-        "highest-logit key, the limit of scaling the logits without bound.",
+        "highest-logit key, the limit of scaling the logits without bound, which a sharpening cure approaches as "
+        "its factor grows: a sequence whose highest logit is not the target's stays wrong however much its "
+        "logits are scaled.",
         "Accuracy, mean over offsets and seeds, measured (predicted by "
         f"`{CURES_CLAIM_PREDICTOR}`); * marks in-range lengths. `{TRAINED_HEAD}`: a rope head trained with "
         f"log-length scaling from the start (seeds {', '.join(map(str, trained_seeds))}):",
@@ -308,9 +328,11 @@ def section_markdown(by_length: pd.DataFrame, predictions: pd.DataFrame, claims:
         by_length_markdown(by_length, predictions, ["rope", TRAINED_HEAD], "target_attention"),
         "Fraction of rope's lost accuracy each cure wins back past the training range, "
         "mean(cured - uncured) / mean(1 - uncured) pooled over offsets, seeds and lengths: measured, and as each "
-        "predictor predicts it from its own cured and uncured predictions. The hard-attention row is the "
-        "recovery of the limit of unbounded sharpening.",
+        "predictor predicts it from its own cured and uncured predictions (negative: it loses more; -: the "
+        "predictor predicts no loss to win back). The hard_attention row is the recovery of the limit of "
+        "unbounded sharpening.",
         recovery_markdown(recovery),
+        sharpening_markdown(by_length, recovery),
         f"![rope and learned heads under each cure](figures/{figure})",
         "**Claim**: sharpening the softmax with the length undoes much of rope's decay, as the dilution law "
         "predicts, and does nothing for the learned head; position interpolation hurts the fixed-offset rule; "

@@ -19,3 +19,10 @@ CURES_BY_LENGTH = TableSchema("cures_by_length", pa.schema(_KEYS + [
 CURES_PREDICTION = TableSchema("cures_prediction", pa.schema(_KEYS + [
     ("predictor", pa.string()), ("predicted_attention", pa.float64()), ("predicted_accuracy", pa.float64()),
 ]), ("head", "cure", "offset", "seed", "length", "predictor"))
+
+# One row per (cure, source): the fraction of rope's lost accuracy past the training range a cure
+# wins back, mean(cured - uncured) / mean(1 - uncured); source "measured" or a prop1 predictor;
+# cure "hard_attention" is the limit of unbounded sharpening (measured). NaN where nothing was lost.
+CURES_RECOVERY = TableSchema("cures_recovery", pa.schema([
+    ("cure", pa.string()), ("source", pa.string()), ("recovered_fraction", pa.float64()),
+]), ("cure", "source"))

@@ -173,6 +173,7 @@ rule analyze_cures:
     output:
         by_length=f"{RESULTS}/tables/cures_by_length.parquet",
         predictions=f"{RESULTS}/tables/cures_prediction.parquet",
+        recovery=f"{RESULTS}/tables/cures_recovery.parquet",
         claims=f"{RESULTS}/claims/cures.parquet",
         section=f"{RESULTS}/sections/cures.md",
     params:

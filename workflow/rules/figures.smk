@@ -138,6 +138,7 @@ rule plot_cures:
         script_sources("plot_cures.py"),
         by_length=f"{RESULTS}/tables/cures_by_length.parquet",
         predictions=f"{RESULTS}/tables/cures_prediction.parquet",
+        recovery=f"{RESULTS}/tables/cures_recovery.parquet",
         style=FIGURE_STYLE,
     output:
         report(f"{RESULTS}/figures/dilution_cures.png", caption="../report/cures.rst", category="cures"),

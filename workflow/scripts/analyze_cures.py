@@ -7,7 +7,7 @@ from lengthgen.jobs import start_job
 from lengthgen.runs import load_models
 from lengthgen.runtime import configure_torch
 from lengthgen.schemas.core import CLAIMS, EVAL_SET
-from lengthgen.schemas.cures import CURES_BY_LENGTH, CURES_PREDICTION
+from lengthgen.schemas.cures import CURES_BY_LENGTH, CURES_PREDICTION, CURES_RECOVERY
 from lengthgen.schemas.prop1 import PROP1_PREDICTION
 from lengthgen.tables import atomic_write_text, read_table, write_table
 
@@ -28,8 +28,10 @@ for run, model in load_models(params.trained_runs, inputs.trained):
     by_length.append(cures.measure_trained(model, eval_sets[run["offset"]], run["offset"], run["seed"],
                                            train_length_min, train_length_max))
 by_length, predictions = pd.concat(by_length, ignore_index=True), pd.concat(predictions, ignore_index=True)
+recovery = cures.recovery_table(by_length, predictions, train_length_max)
 claims = cures.claims_cures(by_length, predictions, train_length_max)
 write_table(by_length, output.by_length, CURES_BY_LENGTH)
 write_table(predictions, output.predictions, CURES_PREDICTION)
+write_table(recovery, output.recovery, CURES_RECOVERY)
 write_table(claims, output.claims, CLAIMS)
-atomic_write_text(cures.section_markdown(by_length, predictions, claims, train_length_max), output.section)
+atomic_write_text(cures.section_markdown(by_length, predictions, recovery, claims, train_length_max), output.section)
