@@ -4,6 +4,7 @@ The importable library behind the Snakemake workflow. The core, one job per modu
 
 - ``encodings``: the registry of positional encodings, looked up by name.
 - ``model``: the single softmax (or linear) attention head, computed from per-token tables.
+- ``length_scaling``: factors of the sequence length on a head's attention logits and position ids.
 - ``task``: the fixed-offset retrieval task and its evaluation sets.
 - ``data``: the fixed evaluation sets as tables.
 - ``seeding``: how every random draw is seeded from config.
@@ -22,7 +23,7 @@ The importable library behind the Snakemake workflow. The core, one job per modu
 - ``report``: RESULTS.md.
 
 The studies built on it live in ``experiments`` (base, mechanics, shift, prop1, frequency,
-linear, multiseed), each with its figure in ``plots``.
+linear, cures, multiseed), each with its figure in ``plots``.
 """
 
 __version__ = "0.1.0"

@@ -17,6 +17,7 @@ class ConfigError(ValueError):
 DERIVED_SETTINGS = {
     ("shift", "offsets"): lambda config: list(config["sweep"]["offset"]),  # one shift_K<offset> per offset
     ("shift", "lengths"): lambda config: [config["task"]["train_length_max"]],  # the longest training length
+    ("cures", "seeds"): lambda config: list(config["sweep"]["seed"]),  # paired with every sweep rope head
 }
 
 
@@ -51,6 +52,10 @@ def check_config(config: dict) -> None:
     for length in config["shift"]["lengths"]:
         if length not in task["eval_lengths"]:
             raise ConfigError(f"shift.lengths: length {length} is not in task.eval_lengths")
+    for seed in config["cures"]["seeds"]:
+        if seed not in sweep["seed"]:
+            raise ConfigError(f"cures.seeds: seed {seed} is not in sweep.seed {sweep['seed']}: the log-length head "
+                              "is compared with the sweep's rope head of the same seed")
     if 4 * task["train_length_max"] not in task["eval_lengths"]:
         raise ConfigError(f"task.eval_lengths must include 4 x task.train_length_max = {4 * task['train_length_max']}: "
                           "the base and linear claims are tested there")

@@ -12,7 +12,8 @@ doing nothing:
 
 Adding an encoding means writing one small class and decorating it with
 ``@register("name")``; the model, the workflow and the config schema pick it up.
-Positions are int64 tensors of absolute position ids, so a test can shift them all.
+Positions are int64 tensors of absolute position ids, so a test can shift them all; under
+position interpolation (``lengthgen.length_scaling``) they are fractional, float64.
 """
 
 from dataclasses import dataclass
@@ -111,7 +112,9 @@ class LearnedAbsolute(PositionalEncoding):
     """A learned table of ``max_positions`` rows added to the token embeddings.
 
     Rows of positions never seen in training keep their initial values: they get no
-    gradient, which is what lets the head memorize absolute positions.
+    gradient, which is what lets the head memorize absolute positions. A fractional
+    position p (position interpolation) gets the linear interpolation of rows floor(p)
+    and floor(p) + 1.
     """
 
     def __init__(self, config: EncodingConfig):
@@ -120,12 +123,18 @@ class LearnedAbsolute(PositionalEncoding):
         self.table = nn.Parameter(torch.randn(config.max_positions, config.d_model) * config.learned_init_std)
 
     def position_embedding(self, positions: torch.Tensor) -> torch.Tensor:
-        if int(positions.max()) >= self.max_positions or int(positions.min()) < 0:
+        if float(positions.max()) > self.max_positions - 1 or float(positions.min()) < 0:
             raise IndexError(
                 f"learned encoding has {self.max_positions} positions (model.max_positions); "
-                f"got position ids {int(positions.min())}..{int(positions.max())}"
+                f"got position ids {float(positions.min()):g}..{float(positions.max()):g}"
             )
-        return self.table[positions]  # (T, D)
+        if not positions.is_floating_point():
+            return self.table[positions]  # (T, D)
+        below = positions.floor()
+        fraction = (positions - below).to(self.table.dtype)[:, None]  # (T, 1)
+        rows = below.long()
+        above = (rows + 1).clamp(max=self.max_positions - 1)  # p = max_positions - 1 has fraction 0
+        return self.table[rows] * (1 - fraction) + self.table[above] * fraction  # (T, D)
 
 
 @register("sinusoidal")

@@ -82,13 +82,20 @@ def cosine_sum(coefficients: torch.Tensor, theta: torch.Tensor, deltas: torch.Te
     return coefficients.real @ angles.cos() - coefficients.imag @ angles.sin()
 
 
-def logit_kernel(model: AttentionHead, n_offsets: int) -> torch.Tensor:
-    """S[a, b, delta] = s_ab(delta) for delta in 0..n_offsets-1, float64. (V, V, n_offsets).
+def logit_kernel(model: AttentionHead, length: int) -> torch.Tensor:
+    """S[a, b, delta] = s_ab(delta) for the keys of a sequence of ``length``, delta in 0..length-1,
+    float64. (V, V, length).
 
-    S[a, b, 0] with b != a is the formula's value but never occurs in a sequence (see module doc).
+    The head's length scales (``model.positions``, ``model.logit_factor``) apply: position
+    interpolation moves the key at delta to the fractional offset delta x factor, and a logit
+    scale multiplies the kernel. Without them S does not depend on ``length``: a longer
+    sequence only adds offsets. S[a, b, 0] with b != a is the formula's value but never occurs
+    in a sequence (see module doc).
     """
     blocks = rotary_blocks(model)
-    return cosine_sum(pair_coefficients(blocks), blocks.theta, torch.arange(n_offsets))
+    positions = model.positions(length, 0, "cpu")  # (T,): the query sits at positions[-1]
+    deltas = positions[-1] - positions.flip(0)  # (T,): delta = 0 .. length - 1, scaled as the positions are
+    return cosine_sum(pair_coefficients(blocks), blocks.theta, deltas) * model.logit_factor(length)
 
 
 def self_logits(kernel: torch.Tensor) -> torch.Tensor:

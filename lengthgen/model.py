@@ -18,6 +18,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from lengthgen.encodings import EncodingConfig, build_encoding
+from lengthgen.length_scaling import LOGIT_SCALES, POSITION_SCALES, check_scales
 from lengthgen.tables import atomic_path
 
 ATTENTION_KINDS = ("softmax", "linear")
@@ -51,6 +52,11 @@ class HeadConfig:
     rope_base: float = 1e4
     learned_init_std: float = 0.02
     attention: str = "softmax"
+    # Length scaling (lengthgen/length_scaling.py): factors of the sequence length n and of
+    # reference_length (the longest training length) on the attention logits and position ids.
+    logit_scale: str = "none"
+    position_scale: str = "none"
+    reference_length: int | None = None
 
     def encoding_config(self) -> EncodingConfig:
         return EncodingConfig(self.d_model, self.max_positions, self.rope_base, self.learned_init_std)
@@ -61,6 +67,7 @@ class AttentionHead(nn.Module):
         super().__init__()
         if config.attention not in ATTENTION_KINDS:
             raise ValueError(f"attention must be one of {ATTENTION_KINDS}, got {config.attention!r}")
+        check_scales(config.logit_scale, config.position_scale, config.reference_length)
         self.config = config
         d = config.d_model
         self.token_embedding = nn.Embedding(config.vocab_size, d)
@@ -97,7 +104,7 @@ class AttentionHead(nn.Module):
         position part, each computed once. Only the rotation and the logits need (token, position)
         pairs, and V x T x V logits are few.
         """
-        positions = torch.arange(length, device=self.unembedding.weight.device) + position_offset  # (T,)
+        positions = self.positions(length, position_offset, self.unembedding.weight.device)  # (T,)
         tokens = self.token_embedding.weight  # (V, D)
         position_terms = self.encoding.position_embedding(positions)  # (T, D) or None
         if position_terms is not None:
@@ -112,12 +119,24 @@ class AttentionHead(nn.Module):
         bias = self.encoding.logit_bias(positions[-1:], positions)  # (1, T) or None
         if bias is not None:
             logits = logits + bias[0][None, :, None]
+        logits = logits * self.logit_factor(length)
         readout = self.unembedding.weight.T  # (D, V_out)
         return TokenTables(
             logits=logits,
             token_outputs=self.value(tokens) @ readout,
             position_outputs=None if position_terms is None else position_terms @ self.value.weight.T @ readout,
         )
+
+    def positions(self, length: int, position_offset: int, device) -> torch.Tensor:
+        """The position ids of a sequence of ``length``: 0..length-1 shifted by ``position_offset``,
+        int64; times the position scale's factor, as float64, where that factor is not 1."""
+        positions = torch.arange(length, device=device) + position_offset  # (T,)
+        factor = POSITION_SCALES[self.config.position_scale](length, self.config.reference_length)
+        return positions if factor == 1 else positions.to(torch.float64) * factor
+
+    def logit_factor(self, length: int) -> float:
+        """What the logit scale multiplies every attention logit by at this sequence length."""
+        return LOGIT_SCALES[self.config.logit_scale](length, self.config.reference_length)
 
     def _attend(self, tokens: torch.Tensor, tables: TokenTables) -> tuple[torch.Tensor, torch.Tensor]:
         """(scores (B, T), weights (B, T)): each key's logit gathered from the table.
@@ -150,7 +169,7 @@ class AttentionHead(nn.Module):
         many times faster; the tests hold the two equal.
         """
         length = tokens.shape[1]
-        positions = torch.arange(length, device=tokens.device) + position_offset  # (T,)
+        positions = self.positions(length, position_offset, tokens.device)  # (T,)
         x = self.token_embedding(tokens)  # (B, T, D)
         position_terms = self.encoding.position_embedding(positions)
         if position_terms is not None:
@@ -161,6 +180,7 @@ class AttentionHead(nn.Module):
         bias = self.encoding.logit_bias(positions[-1:], positions)
         if bias is not None:
             scores = scores + bias[0]
+        scores = scores * self.logit_factor(length)
         weights = scores.softmax(dim=-1) if self.config.attention == "softmax" else scores
         attended = torch.einsum("bt,btd->bd", weights, self.value(x))  # (B, D)
         return self.unembedding(attended), scores, weights

@@ -80,3 +80,22 @@ MIN_FAR_WEIGHT_RATIO = 0.5
 MIN_COSINE = 0.9
 MAX_RELATIVE_KERNEL_ERROR = (2 * (1 - MIN_COSINE)) ** 0.5
 LINEAR_CUTOFFS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8)
+
+# --- cures: sharpening the softmax should undo dilution, and cannot undo pinning --------------------
+# Fixed before the full run; a feasibility check on 6 default-size rope heads (2 seeds x 3 offsets)
+# had been run when they were written (see the cures section for what it measures).
+# "Undo much of it": a sharpening cure (log_length, yarn) must win back at least half of the
+# accuracy rope loses past the training range, pooled over offsets, seeds and lengths:
+# mean(cured - uncured) / mean(1 - uncured) >= 0.5.
+MIN_RECOVERED_FRACTION = 0.5
+# The cured heads are predicted by the same law as prop1: its claim predictor and its MAE limits
+# (PROP1_CLAIM_PREDICTOR, MAX_ATTENTION_MAE, MAX_ACCURACY_MAE), with the kernel scaled as each cure
+# scales the head. "Does nothing for the learned head": at no length past the range and no offset
+# does a cure raise its mean accuracy over seeds by more than CHANCE_TOLERANCE, base's tolerance for
+# "at chance" (asked as a gain, so it holds or fails whatever the uncured head does). Position interpolation
+# "hurts a fixed-offset rule": rope's mean accuracy past the range is lower with it than without.
+# The head trained with log-length scaling "extrapolates further than rope" when its mean accuracy
+# past the range exceeds rope's in paired runs (same seed and offset) by a mean whose 95% Student-t
+# interval lies above 0, so that seed-to-seed spread alone cannot pass the check; it must first fit
+# the training range (NEAR_PERFECT), or the comparison means nothing.
+CURES_CLAIM_PREDICTOR = PROP1_CLAIM_PREDICTOR

@@ -39,6 +39,13 @@ def test_shift_settings_follow_the_sweep_and_the_task_unless_given():
     assert derived_and_checked(given)["shift"]["lengths"] == [16]
 
 
+def test_cures_seeds_follow_the_sweep_unless_given_and_must_be_sweep_seeds():
+    assert derived_and_checked(copy.deepcopy(DEFAULT))["cures"]["seeds"] == DEFAULT["sweep"]["seed"]
+    assert derived_and_checked(changed("cures", "seeds", [0, 2]))["cures"]["seeds"] == [0, 2]
+    with pytest.raises(ConfigError, match="cures.seeds: seed 9 is not in sweep.seed"):
+        derived_and_checked(changed("cures", "seeds", [0, 9]))
+
+
 @pytest.mark.parametrize("section, key, value", [
     ("train", "steps", "many"), ("task", "eval_lengths", 64), ("model", "d_model", 0), ("train", "stpes", 10),
 ])

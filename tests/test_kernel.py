@@ -55,6 +55,21 @@ def test_kernel_matches_model_scores_exactly(seed, vocab_size, half_d, length, s
     assert torch.allclose(kernel_at_tokens(kernel, tokens), scores, rtol=0, atol=1e-10)
 
 
+@pytest.mark.parametrize("scaling", [{"logit_scale": "log_length"}, {"logit_scale": "yarn"},
+                                     {"position_scale": "interpolate"}])
+@pytest.mark.parametrize("length", [5, 12, 40])
+def test_kernel_of_a_length_scaled_head_matches_its_scores(scaling, length):
+    trained = random_head(7, 4, 6)
+    model = AttentionHead(HeadConfig(4, 6, "rope", max_positions=256, reference_length=12, **scaling)).double()
+    model.load_state_dict(trained.state_dict())
+    tokens = torch.randint(4, (5, length), generator=torch.Generator().manual_seed(length))
+    scores, _ = model.attention(tokens)
+    assert torch.allclose(kernel_at_tokens(logit_kernel(model, length), tokens), scores, rtol=0, atol=1e-10)
+    # Every scale is the identity at the reference length; below it only log_length acts.
+    changes = length > 12 or (length < 12 and scaling == {"logit_scale": "log_length"})
+    assert torch.equal(logit_kernel(trained, length), logit_kernel(model, length)) != changes
+
+
 def test_kernel_of_float32_head_matches_scores_to_float32_rounding():
     model = random_head(3, 5, 8).float()
     tokens = torch.randint(5, (4, 30), generator=torch.Generator().manual_seed(0))

@@ -5,6 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lengthgen.encodings import ENCODINGS, EncodingConfig, build_encoding
+from lengthgen.length_scaling import LOGIT_SCALES, POSITION_SCALES
 from lengthgen.model import ATTENTION_KINDS, AttentionHead, HeadConfig, load_head, save_head
 from lengthgen.task import TaskConfig
 from lengthgen.training import TrainConfig, init_head, train_head
@@ -24,13 +25,20 @@ def test_rope_logits_depend_on_relative_offset_only(length, shift, seed):
     assert torch.allclose(scores, shifted, rtol=0, atol=1e-9)
 
 
+# None, and every length scale on its own, with reference length 6 so that test lengths fall on both sides of it.
+SCALINGS = [{}, *({"logit_scale": name, "reference_length": 6} for name in LOGIT_SCALES if name != "none"),
+            *({"position_scale": name, "reference_length": 6} for name in POSITION_SCALES if name != "none")]
+
+
+@pytest.mark.parametrize("scaling", SCALINGS, ids=lambda options: "+".join(
+    value for key, value in options.items() if key != "reference_length") or "unscaled")
 @pytest.mark.parametrize("attention", ATTENTION_KINDS)
 @pytest.mark.parametrize("pe", sorted(ENCODINGS))
 @given(length=st.integers(1, 30), shift=st.integers(0, 30), seed=st.integers(0, 1000))
-@settings(max_examples=8, deadline=None)
-def test_token_tables_compute_the_reference_function_and_its_gradients(pe, attention, length, shift, seed):
+@settings(max_examples=6, deadline=None)
+def test_token_tables_compute_the_reference_function_and_its_gradients(pe, attention, scaling, length, shift, seed):
     # learned_init_std 1: position terms as large as token terms, so a wrong table index shows.
-    model = head(pe, seed, attention=attention, learned_init_std=1.0).double()
+    model = head(pe, seed, attention=attention, learned_init_std=1.0, **scaling).double()
     rng = torch.Generator().manual_seed(seed)
     tokens = torch.randint(8, (5, length), generator=rng)
     targets = torch.randint(8, (5,), generator=rng)

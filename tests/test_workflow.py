@@ -65,10 +65,10 @@ def test_end_to_end_outputs(smoke_run):
 def test_every_experiment_has_its_figure_section_and_claims(smoke_run):
     config = yaml.safe_load(SMOKE_CONFIG.read_text())
     shift_names = [f"shift_K{offset}" for offset in config["shift"]["offsets"]]
-    experiments = ["base", "mechanics", *shift_names, "prop1", "frequency", "linear", "multiseed"]
+    experiments = ["base", "mechanics", *shift_names, "prop1", "frequency", "linear", "cures", "multiseed"]
     figures = ["base", "mechanics", *(f"shift_equivariance_K{k}" for k in config["shift"]["offsets"]),
                *(f"prop1_validation_K{k}" for k in config["sweep"]["offset"]), "frequency_rank", "linear_control",
-               "multiseed_results"]
+               "dilution_cures", "multiseed_results"]
     results = (smoke_run / "results/RESULTS.md").read_text()
     for figure in figures:
         assert (smoke_run / f"results/figures/{figure}.png").read_bytes().startswith(b"\x89PNG")
@@ -82,6 +82,11 @@ def test_every_experiment_has_its_figure_section_and_claims(smoke_run):
         assert f"| {experiment} | {held} | {checks['verdict'].iloc[0]} |" in results
     linear_curve = pd.read_parquet(smoke_run / "results/models/linear/seed~0/offset~1/training_curve.parquet")
     assert len(linear_curve) == config["linear"]["steps"]
+    log_length_curve = pd.read_parquet(smoke_run / "results/models/log_length/seed~0/offset~1/training_curve.parquet")
+    assert len(log_length_curve) == config["train"]["steps"]  # trained like the sweep
+    cures = pd.read_parquet(smoke_run / "results/tables/cures_by_length.parquet")
+    n_base = len(config["sweep"]["seed"]) * len(config["sweep"]["offset"]) * len(config["task"]["eval_lengths"])
+    assert len(cures) == n_base * (2 * 4 + 1)  # rope and learned under 4 cures (none included), the log-length head
 
 
 def test_complete_run_has_nothing_left_to_do(smoke_run):
@@ -98,7 +103,7 @@ def test_changing_dpi_reruns_only_figures_and_report(smoke_run, tmp_path):
 def test_changing_eval_lengths_trains_nothing(smoke_run, tmp_path):
     config = write_config(tmp_path / "config.yaml", task={"eval_lengths": [8, 12, 32]})
     jobs = scheduled_jobs(snakemake(smoke_run, "-n", configfile=config).stdout)
-    assert jobs["evaluate"] > 0 and jobs["train"] == 0 and jobs["train_linear"] == 0
+    assert jobs["evaluate"] > 0 and jobs["train"] == 0 and jobs["train_modified"] == 0
 
 
 def test_changing_training_steps_retrains(smoke_run, tmp_path):

@@ -152,25 +152,24 @@ def kernel_softmax_weights(kernel: torch.Tensor, tokens: torch.Tensor) -> torch.
 
 def predict_dilution(model: AttentionHead, offset: int, seed: int, lengths: list[int],
                      n_samples: int) -> pd.DataFrame:
-    """Every predictor's target attention and accuracy at each length, from the parameters.
+    """Every predictor's target attention and accuracy at each length, from the parameters
+    (and the head's length scales, if it has any: ``kernel.logit_kernel``).
 
     Columns: offset, seed, length, predictor, predicted_attention, predicted_accuracy.
     ``n_samples`` random sequences per length (the same for every predictor) give the accuracy.
     """
     if model.config.attention != "softmax":
         raise ValueError("the dilution law is about softmax attention; got a linear-attention head")
-    lengths = sorted(lengths)
-    kernel = logit_kernel(model, max(lengths))  # (V, V, max length)
     values, unembedding, unembedding_bias = token_outputs(model)
-    exact = exact_target_attention(kernel, offset, lengths)  # (L, V, V)
     rows = []
-    for index, length in enumerate(lengths):
+    for length in sorted(lengths):
+        kernel = logit_kernel(model, length)  # (V, V, length): per length, as a head's length scales may change it
         tokens = torch.randint(values.shape[0], (n_samples, length), generator=generator("prop1", seed, offset, length))
         profiles = attention_profiles(kernel, offset, length)
         attention = {name: profile[:, :, offset].mean().item() for name, profile in profiles.items()}
         weights = {name: profile_weights(profile, tokens, offset) for name, profile in profiles.items()}
-        attention["exact"] = exact[index].mean().item()
-        weights["exact"] = kernel_softmax_weights(kernel[:, :, :length], tokens)
+        attention["exact"] = exact_target_attention(kernel, offset, [length])[0].mean().item()
+        weights["exact"] = kernel_softmax_weights(kernel, tokens)
         for predictor in PREDICTORS:
             rows.append({
                 "offset": offset, "seed": seed, "length": length, "predictor": predictor,

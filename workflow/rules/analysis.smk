@@ -140,8 +140,8 @@ rule analyze_linear:
     linear-attention heads; accuracy and weights vs length, kernels vs the min-norm interpolant."""
     input:
         script_sources("analyze_linear.py"),
-        models=expand(f"{RESULTS}/models/linear/{{run}}/model.pt", run=LINEAR_RUNS.instance_patterns),
-        curves=expand(f"{RESULTS}/models/linear/{{run}}/training_curve.parquet", run=LINEAR_RUNS.instance_patterns),
+        models=modified_model_files("linear"),
+        curves=modified_model_files("linear", "training_curve.parquet"),
         eval_sets=eval_set_files(config["sweep"]["offset"]),
     output:
         by_length=f"{RESULTS}/tables/linear_by_length.parquet",
@@ -167,6 +167,35 @@ rule analyze_linear:
         f"{RESULTS}/logs/analyze_linear.log",
     script:
         "../scripts/analyze_linear.py"
+
+
+rule analyze_cures:
+    """Evaluation-time cures of dilution on the base heads, the law's predictions, the log-length head."""
+    input:
+        script_sources("analyze_cures.py"),
+        models=model_files(sweep_runs(pe=["rope", "learned"])),
+        trained=modified_model_files("log_length"),
+        eval_sets=eval_set_files(config["sweep"]["offset"]),
+        prop1_prediction=f"{RESULTS}/tables/prop1_prediction.parquet",
+    output:
+        by_length=f"{RESULTS}/tables/cures_by_length.parquet",
+        predictions=f"{RESULTS}/tables/cures_prediction.parquet",
+        recovery=f"{RESULTS}/tables/cures_recovery.parquet",
+        claims=f"{RESULTS}/claims/cures.parquet",
+        section=f"{RESULTS}/sections/cures.md",
+    params:
+        runs=sweep_runs(pe=["rope", "learned"]),
+        trained_runs=MODIFIED_HEADS["log_length"][2].dataframe.to_dict("records"),
+        offsets=config["sweep"]["offset"],
+        lengths=config["task"]["eval_lengths"],
+        n_samples=config["prop1"]["n_samples"],
+        train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
+    conda:
+        CONDA_ENV
+    log:
+        f"{RESULTS}/logs/analyze_cures.log",
+    script:
+        "../scripts/analyze_cures.py"
 
 
 rule analyze_multiseed:

@@ -57,10 +57,35 @@ def sweep_runs(pe=None, offset=None):
     return [{"pe": run.pe, "seed": int(run.seed), "offset": int(run.offset)} for run in runs.itertuples()]
 
 
-# The linear-attention control: a RoPE head without softmax, one per (seed, offset).
-LINEAR_RUNS = Paramspace(
-    pd.DataFrame(itertools.product(config["sweep"]["seed"], config["sweep"]["offset"]), columns=["seed", "offset"])
-)
+def seed_offset_runs(seeds):
+    """A Paramspace over (seed, offset) for the given seeds and every sweep offset."""
+    return Paramspace(pd.DataFrame(itertools.product(seeds, config["sweep"]["offset"]), columns=["seed", "offset"]))
+
+
+# Heads trained beside the sweep by train_modified: the sweep's RoPE head with one head option
+# changed, one per (seed, offset), in models/<name>/. Per name: the head options, its training
+# settings, and its runs.
+MODIFIED_HEADS = {
+    # the linear-attention control (arm 2): no softmax
+    "linear": (
+        {"attention": "linear"},
+        config_slice("linear", ["steps", "batch_size", "lr"]),
+        seed_offset_runs(config["sweep"]["seed"]),
+    ),
+    # cures: log-length scaling of the logits during training and evaluation (SSMax-style)
+    "log_length": (
+        {"logit_scale": "log_length", "reference_length": config["task"]["train_length_max"]},
+        config_slice("train"),
+        seed_offset_runs(config["cures"]["seeds"]),
+    ),
+}
+LINEAR_RUNS = MODIFIED_HEADS["linear"][2]
+
+
+def modified_model_files(name, file="model.pt"):
+    """One ``file`` (model.pt, training_curve.parquet) per run of the modified head ``name``."""
+    runs = MODIFIED_HEADS[name][2]
+    return expand(f"{RESULTS}/models/{name}/{{run}}/{file}", run=runs.instance_patterns)
 
 
 def model_files(runs):
@@ -79,6 +104,7 @@ EXPERIMENTS = [
     "prop1",
     "frequency",
     "linear",
+    "cures",
     "multiseed",
 ]
 

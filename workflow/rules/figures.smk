@@ -5,6 +5,7 @@ FIGURES = [
     *expand(f"{RESULTS}/figures/prop1_validation_K{{offset}}.png", offset=config["sweep"]["offset"]),
     f"{RESULTS}/figures/frequency_rank.png",
     f"{RESULTS}/figures/linear_control.png",
+    f"{RESULTS}/figures/dilution_cures.png",
     f"{RESULTS}/figures/multiseed_results.png",
 ]
 
@@ -131,6 +132,27 @@ rule plot_linear:
         f"{RESULTS}/logs/plot_linear.log",
     script:
         "../scripts/plot_linear.py"
+
+
+rule plot_cures:
+    input:
+        script_sources("plot_cures.py"),
+        by_length=f"{RESULTS}/tables/cures_by_length.parquet",
+        predictions=f"{RESULTS}/tables/cures_prediction.parquet",
+        recovery=f"{RESULTS}/tables/cures_recovery.parquet",
+        style=FIGURE_STYLE,
+    output:
+        report(f"{RESULTS}/figures/dilution_cures.png", caption="../report/cures.rst", category="cures"),
+    params:
+        dpi=config["figures"]["dpi"],
+        vocab_size=config["task"]["vocab_size"],
+        train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
+    conda:
+        CONDA_ENV
+    log:
+        f"{RESULTS}/logs/plot_cures.log",
+    script:
+        "../scripts/plot_cures.py"
 
 
 rule plot_multiseed:

@@ -25,18 +25,20 @@ rule train:
         "../scripts/train.py"
 
 
-rule train_linear:
-    """Arm 2 of the linear control for one (seed, offset): the same head and script, no softmax."""
+rule train_modified:
+    """The sweep's RoPE head with one option changed (MODIFIED_HEADS), per (seed, offset): same script."""
     input:
         script_sources("train.py"),
     output:
-        model=f"{RESULTS}/models/linear/{LINEAR_RUNS.wildcard_pattern}/model.pt",
-        curve=f"{RESULTS}/models/linear/{LINEAR_RUNS.wildcard_pattern}/training_curve.parquet",
+        model=f"{RESULTS}/models/{{modified}}/{LINEAR_RUNS.wildcard_pattern}/model.pt",
+        curve=f"{RESULTS}/models/{{modified}}/{LINEAR_RUNS.wildcard_pattern}/training_curve.parquet",
+    wildcard_constraints:
+        modified="|".join(MODIFIED_HEADS),
     params:
-        run=lambda w: {"pe": "rope", **LINEAR_RUNS.instance(w)},
+        run=lambda w: {"pe": "rope", "seed": int(w.seed), "offset": int(w.offset)},
         task=config_slice("task", ["vocab_size", "train_length_min", "train_length_max"]),
-        model={**config_slice("model"), "attention": "linear"},
-        train=config_slice("linear", ["steps", "batch_size", "lr"]),
+        model=lambda w: {**config_slice("model"), **MODIFIED_HEADS[w.modified][0]},
+        train=lambda w: MODIFIED_HEADS[w.modified][1],
         device=config["device"],
     threads: 1
     resources:
@@ -45,8 +47,8 @@ rule train_linear:
     conda:
         CONDA_ENV
     log:
-        f"{RESULTS}/logs/train_linear/{LINEAR_RUNS.wildcard_pattern}.log",
+        f"{RESULTS}/logs/train_modified/{{modified}}/{LINEAR_RUNS.wildcard_pattern}.log",
     benchmark:
-        f"{RESULTS}/benchmarks/train_linear/{LINEAR_RUNS.wildcard_pattern}.tsv"
+        f"{RESULTS}/benchmarks/train_modified/{{modified}}/{LINEAR_RUNS.wildcard_pattern}.tsv"
     script:
         "../scripts/train.py"

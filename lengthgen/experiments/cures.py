@@ -1,0 +1,341 @@
+"""cures: does sharpening the softmax as the sequence grows undo rope's decay past the training range?
+
+If the decay is attention dilution (prop1: the target's weight shrinks as keys are added), a
+factor on the logits that grows with the length n should win much of it back, without
+retraining; the learned head fails by pinning to a trained position, not by dilution, so it
+should gain nothing. Every cure is applied to the trained ``base`` heads at evaluation time
+only, as a head option (``lengthgen.length_scaling``), L = the longest training length:
+
+- ``log_length``: logits x log(n) / log(L) (Chiang & Cholak 2022; Scalable-Softmax, Nakanishi 2025);
+- ``yarn``: YaRN's attention temperature, logits x (0.1 ln(n / L) + 1)^2 for n > L (Peng et al. 2023);
+- ``interpolate``: position interpolation (Chen et al. 2023), positions x (L - 1) / (n - 1) for
+  n > L. It keeps no offset exact (the target K back sits at K (L - 1) / (n - 1) < 1 position
+  back at n > KL), so the account predicts it hurts a fixed-offset rule. On the learned head it
+  reads the table at fractional rows, interpolating linearly between trained rows: every
+  position then falls inside the trained range, which tells pinning (an absolute lookup) from
+  a mere lack of trained rows.
+
+Predictions come from prop1's law on the cured head: the rotary kernel at each length, with
+positions and logits scaled as the cure scales them (``kernel.logit_kernel``), gives every
+predictor's target attention and accuracy. Measured beside accuracy and target attention: the
+hard-attention accuracy, the head's accuracy when each sequence attends only to its
+highest-logit key. It is the limit of scaling the logits without bound: what a sharpening cure
+approaches as its factor grows, since a sequence whose highest logit is not the target's stays
+wrong however much its logits are scaled. A rope head trained with log-length
+scaling from the start (SSMax-style: the same head option during training and evaluation) is
+compared with the sweep's rope head in paired runs.
+"""
+
+import dataclasses
+
+import numpy as np
+import pandas as pd
+import torch
+
+from lengthgen.claims import check, checks_markdown
+from lengthgen.evaluation import TOKENS_PER_BATCH, accuracy_by_length
+from lengthgen.experiments import prop1
+from lengthgen.length_scaling import FORMULAS
+from lengthgen.model import AttentionHead
+from lengthgen.rules import (CHANCE_TOLERANCE, CURES_CLAIM_PREDICTOR, MAX_ACCURACY_MAE, MAX_ATTENTION_MAE,
+                             MIN_RECOVERED_FRACTION, NEAR_PERFECT)
+from lengthgen.stats import mean_interval
+
+EXPERIMENT = "cures"
+# cure -> the head options it sets; "none" is the head as trained.
+CURES = {
+    "none": {},
+    "log_length": {"logit_scale": "log_length"},
+    "yarn": {"logit_scale": "yarn"},
+    "interpolate": {"position_scale": "interpolate"},
+}
+SHARPENING = ("log_length", "yarn")
+# The head trained with log-length scaling from the start, as the ``head`` column names it.
+TRAINED_HEAD = "rope_log_length"
+RUN_KEYS = ["head", "offset", "seed", "length"]
+
+
+def cured(model: AttentionHead, cure: str, reference_length: int) -> AttentionHead:
+    """The trained head with the cure's options set: same weights, scaled at evaluation."""
+    config = dataclasses.replace(model.config, **CURES[cure], reference_length=reference_length)
+    head = AttentionHead(config).to(next(model.parameters()).device)
+    head.load_state_dict(model.state_dict())
+    return head.eval()
+
+
+# ---------------------------------------------------------------------------------------------
+# Measurements
+
+
+@torch.no_grad()
+def hard_attention_accuracy(model: AttentionHead, tokens: torch.Tensor, targets: torch.Tensor) -> float:
+    """Accuracy when each sequence attends only to its highest-logit key (logits scaled without bound).
+
+    The output is then that key's readout: its token's unembedded value, plus its position's
+    term for absolute encodings, plus the unembedding bias.
+    """
+    length = tokens.shape[1]
+    tables = model.token_tables(length)
+    batch, correct = max(1, TOKENS_PER_BATCH // length), 0
+    for start in range(0, len(tokens), batch):
+        chunk = tokens[start:start + batch]
+        scores, _ = model.attention(chunk)
+        chosen = scores.argmax(-1)  # (B,)
+        logits = tables.token_outputs[chunk.gather(1, chosen[:, None])[:, 0]] + model.unembedding.bias
+        if tables.position_outputs is not None:
+            logits = logits + tables.position_outputs[chosen]
+        correct += (logits.argmax(-1) == targets[start:start + len(chunk)]).sum().item()
+    return correct / len(tokens)
+
+
+def measure(model: AttentionHead, eval_sets: dict, offset: int) -> pd.DataFrame:
+    """Per length: accuracy, target attention and hard-attention accuracy of ``model`` as configured."""
+    evaluation = accuracy_by_length(model, eval_sets, offset).drop(columns="loss")
+    hard = [hard_attention_accuracy(model, tokens, targets) for _, (tokens, targets) in sorted(eval_sets.items())]
+    return evaluation.assign(hard_accuracy=hard)
+
+
+def measure_cures(model: AttentionHead, eval_sets: dict, offset: int, seed: int, reference_length: int,
+                  train_length_min: int) -> pd.DataFrame:
+    """``cures_by_length`` rows of one trained base head under every cure (and none)."""
+    frames = [measure(cured(model, cure, reference_length), eval_sets, offset).assign(cure=cure) for cure in CURES]
+    return label(pd.concat(frames, ignore_index=True), model.config.pe, offset, seed, train_length_min,
+                 reference_length)
+
+
+def measure_trained(model: AttentionHead, eval_sets: dict, offset: int, seed: int, train_length_min: int,
+                    train_length_max: int) -> pd.DataFrame:
+    """``cures_by_length`` rows of one head trained with log-length scaling (its own scale, no cure)."""
+    if model.config.logit_scale != "log_length":
+        raise ValueError(f"expected a head trained with logit_scale='log_length', got {model.config.logit_scale!r}")
+    return label(measure(model, eval_sets, offset).assign(cure="none"), TRAINED_HEAD, offset, seed,
+                 train_length_min, train_length_max)
+
+
+def label(frame: pd.DataFrame, head: str, offset: int, seed: int, train_length_min: int,
+          train_length_max: int) -> pd.DataFrame:
+    return frame.assign(head=head, offset=offset, seed=seed,
+                        in_training_range=frame["length"].between(train_length_min, train_length_max))
+
+
+# ---------------------------------------------------------------------------------------------
+# Predictions from the dilution law
+
+
+def predict_cures(model: AttentionHead, offset: int, seed: int, lengths: list[int], n_samples: int,
+                  reference_length: int) -> pd.DataFrame:
+    """``cures_prediction`` rows of one rope head under every cure but none (prop1 has those)."""
+    frames = [prop1.predict_dilution(cured(model, cure, reference_length), offset, seed, lengths, n_samples)
+              .assign(cure=cure) for cure in CURES if cure != "none"]
+    return pd.concat(frames, ignore_index=True).assign(head=model.config.pe)
+
+
+def uncured_predictions(prop1_prediction: pd.DataFrame) -> pd.DataFrame:
+    """prop1's predictions for the uncured rope heads, as ``cures_prediction`` rows."""
+    columns = ["offset", "seed", "length", "predictor", "predicted_attention", "predicted_accuracy"]
+    return prop1_prediction[columns].assign(head="rope", cure="none")
+
+
+# ---------------------------------------------------------------------------------------------
+# Statistics and claims
+
+
+def past_range(frame: pd.DataFrame, train_length_max: int) -> pd.DataFrame:
+    return frame[frame["length"] > train_length_max]
+
+
+def rows_of(frame: pd.DataFrame, head: str, cure: str) -> pd.DataFrame:
+    return frame[(frame["head"] == head) & (frame["cure"] == cure)].set_index(RUN_KEYS).sort_index()
+
+
+def recovered_fraction(uncured: pd.Series, cured_values: pd.Series) -> float:
+    """mean(cured - uncured) / mean(1 - uncured) over matching rows; NaN when nothing was lost."""
+    lost = float((1 - uncured).mean())
+    return float((cured_values - uncured).mean()) / lost if lost > 0 else float("nan")
+
+
+def comparison(by_length: pd.DataFrame, predictions: pd.DataFrame, predictor: str) -> pd.DataFrame:
+    """Measured and predicted values of every rope row, side by side, for one predictor."""
+    chosen = predictions[predictions["predictor"] == predictor].drop(columns="predictor")
+    return by_length[by_length["head"] == "rope"].merge(chosen, on=["head", "cure", "offset", "seed", "length"],
+                                                        how="inner", validate="one_to_one")
+
+
+def recovery_table(by_length: pd.DataFrame, predictions: pd.DataFrame, train_length_max: int) -> pd.DataFrame:
+    """The ``cures_recovery`` table: per cure, the fraction of rope's lost accuracy it wins back past
+    the range, measured (source "measured") and as each predictor predicts it from its own cured and
+    uncured predictions (source: the predictor); and the hard-attention limit's (cure "hard_attention")."""
+    past = past_range(by_length, train_length_max)
+    uncured = rows_of(past, "rope", "none")
+    rows = [{"cure": "hard_attention", "source": "measured",
+             "recovered_fraction": recovered_fraction(uncured["accuracy"], uncured["hard_accuracy"])}]
+    for cure in CURES:
+        if cure == "none":
+            continue
+        measured = recovered_fraction(uncured["accuracy"], rows_of(past, "rope", cure)["accuracy"])
+        rows.append({"cure": cure, "source": "measured", "recovered_fraction": measured})
+        for predictor in prop1.PREDICTORS:
+            predicted = past_range(predictions[predictions["predictor"] == predictor], train_length_max)
+            rows.append({"cure": cure, "source": predictor, "recovered_fraction": recovered_fraction(
+                rows_of(predicted, "rope", "none")["predicted_accuracy"],
+                rows_of(predicted, "rope", cure)["predicted_accuracy"])})
+    return pd.DataFrame(rows)
+
+
+def paired_difference(by_length: pd.DataFrame, train_length_max: int) -> tuple[float, float, float, int]:
+    """(mean, low, high, n): the trained log-length head's mean accuracy past the range minus rope's,
+    per (offset, seed) run present for both, with a 95% Student-t interval over runs."""
+    past = past_range(by_length[by_length["cure"] == "none"], train_length_max)
+    per_run = past.groupby(["head", "offset", "seed"])["accuracy"].mean()
+    difference = (per_run[TRAINED_HEAD] - per_run["rope"]).dropna()
+    if difference.empty:
+        raise ValueError("no (offset, seed) run has both the log-length head and the rope head")
+    return (*mean_interval(difference.to_numpy()), len(difference))
+
+
+def claims_cures(by_length: pd.DataFrame, predictions: pd.DataFrame, train_length_max: int) -> pd.DataFrame:
+    """The checks of the cures claim (see ``lengthgen.rules``), pooled over offsets and seeds."""
+    past = past_range(by_length, train_length_max)
+    uncured = rows_of(past, "rope", "none")["accuracy"]
+    rows = []
+    for cure in SHARPENING:
+        fraction = recovered_fraction(uncured, rows_of(past, "rope", cure)["accuracy"])
+        rows.append(check(EXPERIMENT, f"{cure} undoes much of rope's decay",
+                          "mean(cured - uncured) / mean(1 - uncured) of rope accuracy past the training range",
+                          fraction, f">= {MIN_RECOVERED_FRACTION}", fraction >= MIN_RECOVERED_FRACTION))
+    interpolated = rows_of(past, "rope", "interpolate")["accuracy"].mean()
+    rows.append(check(EXPERIMENT, "interpolate hurts rope's fixed-offset rule",
+                      "rope mean accuracy past the training range, interpolated minus uncured",
+                      interpolated - uncured.mean(), "< 0", interpolated < uncured.mean()))
+    compared = past_range(comparison(by_length, predictions, CURES_CLAIM_PREDICTOR), train_length_max)
+    for cure in CURES:
+        if cure == "none":
+            continue
+        at_cure = compared[compared["cure"] == cure]
+        for quantity, threshold in (("target_attention", MAX_ATTENTION_MAE), ("accuracy", MAX_ACCURACY_MAE)):
+            mae = prop1.error_statistics(at_cure["predicted_" + quantity.removeprefix("target_")],
+                                         at_cure[quantity])["mae"]
+            rows.append(check(EXPERIMENT, f"the dilution law predicts rope under {cure}",
+                              f"{CURES_CLAIM_PREDICTOR}: MAE of predicted {quantity} past the training range",
+                              mae, f"<= {threshold:g}", mae <= threshold))
+    learned = past[past["head"] == "learned"].groupby(["cure", "offset", "length"])["accuracy"].mean()
+    for cure in CURES:
+        if cure == "none":
+            continue
+        gain = (learned[cure] - learned["none"]).max()
+        rows.append(check(EXPERIMENT, f"{cure} does nothing for the learned head",
+                          "largest gain of learned mean accuracy over seeds at any offset and length past the "
+                          "training range", gain, f"<= {CHANCE_TOLERANCE}", gain <= CHANCE_TOLERANCE))
+    trained = by_length[by_length["head"] == TRAINED_HEAD]
+    in_range = trained[trained["in_training_range"]].groupby(["offset", "length"])["accuracy"].mean().min()
+    rows.append(check(EXPERIMENT, "the log-length head fits the training range (precondition)",
+                      "lowest mean accuracy over seeds at an in-range length and offset", in_range,
+                      f">= {NEAR_PERFECT}", in_range >= NEAR_PERFECT))
+    mean, low, _, n = paired_difference(by_length, train_length_max)
+    rows.append(check(EXPERIMENT, "the log-length head extrapolates further than rope",
+                      f"lower end of the 95% interval of the mean paired difference in accuracy past the range "
+                      f"({n} runs; mean {mean:+.3f})", low, "> 0", low > 0))
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------------------
+# The RESULTS.md section
+
+
+def cell(measured: float, predicted: float | None = None) -> str:
+    return f"{measured:.3f}" if predicted is None or np.isnan(predicted) else f"{measured:.3f} ({predicted:.3f})"
+
+
+def by_length_markdown(by_length: pd.DataFrame, predictions: pd.DataFrame, heads: list[str], quantity: str) -> str:
+    """Mean over offsets and seeds of ``quantity`` per (head, cure) and length; the claim
+    predictor's prediction in parentheses where there is one; the hard-attention ceiling as
+    its own row for rope."""
+    predicted = comparison(by_length, predictions, CURES_CLAIM_PREDICTOR)
+    column = "predicted_" + quantity.removeprefix("target_")
+    lengths = sorted(by_length["length"].unique())
+    in_range = set(by_length.loc[by_length["in_training_range"], "length"])
+    header = ["head", "cure"] + [f"n={n}{'*' if n in in_range else ''}" for n in lengths]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for head in heads:
+        for cure in CURES:
+            measured = by_length[(by_length["head"] == head) & (by_length["cure"] == cure)]
+            if measured.empty:
+                continue
+            means = measured.groupby("length")[quantity].mean()
+            guesses = predicted[predicted["cure"] == cure].groupby("length")[column].mean() if head == "rope" else {}
+            lines.append("| " + " | ".join([head, cure] + [cell(means[n], guesses.get(n)) for n in lengths]) + " |")
+            if head == "rope" and cure == "none" and quantity == "accuracy":
+                ceiling = measured.groupby("length")["hard_accuracy"].mean()
+                lines.append("| " + " | ".join(["rope", "hard attention (limit)"] + [cell(ceiling[n]) for n in lengths])
+                             + " |")
+    return "\n".join(lines)
+
+
+def recovery_markdown(recovery: pd.DataFrame) -> str:
+    """One row per cure: measured recovered fraction, then each predictor's ("-": it predicts no loss)."""
+    wide = recovery.pivot(index="cure", columns="source", values="recovered_fraction")
+    sources = ["measured", *prop1.PREDICTORS]
+    header = ["cure", "measured"] + [f"predicted: {name}" for name in prop1.PREDICTORS]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for cure in [name for name in CURES if name != "none"] + ["hard_attention"]:
+        values = [wide.at[cure, source] if source in wide.columns else np.nan for source in sources]
+        lines.append("| " + " | ".join([cure] + ["-" if np.isnan(v) else f"{v:+.3f}" for v in values]) + " |")
+    return "\n".join(lines)
+
+
+def sharpening_markdown(by_length: pd.DataFrame, recovery: pd.DataFrame) -> str:
+    """The section's summary sentence, from the measurements: target attention at the longest length
+    without and with each sharpening cure, and the recovery of the hard-attention limit."""
+    longest = by_length["length"].max()
+    attention = by_length[(by_length["head"] == "rope") & (by_length["length"] == longest)].groupby("cure")[
+        "target_attention"].mean()
+    measured = recovery[recovery["source"] == "measured"].set_index("cure")["recovered_fraction"]
+    raised = ", ".join(f"{attention[cure]:.3f} under {cure}" for cure in SHARPENING)
+    return (f"At n={longest}, rope's mean attention on the target is {attention['none']:.3f} uncured and {raised}; "
+            f"the sharpening cures win back {', '.join(f'{measured[cure]:+.3f} ({cure})' for cure in SHARPENING)} "
+            "of the accuracy lost past the range, and the hard-attention limit, which a logit scale approaches "
+            f"as it grows, {measured['hard_attention']:+.3f}.")
+
+
+def section_markdown(by_length: pd.DataFrame, predictions: pd.DataFrame, recovery: pd.DataFrame,
+                     claims: pd.DataFrame, train_length_max: int, figure: str = "dilution_cures.png") -> str:
+    """The ``## cures`` section of RESULTS.md, from the tables alone."""
+    seeds = sorted(by_length.loc[by_length["head"] == "rope", "seed"].unique())
+    trained_seeds = sorted(by_length.loc[by_length["head"] == TRAINED_HEAD, "seed"].unique())
+    cures = "\n".join(f"- `{cure}`: {FORMULAS[cure]}" for cure in CURES if cure != "none")
+    return "\n\n".join([
+        f"## {EXPERIMENT}: curing dilution at evaluation time",
+        "If rope's decay past the training range is attention dilution, sharpening the softmax as the length n "
+        "grows should undo much of it without retraining, and should do nothing for the learned head, whose "
+        f"failure is pinning. Each cure is applied to the trained base heads (seeds {', '.join(map(str, seeds))}) "
+        f"at evaluation time only, with L = {train_length_max}, the longest training length:\n\n" + cures,
+        "Log-length scaling: Chiang & Cholak 2022; Scalable-Softmax (Nakanishi 2025). YaRN's temperature "
+        "(Peng et al. 2023, section 3.4): softmax(q.k / (t sqrt(D))) with sqrt(1/t) = 0.1 ln(s) + 1 and s = n / L "
+        "here (YaRN fixes s for a target context; only its temperature is applied). Position interpolation "
+        "(Chen et al. 2023) keeps no offset exact, so the account predicts it hurts a fixed-offset rule; on the "
+        "learned head it interpolates linearly between trained rows, so every position lies in the trained range. "
+        "Predictions: prop1's law on the cured head (the rotary kernel with the cure's scaled positions and "
+        "logits); the claim uses its predictor, "
+        f"`{CURES_CLAIM_PREDICTOR}`. Hard attention: the head's accuracy when each sequence attends only to its "
+        "highest-logit key, the limit of scaling the logits without bound, which a sharpening cure approaches as "
+        "its factor grows: a sequence whose highest logit is not the target's stays wrong however much its "
+        "logits are scaled.",
+        "Accuracy, mean over offsets and seeds, measured (predicted by "
+        f"`{CURES_CLAIM_PREDICTOR}`); * marks in-range lengths. `{TRAINED_HEAD}`: a rope head trained with "
+        f"log-length scaling from the start (seeds {', '.join(map(str, trained_seeds))}):",
+        by_length_markdown(by_length, predictions, ["rope", TRAINED_HEAD, "learned"], "accuracy"),
+        "Attention weight on the target, mean over offsets and seeds, measured (predicted):",
+        by_length_markdown(by_length, predictions, ["rope", TRAINED_HEAD], "target_attention"),
+        "Fraction of rope's lost accuracy each cure wins back past the training range, "
+        "mean(cured - uncured) / mean(1 - uncured) pooled over offsets, seeds and lengths: measured, and as each "
+        "predictor predicts it from its own cured and uncured predictions (negative: it loses more; -: the "
+        "predictor predicts no loss to win back). The hard_attention row is the recovery of the limit of "
+        "unbounded sharpening.",
+        recovery_markdown(recovery),
+        sharpening_markdown(by_length, recovery),
+        f"![rope and learned heads under each cure](figures/{figure})",
+        "**Claim**: sharpening the softmax with the length undoes much of rope's decay, as the dilution law "
+        "predicts, and does nothing for the learned head; position interpolation hurts the fixed-offset rule; "
+        "a head trained with log-length scaling extrapolates further than rope.",
+        checks_markdown(claims),
+    ])

@@ -1,0 +1,105 @@
+"""Figure of cures: rope and learned heads under each evaluation-time cure, measured and predicted."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from lengthgen.plots import save_figure, shade_training_range
+from lengthgen.rules import CURES_CLAIM_PREDICTOR
+
+# One style per cure of ``experiments.cures.CURES``, drawn in this order; markers tell apart
+# the curves that lie on top of each other.
+CURE_STYLES = {
+    "none": {"color": "k", "marker": "o"},
+    "log_length": {"color": "tab:blue", "marker": "^"},
+    "yarn": {"color": "tab:green", "marker": "v"},
+    "interpolate": {"color": "tab:orange", "marker": "s"},
+}
+TRAINED_HEAD = "rope_log_length"  # experiments.cures.TRAINED_HEAD (that module runs models, so it is not imported)
+# Bars of the recovery panel: the measurement, then the predictors of experiments.prop1 that predict a loss.
+RECOVERY_SOURCES = {"measured": "k", "mean_field": "tab:blue", "mean_field_target": "tab:green", "exact": "tab:purple"}
+
+
+def mean_by_length(frame: pd.DataFrame, column: str) -> pd.Series:
+    return frame.groupby("length")[column].mean()
+
+
+def draw_head(ax, by_length: pd.DataFrame, predicted: pd.DataFrame, head: str, quantity: str) -> None:
+    """Measured (solid, markers) and, for rope, predicted (dashed) curves of one head under every cure."""
+    column = "predicted_" + quantity.removeprefix("target_")
+    for cure, style in CURE_STYLES.items():
+        measured = by_length[(by_length["head"] == head) & (by_length["cure"] == cure)]
+        if measured.empty:
+            continue
+        mean = mean_by_length(measured, quantity)
+        ax.plot(mean.index, mean.to_numpy(), markerfacecolor="none", label=f"{head}, {cure}: measured", **style)
+        guess = predicted[predicted["cure"] == cure]
+        if head == "rope" and not guess.empty:
+            guess = mean_by_length(guess, column)
+            ax.plot(guess.index, guess.to_numpy(), color=style["color"], linestyle="--", linewidth=1,
+                    label=f"rope, {cure}: predicted")
+
+
+def setup_axes(ax, title: str, ylabel: str, train_length_min: int, train_length_max: int) -> None:
+    shade_training_range(ax, train_length_min, train_length_max)
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("evaluation length n")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+
+
+def draw_recovery(ax, recovery: pd.DataFrame) -> None:
+    """Grouped bars per sharpening cure: measured and predicted recovered fraction; the
+    hard-attention limit as a horizontal line."""
+    cures = [cure for cure in CURE_STYLES if cure not in ("none", "interpolate")]
+    wide = recovery.pivot(index="cure", columns="source", values="recovered_fraction")
+    width = 0.8 / len(RECOVERY_SOURCES)
+    for index, (source, color) in enumerate(RECOVERY_SOURCES.items()):
+        values = [wide.at[cure, source] if source in wide.columns else np.nan for cure in cures]
+        ax.bar(np.arange(len(cures)) + (index - (len(RECOVERY_SOURCES) - 1) / 2) * width, values, width, color=color,
+               label=source if source == "measured" else f"predicted: {source}")
+    ax.axhline(wide.at["hard_attention", "measured"], color="0.45", linewidth=2.5, linestyle=":",
+               label="hard-attention limit")
+    ax.axhline(0, color="k", linewidth=0.8)
+    ax.set_xticks(range(len(cures)), cures)
+    ax.set_ylabel("fraction of lost accuracy won back")
+    ax.set_title("rope: recovery past the range (all K)")
+    ax.legend(fontsize="x-small", loc="best")
+
+
+def plot_cures(by_length: pd.DataFrame, predictions: pd.DataFrame, recovery: pd.DataFrame, vocab_size: int,
+               train_length_min: int, train_length_max: int, path, dpi: int) -> None:
+    """Top row: rope accuracy per offset under each cure, with the claim predictor's prediction, the
+    hard-attention limit (a wide grey band) and the head trained with log-length scaling. Bottom row:
+    rope target attention and learned accuracy, means over offsets and seeds, and the recovered fractions."""
+    offsets = sorted(by_length["offset"].unique())
+    predicted = predictions[predictions["predictor"] == CURES_CLAIM_PREDICTOR]
+    columns = max(len(offsets), 3)
+    mosaic = [[f"K={k}" for k in offsets] + ["."] * (columns - len(offsets)),
+              ["attention", "learned", "recovery"] + ["."] * (columns - 3)]
+    fig, axes = plt.subplot_mosaic(mosaic, figsize=(4.2 * columns, 8.2))
+    for offset in offsets:
+        ax = axes[f"K={offset}"]
+        setup_axes(ax, f"rope, K = {offset}", "accuracy", train_length_min, train_length_max)
+        rows, guesses = by_length[by_length["offset"] == offset], predicted[predicted["offset"] == offset]
+        hard = mean_by_length(rows[(rows["head"] == "rope") & (rows["cure"] == "none")], "hard_accuracy")
+        ax.plot(hard.index, hard.to_numpy(), color="0.6", linewidth=9, alpha=0.45, solid_capstyle="round",
+                label="rope, hard attention (limit of sharpening)")
+        draw_head(ax, rows, guesses, "rope", "accuracy")
+        trained = mean_by_length(rows[rows["head"] == TRAINED_HEAD], "accuracy")
+        ax.plot(trained.index, trained.to_numpy(), color="tab:purple", marker="D", linewidth=2,
+                label="rope trained with log-length scaling")
+        ax.axhline(1 / vocab_size, color="k", linestyle=(0, (1, 3)), linewidth=1, label="chance")
+    setup_axes(axes["attention"], "rope: attention on the target (all K)", "attention weight",
+               train_length_min, train_length_max)
+    draw_head(axes["attention"], by_length, predicted, "rope", "target_attention")
+    setup_axes(axes["learned"], "learned: accuracy (all K)", "accuracy", train_length_min, train_length_max)
+    draw_head(axes["learned"], by_length, predicted, "learned", "accuracy")
+    axes["learned"].axhline(1 / vocab_size, color="k", linestyle=(0, (1, 3)), linewidth=1)
+    draw_recovery(axes["recovery"], recovery)
+    handles, labels = axes[f"K={offsets[0]}"].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize="small")
+    fig.suptitle(f"Curing dilution at evaluation time (means over seeds; predicted: {CURES_CLAIM_PREDICTOR})")
+    fig.tight_layout(rect=(0, 0.13, 1, 1))
+    save_figure(fig, path, dpi)

@@ -1,0 +1,186 @@
+"""cures: the length scalings, the cured heads, the hard-attention limit, and the claims on known tables."""
+
+import math
+
+import pandas as pd
+import pytest
+import torch
+
+from lengthgen import length_scaling
+from lengthgen.experiments import cures
+from lengthgen.experiments.prop1 import PREDICTORS, predict_dilution
+from lengthgen.model import AttentionHead, HeadConfig
+from lengthgen.plots.cures import CURE_STYLES, TRAINED_HEAD, plot_cures
+from lengthgen.schemas.core import CLAIMS
+from lengthgen.schemas.cures import CURES_BY_LENGTH, CURES_PREDICTION, CURES_RECOVERY
+from lengthgen.tables import to_arrow
+from lengthgen.task import make_eval_set
+from lengthgen.training import init_head
+
+
+def test_scales_are_one_at_the_reference_length_and_follow_their_formulas():
+    for factor in [*length_scaling.LOGIT_SCALES.values(), *length_scaling.POSITION_SCALES.values()]:
+        assert factor(32, 32) == pytest.approx(1.0)
+    assert length_scaling.log_length(1024, 32) == pytest.approx(2.0)
+    assert length_scaling.log_length(16, 32) == pytest.approx(0.8)
+    assert length_scaling.yarn_temperature(128, 32) == pytest.approx((0.1 * math.log(4) + 1) ** 2)
+    assert length_scaling.yarn_temperature(16, 32) == 1.0
+    assert length_scaling.interpolation(1024, 32) * 1023 == pytest.approx(31)  # the last position on the last row
+    assert length_scaling.interpolation(16, 32) == 1.0
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"logit_scale": "cubic", "reference_length": 8}, "logit_scale must be one of"),
+    ({"position_scale": "squeeze", "reference_length": 8}, "position_scale must be one of"),
+    ({"logit_scale": "yarn"}, "need a reference_length"),
+])
+def test_bad_scales_are_refused_by_name(options, message):
+    with pytest.raises(ValueError, match=message):
+        AttentionHead(HeadConfig(4, 4, "rope", max_positions=16, **options))
+
+
+def test_learned_table_interpolates_between_rows_at_fractional_positions():
+    model = init_head(HeadConfig(4, 4, "learned", max_positions=8, learned_init_std=1.0), 0)
+    table = model.encoding.table.detach()
+    positions = torch.tensor([0.0, 2.5, 6.25, 7.0], dtype=torch.float64)
+    expected = torch.stack([table[0], (table[2] + table[3]) / 2, 0.75 * table[6] + 0.25 * table[7], table[7]])
+    assert torch.allclose(model.encoding.position_embedding(positions), expected, atol=1e-6)
+    with pytest.raises(IndexError, match="max_positions"):
+        model.encoding.position_embedding(torch.tensor([7.5], dtype=torch.float64))
+
+
+def test_interpolated_positions_cover_exactly_the_trained_range():
+    model = init_head(HeadConfig(4, 4, "learned", max_positions=64, position_scale="interpolate",
+                                 reference_length=8), 0)
+    positions = model.positions(64, 0, "cpu")
+    assert positions[0] == 0 and positions[-1].item() == pytest.approx(7)
+    assert torch.equal(model.positions(8, 0, "cpu"), torch.arange(8))  # in range: the trained integer ids
+
+
+@pytest.mark.parametrize("pe", ["rope", "learned"])
+def test_cured_head_keeps_the_weights_and_sets_the_options(pe):
+    model = init_head(HeadConfig(4, 8, pe, max_positions=64), 3)
+    for cure, options in cures.CURES.items():
+        head = cures.cured(model, cure, reference_length=8)
+        assert head.config.reference_length == 8
+        assert all(getattr(head.config, key) == value for key, value in options.items())
+        for name, tensor in model.state_dict().items():
+            assert torch.equal(tensor, head.state_dict()[name])
+    tokens = torch.randint(4, (3, 8), generator=torch.Generator().manual_seed(0))
+    assert torch.equal(cures.cured(model, "yarn", 8).attention(tokens)[0], model.attention(tokens)[0])
+
+
+@pytest.mark.parametrize("pe", ["rope", "learned"])
+def test_hard_attention_is_the_limit_of_unbounded_logit_scale(pe):
+    model = init_head(HeadConfig(6, 8, pe, max_positions=64, learned_init_std=1.0), 1).double()
+    tokens, targets = make_eval_set(0, 2, 40, 200, 6)
+    sharp = init_head(HeadConfig(6, 8, pe, max_positions=64, learned_init_std=1.0), 1).double()
+    with torch.no_grad():  # logits are bilinear in query and key: scaling the query scales every logit
+        sharp.query.weight.mul_(1e6)
+        sharp.query.bias.mul_(1e6)
+    limit = (sharp(tokens)[0].argmax(-1) == targets).double().mean().item()
+    assert cures.hard_attention_accuracy(model, tokens, targets) == pytest.approx(limit)
+
+
+def test_predictions_of_a_cure_equal_the_uncured_ones_where_its_factors_are_one():
+    model = init_head(HeadConfig(5, 8, "rope", max_positions=64), 2).double()
+    lengths = [4, 8, 32]
+    uncured = predict_dilution(model, 2, 0, lengths, 100).set_index(["length", "predictor"])
+    predicted = cures.predict_cures(model, 2, 0, lengths, 100, reference_length=8)
+    assert set(predicted["cure"]) == set(cures.CURES) - {"none"} and set(predicted["predictor"]) == set(PREDICTORS)
+    for cure, rows in predicted.groupby("cure"):
+        rows = rows.set_index(["length", "predictor"])
+        same = (rows["predicted_attention"] == uncured["predicted_attention"]).groupby("length").all()
+        # in range (4, 8) only log_length changes anything, and not at the reference length 8
+        assert same.to_dict() == {4: cure != "log_length", 8: True, 32: False}
+
+
+# ---------------------------------------------------------------------------------------------
+# Claims, section and figure on hand-made tables
+
+
+LENGTHS = [8, 16, 32]
+OFFSETS, SEEDS = [1, 2], [0, 1, 2]
+
+
+def tables(rope_loss: dict[str, float], log_length_gain: float,
+           learned_gain: float) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """by_length and predictions where rope's accuracy past the range (8) is 1 - rope_loss[cure],
+    the hard limit is the uncured accuracy, predictions are the measurements, learned sits at 0.1
+    (+ learned_gain under every cure), and the trained head beats rope by log_length_gain."""
+    rows, predictions = [], []
+    for offset in OFFSETS:
+        for seed in SEEDS:
+            noise = 0.01 * seed  # runs differ, so intervals over them have a width
+            for length in LENGTHS:
+                past = length > 8
+                for cure in cures.CURES:
+                    accuracy = 1 - rope_loss[cure] - noise if past else 1.0
+                    rows.append({"head": "rope", "cure": cure, "accuracy": accuracy, "target_attention": accuracy,
+                                 "hard_accuracy": 1 - rope_loss["none"] - noise if past else 1.0})
+                    predictions += [{"head": "rope", "cure": cure, "offset": offset, "seed": seed, "length": length,
+                                     "predictor": name, "predicted_attention": accuracy,
+                                     "predicted_accuracy": accuracy} for name in PREDICTORS]
+                    learned = 0.1 + (learned_gain if past and cure != "none" else 0) if past else 1.0
+                    rows.append({"head": "learned", "cure": cure, "accuracy": learned, "target_attention": 0.0,
+                                 "hard_accuracy": learned})
+                trained = 1 - rope_loss["none"] + log_length_gain - 2 * noise if past else 1.0
+                rows.append({"head": TRAINED_HEAD, "cure": "none", "accuracy": trained, "target_attention": trained,
+                             "hard_accuracy": trained})
+                for row in rows[-9:]:
+                    row.update(offset=offset, seed=seed, length=length, in_training_range=not past)
+    return pd.DataFrame(rows), pd.DataFrame(predictions)
+
+
+def checks_by_claim(claims: pd.DataFrame) -> dict[str, list[bool]]:
+    return claims.groupby("claim", sort=False)["holds"].apply(list).to_dict()
+
+
+def test_claims_hold_when_sharpening_recovers_and_nothing_else_happens():
+    by_length, predictions = tables({"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8},
+                                    log_length_gain=0.2, learned_gain=0.0)
+    claims = cures.claims_cures(by_length, predictions, train_length_max=8)
+    to_arrow(claims, CLAIMS)
+    assert claims["holds"].all(), claims
+    fraction = claims.loc[claims["claim"] == "log_length undoes much of rope's decay", "value"].item()
+    # mean over runs of (cured - uncured) = 0.3; of (1 - uncured) = 0.4 + mean noise 0.01
+    assert fraction == pytest.approx(0.3 / 0.41)
+
+
+def test_claims_fail_when_sharpening_does_nothing_and_the_learned_head_gains():
+    by_length, predictions = tables({"none": 0.4, "log_length": 0.4, "yarn": 0.38, "interpolate": 0.3},
+                                    log_length_gain=-0.05, learned_gain=0.2)
+    holds = checks_by_claim(cures.claims_cures(by_length, predictions, train_length_max=8))
+    assert holds["log_length undoes much of rope's decay"] == [False]
+    assert holds["yarn undoes much of rope's decay"] == [False]
+    assert holds["interpolate hurts rope's fixed-offset rule"] == [False]
+    assert holds["yarn does nothing for the learned head"] == [False]
+    assert holds["the log-length head extrapolates further than rope"] == [False]
+    assert holds["the dilution law predicts rope under yarn"] == [True, True]
+
+
+def test_claims_of_a_wrong_prediction_fail():
+    by_length, predictions = tables({"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8}, 0.2, 0.0)
+    wrong = predictions.assign(predicted_accuracy=predictions["predicted_accuracy"] - 0.3)
+    holds = checks_by_claim(cures.claims_cures(by_length, wrong, train_length_max=8))
+    assert holds["the dilution law predicts rope under log_length"] == [True, False]  # attention right, accuracy not
+
+
+def test_section_and_figure_from_the_tables(tmp_path):
+    by_length, predictions = tables({"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8}, 0.2, 0.0)
+    to_arrow(by_length, CURES_BY_LENGTH)
+    to_arrow(predictions, CURES_PREDICTION)
+    recovery = cures.recovery_table(by_length, predictions, train_length_max=8)
+    to_arrow(recovery, CURES_RECOVERY)
+    claims = cures.claims_cures(by_length, predictions, train_length_max=8)
+    section = cures.section_markdown(by_length, predictions, recovery, claims, train_length_max=8)
+    assert section.startswith("## cures")
+    assert "| rope | log_length | 1.000 (1.000) | 0.890 (0.890) | 0.890 (0.890) |" in section
+    assert "| rope | hard attention (limit) | 1.000 | 0.590 | 0.590 |" in section
+    assert f"| log_length | {0.3 / 0.41:+.3f} | {0.3 / 0.41:+.3f} |" in section  # predictions = measurements here
+    assert "| hard_attention | +0.000 | - | - | - | - |" in section
+    assert "At n=32, rope's mean attention on the target is 0.590 uncured and 0.890 under log_length" in section
+    assert "figures/dilution_cures.png" in section
+    assert set(CURE_STYLES) == set(cures.CURES) and TRAINED_HEAD == cures.TRAINED_HEAD
+    plot_cures(by_length, predictions, recovery, 10, 4, 8, tmp_path / "cures.png", dpi=40)
+    assert (tmp_path / "cures.png").read_bytes().startswith(b"\x89PNG")
