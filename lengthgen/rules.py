@@ -50,3 +50,13 @@ MIN_IN_RANGE_ACCURACY = 0.9  # the control must fit the training range for the c
 EXTRAPOLATION_FACTOR = 4  # accuracy is judged at 4x the longest training length ...
 CHANCE_MULTIPLE = 4  # ... where it must be at most 4x chance (0.25 at V=16)
 MIN_COSINE = 0.9  # trained vs min-norm, coefficient vectors and kernels over the training offsets
+
+# --- transformer: the phenomenon, the equivariance and the carrier transfer -----------------------
+# The phenomenon and the equivariance are judged by the single head's rules above (NEAR_PERFECT,
+# ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE; ROPE_MAX_CHANGE, ABSOLUTE_MIN_CHANGE on output logits),
+# so "transfers" means "passes the same bar". The carrier by the frequency rules (MIN_TOP4_SHARE,
+# MIN_TOP4_ALIGNMENT), applied to the retrieval head's blocks.
+# A head "retrieves" when its mean attention weight at offset K is at least one half: the target
+# then holds most of its attention, more than all other keys together, so it alone can carry the
+# answer; below that, no single head does the retrieval and the work is split.
+MIN_RETRIEVAL_ATTENTION = 0.5

@@ -63,6 +63,17 @@ LINEAR_RUNS = Paramspace(
 )
 
 
+# The transformer: one causal decoder per (pe, seed, offset) of its own (smaller) grid.
+TRANSFORMER_RUNS = Paramspace(
+    pd.DataFrame(
+        itertools.product(
+            config["transformer"]["pe"], config["transformer"]["seeds"], config["transformer"]["offsets"]
+        ),
+        columns=["pe", "seed", "offset"],
+    )
+)
+
+
 def model_files(runs):
     return [f"{RESULTS}/models/{RUNS.wildcard_pattern.format(**run)}/model.pt" for run in runs]
 
@@ -79,6 +90,7 @@ EXPERIMENTS = [
     "prop1",
     "frequency",
     "linear",
+    "transformer",
     "multiseed",
 ]
 
