@@ -131,15 +131,16 @@ def carrier_coefficients(query: torch.Tensor, key: torch.Tensor) -> torch.Tensor
 @torch.no_grad()
 def analyze_carrier(model: Transformer, tokens: torch.Tensor, offset: int, seed: int,
                     train_length_max: int) -> dict[str, pd.DataFrame]:
-    """One rope transformer on in-range sequences ``tokens`` (N, train_length_max), in float64.
+    """One rope transformer on in-range sequences ``tokens`` (N, train_length_max), in float64 on its device.
 
     Returns ``heads`` (every layer and head's mean attention weight at every offset), ``blocks`` (the
     retrieval head's rotary spectrum, from ``frequency.analyze_coefficients``) and ``carrier`` (one row:
     which head retrieves, how much, its carrier's summary, and the correlation over delta in
     0..train_length_max-1 of its carrier kernel with its mean realized logit).
     """
-    model = model.double().cpu()
-    _, record = model.trace(tokens)
+    model = model.double()
+    _, record = model.trace(tokens.to(next(model.parameters()).device))
+    record = [type(layer)(*(tensor.cpu() for tensor in layer)) for layer in record]
     profiles = torch.stack([attention_by_offset(layer.weights) for layer in record])  # (L, H, T)
     n_layers, n_heads, length = profiles.shape
     keys = {"offset": offset, "seed": seed}

@@ -187,6 +187,7 @@ rule analyze_transformer:
         offsets=config["transformer"]["offsets"],
         shifts=config["shift"]["shifts"],
         shift_lengths=config["shift"]["lengths"],
+        device=config["device"],
         settings={
             **config_slice(
                 "transformer",

@@ -6,7 +6,7 @@ from lengthgen.experiments import shift
 from lengthgen.experiments import transformer as experiment
 from lengthgen.jobs import start_job
 from lengthgen.runs import load_models
-from lengthgen.runtime import configure_torch
+from lengthgen.runtime import configure_torch, resolve_device
 from lengthgen.schemas.core import CLAIMS, EVAL_SET
 from lengthgen.schemas.shift import SHIFT_CHANGES
 from lengthgen.schemas.transformer import (TRANSFORMER_BLOCKS, TRANSFORMER_BY_POSITION, TRANSFORMER_CARRIER,
@@ -23,7 +23,8 @@ windows = experiment.accuracy_windows(by_position, train_length_max)
 eval_sets = {offset: eval_sets_from_frame(read_table(path, EVAL_SET))
              for offset, path in zip(params.offsets, snakemake.input.eval_sets)}
 changes, carriers = [], []
-for run, model in load_models(params.runs, snakemake.input.models, load_transformer):
+device = resolve_device(params.device)
+for run, model in load_models(params.runs, snakemake.input.models, lambda path: load_transformer(path, device)):
     offset, seed = run["offset"], run["seed"]
     sets = eval_sets[offset]
     token_sets = {length: sets[length][0][:n_samples] for length in params.shift_lengths}
