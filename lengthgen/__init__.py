@@ -5,11 +5,13 @@ The importable library behind the Snakemake workflow. The core, one job per modu
 - ``encodings``: the registry of positional encodings, looked up by name.
 - ``model``: the single softmax (or linear) attention head, computed from per-token tables.
 - ``length_scaling``: factors of the sequence length on a head's attention logits and position ids.
+- ``transformer``: the causal multi-layer, multi-head decoder for the full-sequence task.
+- ``checkpoint``: a trained model on disk, weights and config together.
 - ``task``: the fixed-offset retrieval task and its evaluation sets.
 - ``data``: the fixed evaluation sets as tables.
 - ``seeding``: how every random draw is seeded from config.
-- ``training``: the training loop and its per-step curve.
-- ``evaluation``: accuracy and target attention at every evaluation length.
+- ``training``: the training loop every model shares, and its per-step curve.
+- ``evaluation``: accuracy at every evaluation length (per position for the transformer).
 - ``runtime``: how torch runs in a job (device, threads, determinism).
 - ``kernel``: the exact attention-logit kernel of a trained rotary head.
 - ``rotary_regression``: the min-norm control: a rotary kernel linear in its parameters, its SGD
@@ -23,7 +25,7 @@ The importable library behind the Snakemake workflow. The core, one job per modu
 - ``report``: RESULTS.md.
 
 The studies built on it live in ``experiments`` (base, mechanics, shift, prop1, frequency,
-linear, cures, multiseed), each with its figure in ``plots``.
+linear, cures, transformer, multiseed), each with its figure in ``plots``.
 """
 
 __version__ = "0.1.0"

@@ -18,6 +18,10 @@ DERIVED_SETTINGS = {
     ("shift", "offsets"): lambda config: list(config["sweep"]["offset"]),  # one shift_K<offset> per offset
     ("shift", "lengths"): lambda config: [config["task"]["train_length_max"]],  # the longest training length
     ("cures", "seeds"): lambda config: list(config["sweep"]["seed"]),  # paired with every sweep rope head
+    # The transformer trains a model per (pe, seed, offset) like the sweep, on a CPU-sized subset of it.
+    ("transformer", "pe"): lambda config: list(config["sweep"]["pe"]),
+    ("transformer", "seeds"): lambda config: list(config["sweep"]["seed"][:3]),
+    ("transformer", "offsets"): lambda config: list(config["sweep"]["offset"][:2]),
 }
 
 
@@ -30,22 +34,15 @@ def derive_settings(config: dict) -> None:
 
 def check_config(config: dict) -> None:
     task, model, sweep = config["task"], config["model"], config["sweep"]
-    for pe in sweep["pe"]:
-        if pe not in ENCODINGS:
-            raise ConfigError(f"sweep.pe: unknown positional encoding {pe!r}; known: {', '.join(sorted(ENCODINGS))}")
+    check_encodings("sweep.pe", sweep["pe"])
     if task["train_length_min"] > task["train_length_max"]:
         raise ConfigError(f"task.train_length_min ({task['train_length_min']}) is larger than "
                           f"task.train_length_max ({task['train_length_max']})")
-    for offset in sweep["offset"]:
-        if offset >= task["train_length_min"]:
-            raise ConfigError(f"sweep.offset: offset {offset} must be smaller than "
-                              f"task.train_length_min ({task['train_length_min']})")
+    check_offsets("sweep.offset", sweep["offset"], task["train_length_min"])
     longest = max(task["eval_lengths"])
     if longest > model["max_positions"]:
         raise ConfigError(f"task.eval_lengths: length {longest} exceeds model.max_positions ({model['max_positions']})")
-    for pe in config["shift"].get("pe_at_init", []):
-        if pe not in ENCODINGS:
-            raise ConfigError(f"shift.pe_at_init: unknown positional encoding {pe!r}; known: {', '.join(sorted(ENCODINGS))}")
+    check_encodings("shift.pe_at_init", config["shift"].get("pe_at_init", []))
     for offset in config["shift"]["offsets"]:
         if offset not in sweep["offset"]:
             raise ConfigError(f"shift.offsets: offset {offset} is not in sweep.offset {sweep['offset']}")
@@ -64,3 +61,32 @@ def check_config(config: dict) -> None:
     if config["linear"]["min_norm"]["d_model"] % 2:
         raise ConfigError("linear.min_norm.d_model must be even (cos and sin of each frequency), got "
                           f"{config['linear']['min_norm']['d_model']}")
+    check_transformer(config)
+
+
+def check_encodings(key: str, names: list[str]) -> None:
+    for pe in names:
+        if pe not in ENCODINGS:
+            raise ConfigError(f"{key}: unknown positional encoding {pe!r}; known: {', '.join(sorted(ENCODINGS))}")
+
+
+def check_offsets(key: str, offsets: list[int], train_length_min: int) -> None:
+    """Every offset must leave a target in the shortest training sequence."""
+    for offset in offsets:
+        if offset >= train_length_min:
+            raise ConfigError(f"{key}: offset {offset} must be smaller than task.train_length_min ({train_length_min})")
+
+
+def check_transformer(config: dict) -> None:
+    transformer, task = config["transformer"], config["task"]
+    check_encodings("transformer.pe", transformer["pe"])
+    check_offsets("transformer.offsets", transformer["offsets"], task["train_length_min"])
+    if transformer["d_model"] % transformer["n_heads"]:
+        raise ConfigError(f"transformer.d_model ({transformer['d_model']}) must be a multiple of "
+                          f"transformer.n_heads ({transformer['n_heads']})")
+    if (transformer["d_model"] // transformer["n_heads"]) % 2:
+        raise ConfigError("transformer.d_model / transformer.n_heads, the head width, must be even (rotary blocks "
+                          f"are pairs), got {transformer['d_model'] // transformer['n_heads']}")
+    if transformer["eval_samples"] > task["eval_samples"]:
+        raise ConfigError(f"transformer.eval_samples ({transformer['eval_samples']}) exceeds task.eval_samples "
+                          f"({task['eval_samples']}): it evaluates on the first sequences of the shared sets")

@@ -1,14 +1,17 @@
 """Positional encodings, registered by name.
 
 An encoding can act at three places of an attention head, and each hook defaults to
-doing nothing:
+doing nothing. The same entry serves the single head (``lengthgen.model``) and every
+attention layer of the transformer (``lengthgen.transformer``):
 
 - ``position_embedding(positions)``: a (T, D) term added to the token embeddings (absolute
   encodings). Returning the term rather than the sum lets the head use linearity: a
   projection of (token + position) is the projection of each, computed once per token and
   once per position (``model.AttentionHead.token_tables``);
-- ``rotate(x, positions)``: applied to queries and keys (rotary encodings);
-- ``logit_bias(query_positions, key_positions)``: added to the attention logits.
+- ``rotate(x, positions)``: applied to queries and keys (rotary encodings), per head: x is
+  (..., T, head_dim);
+- ``logit_bias(query_positions, key_positions)``: added to the attention logits, (Tq, Tk)
+  shared by every head (the transformer also takes (n_heads, Tq, Tk)).
 
 Adding an encoding means writing one small class and decorating it with
 ``@register("name")``; the model, the workflow and the config schema pick it up.
@@ -25,12 +28,25 @@ from torch import nn
 
 @dataclass(frozen=True)
 class EncodingConfig:
-    """What an encoding may need to know about the head it sits in."""
+    """What an encoding may need to know about the model it sits in.
+
+    ``d_model`` is the width of the token embeddings (what ``position_embedding`` adds to);
+    queries and keys are split into ``n_heads`` heads of ``head_dim`` each (what ``rotate`` sees).
+    """
 
     d_model: int
     max_positions: int
     rope_base: float = 1e4
     learned_init_std: float = 0.02
+    n_heads: int = 1
+
+    def __post_init__(self):
+        if self.d_model % self.n_heads:
+            raise ValueError(f"d_model ({self.d_model}) must be a multiple of n_heads ({self.n_heads})")
+
+    @property
+    def head_dim(self) -> int:
+        return self.d_model // self.n_heads
 
 
 class PositionalEncoding(nn.Module):
@@ -40,7 +56,7 @@ class PositionalEncoding(nn.Module):
         return None  # or (T, D), added to the token embeddings
 
     def rotate(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
-        return x  # (B, T, D)
+        return x  # (..., T, head_dim)
 
     def logit_bias(self, query_positions: torch.Tensor, key_positions: torch.Tensor) -> torch.Tensor | None:
         return None  # or (Tq, Tk)
@@ -87,6 +103,9 @@ class NoPositionalEncoding(PositionalEncoding):
 class Rotary(PositionalEncoding):
     """Rotary encoding: block i of (x_2i, x_2i+1) is rotated by angle p * theta_i.
 
+    Applied per head, so the frequencies are those of the head's width: theta_i =
+    base^(-2i/head_dim) for its head_dim/2 blocks (with one head, head_dim = d_model).
+
     q_m . k_n then depends on m - n only. The angles are formed in float64 from the
     integer positions, so even position ids near 1e5 rotate by the exact angle and
     the equivariance holds to rounding of the final dtype.
@@ -94,9 +113,9 @@ class Rotary(PositionalEncoding):
 
     def __init__(self, config: EncodingConfig):
         super().__init__()
-        if config.d_model % 2:
-            raise ValueError(f"rope needs an even d_model, got {config.d_model}")
-        self.register_buffer("theta", rotary_frequencies(config.d_model, config.rope_base), persistent=False)
+        if config.head_dim % 2:
+            raise ValueError(f"rope needs an even head width (d_model / n_heads), got {config.head_dim}")
+        self.register_buffer("theta", rotary_frequencies(config.head_dim, config.rope_base), persistent=False)
 
     def rotate(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
         angles = positions.to(torch.float64)[:, None] * self.theta.to(positions.device)[None, :]  # (T, D/2)

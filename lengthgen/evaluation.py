@@ -1,10 +1,12 @@
-"""Accuracy and target attention at every evaluation length of one trained head."""
+"""Accuracy at every evaluation length of one trained model: the single head's accuracy and
+target attention per length, the transformer's accuracy per position."""
 
 import pandas as pd
 import torch
 import torch.nn.functional as F
 
 from lengthgen.model import AttentionHead
+from lengthgen.task import full_sequence_targets
 
 # Sequences per forward pass are chosen so that B * T stays near this many tokens.
 TOKENS_PER_BATCH = 2**17
@@ -28,6 +30,33 @@ def accuracy_by_length(model: AttentionHead, eval_sets: dict, offset: int) -> pd
         rows.append({"length": length, "accuracy": correct / n, "target_attention": target_attention / n,
                      "loss": loss / n})
     return pd.DataFrame(rows)
+
+
+@torch.no_grad()
+def accuracy_by_position(model: torch.nn.Module, eval_sets: dict, offset: int, n_samples: int,
+                         tokens_per_batch: int = 2**15) -> pd.DataFrame:
+    """Per (length, position t >= offset): accuracy and loss of the full-sequence task over the
+    first ``n_samples`` sequences of each length. ``model(tokens)`` returns logits (B, T, V).
+
+    Fewer tokens per forward pass than the single head's: the transformer's attention at
+    length T holds (B, H, T, T) weights in every layer.
+    """
+    device = next(model.parameters()).device
+    frames = []
+    for length, (tokens, _) in sorted(eval_sets.items()):
+        tokens = tokens[:n_samples]
+        correct, loss = torch.zeros(length, dtype=torch.float64), torch.zeros(length, dtype=torch.float64)
+        for chunk in tokens.split(max(1, tokens_per_batch // length)):
+            chunk = chunk.to(device)
+            logits, _ = model(chunk)  # (B, T, V)
+            targets = full_sequence_targets(chunk, offset)[:, offset:]  # (B, T - offset)
+            logits = logits[:, offset:].float()
+            correct[offset:] += (logits.argmax(-1) == targets).sum(0).double().cpu()
+            loss[offset:] += F.cross_entropy(logits.transpose(1, 2), targets, reduction="none").sum(0).double().cpu()
+        frames.append(pd.DataFrame({"length": length, "position": range(offset, length),
+                                    "accuracy": (correct[offset:] / len(tokens)).numpy(),
+                                    "loss": (loss[offset:] / len(tokens)).numpy()}))
+    return pd.concat(frames, ignore_index=True)
 
 
 def label_runs(evaluation: pd.DataFrame, experiment: str, train_length_min: int, train_length_max: int, *,

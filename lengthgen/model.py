@@ -10,16 +10,16 @@ per-sequence computation stays as the definition (``reference_predict``).
 """
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from lengthgen.checkpoint import load_model
 from lengthgen.encodings import EncodingConfig, build_encoding
 from lengthgen.length_scaling import LOGIT_SCALES, POSITION_SCALES, check_scales
-from lengthgen.tables import atomic_path
 
 ATTENTION_KINDS = ("softmax", "linear")
 
@@ -186,15 +186,5 @@ class AttentionHead(nn.Module):
         return self.unembedding(attended), scores, weights
 
 
-def save_head(model: AttentionHead, path) -> None:
-    """Weights and config together, so a later analysis rebuilds the head without config."""
-    state = {name: tensor.detach().cpu() for name, tensor in model.state_dict().items()}
-    with atomic_path(path) as temp:
-        torch.save({"config": asdict(model.config), "state_dict": state}, temp)
-
-
 def load_head(path, device: str | torch.device = "cpu") -> AttentionHead:
-    checkpoint = torch.load(path, map_location="cpu", weights_only=True)
-    model = AttentionHead(HeadConfig(**checkpoint["config"]))
-    model.load_state_dict(checkpoint["state_dict"])
-    return model.to(device).eval()
+    return load_model(path, AttentionHead, HeadConfig, device)

@@ -99,3 +99,13 @@ MIN_RECOVERED_FRACTION = 0.5
 # interval lies above 0, so that seed-to-seed spread alone cannot pass the check; it must first fit
 # the training range (NEAR_PERFECT), or the comparison means nothing.
 CURES_CLAIM_PREDICTOR = PROP1_CLAIM_PREDICTOR
+
+# --- transformer: the phenomenon, the equivariance and the carrier transfer -----------------------
+# The phenomenon and the equivariance are judged by the single head's rules above (NEAR_PERFECT,
+# ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE; ROPE_MAX_CHANGE, ABSOLUTE_MIN_CHANGE on output logits),
+# so "transfers" means "passes the same bar". The carrier by the frequency rules (MIN_TOP4_SHARE,
+# MIN_TOP4_ALIGNMENT), applied to the retrieval head's blocks.
+# A head "retrieves" when its mean attention weight at offset K is at least one half: the target
+# then holds most of its attention, more than all other keys together, so it alone can carry the
+# answer; below that, no single head does the retrieval and the work is split.
+MIN_RETRIEVAL_ATTENTION = 0.5

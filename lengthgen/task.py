@@ -1,9 +1,11 @@
 """The fixed-offset retrieval task: answer the token ``offset`` places before the query.
 
-Tokens are i.i.d. uniform over the vocabulary; the query is the last position, so the
-target of a sequence of length n is ``tokens[n - 1 - offset]``.
+Tokens are i.i.d. uniform over the vocabulary. The single head answers at the last position
+only, so the target of a sequence of length n is ``tokens[n - 1 - offset]``; the transformer
+answers at every position t >= offset (the full-sequence task), with target ``tokens[t - offset]``.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -32,16 +34,29 @@ def retrieval_targets(tokens: torch.Tensor, offset: int) -> torch.Tensor:
     return tokens[:, -1 - offset]
 
 
+# Target of a position that has none (t < offset): skipped by the loss and by accuracy.
+IGNORE_INDEX = -1
+
+
+def full_sequence_targets(tokens: torch.Tensor, offset: int) -> torch.Tensor:
+    """The token ``offset`` places before each position; ``IGNORE_INDEX`` where there is none. (B, T) -> (B, T)."""
+    targets = torch.full_like(tokens, IGNORE_INDEX)
+    targets[:, offset:] = tokens[:, :tokens.shape[1] - offset]
+    return targets
+
+
 def sample_sequences(rng: torch.Generator, n_sequences: int, length: int, vocab_size: int) -> torch.Tensor:
     """(n_sequences, length) int64 tokens, i.i.d. uniform."""
     return torch.randint(vocab_size, (n_sequences, length), generator=rng)
 
 
-def sample_training_batch(rng: torch.Generator, task: TaskConfig, batch_size: int):
-    """One batch at a length drawn uniformly from the training range (inclusive)."""
+def sample_training_batch(rng: torch.Generator, task: TaskConfig, batch_size: int,
+                          targets: Callable[[torch.Tensor, int], torch.Tensor] = retrieval_targets):
+    """One batch at a length drawn uniformly from the training range (inclusive), with its
+    ``targets(tokens, offset)``: the last position's (the single head) or every position's."""
     length = int(torch.randint(task.train_length_min, task.train_length_max + 1, (), generator=rng))
     tokens = sample_sequences(rng, batch_size, length, task.vocab_size)
-    return tokens, retrieval_targets(tokens, task.offset)
+    return tokens, targets(tokens, task.offset)
 
 
 def make_eval_set(seed: int, offset: int, length: int, n_samples: int, vocab_size: int):

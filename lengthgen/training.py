@@ -1,15 +1,25 @@
-"""Training one head on the retrieval task, with a per-step training curve."""
+"""Training a model on the retrieval task, with a per-step training curve.
+
+One loop (``fit``) serves every model: the single head (``train_head``, here) and the transformer
+(``transformer.train_transformer``) differ in the model they build and the targets they learn.
+"""
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 import torch
+from torch import nn
 
+from lengthgen.checkpoint import save_model
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.runtime import resolve_device
+from lengthgen.schemas.core import TRAINING_CURVE
 from lengthgen.seeding import derive_seed, generator
-from lengthgen.task import TaskConfig, sample_training_batch
+from lengthgen.tables import write_table
+from lengthgen.task import IGNORE_INDEX, TaskConfig, retrieval_targets, sample_training_batch
 
 log = logging.getLogger(__name__)
 
@@ -20,13 +30,21 @@ class TrainConfig:
     batch_size: int
     lr: float
     log_every: int = 100
+    precision: str = "float32"  # or "bf16": bfloat16 autocast of the forward pass (on a GPU)
+
+
+PRECISIONS = {"float32": None, "bf16": torch.bfloat16}  # the autocast dtype of each precision
+
+
+def seeded_init(model_class: Callable[[Any], nn.Module], config, seed: int) -> nn.Module:
+    """``model_class(config)`` freshly initialized; the init depends on ``seed`` only, not on global state."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(derive_seed("init", seed))
+        return model_class(config)
 
 
 def init_head(config: HeadConfig, seed: int) -> AttentionHead:
-    """A freshly initialized head; the init depends on ``seed`` only, not on global state."""
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(derive_seed("init", seed))
-        return AttentionHead(config)
+    return seeded_init(AttentionHead, config, seed)
 
 
 class TrainingDiverged(RuntimeError):
@@ -36,37 +54,65 @@ class TrainingDiverged(RuntimeError):
 def train_head(
     head_config: HeadConfig, task: TaskConfig, train: TrainConfig, seed: int, device: str = "auto"
 ) -> tuple[AttentionHead, pd.DataFrame]:
+    """The single head, trained on the last position's target (see ``fit``)."""
+    run = f"pe={head_config.pe} seed={seed} offset={task.offset}"
+    return fit(init_head(head_config, seed), task, train, seed, device, retrieval_targets, run)
+
+
+def fit(model: nn.Module, task: TaskConfig, train: TrainConfig, seed: int, device: str,
+        targets: Callable[[torch.Tensor, int], torch.Tensor], run: str) -> tuple[nn.Module, pd.DataFrame]:
     """Train with Adam on fresh batches; return the model and its curve (step, length, loss, accuracy).
 
+    ``model(tokens, targets)`` returns (logits, loss); ``targets(tokens, offset)`` gives the targets
+    of a batch, ``IGNORE_INDEX`` where a position has none (accuracy counts the others).
     Batches are drawn on the CPU from a generator seeded by (seed, offset), so the data
     is the same whatever the device and whatever the encoding: runs are paired. Losses stay
     on the device until a progress line is due, so a GPU is not stopped every step; a loss
     that is NaN or infinite there raises ``TrainingDiverged`` naming the run and the step.
     """
     device = resolve_device(device)
-    model = init_head(head_config, seed).to(device)
+    model = model.to(device)
     # The fused step updates every parameter in one kernel: a third of the per-step cost otherwise.
     optimizer = torch.optim.Adam(model.parameters(), lr=train.lr, fused=True)
+    autocast_dtype = PRECISIONS[train.precision]
     data_rng = generator("train", seed, task.offset)
     losses, accuracies = torch.empty(train.steps, device=device), torch.empty(train.steps, device=device)
     lengths = []
     for step in range(train.steps):
-        tokens, targets = sample_training_batch(data_rng, task, train.batch_size)
-        tokens, targets = tokens.to(device), targets.to(device)
-        logits, loss = model(tokens, targets)
+        tokens, batch_targets = sample_training_batch(data_rng, task, train.batch_size, targets)
+        tokens, batch_targets = tokens.to(device), batch_targets.to(device)
+        with torch.autocast(device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
+            logits, loss = model(tokens, batch_targets)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
         losses[step] = loss.detach()
-        accuracies[step] = (logits.detach().argmax(-1) == targets).float().mean()
+        accuracies[step] = accuracy(logits.detach(), batch_targets)
         lengths.append(tokens.shape[1])
         if (step + 1) % train.log_every == 0 or step + 1 == train.steps:
-            check_finite(losses[:step + 1], f"pe={head_config.pe} seed={seed} offset={task.offset}")
+            check_finite(losses[:step + 1], run)
             log.info("step %d/%d  length %d  loss %.4f  accuracy %.3f", step + 1, train.steps, lengths[-1],
                      losses[step].item(), accuracies[step].item())
     curve = pd.DataFrame({"step": range(1, train.steps + 1), "length": lengths,
                           "loss": losses.cpu().double().numpy(), "accuracy": accuracies.cpu().double().numpy()})
     return model.eval(), curve
+
+
+def accuracy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Fraction of the positions with a target whose argmax is right. (..., V), (...) -> ()."""
+    has_target = targets != IGNORE_INDEX
+    return ((logits.argmax(-1) == targets) & has_target).sum() / has_target.sum()
+
+
+def train_and_save(train_model: Callable, model_config, run: dict, task: dict, train: dict, device: str,
+                   output) -> None:
+    """A training job: ``train_model(model_config, ...)`` (``train_head``, ``transformer.train_transformer``)
+    for ``run`` {pe, seed, offset}; its weights to ``output.model``, its curve to ``output.curve``."""
+    log.info("training %s", run)
+    model, curve = train_model(model_config, TaskConfig(offset=run["offset"], **task), TrainConfig(**train),
+                               run["seed"], device)
+    save_model(model, output.model)
+    write_table(curve.assign(**run), output.curve, TRAINING_CURVE)
 
 
 def check_finite(losses: torch.Tensor, run: str) -> None:

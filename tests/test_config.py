@@ -46,8 +46,22 @@ def test_cures_seeds_follow_the_sweep_unless_given_and_must_be_sweep_seeds():
         derived_and_checked(changed("cures", "seeds", [0, 9]))
 
 
+def test_transformer_runs_a_subset_of_the_sweep_unless_given():
+    config = derived_and_checked(changed("sweep", "seed", [4, 5, 6, 7]))
+    assert config["transformer"]["seeds"] == [4, 5, 6]
+    assert config["transformer"]["offsets"] == DEFAULT["sweep"]["offset"][:2]
+    assert config["transformer"]["pe"] == DEFAULT["sweep"]["pe"]
+    assert derived_and_checked(changed("transformer", "seeds", [9]))["transformer"]["seeds"] == [9]
+
+
+def test_default_transformer_has_three_seeds_two_offsets_rope_and_learned():
+    config = derived_and_checked(copy.deepcopy(DEFAULT))["transformer"]
+    assert len(config["seeds"]) >= 3 and len(config["offsets"]) >= 2 and {"rope", "learned"} <= set(config["pe"])
+
+
 @pytest.mark.parametrize("section, key, value", [
     ("train", "steps", "many"), ("task", "eval_lengths", 64), ("model", "d_model", 0), ("train", "stpes", 10),
+    ("transformer", "precision", "fp16"),
 ])
 def test_schema_rejects_bad_types_and_unknown_keys(section, key, value):
     with pytest.raises(WorkflowError, match=key):
@@ -60,6 +74,11 @@ def test_schema_rejects_bad_types_and_unknown_keys(section, key, value):
     ("task", "eval_lengths", [16, 2048], "task.eval_lengths: length 2048 exceeds model.max_positions"),
     ("task", "train_length_min", 40, "task.train_length_min \\(40\\) is larger than task.train_length_max"),
     ("model", "d_model", 63, "model.d_model must be even"),
+    ("transformer", "pe", ["rotary"], "transformer.pe: unknown positional encoding 'rotary'"),
+    ("transformer", "offsets", [8], "transformer.offsets: offset 8 must be smaller than task.train_length_min"),
+    ("transformer", "n_heads", 3, "transformer.d_model \\(64\\) must be a multiple of transformer.n_heads"),
+    ("transformer", "n_heads", 64, "head width, must be even"),
+    ("transformer", "eval_samples", 5000, "transformer.eval_samples \\(5000\\) exceeds task.eval_samples"),
 ])
 def test_cross_key_checks_name_the_key(section, key, value, message):
     with pytest.raises(ConfigError, match=message):

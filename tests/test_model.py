@@ -5,8 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lengthgen.encodings import ENCODINGS, EncodingConfig, build_encoding
+from lengthgen.checkpoint import save_model
 from lengthgen.length_scaling import LOGIT_SCALES, POSITION_SCALES
-from lengthgen.model import ATTENTION_KINDS, AttentionHead, HeadConfig, load_head, save_head
+from lengthgen.model import ATTENTION_KINDS, AttentionHead, HeadConfig, load_head
 from lengthgen.task import TaskConfig
 from lengthgen.training import TrainConfig, init_head, train_head
 
@@ -100,7 +101,7 @@ def test_learned_table_rejects_positions_past_its_end():
 
 def test_saved_head_reloads_with_identical_outputs(tmp_path):
     model = head("learned", seed=5)
-    save_head(model, tmp_path / "model.pt")
+    save_model(model, tmp_path / "model.pt")
     tokens = torch.randint(8, (4, 12), generator=torch.Generator().manual_seed(2))
     assert torch.equal(model(tokens)[0], load_head(tmp_path / "model.pt")(tokens)[0])
 

@@ -30,6 +30,7 @@ def test_default_config_dry_run_trains_once_per_encoding_seed_and_offset(tmp_pat
     assert jobs["train"] == len(sweep["pe"]) * len(sweep["seed"]) * len(sweep["offset"])
     assert jobs["evaluate"] == jobs["train"]
     assert jobs["eval_set"] == len(sweep["offset"])
+    assert jobs["train_transformer"] == jobs["evaluate_transformer"] == len(sweep["pe"]) * 3 * 2
 
 
 def test_lint_reports_nothing(tmp_path):
@@ -65,10 +66,11 @@ def test_end_to_end_outputs(smoke_run):
 def test_every_experiment_has_its_figure_section_and_claims(smoke_run):
     config = yaml.safe_load(SMOKE_CONFIG.read_text())
     shift_names = [f"shift_K{offset}" for offset in config["shift"]["offsets"]]
-    experiments = ["base", "mechanics", *shift_names, "prop1", "frequency", "linear", "cures", "multiseed"]
+    experiments = ["base", "mechanics", *shift_names, "prop1", "frequency", "linear", "cures", "transformer",
+                   "multiseed"]
     figures = ["base", "mechanics", *(f"shift_equivariance_K{k}" for k in config["shift"]["offsets"]),
                *(f"prop1_validation_K{k}" for k in config["sweep"]["offset"]), "frequency_rank", "linear_control",
-               "dilution_cures", "multiseed_results"]
+               "dilution_cures", "transformer_shift", "transformer", "multiseed_results"]
     results = (smoke_run / "results/RESULTS.md").read_text()
     for figure in figures:
         assert (smoke_run / f"results/figures/{figure}.png").read_bytes().startswith(b"\x89PNG")
@@ -87,6 +89,22 @@ def test_every_experiment_has_its_figure_section_and_claims(smoke_run):
     cures = pd.read_parquet(smoke_run / "results/tables/cures_by_length.parquet")
     n_base = len(config["sweep"]["seed"]) * len(config["sweep"]["offset"]) * len(config["task"]["eval_lengths"])
     assert len(cures) == n_base * (2 * 4 + 1)  # rope and learned under 4 cures (none included), the log-length head
+
+
+def test_transformer_outputs(smoke_run):
+    task, config = (yaml.safe_load(SMOKE_CONFIG.read_text())[section] for section in ("task", "transformer"))
+    curve = pd.read_parquet(smoke_run / "results/models/transformer/pe~rope/seed~0/offset~1/training_curve.parquet")
+    assert len(curve) == config["steps"] and curve["loss"].iloc[-5:].mean() < curve["loss"].iloc[:5].mean()
+    by_position = pd.read_parquet(smoke_run / "results/tables/transformer_by_position.parquet")
+    runs = len(config["pe"]) * len(config["seeds"]) * len(config["offsets"])
+    assert len(by_position) == runs * sum(length - offset for length in task["eval_lengths"]
+                                          for offset in config["offsets"])
+    in_range = by_position[by_position["position"] < task["train_length_max"]]
+    assert in_range["accuracy"].mean() > 0.9  # both encodings learn the task in range, even tiny
+    carrier = pd.read_parquet(smoke_run / "results/tables/transformer_carrier.parquet")
+    assert len(carrier) == len(config["seeds"]) * len(config["offsets"])  # one per rope model
+    section = (smoke_run / "results/sections/transformer.md").read_text()
+    assert f"{carrier['attention_at_offset'].iloc[0]:.3f}" in section
 
 
 def test_complete_run_has_nothing_left_to_do(smoke_run):

@@ -119,13 +119,13 @@ def _format(value: float, measured: bool) -> str:
     return "missing" if np.isnan(value) else f"{value:.2e}"
 
 
-def summary_by_shift(changes: pd.DataFrame, offset: int) -> pd.DataFrame:
-    """Max over seeds and lengths of the attention-logit change, per (pe, dtype) row and shift column.
+def summary_by_shift(changes: pd.DataFrame, offset: int, column: str = "attention_logit_change") -> pd.DataFrame:
+    """Max over seeds and lengths of ``column`` (a logit change), per (pe, dtype) row and shift column.
 
     NaN where the shift is undefined for every seed and length (max() skips NaN), or not run.
     """
     cells = changes[changes["offset"] == offset]
-    return cells.groupby(["pe", "dtype", "shift"])["attention_logit_change"].max().unstack("shift")
+    return cells.groupby(["pe", "dtype", "shift"])[column].max().unstack("shift")
 
 
 def section_markdown(changes: pd.DataFrame, claims: pd.DataFrame, offset: int, figure: str | None = None) -> str:

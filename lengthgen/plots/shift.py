@@ -12,7 +12,9 @@ ZERO_FLOOR = 1e-18
 DTYPE_STYLES = {"float64": "-", "float32": "--"}
 
 
-def _change_panel(ax, cells: pd.DataFrame, column: str, title: str, rules: bool) -> None:
+def change_panel(ax, cells: pd.DataFrame, column: str, title: str, rules: bool) -> None:
+    """Logit change vs shift on log axes, per (pe, dtype); ``rules``: draw the thresholds of the claims,
+    on the panel of the logits they judge."""
     floored = False
     for (pe, dtype), group in cells.groupby(["pe", "dtype"]):
         color, style = encoding_color(pe), DTYPE_STYLES.get(dtype, ":")
@@ -27,7 +29,7 @@ def _change_panel(ax, cells: pd.DataFrame, column: str, title: str, rules: bool)
             # Undefined shifts have no value: mark them along the top edge of the panel.
             ax.plot(undefined, np.full(len(undefined), 0.96), ls="none", marker="x", ms=9, color=color,
                     transform=ax.get_xaxis_transform(), label=f"{pe}: undefined (positions past its table)")
-    if rules:  # the claims' rules are stated on attention logits only
+    if rules:
         ax.axhline(ROPE_MAX_CHANGE, color=encoding_color("rope"), lw=0.8, ls=":",
                    label=f"rope rule (float64): <= {ROPE_MAX_CHANGE:g}")
         ax.axhline(ABSOLUTE_MIN_CHANGE, color="0.3", lw=0.8, ls=":",
@@ -43,8 +45,8 @@ def plot_shift(changes: pd.DataFrame, offset: int, path, dpi: int) -> None:
     """Attention-logit and output-logit change vs shift; bold: max over seeds and lengths, thin: each run."""
     cells = changes[changes["offset"] == offset]
     fig, axes = plt.subplots(1, 2, figsize=(15, 5.2), constrained_layout=True)
-    _change_panel(axes[0], cells, "attention_logit_change", "attention logits", rules=True)
-    _change_panel(axes[1], cells, "output_logit_change", "output logits", rules=False)
+    change_panel(axes[0], cells, "attention_logit_change", "attention logits", rules=True)  # the claims' logits
+    change_panel(axes[1], cells, "output_logit_change", "output logits", rules=False)
     fig.legend(*axes[0].get_legend_handles_labels(), fontsize="small", loc="outside right center")
     fig.suptitle(f"shift equivariance, K={offset}: solid float64, dashed float32")
     save_figure(fig, path, dpi)

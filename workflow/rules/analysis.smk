@@ -198,6 +198,47 @@ rule analyze_cures:
         "../scripts/analyze_cures.py"
 
 
+rule analyze_transformer:
+    """The three findings in the transformer: accuracy by position, shift equivariance, the retrieval head's carrier."""
+    input:
+        script_sources("analyze_transformer.py"),
+        models=expand(
+            f"{RESULTS}/models/transformer/{{run}}/model.pt", run=TRANSFORMER_RUNS.instance_patterns
+        ),
+        evaluations=expand(
+            f"{RESULTS}/evaluations/transformer/{{run}}.parquet", run=TRANSFORMER_RUNS.instance_patterns
+        ),
+        eval_sets=eval_set_files(config["transformer"]["offsets"]),
+    output:
+        by_position=f"{RESULTS}/tables/transformer_by_position.parquet",
+        windows=f"{RESULTS}/tables/transformer_windows.parquet",
+        changes=f"{RESULTS}/tables/transformer_shift_changes.parquet",
+        heads=f"{RESULTS}/tables/transformer_heads.parquet",
+        blocks=f"{RESULTS}/tables/transformer_blocks.parquet",
+        carrier=f"{RESULTS}/tables/transformer_carrier.parquet",
+        claims=f"{RESULTS}/claims/transformer.parquet",
+        section=f"{RESULTS}/sections/transformer.md",
+    params:
+        runs=TRANSFORMER_RUNS.dataframe.to_dict("records"),
+        offsets=config["transformer"]["offsets"],
+        shifts=config["shift"]["shifts"],
+        shift_lengths=config["shift"]["lengths"],
+        device=config["device"],
+        settings={
+            **config_slice(
+                "transformer",
+                ["n_layers", "n_heads", "d_model", "steps", "batch_size", "lr", "precision", "eval_samples"],
+            ),
+            **config_slice("task", ["vocab_size", "train_length_min", "train_length_max"]),
+        },
+    conda:
+        CONDA_ENV
+    log:
+        f"{RESULTS}/logs/analyze_transformer.log",
+    script:
+        "../scripts/analyze_transformer.py"
+
+
 rule analyze_multiseed:
     """Every headline per (offset, seed) with its 95% interval; all claims in one table."""
     input:

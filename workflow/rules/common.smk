@@ -88,6 +88,17 @@ def modified_model_files(name, file="model.pt"):
     return expand(f"{RESULTS}/models/{name}/{{run}}/{file}", run=runs.instance_patterns)
 
 
+# The transformer: one causal decoder per (pe, seed, offset) of its own (smaller) grid.
+TRANSFORMER_RUNS = Paramspace(
+    pd.DataFrame(
+        itertools.product(
+            config["transformer"]["pe"], config["transformer"]["seeds"], config["transformer"]["offsets"]
+        ),
+        columns=["pe", "seed", "offset"],
+    )
+)
+
+
 def model_files(runs):
     return [f"{RESULTS}/models/{RUNS.wildcard_pattern.format(**run)}/model.pt" for run in runs]
 
@@ -105,6 +116,7 @@ EXPERIMENTS = [
     "frequency",
     "linear",
     "cures",
+    "transformer",
     "multiseed",
 ]
 

@@ -20,3 +20,27 @@ rule evaluate:
         f"{RESULTS}/logs/evaluate/{RUNS.wildcard_pattern}.log",
     script:
         "../scripts/evaluate.py"
+
+
+rule evaluate_transformer:
+    """Accuracy of one transformer at every position of every evaluation length, in one job."""
+    input:
+        script_sources("evaluate_transformer.py"),
+        model=f"{RESULTS}/models/transformer/{TRANSFORMER_RUNS.wildcard_pattern}/model.pt",
+        eval_set=f"{RESULTS}/data/eval/offset~{{offset}}.parquet",
+    output:
+        f"{RESULTS}/evaluations/transformer/{TRANSFORMER_RUNS.wildcard_pattern}.parquet",
+    params:
+        run=TRANSFORMER_RUNS.instance,
+        eval_samples=config["transformer"]["eval_samples"],
+        device=config["device"],
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        CONDA_ENV
+    log:
+        f"{RESULTS}/logs/evaluate_transformer/{TRANSFORMER_RUNS.wildcard_pattern}.log",
+    script:
+        "../scripts/evaluate_transformer.py"

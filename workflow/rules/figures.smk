@@ -6,6 +6,8 @@ FIGURES = [
     f"{RESULTS}/figures/frequency_rank.png",
     f"{RESULTS}/figures/linear_control.png",
     f"{RESULTS}/figures/dilution_cures.png",
+    f"{RESULTS}/figures/transformer_shift.png",
+    f"{RESULTS}/figures/transformer.png",
     f"{RESULTS}/figures/multiseed_results.png",
 ]
 
@@ -14,6 +16,14 @@ rule plot_all:
     """Every figure, without the report."""
     input:
         FIGURES,
+
+
+rule transformer:
+    """The transformer experiment alone: its section and figures (e.g. under configs/transformer_gpu.yaml)."""
+    input:
+        f"{RESULTS}/sections/transformer.md",
+        f"{RESULTS}/figures/transformer_shift.png",
+        f"{RESULTS}/figures/transformer.png",
 
 
 rule plot_base:
@@ -153,6 +163,36 @@ rule plot_cures:
         f"{RESULTS}/logs/plot_cures.log",
     script:
         "../scripts/plot_cures.py"
+
+
+rule plot_transformer:
+    input:
+        script_sources("plot_transformer.py"),
+        changes=f"{RESULTS}/tables/transformer_shift_changes.parquet",
+        by_position=f"{RESULTS}/tables/transformer_by_position.parquet",
+        heads=f"{RESULTS}/tables/transformer_heads.parquet",
+        blocks=f"{RESULTS}/tables/transformer_blocks.parquet",
+        carrier=f"{RESULTS}/tables/transformer_carrier.parquet",
+        style=FIGURE_STYLE,
+    output:
+        shift=report(
+            f"{RESULTS}/figures/transformer_shift.png",
+            caption="../report/transformer_shift.rst",
+            category="transformer",
+        ),
+        accuracy=report(
+            f"{RESULTS}/figures/transformer.png", caption="../report/transformer.rst", category="transformer"
+        ),
+    params:
+        dpi=config["figures"]["dpi"],
+        vocab_size=config["task"]["vocab_size"],
+        train_length_max=config["task"]["train_length_max"],
+    conda:
+        CONDA_ENV
+    log:
+        f"{RESULTS}/logs/plot_transformer.log",
+    script:
+        "../scripts/plot_transformer.py"
 
 
 rule plot_multiseed:

@@ -52,3 +52,33 @@ rule train_modified:
         f"{RESULTS}/benchmarks/train_modified/{{modified}}/{LINEAR_RUNS.wildcard_pattern}.tsv"
     script:
         "../scripts/train.py"
+
+
+rule train_transformer:
+    """Train one transformer per (pe, seed, offset) on the full-sequence task, by the heads' training loop."""
+    input:
+        script_sources("train_transformer.py"),
+    output:
+        model=f"{RESULTS}/models/transformer/{TRANSFORMER_RUNS.wildcard_pattern}/model.pt",
+        curve=f"{RESULTS}/models/transformer/{TRANSFORMER_RUNS.wildcard_pattern}/training_curve.parquet",
+    params:
+        run=TRANSFORMER_RUNS.instance,
+        task=config_slice("task", ["vocab_size", "train_length_min", "train_length_max"]),
+        model={
+            **config_slice("transformer", ["n_layers", "n_heads", "d_model"]),
+            **config_slice("model", ["max_positions", "rope_base", "learned_init_std"]),
+        },
+        train=config_slice("transformer", ["steps", "batch_size", "lr", "log_every", "precision"]),
+        device=config["device"],
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    conda:
+        CONDA_ENV
+    log:
+        f"{RESULTS}/logs/train_transformer/{TRANSFORMER_RUNS.wildcard_pattern}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/train_transformer/{TRANSFORMER_RUNS.wildcard_pattern}.tsv"
+    script:
+        "../scripts/train_transformer.py"

@@ -1,0 +1,87 @@
+"""Figures of the transformer experiment: its shift equivariance (``transformer_shift.png``, the
+supplement's name), and its accuracy by position with the retrieval heads and their carriers
+(``transformer.png``)."""
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from lengthgen.plots import encoding_color, save_figure
+from lengthgen.plots.shift import change_panel
+
+
+def plot_transformer_shift(changes: pd.DataFrame, path, dpi: int) -> None:
+    """Output-logit (the claim's) and attention-logit change vs shift, one row per offset."""
+    offsets = sorted(changes["offset"].unique())
+    fig, axes = plt.subplots(len(offsets), 2, figsize=(15, 4.6 * len(offsets)), squeeze=False,
+                             constrained_layout=True)
+    for row, offset in zip(axes, offsets):
+        cells = changes[changes["offset"] == offset]
+        change_panel(row[0], cells, "output_logit_change", f"K={offset}: output logits (the claim)", rules=True)
+        change_panel(row[1], cells, "attention_logit_change", f"K={offset}: attention logits, every layer and head",
+                     rules=False)
+    fig.legend(*axes[0][0].get_legend_handles_labels(), fontsize="small", loc="outside right center")
+    fig.suptitle("transformer shift equivariance: solid float64, dashed float32; bold max over seeds, thin each seed")
+    save_figure(fig, path, dpi)
+
+
+def _accuracy_panel(ax, by_position: pd.DataFrame, vocab_size: int, train_length_max: int) -> None:
+    """Accuracy at every position of the longest evaluation length: mean over seeds (bold), each seed (thin)."""
+    longest = by_position[by_position["length"] == by_position["length"].max()]
+    ax.axvspan(longest["position"].min(), train_length_max - 1, color="0.9", zorder=0,
+               label="positions seen in training")
+    for pe, runs in longest.groupby("pe", sort=True):
+        color = encoding_color(pe)
+        for _, run in runs.groupby("seed"):
+            ax.plot(run["position"], run["accuracy"], color=color, lw=0.4, alpha=0.35)
+        mean = runs.groupby("position")["accuracy"].mean()
+        ax.plot(mean.index, mean.to_numpy(), color=color, lw=1.2,
+                label=f"{pe} (mean over {runs['seed'].nunique()} seeds)")
+    ax.axhline(1 / vocab_size, color="k", ls="--", lw=1, label="chance")
+    ax.set_xscale("log", base=2)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel(f"position t (sequences of length {int(longest['length'].max())})")
+    ax.set_ylabel("accuracy at t")
+
+
+def _heads_panel(ax, heads: pd.DataFrame, carrier: pd.DataFrame, offset: int) -> None:
+    """Mean attention weight of every (seed, layer, head) at each offset delta; the retrieval heads marked."""
+    table = heads.pivot_table(index=["seed", "layer", "head"], columns="delta", values="mean_weight")
+    image = ax.imshow(table.to_numpy(), aspect="auto", cmap="viridis", vmin=0, vmax=1, interpolation="nearest")
+    retrieval = set(carrier[["seed", "layer", "head"]].itertuples(index=False, name=None))
+    ax.set_yticks(range(len(table)), [f"s{s} L{l} H{h}" + (" *" if (s, l, h) in retrieval else "")
+                                      for s, l, h in table.index], fontsize="x-small")
+    ax.axvline(offset, color="w", ls=":", lw=1)
+    ax.set_xlabel("offset delta = query - key position")
+    ax.set_title(f"K={offset}: mean attention at each offset (rope; * retrieval head)", fontsize="medium")
+    plt.colorbar(image, ax=ax, fraction=0.04)
+
+
+def _blocks_panel(ax, blocks: pd.DataFrame, carrier: pd.DataFrame, offset: int) -> None:
+    """Energy share per rotary block of each seed's retrieval head, with its top-4 share and alignment."""
+    for seed, head in blocks.groupby("seed", sort=True):
+        summary = carrier[carrier["seed"] == seed].iloc[0]
+        ax.plot(head["block"], head["energy_share"], marker=".", alpha=0.7,
+                label=f"seed {seed} (L{summary['layer']} H{summary['head']}): top-4 {summary['top4_share']:.2f}, "
+                      f"alignment {summary['top4_alignment']:.2f}")
+    ax.set_yscale("log")
+    ax.set_xlabel("rotary block i of the head (fastest first)")
+    ax.set_ylabel("energy share A_i^2 / sum A^2")
+    ax.set_title(f"K={offset}: carrier of the retrieval head", fontsize="medium")
+    ax.legend(fontsize="x-small")
+
+
+def plot_transformer(by_position: pd.DataFrame, heads: pd.DataFrame, blocks: pd.DataFrame, carrier: pd.DataFrame,
+                     vocab_size: int, train_length_max: int, path, dpi: int) -> None:
+    """One column per offset: accuracy by position; each rope head's attention by offset; the carriers."""
+    offsets = sorted(by_position["offset"].unique())
+    fig, axes = plt.subplots(3, len(offsets), figsize=(6.5 * len(offsets), 13), squeeze=False,
+                             constrained_layout=True)
+    for column, offset in zip(axes.T, offsets):
+        _accuracy_panel(column[0], by_position[by_position["offset"] == offset], vocab_size, train_length_max)
+        column[0].set_title(f"K={offset}: accuracy by position")
+        at_offset = carrier[carrier["offset"] == offset]
+        _heads_panel(column[1], heads[heads["offset"] == offset], at_offset, offset)
+        _blocks_panel(column[2], blocks[blocks["offset"] == offset], at_offset, offset)
+    axes[0][0].legend(loc="lower left", fontsize="small")
+    fig.suptitle("transformer on the full-sequence task")
+    save_figure(fig, path, dpi)

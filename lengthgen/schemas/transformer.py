@@ -1,0 +1,44 @@
+"""Tables of the transformer experiment: accuracy per position, windows of it, and the retrieval heads.
+
+Its shift measurements use the shift experiment's table (``schemas.shift.SHIFT_CHANGES``).
+"""
+
+import pyarrow as pa
+
+from lengthgen.schemas.core import RUN_KEYS, SEED_KEYS
+from lengthgen.schemas.frequency import FREQUENCY_BLOCKS, FREQUENCY_SUMMARY
+from lengthgen.tables import TableSchema
+
+_HEAD_KEYS = SEED_KEYS + [("layer", pa.int32()), ("head", pa.int32())]
+
+
+def _fields_after_keys(kind: TableSchema) -> list[pa.Field]:
+    """A frequency table's columns without its (offset, seed) keys."""
+    return [field for field in kind.schema if field.name not in ("offset", "seed")]
+
+
+# One row per (run, evaluation length, position t >= K): the full-sequence task's accuracy and loss there.
+TRANSFORMER_BY_POSITION = TableSchema("transformer_by_position", pa.schema(RUN_KEYS + [
+    ("length", pa.int32()), ("position", pa.int32()), ("accuracy", pa.float64()), ("loss", pa.float64()),
+]), ("pe", "offset", "seed", "length", "position"))
+
+# One row per (run, evaluation length): accuracy over the last train_length_max positions.
+TRANSFORMER_WINDOWS = TableSchema("transformer_windows", pa.schema(RUN_KEYS + [
+    ("length", pa.int32()), ("window_start", pa.int32()), ("in_training_range", pa.bool_()),
+    ("past_training_range", pa.bool_()), ("accuracy", pa.float64()),
+]), ("pe", "offset", "seed", "length"))
+
+# One row per (rope model, layer, head, offset delta): mean attention weight at that offset, in range.
+TRANSFORMER_HEADS = TableSchema("transformer_heads", pa.schema(_HEAD_KEYS + [
+    ("delta", pa.int32()), ("mean_weight", pa.float64()),
+]), ("offset", "seed", "layer", "head", "delta"))
+
+# One row per rotary block of each rope model's retrieval head (the frequency_blocks columns).
+TRANSFORMER_BLOCKS = TableSchema("transformer_blocks", pa.schema(_HEAD_KEYS + _fields_after_keys(FREQUENCY_BLOCKS)),
+                                 ("offset", "seed", "block"))
+
+# One row per rope model: its retrieval head, how much it retrieves, and its carrier (frequency_summary columns).
+TRANSFORMER_CARRIER = TableSchema("transformer_carrier", pa.schema(_HEAD_KEYS + [
+    ("attention_at_offset", pa.float64()), ("runner_up_attention_at_offset", pa.float64()),
+    ("single_head_retrieves", pa.bool_()), ("kernel_logit_correlation", pa.float64()),
+] + _fields_after_keys(FREQUENCY_SUMMARY)), ("offset", "seed"))

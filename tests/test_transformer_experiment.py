@@ -1,0 +1,163 @@
+"""The transformer experiment: accuracy windows, the retrieval head and its carrier, and the three findings' checks."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from lengthgen.claims import verdict
+from lengthgen.encodings import EncodingConfig, Rotary
+from lengthgen.experiments import transformer as experiment
+from lengthgen.kernel import cosine_sum
+from lengthgen.plots.transformer import plot_transformer, plot_transformer_shift
+from lengthgen.rules import MIN_RETRIEVAL_ATTENTION
+from lengthgen.schemas.shift import SHIFT_CHANGES
+from lengthgen.schemas.transformer import (TRANSFORMER_BLOCKS, TRANSFORMER_BY_POSITION, TRANSFORMER_CARRIER,
+                                           TRANSFORMER_HEADS, TRANSFORMER_WINDOWS)
+from lengthgen.tables import to_arrow
+from lengthgen.training import seeded_init
+from lengthgen.transformer import Transformer, TransformerConfig
+
+VOCAB, TRAIN_MAX = 8, 8
+
+
+def by_position(accuracy: dict[str, callable], lengths=(8, 32), offset: int = 1, seeds=(0, 1)) -> pd.DataFrame:
+    """A by-position table where ``accuracy[pe](position)`` gives the accuracy at each position."""
+    rows = [{"pe": pe, "offset": offset, "seed": seed, "length": length, "position": position,
+             "accuracy": rule(position), "loss": 0.0}
+            for pe, rule in accuracy.items() for seed in seeds for length in lengths
+            for position in range(offset, length)]
+    return pd.DataFrame(rows)
+
+
+def test_windows_are_the_last_training_length_of_each_length():
+    windows = experiment.accuracy_windows(by_position({"rope": lambda t: float(t >= 28)}), TRAIN_MAX)
+    rows = windows.set_index("length")
+    assert rows.loc[8, "window_start"].tolist() == [1, 1] and rows.loc[32, "window_start"].tolist() == [24, 24]
+    assert rows.loc[32, "accuracy"].tolist() == [0.5, 0.5]  # positions 24..31, of which 28..31 are right
+    assert rows.loc[8, "in_training_range"].all() and rows.loc[32, "past_training_range"].all()
+    to_arrow(windows, TRANSFORMER_WINDOWS)
+
+
+def test_phenomenon_holds_for_rope_that_extrapolates_and_learned_at_chance():
+    table = by_position({"rope": lambda t: 1.0, "learned": lambda t: 1.0 if t < TRAIN_MAX else 1 / VOCAB})
+    claims = pd.DataFrame(experiment.claims_phenomenon(experiment.accuracy_windows(table, TRAIN_MAX), VOCAB, TRAIN_MAX))
+    assert claims["holds"].all() and len(claims) == 4
+
+
+def test_phenomenon_fails_when_rope_collapses_or_learned_extrapolates():
+    table = by_position({"rope": lambda t: 1.0 if t < TRAIN_MAX else 1 / VOCAB, "learned": lambda t: 1.0})
+    claims = pd.DataFrame(experiment.claims_phenomenon(experiment.accuracy_windows(table, TRAIN_MAX), VOCAB, TRAIN_MAX))
+    assert claims["holds"].tolist() == [True, True, False, False]
+
+
+def test_a_missing_encoding_gives_checks_that_do_not_hold():
+    claims = pd.DataFrame(experiment.claims_phenomenon(
+        experiment.accuracy_windows(by_position({"rope": lambda t: 1.0}), TRAIN_MAX), VOCAB, TRAIN_MAX))
+    learned = claims[claims["statistic"].str.startswith("learned")]
+    assert learned["value"].isna().all() and not learned["holds"].any()
+
+
+def shift_rows(pe: str, changes: list[float], defined=None) -> pd.DataFrame:
+    defined = defined or [True] * len(changes)
+    return pd.DataFrame({"pe": pe, "offset": 1, "seed": 0, "trained": True, "length": 8, "dtype": "float64",
+                         "shift": [10**i for i in range(len(changes))], "defined": defined,
+                         "attention_logit_change": changes, "output_logit_change": changes,
+                         "attention_logit_scale": 1.0})
+
+
+def test_equivariance_checks_rope_below_rounding_and_learned_order_one():
+    changes = pd.concat([shift_rows("rope", [1e-13, 3e-12]), shift_rows("learned", [2.0, math.nan], [True, False])])
+    to_arrow(changes, SHIFT_CHANGES)
+    claims = pd.DataFrame(experiment.claims_equivariance(changes))
+    assert claims["holds"].all() and claims["value"].tolist() == [3e-12, 2.0]
+    broken = pd.concat([shift_rows("rope", [1e-13, 1e-6]), shift_rows("learned", [0.01, 0.02])])
+    assert not pd.DataFrame(experiment.claims_equivariance(broken))["holds"].any()
+
+
+def test_attention_by_offset_finds_a_head_that_looks_k_back():
+    length, offset = 10, 3
+    weights = torch.zeros(2, 1, length, length)
+    for t in range(length):
+        weights[:, 0, t, max(t - offset, 0)] = 1.0  # K back, or the first position when there is none
+    profile = experiment.attention_by_offset(weights)[0]
+    # Offset d < K: only query t = d (which looks at position 0) of the length - d queries with that offset.
+    expected = [1 / length, 1 / (length - 1), 1 / (length - 2), 1.0] + [0.0] * (length - 4)
+    torch.testing.assert_close(profile, torch.tensor(expected))
+
+
+def test_the_carrier_kernel_is_the_logit_of_one_rotated_query_and_key():
+    rotary = Rotary(EncodingConfig(d_model=16, max_positions=64))
+    rng = torch.Generator().manual_seed(0)
+    query, key = (torch.randn(16, generator=rng, dtype=torch.float64) for _ in range(2))
+    for query_position, key_position in [(5, 5), (9, 2), (40, 1)]:
+        rotated_query = rotary.rotate(query[None], torch.tensor([query_position]))[0]
+        rotated_key = rotary.rotate(key[None], torch.tensor([key_position]))[0]
+        logit = rotated_query @ rotated_key / 4.0  # / sqrt(16)
+        coefficients = experiment.carrier_coefficients(query[None, None], key[None, None])
+        kernel = cosine_sum(coefficients, rotary.theta, torch.tensor([query_position - key_position]))
+        torch.testing.assert_close(kernel[0], logit)
+
+
+def test_analyze_carrier_reports_every_head_and_the_retrieval_head():
+    model = seeded_init(Transformer, TransformerConfig(VOCAB, "rope", 2, 2, 16, max_positions=64), 0)
+    tokens = torch.randint(VOCAB, (6, TRAIN_MAX), generator=torch.Generator().manual_seed(0))
+    found = experiment.analyze_carrier(model, tokens, offset=2, seed=0, train_length_max=TRAIN_MAX)
+    heads, carrier = found["heads"], found["carrier"].iloc[0]
+    assert len(heads) == 2 * 2 * TRAIN_MAX and len(found["blocks"]) == 4  # head width 8: 4 blocks
+    at_offset = heads[heads["delta"] == 2]
+    assert carrier["attention_at_offset"] == pytest.approx(at_offset["mean_weight"].max())
+    best = at_offset.loc[at_offset["mean_weight"].idxmax()]
+    assert (carrier["layer"], carrier["head"]) == (best["layer"], best["head"])
+    assert carrier["single_head_retrieves"] == (carrier["attention_at_offset"] >= MIN_RETRIEVAL_ATTENTION)
+    _, record = model.double().trace(tokens)
+    for layer, head, delta in [(0, 1, 3), (1, 0, 5), (1, 1, 0)]:
+        row = heads[(heads["layer"] == layer) & (heads["head"] == head) & (heads["delta"] == delta)]
+        expected = record[layer].weights[:, head].diagonal(-delta, dim1=-2, dim2=-1).mean().item()
+        assert row["mean_weight"].item() == pytest.approx(expected, abs=1e-12)
+    for kind, frame in ((TRANSFORMER_HEADS, heads), (TRANSFORMER_BLOCKS, found["blocks"]),
+                        (TRANSFORMER_CARRIER, found["carrier"])):
+        to_arrow(frame, kind)
+
+
+def carrier_rows(attention, share=0.95, alignment=0.95) -> pd.DataFrame:
+    return pd.DataFrame({"offset": 1, "seed": range(len(attention)), "layer": 0, "head": 0,
+                         "attention_at_offset": attention, "top4_share": share, "top4_alignment": alignment,
+                         "n_blocks": 16, "single_head_retrieves": [a >= MIN_RETRIEVAL_ATTENTION for a in attention]})
+
+
+def test_carrier_checks_and_the_split_retrieval_is_said():
+    held = pd.DataFrame(experiment.claims_carrier(carrier_rows([0.9, 0.8])))
+    assert held["holds"].all()
+    split = carrier_rows([0.9, 0.3], alignment=0.5)
+    checks = pd.DataFrame(experiment.claims_carrier(split))
+    assert checks["holds"].tolist() == [False, True, False] and verdict(checks) == "mixed"
+    assert "No single head retrieves in 1 of 2" in experiment.carrier_finding(split)
+
+
+def test_section_and_figures_from_small_tables(tmp_path):
+    table = by_position({"rope": lambda t: 1.0, "learned": lambda t: 1.0 if t < TRAIN_MAX else 1 / VOCAB},
+                        lengths=(8, 32))
+    windows = experiment.accuracy_windows(table, TRAIN_MAX)
+    changes = pd.concat([shift_rows("rope", [1e-13, 3e-12]), shift_rows("learned", [2.0, 3.0])])
+    model = seeded_init(Transformer, TransformerConfig(VOCAB, "rope", 1, 2, 16, max_positions=64), 0)
+    tokens = torch.randint(VOCAB, (4, TRAIN_MAX), generator=torch.Generator().manual_seed(1))
+    found = experiment.analyze_carrier(model, tokens, offset=1, seed=0, train_length_max=TRAIN_MAX)
+    claims = experiment.claims_transformer(windows, changes, found["carrier"], VOCAB, TRAIN_MAX)
+    settings = {"n_layers": 1, "n_heads": 2, "d_model": 16, "steps": 10, "batch_size": 4, "lr": 0.01,
+                "precision": "float32", "eval_samples": 4, "vocab_size": VOCAB, "train_length_min": 4,
+                "train_length_max": TRAIN_MAX}
+    section = experiment.section_markdown(windows, changes, found["heads"], found["carrier"], claims, settings)
+    assert section.startswith("## transformer") and "figures/transformer_shift.png" in section
+    for finding in experiment.FINDINGS:
+        assert f"| {finding} |" in section
+    assert f"{windows.loc[windows['length'] == 32, 'accuracy'].max():.3f}" in section
+    to_arrow(table, TRANSFORMER_BY_POSITION)
+    plot_transformer_shift(changes, tmp_path / "shift.png", dpi=40)
+    plot_transformer(table, found["heads"], found["blocks"], found["carrier"], VOCAB, TRAIN_MAX,
+                     tmp_path / "transformer.png", dpi=40)
+    assert (tmp_path / "shift.png").read_bytes().startswith(b"\x89PNG")
+    assert (tmp_path / "transformer.png").read_bytes().startswith(b"\x89PNG")
+    assert np.isfinite(found["carrier"]["kernel_logit_correlation"]).all()

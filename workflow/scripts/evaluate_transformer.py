@@ -1,0 +1,20 @@
+"""Rule evaluate_transformer: accuracy of one transformer at every position of every evaluation length."""
+import logging
+
+from lengthgen.data import eval_sets_from_frame
+from lengthgen.evaluation import accuracy_by_position
+from lengthgen.jobs import start_job
+from lengthgen.runtime import configure_torch, resolve_device
+from lengthgen.schemas.core import EVAL_SET
+from lengthgen.schemas.transformer import TRANSFORMER_BY_POSITION
+from lengthgen.tables import read_table, write_table
+from lengthgen.transformer import load_transformer
+
+start_job(snakemake.log[0])
+configure_torch(snakemake.threads)
+run, params = snakemake.params.run, snakemake.params
+model = load_transformer(snakemake.input.model, resolve_device(params.device))
+eval_sets = eval_sets_from_frame(read_table(snakemake.input.eval_set, EVAL_SET))
+by_position = accuracy_by_position(model, eval_sets, run["offset"], params.eval_samples)
+logging.info("%s: mean accuracy per length\n%s", run, by_position.groupby("length")["accuracy"].mean().to_string())
+write_table(by_position.assign(**run), snakemake.output[0], TRANSFORMER_BY_POSITION)
