@@ -39,7 +39,9 @@ def train_head(
     """Train with Adam on fresh batches; return the model and its curve (step, length, loss, accuracy).
 
     Batches are drawn on the CPU from a generator seeded by (seed, offset), so the data
-    is the same whatever the device and whatever the encoding: runs are paired. Losses stay
+    is the same whatever the device and whatever the encoding: runs are paired. Position ids
+    of randomized encodings come from a generator of their own, so they leave the batches
+    unchanged. Losses stay
     on the device until a progress line is due, so a GPU is not stopped every step; a loss
     that is NaN or infinite there raises ``TrainingDiverged`` naming the run and the step.
     """
@@ -48,12 +50,14 @@ def train_head(
     # The fused step updates every parameter in one kernel: a third of the per-step cost otherwise.
     optimizer = torch.optim.Adam(model.parameters(), lr=train.lr, fused=True)
     data_rng = generator("train", seed, task.offset)
+    position_rng = generator("train_positions", seed, task.offset)
     losses, accuracies = torch.empty(train.steps, device=device), torch.empty(train.steps, device=device)
     lengths = []
     for step in range(train.steps):
         tokens, targets = sample_training_batch(data_rng, task, train.batch_size)
+        positions = model.encoding.sample_positions(*tokens.shape, position_rng)  # (B, T) or None
         tokens, targets = tokens.to(device), targets.to(device)
-        logits, loss = model(tokens, targets)
+        logits, loss = model(tokens, targets, positions=None if positions is None else positions.to(device))
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
