@@ -2,7 +2,7 @@
 
 The importable library behind the Snakemake workflow. The core, one job per module:
 
-- ``encodings``: the registry of positional encodings, looked up by name.
+- ``encodings``: the registry of positional encodings, looked up by name (with parameters).
 - ``model``: the single softmax (or linear) attention head, computed from per-token tables.
 - ``task``: the fixed-offset retrieval task and its evaluation sets.
 - ``data``: the fixed evaluation sets as tables.
@@ -20,7 +20,7 @@ The importable library behind the Snakemake workflow. The core, one job per modu
 - ``report``: RESULTS.md.
 
 The studies built on it live in ``experiments`` (base, mechanics, shift, prop1, frequency,
-linear, multiseed), each with its figure in ``plots``.
+linear, variants, multiseed), each with its figure in ``plots``.
 """
 
 __version__ = "0.1.0"

@@ -6,7 +6,7 @@ setting that refers to the sweep or the task (which offsets, which lengths) may 
 runs every experiment. ``check_config`` then checks how keys relate; each error names the key.
 """
 
-from lengthgen.encodings import ENCODINGS
+from lengthgen.encodings import resolve_encoding
 
 
 class ConfigError(ValueError):
@@ -17,6 +17,8 @@ class ConfigError(ValueError):
 DERIVED_SETTINGS = {
     ("shift", "offsets"): lambda config: list(config["sweep"]["offset"]),  # one shift_K<offset> per offset
     ("shift", "lengths"): lambda config: [config["task"]["train_length_max"]],  # the longest training length
+    ("variants", "seeds"): lambda config: list(config["sweep"]["seed"]),
+    ("variants", "offsets"): lambda config: list(config["sweep"]["offset"]),
 }
 
 
@@ -27,11 +29,24 @@ def derive_settings(config: dict) -> None:
             config[section][key] = derive(config)
 
 
+def check_encodings(key: str, names: list[str]) -> None:
+    """Each name resolves in the registry (with its parameters); the error names the key."""
+    for name in names:
+        try:
+            resolve_encoding(name)
+        except ValueError as error:
+            raise ConfigError(f"{key}: {error}") from None
+
+
 def check_config(config: dict) -> None:
-    task, model, sweep = config["task"], config["model"], config["sweep"]
-    for pe in sweep["pe"]:
-        if pe not in ENCODINGS:
-            raise ConfigError(f"sweep.pe: unknown positional encoding {pe!r}; known: {', '.join(sorted(ENCODINGS))}")
+    task, model, sweep, variants = config["task"], config["model"], config["sweep"], config["variants"]
+    check_encodings("sweep.pe", sweep["pe"])
+    check_encodings("variants.pe", variants["pe"])
+    check_encodings("shift.pe_at_init", config["shift"].get("pe_at_init", []))
+    for key, values, sweep_key in (("seeds", variants["seeds"], "seed"), ("offsets", variants["offsets"], "offset")):
+        outside = sorted(set(values) - set(sweep[sweep_key]))
+        if outside:  # the variants share the sweep's evaluation sets and runs
+            raise ConfigError(f"variants.{key}: {outside} not in sweep.{sweep_key} {sweep[sweep_key]}")
     if task["train_length_min"] > task["train_length_max"]:
         raise ConfigError(f"task.train_length_min ({task['train_length_min']}) is larger than "
                           f"task.train_length_max ({task['train_length_max']})")
@@ -42,9 +57,6 @@ def check_config(config: dict) -> None:
     longest = max(task["eval_lengths"])
     if longest > model["max_positions"]:
         raise ConfigError(f"task.eval_lengths: length {longest} exceeds model.max_positions ({model['max_positions']})")
-    for pe in config["shift"].get("pe_at_init", []):
-        if pe not in ENCODINGS:
-            raise ConfigError(f"shift.pe_at_init: unknown positional encoding {pe!r}; known: {', '.join(sorted(ENCODINGS))}")
     for offset in config["shift"]["offsets"]:
         if offset not in sweep["offset"]:
             raise ConfigError(f"shift.offsets: offset {offset} is not in sweep.offset {sweep['offset']}")
