@@ -150,7 +150,6 @@ class AttentionHead(nn.Module):
         each projected once per token and once per position id below the largest in the batch; each
         sequence then gathers its keys, rotates them by its own positions, and meets one query.
         """
-        batch, length = tokens.shape
         embeddings = self.token_embedding.weight  # (V, D)
         ids = torch.arange(int(positions.max()) + 1, device=positions.device)  # (N,): every id in the batch
         position_terms = self.encoding.position_embedding(ids)  # (N, D) or None

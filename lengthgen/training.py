@@ -40,10 +40,10 @@ def train_head(
 
     Batches are drawn on the CPU from a generator seeded by (seed, offset), so the data
     is the same whatever the device and whatever the encoding: runs are paired. Position ids
-    of randomized encodings come from a generator of their own, so they leave the batches
-    unchanged. Losses stay
-    on the device until a progress line is due, so a GPU is not stopped every step; a loss
-    that is NaN or infinite there raises ``TrainingDiverged`` naming the run and the step.
+    of randomized encodings come from a generator of their own, so the batches stay the same.
+    Losses stay on the device until a progress line is due, so a GPU is not stopped every
+    step; a loss that is NaN or infinite there raises ``TrainingDiverged`` naming the run and
+    the step.
     """
     device = resolve_device(device)
     model = init_head(head_config, seed).to(device)
