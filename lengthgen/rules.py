@@ -65,6 +65,9 @@ MIN_COSINE = 0.9  # trained vs min-norm, coefficient vectors and kernels over th
 VARIANT_FIT_ACCURACY = 0.9
 EXTRAPOLATES_ACCURACY = 0.9
 VARIANT_LENGTH_FACTOR = 4
+# Not a class, a caveat the section prints: a 95% interval over seeds at 4x at least this wide spans
+# more than one class, so the seeds disagree about the class and the mean stands for none of them.
+VARIANT_SPREAD_WIDTH = 0.5
 # The account's predictions, from each encoding's stated mechanism (lengthgen/encodings.py):
 # - a logit that depends on the offset alone, with every parameter that shapes it trained, keeps the
 #   rule fit in range at every length: where such a head fits the range it must not collapse to

@@ -81,8 +81,25 @@ def test_the_explanation_follows_the_mechanism_and_the_class():
     rope, learned, alibi = (encoding_description(pe) for pe in ("rope", "learned", "alibi"))
     assert "dilution" in explanation(rope, DECAYS, 2)
     assert "does not explain" in explanation(rope, COLLAPSES, 2)  # the account cannot claim a collapse it predicts against
-    assert "initialization" in explanation(learned, COLLAPSES, 1)
-    assert "monotone" in explanation(alibi, FAILS, 2) and "monotone" not in explanation(alibi, FAILS, 1)
+    assert "absolute positions" in explanation(learned, COLLAPSES, 1) and "initialization" in explanation(learned, COLLAPSES, 1)
+    assert "initialization" not in explanation(encoding_description("sinusoidal"), COLLAPSES, 1)
+    assert "cannot fit the task even in range" in explanation(alibi, FAILS, 2)
+    assert "cannot fit the task even in range" not in explanation(alibi, FAILS, 1)
+
+
+def test_the_section_flags_seeds_that_disagree_about_the_class():
+    def mechanism_text(runs):
+        summary = summarize_variants(runs)
+        classes = classify_variants(summary, VOCAB, TRAIN_MAX)
+        text = section_markdown(summary, classes, variants_checks(classes, DESCRIPTIONS, VOCAB), DESCRIPTIONS,
+                                ["rope"], VOCAB, TRAIN_MAX)
+        return text.split("**Mechanism.**")[1]
+
+    agreeing = evaluations({("rope", 2): (1.0, 0.5)})
+    disagreeing = agreeing.copy()
+    disagreeing.loc[(disagreeing["seed"] == 0) & (disagreeing["length"] == 32), "accuracy"] = 0.1
+    assert "the seeds disagree" not in mechanism_text(agreeing)
+    assert "the seeds disagree" in mechanism_text(disagreeing)
 
 
 def test_section_reports_the_measured_numbers_classes_and_properties(tmp_path):

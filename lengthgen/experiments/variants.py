@@ -11,7 +11,7 @@ import pandas as pd
 from lengthgen.claims import check, checks_markdown
 from lengthgen.experiments.base import accuracy_markdown, format_interval, summarize_accuracy
 from lengthgen.rules import (CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
-                             VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR)
+                             VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR, VARIANT_SPREAD_WIDTH)
 
 EXPERIMENT = "variants"
 FAILS, EXTRAPOLATES, DECAYS, COLLAPSES = "fails in range", "extrapolates", "decays gracefully", "collapses to chance"
@@ -94,26 +94,39 @@ def explanation(mechanism: dict, category: str, offset: int) -> str:
     relative_and_trained = mechanism["offset_only"] and mechanism["trained_past_range"]
     if category == FAILS:
         if mechanism["monotone_in_offset"] and offset >= MONOTONE_FAILS_FROM_OFFSET:
-            return (f"a monotone position term ranks offset {offset} below (or above) every nearer offset, "
+            return ("a monotone position term ranks the target's offset below (or above) every nearer offset, "
                     "so no setting of it selects that key: the head cannot fit the task even in range")
+        if mechanism["monotone_in_offset"]:
+            return ("a monotone position term can at most favour the nearest keys, leaving the query's own "
+                    "key to be told apart by content; this head did not fit the range")
         if mechanism["random_positions"]:
-            return (f"offset {offset} maps to a random id gap, so the head cannot single out the key "
-                    f"{offset} places back from the ids alone, and did not fit the range")
+            return ("the target key sits at a random id gap that overlaps the gaps of the keys beside it, so "
+                    "the position part of the logit cannot tell it apart the same way in every sequence; the head "
+                    "did not fit the range")
         return "the head did not fit the task in the training range, so its extrapolation is not judged"
-    if category in (EXTRAPOLATES, DECAYS) and relative_and_trained:
-        consequence = ("and the rule fit in range holds at every length" if category == EXTRAPOLATES else
+    if relative_and_trained:
+        if category == COLLAPSES:
+            return "the account (offset-only logit, all parameters trained) does not explain this collapse"
+        consequence = ("and at 4x the target still outweighs the added keys" if category == EXTRAPOLATES else
                        "so what costs accuracy is their number: more distractors share the softmax (dilution)")
         return f"nothing in the logit changes with length but the number of keys, {consequence}"
-    if category == COLLAPSES and not mechanism["trained_past_range"]:
-        return ("past the range the logit comes partly from parameters left at their initialization, which "
-                "the rule learned in range does not reach")
-    if category == COLLAPSES and not mechanism["offset_only"]:
-        return "past the range the head meets positions it was never fit on, and the rule does not carry over"
+    reasons = []
+    if not mechanism["offset_only"]:
+        reasons.append("its logit depends on absolute positions, which past the range take values the head was "
+                       "never fit on")
+    if not mechanism["trained_past_range"]:
+        reasons.append("part of its logit past the range comes from parameters left at their initialization")
     if category == COLLAPSES:
-        return "the account (offset-only logit, all parameters trained) does not explain this collapse"
-    reason = ("its logit is not a function of the offset alone" if not mechanism["offset_only"]
-              else "some parameters shaping its logit past the range are untrained")
-    return f"although {reason}, the rule carried over past the range, {'fully' if category == EXTRAPOLATES else 'in part'}"
+        return f"{', and '.join(reasons)}: the rule learned in range does not carry over"
+    return f"although {', and '.join(reasons)}, the rule carried over, {'fully' if category == EXTRAPOLATES else 'in part'}"
+
+
+def spread_caveat(cell) -> str:
+    """A caveat where the seeds disagree about the class (``VARIANT_SPREAD_WIDTH``), else nothing."""
+    if cell.far_ci_high - cell.far_ci_low < VARIANT_SPREAD_WIDTH:
+        return ""
+    return (f" (the seeds disagree: 95% interval [{cell.far_ci_low:.2f}, {cell.far_ci_high:.2f}] at "
+            f"n={cell.far_length})")
 
 
 def classes_markdown(classes: pd.DataFrame, order: list[str]) -> str:
@@ -136,7 +149,8 @@ def explanations_markdown(classes: pd.DataFrame, descriptions: dict[str, dict], 
     for pe in order:
         mechanism = descriptions[pe]
         cells = classes[classes["pe"] == pe].sort_values("offset")
-        cells = cells.assign(why=[explanation(mechanism, row.category, row.offset) for row in cells.itertuples()])
+        cells = cells.assign(why=[explanation(mechanism, row.category, row.offset) + spread_caveat(row)
+                                  for row in cells.itertuples()])
         # Offsets with the same class and explanation share one sentence.
         by_class = []
         for (category, why), group in cells.groupby(["category", "why"], sort=False):
@@ -157,8 +171,9 @@ def section_markdown(summary: pd.DataFrame, classes: pd.DataFrame, checks: pd.Da
         "## variants: which encodings extrapolate, and why",
         f"{len(order)} encodings, each trained and evaluated exactly like the base sweep (same training batches, "
         f"evaluation sets and seeds, {summary['n_seeds'].min()} seeds per cell, offsets "
-        f"{sorted(classes['offset'].unique().tolist())}); randomized encodings draw their position ids per sequence "
-        "in training and at evaluation alike, as their reference code does. Mean accuracy over seeds with a 95% "
+        f"{sorted(classes['offset'].unique().tolist())}). Randomized encodings draw their position ids in training "
+        "and at evaluation alike, as their reference code does (it has no train/eval switch); it draws one subset "
+        "per batch, here every sequence draws its own. Mean accuracy over seeds with a 95% "
         f"Student-t interval; lengths marked * lie in the training range; chance is {chance:.4f}.",
         accuracy_markdown(summary),
         "![accuracy of every encoding by length](figures/pe_variants.png)",
@@ -166,7 +181,8 @@ def section_markdown(summary: pd.DataFrame, classes: pd.DataFrame, checks: pd.Da
         f"*{FAILS}* if the lowest in-range accuracy is below {VARIANT_FIT_ACCURACY}; else *{EXTRAPOLATES}* if it is "
         f">= {EXTRAPOLATES_ACCURACY} at n={far_length} ({VARIANT_LENGTH_FACTOR}x the longest training length); "
         f"*{COLLAPSES}* if it is at most chance + {CHANCE_TOLERANCE} = {chance + CHANCE_TOLERANCE:.3f} there; "
-        f"*{DECAYS}* otherwise. Measured: {tally}.",
+        f"*{DECAYS}* otherwise. Where the 95% interval at n={far_length} is {VARIANT_SPREAD_WIDTH} or wider, the "
+        f"seeds disagree about the class, and the text below says so. Measured: {tally}.",
         classes_markdown(classes, order),
         "**Mechanism.** Each registry entry states whether its logit is a function of the offset alone, whether "
         "every parameter shaping it past the training range is trained, and whether its position term is monotone "
