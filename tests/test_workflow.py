@@ -120,7 +120,7 @@ def test_changing_training_steps_retrains(smoke_run, tmp_path):
 def test_variants_train_their_own_runs_in_folders_named_by_the_encoding(smoke_run):
     config = yaml.safe_load(SMOKE_CONFIG.read_text())
     variants = config["variants"]
-    for pe, seed, offset in product(variants["pe"], variants["seeds"], config["sweep"]["offset"]):
+    for pe, seed, offset in product(variants["pe"], variants["seeds"], variants["offsets"]):
         assert (smoke_run / f"results/models/pe~{pe}/seed~{seed}/offset~{offset}/model.pt").is_file()
     summary = pd.read_parquet(smoke_run / "results/tables/variants_summary.parquet")
     classes = pd.read_parquet(smoke_run / "results/tables/variants_classes.parquet")
