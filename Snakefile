@@ -14,7 +14,7 @@ include: "workflow/rules/common.smk"
 
 
 wildcard_constraints:
-    pe="[a-z0-9_]+",
+    pe=ENCODING_NAME_PATTERN,  # a registry name, with parameters if any: rope@base=100
     seed=r"\d+",
     offset=r"\d+",
 

@@ -116,7 +116,7 @@ def evaluation_rows(device: str) -> list[dict]:
     for pe in ("rope", "learned"):
         model = training.init_head(head_config(pe), seed=0).to(device).eval()
         before = peak_rss_mb()
-        seconds = median_seconds(lambda: accuracy_by_length(model, eval_sets, OFFSET), 5)
+        seconds = median_seconds(lambda: accuracy_by_length(model, eval_sets, OFFSET, seed=0), 5)
         added = peak_rss_mb() - before
         rows.append({"what": f"evaluation, {pe}: {len(task['eval_lengths'])} lengths up to "
                              f"{max(task['eval_lengths'])}, {task['eval_samples']} sequences each",

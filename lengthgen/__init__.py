@@ -2,7 +2,7 @@
 
 The importable library behind the Snakemake workflow. The core, one job per module:
 
-- ``encodings``: the registry of positional encodings, looked up by name.
+- ``encodings``: the registry of positional encodings, looked up by name (with parameters).
 - ``model``: the single softmax (or linear) attention head, computed from per-token tables.
 - ``length_scaling``: factors of the sequence length on a head's attention logits and position ids.
 - ``transformer``: the causal multi-layer, multi-head decoder for the full-sequence task.
@@ -25,7 +25,7 @@ The importable library behind the Snakemake workflow. The core, one job per modu
 - ``report``: RESULTS.md.
 
 The studies built on it live in ``experiments`` (base, mechanics, shift, prop1, frequency,
-linear, cures, transformer, multiseed), each with its figure in ``plots``.
+linear, variants, cures, transformer, multiseed), each with its figure in ``plots``.
 """
 
 __version__ = "0.1.0"

@@ -6,7 +6,7 @@ setting that refers to the sweep or the task (which offsets, which lengths) may 
 runs every experiment. ``check_config`` then checks how keys relate; each error names the key.
 """
 
-from lengthgen.encodings import ENCODINGS
+from lengthgen.encodings import PositionalEncoding, resolve_encoding
 
 
 class ConfigError(ValueError):
@@ -17,6 +17,8 @@ class ConfigError(ValueError):
 DERIVED_SETTINGS = {
     ("shift", "offsets"): lambda config: list(config["sweep"]["offset"]),  # one shift_K<offset> per offset
     ("shift", "lengths"): lambda config: [config["task"]["train_length_max"]],  # the longest training length
+    ("variants", "seeds"): lambda config: list(config["sweep"]["seed"][:3]),  # a few minutes of training
+    ("variants", "offsets"): lambda config: list(config["sweep"]["offset"]),
     ("cures", "seeds"): lambda config: list(config["sweep"]["seed"]),  # paired with every sweep rope head
     # The transformer trains a model per (pe, seed, offset) like the sweep, on a CPU-sized subset of it.
     ("transformer", "pe"): lambda config: list(config["sweep"]["pe"]),
@@ -32,9 +34,24 @@ def derive_settings(config: dict) -> None:
             config[section][key] = derive(config)
 
 
+def check_encodings(key: str, names: list[str]) -> None:
+    """Each name resolves in the registry (with its parameters); the error names the key."""
+    for name in names:
+        try:
+            resolve_encoding(name)
+        except ValueError as error:
+            raise ConfigError(f"{key}: {error}") from None
+
+
 def check_config(config: dict) -> None:
-    task, model, sweep = config["task"], config["model"], config["sweep"]
+    task, model, sweep, variants = config["task"], config["model"], config["sweep"], config["variants"]
     check_encodings("sweep.pe", sweep["pe"])
+    check_encodings("variants.pe", variants["pe"])
+    check_encodings("shift.pe_at_init", config["shift"].get("pe_at_init", []))
+    for key, values, sweep_key in (("seeds", variants["seeds"], "seed"), ("offsets", variants["offsets"], "offset")):
+        outside = sorted(set(values) - set(sweep[sweep_key]))
+        if outside:  # the variants share the sweep's evaluation sets and runs
+            raise ConfigError(f"variants.{key}: {outside} not in sweep.{sweep_key} {sweep[sweep_key]}")
     if task["train_length_min"] > task["train_length_max"]:
         raise ConfigError(f"task.train_length_min ({task['train_length_min']}) is larger than "
                           f"task.train_length_max ({task['train_length_max']})")
@@ -42,7 +59,6 @@ def check_config(config: dict) -> None:
     longest = max(task["eval_lengths"])
     if longest > model["max_positions"]:
         raise ConfigError(f"task.eval_lengths: length {longest} exceeds model.max_positions ({model['max_positions']})")
-    check_encodings("shift.pe_at_init", config["shift"].get("pe_at_init", []))
     for offset in config["shift"]["offsets"]:
         if offset not in sweep["offset"]:
             raise ConfigError(f"shift.offsets: offset {offset} is not in sweep.offset {sweep['offset']}")
@@ -64,12 +80,6 @@ def check_config(config: dict) -> None:
     check_transformer(config)
 
 
-def check_encodings(key: str, names: list[str]) -> None:
-    for pe in names:
-        if pe not in ENCODINGS:
-            raise ConfigError(f"{key}: unknown positional encoding {pe!r}; known: {', '.join(sorted(ENCODINGS))}")
-
-
 def check_offsets(key: str, offsets: list[int], train_length_min: int) -> None:
     """Every offset must leave a target in the shortest training sequence."""
     for offset in offsets:
@@ -80,6 +90,10 @@ def check_offsets(key: str, offsets: list[int], train_length_min: int) -> None:
 def check_transformer(config: dict) -> None:
     transformer, task = config["transformer"], config["task"]
     check_encodings("transformer.pe", transformer["pe"])
+    for name in transformer["pe"]:
+        if resolve_encoding(name)[0].sample_positions is not PositionalEncoding.sample_positions:
+            raise ConfigError(f"transformer.pe: {name} draws position ids per sequence, which only the single head "
+                              "supports")
     check_offsets("transformer.offsets", transformer["offsets"], task["train_length_min"])
     if transformer["d_model"] % transformer["n_heads"]:
         raise ConfigError(f"transformer.d_model ({transformer['d_model']}) must be a multiple of "

@@ -6,6 +6,7 @@ import torch
 import torch.nn.functional as F
 
 from lengthgen.model import AttentionHead
+from lengthgen.seeding import generator
 from lengthgen.task import full_sequence_targets
 
 # Sequences per forward pass are chosen so that B * T stays near this many tokens.
@@ -13,16 +14,22 @@ TOKENS_PER_BATCH = 2**17
 
 
 @torch.no_grad()
-def accuracy_by_length(model: AttentionHead, eval_sets: dict, offset: int) -> pd.DataFrame:
-    """Per length: accuracy, mean attention weight on the target position, and loss."""
+def accuracy_by_length(model: AttentionHead, eval_sets: dict, offset: int, seed: int) -> pd.DataFrame:
+    """Per length: accuracy, mean attention weight on the target position, and loss.
+
+    An encoding that draws position ids (randomized) draws them here too, one row per sequence,
+    from a generator seeded by (seed, offset, length): the same for every chunking and device.
+    """
     device = next(model.parameters()).device
     rows = []
     for length, (tokens, targets) in sorted(eval_sets.items()):
+        positions = model.encoding.sample_positions(len(tokens), length, generator("eval_positions", seed, offset, length))
         batch = max(1, TOKENS_PER_BATCH // length)
         correct, target_attention, loss = 0.0, 0.0, 0.0
         for start in range(0, len(tokens), batch):
             chunk, chunk_targets = tokens[start:start + batch].to(device), targets[start:start + batch].to(device)
-            logits, weights = model.predict(chunk)
+            chunk_positions = None if positions is None else positions[start:start + batch].to(device)
+            logits, weights = model.predict(chunk, positions=chunk_positions)
             correct += (logits.argmax(-1) == chunk_targets).sum().item()
             target_attention += weights[:, -1 - offset].sum().item()
             loss += F.cross_entropy(logits, chunk_targets, reduction="sum").item()

@@ -7,6 +7,11 @@ of the attended value.
 With V tokens and one query, most of that is repeated work: it is computed once per token
 and per position in small tables, gathered per sequence (``token_tables``); the plain
 per-sequence computation stays as the definition (``reference_predict``).
+
+Randomized encodings give every sequence its own position ids (``positions``, (B, T), drawn by
+``encoding.sample_positions``): then the query position differs per sequence, so the head
+projects once per token and once per position id, gathers each sequence's keys from those
+tables and takes one query per sequence (``_attend_per_sequence``).
 """
 
 import math
@@ -77,22 +82,33 @@ class AttentionHead(nn.Module):
         self.value = nn.Linear(d, d)
         self.unembedding = nn.Linear(d, config.vocab_size)
 
-    def predict(self, tokens: torch.Tensor, position_offset: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-        """(output logits (B, V), attention weights (B, T)) from one pass."""
+    def predict(self, tokens: torch.Tensor, position_offset: int = 0,
+                positions: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(output logits (B, V), attention weights (B, T)) from one pass.
+
+        ``positions``: (B, T) position ids per sequence; None: 0..T-1 for every sequence.
+        """
+        if positions is not None:
+            _, weights, position_outputs = self._attend_per_sequence(tokens, self._per_sequence(positions) + position_offset)
+            return self._read_out(tokens, weights, self._token_outputs(), position_outputs), weights
         tables = self.token_tables(tokens.shape[1], position_offset)
         _, weights = self._attend(tokens, tables)
-        return self._read_out(tokens, weights, tables), weights
+        return self._read_out(tokens, weights, tables.token_outputs, tables.position_outputs), weights
 
-    def attention(self, tokens: torch.Tensor, position_offset: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    def attention(self, tokens: torch.Tensor, position_offset: int = 0,
+                  positions: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """The query's attention logits and weights over every key, each (B, T).
 
         ``position_offset`` shifts every position id, for the equivariance tests.
         """
+        if positions is not None:
+            return self._attend_per_sequence(tokens, self._per_sequence(positions) + position_offset)[:2]
         return self._attend(tokens, self.token_tables(tokens.shape[1], position_offset))
 
-    def forward(self, tokens: torch.Tensor, targets: torch.Tensor | None = None, position_offset: int = 0):
+    def forward(self, tokens: torch.Tensor, targets: torch.Tensor | None = None, position_offset: int = 0,
+                positions: torch.Tensor | None = None):
         """(logits (B, V), loss or None) for the token at the last position's target."""
-        logits, _ = self.predict(tokens, position_offset)
+        logits, _ = self.predict(tokens, position_offset, positions)
         loss = None if targets is None else F.cross_entropy(logits, targets)
         return logits, loss
 
@@ -120,12 +136,16 @@ class AttentionHead(nn.Module):
         if bias is not None:
             logits = logits + bias[0][None, :, None]
         logits = logits * self.logit_factor(length)
-        readout = self.unembedding.weight.T  # (D, V_out)
-        return TokenTables(
-            logits=logits,
-            token_outputs=self.value(tokens) @ readout,
-            position_outputs=None if position_terms is None else position_terms @ self.value.weight.T @ readout,
-        )
+        return TokenTables(logits=logits, token_outputs=self._token_outputs(),
+                           position_outputs=self._position_outputs(position_terms))
+
+    def _token_outputs(self) -> torch.Tensor:
+        """(V, V_out): the unembedded value of each token, without the unembedding bias."""
+        return self.value(self.token_embedding.weight) @ self.unembedding.weight.T
+
+    def _position_outputs(self, position_terms: torch.Tensor | None) -> torch.Tensor | None:
+        """(N, V_out): the unembedded value of each position's term (no value bias: it is in the tokens')."""
+        return None if position_terms is None else position_terms @ self.value.weight.T @ self.unembedding.weight.T
 
     def positions(self, length: int, position_offset: int, device) -> torch.Tensor:
         """The position ids of a sequence of ``length``: 0..length-1 shifted by ``position_offset``,
@@ -133,6 +153,13 @@ class AttentionHead(nn.Module):
         positions = torch.arange(length, device=device) + position_offset  # (T,)
         factor = POSITION_SCALES[self.config.position_scale](length, self.config.reference_length)
         return positions if factor == 1 else positions.to(torch.float64) * factor
+
+    def _per_sequence(self, positions: torch.Tensor) -> torch.Tensor:
+        """Per-sequence position ids (B, T) as given: a position scale is defined for 0..T-1 only."""
+        if self.config.position_scale != "none":
+            raise ValueError(f"position_scale {self.config.position_scale!r} rescales 0..T-1; it is not "
+                             "defined for per-sequence position ids")
+        return positions
 
     def logit_factor(self, length: int) -> float:
         """What the logit scale multiplies every attention logit by at this sequence length."""
@@ -152,16 +179,46 @@ class AttentionHead(nn.Module):
         weights = scores.softmax(dim=-1) if self.config.attention == "softmax" else scores
         return scores, weights
 
-    def _read_out(self, tokens: torch.Tensor, weights: torch.Tensor, tables: TokenTables) -> torch.Tensor:
+    def _attend_per_sequence(self, tokens: torch.Tensor, positions: torch.Tensor):
+        """(scores (B, T), weights (B, T), position outputs (B, T, V_out) or None) when each sequence
+        has its own position ids (B, T).
+
+        Queries, keys and values split into a token part and a position part as in ``token_tables``,
+        each projected once per token and once per position id below the largest in the batch; each
+        sequence then gathers its keys, rotates them by its own positions, and meets one query.
+        """
+        embeddings = self.token_embedding.weight  # (V, D)
+        ids = torch.arange(int(positions.max()) + 1, device=positions.device)  # (N,): every id in the batch
+        position_terms = self.encoding.position_embedding(ids)  # (N, D) or None
+        query_in = gather_rows(embeddings, tokens[:, -1])  # (B, D)
+        keys = gather_rows(self.key(embeddings), tokens)  # (B, T, D)
+        if position_terms is not None:
+            position_terms = position_terms.to(embeddings.dtype)
+            query_in = query_in + gather_rows(position_terms, positions[:, -1])
+            keys = keys + gather_rows(position_terms @ self.key.weight.T, positions)
+        query = self.encoding.rotate(self.query(query_in)[:, None], positions[:, -1:])  # (B, 1, D)
+        keys = self.encoding.rotate(keys, positions)  # (B, T, D)
+        scores = (keys @ query.transpose(1, 2))[..., 0] / math.sqrt(self.config.d_model)  # (B, T)
+        bias = self.encoding.logit_bias(positions[:, -1:], positions)  # (B, 1, T) or None
+        if bias is not None:
+            scores = scores + bias[:, 0]
+        scores = scores * self.logit_factor(tokens.shape[1])
+        weights = scores.softmax(dim=-1) if self.config.attention == "softmax" else scores
+        position_outputs = self._position_outputs(position_terms)
+        return scores, weights, None if position_outputs is None else gather_rows(position_outputs, positions)
+
+    def _read_out(self, tokens: torch.Tensor, weights: torch.Tensor, token_outputs: torch.Tensor,
+                  position_outputs: torch.Tensor | None) -> torch.Tensor:
         """Output logits (B, V_out): the attention mass on each token times its output, plus the
-        position part of the values weighted by position, plus the unembedding bias."""
-        mass = token_mass(tokens, weights, tables.token_outputs.shape[0])  # (B, V)
-        logits = mass @ tables.token_outputs + self.unembedding.bias  # (B, V_out)
-        if tables.position_outputs is not None:
-            logits = logits + weights @ tables.position_outputs
+        position part of the values weighted by position ((T, V_out) shared or (B, T, V_out) per
+        sequence), plus the unembedding bias."""
+        logits = token_mass(tokens, weights, token_outputs.shape[0]) @ token_outputs + self.unembedding.bias
+        if position_outputs is not None:
+            logits = logits + (weights[:, None, :] @ position_outputs)[:, 0]
         return logits
 
-    def reference_predict(self, tokens: torch.Tensor, position_offset: int = 0):
+    def reference_predict(self, tokens: torch.Tensor, position_offset: int = 0,
+                          positions: torch.Tensor | None = None):
         """(output logits (B, V), attention logits (B, T), weights (B, T)), computed the plain way.
 
         The definition of the head: every position's embedding, query, key and value computed
@@ -169,21 +226,30 @@ class AttentionHead(nn.Module):
         many times faster; the tests hold the two equal.
         """
         length = tokens.shape[1]
-        positions = self.positions(length, position_offset, tokens.device)  # (T,)
+        if positions is None:
+            positions = self.positions(length, position_offset, tokens.device)  # (T,)
+        else:
+            positions = self._per_sequence(positions) + position_offset  # (B, T)
         x = self.token_embedding(tokens)  # (B, T, D)
         position_terms = self.encoding.position_embedding(positions)
         if position_terms is not None:
             x = x + position_terms.to(x.dtype)
-        query = self.encoding.rotate(self.query(x[:, -1:]), positions[-1:])  # (B, 1, D)
+        query = self.encoding.rotate(self.query(x[:, -1:]), positions[..., -1:])  # (B, 1, D)
         keys = self.encoding.rotate(self.key(x), positions)  # (B, T, D)
         scores = torch.einsum("bqd,btd->bt", query, keys) / math.sqrt(self.config.d_model)  # (B, T)
-        bias = self.encoding.logit_bias(positions[-1:], positions)
+        bias = self.encoding.logit_bias(positions[..., -1:], positions)  # (1, T) or (B, 1, T)
         if bias is not None:
-            scores = scores + bias[0]
+            scores = scores + bias[..., 0, :]
         scores = scores * self.logit_factor(length)
         weights = scores.softmax(dim=-1) if self.config.attention == "softmax" else scores
         attended = torch.einsum("bt,btd->bd", weights, self.value(x))  # (B, D)
         return self.unembedding(attended), scores, weights
+
+
+def gather_rows(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    """``table[index]`` for an index of any shape, through ``index_select``, whose backward
+    (``index_add``) is deterministic on CPU and CUDA alike. (N, D), (...) -> (..., D)."""
+    return table.index_select(0, index.reshape(-1)).view(*index.shape, *table.shape[1:])
 
 
 def load_head(path, device: str | torch.device = "cpu") -> AttentionHead:

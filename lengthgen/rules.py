@@ -109,3 +109,28 @@ CURES_CLAIM_PREDICTOR = PROP1_CLAIM_PREDICTOR
 # then holds most of its attention, more than all other keys together, so it alone can carry the
 # answer; below that, no single head does the retrieval and the work is split.
 MIN_RETRIEVAL_ATTENTION = 0.5
+
+# --- variants: every encoding on the same data, classified by what happens past the range --------
+# Each (encoding, offset) gets one class from its mean accuracy over seeds, decided in this order:
+# - "fails in range": lowest mean accuracy at an in-range length below VARIANT_FIT_ACCURACY. What
+#   happens past the range tells about extrapolation only for a head that learned the task; 0.9 is
+#   the linear control's bar for fitting the range (right nine times in ten).
+# - "extrapolates": mean accuracy at VARIANT_LENGTH_FACTOR x train_length_max >= EXTRAPOLATES_ACCURACY
+#   (issue 7's "extrapolates (>= 0.9 at 4x)": the in-range bar, kept where 3/4 of the keys are new).
+# - "collapses to chance": mean accuracy there at most chance + CHANCE_TOLERANCE, the base claim's
+#   "at chance" (one-sided: below chance is no better).
+# - "decays gracefully": the rest. It fits the range and loses accuracy by 4x, yet stays more than
+#   the chance tolerance above chance.
+VARIANT_FIT_ACCURACY = 0.9
+EXTRAPOLATES_ACCURACY = 0.9
+VARIANT_LENGTH_FACTOR = 4
+# Not a class, a caveat the section prints: a 95% interval over seeds at 4x at least this wide spans
+# more than one class, so the seeds disagree about the class and the mean stands for none of them.
+VARIANT_SPREAD_WIDTH = 0.5
+# The account's predictions, from each encoding's stated mechanism (lengthgen/encodings.py):
+# - a logit that depends on the offset alone, with every parameter that shapes it trained, keeps the
+#   rule fit in range at every length: where such a head fits the range it must not collapse to
+#   chance at 4x (what remains is dilution);
+# - a position term monotone in the offset cannot favour offset K over the nearer offsets 1..K-1,
+#   so for K >= MONOTONE_FAILS_FROM_OFFSET such a head must fail in range.
+MONOTONE_FAILS_FROM_OFFSET = 2

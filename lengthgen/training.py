@@ -66,9 +66,11 @@ def fit(model: nn.Module, task: TaskConfig, train: TrainConfig, seed: int, devic
     ``model(tokens, targets)`` returns (logits, loss); ``targets(tokens, offset)`` gives the targets
     of a batch, ``IGNORE_INDEX`` where a position has none (accuracy counts the others).
     Batches are drawn on the CPU from a generator seeded by (seed, offset), so the data
-    is the same whatever the device and whatever the encoding: runs are paired. Losses stay
-    on the device until a progress line is due, so a GPU is not stopped every step; a loss
-    that is NaN or infinite there raises ``TrainingDiverged`` naming the run and the step.
+    is the same whatever the device and whatever the encoding: runs are paired. Position ids
+    of randomized encodings come from a generator of their own, so the batches stay the same.
+    Losses stay on the device until a progress line is due, so a GPU is not stopped every
+    step; a loss that is NaN or infinite there raises ``TrainingDiverged`` naming the run and
+    the step.
     """
     device = resolve_device(device)
     model = model.to(device)
@@ -76,13 +78,16 @@ def fit(model: nn.Module, task: TaskConfig, train: TrainConfig, seed: int, devic
     optimizer = torch.optim.Adam(model.parameters(), lr=train.lr, fused=True)
     autocast_dtype = PRECISIONS[train.precision]
     data_rng = generator("train", seed, task.offset)
+    position_rng = generator("train_positions", seed, task.offset)
     losses, accuracies = torch.empty(train.steps, device=device), torch.empty(train.steps, device=device)
     lengths = []
     for step in range(train.steps):
         tokens, batch_targets = sample_training_batch(data_rng, task, train.batch_size, targets)
+        positions = model.encoding.sample_positions(*tokens.shape, position_rng)  # (B, T) or None
         tokens, batch_targets = tokens.to(device), batch_targets.to(device)
+        per_sequence = {} if positions is None else {"positions": positions.to(device)}
         with torch.autocast(device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
-            logits, loss = model(tokens, batch_targets)
+            logits, loss = model(tokens, batch_targets, **per_sequence)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()

@@ -30,6 +30,14 @@ def test_default_config_is_valid():
     derived_and_checked(config)
 
 
+def test_variants_seeds_and_offsets_follow_the_sweep_unless_given():
+    config = changed("sweep", "offset", [2, 3])
+    config["sweep"]["seed"] = [7, 8, 9, 10]
+    derived_and_checked(config)
+    assert config["variants"]["seeds"] == [7, 8, 9] and config["variants"]["offsets"] == [2, 3]
+    assert derived_and_checked(changed("variants", "offsets", [1]))["variants"]["offsets"] == [1]
+
+
 def test_shift_settings_follow_the_sweep_and_the_task_unless_given():
     config = changed("sweep", "offset", [2, 5])
     config["task"].update(train_length_min=6, train_length_max=24, eval_lengths=[24, 96])
@@ -79,6 +87,11 @@ def test_schema_rejects_bad_types_and_unknown_keys(section, key, value):
     ("transformer", "n_heads", 3, "transformer.d_model \\(64\\) must be a multiple of transformer.n_heads"),
     ("transformer", "n_heads", 64, "head width, must be even"),
     ("transformer", "eval_samples", 5000, "transformer.eval_samples \\(5000\\) exceeds task.eval_samples"),
+    ("variants", "pe", ["rope", "alibi@slop=1"], "variants.pe: .*alibi has no parameter 'slop'"),
+    ("variants", "pe", ["rope@base=100", "rope base"], "variants.pe: .*'rope base' is not of the form"),
+    ("variants", "seeds", [0, 9], "variants.seeds: \\[9\\] not in sweep.seed"),
+    ("variants", "offsets", [4], "variants.offsets: \\[4\\] not in sweep.offset"),
+    ("transformer", "pe", ["rope", "randomized_rope"], "transformer.pe: randomized_rope draws position ids per sequence"),
 ])
 def test_cross_key_checks_name_the_key(section, key, value, message):
     with pytest.raises(ConfigError, match=message):

@@ -1,14 +1,17 @@
+import pandas as pd
 import pytest
 import torch
 import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lengthgen.encodings import ENCODINGS, EncodingConfig, build_encoding
+from lengthgen import evaluation
 from lengthgen.checkpoint import save_model
+from lengthgen.encodings import ENCODINGS, EncodingConfig, build_encoding, sorted_random_subsets
+from lengthgen.evaluation import accuracy_by_length
 from lengthgen.length_scaling import LOGIT_SCALES, POSITION_SCALES
 from lengthgen.model import ATTENTION_KINDS, AttentionHead, HeadConfig, load_head
-from lengthgen.task import TaskConfig
+from lengthgen.task import TaskConfig, make_eval_set
 from lengthgen.training import TrainConfig, init_head, train_head
 
 
@@ -34,17 +37,35 @@ SCALINGS = [{}, *({"logit_scale": name, "reference_length": 6} for name in LOGIT
 @pytest.mark.parametrize("scaling", SCALINGS, ids=lambda options: "+".join(
     value for key, value in options.items() if key != "reference_length") or "unscaled")
 @pytest.mark.parametrize("attention", ATTENTION_KINDS)
-@pytest.mark.parametrize("pe", sorted(ENCODINGS))
+@pytest.mark.parametrize("pe", sorted(ENCODINGS) + ["rope@base=100", "fire@threshold=8"])
+@pytest.mark.parametrize("per_sequence", [False, True], ids=["shared positions", "per-sequence positions"])
 @given(length=st.integers(1, 30), shift=st.integers(0, 30), seed=st.integers(0, 1000))
 @settings(max_examples=6, deadline=None)
-def test_token_tables_compute_the_reference_function_and_its_gradients(pe, attention, scaling, length, shift, seed):
+def test_token_tables_compute_the_reference_function_and_its_gradients(pe, attention, scaling, per_sequence, length,
+                                                                        shift, seed):
+    """Both fast paths against the definition: shared positions 0..T-1 (shifted), and per-sequence
+    position ids, the encoding's own draws where it draws them (randomized), else sorted random ones;
+    each under every length scaling (a position scale is defined for shared positions only)."""
     # learned_init_std 1: position terms as large as token terms, so a wrong table index shows.
     model = head(pe, seed, attention=attention, learned_init_std=1.0, **scaling).double()
     rng = torch.Generator().manual_seed(seed)
     tokens = torch.randint(8, (5, length), generator=rng)
     targets = torch.randint(8, (5,), generator=rng)
-    (logits, weights), (scores, _) = model.predict(tokens, shift), model.attention(tokens, shift)
-    reference_logits, reference_scores, reference_weights = model.reference_predict(tokens, shift)
+    positions = model.encoding.sample_positions(5, length, rng)
+    if positions is not None:
+        if not per_sequence:
+            return  # a randomized encoding always draws its positions ...
+        shift = 0  # ... over its whole range of ids
+    elif per_sequence:
+        positions = sorted_random_subsets(5, length, 64 - shift, rng)
+    fractional = "position_scale" in scaling and length > scaling["reference_length"]
+    if "position_scale" in scaling and (positions is not None or (fractional and pe == "t5")):
+        # A position scale is defined for shared positions 0..T-1, and fractional ones for offsets not bucketed.
+        with pytest.raises(ValueError, match="not defined for per-sequence position ids|fractional positions"):
+            model.predict(tokens, shift, positions)
+        return
+    (logits, weights), (scores, _) = model.predict(tokens, shift, positions), model.attention(tokens, shift, positions)
+    reference_logits, reference_scores, reference_weights = model.reference_predict(tokens, shift, positions)
     for fast, reference in ((logits, reference_logits), (scores, reference_scores), (weights, reference_weights)):
         torch.testing.assert_close(fast, reference, rtol=0, atol=1e-12)
     parameters = [p for p in model.parameters() if p.requires_grad]
@@ -106,8 +127,9 @@ def test_saved_head_reloads_with_identical_outputs(tmp_path):
     assert torch.equal(model(tokens)[0], load_head(tmp_path / "model.pt")(tokens)[0])
 
 
-def test_same_seed_same_numbers_bit_for_bit():
-    config = HeadConfig(vocab_size=8, d_model=16, pe="rope", max_positions=64)
+@pytest.mark.parametrize("pe", ["rope", "randomized_learned"])
+def test_same_seed_same_numbers_bit_for_bit(pe):
+    config = HeadConfig(vocab_size=8, d_model=16, pe=pe, max_positions=64)
     task = TaskConfig(vocab_size=8, offset=2, train_length_min=4, train_length_max=8)
     train = TrainConfig(steps=20, batch_size=16, lr=1e-2)
     first, curve = train_head(config, task, train, seed=7, device="cpu")
@@ -116,3 +138,20 @@ def test_same_seed_same_numbers_bit_for_bit():
     assert curve.equals(same_curve) and not curve.equals(other_curve)
     for name, tensor in first.state_dict().items():
         assert torch.equal(tensor, second.state_dict()[name])
+
+
+def test_randomized_positions_leave_the_training_batches_of_every_other_encoding():
+    task = TaskConfig(vocab_size=8, offset=1, train_length_min=4, train_length_max=12)
+    curves = [train_head(HeadConfig(vocab_size=8, d_model=16, pe=pe, max_positions=64), task,
+                         TrainConfig(steps=15, batch_size=8, lr=1e-2), seed=3, device="cpu")[1]
+              for pe in ("rope", "randomized_rope")]
+    assert curves[0]["length"].equals(curves[1]["length"]) and not curves[0]["loss"].equals(curves[1]["loss"])
+
+
+def test_evaluation_draws_the_same_positions_whatever_the_chunking(monkeypatch):
+    model = head("randomized_rope", seed=2)
+    eval_sets = {length: make_eval_set(0, 1, length, 40, 8) for length in (8, 24)}
+    whole = accuracy_by_length(model, eval_sets, offset=1, seed=0)
+    monkeypatch.setattr(evaluation, "TOKENS_PER_BATCH", 50)  # chunks of 2 to 6 sequences
+    pd.testing.assert_frame_equal(accuracy_by_length(model, eval_sets, offset=1, seed=0), whole)
+    assert not accuracy_by_length(model, eval_sets, offset=1, seed=1).equals(whole)  # the draws follow the seed

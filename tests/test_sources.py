@@ -11,7 +11,7 @@ from lengthgen.sources import lengthgen_files
 SCRIPTS = REPO / "workflow" / "scripts"
 # Jobs that run no model: they must start without torch (seconds of import per job).
 NO_MODEL_SCRIPTS = sorted(path.name for path in SCRIPTS.glob("plot_*.py")) + [
-    "write_report.py", "combine_tables.py", "analyze_base.py", "analyze_multiseed.py"]
+    "write_report.py", "combine_tables.py", "analyze_base.py", "analyze_multiseed.py", "analyze_variants.py"]
 
 
 def modules(script: str) -> list[str]:

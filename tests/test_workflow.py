@@ -2,6 +2,7 @@
 
 import re
 from collections import Counter
+from itertools import product
 
 import pandas as pd
 import pyarrow.parquet as pq
@@ -9,6 +10,7 @@ import pytest
 import yaml
 
 from conftest import REPO, SMOKE_CONFIG, snakemake, write_config
+from lengthgen.config import derive_settings
 from lengthgen.schemas.core import ACCURACY_BY_LENGTH
 
 
@@ -23,14 +25,22 @@ def scheduled_jobs(dry_run_output: str) -> Counter:
     return counts
 
 
+def trained_runs(config: dict) -> set:
+    """Every (pe, seed, offset) the config trains: the sweep's and the variants'."""
+    derive_settings(config)
+    sweep, variants = config["sweep"], config["variants"]
+    return (set(product(sweep["pe"], sweep["seed"], sweep["offset"]))
+            | set(product(variants["pe"], variants["seeds"], variants["offsets"])))
+
+
 def test_default_config_dry_run_trains_once_per_encoding_seed_and_offset(tmp_path):
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     jobs = scheduled_jobs(snakemake(tmp_path, "-n", configfile=REPO / "config.yaml").stdout)
-    sweep = config["sweep"]
-    assert jobs["train"] == len(sweep["pe"]) * len(sweep["seed"]) * len(sweep["offset"])
+    assert jobs["train"] == len(trained_runs(config))
+    assert len(config["variants"]["seeds"]) >= 3 and len(config["variants"]["offsets"]) >= 3
     assert jobs["evaluate"] == jobs["train"]
-    assert jobs["eval_set"] == len(sweep["offset"])
-    assert jobs["train_transformer"] == jobs["evaluate_transformer"] == len(sweep["pe"]) * 3 * 2
+    assert jobs["eval_set"] == len(config["sweep"]["offset"])
+    assert jobs["train_transformer"] == jobs["evaluate_transformer"] == len(config["sweep"]["pe"]) * 3 * 2
 
 
 def test_lint_reports_nothing(tmp_path):
@@ -66,11 +76,11 @@ def test_end_to_end_outputs(smoke_run):
 def test_every_experiment_has_its_figure_section_and_claims(smoke_run):
     config = yaml.safe_load(SMOKE_CONFIG.read_text())
     shift_names = [f"shift_K{offset}" for offset in config["shift"]["offsets"]]
-    experiments = ["base", "mechanics", *shift_names, "prop1", "frequency", "linear", "cures", "transformer",
-                   "multiseed"]
+    experiments = ["base", "mechanics", *shift_names, "prop1", "frequency", "linear", "variants", "cures",
+                   "transformer", "multiseed"]
     figures = ["base", "mechanics", *(f"shift_equivariance_K{k}" for k in config["shift"]["offsets"]),
                *(f"prop1_validation_K{k}" for k in config["sweep"]["offset"]), "frequency_rank", "linear_control",
-               "dilution_cures", "transformer_shift", "transformer", "multiseed_results"]
+               "pe_variants", "dilution_cures", "transformer_shift", "transformer", "multiseed_results"]
     results = (smoke_run / "results/RESULTS.md").read_text()
     for figure in figures:
         assert (smoke_run / f"results/figures/{figure}.png").read_bytes().startswith(b"\x89PNG")
@@ -127,7 +137,23 @@ def test_changing_eval_lengths_trains_nothing(smoke_run, tmp_path):
 def test_changing_training_steps_retrains(smoke_run, tmp_path):
     config = write_config(tmp_path / "config.yaml", train={"steps": 20})
     jobs = scheduled_jobs(snakemake(smoke_run, "-n", configfile=config).stdout)
-    assert jobs["train"] == 8
+    assert jobs["train"] == len(trained_runs(yaml.safe_load(SMOKE_CONFIG.read_text())))
+
+
+def test_variants_train_their_own_runs_in_folders_named_by_the_encoding(smoke_run):
+    config = yaml.safe_load(SMOKE_CONFIG.read_text())
+    variants = config["variants"]
+    for pe, seed, offset in product(variants["pe"], variants["seeds"], variants["offsets"]):
+        assert (smoke_run / f"results/models/pe~{pe}/seed~{seed}/offset~{offset}/model.pt").is_file()
+    summary = pd.read_parquet(smoke_run / "results/tables/variants_summary.parquet")
+    classes = pd.read_parquet(smoke_run / "results/tables/variants_classes.parquet")
+    assert set(summary["pe"]) == set(classes["pe"]) == set(variants["pe"])
+    section = (smoke_run / "results/sections/variants.md").read_text()
+    for row in classes.itertuples():  # every class in the section is the measured one
+        assert f"`{row.pe}`" in section and row.category in section
+    # the sweep's own tables hold the sweep's encodings only
+    accuracy = pd.read_parquet(smoke_run / "results/tables/accuracy_by_length.parquet")
+    assert set(accuracy["pe"]) == set(config["sweep"]["pe"])
 
 
 @pytest.mark.parametrize("figure, rule", [("base", "plot_base"), ("mechanics", "plot_mechanics")])

@@ -88,9 +88,9 @@ def hard_attention_accuracy(model: AttentionHead, tokens: torch.Tensor, targets:
     return correct / len(tokens)
 
 
-def measure(model: AttentionHead, eval_sets: dict, offset: int) -> pd.DataFrame:
+def measure(model: AttentionHead, eval_sets: dict, offset: int, seed: int) -> pd.DataFrame:
     """Per length: accuracy, target attention and hard-attention accuracy of ``model`` as configured."""
-    evaluation = accuracy_by_length(model, eval_sets, offset).drop(columns="loss")
+    evaluation = accuracy_by_length(model, eval_sets, offset, seed).drop(columns="loss")
     hard = [hard_attention_accuracy(model, tokens, targets) for _, (tokens, targets) in sorted(eval_sets.items())]
     return evaluation.assign(hard_accuracy=hard)
 
@@ -98,7 +98,8 @@ def measure(model: AttentionHead, eval_sets: dict, offset: int) -> pd.DataFrame:
 def measure_cures(model: AttentionHead, eval_sets: dict, offset: int, seed: int, reference_length: int,
                   train_length_min: int) -> pd.DataFrame:
     """``cures_by_length`` rows of one trained base head under every cure (and none)."""
-    frames = [measure(cured(model, cure, reference_length), eval_sets, offset).assign(cure=cure) for cure in CURES]
+    frames = [measure(cured(model, cure, reference_length), eval_sets, offset, seed).assign(cure=cure)
+              for cure in CURES]
     return label(pd.concat(frames, ignore_index=True), model.config.pe, offset, seed, train_length_min,
                  reference_length)
 
@@ -108,7 +109,7 @@ def measure_trained(model: AttentionHead, eval_sets: dict, offset: int, seed: in
     """``cures_by_length`` rows of one head trained with log-length scaling (its own scale, no cure)."""
     if model.config.logit_scale != "log_length":
         raise ValueError(f"expected a head trained with logit_scale='log_length', got {model.config.logit_scale!r}")
-    return label(measure(model, eval_sets, offset).assign(cure="none"), TRAINED_HEAD, offset, seed,
+    return label(measure(model, eval_sets, offset, seed).assign(cure="none"), TRAINED_HEAD, offset, seed,
                  train_length_min, train_length_max)
 
 

@@ -2,7 +2,7 @@ rule accuracy_by_length:
     """The tidy table: one row per (model, evaluation length)."""
     input:
         script_sources("combine_tables.py"),
-        evaluations=expand(f"{RESULTS}/evaluations/{{run}}.parquet", run=RUNS.instance_patterns),
+        evaluations=evaluation_files(sweep_runs()),
     output:
         f"{RESULTS}/tables/accuracy_by_length.parquet",
     conda:
@@ -167,6 +167,30 @@ rule analyze_linear:
         f"{RESULTS}/logs/analyze_linear.log",
     script:
         "../scripts/analyze_linear.py"
+
+
+rule analyze_variants:
+    """Every encoding of variants.pe: accuracy over seeds, its class past the range, the account's checks."""
+    input:
+        script_sources("analyze_variants.py"),
+        evaluations=evaluation_files(variant_runs()),
+    output:
+        summary=f"{RESULTS}/tables/variants_summary.parquet",
+        classes=f"{RESULTS}/tables/variants_classes.parquet",
+        claims=f"{RESULTS}/claims/variants.parquet",
+        section=f"{RESULTS}/sections/variants.md",
+    params:
+        encodings=config["variants"]["pe"],
+        # What the registry states about each encoding, read here so that the job needs no torch.
+        descriptions={pe: encoding_description(pe) for pe in config["variants"]["pe"]},
+        vocab_size=config["task"]["vocab_size"],
+        train_length_max=config["task"]["train_length_max"],
+    conda:
+        CONDA_ENV
+    log:
+        f"{RESULTS}/logs/analyze_variants.log",
+    script:
+        "../scripts/analyze_variants.py"
 
 
 rule analyze_cures:

@@ -7,6 +7,7 @@ import pandas as pd
 from snakemake.utils import Paramspace, validate
 
 from lengthgen.config import check_config, derive_settings
+from lengthgen.encodings import ENCODING_NAME_PATTERN, encoding_description
 from lengthgen.report import code_version
 from lengthgen.sources import lengthgen_files
 
@@ -26,12 +27,16 @@ CONDA_ENV = str(REPO / "envs" / "lengthgen.yaml")
 # results folders, so committing a regenerated RESULTS.md does not make it stale.
 CODE_VERSION = code_version(str(REPO), exclude=["results", RESULTS])
 
-RUNS = Paramspace(
-    pd.DataFrame(
-        itertools.product(config["sweep"]["pe"], config["sweep"]["seed"], config["sweep"]["offset"]),
-        columns=["pe", "seed", "offset"],
-    )
-)
+
+def run_grid(encodings, seeds, offsets):
+    """Every (pe, seed, offset) of the given lists, as a table."""
+    return pd.DataFrame(itertools.product(encodings, seeds, offsets), columns=["pe", "seed", "offset"])
+
+
+SWEEP = run_grid(config["sweep"]["pe"], config["sweep"]["seed"], config["sweep"]["offset"])
+VARIANTS = run_grid(config["variants"]["pe"], config["variants"]["seeds"], config["variants"]["offsets"])
+# Every trained head: the sweep's and the variants' (a run in both is trained once).
+RUNS = Paramspace(pd.concat([SWEEP, VARIANTS]).drop_duplicates(ignore_index=True))
 
 
 def script_sources(script):
@@ -47,14 +52,23 @@ def config_slice(section, keys=None):
     return {key: values[key] for key in sorted(keys or values)}
 
 
+def as_runs(grid):
+    return [{"pe": run.pe, "seed": int(run.seed), "offset": int(run.offset)} for run in grid.itertuples()]
+
+
 def sweep_runs(pe=None, offset=None):
     """The sweep's runs as dicts {pe, seed, offset}, optionally only some encodings or offsets."""
-    runs = RUNS.dataframe
+    runs = SWEEP
     if pe is not None:
         runs = runs[runs["pe"].isin(pe)]
     if offset is not None:
         runs = runs[runs["offset"].isin(offset)]
-    return [{"pe": run.pe, "seed": int(run.seed), "offset": int(run.offset)} for run in runs.itertuples()]
+    return as_runs(runs)
+
+
+def variant_runs():
+    """The variants experiment's runs as dicts {pe, seed, offset}."""
+    return as_runs(VARIANTS)
 
 
 def seed_offset_runs(seeds):
@@ -90,17 +104,16 @@ def modified_model_files(name, file="model.pt"):
 
 # The transformer: one causal decoder per (pe, seed, offset) of its own (smaller) grid.
 TRANSFORMER_RUNS = Paramspace(
-    pd.DataFrame(
-        itertools.product(
-            config["transformer"]["pe"], config["transformer"]["seeds"], config["transformer"]["offsets"]
-        ),
-        columns=["pe", "seed", "offset"],
-    )
+    run_grid(config["transformer"]["pe"], config["transformer"]["seeds"], config["transformer"]["offsets"])
 )
 
 
 def model_files(runs):
     return [f"{RESULTS}/models/{RUNS.wildcard_pattern.format(**run)}/model.pt" for run in runs]
+
+
+def evaluation_files(runs):
+    return [f"{RESULTS}/evaluations/{RUNS.wildcard_pattern.format(**run)}.parquet" for run in runs]
 
 
 def eval_set_files(offsets):
@@ -115,6 +128,7 @@ EXPERIMENTS = [
     "prop1",
     "frequency",
     "linear",
+    "variants",
     "cures",
     "transformer",
     "multiseed",

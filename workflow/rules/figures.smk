@@ -5,6 +5,7 @@ FIGURES = [
     *expand(f"{RESULTS}/figures/prop1_validation_K{{offset}}.png", offset=config["sweep"]["offset"]),
     f"{RESULTS}/figures/frequency_rank.png",
     f"{RESULTS}/figures/linear_control.png",
+    f"{RESULTS}/figures/pe_variants.png",
     f"{RESULTS}/figures/dilution_cures.png",
     f"{RESULTS}/figures/transformer_shift.png",
     f"{RESULTS}/figures/transformer.png",
@@ -142,6 +143,26 @@ rule plot_linear:
         f"{RESULTS}/logs/plot_linear.log",
     script:
         "../scripts/plot_linear.py"
+
+
+rule plot_variants:
+    input:
+        script_sources("plot_variants.py"),
+        summary=f"{RESULTS}/tables/variants_summary.parquet",
+        classes=f"{RESULTS}/tables/variants_classes.parquet",
+        style=FIGURE_STYLE,
+    output:
+        report(f"{RESULTS}/figures/pe_variants.png", caption="../report/variants.rst", category="variants"),
+    params:
+        dpi=config["figures"]["dpi"],
+        encodings=config["variants"]["pe"],
+        train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
+    conda:
+        CONDA_ENV
+    log:
+        f"{RESULTS}/logs/plot_variants.log",
+    script:
+        "../scripts/plot_variants.py"
 
 
 rule plot_cures:

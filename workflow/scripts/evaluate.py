@@ -14,6 +14,6 @@ configure_torch(snakemake.threads)
 run, params = snakemake.params.run, snakemake.params
 model = load_head(snakemake.input.model, resolve_device(params.device))
 eval_sets = eval_sets_from_frame(read_table(snakemake.input.eval_set, EVAL_SET))
-evaluation = accuracy_by_length(model, eval_sets, run["offset"])
+evaluation = accuracy_by_length(model, eval_sets, run["offset"], run["seed"])
 logging.info("%s\n%s", run, evaluation.to_string(index=False))
 write_table(label_runs(evaluation, "base", *params.train_lengths, **run), snakemake.output[0], ACCURACY_BY_LENGTH)

@@ -1,0 +1,12 @@
+"""Tables of the variants experiment (its summary over seeds has the core ``accuracy_summary`` schema)."""
+
+import pyarrow as pa
+
+from lengthgen.tables import TableSchema
+
+# One row per (encoding, offset): what its class is decided on, and the class.
+VARIANTS_CLASSES = TableSchema("variants_classes", pa.schema([
+    ("pe", pa.string()), ("offset", pa.int32()), ("lowest_in_range", pa.float64()), ("far_length", pa.int32()),
+    ("far_mean", pa.float64()), ("far_ci_low", pa.float64()), ("far_ci_high", pa.float64()),
+    ("longest_length", pa.int32()), ("longest_mean", pa.float64()), ("category", pa.string()),
+]), ("pe", "offset"))

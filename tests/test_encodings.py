@@ -1,0 +1,214 @@
+"""The registry: names with parameters, each encoding's defining formula, and the mechanism
+properties each class states (checked here against what the code does)."""
+
+import math
+from collections import Counter
+from itertools import combinations
+
+import pytest
+import torch
+import torch.nn.functional as F
+from scipy import stats
+
+from lengthgen.encodings import (ENCODINGS, EncodingConfig, build_encoding, causal_offset_bucket, encoding_description,
+                                 resolve_encoding, rotary_frequencies, sorted_random_subsets)
+from lengthgen.model import HeadConfig
+from lengthgen.seeding import generator
+from lengthgen.training import init_head
+
+VOCAB = 8
+# Every registered encoding, and one name with parameters per encoding that takes them.
+NAMES = sorted(ENCODINGS) + ["rope@base=100", "alibi@slope=0.5", "fire@threshold=8",
+                             "randomized_rope@noise_max_length=2000"]
+
+
+def head(pe: str, seed: int = 0, max_positions: int = 256, **kwargs):
+    config = HeadConfig(vocab_size=VOCAB, d_model=16, pe=pe, max_positions=max_positions, learned_init_std=1.0,
+                        **kwargs)
+    return init_head(config, seed).double()
+
+
+def heads_with_any_parameters(pe: str, **kwargs):
+    """Three heads of encoding ``pe``: one at its init, two with every parameter drawn N(0, 1)."""
+    models = []
+    for seed in range(3):
+        model = head(pe, seed, **kwargs)
+        if seed:
+            rng = generator("parameters", seed)
+            with torch.no_grad():
+                for parameter in model.parameters():
+                    parameter.copy_(torch.randn(parameter.shape, generator=rng))
+        models.append(model)
+    return models
+
+
+def draws_positions(pe: str) -> bool:
+    return encoding_description(pe)["random_positions"]
+
+
+def attention_logits(model, tokens, shift=0, rng_seed=0):
+    """The logits over keys, at the encoding's own positions (drawn ones for a randomized encoding)."""
+    positions = model.encoding.sample_positions(*tokens.shape, generator("test positions", rng_seed))
+    return model.attention(tokens, shift, positions)[0]
+
+
+# --- names with parameters ------------------------------------------------------------------------
+
+def test_a_name_with_parameters_builds_the_class_with_them():
+    cls, parameters = resolve_encoding("rope@base=100")
+    assert cls is ENCODINGS["rope"] and parameters == {"base": 100.0}
+    encoding = build_encoding("rope@base=1e6", EncodingConfig(d_model=8, max_positions=16))
+    assert torch.equal(encoding.theta, rotary_frequencies(8, 1e6))
+    assert torch.equal(build_encoding("rope", EncodingConfig(8, 16, rope_base=50.0)).theta, rotary_frequencies(8, 50.0))
+
+
+@pytest.mark.parametrize("name, message", [
+    ("rotary", "unknown positional encoding 'rotary'.*rope"),
+    ("rope@bse=100", "rope has no parameter 'bse' \\(parameters: base\\)"),
+    ("learned@base=100", "learned has no parameter 'base' \\(parameters: none\\)"),
+    ("rope@base=1e", "base=1e is not a number"),
+    ("Rope", "not of the form"),
+    ("rope@base", "not of the form"),
+])
+def test_bad_names_say_what_is_wrong(name, message):
+    with pytest.raises(ValueError, match=message):
+        resolve_encoding(name)
+
+
+# --- each encoding's defining formula -------------------------------------------------------------
+
+def test_alibi_bias_is_minus_slope_times_offset_with_the_single_head_slope_by_default():
+    queries, keys = torch.tensor([9]), torch.arange(10)
+    assert torch.equal(build_encoding("alibi", EncodingConfig(8, 16)).logit_bias(queries, keys)[0],
+                       -(9 - keys).float() / 256)
+    assert torch.equal(build_encoding("alibi@slope=0.5", EncodingConfig(8, 16)).logit_bias(queries, keys)[0],
+                       -(9 - keys).float() / 2)
+    learned = build_encoding("alibi_learned", EncodingConfig(8, 16))
+    assert [name for name, _ in learned.named_parameters()] == ["slope"] and learned.slope.item() == 2 ** -8
+    assert not list(build_encoding("alibi", EncodingConfig(8, 16)).parameters())
+
+
+def test_t5_buckets_are_exact_below_16_then_log_spaced_and_shared_from_113():
+    offsets = torch.arange(0, 100_001)
+    buckets = causal_offset_bucket(offsets)
+    assert torch.equal(buckets[:16], torch.arange(16))
+    assert (buckets.diff() >= 0).all() and buckets.max() == 31
+    # Log-spaced: bucket 16 + floor(16 log(d / 16) / log 8), computed here independently in float64.
+    middle = torch.arange(16, 113)
+    expected = 16 + torch.floor(16 * torch.log(middle.double() / 16) / math.log(8)).long()
+    assert torch.equal(buckets[16:113], expected)
+    assert buckets[112] == 30 and (buckets[113:] == 31).all()
+    assert torch.equal(causal_offset_bucket(torch.tensor([-5, -1])), torch.tensor([0, 0]))  # future keys: offset 0
+
+
+def test_t5_bias_is_the_bucket_parameter():
+    encoding = build_encoding("t5", EncodingConfig(8, 16))
+    bias = encoding.logit_bias(torch.tensor([200]), torch.tensor([200, 199, 180, 100, 0]))[0]
+    assert torch.equal(bias, encoding.bucket_bias[torch.tensor([0, 1, 17, 30, 31])])
+
+
+def test_fire_bias_is_f_of_log_offset_over_log_of_the_thresholded_query_position():
+    torch.manual_seed(0)
+    encoding = build_encoding("fire", EncodingConfig(8, 16)).double()
+    with torch.no_grad():
+        encoding.c.fill_(0.3)
+        encoding.threshold_scale.fill_(-0.05)  # L = |s| * 512 = 25.6, learned through s
+    queries, keys = torch.tensor([10, 700]), torch.arange(701)
+    offsets = (queries[:, None] - keys[None, :]).double()
+    normalizer = torch.tensor([0.05 * 512, 700.0], dtype=torch.float64)[:, None]
+    fraction = torch.log(0.3 * offsets.abs() + 1) / (torch.log(0.3 * normalizer + 1) + 1e-6)
+    expected = encoding.mlp(fraction[..., None])[..., 0]
+    torch.testing.assert_close(encoding.logit_bias(queries, keys), expected, rtol=0, atol=1e-12)
+
+
+def test_fire_is_a_function_of_the_offset_only_below_its_threshold():
+    model = head("fire")
+    tokens = torch.randint(VOCAB, (4, 20), generator=generator("fire tokens"))
+    below, also_below, above = (model.attention(tokens, shift)[0] for shift in (0, 400, 5000))
+    torch.testing.assert_close(below, also_below, rtol=0, atol=1e-9)
+    assert (below - above).abs().max() > 1e-3
+
+
+@pytest.mark.parametrize("size, population", [(2, 8), (6, 8), (40, 1024), (1024, 1024)])
+def test_random_position_rows_are_sorted_distinct_in_range_and_seeded(size, population):
+    rows = sorted_random_subsets(50, size, population, generator("subsets", 0))
+    assert rows.shape == (50, size) and rows.min() >= 0 and rows.max() < population
+    assert (rows.diff(dim=-1) > 0).all()
+    assert torch.equal(rows, sorted_random_subsets(50, size, population, generator("subsets", 0)))
+    with pytest.raises(ValueError, match="exceeds noise_max_length"):
+        sorted_random_subsets(1, population + 1, population, generator("subsets", 0))
+
+
+@pytest.mark.parametrize("size", [2, 6])  # both ways of drawing: with redraws (2 of 8), by the largest draws (6 of 8)
+def test_random_position_rows_are_uniform_over_subsets(size):
+    rows = sorted_random_subsets(28_000, size, 8, generator("uniformity", size))
+    counts = Counter(map(tuple, rows.tolist()))
+    assert set(counts) == set(combinations(range(8), size))
+    assert stats.chisquare(list(counts.values())).pvalue > 1e-3
+
+
+def test_randomized_learned_has_a_row_per_possible_position_id():
+    encoding = build_encoding("randomized_learned@noise_max_length=300", EncodingConfig(8, 64))
+    assert encoding.table.shape == (300, 8) and encoding.noise_max_length == 300
+    assert build_encoding("randomized_rope", EncodingConfig(8, 64)).noise_max_length == 64  # model.max_positions
+    with pytest.raises(ValueError, match="positive integer"):
+        build_encoding("randomized_rope@noise_max_length=2.5", EncodingConfig(8, 64))
+
+
+# --- the mechanism properties each class states ---------------------------------------------------
+
+@pytest.mark.parametrize("pe", NAMES)
+def test_offset_only_is_what_a_shift_of_every_position_id_does(pe):
+    """offset_only: shifting every position id leaves the logits unchanged, whatever the parameters;
+    else, for an encoding of fixed positions, some shift changes them for some parameters. Randomized
+    encodings depend on random ids, not on the token offset: two draws give two sets of logits."""
+    tokens = torch.randint(VOCAB, (4, 24), generator=generator("shift tokens"))
+    changes = []
+    for model in heads_with_any_parameters(pe, max_positions=100_100):  # tables long enough for every shift
+        if draws_positions(pe):
+            changes.append((attention_logits(model, tokens, rng_seed=0) - attention_logits(model, tokens, rng_seed=1)).abs().max())
+        else:
+            changes.append(max((attention_logits(model, tokens) - attention_logits(model, tokens, shift)).abs().max()
+                               for shift in (1, 37, 1000, 100_000)))
+    if model.encoding.offset_only:
+        assert max(changes) < 1e-9
+    else:
+        assert max(changes) > 1e-3
+
+
+def gradient_support(model, tokens, offset=2):
+    """Per parameter, which entries get a nonzero gradient from the loss on ``tokens``."""
+    positions = model.encoding.sample_positions(*tokens.shape, generator("support positions", tokens.shape[1]))
+    logits, _ = model.predict(tokens, positions=positions)
+    gradients = torch.autograd.grad(F.cross_entropy(logits, tokens[:, -1 - offset]), list(model.parameters()),
+                                    allow_unused=True)
+    return [torch.zeros_like(p, dtype=torch.bool) if g is None else g != 0
+            for p, g in zip(model.parameters(), gradients)]
+
+
+@pytest.mark.parametrize("pe", NAMES)
+def test_trained_past_range_is_whether_only_longer_sequences_reach_some_parameter(pe):
+    """trained_past_range: every parameter entry that a long sequence's loss reaches is also reached
+    by training-range sequences (lengths 4..12); otherwise some entry is reached only past the range."""
+    model = head(pe, max_positions=1024)
+    rng = generator("support tokens")
+    reached_in_range = None
+    for length in range(4, 13):  # enough sequences that randomized ids cover [0, noise_max_length)
+        support = gradient_support(model, torch.randint(VOCAB, (512, length), generator=rng))
+        reached_in_range = support if reached_in_range is None else [a | b for a, b in zip(reached_in_range, support)]
+    reached_long = gradient_support(model, torch.randint(VOCAB, (16, 1000), generator=rng))
+    only_long = sum(int((long & ~short).sum()) for long, short in zip(reached_long, reached_in_range))
+    assert (only_long == 0) == model.encoding.trained_past_range, f"{only_long} entries reached only past the range"
+
+
+@pytest.mark.parametrize("pe", NAMES)
+def test_monotone_in_offset_is_what_a_sequence_of_one_repeated_token_shows(pe):
+    """With every token the same, only the position term varies over the keys: a monotone one gives
+    logits monotone in the offset whatever the parameters (a learned slope of either sign); a term
+    that is not monotone shows it for some parameters."""
+    tokens = torch.full((1, 64), 3)
+    monotone = []
+    for model in heads_with_any_parameters(pe):
+        steps = attention_logits(model, tokens)[0].diff()
+        monotone.append(bool((steps >= -1e-12).all() or (steps <= 1e-12).all()))
+    assert all(monotone) if model.encoding.monotone_in_offset else not all(monotone)

@@ -1,0 +1,17 @@
+"""Rule analyze_variants: every encoding's accuracy over seeds, its class, the account's checks, its section."""
+from lengthgen.experiments.variants import classify_variants, section_markdown, summarize_variants, variants_checks
+from lengthgen.jobs import start_job
+from lengthgen.schemas.core import ACCURACY_BY_LENGTH, ACCURACY_SUMMARY, CLAIMS
+from lengthgen.schemas.variants import VARIANTS_CLASSES
+from lengthgen.tables import atomic_write_text, read_tables, write_table
+
+start_job(snakemake.log[0])
+params = snakemake.params
+summary = summarize_variants(read_tables(snakemake.input.evaluations, ACCURACY_BY_LENGTH))
+classes = classify_variants(summary, params.vocab_size, params.train_length_max)
+checks = variants_checks(classes, params.descriptions, params.vocab_size)
+write_table(summary, snakemake.output.summary, ACCURACY_SUMMARY)
+write_table(classes, snakemake.output.classes, VARIANTS_CLASSES)
+write_table(checks, snakemake.output.claims, CLAIMS)
+atomic_write_text(section_markdown(summary, classes, checks, params.descriptions, params.encodings,
+                                   params.vocab_size, params.train_length_max), snakemake.output.section)
