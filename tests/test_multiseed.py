@@ -43,9 +43,3 @@ def test_headlines_are_read_per_run_and_checked_in_every_run():
     checks = multiseed.claims_multiseed(summary)
     assert checks.set_index("claim")["holds"].to_dict() == {
         headline.name: not headline.name.startswith("base: rope") for headline in multiseed.HEADLINES}
-
-
-def test_all_claims_carry_their_experiments_verdict():
-    checks = pd.DataFrame({"experiment": ["a", "a", "b"], "claim": "c", "statistic": "s", "value": 1.0,
-                           "rule": "r", "holds": [True, False, True]})
-    assert multiseed.all_claims(checks)["verdict"].tolist() == ["mixed", "mixed", "confirmed"]
