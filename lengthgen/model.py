@@ -10,6 +10,7 @@ per-sequence computation stays as the definition (``reference_predict``).
 """
 
 import math
+import pickle
 from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
@@ -165,8 +166,34 @@ def save_head(model: AttentionHead, path) -> None:
         torch.save({"config": asdict(model.config), "state_dict": state}, temp)
 
 
-def load_head(path, device: str | torch.device = "cpu") -> AttentionHead:
-    checkpoint = torch.load(path, map_location="cpu", weights_only=True)
-    model = AttentionHead(HeadConfig(**checkpoint["config"]))
-    model.load_state_dict(checkpoint["state_dict"])
+class ModelFileError(ValueError):
+    """A model file that cannot be the head its reader expects: unreadable, or of another shape or config."""
+
+
+def load_head(path, device: str | torch.device = "cpu", expected: dict | None = None) -> AttentionHead:
+    """The head saved at ``path``, checked before use: a file that is not a head's checkpoint, whose
+    weights do not fit its own config, or whose config differs from ``expected`` (settings such as
+    ``d_model`` that the reader's config fixes) raises ``ModelFileError`` naming the file and what
+    differs, instead of being read as if it were the model asked for."""
+    advice = "delete it and rerun to retrain it"
+    try:
+        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+        config = HeadConfig(**checkpoint["config"])
+        state = checkpoint["state_dict"]
+    except (OSError, EOFError, RuntimeError, pickle.UnpicklingError, KeyError, TypeError) as error:
+        reason = str(error).split("\n")[0].split(". ")[0]  # torch's first sentence; the rest is advice for other cases
+        raise ModelFileError(f"{path}: not a saved attention head ({type(error).__name__}: {reason}); {advice}") from error
+    differences = [f"{key} {getattr(config, key)!r} where this config has {value!r}"
+                   for key, value in (expected or {}).items() if getattr(config, key) != value]
+    if differences:
+        raise ModelFileError(f"{path}: a head of another config: {', '.join(differences)}; {advice}")
+    model = AttentionHead(config)
+    wanted = {name: tuple(tensor.shape) for name, tensor in model.state_dict().items()}
+    found = {name: tuple(tensor.shape) for name, tensor in state.items()}
+    mismatches = [f"{name} has shape {found.get(name, 'missing')}, expected {shape}"
+                  for name, shape in wanted.items() if found.get(name) != shape]
+    mismatches += [f"{name} is not a weight of this head" for name in found.keys() - wanted.keys()]
+    if mismatches:
+        raise ModelFileError(f"{path}: weights do not fit the head's config: {'; '.join(mismatches)}; {advice}")
+    model.load_state_dict(state)
     return model.to(device).eval()

@@ -8,6 +8,7 @@ rule evaluate:
         f"{RESULTS}/evaluations/{RUNS.wildcard_pattern}.parquet",
     params:
         run=RUNS.instance,
+        head=HEAD,
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
         device=config["device"],
     threads: 1

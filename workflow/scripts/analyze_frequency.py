@@ -14,7 +14,7 @@ start_job(snakemake.log[0])
 configure_torch(snakemake.threads)
 params, output = snakemake.params, snakemake.output
 per_head = [frequency.analyze_head(model, run["offset"], run["seed"], params.train_length_max)
-            for run, model in load_models(params.runs, snakemake.input.models)]
+            for run, model in load_models(params.runs, snakemake.input.models, params.head)]
 blocks, summary, singular = (pd.concat(parts, ignore_index=True) for parts in zip(*per_head))
 claims = frequency.claims_frequency(summary, rules.MIN_TOP4_SHARE, rules.MIN_TOP4_ALIGNMENT)
 write_table(blocks, output.blocks, FREQUENCY_BLOCKS)

@@ -17,7 +17,7 @@ train_length_min, train_length_max = params.train_lengths
 eval_sets = {offset: eval_sets_from_frame(read_table(path, EVAL_SET))
              for offset, path in zip(params.offsets, snakemake.input.eval_sets)}
 by_length, kernels, comparison = [], [], []
-for run, model in load_models(params.runs, snakemake.input.models):
+for run, model in load_models(params.runs, snakemake.input.models, params.head):
     offset, seed = int(run["offset"]), int(run["seed"])
     by_length.append(linear.evaluate_linear_head(model, eval_sets[offset], offset, seed, train_length_min, train_length_max))
     kernels.append(linear.kernel_frame(model, offset, seed, train_length_max, max_delta=max(params.lengths)))
