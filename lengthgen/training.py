@@ -1,12 +1,14 @@
 """Training one head on the retrieval task, with a per-step training curve."""
 
 import logging
+import math
 from dataclasses import dataclass
 
 import pandas as pd
 import torch
 
 from lengthgen.model import AttentionHead, HeadConfig
+from lengthgen.rules import DIVERGED_LOSS_FACTOR
 from lengthgen.runtime import resolve_device
 from lengthgen.seeding import derive_seed, generator
 from lengthgen.task import TaskConfig, sample_training_batch
@@ -30,7 +32,8 @@ def init_head(config: HeadConfig, seed: int) -> AttentionHead:
 
 
 class TrainingDiverged(RuntimeError):
-    """The training loss became NaN or infinite: the run's weights mean nothing."""
+    """The training loss became NaN or infinite, or far worse than a uniform guess: the run's
+    weights mean nothing, so the run fails instead of writing them."""
 
 
 def train_head(
@@ -40,8 +43,8 @@ def train_head(
 
     Batches are drawn on the CPU from a generator seeded by (seed, offset), so the data
     is the same whatever the device and whatever the encoding: runs are paired. Losses stay
-    on the device until a progress line is due, so a GPU is not stopped every step; a loss
-    that is NaN or infinite there raises ``TrainingDiverged`` naming the run and the step.
+    on the device until a progress line is due, so a GPU is not stopped every step; there a run
+    that diverged (``check_not_diverged``) raises ``TrainingDiverged`` naming the run and the step.
     """
     device = resolve_device(device)
     model = init_head(head_config, seed).to(device)
@@ -50,6 +53,9 @@ def train_head(
     data_rng = generator("train", seed, task.offset)
     losses, accuracies = torch.empty(train.steps, device=device), torch.empty(train.steps, device=device)
     lengths = []
+    run = f"pe={head_config.pe}{' attention=linear' if head_config.attention == 'linear' else ''} seed={seed} " \
+          f"offset={task.offset}"
+    checked = 0  # steps whose losses were checked
     for step in range(train.steps):
         tokens, targets = sample_training_batch(data_rng, task, train.batch_size)
         tokens, targets = tokens.to(device), targets.to(device)
@@ -61,7 +67,8 @@ def train_head(
         accuracies[step] = (logits.detach().argmax(-1) == targets).float().mean()
         lengths.append(tokens.shape[1])
         if (step + 1) % train.log_every == 0 or step + 1 == train.steps:
-            check_finite(losses[:step + 1], f"pe={head_config.pe} seed={seed} offset={task.offset}")
+            check_not_diverged(losses[checked:step + 1], checked + 1, run, math.log(task.vocab_size))
+            checked = step + 1
             log.info("step %d/%d  length %d  loss %.4f  accuracy %.3f", step + 1, train.steps, lengths[-1],
                      losses[step].item(), accuracies[step].item())
     curve = pd.DataFrame({"step": range(1, train.steps + 1), "length": lengths,
@@ -69,10 +76,18 @@ def train_head(
     return model.eval(), curve
 
 
-def check_finite(losses: torch.Tensor, run: str) -> None:
-    """Raise ``TrainingDiverged`` at the first step (1-based) whose loss is NaN or infinite."""
+def check_not_diverged(losses: torch.Tensor, first_step: int, run: str, uniform_loss: float) -> None:
+    """Raise ``TrainingDiverged`` when the losses of steps ``first_step``, ... (one progress window)
+    show a run that blew up: a loss that is NaN or infinite (naming the first such step), or a mean
+    loss above ``DIVERGED_LOSS_FACTOR`` times ``uniform_loss``, the loss of a uniform guess, ln V."""
     bad = (~torch.isfinite(losses)).nonzero()
     if len(bad):
-        step = int(bad[0]) + 1
-        raise TrainingDiverged(f"training run {run} diverged: loss {losses[step - 1].item()} at step {step}; "
-                               "lower train.lr (or linear.lr) and rerun")
+        step = first_step + int(bad[0])
+        raise TrainingDiverged(f"training run {run} diverged: loss {losses[step - first_step].item()} at step "
+                               f"{step}; lower train.lr (or linear.lr) and rerun")
+    mean = losses.mean().item()
+    if mean > DIVERGED_LOSS_FACTOR * uniform_loss:
+        raise TrainingDiverged(
+            f"training run {run} diverged: mean loss {mean:.3g} over steps {first_step}-{first_step + len(losses) - 1} "
+            f"is above {DIVERGED_LOSS_FACTOR:g} x ln(V) = {DIVERGED_LOSS_FACTOR * uniform_loss:.3g}, the loss of a "
+            "uniform guess; lower train.lr (or linear.lr) and rerun")
