@@ -92,7 +92,7 @@ def schema_error_message(error: ValidationError, schema: dict) -> str:
     for key in keys:
         key_schema = key_schema["properties"][key]
     if error.validator == "required":
-        missing = error.message.split("'")[1]
+        missing = next(key for key in error.validator_value if key not in error.instance)
         return f"{'.'.join([*keys, missing])}: missing; allowed: {describe(key_schema['properties'][missing])}"
     path = list(error.absolute_path)
     item = f" (item {path[-1] + 1})" if path and isinstance(path[-1], int) else ""
@@ -110,7 +110,7 @@ def number_as_text_hint(error: ValidationError) -> str:
     return f" (YAML reads {error.instance} as text; write a number with a dot, e.g. 1.0e-3)"
 
 
-_NOUNS = {"integer": "integer", "number": "number", "string": "text", "boolean": "true/false", "object": "section"}
+_NOUNS = {"integer": "integer", "number": "number", "string": "text"}
 
 
 def describe(schema: dict, plural: bool = False) -> str:

@@ -44,8 +44,8 @@ USER_CONFIGS = {
         {"pe": ["nope", "rope"], "seed": [1, 2], "offset": [5]},
         {"vocab_size": 10, "train_length_min": 8, "train_length_max": 16, "eval_lengths": [16, 64], "eval_samples": 32}),
 }
-# Two in the default tier (the fewest jobs, and between them every left-out reason); the rest with -m slow.
-FAST = {"rope only, one seed", "learned only"}
+# One in the default tier (the fewest jobs, three experiments left out), the rest with -m slow (CI time).
+FAST = {"rope only, one seed"}
 
 
 @pytest.mark.parametrize("name", [pytest.param(name, marks=() if name in FAST else pytest.mark.slow)
