@@ -16,16 +16,17 @@ The importable library behind the Snakemake workflow. The core, one job per modu
 - ``kernel``: the exact attention-logit kernel of a trained rotary head.
 - ``rotary_regression``: the min-norm control: a rotary kernel linear in its parameters, its SGD
   training from zero, and the closed-form min-norm interpolant it converges to.
-- ``config``: checks of the workflow config beyond its JSON schema.
+- ``config``: the workflow config: readable schema errors, derived settings, checks across keys.
 - ``jobs``: what every workflow job does first (its log file).
 - ``schemas``: every table's schema; ``tables``: atomic, deterministic parquet writes.
 - ``runs``: loading the trained models a rule reads.
 - ``stats``: means and confidence intervals over seeds.
 - ``rules``: every claim's thresholds; ``claims``: checks and verdicts.
-- ``report``: RESULTS.md.
+- ``report``: RESULTS.md; ``drift``: how far one run's checked numbers moved from another's.
 
 The studies built on it live in ``experiments`` (base, mechanics, shift, prop1, frequency,
-linear, variants, cures, transformer, multiseed), each with its figure in ``plots``.
+linear, variants, cures, transformer, multiseed), each with its figure in ``plots``;
+``experiments.catalog`` says which of them a config runs, and why the others are left out.
 """
 
 __version__ = "0.1.0"

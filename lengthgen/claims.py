@@ -22,6 +22,12 @@ def verdict(checks: pd.DataFrame) -> str:
     return "mixed"
 
 
+def with_verdicts(checks: pd.DataFrame) -> pd.DataFrame:
+    """Every experiment's checks, each with its experiment's verdict (the ``all_claims`` table)."""
+    verdicts = checks.groupby("experiment", sort=False).apply(verdict, include_groups=False)
+    return checks.assign(verdict=checks["experiment"].map(verdicts))
+
+
 def checks_markdown(checks: pd.DataFrame) -> str:
     """The checks as a markdown table: claim, statistic, value, rule, holds."""
     lines = ["| claim | statistic | value | rule | holds |", "|---|---|---|---|---|"]

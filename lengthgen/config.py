@@ -1,12 +1,27 @@
-"""The workflow config beyond its JSON schema: settings derived from the task, and checks.
+"""The workflow config: readable schema errors, settings derived from the task, and checks.
 
-The schema (``workflow/schemas/config.schema.yaml``) checks types and names. An experiment
-setting that refers to the sweep or the task (which offsets, which lengths) may be left out:
-``derive_settings`` fills it from them, so a config that changes only the sweep and the task
-runs every experiment. ``check_config`` then checks how keys relate; each error names the key.
+``prepare_config`` runs these steps before any job starts (``workflow/rules/common.smk``); each
+raises ``ConfigError`` with one line that names the key, what is wrong and what is allowed:
+
+- ``validate_config`` checks types and names against the JSON schema
+  (``workflow/schemas/config.schema.yaml``) and rewrites the first error for a reader: an
+  unknown key gets the close known names, a number YAML read as text gets the spelling it needs
+  (Snakemake's own ``validate`` prints the whole schema instead); ``fill_defaults`` then fills
+  the schema's defaults;
+- ``derive_settings`` fills every setting of ``DERIVED_SETTINGS`` that is left out (or null)
+  from the sweep and the task, so a config that changes only those two runs every experiment;
+- ``check_config`` checks how keys relate (an offset must be shorter than the shortest training
+  sequence, the learned table must cover the longest evaluation length, ...).
 """
 
+import copy
+import difflib
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+
 from lengthgen.encodings import PositionalEncoding, resolve_encoding
+from lengthgen.rules import SHIFT_ENCODINGS
 
 
 class ConfigError(ValueError):
@@ -15,8 +30,12 @@ class ConfigError(ValueError):
 
 # (section, key): how the setting follows from the rest of the config when it is left out.
 DERIVED_SETTINGS = {
+    # The learned table covers every evaluation length, and no more.
+    ("model", "max_positions"): lambda config: max(config["task"]["eval_lengths"]),
     ("shift", "offsets"): lambda config: list(config["sweep"]["offset"]),  # one shift_K<offset> per offset
-    ("shift", "lengths"): lambda config: [config["task"]["train_length_max"]],  # the longest training length
+    ("shift", "lengths"): lambda config: [longest_in_training_range(config["task"])],
+    # Every encoding the shift claims compare: those the sweep does not train, at their seeded init.
+    ("shift", "pe_at_init"): lambda config: [pe for pe in SHIFT_ENCODINGS if pe not in config["sweep"]["pe"]],
     ("variants", "seeds"): lambda config: list(config["sweep"]["seed"][:3]),  # a few minutes of training
     ("variants", "offsets"): lambda config: list(config["sweep"]["offset"]),
     ("cures", "seeds"): lambda config: list(config["sweep"]["seed"]),  # paired with every sweep rope head
@@ -27,11 +46,103 @@ DERIVED_SETTINGS = {
 }
 
 
+def prepare_config(config: dict, schema: dict) -> None:
+    """Validate ``config`` in place, fill its defaults and derived settings, and check it."""
+    validate_config(config, schema)
+    fill_defaults(config, schema)
+    derive_settings(config)
+    check_config(config)
+
+
+def fill_defaults(config: dict, schema: dict) -> None:
+    """Set, in place, every key the schema gives a ``default`` and ``config`` leaves out, at any depth."""
+    for key, key_schema in schema.get("properties", {}).items():
+        if key not in config and "default" in key_schema:
+            config[key] = copy.deepcopy(key_schema["default"])
+        if isinstance(config.get(key), dict):
+            fill_defaults(config[key], key_schema)
+
+
+def longest_in_training_range(task: dict) -> int:
+    """The longest evaluation length not past ``train_length_max`` (``check_config`` ensures one)."""
+    return max((length for length in task["eval_lengths"] if length <= task["train_length_max"]),
+               default=min(task["eval_lengths"]))
+
+
 def derive_settings(config: dict) -> None:
     """Fill, in place, every setting of ``DERIVED_SETTINGS`` that is absent or null."""
     for (section, key), derive in DERIVED_SETTINGS.items():
         if config.setdefault(section, {}).get(key) is None:
             config[section][key] = derive(config)
+
+
+def validate_config(config: dict, schema: dict) -> None:
+    """Raise ``ConfigError`` for the first way ``config`` breaks ``schema``, in one readable line."""
+    error = best_match(Draft202012Validator(schema).iter_errors(config))
+    if error is not None:
+        raise ConfigError(schema_error_message(error, schema))
+
+
+def schema_error_message(error: ValidationError, schema: dict) -> str:
+    """``<key>: <what is wrong>; allowed: <what the schema allows there>``."""
+    keys = [part for part in error.absolute_path if isinstance(part, str)]
+    where = ".".join(keys) or "the config"
+    if error.validator == "additionalProperties":
+        known = list(error.schema.get("properties", {}))
+        unknown = sorted(set(error.instance) - set(known))
+        close = [match for name in unknown for match in difflib.get_close_matches(name, known, n=1)]
+        hint = f" (did you mean {', '.join(repr(name) for name in close)}?)" if close else ""
+        section = f"section {where}" if keys else "the config"
+        return (f"{'.'.join([*keys, unknown[0]])}: unknown key in {section}{hint}; "
+                f"allowed: {', '.join(known)}")
+    key_schema = schema
+    for key in keys:
+        key_schema = key_schema["properties"][key]
+    if error.validator == "required":
+        missing = next(key for key in error.validator_value if key not in error.instance)
+        return f"{'.'.join([*keys, missing])}: missing; allowed: {describe(key_schema['properties'][missing])}"
+    path = list(error.absolute_path)
+    item = f" (item {path[-1] + 1})" if path and isinstance(path[-1], int) else ""
+    return f"{where}: {error.message}{item}{number_as_text_hint(error)}; allowed: {describe(key_schema)}"
+
+
+def number_as_text_hint(error: ValidationError) -> str:
+    """YAML 1.1 reads ``1e-3`` (no dot) as text; say how to write it as a number."""
+    if error.validator != "type" or not isinstance(error.instance, str):
+        return ""
+    try:
+        float(error.instance)
+    except ValueError:
+        return ""
+    return f" (YAML reads {error.instance} as text; write a number with a dot, e.g. 1.0e-3)"
+
+
+_NOUNS = {"integer": "integer", "number": "number", "string": "text"}
+
+
+def describe(schema: dict, plural: bool = False) -> str:
+    """What ``schema`` allows, in words: 'an integer >= 1', 'a non-empty list of distinct integers >= 0'."""
+    types = schema.get("type", [])
+    types = [types] if isinstance(types, str) else list(types)
+    nullable = "null" in types
+    kind = next((t for t in types if t != "null"), "")
+    if "description" in schema and kind in ("string", "object"):
+        text = schema["description"]
+    elif kind == "array":
+        lists = ("non-empty " if schema.get("minItems", 0) >= 1 else "") + ("lists" if plural else "list")
+        items = ("distinct " if schema.get("uniqueItems") else "") + describe(schema.get("items", {}), plural=True)
+        text = f"{lists if plural else 'a ' + lists} of {items}"
+    elif kind == "object":
+        text = f"{'sections' if plural else 'a section'} with keys {', '.join(schema.get('properties', {}))}"
+    else:
+        noun = _NOUNS.get(kind, "value") + ("s" if plural and kind in _NOUNS else "")
+        text = noun if plural else f"{'an' if noun[0] in 'aeiou' else 'a'} {noun}"
+        bounds = [f"{symbol} {schema[keyword]:g}" for keyword, symbol in
+                  (("minimum", ">="), ("exclusiveMinimum", ">"), ("maximum", "<="), ("exclusiveMaximum", "<"))
+                  if keyword in schema]
+        if bounds:
+            text += " " + " and ".join(bounds)
+    return text + (", or null to follow the sweep and the task" if nullable else "")
 
 
 def check_encodings(key: str, names: list[str]) -> None:
@@ -43,48 +154,65 @@ def check_encodings(key: str, names: list[str]) -> None:
             raise ConfigError(f"{key}: {error}") from None
 
 
-def check_config(config: dict) -> None:
-    task, model, sweep, variants = config["task"], config["model"], config["sweep"], config["variants"]
-    check_encodings("sweep.pe", sweep["pe"])
-    check_encodings("variants.pe", variants["pe"])
-    check_encodings("shift.pe_at_init", config["shift"].get("pe_at_init", []))
-    for key, values, sweep_key in (("seeds", variants["seeds"], "seed"), ("offsets", variants["offsets"], "offset")):
-        outside = sorted(set(values) - set(sweep[sweep_key]))
-        if outside:  # the variants share the sweep's evaluation sets and runs
-            raise ConfigError(f"variants.{key}: {outside} not in sweep.{sweep_key} {sweep[sweep_key]}")
-    if task["train_length_min"] > task["train_length_max"]:
-        raise ConfigError(f"task.train_length_min ({task['train_length_min']}) is larger than "
-                          f"task.train_length_max ({task['train_length_max']})")
-    check_offsets("sweep.offset", sweep["offset"], task["train_length_min"])
-    longest = max(task["eval_lengths"])
-    if longest > model["max_positions"]:
-        raise ConfigError(f"task.eval_lengths: length {longest} exceeds model.max_positions ({model['max_positions']})")
-    for offset in config["shift"]["offsets"]:
-        if offset not in sweep["offset"]:
-            raise ConfigError(f"shift.offsets: offset {offset} is not in sweep.offset {sweep['offset']}")
-    for length in config["shift"]["lengths"]:
-        if length not in task["eval_lengths"]:
-            raise ConfigError(f"shift.lengths: length {length} is not in task.eval_lengths")
-    for seed in config["cures"]["seeds"]:
-        if seed not in sweep["seed"]:
-            raise ConfigError(f"cures.seeds: seed {seed} is not in sweep.seed {sweep['seed']}: the log-length head "
-                              "is compared with the sweep's rope head of the same seed")
-    if 4 * task["train_length_max"] not in task["eval_lengths"]:
-        raise ConfigError(f"task.eval_lengths must include 4 x task.train_length_max = {4 * task['train_length_max']}: "
-                          "the base and linear claims are tested there")
-    if model["d_model"] % 2:
-        raise ConfigError(f"model.d_model must be even (rotary blocks are pairs), got {model['d_model']}")
-    if config["linear"]["min_norm"]["d_model"] % 2:
-        raise ConfigError("linear.min_norm.d_model must be even (cos and sin of each frequency), got "
-                          f"{config['linear']['min_norm']['d_model']}")
-    check_transformer(config)
-
-
 def check_offsets(key: str, offsets: list[int], train_length_min: int) -> None:
     """Every offset must leave a target in the shortest training sequence."""
     for offset in offsets:
         if offset >= train_length_min:
-            raise ConfigError(f"{key}: offset {offset} must be smaller than task.train_length_min ({train_length_min})")
+            raise ConfigError(f"{key}: offset {offset} is not shorter than task.train_length_min "
+                              f"({train_length_min}); allowed: offsets < {train_length_min}")
+
+
+def check_subset(key: str, values: list, sweep_key: str, sweep_values: list, why: str) -> None:
+    outside = sorted(set(values) - set(sweep_values))
+    if outside:
+        raise ConfigError(f"{key}: {outside} not in {sweep_key} {sweep_values}; allowed: values of {sweep_key} "
+                          f"({why}; or leave {key} out: it follows the sweep)")
+
+
+def check_config(config: dict) -> None:
+    task, model, sweep, shift = config["task"], config["model"], config["sweep"], config["shift"]
+    check_encodings("sweep.pe", sweep["pe"])
+    check_encodings("shift.pe_at_init", shift["pe_at_init"])
+    if task["train_length_min"] > task["train_length_max"]:
+        raise ConfigError(f"task.train_length_min ({task['train_length_min']}) is larger than "
+                          f"task.train_length_max ({task['train_length_max']}); allowed: min <= max")
+    check_offsets("sweep.offset", sweep["offset"], task["train_length_min"])
+    for length in task["eval_lengths"]:
+        if length <= max(sweep["offset"]):
+            raise ConfigError(f"task.eval_lengths: length {length} is not longer than the largest sweep.offset "
+                              f"({max(sweep['offset'])}); allowed: lengths > {max(sweep['offset'])}")
+    longest = max(task["eval_lengths"])
+    if longest > model["max_positions"]:
+        raise ConfigError(f"task.eval_lengths: length {longest} is past the learned table's model.max_positions "
+                          f"({model['max_positions']}); allowed: lengths <= model.max_positions "
+                          "(or leave model.max_positions out: it follows the longest evaluation length)")
+    in_range = [length for length in task["eval_lengths"]
+                if task["train_length_min"] <= length <= task["train_length_max"]]
+    if not in_range:
+        raise ConfigError(f"task.eval_lengths: no length in the training range [{task['train_length_min']}, "
+                          f"{task['train_length_max']}]; allowed: lists with one (the in-range checks use it)")
+    if 4 * task["train_length_max"] not in task["eval_lengths"]:
+        raise ConfigError(f"task.eval_lengths must include 4 x task.train_length_max = {4 * task['train_length_max']}: "
+                          "the base and linear claims are tested there")
+    check_subset("shift.offsets", shift["offsets"], "sweep.offset", sweep["offset"], "shift measures the sweep's heads")
+    for length in shift["lengths"]:
+        if length not in task["eval_lengths"]:
+            raise ConfigError(f"shift.lengths: length {length} is not in task.eval_lengths {task['eval_lengths']}; "
+                              "allowed: evaluation lengths (or leave shift.lengths out: it follows the task)")
+    if model["d_model"] % 2:
+        raise ConfigError(f"model.d_model: {model['d_model']} is odd; allowed: even numbers (rotary blocks are pairs)")
+    if config["linear"]["min_norm"]["d_model"] % 2:
+        raise ConfigError(f"linear.min_norm.d_model: {config['linear']['min_norm']['d_model']} is odd; allowed: even "
+                          "numbers (cos and sin of each frequency)")
+    variants = config["variants"]
+    check_encodings("variants.pe", variants["pe"])
+    # The variants share the sweep's evaluation sets and runs; the log-length head is compared with
+    # the sweep's rope head of the same seed.
+    check_subset("variants.seeds", variants["seeds"], "sweep.seed", sweep["seed"], "the variants share its runs")
+    check_subset("variants.offsets", variants["offsets"], "sweep.offset", sweep["offset"], "the variants share its runs")
+    check_subset("cures.seeds", config["cures"]["seeds"], "sweep.seed", sweep["seed"],
+                 "the log-length head is compared with the sweep's rope head of the same seed")
+    check_transformer(config)
 
 
 def check_transformer(config: dict) -> None:
@@ -92,15 +220,17 @@ def check_transformer(config: dict) -> None:
     check_encodings("transformer.pe", transformer["pe"])
     for name in transformer["pe"]:
         if resolve_encoding(name)[0].sample_positions is not PositionalEncoding.sample_positions:
-            raise ConfigError(f"transformer.pe: {name} draws position ids per sequence, which only the single head "
-                              "supports")
+            raise ConfigError(f"transformer.pe: {name} draws position ids per sequence; allowed: encodings with "
+                              "shared positions (only the single head takes per-sequence ones)")
     check_offsets("transformer.offsets", transformer["offsets"], task["train_length_min"])
     if transformer["d_model"] % transformer["n_heads"]:
-        raise ConfigError(f"transformer.d_model ({transformer['d_model']}) must be a multiple of "
-                          f"transformer.n_heads ({transformer['n_heads']})")
+        raise ConfigError(f"transformer.d_model ({transformer['d_model']}) is not a multiple of "
+                          f"transformer.n_heads ({transformer['n_heads']}); allowed: multiples")
     if (transformer["d_model"] // transformer["n_heads"]) % 2:
-        raise ConfigError("transformer.d_model / transformer.n_heads, the head width, must be even (rotary blocks "
-                          f"are pairs), got {transformer['d_model'] // transformer['n_heads']}")
+        raise ConfigError("transformer.d_model / transformer.n_heads, the head width, is "
+                          f"{transformer['d_model'] // transformer['n_heads']}; allowed: even widths (rotary blocks "
+                          "are pairs)")
     if transformer["eval_samples"] > task["eval_samples"]:
         raise ConfigError(f"transformer.eval_samples ({transformer['eval_samples']}) exceeds task.eval_samples "
-                          f"({task['eval_samples']}): it evaluates on the first sequences of the shared sets")
+                          f"({task['eval_samples']}); allowed: at most task.eval_samples (it evaluates on the first "
+                          "sequences of the shared sets)")

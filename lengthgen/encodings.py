@@ -125,7 +125,7 @@ def resolve_encoding(name: str) -> tuple[type, dict[str, float]]:
     registered, _, arguments = name.partition("@")
     if registered not in ENCODINGS:
         known = ", ".join(sorted(ENCODINGS))
-        raise ValueError(f"unknown positional encoding {registered!r}; known: {known}")
+        raise ValueError(f"unknown positional encoding {registered!r}; allowed: {known}")
     cls = ENCODINGS[registered]
     parameters = {}
     for argument in filter(None, arguments.split(",")):

@@ -252,5 +252,6 @@ def gather_rows(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
     return table.index_select(0, index.reshape(-1)).view(*index.shape, *table.shape[1:])
 
 
-def load_head(path, device: str | torch.device = "cpu") -> AttentionHead:
-    return load_model(path, AttentionHead, HeadConfig, device)
+def load_head(path, device: str | torch.device = "cpu", expected: dict | None = None) -> AttentionHead:
+    """The head saved at ``path``, checked against ``expected`` settings (``checkpoint.load_model``)."""
+    return load_model(path, AttentionHead, HeadConfig, device, expected)

@@ -11,6 +11,7 @@ import pandas as pd
 import yaml
 
 from lengthgen.claims import VERDICT_RULE, verdict
+from lengthgen.jobs import PORTABLE_CPU_ENV
 
 
 def code_version(repository: str, exclude: list[str]) -> str:
@@ -48,7 +49,8 @@ def machine_description() -> str:
     gpus = gpu_names()
     return (f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, "
             f"{', '.join(gpus) if gpus else 'no GPU'}; Python {platform.python_version()}, "
-            f"torch {metadata.version('torch')}")
+            f"torch {metadata.version('torch')}; CPU kernels: "
+            + ", ".join(f"{name}={os.environ.get(name, 'unset')}" for name in PORTABLE_CPU_ENV))
 
 
 def verdict_table(claims: pd.DataFrame) -> str:
@@ -64,9 +66,16 @@ def with_verdict(section: str, checks: pd.DataFrame) -> str:
     return f"{section.rstrip()}\n\n**Verdict: {verdict(checks)}** ({held}; {VERDICT_RULE}).\n"
 
 
+def left_out_markdown(left_out: dict[str, str]) -> str:
+    """The experiments this config cannot run, one line each with the reason (``experiments.catalog``)."""
+    lines = [f"- `{experiment}`: {reason}" for experiment, reason in left_out.items()]
+    return "Left out under this configuration:\n\n" + "\n".join(lines)
+
+
 def render_results(config: dict, sections: dict[str, str], claims: pd.DataFrame, commit: str,
-                   date: datetime.date, machine: str) -> str:
-    """The whole report; ``sections`` maps each experiment to its generated markdown."""
+                   date: datetime.date, machine: str, left_out: dict[str, str] | None = None) -> str:
+    """The whole report; ``sections`` maps each section to its generated markdown, ``left_out`` each
+    experiment that did not run to the reason."""
     setup = yaml.safe_dump(config, sort_keys=False, default_flow_style=None).strip()
     return "\n\n".join([
         "# Results",
@@ -78,5 +87,6 @@ def render_results(config: dict, sections: dict[str, str], claims: pd.DataFrame,
         "## Verdicts",
         f"Each experiment's claim is split into checks fixed in advance; its verdict is {VERDICT_RULE}.",
         verdict_table(claims),
+        *([left_out_markdown(left_out)] if left_out else []),
         *(with_verdict(text, claims[claims["experiment"] == experiment]) for experiment, text in sections.items()),
     ]) + "\n"

@@ -32,6 +32,10 @@ ROPE_MAX_CHANGE = 1e-9
 # change over the defined shifts, in float64 so rounding cannot be the cause.
 ABSOLUTE_MIN_CHANGE = 0.1
 SHIFT_CLAIM_DTYPE = "float64"
+# The encodings the shift claims compare: rope (relative) against the absolute ones. Those the sweep
+# does not train are measured at their seeded initialization (shift.pe_at_init follows from this).
+SHIFT_ABSOLUTE_ENCODINGS = ("learned", "sinusoidal")
+SHIFT_ENCODINGS = ("rope", *SHIFT_ABSOLUTE_ENCODINGS)
 
 # --- prop1: graceful decay follows the attention-dilution law -------------------------------------
 # SCIENCE.md names the mean-field form, which fit within ~0.07 in the feasibility run; 0.1 leaves
@@ -134,3 +138,11 @@ VARIANT_SPREAD_WIDTH = 0.5
 # - a position term monotone in the offset cannot favour offset K over the nearer offsets 1..K-1,
 #   so for K >= MONOTONE_FAILS_FROM_OFFSET such a head must fail in range.
 MONOTONE_FAILS_FROM_OFFSET = 2
+
+# --- training: a run that diverged fails instead of writing weights -------------------------------
+# A run has diverged when a loss is NaN or infinite, or when its mean loss over one progress window
+# (train.log_every steps) is above this many times ln V, the loss of a uniform guess: such a head is
+# confidently wrong, not slowly learning. Measured at the default config (30 heads at lr 1e-2, 4 linear
+# controls at lr 1e-3): the largest window mean was 0.92 x ln V and the largest single step 3.7 x ln V;
+# tiny heads at lr 1 reach about 80 x ln V, at lr 1e12 NaN at step 2.
+DIVERGED_LOSS_FACTOR = 10.0

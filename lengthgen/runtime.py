@@ -1,15 +1,28 @@
-"""How torch runs in a job: which device, how many threads, deterministic kernels."""
+"""How torch runs in a job: which device, how many threads, deterministic and portable kernels."""
 
+import logging
 import os
 
 import torch
 
+log = logging.getLogger(__name__)
+
+
+class DeviceError(RuntimeError):
+    """The config's ``device`` names a device this machine does not have."""
+
 
 def resolve_device(device: str) -> torch.device:
-    """``auto`` picks CUDA when present, else CPU; anything else is passed to torch."""
+    """``auto`` picks CUDA when present, else CPU; anything else is passed to torch, after checking
+    that a CUDA device asked for exists here (the machine that runs a job may not be the one that
+    started the workflow, so this is checked by the job, not at start-up)."""
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(device)
+    resolved = torch.device(device)
+    if resolved.type == "cuda" and (resolved.index or 0) >= torch.cuda.device_count():
+        raise DeviceError(f"device: {device!r} does not exist on this machine ({torch.cuda.device_count()} CUDA "
+                          "devices); allowed here: auto, cpu" + (", cuda" if torch.cuda.is_available() else ""))
+    return resolved
 
 
 def configure_torch(threads: int) -> None:
@@ -22,3 +35,6 @@ def configure_torch(threads: int) -> None:
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch.set_num_threads(threads)
     torch.use_deterministic_algorithms(True)
+    # Which CPU code path the numbers came from: runs repeat bit for bit only on the same one.
+    log.info("torch CPU kernels: %s, MKL_CBWR=%s, %d thread(s)", torch.backends.cpu.get_cpu_capability(),
+             os.environ.get("MKL_CBWR", "unset"), threads)

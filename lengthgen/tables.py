@@ -65,12 +65,34 @@ def write_table(frame: pd.DataFrame, path: str | os.PathLike, kind: TableSchema)
         pq.write_table(table, temp, compression="zstd")
 
 
+class TableError(ValueError):
+    """A table file that cannot be read, or is not of the kind its reader expects."""
+
+
+REGENERATE = "delete it and rerun to regenerate it"
+
+
 def read_table(path: str | os.PathLike, kind: TableSchema) -> pd.DataFrame:
-    """Read a parquet table and check it has the schema ``kind``, naming the file if not."""
-    table = pq.read_table(path)
+    """Read a parquet table of schema ``kind``; ``TableError`` names the file and what is wrong
+    when it is not parquet (truncated, foreign) or not of that schema."""
+    try:
+        table = pq.read_table(path)
+    except (pa.ArrowException, OSError) as error:
+        raise TableError(f"{path}: not a readable parquet table ({error}); {REGENERATE}") from error
     if not table.schema.equals(kind.schema):
-        raise ValueError(f"{path} does not have the {kind.name} schema:\n{table.schema}\nexpected:\n{kind.schema}")
+        raise TableError(f"{path}: does not have the {kind.name} schema: "
+                         f"{schema_differences(table.schema, kind.schema)}; {REGENERATE}")
     return table.to_pandas()
+
+
+def schema_differences(found: pa.Schema, expected: pa.Schema) -> str:
+    """How ``found`` differs from ``expected``, in words: missing and extra columns, other types."""
+    differences = [f"missing column {name!r}" for name in expected.names if name not in found.names]
+    differences += [f"extra column {name!r}" for name in found.names if name not in expected.names]
+    differences += [f"column {field.name!r} is {found.field(field.name).type}, expected {field.type}"
+                    for field in expected if field.name in found.names
+                    and not found.field(field.name).type.equals(field.type)]
+    return ", ".join(differences) or f"columns {found.names}, expected {expected.names} (order or nullability)"
 
 
 def read_tables(paths, kind: TableSchema) -> pd.DataFrame:

@@ -5,6 +5,7 @@ One loop (``fit``) serves every model: the single head (``train_head``, here) an
 """
 
 import logging
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,7 @@ from torch import nn
 
 from lengthgen.checkpoint import save_model
 from lengthgen.model import AttentionHead, HeadConfig
+from lengthgen.rules import DIVERGED_LOSS_FACTOR
 from lengthgen.runtime import resolve_device
 from lengthgen.schemas.core import TRAINING_CURVE
 from lengthgen.seeding import derive_seed, generator
@@ -48,14 +50,17 @@ def init_head(config: HeadConfig, seed: int) -> AttentionHead:
 
 
 class TrainingDiverged(RuntimeError):
-    """The training loss became NaN or infinite: the run's weights mean nothing."""
+    """The training loss became NaN or infinite, or far worse than a uniform guess: the run's
+    weights mean nothing, so the run fails instead of writing them."""
 
 
 def train_head(
     head_config: HeadConfig, task: TaskConfig, train: TrainConfig, seed: int, device: str = "auto"
 ) -> tuple[AttentionHead, pd.DataFrame]:
     """The single head, trained on the last position's target (see ``fit``)."""
-    run = f"pe={head_config.pe} seed={seed} offset={task.offset}"
+    options = "".join(f" {key}={value}" for key, value in (("attention", head_config.attention),
+                      ("logit_scale", head_config.logit_scale)) if value not in ("softmax", "none"))
+    run = f"pe={head_config.pe}{options} seed={seed} offset={task.offset}"
     return fit(init_head(head_config, seed), task, train, seed, device, retrieval_targets, run)
 
 
@@ -68,9 +73,9 @@ def fit(model: nn.Module, task: TaskConfig, train: TrainConfig, seed: int, devic
     Batches are drawn on the CPU from a generator seeded by (seed, offset), so the data
     is the same whatever the device and whatever the encoding: runs are paired. Position ids
     of randomized encodings come from a generator of their own, so the batches stay the same.
-    Losses stay on the device until a progress line is due, so a GPU is not stopped every
-    step; a loss that is NaN or infinite there raises ``TrainingDiverged`` naming the run and
-    the step.
+    Losses stay on the device until a progress line is due, so a GPU is not stopped every step;
+    there a run that diverged (``check_not_diverged``) raises ``TrainingDiverged`` naming the run
+    and the step.
     """
     device = resolve_device(device)
     model = model.to(device)
@@ -81,6 +86,7 @@ def fit(model: nn.Module, task: TaskConfig, train: TrainConfig, seed: int, devic
     position_rng = generator("train_positions", seed, task.offset)
     losses, accuracies = torch.empty(train.steps, device=device), torch.empty(train.steps, device=device)
     lengths = []
+    checked = 0  # steps whose losses were checked
     for step in range(train.steps):
         tokens, batch_targets = sample_training_batch(data_rng, task, train.batch_size, targets)
         positions = model.encoding.sample_positions(*tokens.shape, position_rng)  # (B, T) or None
@@ -95,7 +101,8 @@ def fit(model: nn.Module, task: TaskConfig, train: TrainConfig, seed: int, devic
         accuracies[step] = accuracy(logits.detach(), batch_targets)
         lengths.append(tokens.shape[1])
         if (step + 1) % train.log_every == 0 or step + 1 == train.steps:
-            check_finite(losses[:step + 1], run)
+            check_not_diverged(losses[checked:step + 1], checked + 1, run, math.log(task.vocab_size))
+            checked = step + 1
             log.info("step %d/%d  length %d  loss %.4f  accuracy %.3f", step + 1, train.steps, lengths[-1],
                      losses[step].item(), accuracies[step].item())
     curve = pd.DataFrame({"step": range(1, train.steps + 1), "length": lengths,
@@ -120,10 +127,18 @@ def train_and_save(train_model: Callable, model_config, run: dict, task: dict, t
     write_table(curve.assign(**run), output.curve, TRAINING_CURVE)
 
 
-def check_finite(losses: torch.Tensor, run: str) -> None:
-    """Raise ``TrainingDiverged`` at the first step (1-based) whose loss is NaN or infinite."""
+def check_not_diverged(losses: torch.Tensor, first_step: int, run: str, uniform_loss: float) -> None:
+    """Raise ``TrainingDiverged`` when the losses of steps ``first_step``, ... (one progress window)
+    show a run that blew up: a loss that is NaN or infinite (naming the first such step), or a mean
+    loss above ``DIVERGED_LOSS_FACTOR`` times ``uniform_loss``, the loss of a uniform guess, ln V."""
     bad = (~torch.isfinite(losses)).nonzero()
     if len(bad):
-        step = int(bad[0]) + 1
-        raise TrainingDiverged(f"training run {run} diverged: loss {losses[step - 1].item()} at step {step}; "
-                               "lower train.lr (or linear.lr) and rerun")
+        step = first_step + int(bad[0])
+        raise TrainingDiverged(f"training run {run} diverged: loss {losses[step - first_step].item()} at step "
+                               f"{step}; lower train.lr (or linear.lr) and rerun")
+    mean = losses.mean().item()
+    if mean > DIVERGED_LOSS_FACTOR * uniform_loss:
+        raise TrainingDiverged(
+            f"training run {run} diverged: mean loss {mean:.3g} over steps {first_step}-{first_step + len(losses) - 1} "
+            f"is above {DIVERGED_LOSS_FACTOR:g} x ln(V) = {DIVERGED_LOSS_FACTOR * uniform_loss:.3g}, the loss of a "
+            "uniform guess; lower train.lr (or linear.lr) and rerun")

@@ -179,8 +179,9 @@ class Transformer(nn.Module):
         return self.unembedding(self.final_norm(x))  # (B, T, V)
 
 
-def load_transformer(path, device: str | torch.device = "cpu") -> Transformer:
-    return load_model(path, Transformer, TransformerConfig, device)
+def load_transformer(path, device: str | torch.device = "cpu", expected: dict | None = None) -> Transformer:
+    """The transformer saved at ``path``, checked against ``expected`` settings (``checkpoint.load_model``)."""
+    return load_model(path, Transformer, TransformerConfig, device, expected)
 
 
 def train_transformer(config: TransformerConfig, task: TaskConfig, train: TrainConfig, seed: int,

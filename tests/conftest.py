@@ -12,23 +12,36 @@ REPO = Path(__file__).resolve().parents[1]
 SMOKE_CONFIG = REPO / "tests" / "smoke_config.yaml"
 
 
+def snakemake_command(workdir: Path, *args: str, configfile: Path = SMOKE_CONFIG) -> list[str]:
+    """The command line of the repository's workflow in ``workdir``, as a user would type it."""
+    return [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
+            "--directory", str(workdir), "--configfile", str(configfile), "--cores", "2", *args]
+
+
 def snakemake(workdir: Path, *args: str, configfile: Path = SMOKE_CONFIG, check: bool = True):
     """Run the repository's workflow in ``workdir``, as a user would from the command line."""
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-               "--directory", str(workdir), "--configfile", str(configfile), "--cores", "2", *args]
-    result = subprocess.run(command, capture_output=True, text=True)
+    result = subprocess.run(snakemake_command(workdir, *args, configfile=configfile), capture_output=True, text=True)
     if check and result.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
     return result
 
 
 def write_config(path: Path, **changes) -> Path:
-    """The smoke config with ``section={key: value}`` changes, written to ``path``."""
+    """The smoke config with ``section={key: value}`` changes (or ``key=value`` for a key that is not a
+    section, or a new section), written to ``path``."""
     config = yaml.safe_load(SMOKE_CONFIG.read_text())
-    for section, values in changes.items():
-        config[section].update(values)
+    for name, value in changes.items():
+        if isinstance(value, dict) and isinstance(config.get(name), dict):
+            config[name].update(value)
+        else:
+            config[name] = value
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
+
+
+def parquet_files(results: Path) -> dict[str, bytes]:
+    """Every parquet table under a results folder, by path relative to it: what two runs compare."""
+    return {str(path.relative_to(results)): path.read_bytes() for path in sorted(results.rglob("*.parquet"))}
 
 
 @pytest.fixture(scope="session")

@@ -1,108 +1,197 @@
+"""The config as users write it: derived settings, and one readable error per mistake.
+
+Every bad configuration below goes through ``prepare_config``, the function the workflow runs
+before any job (common.smk); a representative subset also goes through the real command line
+(tests/test_bad_input.py).
+"""
+
 import copy
 
 import pytest
 import yaml
-from snakemake.exceptions import WorkflowError
-from snakemake.utils import validate
 
-from conftest import REPO
-from lengthgen.config import ConfigError, check_config, derive_settings
+from conftest import REPO, SMOKE_CONFIG
+from lengthgen.config import ConfigError, describe, prepare_config
 
-SCHEMA = str(REPO / "workflow" / "schemas" / "config.schema.yaml")
+SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
+SMOKE = yaml.safe_load(SMOKE_CONFIG.read_text())
 
 
-def changed(section, key, value):
-    config = copy.deepcopy(DEFAULT)
-    config[section][key] = value
+def prepared(config):
+    config = copy.deepcopy(config)
+    prepare_config(config, SCHEMA)
     return config
 
 
-def derived_and_checked(config):
-    derive_settings(config)
-    check_config(config)
-    return config
+def test_default_and_smoke_configs_are_valid():
+    prepared(DEFAULT)
+    prepared(SMOKE)
 
 
-def test_default_config_is_valid():
+def test_left_out_settings_follow_the_sweep_and_the_task():
     config = copy.deepcopy(DEFAULT)
-    validate(config, SCHEMA)
-    derived_and_checked(config)
+    config["sweep"].update(pe=["learned"], offset=[2, 5])
+    config["task"].update(train_length_min=6, train_length_max=24, eval_lengths=[16, 24, 96, 300])
+    derived = prepared(config)
+    assert derived["shift"]["offsets"] == [2, 5]
+    assert derived["shift"]["lengths"] == [24]  # the longest evaluation length in the training range
+    assert derived["shift"]["pe_at_init"] == ["rope", "sinusoidal"]  # what the shift claims compare, untrained
+    assert derived["model"]["max_positions"] == 300
+    assert prepared(DEFAULT)["model"]["max_positions"] == 1024  # the default task gives the default table
 
 
-def test_variants_seeds_and_offsets_follow_the_sweep_unless_given():
-    config = changed("sweep", "offset", [2, 3])
-    config["sweep"]["seed"] = [7, 8, 9, 10]
-    derived_and_checked(config)
-    assert config["variants"]["seeds"] == [7, 8, 9] and config["variants"]["offsets"] == [2, 3]
-    assert derived_and_checked(changed("variants", "offsets", [1]))["variants"]["offsets"] == [1]
+def test_given_settings_are_kept():
+    config = copy.deepcopy(DEFAULT)
+    config["shift"].update(lengths=[16], pe_at_init=[])
+    config["model"]["max_positions"] = 2048
+    derived = prepared(config)
+    assert derived["shift"]["lengths"] == [16] and derived["shift"]["pe_at_init"] == []
+    assert derived["model"]["max_positions"] == 2048
 
 
-def test_shift_settings_follow_the_sweep_and_the_task_unless_given():
-    config = changed("sweep", "offset", [2, 5])
-    config["task"].update(train_length_min=6, train_length_max=24, eval_lengths=[24, 96])
-    derived_and_checked(config)
-    assert config["shift"]["offsets"] == [2, 5] and config["shift"]["lengths"] == [24]
-    given = changed("shift", "lengths", [16])
-    assert derived_and_checked(given)["shift"]["lengths"] == [16]
+def test_schema_defaults_are_filled():
+    config = copy.deepcopy(SMOKE)
+    del config["task"]["eval_seed"], config["train"]["log_every"]
+    derived = prepared(config)
+    assert derived["task"]["eval_seed"] == 0 and derived["train"]["log_every"] == 100
+    assert derived["results_dir"] == "results" and derived["device"] == "cpu"
 
 
-def test_cures_seeds_follow_the_sweep_unless_given_and_must_be_sweep_seeds():
-    assert derived_and_checked(copy.deepcopy(DEFAULT))["cures"]["seeds"] == DEFAULT["sweep"]["seed"]
-    assert derived_and_checked(changed("cures", "seeds", [0, 2]))["cures"]["seeds"] == [0, 2]
-    with pytest.raises(ConfigError, match="cures.seeds: seed 9 is not in sweep.seed"):
-        derived_and_checked(changed("cures", "seeds", [0, 9]))
-
-
-def test_transformer_runs_a_subset_of_the_sweep_unless_given():
-    config = derived_and_checked(changed("sweep", "seed", [4, 5, 6, 7]))
-    assert config["transformer"]["seeds"] == [4, 5, 6]
-    assert config["transformer"]["offsets"] == DEFAULT["sweep"]["offset"][:2]
-    assert config["transformer"]["pe"] == DEFAULT["sweep"]["pe"]
-    assert derived_and_checked(changed("transformer", "seeds", [9]))["transformer"]["seeds"] == [9]
+def test_the_experiments_settings_follow_the_sweep_unless_given():
+    config = copy.deepcopy(DEFAULT)
+    config["sweep"].update(seed=[7, 8, 9, 10], offset=[2, 3])
+    derived = prepared(config)
+    assert derived["variants"]["seeds"] == [7, 8, 9] and derived["variants"]["offsets"] == [2, 3]
+    assert derived["cures"]["seeds"] == [7, 8, 9, 10]
+    assert derived["transformer"]["seeds"] == [7, 8, 9] and derived["transformer"]["offsets"] == [2, 3]
+    assert derived["transformer"]["pe"] == DEFAULT["sweep"]["pe"]
+    given = copy.deepcopy(DEFAULT)
+    given["variants"]["offsets"], given["cures"]["seeds"], given["transformer"]["seeds"] = [1], [0, 2], [4]
+    derived = prepared(given)
+    assert derived["variants"]["offsets"] == [1] and derived["cures"]["seeds"] == [0, 2]
+    assert derived["transformer"]["seeds"] == [4]
 
 
 def test_default_transformer_has_three_seeds_two_offsets_rope_and_learned():
-    config = derived_and_checked(copy.deepcopy(DEFAULT))["transformer"]
+    config = prepared(DEFAULT)["transformer"]
     assert len(config["seeds"]) >= 3 and len(config["offsets"]) >= 2 and {"rope", "learned"} <= set(config["pe"])
 
 
-@pytest.mark.parametrize("section, key, value", [
-    ("train", "steps", "many"), ("task", "eval_lengths", 64), ("model", "d_model", 0), ("train", "stpes", 10),
-    ("transformer", "precision", "fp16"),
+def with_change(path: str, value):
+    """The smoke config with the key at dotted ``path`` set to ``value`` (DELETE: removed)."""
+    config = copy.deepcopy(SMOKE)
+    *sections, key = path.split(".")
+    target = config
+    for section in sections:
+        target = target.setdefault(section, {})
+    if value is DELETE:
+        del target[key]
+    else:
+        target[key] = value
+    return config
+
+
+DELETE = object()
+
+# (key set, value, the start of the message: the key, what is wrong; then what must follow "allowed:")
+BAD_CONFIGS = [
+    # wrong types, and non-numeric strings
+    ("train.steps", "many", "train.steps: 'many' is not of type 'integer'", "an integer >= 1"),
+    ("train.lr", "fast", "train.lr: 'fast' is not of type 'number'", "a number > 0"),
+    ("prop1.n_samples", "4k", "prop1.n_samples: '4k' is not of type 'integer'", "an integer >= 1"),
+    ("task.eval_lengths", 64, "task.eval_lengths: 64 is not of type 'array'", "a non-empty list of distinct integers >= 2"),
+    ("sweep.pe", "rope", "sweep.pe: 'rope' is not of type 'array'", "a non-empty list of distinct texts"),
+    ("task", None, "task: None is not of type 'object'", "a section with keys vocab_size"),
+    # a number YAML reads as text (1e-3 without a dot)
+    ("train.lr", "1e-3", "train.lr: '1e-3' is not of type 'number' (YAML reads 1e-3 as text", "a number > 0"),
+    # booleans where numbers go (JSON schema does not count true as an integer)
+    ("train.steps", True, "train.steps: True is not of type 'integer'", "an integer >= 1"),
+    ("sweep.seed", [0, True], "sweep.seed: True is not of type 'integer' (item 2)", "a non-empty list of distinct integers >= 0"),
+    ("linear.lr", False, "linear.lr: False is not of type 'number'", "a number > 0"),
+    # zero or negative sizes
+    ("model.d_model", 0, "model.d_model: 0 is less than the minimum of 2", "an integer >= 2"),
+    ("train.batch_size", -5, "train.batch_size: -5 is less than the minimum of 1", "an integer >= 1"),
+    ("task.vocab_size", 1, "task.vocab_size: 1 is less than the minimum of 2", "an integer >= 2"),
+    ("task.eval_samples", 0, "task.eval_samples: 0 is less than the minimum of 1", "an integer >= 1"),
+    ("linear.lr", 0, "linear.lr: 0 is less than or equal to the minimum of 0", "a number > 0"),
+    ("figures.dpi", 5, "figures.dpi: 5 is less than the minimum of 10", "an integer >= 10"),
+    ("model.rope_base", 1, "model.rope_base: 1 is less than or equal to the minimum of 1", "a number > 1"),
+    ("results_dir", "", "results_dir: '' should be non-empty", "a folder path"),
+    # unknown encodings
+    ("sweep.pe", ["rope", "rotary"], "sweep.pe: unknown positional encoding 'rotary'", "learned, nope, randomized"),
+    ("shift.pe_at_init", ["alibi2"], "shift.pe_at_init: unknown positional encoding 'alibi2'", "learned, nope"),
+    # empty or duplicate sweep lists
+    ("sweep.pe", [], "sweep.pe: [] should be non-empty", "a non-empty list of distinct texts"),
+    ("sweep.seed", [0, 0], "sweep.seed: [0, 0] has non-unique elements", "a non-empty list of distinct integers >= 0"),
+    ("sweep.offset", [], "sweep.offset: [] should be non-empty", "a non-empty list of distinct integers >= 1"),
+    ("sweep.offset", [0], "sweep.offset: 0 is less than the minimum of 1 (item 1)", "a non-empty list"),
+    # offsets too large
+    ("sweep.offset", [1, 9], "sweep.offset: offset 9 is not shorter than task.train_length_min (4)", "offsets < 4"),
+    ("shift.offsets", [3], "shift.offsets: [3] not in sweep.offset [1, 2]", "values of sweep.offset"),
+    # a training range whose minimum exceeds its maximum
+    ("task.train_length_min", 10, "task.train_length_min (10) is larger than task.train_length_max (8)", "min <= max"),
+    # evaluation lengths past the learned table, or not fitting the task
+    ("task.eval_lengths", [8, 32, 64], "task.eval_lengths: length 64 is past the learned table's model.max_positions (32)",
+     "lengths <= model.max_positions"),
+    ("task.eval_lengths", [8, 16], "task.eval_lengths must include 4 x task.train_length_max = 32", None),
+    ("task.eval_lengths", [16, 32], "task.eval_lengths: no length in the training range [4, 8]", "lists with one"),
+    ("shift.lengths", [12], "shift.lengths: length 12 is not in task.eval_lengths [8, 16, 32]", "evaluation lengths"),
+    ("model.d_model", 15, "model.d_model: 15 is odd", "even numbers"),
+    # unknown and misspelled keys and sections
+    ("train.stpes", 10, "train.stpes: unknown key in section train (did you mean 'steps'?)", "steps, batch_size, lr"),
+    ("trian", {"steps": 10}, "trian: unknown key in the config (did you mean 'train'?)", "results_dir, device, sweep"),
+    ("model.width", 64, "model.width: unknown key in section model", "d_model, max_positions"),
+    ("train.lr", DELETE, "train.lr: missing", "a number > 0"),
+    ("linear", DELETE, "linear: missing", "a section with keys steps, batch_size, lr"),
+    # a device that does not exist
+    ("device", "gpu", "device: 'gpu' does not match", "auto, cpu, cuda or cuda:N"),
+    ("device", "cuda:x", "device: 'cuda:x' does not match", "auto, cpu, cuda or cuda:N"),
+    # the experiments' own settings
+    ("variants.pe", ["rope", "alibi@slop=1"], "variants.pe: positional encoding 'alibi@slop=1': alibi has no parameter 'slop'",
+     None),
+    ("variants.pe", ["rope@base=100", "rope base"], "variants.pe: positional encoding 'rope base' is not of the form",
+     None),
+    ("variants.seeds", [0, 9], "variants.seeds: [9] not in sweep.seed [0, 1]", "values of sweep.seed"),
+    ("variants.offsets", [4], "variants.offsets: [4] not in sweep.offset [1, 2]", "values of sweep.offset"),
+    ("cures.seeds", [0, 9], "cures.seeds: [9] not in sweep.seed [0, 1]", "values of sweep.seed"),
+    ("linear.min_norm.d_model", 15, "linear.min_norm.d_model: 15 is odd", "even numbers"),
+    ("linear.min_norm.rope_base", 0, "linear.min_norm.rope_base: 0 is less than or equal to the minimum of 0", None),
+    ("transformer.pe", ["rotary"], "transformer.pe: unknown positional encoding 'rotary'", "learned, nope"),
+    ("transformer.pe", ["rope", "randomized_rope"], "transformer.pe: randomized_rope draws position ids per sequence",
+     "encodings with shared positions"),
+    ("transformer.offsets", [8], "transformer.offsets: offset 8 is not shorter than task.train_length_min (4)",
+     "offsets < 4"),
+    ("transformer.n_heads", 3, "transformer.d_model (16) is not a multiple of transformer.n_heads (3)", "multiples"),
+    ("transformer.n_heads", 16, "transformer.d_model / transformer.n_heads, the head width, is 1", "even widths"),
+    ("transformer.eval_samples", 5000, "transformer.eval_samples (5000) exceeds task.eval_samples (64)",
+     "at most task.eval_samples"),
+    ("transformer.precision", "fp16", "transformer.precision: 'fp16' is not one of ['float32', 'bf16']", None),
+]
+
+
+@pytest.mark.parametrize("path, value, message, allowed", BAD_CONFIGS,
+                         ids=[f"{path}={value!r}"[:40] for path, value, *_ in BAD_CONFIGS])
+def test_a_bad_config_gives_one_line_naming_the_key_and_what_is_allowed(path, value, message, allowed):
+    with pytest.raises(ConfigError) as raised:
+        prepared(with_change(path, value))
+    text = str(raised.value)
+    assert text.startswith(message), text
+    assert "\n" not in text
+    if allowed:
+        assert "allowed: " in text and allowed in text.split("allowed: ", 1)[1], text
+
+
+def test_the_table_covers_at_least_25_mistakes():
+    assert len(BAD_CONFIGS) >= 25
+
+
+@pytest.mark.parametrize("schema, words", [
+    ({"type": "integer", "minimum": 1}, "an integer >= 1"),
+    ({"type": "number", "exclusiveMinimum": 0, "maximum": 1}, "a number > 0 and <= 1"),
+    ({"type": ["array", "null"], "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+     "a non-empty list of integers >= 1, or null to follow the sweep and the task"),
+    ({"type": "string", "description": "auto or cpu"}, "auto or cpu"),
 ])
-def test_schema_rejects_bad_types_and_unknown_keys(section, key, value):
-    with pytest.raises(WorkflowError, match=key):
-        validate(changed(section, key, value), SCHEMA)
-
-
-@pytest.mark.parametrize("section, key, value, message", [
-    ("sweep", "pe", ["rope", "rotary"], "sweep.pe: unknown positional encoding 'rotary'"),
-    ("sweep", "offset", [1, 8], "sweep.offset: offset 8 must be smaller than task.train_length_min"),
-    ("task", "eval_lengths", [16, 2048], "task.eval_lengths: length 2048 exceeds model.max_positions"),
-    ("task", "train_length_min", 40, "task.train_length_min \\(40\\) is larger than task.train_length_max"),
-    ("model", "d_model", 63, "model.d_model must be even"),
-    ("transformer", "pe", ["rotary"], "transformer.pe: unknown positional encoding 'rotary'"),
-    ("transformer", "offsets", [8], "transformer.offsets: offset 8 must be smaller than task.train_length_min"),
-    ("transformer", "n_heads", 3, "transformer.d_model \\(64\\) must be a multiple of transformer.n_heads"),
-    ("transformer", "n_heads", 64, "head width, must be even"),
-    ("transformer", "eval_samples", 5000, "transformer.eval_samples \\(5000\\) exceeds task.eval_samples"),
-    ("variants", "pe", ["rope", "alibi@slop=1"], "variants.pe: .*alibi has no parameter 'slop'"),
-    ("variants", "pe", ["rope@base=100", "rope base"], "variants.pe: .*'rope base' is not of the form"),
-    ("variants", "seeds", [0, 9], "variants.seeds: \\[9\\] not in sweep.seed"),
-    ("variants", "offsets", [4], "variants.offsets: \\[4\\] not in sweep.offset"),
-    ("transformer", "pe", ["rope", "randomized_rope"], "transformer.pe: randomized_rope draws position ids per sequence"),
-])
-def test_cross_key_checks_name_the_key(section, key, value, message):
-    with pytest.raises(ConfigError, match=message):
-        derived_and_checked(changed(section, key, value))
-
-
-def test_the_min_norm_control_needs_an_even_number_of_features_and_a_positive_base():
-    config = copy.deepcopy(DEFAULT)
-    config["linear"]["min_norm"]["d_model"] = 63
-    with pytest.raises(ConfigError, match="linear.min_norm.d_model must be even"):
-        derived_and_checked(config)
-    config["linear"]["min_norm"].update(d_model=64, rope_base=0.0)
-    with pytest.raises(WorkflowError, match="rope_base"):
-        validate(config, SCHEMA)
+def test_schemas_are_described_in_words(schema, words):
+    assert describe(schema) == words

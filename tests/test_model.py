@@ -1,3 +1,5 @@
+import math
+
 import pandas as pd
 import pytest
 import torch
@@ -6,13 +8,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lengthgen import evaluation
-from lengthgen.checkpoint import save_model
+from lengthgen.checkpoint import ModelFileError, save_model
 from lengthgen.encodings import ENCODINGS, EncodingConfig, build_encoding, sorted_random_subsets
 from lengthgen.evaluation import accuracy_by_length
 from lengthgen.length_scaling import LOGIT_SCALES, POSITION_SCALES
 from lengthgen.model import ATTENTION_KINDS, AttentionHead, HeadConfig, load_head
+from lengthgen.runtime import DeviceError, resolve_device
 from lengthgen.task import TaskConfig, make_eval_set
-from lengthgen.training import TrainConfig, init_head, train_head
+from lengthgen.training import TrainConfig, TrainingDiverged, check_not_diverged, init_head, train_head
 
 
 def head(pe: str, seed: int = 0, d_model: int = 16, **kwargs) -> AttentionHead:
@@ -127,6 +130,46 @@ def test_saved_head_reloads_with_identical_outputs(tmp_path):
     assert torch.equal(model(tokens)[0], load_head(tmp_path / "model.pt")(tokens)[0])
 
 
+def test_a_head_of_another_config_is_named_not_used(tmp_path):
+    save_model(head("rope", d_model=8), tmp_path / "model.pt")
+    with pytest.raises(ModelFileError, match="model.pt: a AttentionHead saved under another config: d_model 8 where this config has 16"):
+        load_head(tmp_path / "model.pt", expected={"d_model": 16, "vocab_size": 8, "pe": "rope"})
+
+
+def test_weights_of_another_shape_are_named(tmp_path):
+    checkpoint = {"config": HeadConfig(vocab_size=8, d_model=16, pe="rope", max_positions=64).__dict__,
+                  "state_dict": head("rope", d_model=8).state_dict()}
+    torch.save(checkpoint, tmp_path / "model.pt")
+    with pytest.raises(ModelFileError, match=r"model.pt: weights do not fit the model's config: "
+                                             r"token_embedding.weight has shape \(8, 8\), expected \(8, 16\)"):
+        load_head(tmp_path / "model.pt")
+
+
+@pytest.mark.parametrize("content", [b"", b"not a checkpoint", b"PK\x03\x04truncated zip"])
+def test_a_file_that_is_not_a_checkpoint_is_named(tmp_path, content):
+    (tmp_path / "model.pt").write_bytes(content)
+    with pytest.raises(ModelFileError, match="model.pt: not a saved model .*delete it and rerun"):
+        load_head(tmp_path / "model.pt")
+
+
+@pytest.mark.parametrize("losses, first_step, message", [
+    ([2.0, float("nan"), 1.0], 11, "run pe=rope seed=0 diverged: loss nan at step 12;"),
+    ([2.0, 1.0, float("inf")], 1, "loss inf at step 3;"),
+    ([30.0, 25.0], 101, "mean loss 27.5 over steps 101-102 is above 10 x ln\\(V\\) = 20.8"),
+])
+def test_a_run_that_blew_up_is_named_with_its_step(losses, first_step, message):
+    with pytest.raises(TrainingDiverged, match=message):
+        check_not_diverged(torch.tensor(losses), first_step, "pe=rope seed=0", math.log(8))
+    check_not_diverged(torch.tensor([2.0, 15.0]), first_step, "pe=rope seed=0", math.log(8))  # slow, not diverged
+
+
+def test_training_at_an_absurd_learning_rate_fails_before_writing_anything():
+    config = HeadConfig(vocab_size=8, d_model=16, pe="learned", max_positions=64)
+    task = TaskConfig(vocab_size=8, offset=1, train_length_min=4, train_length_max=8)
+    with pytest.raises(TrainingDiverged, match="training run pe=learned seed=3 offset=1 diverged: loss nan at step 2"):
+        train_head(config, task, TrainConfig(steps=50, batch_size=16, lr=1e12, log_every=10), seed=3, device="cpu")
+
+
 @pytest.mark.parametrize("pe", ["rope", "randomized_learned"])
 def test_same_seed_same_numbers_bit_for_bit(pe):
     config = HeadConfig(vocab_size=8, d_model=16, pe=pe, max_positions=64)
@@ -155,3 +198,9 @@ def test_evaluation_draws_the_same_positions_whatever_the_chunking(monkeypatch):
     monkeypatch.setattr(evaluation, "TOKENS_PER_BATCH", 50)  # chunks of 2 to 6 sequences
     pd.testing.assert_frame_equal(accuracy_by_length(model, eval_sets, offset=1, seed=0), whole)
     assert not accuracy_by_length(model, eval_sets, offset=1, seed=1).equals(whole)  # the draws follow the seed
+
+
+def test_a_cuda_device_this_machine_lacks_is_named():
+    with pytest.raises(DeviceError, match="device: 'cuda:99' does not exist on this machine"):
+        resolve_device("cuda:99")
+    assert resolve_device("cpu") == torch.device("cpu")

@@ -46,12 +46,6 @@ def test_headlines_are_read_per_run_and_checked_in_every_run():
         headline.name: not headline.name.startswith("base: rope") for headline in multiseed.HEADLINES}
 
 
-def test_all_claims_carry_their_experiments_verdict():
-    checks = pd.DataFrame({"experiment": ["a", "a", "b"], "claim": "c", "statistic": "s", "value": 1.0,
-                           "rule": "r", "holds": [True, False, True]})
-    assert multiseed.all_claims(checks)["verdict"].tolist() == ["mixed", "mixed", "confirmed"]
-
-
 def test_intervals_stay_inside_the_range_of_their_value():
     # Accuracies of 1, 1, 0.6 and 1 at K=1: the Student-t interval of their mean passes 1.
     rope_far = {(1, 0): 1.0, (1, 1): 0.6, (2, 0): 1.0, (2, 1): 1.0}

@@ -11,7 +11,8 @@ from lengthgen.sources import lengthgen_files
 SCRIPTS = REPO / "workflow" / "scripts"
 # Jobs that run no model: they must start without torch (seconds of import per job).
 NO_MODEL_SCRIPTS = sorted(path.name for path in SCRIPTS.glob("plot_*.py")) + [
-    "write_report.py", "combine_tables.py", "analyze_base.py", "analyze_multiseed.py", "analyze_variants.py"]
+    "write_report.py", "combine_tables.py", "combine_claims.py", "analyze_base.py", "analyze_multiseed.py",
+    "analyze_variants.py"]
 
 
 def modules(script: str) -> list[str]:
@@ -25,6 +26,18 @@ def test_a_script_runs_the_modules_it_imports_and_theirs():
     assert not any(name.startswith("lengthgen.plots") or name.startswith("lengthgen.experiments") for name in train)
 
 
+def assert_torch_free(module_names: list[str]) -> None:
+    imports = "; ".join(f"import {name}" for name in module_names)
+    check = f"{imports}; import sys; assert 'torch' not in sys.modules, 'torch imported'"
+    result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("module", ["lengthgen.experiments.catalog", "lengthgen.drift"])
+def test_the_workflow_plan_and_the_drift_command_do_not_import_torch(module):
+    assert_torch_free([module])
+
+
 def test_package_docstrings_are_not_inputs_but_a_package_imported_by_name_is():
     plot = modules("plot_base.py")
     assert "lengthgen.plots" in plot and "lengthgen.plots.base" in plot
@@ -33,7 +46,4 @@ def test_package_docstrings_are_not_inputs_but_a_package_imported_by_name_is():
 
 @pytest.mark.parametrize("script", NO_MODEL_SCRIPTS)
 def test_jobs_that_run_no_model_do_not_import_torch(script):
-    imports = "; ".join(f"import {name}" for name in modules(script))
-    check = f"{imports}; import sys; assert 'torch' not in sys.modules, 'torch imported'"
-    result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=REPO)
-    assert result.returncode == 0, result.stderr
+    assert_torch_free(modules(script))

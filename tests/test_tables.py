@@ -1,8 +1,10 @@
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from lengthgen.schemas.core import CLAIMS, TRAINING_CURVE
-from lengthgen.tables import TableSchema, read_table, write_table
+from lengthgen.tables import TableError, TableSchema, read_table, write_table
 
 
 def curve(steps):
@@ -27,11 +29,32 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp_file(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["curve.parquet"]
 
 
-def test_reading_a_table_of_another_schema_names_the_file(tmp_path):
+def test_reading_a_table_of_another_schema_names_the_file_and_the_columns(tmp_path):
     path = tmp_path / "curve.parquet"
     write_table(curve([1]), path, TRAINING_CURVE)
-    with pytest.raises(ValueError, match="curve.parquet does not have the claims schema"):
+    with pytest.raises(TableError, match="curve.parquet: does not have the claims schema: missing column 'experiment'.*"
+                                         "extra column 'pe'.*delete it and rerun"):
         read_table(path, CLAIMS)
+
+
+def test_a_missing_column_or_another_type_is_named(tmp_path):
+    path = tmp_path / "curve.parquet"
+    pq.write_table(pa.Table.from_pandas(curve([1]).drop(columns="loss"), preserve_index=False), path)
+    with pytest.raises(TableError, match="curve.parquet: does not have the training_curve schema: missing column 'loss'"):
+        read_table(path, TRAINING_CURVE)
+    pq.write_table(pa.Table.from_pandas(curve([1]).astype({"step": "float64"}), preserve_index=False), path)
+    with pytest.raises(TableError, match="column 'step' is double, expected int32"):
+        read_table(path, TRAINING_CURVE)
+
+
+@pytest.mark.parametrize("damage", [lambda data: data[: len(data) // 2], lambda data: b"not parquet at all",
+                                    lambda data: b""])
+def test_a_truncated_or_foreign_file_is_named_with_what_is_wrong(tmp_path, damage):
+    path = tmp_path / "curve.parquet"
+    write_table(curve([1, 2]), path, TRAINING_CURVE)
+    path.write_bytes(damage(path.read_bytes()))
+    with pytest.raises(TableError, match="curve.parquet: not a readable parquet table .*delete it and rerun"):
+        read_table(path, TRAINING_CURVE)
 
 
 def test_every_experiment_schema_is_listed():

@@ -29,6 +29,7 @@ UNIT = (0.0, 1.0)
 
 @dataclass(frozen=True)
 class Headline:
+    experiment: str  # the experiment (catalog name) whose claim it repeats; it runs only when that one does
     name: str
     source: TableSchema  # the table it is read from
     comparison: str  # ">=" or "<="
@@ -51,41 +52,47 @@ def _by_run(frame: pd.DataFrame, column: str, how: str) -> pd.Series:
 
 
 HEADLINES = [
-    Headline("base: rope accuracy at 4x the training length", ACCURACY_BY_LENGTH, ">=",
+    Headline("base", "base: rope accuracy at 4x the training length", ACCURACY_BY_LENGTH, ">=",
              lambda s: rules.ABOVE_CHANCE_FACTOR / s["vocab_size"],
              lambda f, s: _by_run(_at_four_x(f[f["pe"] == "rope"], s), "accuracy", "mean"), bounds=UNIT),
-    Headline("base: learned distance from chance past the range (max over lengths)", ACCURACY_BY_LENGTH, "<=",
+    Headline("base", "base: learned distance from chance past the range (max over lengths)", ACCURACY_BY_LENGTH, "<=",
              lambda s: rules.CHANCE_TOLERANCE,
              lambda f, s: _by_run(_past(f[f["pe"] == "learned"], s).assign(
                  distance=lambda g: (g["accuracy"] - 1 / s["vocab_size"]).abs()), "distance", "max")),
-    Headline("mechanics: learned fraction of sequences at the modal position (min over lengths)",
+    Headline("mechanics", "mechanics: learned fraction of sequences at the modal position (min over lengths)",
              MECHANICS_BY_LENGTH, ">=", lambda s: rules.MIN_MODAL_FRACTION,
              lambda f, s: _by_run(f[(f["pe"] == "learned") & f["past_training_range"]], "modal_fraction", "min"),
              bounds=UNIT),
-    Headline("shift: rope float64 attention-logit change (max over shifts)", SHIFT_CHANGES, "<=",
+    Headline("shift", "shift: rope float64 attention-logit change (max over shifts)", SHIFT_CHANGES, "<=",
              lambda s: rules.ROPE_MAX_CHANGE,
              lambda f, s: _by_run(f[(f["pe"] == "rope") & (f["dtype"] == "float64")], "attention_logit_change", "max"),
              log_scale=True),
-    Headline("prop1: mean-field target-attention error past the range", PROP1_PREDICTION, "<=",
+    Headline("prop1", "prop1: mean-field target-attention error past the range", PROP1_PREDICTION, "<=",
              lambda s: rules.MAX_ATTENTION_MAE,
              lambda f, s: _by_run(_past(f[f["predictor"] == rules.PROP1_CLAIM_PREDICTOR], s).assign(
                  error=lambda g: (g["predicted_attention"] - g["measured_attention"]).abs()), "error", "mean")),
-    Headline("frequency: energy share of the top 4 rotary blocks", FREQUENCY_SUMMARY, ">=",
+    Headline("frequency", "frequency: energy share of the top 4 rotary blocks", FREQUENCY_SUMMARY, ">=",
              lambda s: rules.MIN_TOP4_SHARE, lambda f, s: _by_run(f, "top4_share", "mean"), bounds=UNIT),
-    Headline("frequency: alignment of the top 4 blocks with K", FREQUENCY_SUMMARY, ">=",
+    Headline("frequency", "frequency: alignment of the top 4 blocks with K", FREQUENCY_SUMMARY, ">=",
              lambda s: rules.MIN_TOP4_ALIGNMENT, lambda f, s: _by_run(f, "top4_alignment", "mean"), bounds=(-1, 1)),
-    *(Headline(f"linear, {arm_name}: accuracy at 4x the training length", LINEAR_BY_LENGTH, "<=",
+    *(Headline("linear", f"linear, {arm_name}: accuracy at 4x the training length", LINEAR_BY_LENGTH, "<=",
                lambda s: rules.CHANCE_MULTIPLE / s["vocab_size"],
                lambda f, s, arm=arm: _by_run(_at_four_x(f[f["arm"] == arm], s), "accuracy", "mean"), bounds=UNIT)
       for arm, arm_name in LINEAR_ARMS.items()),
 ]
 
 
-def headline_by_seed(sources: dict[str, pd.DataFrame], settings: dict) -> pd.DataFrame:
+def headlines_of(experiments: list[str]) -> list[Headline]:
+    """The headlines of the experiments that run (``catalog.plan``), in order."""
+    return [headline for headline in HEADLINES if headline.experiment in experiments]
+
+
+def headline_by_seed(sources: dict[str, pd.DataFrame], settings: dict, headlines: list[Headline] = HEADLINES
+                     ) -> pd.DataFrame:
     """One row per (headline, offset, seed). ``sources``: each table by its schema name;
     ``settings``: vocab_size, train_length_max."""
     frames = [headline.per_run(sources[headline.source.name], settings).rename("value").reset_index()
-              .assign(headline=headline.name) for headline in HEADLINES]
+              .assign(headline=headline.name) for headline in headlines]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -96,7 +103,7 @@ def summarize_headlines(by_seed: pd.DataFrame, settings: dict) -> pd.DataFrame:
     pooled = summarize_over_seeds(by_seed.assign(offset="all"), ["headline", "offset"], "value")
     summary = pd.concat([per_offset, pooled], ignore_index=True)
     rows = []
-    for headline in HEADLINES:
+    for headline in (headline for headline in HEADLINES if headline.name in set(by_seed["headline"])):
         threshold = headline.threshold(settings)
         runs = by_seed[by_seed["headline"] == headline.name]
         meets = COMPARISONS[headline.comparison](runs["value"], threshold)
@@ -118,12 +125,6 @@ def claims_multiseed(summary: pd.DataFrame) -> pd.DataFrame:
                           row.fraction_of_runs_meeting == 1.0)
         for row in pooled.itertuples()
     ])
-
-
-def all_claims(checks: pd.DataFrame) -> pd.DataFrame:
-    """Every experiment's checks, each with its experiment's verdict (see ``claims.verdict``)."""
-    verdicts = checks.groupby("experiment", sort=False).apply(claims.verdict, include_groups=False)
-    return checks.assign(verdict=checks["experiment"].map(verdicts))
 
 
 def section_markdown(summary: pd.DataFrame, figure: str = "multiseed_results.png") -> str:

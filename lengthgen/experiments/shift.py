@@ -19,7 +19,7 @@ import torch
 
 from lengthgen.claims import check
 from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.rules import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE, SHIFT_CLAIM_DTYPE
+from lengthgen.rules import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE, SHIFT_ABSOLUTE_ENCODINGS, SHIFT_CLAIM_DTYPE
 from lengthgen.training import init_head
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
@@ -30,9 +30,9 @@ def experiment_name(offset: int) -> str:
 
 
 def untrained_head(pe: str, vocab_size: int, d_model: int, max_positions: int, seed: int,
-                   rope_base: float = 1e4) -> AttentionHead:
+                   rope_base: float = 1e4, learned_init_std: float = 0.02) -> AttentionHead:
     """A head at its seeded initialization (e.g. the sinusoidal reference when none was trained)."""
-    return init_head(HeadConfig(vocab_size, d_model, pe, max_positions, rope_base), seed).eval()
+    return init_head(HeadConfig(vocab_size, d_model, pe, max_positions, rope_base, learned_init_std), seed).eval()
 
 
 @torch.no_grad()
@@ -105,7 +105,7 @@ def claims_shift(changes: pd.DataFrame, offset: int) -> pd.DataFrame:
                   value, f"{statistic} <= {ROPE_MAX_CHANGE:g}", value <= ROPE_MAX_CHANGE)]
     statistic = ("min over seeds of the max over defined shifts and lengths of the float64 "
                  "max abs attention logit change")
-    for pe in ("learned", "sinusoidal"):
+    for pe in SHIFT_ABSOLUTE_ENCODINGS:
         runs = cells[(cells["pe"] == pe) & cells["defined"]]
         value = runs.groupby("seed")["attention_logit_change"].max().min() if len(runs) else math.nan
         rows.append(check(experiment, f"K={offset}: {pe} attention logits change under a position shift", statistic,

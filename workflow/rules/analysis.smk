@@ -47,6 +47,7 @@ rule analyze_mechanics:
         section=f"{RESULTS}/sections/mechanics.md",
     params:
         runs=sweep_runs(pe=["rope", "learned"]),
+        expected=HEAD,
         offsets=config["sweep"]["offset"],
         train_length_max=config["task"]["train_length_max"],
         learned_init_std=config["model"]["learned_init_std"],
@@ -74,12 +75,7 @@ rule analyze_shift:
         lengths=config["shift"]["lengths"],
         untrained=[pe for pe in config["shift"]["pe_at_init"] if pe not in config["sweep"]["pe"]],
         seeds=config["sweep"]["seed"],
-        head={
-            "vocab_size": config["task"]["vocab_size"],
-            "d_model": config["model"]["d_model"],
-            "max_positions": config["model"]["max_positions"],
-            "rope_base": config["model"]["rope_base"],
-        },
+        expected=HEAD,
     conda:
         CONDA_ENV
     log:
@@ -101,6 +97,7 @@ rule analyze_prop1:
         section=f"{RESULTS}/sections/prop1.md",
     params:
         runs=sweep_runs(pe=["rope"]),
+        expected=HEAD,
         lengths=config["task"]["eval_lengths"],
         n_samples=config["prop1"]["n_samples"],
         train_length_max=config["task"]["train_length_max"],
@@ -126,6 +123,7 @@ rule analyze_frequency:
         section=f"{RESULTS}/sections/frequency.md",
     params:
         runs=sweep_runs(pe=["rope"]),
+        expected=HEAD,
         train_length_max=config["task"]["train_length_max"],
     conda:
         CONDA_ENV
@@ -154,6 +152,7 @@ rule analyze_linear:
         section=f"{RESULTS}/sections/linear.md",
     params:
         runs=LINEAR_RUNS.dataframe.to_dict("records"),
+        expected=modified_head("linear"),
         offsets=config["sweep"]["offset"],
         lengths=config["task"]["eval_lengths"],
         vocab_size=config["task"]["vocab_size"],
@@ -209,7 +208,9 @@ rule analyze_cures:
         section=f"{RESULTS}/sections/cures.md",
     params:
         runs=sweep_runs(pe=["rope", "learned"]),
+        expected=HEAD,
         trained_runs=MODIFIED_HEADS["log_length"][2].dataframe.to_dict("records"),
+        trained_expected=modified_head("log_length"),
         offsets=config["sweep"]["offset"],
         lengths=config["task"]["eval_lengths"],
         n_samples=config["prop1"]["n_samples"],
@@ -244,6 +245,7 @@ rule analyze_transformer:
         section=f"{RESULTS}/sections/transformer.md",
     params:
         runs=TRANSFORMER_RUNS.dataframe.to_dict("records"),
+        expected={"vocab_size": config["task"]["vocab_size"], **TRANSFORMER_MODEL},
         offsets=config["transformer"]["offsets"],
         shifts=config["shift"]["shifts"],
         shift_lengths=config["shift"]["lengths"],
@@ -263,24 +265,30 @@ rule analyze_transformer:
         "../scripts/analyze_transformer.py"
 
 
+# The tables each experiment's multiseed headlines are read from (experiments.multiseed.HEADLINES).
+HEADLINE_TABLES = {
+    "base": [f"{RESULTS}/tables/accuracy_by_length.parquet"],
+    "mechanics": [f"{RESULTS}/tables/mechanics_by_length.parquet"],
+    "shift": expand(f"{RESULTS}/tables/shift_changes_K{{offset}}.parquet", offset=config["shift"]["offsets"]),
+    "prop1": [f"{RESULTS}/tables/prop1_prediction.parquet"],
+    "frequency": [f"{RESULTS}/tables/frequency_summary.parquet"],
+    "linear": [f"{RESULTS}/tables/linear_by_length.parquet"],
+}
+HEADLINE_EXPERIMENTS = [name for name in PLAN.experiments if name in HEADLINE_TABLES]
+
+
 rule analyze_multiseed:
-    """Every headline per (offset, seed) with its 95% interval; all claims in one table."""
+    """Every headline of the experiments that run, per (offset, seed), with its 95% interval."""
     input:
         script_sources("analyze_multiseed.py"),
-        accuracy_by_length=f"{RESULTS}/tables/accuracy_by_length.parquet",
-        mechanics_by_length=f"{RESULTS}/tables/mechanics_by_length.parquet",
-        shift_changes=expand(f"{RESULTS}/tables/shift_changes_K{{offset}}.parquet", offset=config["shift"]["offsets"]),
-        prop1_prediction=f"{RESULTS}/tables/prop1_prediction.parquet",
-        frequency_summary=f"{RESULTS}/tables/frequency_summary.parquet",
-        linear_by_length=f"{RESULTS}/tables/linear_by_length.parquet",
-        claims=[f"{RESULTS}/claims/{name}.parquet" for name in EXPERIMENTS if name != "multiseed"],
+        **{name: HEADLINE_TABLES[name] for name in HEADLINE_EXPERIMENTS},
     output:
         by_seed=f"{RESULTS}/tables/headline_by_seed.parquet",
         summary=f"{RESULTS}/tables/headline_summary.parquet",
         claims=f"{RESULTS}/claims/multiseed.parquet",
-        all_claims=f"{RESULTS}/tables/claims.parquet",
         section=f"{RESULTS}/sections/multiseed.md",
     params:
+        experiments=HEADLINE_EXPERIMENTS,
         settings={
             "vocab_size": config["task"]["vocab_size"],
             "train_length_max": config["task"]["train_length_max"],
@@ -291,3 +299,18 @@ rule analyze_multiseed:
         f"{RESULTS}/logs/analyze_multiseed.log",
     script:
         "../scripts/analyze_multiseed.py"
+
+
+rule all_claims:
+    """Every check of every experiment that runs, with its experiment's verdict, in one table."""
+    input:
+        script_sources("combine_claims.py"),
+        claims=expand(f"{RESULTS}/claims/{{section}}.parquet", section=EXPERIMENTS),
+    output:
+        f"{RESULTS}/tables/claims.parquet",
+    conda:
+        CONDA_ENV
+    log:
+        f"{RESULTS}/logs/all_claims.log",
+    script:
+        "../scripts/combine_claims.py"

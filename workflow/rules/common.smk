@@ -1,27 +1,39 @@
 # Shared by all rules: config validation, the sweep as a Paramspace, where outputs go, source-file inputs.
 import itertools
 import os
+import sys
 from pathlib import Path
 
 import pandas as pd
-from snakemake.utils import Paramspace, validate
+import yaml
+from snakemake.utils import Paramspace
 
-from lengthgen.config import check_config, derive_settings
+from lengthgen.config import ConfigError, prepare_config
 from lengthgen.encodings import ENCODING_NAME_PATTERN, encoding_description
+from lengthgen.experiments.catalog import plan
+from lengthgen.jobs import PORTABLE_CPU_ENV
 from lengthgen.report import code_version
 from lengthgen.sources import lengthgen_files
 
-validate(config, "../schemas/config.schema.yaml")
-derive_settings(config)
-check_config(config)
-
 REPO = Path(workflow.current_basedir).parents[1]  # this file is workflow/rules/common.smk; also as a module
+CONFIG_SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+try:
+    # Readable errors, defaults, derived settings, cross-key checks (lengthgen/config.py).
+    prepare_config(config, yaml.safe_load(CONFIG_SCHEMA.read_text()))
+except ConfigError as error:
+    # A user's mistake, not a bug: the message alone, without the traceback Snakemake would add.
+    sys.exit(f"Config error: {error}")
+
 # Every output of this config goes below this folder, so runs of other configs stay apart.
 RESULTS = config["results_dir"]
 
 # Jobs import the lengthgen beside this workflow, whatever else is installed (also
 # inside --sdm conda environments, which hold only the dependencies).
 os.environ.update(PYTHONPATH=str(REPO))  # set, not read: no envvars directive needed
+# Jobs run torch's portable CPU kernels, so a run repeats bit for bit on any x86-64 CPU
+# (lengthgen/jobs.py); a value the user exported (e.g. ATEN_CPU_CAPABILITY=avx2, faster) wins.
+for name, value in PORTABLE_CPU_ENV.items():
+    os.environ.setdefault(name, value)
 CONDA_ENV = str(REPO / "envs" / "lengthgen.yaml")
 # The report states the code it came from: the last commit that changed anything outside the
 # results folders, so committing a regenerated RESULTS.md does not make it stale.
@@ -108,6 +120,20 @@ TRANSFORMER_RUNS = Paramspace(
 )
 
 
+# The settings every trained model.pt of this config holds (besides its encoding): readers check
+# them (checkpoint.load_model), so a foreign or stale file is named, not silently used.
+HEAD = {"vocab_size": config["task"]["vocab_size"], **config_slice("model")}
+TRANSFORMER_MODEL = {
+    **config_slice("transformer", ["n_layers", "n_heads", "d_model"]),
+    **config_slice("model", ["max_positions", "rope_base", "learned_init_std"]),
+}
+
+
+def modified_head(name):
+    """The settings of the modified head ``name`` (MODIFIED_HEADS), as its model files hold them."""
+    return {**HEAD, "pe": "rope", **MODIFIED_HEADS[name][0]}
+
+
 def model_files(runs):
     return [f"{RESULTS}/models/{RUNS.wildcard_pattern.format(**run)}/model.pt" for run in runs]
 
@@ -120,18 +146,10 @@ def eval_set_files(offsets):
     return [f"{RESULTS}/data/eval/offset~{offset}.parquet" for offset in offsets]
 
 
-# Every experiment writes <results>/claims/<name>.parquet and <results>/sections/<name>.md.
-EXPERIMENTS = [
-    "base",
-    "mechanics",
-    *(f"shift_K{offset}" for offset in config["shift"]["offsets"]),
-    "prop1",
-    "frequency",
-    "linear",
-    "variants",
-    "cures",
-    "transformer",
-    "multiseed",
-]
+# The experiments that run under this config, and why the others are left out
+# (lengthgen/experiments/catalog.py). Every section writes <results>/claims/<section>.parquet
+# and <results>/sections/<section>.md; the report lists the left-out experiments' reasons.
+PLAN = plan(config)
+EXPERIMENTS = PLAN.sections
 
 FIGURE_STYLE = str(REPO / "workflow" / "matplotlibrc")

@@ -8,6 +8,7 @@ rule evaluate:
         f"{RESULTS}/evaluations/{RUNS.wildcard_pattern}.parquet",
     params:
         run=RUNS.instance,
+        expected=HEAD,
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
         device=config["device"],
     threads: 1
@@ -32,6 +33,7 @@ rule evaluate_transformer:
         f"{RESULTS}/evaluations/transformer/{TRANSFORMER_RUNS.wildcard_pattern}.parquet",
     params:
         run=TRANSFORMER_RUNS.instance,
+        expected={"vocab_size": config["task"]["vocab_size"], **TRANSFORMER_MODEL},
         eval_samples=config["transformer"]["eval_samples"],
         device=config["device"],
     threads: 1

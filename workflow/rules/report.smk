@@ -4,13 +4,14 @@ rule report:
         script_sources("write_report.py"),
         figures=FIGURES,
         sections=expand(f"{RESULTS}/sections/{{experiment}}.md", experiment=EXPERIMENTS),
-        claims=expand(f"{RESULTS}/claims/{{experiment}}.parquet", experiment=EXPERIMENTS),
+        claims=f"{RESULTS}/tables/claims.parquet",
     output:
         f"{RESULTS}/RESULTS.md",
     params:
         config=config,
         commit=CODE_VERSION,
         experiments=EXPERIMENTS,
+        left_out=PLAN.left_out,
     conda:
         CONDA_ENV
     log:

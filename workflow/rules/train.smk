@@ -64,10 +64,7 @@ rule train_transformer:
     params:
         run=TRANSFORMER_RUNS.instance,
         task=config_slice("task", ["vocab_size", "train_length_min", "train_length_max"]),
-        model={
-            **config_slice("transformer", ["n_layers", "n_heads", "d_model"]),
-            **config_slice("model", ["max_positions", "rope_base", "learned_init_std"]),
-        },
+        model=TRANSFORMER_MODEL,
         train=config_slice("transformer", ["steps", "batch_size", "lr", "log_every", "precision"]),
         device=config["device"],
     threads: 1

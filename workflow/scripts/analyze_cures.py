@@ -18,13 +18,13 @@ train_length_min, train_length_max = params.train_lengths
 eval_sets = {offset: eval_sets_from_frame(read_table(path, EVAL_SET))
              for offset, path in zip(params.offsets, inputs.eval_sets)}
 by_length, predictions = [], [cures.uncured_predictions(read_table(inputs.prop1_prediction, PROP1_PREDICTION))]
-for run, model in load_models(params.runs, inputs.models):
+for run, model in load_models(params.runs, inputs.models, params.expected):
     offset, seed = run["offset"], run["seed"]
     by_length.append(cures.measure_cures(model, eval_sets[offset], offset, seed, train_length_max, train_length_min))
     if run["pe"] == "rope":
         predictions.append(cures.predict_cures(model, offset, seed, params.lengths, params.n_samples,
                                                train_length_max))
-for run, model in load_models(params.trained_runs, inputs.trained):
+for run, model in load_models(params.trained_runs, inputs.trained, params.trained_expected):
     by_length.append(cures.measure_trained(model, eval_sets[run["offset"]], run["offset"], run["seed"],
                                            train_length_min, train_length_max))
 by_length, predictions = pd.concat(by_length, ignore_index=True), pd.concat(predictions, ignore_index=True)

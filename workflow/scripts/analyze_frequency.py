@@ -16,7 +16,7 @@ start_job(snakemake.log[0])
 configure_torch(snakemake.threads)
 params, output = snakemake.params, snakemake.output
 per_head, at_init = [], []
-for run, model in load_models(params.runs, snakemake.input.models):
+for run, model in load_models(params.runs, snakemake.input.models, params.expected):
     per_head.append(frequency.analyze_head(model, run["offset"], run["seed"], params.train_length_max))
     # The same head before training: the baseline of every statistic.
     at_init.append(frequency.analyze_head(init_head(model.config, run["seed"]), run["offset"], run["seed"],

@@ -24,7 +24,7 @@ eval_sets = {offset: eval_sets_from_frame(read_table(path, EVAL_SET))
              for offset, path in zip(params.offsets, snakemake.input.eval_sets)}
 control = RegressionConfig(**params.control)
 parts = []
-for run, model in load_models(params.runs, snakemake.input.models):
+for run, model in load_models(params.runs, snakemake.input.models, params.expected):
     offset, seed = int(run["offset"]), int(run["seed"])
     task = TaskConfig(params.vocab_size, offset, train_length_min, train_length_max)
     logging.info("arm 1: training the min-norm control for seed %d, offset %d", seed, offset)

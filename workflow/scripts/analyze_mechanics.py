@@ -17,7 +17,7 @@ eval_sets = {offset: eval_sets_from_frame(read_table(path, EVAL_SET))
              for offset, path in zip(params.offsets, snakemake.input.eval_sets)}
 measured = [mechanics.measure_mechanics(model, eval_sets[run["offset"]], run["offset"], run["seed"],
                                         params.train_length_max)
-            for run, model in load_models(params.runs, snakemake.input.models)]
+            for run, model in load_models(params.runs, snakemake.input.models, params.expected)]
 by_kind = {kind: pd.concat([tables[kind] for tables in measured], ignore_index=True) for kind in measured[0]}
 for kind, path in ((MECHANICS_BY_LENGTH, output.by_length), (MECHANICS_ARGMAX_HISTOGRAM, output.histogram),
                    (MECHANICS_ATTENTION_PROFILE, output.profile)):

@@ -14,7 +14,7 @@ start_job(snakemake.log[0])
 configure_torch(snakemake.threads)
 params, output = snakemake.params, snakemake.output
 predictions = pd.concat([prop1.predict_dilution(model, run["offset"], run["seed"], params.lengths, params.n_samples)
-                         for run, model in load_models(params.runs, snakemake.input.models)], ignore_index=True)
+                         for run, model in load_models(params.runs, snakemake.input.models, params.expected)], ignore_index=True)
 measured = read_table(snakemake.input.accuracy, ACCURACY_BY_LENGTH)
 comparison = prop1.compare_with_measured(predictions, measured, experiment="base")
 errors = prop1.prediction_errors(comparison, params.train_length_max)

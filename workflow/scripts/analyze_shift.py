@@ -17,9 +17,9 @@ offset = int(snakemake.wildcards.offset)
 eval_sets = eval_sets_from_frame(read_table(snakemake.input.eval_set, EVAL_SET))
 token_sets = {length: eval_sets[length] for length in params.lengths}
 changes = [shift.measure_shift(model, token_sets, params.shifts, offset, run["seed"])
-           for run, model in load_models(params.runs, snakemake.input.models)]
+           for run, model in load_models(params.runs, snakemake.input.models, params.expected)]
 # Encodings the sweep did not train are measured at their seeded initialization.
-changes += [shift.measure_shift(shift.untrained_head(pe, seed=seed, **params.head), token_sets, params.shifts,
+changes += [shift.measure_shift(shift.untrained_head(pe, seed=seed, **params.expected), token_sets, params.shifts,
                                 offset, seed, trained=False)
             for pe in params.untrained for seed in params.seeds]
 changes = pd.concat(changes, ignore_index=True)

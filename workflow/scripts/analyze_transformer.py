@@ -24,7 +24,8 @@ eval_sets = {offset: eval_sets_from_frame(read_table(path, EVAL_SET))
              for offset, path in zip(params.offsets, snakemake.input.eval_sets)}
 changes, carriers = [], []
 device = resolve_device(params.device)
-for run, model in load_models(params.runs, snakemake.input.models, lambda path: load_transformer(path, device)):
+for run, model in load_models(params.runs, snakemake.input.models, params.expected,
+                              lambda path, expected: load_transformer(path, device, expected)):
     offset, seed = run["offset"], run["seed"]
     sets = eval_sets[offset]
     token_sets = {length: sets[length][0][:n_samples] for length in params.shift_lengths}

@@ -12,7 +12,7 @@ from lengthgen.tables import read_table, write_table
 start_job(snakemake.log[0])
 configure_torch(snakemake.threads)
 run, params = snakemake.params.run, snakemake.params
-model = load_head(snakemake.input.model, resolve_device(params.device))
+model = load_head(snakemake.input.model, resolve_device(params.device), expected={**params.expected, "pe": run["pe"]})
 eval_sets = eval_sets_from_frame(read_table(snakemake.input.eval_set, EVAL_SET))
 evaluation = accuracy_by_length(model, eval_sets, run["offset"], run["seed"])
 logging.info("%s\n%s", run, evaluation.to_string(index=False))

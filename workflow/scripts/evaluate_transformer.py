@@ -13,7 +13,7 @@ from lengthgen.transformer import load_transformer
 start_job(snakemake.log[0])
 configure_torch(snakemake.threads)
 run, params = snakemake.params.run, snakemake.params
-model = load_transformer(snakemake.input.model, resolve_device(params.device))
+model = load_transformer(snakemake.input.model, resolve_device(params.device), {**params.expected, "pe": run["pe"]})
 eval_sets = eval_sets_from_frame(read_table(snakemake.input.eval_set, EVAL_SET))
 by_position = accuracy_by_position(model, eval_sets, run["offset"], params.eval_samples)
 logging.info("%s: mean accuracy per length\n%s", run, by_position.groupby("length")["accuracy"].mean().to_string())

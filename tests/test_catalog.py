@@ -1,0 +1,70 @@
+"""Which experiments a config runs, and the reasons for the others (lengthgen/experiments/catalog.py)."""
+
+import copy
+
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import REPO
+from lengthgen.claims import with_verdicts
+from lengthgen.config import prepare_config
+from lengthgen.experiments import multiseed
+from lengthgen.experiments.catalog import CATALOG, Experiment, plan, seeds, trained
+
+SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
+
+
+def config_with(**sweep):
+    config = copy.deepcopy(DEFAULT)
+    config["sweep"].update(sweep)
+    prepare_config(config, SCHEMA)
+    return config
+
+
+def test_the_default_config_runs_every_experiment_in_report_order():
+    result = plan(config_with())
+    assert result.experiments == [experiment.name for experiment in CATALOG]
+    assert result.sections == ["base", "mechanics", "shift_K1", "shift_K2", "shift_K3", "prop1", "frequency",
+                               "linear", "variants", "cures", "transformer", "multiseed"]
+    assert result.left_out == {}
+
+
+def test_rope_alone_leaves_out_what_compares_it_with_learned():
+    result = plan(config_with(pe=["rope"]))
+    assert set(result.left_out) == {"base", "mechanics", "cures", "transformer"}
+    assert result.left_out["base"] == "needs rope and learned in sweep.pe, which has rope (missing: learned)"
+    assert "shift_K1" in result.sections and "prop1" in result.sections and "multiseed" in result.sections
+
+
+def test_learned_alone_leaves_out_what_needs_rope():
+    result = plan(config_with(pe=["learned"]))
+    assert set(result.left_out) == {"base", "mechanics", "prop1", "frequency", "cures", "transformer"}
+    assert result.sections == ["shift_K1", "shift_K2", "shift_K3", "linear", "variants", "multiseed"]
+
+
+def test_one_seed_leaves_out_multiseed():
+    result = plan(config_with(seed=[3]))
+    assert result.left_out == {"multiseed": "needs at least 2 seeds in sweep.seed, which has 1"}
+
+
+def test_a_new_experiment_is_one_entry():
+    catalog = [*CATALOG, Experiment("novel", needs=(trained("nope"), seeds(3)))]
+    assert plan(config_with(), catalog).left_out == {
+        "novel": "needs nope in sweep.pe, which has rope, learned (missing: nope)"}
+    assert plan(config_with(pe=["rope", "learned", "nope"]), catalog).sections[-1] == "novel"
+
+
+@pytest.mark.parametrize("pe", [["rope"], ["learned"], ["rope", "learned"]])
+def test_multiseed_reads_headlines_only_of_experiments_that_run(pe):
+    result = plan(config_with(pe=pe))
+    headlines = multiseed.headlines_of(result.experiments)
+    assert headlines and {headline.experiment for headline in headlines} <= set(result.experiments)
+    assert {headline.experiment for headline in multiseed.HEADLINES} <= {experiment.name for experiment in CATALOG}
+
+
+def test_all_claims_carry_their_experiments_verdict():
+    checks = pd.DataFrame({"experiment": ["a", "a", "b"], "claim": "c", "statistic": "s", "value": 1.0,
+                           "rule": "r", "holds": [True, False, True]})
+    assert with_verdicts(checks)["verdict"].tolist() == ["mixed", "mixed", "confirmed"]

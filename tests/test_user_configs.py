@@ -1,0 +1,81 @@
+"""Configs a user writes by changing only the sweep and the task run the whole pipeline: the
+experiments' own settings follow, and an experiment that cannot run is left out with its reason."""
+
+import copy
+import re
+
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import REPO, snakemake
+from lengthgen.config import prepare_config
+from lengthgen.experiments.catalog import plan
+
+SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+
+# Tiny sizes, and nothing about the experiments' settings (shift offsets and lengths, pe_at_init,
+# the learned table's size): those follow the sweep and the task.
+TINY = {
+    "device": "cpu",
+    "model": {"d_model": 16},
+    "train": {"steps": 60, "batch_size": 32, "lr": 0.02, "log_every": 20},
+    "shift": {"shifts": [1, 1000]},
+    "prop1": {"n_samples": 64},
+    "linear": {"steps": 40, "batch_size": 32, "lr": 0.001},
+    "figures": {"dpi": 40},
+}
+
+USER_CONFIGS = {
+    "rope only, one seed": (
+        {"pe": ["rope"], "seed": [7], "offset": [1]},
+        {"vocab_size": 8, "train_length_min": 4, "train_length_max": 8, "eval_lengths": [8, 32], "eval_samples": 32}),
+    "learned only": (
+        {"pe": ["learned"], "seed": [0, 1], "offset": [2]},
+        {"vocab_size": 6, "train_length_min": 3, "train_length_max": 6, "eval_lengths": [6, 24], "eval_samples": 32}),
+    "other V, range, offsets and seeds": (
+        {"pe": ["rope", "learned"], "seed": [3, 4], "offset": [2, 3]},
+        {"vocab_size": 5, "train_length_min": 6, "train_length_max": 12, "eval_lengths": [10, 12, 48, 100],
+         "eval_samples": 32, "eval_seed": 4}),
+    "three encodings": (
+        {"pe": ["rope", "learned", "sinusoidal"], "seed": [0, 1], "offset": [1]},
+        {"vocab_size": 12, "train_length_min": 3, "train_length_max": 9, "eval_lengths": [7, 9, 36], "eval_samples": 32}),
+    "rope and nope, a long offset": (
+        {"pe": ["nope", "rope"], "seed": [1, 2], "offset": [5]},
+        {"vocab_size": 10, "train_length_min": 8, "train_length_max": 16, "eval_lengths": [16, 64], "eval_samples": 32}),
+}
+# One in the default tier (the fewest jobs, three experiments left out), the rest with -m slow (CI time).
+FAST = {"rope only, one seed"}
+
+
+@pytest.mark.parametrize("name", [pytest.param(name, marks=() if name in FAST else pytest.mark.slow)
+                                  for name in USER_CONFIGS])
+def test_a_config_that_changes_only_sweep_and_task_runs_the_whole_pipeline(tmp_path, name):
+    sweep, task = USER_CONFIGS[name]
+    user_config = {**copy.deepcopy(TINY), "sweep": sweep, "task": task}
+    path = tmp_path / "user.yaml"
+    path.write_text(yaml.safe_dump(user_config, sort_keys=False))
+    result = snakemake(tmp_path / "run", configfile=path, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+    expected = copy.deepcopy(user_config)
+    prepare_config(expected, SCHEMA)
+    what_runs = plan(expected)
+    results = tmp_path / "run" / "results"
+    report = (results / "RESULTS.md").read_text()
+    claims = pd.read_parquet(results / "tables" / "claims.parquet")
+    assert list(dict.fromkeys(claims["experiment"])) == what_runs.sections
+    for section in what_runs.sections:
+        assert re.search(rf"^## {section}\b", report, flags=re.MULTILINE), section
+    for experiment, reason in what_runs.left_out.items():
+        assert f"- `{experiment}`: {reason}" in report
+        assert not (results / "claims" / f"{experiment}.parquet").exists()
+    for figure in re.findall(r"\(figures/([\w.]+\.png)\)", report):
+        assert (results / "figures" / figure).read_bytes().startswith(b"\x89PNG")
+    models = len(sweep["pe"]) * len(sweep["seed"]) * len(sweep["offset"])
+    evaluations = list((results / "evaluations").rglob("*.parquet"))
+    assert len(evaluations) == models or not {"base", "prop1"} & set(what_runs.experiments)
+    if name == "rope only, one seed":
+        assert set(what_runs.left_out) == {"base", "mechanics", "multiseed"}
+    if name == "learned only":
+        assert set(what_runs.left_out) == {"base", "mechanics", "prop1", "frequency"}
