@@ -1,10 +1,13 @@
 # lengthgen: data -> train per (pe, seed, offset) -> evaluate -> analyze -> figures -> RESULTS.md
+import os
+
 from snakemake.utils import min_version
 
 min_version("9.0")
 
 
-configfile: "config.yaml"
+# The defaults; a --configfile given on the command line is layered over them, key by key.
+configfile: os.path.join(workflow.basedir, "config.yaml")
 
 
 report: "workflow/report/workflow.rst"
