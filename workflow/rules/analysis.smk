@@ -5,6 +5,8 @@ rule accuracy_by_length:
         evaluations=expand(f"{RESULTS}/evaluations/{{run}}.parquet", run=RUNS.instance_patterns),
     output:
         f"{RESULTS}/tables/accuracy_by_length.parquet",
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -25,6 +27,8 @@ rule analyze_base:
     params:
         vocab_size=config["task"]["vocab_size"],
         train_length_max=config["task"]["train_length_max"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -50,6 +54,8 @@ rule analyze_mechanics:
         offsets=config["sweep"]["offset"],
         train_length_max=config["task"]["train_length_max"],
         learned_init_std=config["model"]["learned_init_std"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -80,6 +86,8 @@ rule analyze_shift:
             "max_positions": config["model"]["max_positions"],
             "rope_base": config["model"]["rope_base"],
         },
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -104,6 +112,8 @@ rule analyze_prop1:
         lengths=config["task"]["eval_lengths"],
         n_samples=config["prop1"]["n_samples"],
         train_length_max=config["task"]["train_length_max"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -126,6 +136,8 @@ rule analyze_frequency:
     params:
         runs=sweep_runs(pe=["rope"]),
         train_length_max=config["task"]["train_length_max"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -154,6 +166,8 @@ rule analyze_linear:
         vocab_size=config["task"]["vocab_size"],
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
         training=config_slice("linear"),
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -184,6 +198,8 @@ rule analyze_multiseed:
             "vocab_size": config["task"]["vocab_size"],
             "train_length_max": config["task"]["train_length_max"],
         },
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:

@@ -82,3 +82,8 @@ EXPERIMENTS = [
 ]
 
 FIGURE_STYLE = str(REPO / "workflow" / "matplotlibrc")
+
+# On a cluster, jobs that run a model (train, train_linear, evaluate) ask for one GPU when the
+# config runs models on CUDA; the SLURM executor turns it into `sbatch --gres=gpu:1`. A string
+# resource is not summed over a group, so a group job of several models shares its one GPU.
+MODEL_GRES = "gpu:1" if str(config["device"]).startswith("cuda") else None

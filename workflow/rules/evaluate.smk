@@ -13,7 +13,10 @@ rule evaluate:
     threads: 1
     resources:
         mem_mb=2000,
+        gres=MODEL_GRES,
         runtime=30,
+    group:
+        "models"
     conda:
         CONDA_ENV
     log:

@@ -26,6 +26,8 @@ rule plot_base:
         dpi=config["figures"]["dpi"],
         vocab_size=config["task"]["vocab_size"],
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -46,6 +48,8 @@ rule plot_mechanics:
     params:
         dpi=config["figures"]["dpi"],
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -63,6 +67,8 @@ rule plot_shift:
         report(f"{RESULTS}/figures/shift_equivariance_K{{offset}}.png", caption="../report/shift.rst", category="shift"),
     params:
         dpi=config["figures"]["dpi"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -82,6 +88,8 @@ rule plot_prop1:
         dpi=config["figures"]["dpi"],
         vocab_size=config["task"]["vocab_size"],
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -102,6 +110,8 @@ rule plot_frequency:
     params:
         dpi=config["figures"]["dpi"],
         train_length_max=config["task"]["train_length_max"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -124,6 +134,8 @@ rule plot_linear:
         dpi=config["figures"]["dpi"],
         vocab_size=config["task"]["vocab_size"],
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -142,6 +154,8 @@ rule plot_multiseed:
         report(f"{RESULTS}/figures/multiseed_results.png", caption="../report/multiseed.rst", category="multiseed"),
     params:
         dpi=config["figures"]["dpi"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:

@@ -11,6 +11,8 @@ rule report:
         config=config,
         commit=CODE_VERSION,
         experiments=EXPERIMENTS,
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:

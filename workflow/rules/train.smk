@@ -14,7 +14,10 @@ rule train:
     threads: 1
     resources:
         mem_mb=2000,
+        gres=MODEL_GRES,
         runtime=30,
+    group:
+        "models"
     conda:
         CONDA_ENV
     log:
@@ -41,7 +44,10 @@ rule train_linear:
     threads: 1
     resources:
         mem_mb=2000,
+        gres=MODEL_GRES,
         runtime=60,
+    group:
+        "models"
     conda:
         CONDA_ENV
     log:
