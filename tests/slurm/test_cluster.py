@@ -99,6 +99,8 @@ def test_cluster_run_submits_one_slurm_job_per_group_job(runs):
     assert group_jobs == 1 + math.ceil(models / 8) + 1
     assert len(runs["jobs"]) == group_jobs < snakemake_jobs / 5
     assert {job["State"] for job in runs["jobs"]} == {"COMPLETED"}
+    # The executor runs a group's members one after another, so each job asks for one core.
+    assert {job["AllocCPUS"] for job in runs["jobs"]} == {"1"}
     sbatch_calls = re.findall(r"sbatch call: (.*)", runs["output"])
     assert len(sbatch_calls) == len(runs["jobs"])
     assert not any("--gres" in call or "--gpus" in call for call in sbatch_calls)  # device: cpu
