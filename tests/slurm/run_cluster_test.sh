@@ -214,8 +214,9 @@ wait_for 60 bash -c "timeout 10 sinfo --noheader --nodes=$NODE --format=%T | gre
 log "cluster up: $(sinfo --noheader --format='%P %D %c %m %T')"
 
 log "pytest tests/slurm (cluster and local run of tests/smoke_config.yaml)"
-# Bounded inside: each snakemake call runs under `timeout -s INT` (it ignores SIGTERM while jobs run).
-CLUSTER_TEST_DIR=$WORK/runs timeout -s INT -k 60 1500 \
+# Bounded inside too: each snakemake call runs under `timeout -s INT` (it ignores SIGTERM while
+# jobs run), and their limits add up to less than this one.
+CLUSTER_TEST_DIR=$WORK/runs timeout -s INT -k 60 1800 \
     .venv-slurm/bin/python -m pytest -m cluster tests/slurm -p no:cacheprovider -s -q
 
 # The plugin's import-time `scontrol show config` waits for a controller; stop this one, keep
