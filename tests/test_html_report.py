@@ -35,7 +35,7 @@ def test_html_report_holds_every_figure_with_its_caption_and_the_rule_graph(smok
         assert media_type.startswith("data:image/png;") and data == base64.b64encode(figure.read_bytes()).decode()
         # Rule plot_<name> draws the figure; its caption is workflow/report/<name>.rst.
         caption_file = REPO / "workflow" / "report" / f"{entry['job_properties']['rule'].removeprefix('plot_')}.rst"
-        caption = docutils.core.publish_parts(caption_file.read_text(), writer_name="html")["fragment"]
+        caption = docutils.core.publish_parts(caption_file.read_text(), writer="html")["fragment"]
         assert entry["caption"].strip() == caption.strip(), figure.name
 
     # Snakemake draws the rule graph in the page itself (vega), no graphviz needed; it must be
