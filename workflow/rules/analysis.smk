@@ -5,6 +5,8 @@ rule accuracy_by_length:
         evaluations=evaluation_files(sweep_runs()),
     output:
         f"{RESULTS}/tables/accuracy_by_length.parquet",
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -25,6 +27,8 @@ rule analyze_base:
     params:
         vocab_size=config["task"]["vocab_size"],
         train_length_max=config["task"]["train_length_max"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -51,6 +55,8 @@ rule analyze_mechanics:
         offsets=config["sweep"]["offset"],
         train_length_max=config["task"]["train_length_max"],
         learned_init_std=config["model"]["learned_init_std"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -76,6 +82,8 @@ rule analyze_shift:
         untrained=[pe for pe in config["shift"]["pe_at_init"] if pe not in config["sweep"]["pe"]],
         seeds=config["sweep"]["seed"],
         expected=HEAD,
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -101,6 +109,8 @@ rule analyze_prop1:
         lengths=config["task"]["eval_lengths"],
         n_samples=config["prop1"]["n_samples"],
         train_length_max=config["task"]["train_length_max"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -125,6 +135,8 @@ rule analyze_frequency:
         runs=sweep_runs(pe=["rope"]),
         expected=HEAD,
         train_length_max=config["task"]["train_length_max"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -160,6 +172,8 @@ rule analyze_linear:
         control=dict(sorted(config["linear"]["min_norm"].items())),
         head=config_slice("linear", ["steps", "batch_size", "lr"]),
         model=config_slice("model", ["d_model", "rope_base"]),
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -184,6 +198,8 @@ rule analyze_variants:
         descriptions={pe: encoding_description(pe) for pe in config["variants"]["pe"]},
         vocab_size=config["task"]["vocab_size"],
         train_length_max=config["task"]["train_length_max"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -215,6 +231,8 @@ rule analyze_cures:
         lengths=config["task"]["eval_lengths"],
         n_samples=config["prop1"]["n_samples"],
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -257,6 +275,8 @@ rule analyze_transformer:
             ),
             **config_slice("task", ["vocab_size", "train_length_min", "train_length_max"]),
         },
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -293,6 +313,8 @@ rule analyze_multiseed:
             "vocab_size": config["task"]["vocab_size"],
             "train_length_max": config["task"]["train_length_max"],
         },
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -308,6 +330,8 @@ rule all_claims:
         claims=expand(f"{RESULTS}/claims/{{section}}.parquet", section=EXPERIMENTS),
     output:
         f"{RESULTS}/tables/claims.parquet",
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
