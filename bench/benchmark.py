@@ -92,6 +92,30 @@ def train_seconds_per_step(pe: str, attention: str, settings: dict, steps: int, 
     return median_seconds(run, repeats) / steps
 
 
+def profile_rows(steps: int) -> list[dict]:
+    """Where one rope training step's CPU time goes (torch.profiler, self time per op, summed over
+    ``steps`` steps): the ops that take most, and how many op calls a step makes."""
+    task = DEFAULT_CONFIG["task"]
+    config = TaskConfig(task["vocab_size"], OFFSET, task["train_length_min"], task["train_length_max"])
+    settings = DEFAULT_CONFIG["train"]
+    schedule = training.TrainConfig(steps, settings["batch_size"], settings["lr"], log_every=10**9)
+    training.train_head(head_config("rope"), config, schedule, seed=0, device="cpu")  # warm-up
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profiler:
+        training.train_head(head_config("rope"), config, schedule, seed=0, device="cpu")
+    events = profiler.key_averages()
+    total = sum(event.self_cpu_time_total for event in events)
+    calls = sum(event.count for event in events)
+    rows = [{"what": f"profile, rope training: {calls / steps:.0f} op calls per step, "
+                     f"{total / steps / 1000:.2f} ms of op self time per step (profiler overhead included)",
+             "fast": "", "reference": "", "ratio": ""}]
+    for event in sorted(events, key=lambda event: -event.self_cpu_time_total)[:10]:
+        rows.append({"what": f"  `{event.key}`",
+                     "fast": f"{100 * event.self_cpu_time_total / total:.0f}% "
+                             f"({event.count / steps:.0f} calls/step, {event.self_cpu_time_total / event.count:.0f} us each)",
+                     "reference": "", "ratio": ""})
+    return rows
+
+
 def training_rows(device: str, quick: bool) -> list[dict]:
     """Seconds per step, fast and reference, and the projected time of one run of the config's length."""
     rows = []
@@ -250,6 +274,8 @@ def main() -> None:
     for device in devices:
         evaluation = evaluation_rows(device)  # first: its peak memory is measured against this process's
         rows = training_rows(device, args.quick) + evaluation
+        if device == "cpu":
+            rows += profile_rows(50 if args.quick else 200)
         sections.append(markdown(rows, f"Per run, on {device}"))
         print(sections[-1], flush=True)
     if args.pipeline:
