@@ -16,7 +16,7 @@ from pathlib import Path
 import pandas as pd
 
 from lengthgen.schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS
-from lengthgen.tables import read_table
+from lengthgen.tables import TableError, read_table
 
 CHECK_KEYS = ["experiment", "claim", "statistic"]
 SUMMARY_KEYS = ["experiment", "pe", "offset", "length"]
@@ -90,7 +90,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("reference", type=Path, help="results folder to compare against, e.g. results (committed)")
     parser.add_argument("run", type=Path, help="results folder of the run to check")
     args = parser.parse_args(argv)
-    report, same_outcomes = compare_runs(args.reference, args.run)
+    try:
+        report, same_outcomes = compare_runs(args.reference, args.run)
+    except TableError as error:
+        parser.error(str(error))  # a folder without a finished run: the message, exit status 2
     print(report)
     return 0 if same_outcomes else 1
 

@@ -75,6 +75,8 @@ REGENERATE = "delete it and rerun to regenerate it"
 def read_table(path: str | os.PathLike, kind: TableSchema) -> pd.DataFrame:
     """Read a parquet table of schema ``kind``; ``TableError`` names the file and what is wrong
     when it is not parquet (truncated, foreign) or not of that schema."""
+    if not os.path.exists(path):
+        raise TableError(f"{path}: no such file; the workflow run that writes it has not finished")
     try:
         table = pq.read_table(path)
     except (pa.ArrowException, OSError) as error:

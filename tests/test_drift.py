@@ -1,6 +1,7 @@
 """Comparing a run's checked numbers with another run's (python -m lengthgen.drift)."""
 
 import pandas as pd
+import pytest
 
 from lengthgen.drift import main
 from lengthgen.schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS
@@ -39,3 +40,12 @@ def test_drifted_numbers_are_reported_and_changed_outcomes_fail(tmp_path, capsys
     assert main([str(reference), str(flipped)]) == 1
     out = capsys.readouterr().out
     assert "yes -> no CHANGED" in out and "1 outcomes and 1 verdicts changed" in out
+
+
+def test_a_folder_without_claims_fails_naming_the_file(tmp_path, capsys):
+    run = write_run(tmp_path / "a", [0.7, 0.01, 1e-11], [True, True, True], [0.7, 0.12])
+    with pytest.raises(SystemExit) as exit:
+        main([str(tmp_path / "empty"), str(run)])
+    assert exit.value.code == 2
+    err = capsys.readouterr().err
+    assert str(tmp_path / "empty" / "tables" / "claims.parquet") in err and "Traceback" not in err
