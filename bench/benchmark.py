@@ -256,7 +256,12 @@ def markdown(rows: list[dict], heading: str) -> str:
     return "\n".join(lines)
 
 
+def load_average() -> str:
+    return ", ".join(f"{load:.1f}" for load in os.getloadavg())
+
+
 def main() -> None:
+    start_load = load_average()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pipeline", action="store_true", help="also time the default pipeline (minutes)")
     parser.add_argument("--quick", action="store_true", help="fewer steps per timing (a smoke check)")
@@ -281,6 +286,9 @@ def main() -> None:
     if args.pipeline:
         sections.append(markdown(pipeline_rows(), "The default pipeline"))
         print(sections[-1], flush=True)
+    # Other work on the machine slows every number here: a load average above its core count is a warning.
+    sections.append(f"Load average (1, 5, 15 min) on {os.cpu_count()} cores: {start_load} at the start, "
+                    f"{load_average()} at the end.")
     Path(args.output).write_text("\n\n".join(sections) + "\n")
 
 
