@@ -1,10 +1,18 @@
-# lengthgen: data -> train per (pe, seed, offset) -> evaluate -> analyze -> figures -> RESULTS.md
+# lengthgen: data -> train per (pe, seed, offset) -> evaluate -> analyze -> figures -> RESULTS.md,
+# and the confirmation runs (workflow/rules/confirm.smk), each this same workflow as a module.
+import copy
+
 from snakemake.utils import min_version
 
 min_version("9.0")
 
 
 configfile: "config.yaml"
+
+
+# The config as given (config.yaml, then every --configfile), before settings are derived from it:
+# the confirmation runs are layered over it.
+CONFIG_AS_GIVEN = copy.deepcopy(config)
 
 
 report: "workflow/report/workflow.rst"
@@ -24,6 +32,7 @@ include: "workflow/rules/train.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/confirm.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -31,3 +40,4 @@ rule all:
     default_target: True
     input:
         f"{RESULTS}/RESULTS.md",
+        CONFIRMATION_REPORTS,

@@ -146,3 +146,12 @@ MONOTONE_FAILS_FROM_OFFSET = 2
 # controls at lr 1e-3): the largest window mean was 0.92 x ln V and the largest single step 3.7 x ln V;
 # tiny heads at lr 1 reach about 80 x ln V, at lr 1e12 NaN at step 2.
 DIVERGED_LOSS_FACTOR = 10.0
+
+# --- spread and replication: a finding, or one setting's outcome? ---------------------------------
+# Each check's statistic is recomputed on seed resamples (lengthgen/bootstrap.py); its spread is the
+# central 95% of the resampled values.
+SPREAD_INTERVAL = 0.95
+# A check's outcome is decided when it is the same in at least 95% of the seed resamples; otherwise it
+# is open: other seeds of the same task turn it in more than 1 resample in 20 (the two-sided 5% level),
+# so the outcome says nothing either way.
+DECIDED_FRACTION = 0.95

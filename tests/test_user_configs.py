@@ -24,6 +24,8 @@ TINY = {
     "prop1": {"n_samples": 64},
     "linear": {"steps": 40, "batch_size": 32, "lr": 0.001},
     "figures": {"dpi": 40},
+    # Without config.yaml's confirmation runs, layered over each config (tests/test_confirmation.py checks they layer).
+    "confirmation": {"runs": []},
 }
 
 USER_CONFIGS = {
