@@ -1,13 +1,15 @@
 # lengthgen: data -> train per (pe, seed, offset) -> evaluate -> analyze -> figures -> RESULTS.md,
 # and the confirmation runs (workflow/rules/confirm.smk), each this same workflow as a module.
 import copy
+import os
 
 from snakemake.utils import min_version
 
 min_version("9.0")
 
 
-configfile: "config.yaml"
+# The defaults; a --configfile given on the command line is layered over them, key by key.
+configfile: os.path.join(workflow.basedir, "config.yaml")
 
 
 # The config as given (config.yaml, then every --configfile), before settings are derived from it:

@@ -16,7 +16,8 @@ LOCKED = "Directory cannot be locked"
 
 
 def test_a_diverged_run_fails_by_name_and_the_runs_that_do_not_need_it_finish(tmp_path):
-    config = write_config(tmp_path / "config.yaml", train={"lr": 1e12}, sweep={"seed": [0], "offset": [1]})
+    config = write_config(tmp_path / "config.yaml", train={"lr": 1e12}, sweep={"seed": [0], "offset": [1]},
+                          variants={"seeds": None, "offsets": None})  # they follow the sweep
     result = snakemake(tmp_path / "run", configfile=config, check=False)
     results = tmp_path / "run" / "results"
     assert result.returncode != 0
@@ -24,7 +25,7 @@ def test_a_diverged_run_fails_by_name_and_the_runs_that_do_not_need_it_finish(tm
         log = (results / f"logs/train/pe~{pe}/seed~0/offset~1.log").read_text()
         assert f"TrainingDiverged: training run pe={pe} seed=0 offset=1 diverged: loss nan at step 2" in log
         assert not (results / f"models/pe~{pe}").exists()  # nothing downstream can read its weights
-    assert not (results / "evaluations").exists() and not (results / "RESULTS.md").exists()
+    assert not list((results / "evaluations").glob("pe~*")) and not (results / "RESULTS.md").exists()
     # keep-going (the default profile): the linear control does not need the failed runs and finishes
     assert (results / "claims/linear.parquet").exists() and (results / "figures/linear_control.png").exists()
 

@@ -3,6 +3,7 @@ experiments' own settings follow, and an experiment that cannot run is left out 
 
 import copy
 import re
+from itertools import product
 
 import pandas as pd
 import pytest
@@ -22,7 +23,11 @@ TINY = {
     "train": {"steps": 60, "batch_size": 32, "lr": 0.02, "log_every": 20},
     "shift": {"shifts": [1, 1000]},
     "prop1": {"n_samples": 64},
-    "linear": {"steps": 40, "batch_size": 32, "lr": 0.001},
+    "linear": {"steps": 40, "batch_size": 32, "lr": 0.001,
+               "min_norm": {"d_model": 16, "rope_base": 0.05, "steps": 100, "batch_size": 32, "lr": 0.05}},
+    "variants": {"pe": ["rope", "nope"]},
+    "transformer": {"n_layers": 1, "n_heads": 2, "d_model": 16, "steps": 30, "batch_size": 16, "lr": 0.01,
+                    "eval_samples": 16},
     "figures": {"dpi": 40},
     # Without config.yaml's confirmation runs, layered over each config (tests/test_confirmation.py checks they layer).
     "confirmation": {"runs": []},
@@ -74,10 +79,13 @@ def test_a_config_that_changes_only_sweep_and_task_runs_the_whole_pipeline(tmp_p
         assert not (results / "claims" / f"{experiment}.parquet").exists()
     for figure in re.findall(r"\(figures/([\w.]+\.png)\)", report):
         assert (results / "figures" / figure).read_bytes().startswith(b"\x89PNG")
-    models = len(sweep["pe"]) * len(sweep["seed"]) * len(sweep["offset"])
-    evaluations = list((results / "evaluations").rglob("*.parquet"))
-    assert len(evaluations) == models or not {"base", "prop1"} & set(what_runs.experiments)
+    variants = expected["variants"]
+    heads = set(product(sweep["pe"], sweep["seed"], sweep["offset"])) | set(
+        product(variants["pe"], variants["seeds"], variants["offsets"]))
+    evaluations = list((results / "evaluations").glob("pe~*/seed~*/offset~*.parquet"))
+    assert len(evaluations) == len(heads)  # the sweep's and the variants' heads, each trained once
+    # These tiny tasks evaluate at one length past 2x the training range; linear's rate needs two.
     if name == "rope only, one seed":
-        assert set(what_runs.left_out) == {"base", "mechanics", "multiseed"}
+        assert set(what_runs.left_out) == {"base", "mechanics", "cures", "transformer", "linear", "multiseed"}
     if name == "learned only":
-        assert set(what_runs.left_out) == {"base", "mechanics", "prop1", "frequency"}
+        assert set(what_runs.left_out) == {"base", "mechanics", "prop1", "frequency", "cures", "transformer", "linear"}

@@ -51,6 +51,20 @@ def seeds(count: int) -> Requirement:
     return unmet
 
 
+def lengths_past(factor: int, count: int) -> Requirement:
+    """Needs ``count`` evaluation lengths of at least ``factor`` x task.train_length_max."""
+
+    def unmet(config: dict) -> str | None:
+        bound = factor * config["task"]["train_length_max"]
+        past = [length for length in config["task"]["eval_lengths"] if length >= bound]
+        if len(past) < count:
+            return (f"needs {count} of task.eval_lengths >= {factor} x task.train_length_max = {bound}, which has "
+                    f"{len(past)} ({', '.join(map(str, past)) or 'none'})")
+        return None
+
+    return unmet
+
+
 @dataclass(frozen=True)
 class Experiment:
     name: str
@@ -72,7 +86,8 @@ CATALOG = [
     Experiment("shift", sections=lambda config: [f"shift_K{offset}" for offset in config["shift"]["offsets"]]),
     Experiment("prop1", needs=(trained("rope"),)),
     Experiment("frequency", needs=(trained("rope"),)),
-    Experiment("linear"),  # trains its own rope heads without softmax
+    # Trains its own rope heads without softmax; its decay rate compares two lengths past 2x the range.
+    Experiment("linear", needs=(lengths_past(2, count=2),)),
     Experiment("variants"),  # trains every encoding it names
     # Cures the sweep's rope and learned heads; its predictions build on prop1's.
     Experiment("cures", needs=(trained("rope", "learned"),)),

@@ -5,6 +5,8 @@ rule accuracy_by_length:
         evaluations=evaluation_files(sweep_runs()),
     output:
         f"{RESULTS}/tables/accuracy_by_length.parquet",
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -27,6 +29,8 @@ rule analyze_base:
         bootstrap=bootstrap_settings("base"),
         vocab_size=config["task"]["vocab_size"],
         train_length_max=config["task"]["train_length_max"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -55,6 +59,8 @@ rule analyze_mechanics:
         offsets=config["sweep"]["offset"],
         train_length_max=config["task"]["train_length_max"],
         learned_init_std=config["model"]["learned_init_std"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -82,6 +88,8 @@ rule analyze_shift:
         untrained=[pe for pe in config["shift"]["pe_at_init"] if pe not in config["sweep"]["pe"]],
         seeds=config["sweep"]["seed"],
         expected=HEAD,
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -109,6 +117,8 @@ rule analyze_prop1:
         lengths=config["task"]["eval_lengths"],
         n_samples=config["prop1"]["n_samples"],
         train_length_max=config["task"]["train_length_max"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -135,6 +145,8 @@ rule analyze_frequency:
         runs=sweep_runs(pe=["rope"]),
         expected=HEAD,
         train_length_max=config["task"]["train_length_max"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -172,6 +184,8 @@ rule analyze_linear:
         control=dict(sorted(config["linear"]["min_norm"].items())),
         head=config_slice("linear", ["steps", "batch_size", "lr"]),
         model=config_slice("model", ["d_model", "rope_base"]),
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -198,6 +212,8 @@ rule analyze_variants:
         descriptions={pe: encoding_description(pe) for pe in config["variants"]["pe"]},
         vocab_size=config["task"]["vocab_size"],
         train_length_max=config["task"]["train_length_max"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -231,6 +247,8 @@ rule analyze_cures:
         lengths=config["task"]["eval_lengths"],
         n_samples=config["prop1"]["n_samples"],
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -275,6 +293,8 @@ rule analyze_transformer:
             ),
             **config_slice("task", ["vocab_size", "train_length_min", "train_length_max"]),
         },
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -313,6 +333,8 @@ rule analyze_multiseed:
             "vocab_size": config["task"]["vocab_size"],
             "train_length_max": config["task"]["train_length_max"],
         },
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -331,6 +353,8 @@ rule all_claims:
     output:
         claims=f"{RESULTS}/tables/claims.parquet",
         spread=f"{RESULTS}/tables/claim_spread.parquet",
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:

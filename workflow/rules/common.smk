@@ -161,3 +161,8 @@ PLAN = plan(config)
 EXPERIMENTS = PLAN.sections
 
 FIGURE_STYLE = str(REPO / "workflow" / "matplotlibrc")
+
+# On a cluster, jobs that train or evaluate a model ask for one GPU when the
+# config runs models on CUDA; the SLURM executor turns it into `sbatch --gres=gpu:1`. A string
+# resource is not summed over a group, so a group job of several models shares its one GPU.
+MODEL_GRES = "gpu:1" if str(config["device"]).startswith("cuda") else None

@@ -58,6 +58,8 @@ if CONFIRMATION:
             exploratory=run_summary("exploratory", config),
             rules=rules_record(str(REPO), config["confirmation"]["rules_commit"], RULE_FILES),
             rule_files=list(RULE_FILES),
+        group:
+            "summary"
         conda:
             CONDA_ENV
         log:
@@ -74,6 +76,8 @@ if CONFIRMATION:
             report(REPLICATION["replication_figure"], caption="../report/replication.rst", category="replication"),
         params:
             dpi=config["figures"]["dpi"],
+        group:
+            "summary"
         conda:
             CONDA_ENV
         log:

@@ -9,6 +9,8 @@ rule eval_set:
         lengths=config["task"]["eval_lengths"],
         samples=config["task"]["eval_samples"],
         vocab_size=config["task"]["vocab_size"],
+    group:
+        "eval_sets"
     conda:
         CONDA_ENV
     log:

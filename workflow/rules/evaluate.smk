@@ -14,7 +14,10 @@ rule evaluate:
     threads: 1
     resources:
         mem_mb=2000,
+        gres=MODEL_GRES,
         runtime=30,
+    group:
+        "models"
     conda:
         CONDA_ENV
     log:
@@ -38,8 +41,11 @@ rule evaluate_transformer:
         device=config["device"],
     threads: 1
     resources:
+        gres=MODEL_GRES,
         mem_mb=4000,
         runtime=30,
+    group:
+        "models"
     conda:
         CONDA_ENV
     log:

@@ -38,6 +38,8 @@ rule plot_base:
         dpi=config["figures"]["dpi"],
         vocab_size=config["task"]["vocab_size"],
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -58,6 +60,8 @@ rule plot_mechanics:
     params:
         dpi=config["figures"]["dpi"],
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -75,6 +79,8 @@ rule plot_shift:
         report(f"{RESULTS}/figures/shift_equivariance_K{{offset}}.png", caption="../report/shift.rst", category="shift"),
     params:
         dpi=config["figures"]["dpi"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -94,6 +100,8 @@ rule plot_prop1:
         dpi=config["figures"]["dpi"],
         vocab_size=config["task"]["vocab_size"],
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -114,6 +122,8 @@ rule plot_frequency:
     params:
         dpi=config["figures"]["dpi"],
         train_length_max=config["task"]["train_length_max"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -137,6 +147,8 @@ rule plot_linear:
         dpi=config["figures"]["dpi"],
         vocab_size=config["task"]["vocab_size"],
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -157,6 +169,8 @@ rule plot_variants:
         dpi=config["figures"]["dpi"],
         encodings=config["variants"]["pe"],
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -178,6 +192,8 @@ rule plot_cures:
         dpi=config["figures"]["dpi"],
         vocab_size=config["task"]["vocab_size"],
         train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -208,6 +224,8 @@ rule plot_transformer:
         dpi=config["figures"]["dpi"],
         vocab_size=config["task"]["vocab_size"],
         train_length_max=config["task"]["train_length_max"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:
@@ -226,6 +244,8 @@ rule plot_multiseed:
         report(f"{RESULTS}/figures/multiseed_results.png", caption="../report/multiseed.rst", category="multiseed"),
     params:
         dpi=config["figures"]["dpi"],
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:

@@ -15,6 +15,8 @@ rule report:
         commit=CODE_VERSION,
         experiments=EXPERIMENTS,
         left_out=PLAN.left_out,
+    group:
+        "summary"
     conda:
         CONDA_ENV
     log:

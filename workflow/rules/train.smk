@@ -14,7 +14,10 @@ rule train:
     threads: 1
     resources:
         mem_mb=2000,
+        gres=MODEL_GRES,
         runtime=30,
+    group:
+        "models"
     conda:
         CONDA_ENV
     log:
@@ -43,7 +46,10 @@ rule train_modified:
     threads: 1
     resources:
         mem_mb=2000,
+        gres=MODEL_GRES,
         runtime=60,
+    group:
+        "models"
     conda:
         CONDA_ENV
     log:
@@ -69,8 +75,11 @@ rule train_transformer:
         device=config["device"],
     threads: 1
     resources:
+        gres=MODEL_GRES,
         mem_mb=2000,
         runtime=60,
+    group:
+        "models"
     conda:
         CONDA_ENV
     log:

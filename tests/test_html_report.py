@@ -1,0 +1,52 @@
+"""`snakemake --report report.html` on the tiny run: every figure, its caption, and the rule graph."""
+
+import base64
+import json
+import re
+
+import docutils.core
+
+from conftest import REPO, snakemake
+
+
+def script_json(html: str, name: str):
+    """The JSON value the report assigns to ``var <name>`` in one of its scripts."""
+    return json.loads(re.search(rf"var {name} = (\{{.*?\}});\n", html, flags=re.DOTALL).group(1))
+
+
+def rule_graph_edges(dot: str) -> set[tuple[str, str]]:
+    """(from rule, to rule) pairs of `snakemake --rulegraph` output."""
+    labels = dict(re.findall(r'^\s*(\d+)\[label = "(\w+)"', dot, flags=re.MULTILINE))
+    return {(labels[a], labels[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)", dot, flags=re.MULTILINE)}
+
+
+def test_html_report_holds_every_figure_with_its_caption_and_the_rule_graph(smoke_run, tmp_path):
+    report = tmp_path / "report.html"
+    snakemake(smoke_run, "--report", str(report))
+    html = report.read_text()
+
+    figures = sorted((smoke_run / "results" / "figures").glob("*.png"))
+    assert "base.png" in {figure.name for figure in figures}
+    results = script_json(html, "results")
+    assert set(results) == {f"results/figures/{figure.name}" for figure in figures}
+    for figure in figures:
+        entry = results[f"results/figures/{figure.name}"]
+        media_type, data = entry["data_uri"].split(",", 1)
+        assert media_type.startswith("data:image/png;") and data == base64.b64encode(figure.read_bytes()).decode()
+        # Its caption is workflow/report/<figure>.rst where a rule draws several figures, else
+        # <name>.rst for the rule plot_<name> that draws it.
+        captions = REPO / "workflow" / "report"
+        caption_file = captions / f"{figure.stem}.rst"
+        if not caption_file.exists():
+            caption_file = captions / f"{entry['job_properties']['rule'].removeprefix('plot_')}.rst"
+        caption = docutils.core.publish_parts(caption_file.read_text(), writer="html")["fragment"]
+        assert entry["caption"].strip() == caption.strip(), figure.name
+
+    # Snakemake draws the rule graph in the page itself (vega), no graphviz needed; it must be
+    # the workflow's: the rules and dependencies of `snakemake --rulegraph`.
+    dot = snakemake(smoke_run, "--rulegraph").stdout
+    graph = {data["name"]: data["values"] for data in script_json(html, "rulegraph_spec")["data"]}
+    links = graph["link-data"] + graph["link-data-direct"]
+    edges = rule_graph_edges(dot)
+    assert {node["rule"] for node in graph["node-data"]} == {rule for edge in edges for rule in edge}
+    assert {(link["sourcerule"], link["targetrule"]) for link in links} == edges

@@ -1,0 +1,62 @@
+"""What profiles/slurm asks of a cluster, read from dry runs that need neither a cluster nor the
+executor plugin: how jobs group into SLURM jobs, and which jobs ask for a GPU.
+(tests/slurm/ runs the profile on a real cluster.)"""
+
+import copy
+import math
+import re
+from collections import Counter
+from itertools import product
+
+import yaml
+
+from conftest import REPO, SMOKE_CONFIG, snakemake
+from lengthgen.config import prepare_config
+
+PROFILE = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
+MODEL_RULES = {"train", "train_modified", "evaluate", "train_transformer", "evaluate_transformer"}
+SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+
+
+def model_chains(config: dict) -> int:
+    """Independent model jobs (a head's train then evaluate, a modified head, a transformer's pair)."""
+    config = copy.deepcopy(config)
+    prepare_config(config, SCHEMA)
+    sweep, variants, transformer = config["sweep"], config["variants"], config["transformer"]
+    heads = set(product(sweep["pe"], sweep["seed"], sweep["offset"])) | set(
+        product(variants["pe"], variants["seeds"], variants["offsets"]))
+    modified = len(sweep["seed"]) * len(sweep["offset"]) + len(config["cures"]["seeds"]) * len(sweep["offset"])
+    return len(heads) + modified + len(transformer["pe"]) * len(transformer["seeds"]) * len(transformer["offsets"])
+
+
+def dry_run_with_profile_groups(workdir, configfile):
+    """`snakemake -n` with the profile's group-components (the rest of the profile needs the plugin)."""
+    return snakemake(workdir, "-n", "--group-components", *PROFILE["group-components"],
+                     configfile=configfile).stdout
+
+
+def job_resources(dry_run_output: str) -> list[tuple[str, str]]:
+    """(rule, resources line) of every job in a dry run's output."""
+    return re.findall(r"^\s*rule (\w+):\n(?:\s+\w+: .*\n)*?\s+resources: (.*)$", dry_run_output, flags=re.MULTILINE)
+
+
+def test_every_job_runs_in_a_group_and_groups_are_few(tmp_path):
+    output = dry_run_with_profile_groups(tmp_path, SMOKE_CONFIG)
+    ungrouped = set(re.findall(r"^rule (\w+):", output, flags=re.MULTILINE)) - {"all"}
+    assert not ungrouped, f"rules without a group: {ungrouped}; give them one (profiles/slurm)"
+    groups = Counter(re.findall(r"Group job (\w+) ", output))
+    models = model_chains(yaml.safe_load(SMOKE_CONFIG.read_text()))
+    per_job = dict(entry.split("=") for entry in PROFILE["group-components"])
+    assert groups == {"eval_sets": 1, "models": math.ceil(models / int(per_job["models"])), "summary": 1}
+
+
+def test_a_cuda_config_asks_for_a_gpu_for_each_job_that_runs_a_model(tmp_path):
+    config = yaml.safe_load(SMOKE_CONFIG.read_text())
+    config["device"] = "cuda"
+    cuda = tmp_path / "cuda.yaml"
+    cuda.write_text(yaml.safe_dump(config))
+    for configfile, gpu_rules in ((cuda, MODEL_RULES), (SMOKE_CONFIG, set())):
+        jobs = job_resources(dry_run_with_profile_groups(tmp_path / configfile.stem, configfile))
+        assert {rule for rule, _ in jobs} >= MODEL_RULES | {"eval_set", "report"}
+        for rule, resources in jobs:
+            assert ("gres=gpu:1" in resources) == (rule in gpu_rules), (rule, resources)
