@@ -5,7 +5,7 @@ text with the numbers that follow the settings written ``#``, and its instance (
 about, or ``all``). Its *outcome* in a run is ``holds`` (at every offset it is measured at), ``fails``
 (at none) or ``partly``.
 
-The rule (``REPLICATION_RULE``), fixed with the claims' rules before the confirmation runs:
+The rule (``rules.REPLICATION_RULE``, with its reason), fixed with the claims' rules before the confirmation runs:
 
 - a check *replicates* in a confirmation run when it has the exploratory outcome at every offset both
   runs measure, and, at an offset only the confirmation run measures, the outcome the exploratory run
@@ -14,7 +14,7 @@ The rule (``REPLICATION_RULE``), fixed with the claims' rules before the confirm
 - over the confirmation runs that compare it, a claim or a check is *replicated* when it replicates
   in every one, *not replicated* in none, *partly* otherwise (*not tested* where none compares it).
 
-Where a check does not replicate, the cause (``CAUSE_RULE``), from the seed bootstrap of both runs
+Where a check does not replicate, the cause (``rules.CAUSE_RULE``), from the seed bootstrap of both runs
 (``lengthgen.bootstrap``) and the distance of each value from its threshold:
 
 - *measurement*: in either run the outcome is open (it holds in fewer than ``DECIDED_FRACTION`` and
@@ -36,30 +36,13 @@ import re
 import pandas as pd
 
 from lengthgen.claims import check_identities, verdict
-from lengthgen.rules import DECIDED_FRACTION, SPREAD_INTERVAL
+from lengthgen.rules import CAUSE_RULE, DECIDED_FRACTION, REPLICATION_RULE, RULE_CAUSE_MAX_MISS, SPREAD_INTERVAL
 
 EXPLORATORY = "exploratory"
 IDENTITY = ["family", "check", "instance"]
 CHECK = ["family", "check"]
-OUTCOMES = ("holds", "partly", "fails")  # from best to worst
 COMPARISONS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
 _COMPARISON = re.compile(r"<=|>=|==|<|>")
-
-REPLICATION_RULE = (
-    "a check replicates in a confirmation run when it has the exploratory outcome (holds or fails) at every offset "
-    "both runs measure it at, and, at an offset only the confirmation run has, the outcome the exploratory run had "
-    "at all of its offsets (no prediction where that was partly); a claim replicates in a run when every check "
-    "compared there replicates; over the confirmation runs that compare it, a claim (or a check) is *replicated* "
-    "when it replicates in every one, *not replicated* in none, and *partly* otherwise")
-CAUSE_RULE = (
-    f"*measurement* when in either run the outcome is open (it holds in fewer than {DECIDED_FRACTION:.0%} and more "
-    f"than {1 - DECIDED_FRACTION:.0%} of the seed resamples, or the run has one seed) or when the run poses the same "
-    "task with fresh seeds (seeds alone turned it: too few samples); otherwise *rule* when the failing side (the "
-    "values that miss the threshold, in either run) misses it by no more than the other side clears it (both "
-    "relative to the threshold: the threshold sits between two settings' values, a threshold that fit one "
-    "setting), and *claim* when it misses by more (the effect itself differs in that setting: the phenomenon is "
-    "not general)")
-
 
 # ---------------------------------------------------------------------------------------------
 # Thresholds and margins
@@ -176,7 +159,7 @@ def cause(mismatches: list[tuple[pd.Series, bool, pd.DataFrame]], same_task: boo
     miss, clear = max(misses, default=0.0), float(pd.Series(clears, dtype=float).median()) if clears else 0.0
     where = (f"the failing side misses the threshold by up to {miss:.0%} of it, the other clears it by {clear:.0%} "
              "(median)")
-    if miss <= clear:
+    if miss <= RULE_CAUSE_MAX_MISS * clear:
         return "rule", f"{where}: the threshold sits between the two settings' values; {numbers}"
     return "claim", f"{where}: the effect itself differs in this setting; {numbers}"
 

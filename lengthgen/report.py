@@ -48,6 +48,7 @@ def rules_record(repository: str, commit: str | None, paths: tuple[str, ...]) ->
     try:
         full, date, subject = git(repository, "log", "-1", "--date=short", "--format=%H%x09%ad%x09%s",
                                   f"{commit}^{{commit}}").split("\t", 2)
+        git(repository, "merge-base", "--is-ancestor", full, "HEAD")  # fails unless HEAD descends from it
         changes = git(repository, "log", "--format=%h %s", f"{full}..HEAD", "--", *paths)
         diffstat = git(repository, "diff", "--stat", full, "--", *paths)
     except (subprocess.CalledProcessError, FileNotFoundError, ValueError):

@@ -104,9 +104,14 @@ def test_differences_and_the_same_task():
     reseeded["sweep"]["seed"], reseeded["task"]["eval_seed"], reseeded["figures"]["dpi"] = [7], 3, 10
     assert differences(base, reseeded) == ["sweep.seed: [0, 1, 2, 3, 4] -> [7]", "task.eval_seed: 0 -> 3"]
     assert same_task(base, reseeded)
-    other = copy.deepcopy(reseeded)
-    other["sweep"]["offset"] = [1]
-    assert not same_task(base, other)
+    fewer_offsets = copy.deepcopy(reseeded)
+    fewer_offsets["sweep"]["offset"] = [1, 3]
+    assert same_task(base, fewer_offsets)  # compared offset by offset: the same task at each
+    other_offset = copy.deepcopy(reseeded)
+    other_offset["sweep"]["offset"] = [1, 4]
+    other_vocabulary = copy.deepcopy(reseeded)
+    other_vocabulary["task"]["vocab_size"] = 8
+    assert not same_task(base, other_offset) and not same_task(base, other_vocabulary)
 
 
 def git(repository, *args):
@@ -134,7 +139,20 @@ def test_the_rules_record_lists_every_change_to_the_rule_files_since_the_commit(
     record = rules_record(str(tmp_path), frozen, RULE_FILES)
     assert len(record["changes"]) == 1 and record["changes"][0].endswith("looser rule")
     assert "not in this checkout's history" in rules_record(str(tmp_path), "deadbeef", RULE_FILES)["error"]
+    git(tmp_path, "checkout", "-q", "-b", "elsewhere", frozen)
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "on another branch")
+    elsewhere = git(tmp_path, "rev-parse", "HEAD").strip()
+    git(tmp_path, "checkout", "-q", "-")
+    assert "not in this checkout's history" in rules_record(str(tmp_path), elsewhere, RULE_FILES)["error"]
     assert "null" in rules_record(str(tmp_path), None, RULE_FILES)["error"]
+
+
+def test_the_recorded_rules_commit_precedes_this_checkout():
+    commit = DEFAULT["confirmation"]["rules_commit"]
+    if not (REPO / ".git").exists():
+        pytest.skip("not a git checkout: the record is checked where the history is")
+    record = rules_record(str(REPO), commit, RULE_FILES)
+    assert commit and record["error"] == "", record["error"]
 
 
 def test_the_confirm_command_schedules_each_confirmation_run_once_and_the_replication(tmp_path):
