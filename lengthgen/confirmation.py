@@ -70,11 +70,13 @@ class ConfirmationRun:
 
 
 def run_summary(name: str, prepared: dict) -> dict:
-    """A run's seeds and task, and the experiments its config leaves out with the reasons, as plain data."""
+    """A run's seeds and task, the experiments its config leaves out with the reasons, and its file's note on why
+    its settings are what they are, as plain data."""
     task = prepared["task"]
     return {"name": name, "seeds": prepared["sweep"]["seed"], "vocab_size": task["vocab_size"],
             "train_lengths": [task["train_length_min"], task["train_length_max"]],
-            "offsets": prepared["sweep"]["offset"], "left_out": plan(prepared).left_out}
+            "offsets": prepared["sweep"]["offset"], "left_out": plan(prepared).left_out,
+            "note": prepared["confirmation"]["note"] or ""}
 
 
 def run_name(path: str) -> str:

@@ -249,15 +249,16 @@ def _escape(text: str) -> str:
 
 
 def runs_markdown(runs: list[dict], exploratory: dict) -> str:
-    """One row per run: seeds, task, how it differs from the exploratory config, the experiments it leaves out."""
-    lines = ["| run | seeds | V | training lengths | K | differs from the exploratory config in | left out |",
-             "|---|---|---|---|---|---|---|"]
+    """One row per run: seeds, task, how it differs from the exploratory config, the experiments it leaves out, and
+    its file's note on why (``confirmation.note``)."""
+    lines = ["| run | seeds | V | training lengths | K | differs from the exploratory config in | left out | why |",
+             "|---|---|---|---|---|---|---|---|"]
     for run in [exploratory, *runs]:
         left_out = ", ".join(f"`{name}` ({reason})" for name, reason in run["left_out"].items()) or "nothing"
         differences = "; ".join(f"`{entry}`" for entry in run.get("differences", [])) or "-"
         lines.append(f"| {run['name']} | {', '.join(map(str, run['seeds']))} | {run['vocab_size']} | "
                      f"{run['train_lengths'][0]}..{run['train_lengths'][1]} | {', '.join(map(str, run['offsets']))} | "
-                     f"{_escape(differences)} | {left_out} |")
+                     f"{_escape(differences)} | {left_out} | {_escape(run.get('note') or '-')} |")
     return "\n".join(lines)
 
 

@@ -34,8 +34,9 @@ def test_the_confirmation_set_is_valid_fresh_and_varies_the_task():
         assert not set(run.prepared["sweep"]["seed"]) & seeds  # fresh seeds
         assert len(run.prepared["sweep"]["seed"]) == len(seeds)  # as many: "over seeds" statistics compare
         assert run.prepared["confirmation"]["runs"] == []
-        assert plan(run.prepared).left_out == {}  # every experiment runs, so every claim is tested
-    assert runs["fresh_seeds"].same_task
+        assert set(plan(run.prepared).left_out) <= {"transformer"}  # left out only to stay small, and said why
+        assert run.prepared["confirmation"]["note"]
+    assert runs["fresh_seeds"].same_task and plan(runs["fresh_seeds"].prepared).left_out == {}  # every claim tested
     changed = [run for run in runs.values() if not run.same_task]
     assert len(changed) >= 2
     for run in changed:

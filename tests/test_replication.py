@@ -135,7 +135,7 @@ def test_the_section_states_the_rule_the_numbers_and_the_history():
     checks, comparison, claims = replicate([("base", "K=1", "rope at n=128", 0.8, 1.0)],
                                            {"other": [("base", "K=1", "rope at n=96", 0.05, 0.0)]})
     run = {"name": "other", "seeds": [5], "vocab_size": 8, "train_lengths": [6, 24], "offsets": [1], "left_out": {},
-           "differences": ["task.vocab_size: 16 -> 8"], "same_task": False}
+           "differences": ["task.vocab_size: 16 -> 8"], "same_task": False, "note": "another task"}
     explored = {**run, "name": EXPLORATORY, "seeds": [0], "vocab_size": 16, "differences": []}
     record = {"commit": "a" * 40, "date": "2026-11-30", "subject": "freeze", "changes": [], "diffstat": "", "error": ""}
     text = section_markdown(checks, comparison, claims, [run], explored, record, ["lengthgen/rules.py"],
@@ -144,6 +144,7 @@ def test_the_section_states_the_rule_the_numbers_and_the_history():
     assert "**not replicated** | claim: 1 |" in text and "0.05 [0.03, 0.07], holds in 0% of resamples" in text
     assert "`aaaaaaaaaaaa`" in text and "None of these files has changed since that commit." in text
     assert "`task.vocab_size: 16 -> 8`" in text and "| rules | fixed in | data looked at before |" in text
+    assert "| nothing | another task |" in text  # the run's note says why its settings differ
 
 
 def test_every_rule_of_a_real_run_is_read_back_to_its_outcome(smoke_run):
