@@ -1,4 +1,6 @@
-# lengthgen: data -> train per (pe, seed, offset) -> evaluate -> analyze -> figures -> RESULTS.md
+# lengthgen: data -> train per (pe, seed, offset) -> evaluate -> analyze -> figures -> RESULTS.md,
+# and the confirmation runs (workflow/rules/confirm.smk), each this same workflow as a module.
+import copy
 import os
 
 from snakemake.utils import min_version
@@ -8,6 +10,11 @@ min_version("9.0")
 
 # The defaults; a --configfile given on the command line is layered over them, key by key.
 configfile: os.path.join(workflow.basedir, "config.yaml")
+
+
+# The config as given (config.yaml, then every --configfile), before settings are derived from it:
+# the confirmation runs are layered over it.
+CONFIG_AS_GIVEN = copy.deepcopy(config)
 
 
 report: "workflow/report/workflow.rst"
@@ -27,6 +34,7 @@ include: "workflow/rules/train.smk"
 include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/confirm.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -34,3 +42,4 @@ rule all:
     default_target: True
     input:
         f"{RESULTS}/RESULTS.md",
+        CONFIRMATION_REPORTS,

@@ -142,7 +142,8 @@ def describe(schema: dict, plural: bool = False) -> str:
                   if keyword in schema]
         if bounds:
             text += " " + " and ".join(bounds)
-    return text + (", or null to follow the sweep and the task" if nullable else "")
+    # A key whose description says what null means needs no more; the others follow the sweep and the task.
+    return text + (", or null to follow the sweep and the task" if nullable and "description" not in schema else "")
 
 
 def check_encodings(key: str, names: list[str]) -> None:

@@ -10,8 +10,9 @@ from importlib import metadata
 import pandas as pd
 import yaml
 
-from lengthgen.claims import VERDICT_RULE, verdict
+from lengthgen.claims import VERDICT_RULE, experiment_family, verdict
 from lengthgen.jobs import PORTABLE_CPU_ENV
+from lengthgen.rules import DECIDED_FRACTION, SPREAD_INTERVAL
 
 
 def code_version(repository: str, exclude: list[str]) -> str:
@@ -23,16 +24,38 @@ def code_version(repository: str, exclude: list[str]) -> str:
     """
     inside = [path for path in exclude if not os.path.isabs(path) and not path.startswith("..")]
     pathspec = ["--", ".", *(f":(exclude){path}" for path in inside)]
-
-    def git(*args):
-        return subprocess.run(["git", "-C", repository, *args], capture_output=True, text=True, check=True).stdout.strip()
-
     try:
-        commit = git("log", "-1", "--format=%H", *pathspec)
-        dirty = git("status", "--porcelain", "--untracked-files=no", *pathspec)
+        commit = git(repository, "log", "-1", "--format=%H", *pathspec)
+        dirty = git(repository, "status", "--porcelain", "--untracked-files=no", *pathspec)
     except (subprocess.CalledProcessError, FileNotFoundError):
         return "unknown (not a git checkout)"
     return commit + ("-dirty" if dirty else "")
+
+
+def git(repository: str, *args: str) -> str:
+    return subprocess.run(["git", "-C", repository, *args], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def rules_record(repository: str, commit: str | None, paths: tuple[str, ...]) -> dict:
+    """The commit the rules were fixed at, and every change to ``paths`` since, as plain data: commit
+    (full hash), date, subject, ``changes`` (one ``hash subject`` line per later commit touching them),
+    ``diffstat`` (``git diff --stat`` of the checkout, uncommitted edits included, against the commit),
+    and ``error`` (why none of it could be read, else empty)."""
+    record = {"commit": commit or "", "date": "", "subject": "", "changes": [], "diffstat": "", "error": ""}
+    if not commit:
+        record["error"] = "no commit recorded (confirmation.rules_commit is null)"
+        return record
+    try:
+        full, date, subject = git(repository, "log", "-1", "--date=short", "--format=%H%x09%ad%x09%s",
+                                  f"{commit}^{{commit}}").split("\t", 2)
+        git(repository, "merge-base", "--is-ancestor", full, "HEAD")  # fails unless HEAD descends from it
+        changes = git(repository, "log", "--format=%h %s", f"{full}..HEAD", "--", *paths)
+        diffstat = git(repository, "diff", "--stat", full, "--", *paths)
+    except (subprocess.CalledProcessError, FileNotFoundError, ValueError):
+        record["error"] = f"commit {commit} is not in this checkout's history (or this is not a git checkout)"
+        return record
+    record.update(commit=full, date=date, subject=subject, changes=changes.splitlines(), diffstat=diffstat)
+    return record
 
 
 def gpu_names() -> list[str]:
@@ -53,17 +76,44 @@ def machine_description() -> str:
             + ", ".join(f"{name}={os.environ.get(name, 'unset')}" for name in PORTABLE_CPU_ENV))
 
 
-def verdict_table(claims: pd.DataFrame) -> str:
-    lines = ["| experiment | checks holding | verdict |", "|---|---|---|"]
+def verdict_table(claims: pd.DataFrame, replication: dict[str, str] | None = None) -> str:
+    """One row per section: checks holding and the verdict, and with ``replication`` (experiment -> its
+    replication verdict over the confirmation runs) that verdict beside it."""
+    header = "| experiment | checks holding | verdict |" + (" replication |" if replication else "")
+    lines = [header, "|---|---|---|" + ("---|" if replication else "")]
     for experiment, checks in claims.groupby("experiment", sort=False):
-        lines.append(f"| {experiment} | {int(checks['holds'].sum())}/{len(checks)} | {verdict(checks)} |")
+        row = f"| {experiment} | {int(checks['holds'].sum())}/{len(checks)} | {verdict(checks)} |"
+        if replication:
+            row += f" {replication.get(experiment_family(experiment), 'not tested')} |"
+        lines.append(row)
     return "\n".join(lines)
 
 
+def spread_markdown(checks: pd.DataFrame) -> str:
+    """How many of a section's checks the seed bootstrap decides (the same outcome in at least
+    ``DECIDED_FRACTION`` of its resamples), and each open one with its statistic's interval beside its rule."""
+    n_seeds, resamples = int(checks["n_seeds"].max()), int(checks["resamples"].max())
+    if n_seeds < 2:
+        return f"Seed bootstrap: {n_seeds} seed, so no seed-to-seed spread to measure."
+    share = checks["holds_fraction"]
+    open_checks = checks[(share < DECIDED_FRACTION) & (share > 1 - DECIDED_FRACTION)]
+    text = (f"Seed bootstrap ({resamples} resamples of the {n_seeds} seeds, `lengthgen/bootstrap.py`): "
+            f"{len(checks) - len(open_checks)} of {len(checks)} checks have the same outcome in at least "
+            f"{DECIDED_FRACTION:.0%} of resamples.")
+    if open_checks.empty:
+        return text
+    return text + " Open, so decided by the seeds drawn: " + "; ".join(
+        f"{row.claim}, {row.statistic}: {row.value:.4g}, {SPREAD_INTERVAL:.0%} interval [{row.spread_low:.4g}, "
+        f"{row.spread_high:.4g}] (rule {row.rule}), holds in {row.holds_fraction:.0%} of resamples"
+        for row in open_checks.itertuples()) + "."
+
+
 def with_verdict(section: str, checks: pd.DataFrame) -> str:
-    """An experiment's section followed by its verdict, computed from its checks."""
+    """An experiment's section followed by its verdict, computed from its checks, and (when ``checks`` carry
+    their ``claim_spread`` columns) how far the seed bootstrap decides them."""
     held = f"{int(checks['holds'].sum())}/{len(checks)} checks hold"
-    return f"{section.rstrip()}\n\n**Verdict: {verdict(checks)}** ({held}; {VERDICT_RULE}).\n"
+    spread = f"\n\n{spread_markdown(checks)}" if "holds_fraction" in checks else ""
+    return f"{section.rstrip()}\n\n**Verdict: {verdict(checks)}** ({held}; {VERDICT_RULE}).{spread}\n"
 
 
 def left_out_markdown(left_out: dict[str, str]) -> str:
@@ -73,9 +123,12 @@ def left_out_markdown(left_out: dict[str, str]) -> str:
 
 
 def render_results(config: dict, sections: dict[str, str], claims: pd.DataFrame, commit: str,
-                   date: datetime.date, machine: str, left_out: dict[str, str] | None = None) -> str:
+                   date: datetime.date, machine: str, left_out: dict[str, str] | None = None,
+                   replication: dict[str, str] | None = None, replication_section: str | None = None) -> str:
     """The whole report; ``sections`` maps each section to its generated markdown, ``left_out`` each
-    experiment that did not run to the reason."""
+    experiment that did not run to the reason; ``claims`` may carry the ``claim_spread`` columns. With
+    confirmation runs, ``replication`` maps each experiment to its replication verdict and
+    ``replication_section`` is the replication section, which ends the report."""
     setup = yaml.safe_dump(config, sort_keys=False, default_flow_style=None).strip()
     return "\n\n".join([
         "# Results",
@@ -86,7 +139,8 @@ def render_results(config: dict, sections: dict[str, str], claims: pd.DataFrame,
         "Configuration used:\n\n```yaml\n" + setup + "\n```",
         "## Verdicts",
         f"Each experiment's claim is split into checks fixed in advance; its verdict is {VERDICT_RULE}.",
-        verdict_table(claims),
+        verdict_table(claims, replication),
         *([left_out_markdown(left_out)] if left_out else []),
         *(with_verdict(text, claims[claims["experiment"] == experiment]) for experiment, text in sections.items()),
+        *([replication_section.rstrip()] if replication_section else []),
     ]) + "\n"

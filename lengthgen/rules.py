@@ -146,3 +146,39 @@ MONOTONE_FAILS_FROM_OFFSET = 2
 # controls at lr 1e-3): the largest window mean was 0.92 x ln V and the largest single step 3.7 x ln V;
 # tiny heads at lr 1 reach about 80 x ln V, at lr 1e12 NaN at step 2.
 DIVERGED_LOSS_FACTOR = 10.0
+
+# --- spread and replication: a finding, or one setting's outcome? ---------------------------------
+# Each check's statistic is recomputed on seed resamples (lengthgen/bootstrap.py); its spread is the
+# central 95% of the resampled values.
+SPREAD_INTERVAL = 0.95
+# A check's outcome is decided when it is the same in at least 95% of the seed resamples; otherwise it
+# is open: other seeds of the same task turn it in more than 1 resample in 20 (the two-sided 5% level),
+# so the outcome says nothing either way.
+DECIDED_FRACTION = 0.95
+
+# --- replication (lengthgen/replication.py): does a verdict hold beyond the setting it was found in? ---
+# A claim is general when it holds wherever it is tested, so the verdict asks for every run: one run that
+# does not reproduce the outcome makes it *partly* replicated, none *not replicated*. Checks, not verdicts,
+# are compared, so a verdict that stays "mixed" because other checks now fail does not count as replicated.
+REPLICATION_RULE = (
+    "a check replicates in a confirmation run when it has the exploratory outcome (holds or fails) at every offset "
+    "both runs measure it at, and, at an offset only the confirmation run has, the outcome the exploratory run had "
+    "at all of its offsets (no prediction where that was partly); a claim replicates in a run when every check "
+    "compared there replicates; over the confirmation runs that compare it, a claim (or a check) is *replicated* "
+    "when it replicates in every one, *not replicated* in none, and *partly* otherwise")
+# Why a check did not replicate, decided from the numbers in this order. Measurement first: an outcome the
+# seeds do not decide (DECIDED_FRACTION) says nothing either way, and on the same task only the seeds
+# changed. Otherwise the failing side's distance below the threshold is set against the passing side's
+# distance above it (both relative to the threshold): a miss no larger than the margin the claim was found
+# with (RULE_CAUSE_MAX_MISS x it) means the statistic moved less than the threshold's own margin, so the
+# threshold fit one setting; a larger miss means the effect itself changed. The factor 1 is the
+# symmetric choice: either side's distance counts the same.
+RULE_CAUSE_MAX_MISS = 1.0
+CAUSE_RULE = (
+    f"*measurement* when in either run the outcome is open (it holds in fewer than {DECIDED_FRACTION:.0%} and more "
+    f"than {1 - DECIDED_FRACTION:.0%} of the seed resamples, or the run has one seed) or when the run poses the same "
+    "task with fresh seeds (seeds alone turned it: too few samples); otherwise *rule* when the failing side (the "
+    "values that miss the threshold, in either run) misses it by no more than the other side clears it (both "
+    "relative to the threshold: the threshold sits between two settings' values, a threshold that fit one "
+    "setting), and *claim* when it misses by more (the effect itself differs in that setting: the phenomenon is "
+    "not general)")

@@ -25,12 +25,14 @@ def test_html_report_holds_every_figure_with_its_caption_and_the_rule_graph(smok
     snakemake(smoke_run, "--report", str(report))
     html = report.read_text()
 
-    figures = sorted((smoke_run / "results" / "figures").glob("*.png"))
-    assert "base.png" in {figure.name for figure in figures}
+    # This run's figures and each confirmation run's (results/confirm/<name>/figures), drawn by its module's rules.
+    figures = sorted([*(smoke_run / "results").glob("figures/*.png"), *(smoke_run / "results").glob("confirm/*/figures/*.png")])
+    assert {"base.png", "replication.png"} <= {figure.name for figure in figures}
+    assert any("confirm" in figure.parts for figure in figures)
     results = script_json(html, "results")
-    assert set(results) == {f"results/figures/{figure.name}" for figure in figures}
+    assert set(results) == {str(figure.relative_to(smoke_run)) for figure in figures}
     for figure in figures:
-        entry = results[f"results/figures/{figure.name}"]
+        entry = results[str(figure.relative_to(smoke_run))]
         media_type, data = entry["data_uri"].split(",", 1)
         assert media_type.startswith("data:image/png;") and data == base64.b64encode(figure.read_bytes()).decode()
         # Its caption is workflow/report/<figure>.rst where a rule draws several figures, else
@@ -38,7 +40,8 @@ def test_html_report_holds_every_figure_with_its_caption_and_the_rule_graph(smok
         captions = REPO / "workflow" / "report"
         caption_file = captions / f"{figure.stem}.rst"
         if not caption_file.exists():
-            caption_file = captions / f"{entry['job_properties']['rule'].removeprefix('plot_')}.rst"
+            rule = re.sub(r"^confirm_\w+?_plot_", "plot_", entry["job_properties"]["rule"])  # a module's rule
+            caption_file = captions / f"{rule.removeprefix('plot_')}.rst"
         caption = docutils.core.publish_parts(caption_file.read_text(), writer="html")["fragment"]
         assert entry["caption"].strip() == caption.strip(), figure.name
 

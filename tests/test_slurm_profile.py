@@ -9,9 +9,11 @@ from collections import Counter
 from itertools import product
 
 import yaml
+from snakemake.utils import update_config
 
 from conftest import REPO, SMOKE_CONFIG, snakemake
 from lengthgen.config import prepare_config
+from lengthgen.confirmation import confirmation_runs
 
 PROFILE = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
 MODEL_RULES = {"train", "train_modified", "evaluate", "train_transformer", "evaluate_transformer"}
@@ -45,7 +47,12 @@ def test_every_job_runs_in_a_group_and_groups_are_few(tmp_path):
     ungrouped = set(re.findall(r"^rule (\w+):", output, flags=re.MULTILINE)) - {"all"}
     assert not ungrouped, f"rules without a group: {ungrouped}; give them one (profiles/slurm)"
     groups = Counter(re.findall(r"Group job (\w+) ", output))
-    models = model_chains(yaml.safe_load(SMOKE_CONFIG.read_text()))
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    update_config(config, yaml.safe_load(SMOKE_CONFIG.read_text()))
+    prepared = copy.deepcopy(config)
+    prepare_config(prepared, SCHEMA)
+    runs = confirmation_runs(config, prepared, REPO, SCHEMA)  # the confirmation runs' models group the same way
+    models = model_chains(config) + sum(model_chains(run.config) for run in runs.values())
     per_job = dict(entry.split("=") for entry in PROFILE["group-components"])
     assert groups == {"eval_sets": 1, "models": math.ceil(models / int(per_job["models"])), "summary": 1}
 
@@ -59,4 +66,5 @@ def test_a_cuda_config_asks_for_a_gpu_for_each_job_that_runs_a_model(tmp_path):
         jobs = job_resources(dry_run_with_profile_groups(tmp_path / configfile.stem, configfile))
         assert {rule for rule, _ in jobs} >= MODEL_RULES | {"eval_set", "report"}
         for rule, resources in jobs:
+            rule = re.sub(r"^confirm_\w+?_(?=(train|evaluate)\w*$)", "", rule)  # a confirmation run's, as its own
             assert ("gres=gpu:1" in resources) == (rule in gpu_rules), (rule, resources)

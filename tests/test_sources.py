@@ -12,7 +12,7 @@ SCRIPTS = REPO / "workflow" / "scripts"
 # Jobs that run no model: they must start without torch (seconds of import per job).
 NO_MODEL_SCRIPTS = sorted(path.name for path in SCRIPTS.glob("plot_*.py")) + [
     "write_report.py", "combine_tables.py", "combine_claims.py", "analyze_base.py", "analyze_multiseed.py",
-    "analyze_variants.py"]
+    "analyze_variants.py", "replicate.py"]
 
 
 def modules(script: str) -> list[str]:

@@ -101,6 +101,30 @@ def test_every_experiment_has_its_figure_section_and_claims(smoke_run):
     assert len(cures) == n_base * (2 * 4 + 1)  # rope and learned under 4 cures (none included), the log-length head
 
 
+def test_the_confirmation_run_and_the_replication(smoke_run):
+    results = smoke_run / "results"
+    tiny = results / "confirm" / "tiny"
+    confirmation = yaml.safe_load((REPO / "tests" / "confirm_tiny.yaml").read_text())
+    accuracy = pd.read_parquet(tiny / "tables/accuracy_by_length.parquet")
+    assert set(accuracy["seed"]) == set(confirmation["sweep"]["seed"])  # its own models, in its own folder
+    assert "## replication" not in (tiny / "RESULTS.md").read_text()  # a confirmation run confirms nothing
+    table = pd.read_parquet(results / "tables/replication.parquet")
+    assert list(dict.fromkeys(table["run"])) == ["exploratory", "tiny"]
+    report = (results / "RESULTS.md").read_text()
+    assert "## replication" in report and (results / "figures/replication.png").read_bytes().startswith(b"\x89PNG")
+    verdicts = table.drop_duplicates("family").set_index("family")["replication"]
+    assert f"| base | " in report and f"| {verdicts['base']} |" in report.split("## base")[0]
+    spread = pd.read_parquet(results / "tables/claim_spread.parquet")
+    for section in dict.fromkeys(spread["experiment"]):  # every section states its seed spread
+        text = report.split(f"\n## {section}", 1)[1].split("\n## ", 1)[0]
+        assert "Seed bootstrap" in text, section
+    # The section's numbers are the table's: each claim's verdicts as they are in both runs.
+    for family, rows in table.groupby("family", sort=False):
+        by_run = rows.drop_duplicates("run").set_index("run")["claim_verdict"]
+        line = next(line for line in report.splitlines() if line.startswith(f"| `{family}` | "))
+        assert line.startswith(f"| `{family}` | {by_run['exploratory']} | {by_run.get('tiny', 'not run')}")
+
+
 def test_transformer_outputs(smoke_run):
     task, config = (yaml.safe_load(SMOKE_CONFIG.read_text())[section] for section in ("task", "transformer"))
     curve = pd.read_parquet(smoke_run / "results/models/transformer/pe~rope/seed~0/offset~1/training_curve.parquet")
@@ -125,13 +149,16 @@ def test_changing_dpi_reruns_only_figures_and_report(smoke_run, tmp_path):
     config = write_config(tmp_path / "config.yaml", figures={"dpi": 72})
     jobs = scheduled_jobs(snakemake(smoke_run, "-n", configfile=config).stdout)
     assert jobs["plot_base"] == 1 and jobs["report"] == 1
-    assert all(rule.startswith("plot_") or rule in {"report", "all"} for rule in jobs), jobs
+    assert jobs["confirm_tiny_plot_base"] == 1  # the confirmation run is layered over the changed config
+    assert all(rule.removeprefix("confirm_tiny_").startswith("plot_") or rule.removeprefix("confirm_tiny_") in
+               {"report", "all"} for rule in jobs), jobs
 
 
 def test_changing_eval_lengths_trains_nothing(smoke_run, tmp_path):
     config = write_config(tmp_path / "config.yaml", task={"eval_lengths": [8, 12, 32]})
     jobs = scheduled_jobs(snakemake(smoke_run, "-n", configfile=config).stdout)
-    assert jobs["evaluate"] > 0 and jobs["train"] == 0 and jobs["train_modified"] == 0
+    assert jobs["evaluate"] > 0 and jobs["confirm_tiny_evaluate"] > 0
+    assert not any(count for rule, count in jobs.items() if rule.endswith(("train", "train_modified"))), jobs
 
 
 def test_changing_training_steps_retrains(smoke_run, tmp_path):

@@ -23,8 +23,10 @@ rule analyze_base:
     output:
         summary=f"{RESULTS}/tables/accuracy_summary.parquet",
         claims=f"{RESULTS}/claims/base.parquet",
+        spread=f"{RESULTS}/spread/base.parquet",
         section=f"{RESULTS}/sections/base.md",
     params:
+        bootstrap=bootstrap_settings("base"),
         vocab_size=config["task"]["vocab_size"],
         train_length_max=config["task"]["train_length_max"],
     group:
@@ -48,8 +50,10 @@ rule analyze_mechanics:
         histogram=f"{RESULTS}/tables/mechanics_argmax_histogram.parquet",
         profile=f"{RESULTS}/tables/mechanics_attention_profile.parquet",
         claims=f"{RESULTS}/claims/mechanics.parquet",
+        spread=f"{RESULTS}/spread/mechanics.parquet",
         section=f"{RESULTS}/sections/mechanics.md",
     params:
+        bootstrap=bootstrap_settings("mechanics"),
         runs=sweep_runs(pe=["rope", "learned"]),
         expected=HEAD,
         offsets=config["sweep"]["offset"],
@@ -74,8 +78,10 @@ rule analyze_shift:
     output:
         changes=f"{RESULTS}/tables/shift_changes_K{{offset}}.parquet",
         claims=f"{RESULTS}/claims/shift_K{{offset}}.parquet",
+        spread=f"{RESULTS}/spread/shift_K{{offset}}.parquet",
         section=f"{RESULTS}/sections/shift_K{{offset}}.md",
     params:
+        bootstrap=lambda w: bootstrap_settings(f"shift_K{w.offset}"),
         runs=lambda w: sweep_runs(offset=[int(w.offset)]),
         shifts=config["shift"]["shifts"],
         lengths=config["shift"]["lengths"],
@@ -102,8 +108,10 @@ rule analyze_prop1:
         comparison=f"{RESULTS}/tables/prop1_prediction.parquet",
         errors=f"{RESULTS}/tables/prop1_error.parquet",
         claims=f"{RESULTS}/claims/prop1.parquet",
+        spread=f"{RESULTS}/spread/prop1.parquet",
         section=f"{RESULTS}/sections/prop1.md",
     params:
+        bootstrap=bootstrap_settings("prop1"),
         runs=sweep_runs(pe=["rope"]),
         expected=HEAD,
         lengths=config["task"]["eval_lengths"],
@@ -130,8 +138,10 @@ rule analyze_frequency:
         untrained=f"{RESULTS}/tables/frequency_untrained_summary.parquet",
         singular=f"{RESULTS}/tables/frequency_singular_values.parquet",
         claims=f"{RESULTS}/claims/frequency.parquet",
+        spread=f"{RESULTS}/spread/frequency.parquet",
         section=f"{RESULTS}/sections/frequency.md",
     params:
+        bootstrap=bootstrap_settings("frequency"),
         runs=sweep_runs(pe=["rope"]),
         expected=HEAD,
         train_length_max=config["task"]["train_length_max"],
@@ -161,8 +171,10 @@ rule analyze_linear:
         convergence=f"{RESULTS}/tables/linear_convergence.parquet",
         progress=f"{RESULTS}/tables/linear_training_progress.parquet",
         claims=f"{RESULTS}/claims/linear.parquet",
+        spread=f"{RESULTS}/spread/linear.parquet",
         section=f"{RESULTS}/sections/linear.md",
     params:
+        bootstrap=bootstrap_settings("linear"),
         runs=LINEAR_RUNS.dataframe.to_dict("records"),
         expected=modified_head("linear"),
         offsets=config["sweep"]["offset"],
@@ -191,8 +203,10 @@ rule analyze_variants:
         summary=f"{RESULTS}/tables/variants_summary.parquet",
         classes=f"{RESULTS}/tables/variants_classes.parquet",
         claims=f"{RESULTS}/claims/variants.parquet",
+        spread=f"{RESULTS}/spread/variants.parquet",
         section=f"{RESULTS}/sections/variants.md",
     params:
+        bootstrap=bootstrap_settings("variants"),
         encodings=config["variants"]["pe"],
         # What the registry states about each encoding, read here so that the job needs no torch.
         descriptions={pe: encoding_description(pe) for pe in config["variants"]["pe"]},
@@ -221,8 +235,10 @@ rule analyze_cures:
         predictions=f"{RESULTS}/tables/cures_prediction.parquet",
         recovery=f"{RESULTS}/tables/cures_recovery.parquet",
         claims=f"{RESULTS}/claims/cures.parquet",
+        spread=f"{RESULTS}/spread/cures.parquet",
         section=f"{RESULTS}/sections/cures.md",
     params:
+        bootstrap=bootstrap_settings("cures"),
         runs=sweep_runs(pe=["rope", "learned"]),
         expected=HEAD,
         trained_runs=MODIFIED_HEADS["log_length"][2].dataframe.to_dict("records"),
@@ -260,8 +276,10 @@ rule analyze_transformer:
         blocks=f"{RESULTS}/tables/transformer_blocks.parquet",
         carrier=f"{RESULTS}/tables/transformer_carrier.parquet",
         claims=f"{RESULTS}/claims/transformer.parquet",
+        spread=f"{RESULTS}/spread/transformer.parquet",
         section=f"{RESULTS}/sections/transformer.md",
     params:
+        bootstrap=bootstrap_settings("transformer"),
         runs=TRANSFORMER_RUNS.dataframe.to_dict("records"),
         expected={"vocab_size": config["task"]["vocab_size"], **TRANSFORMER_MODEL},
         offsets=config["transformer"]["offsets"],
@@ -306,8 +324,10 @@ rule analyze_multiseed:
         by_seed=f"{RESULTS}/tables/headline_by_seed.parquet",
         summary=f"{RESULTS}/tables/headline_summary.parquet",
         claims=f"{RESULTS}/claims/multiseed.parquet",
+        spread=f"{RESULTS}/spread/multiseed.parquet",
         section=f"{RESULTS}/sections/multiseed.md",
     params:
+        bootstrap=bootstrap_settings("multiseed"),
         experiments=HEADLINE_EXPERIMENTS,
         settings={
             "vocab_size": config["task"]["vocab_size"],
@@ -324,12 +344,15 @@ rule analyze_multiseed:
 
 
 rule all_claims:
-    """Every check of every experiment that runs, with its experiment's verdict, in one table."""
+    """Every check of every experiment that runs, with its experiment's verdict, in one table; their seed
+    spreads in another, row for row."""
     input:
         script_sources("combine_claims.py"),
         claims=expand(f"{RESULTS}/claims/{{section}}.parquet", section=EXPERIMENTS),
+        spreads=expand(f"{RESULTS}/spread/{{section}}.parquet", section=EXPERIMENTS),
     output:
-        f"{RESULTS}/tables/claims.parquet",
+        claims=f"{RESULTS}/tables/claims.parquet",
+        spread=f"{RESULTS}/tables/claim_spread.parquet",
     group:
         "summary"
     conda:

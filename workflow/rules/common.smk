@@ -13,13 +13,14 @@ from lengthgen.encodings import ENCODING_NAME_PATTERN, encoding_description
 from lengthgen.experiments.catalog import plan
 from lengthgen.jobs import PORTABLE_CPU_ENV
 from lengthgen.report import code_version
+from lengthgen.seeding import derive_seed
 from lengthgen.sources import lengthgen_files
 
 REPO = Path(workflow.current_basedir).parents[1]  # this file is workflow/rules/common.smk; also as a module
-CONFIG_SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+CONFIG_SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
 try:
     # Readable errors, defaults, derived settings, cross-key checks (lengthgen/config.py).
-    prepare_config(config, yaml.safe_load(CONFIG_SCHEMA.read_text()))
+    prepare_config(config, CONFIG_SCHEMA)
 except ConfigError as error:
     # A user's mistake, not a bug: the message alone, without the traceback Snakemake would add.
     sys.exit(f"Config error: {error}")
@@ -106,6 +107,13 @@ MODIFIED_HEADS = {
     ),
 }
 LINEAR_RUNS = MODIFIED_HEADS["linear"][2]
+
+
+def bootstrap_settings(section):
+    """The seed bootstrap of one section's checks (lengthgen/bootstrap.py): how many resamples, and the
+    seed of its draws, derived from bootstrap.seed and the section so that sections draw apart."""
+    return {"resamples": config["bootstrap"]["resamples"],
+            "seed": derive_seed("bootstrap", config["bootstrap"]["seed"], section)}
 
 
 def modified_model_files(name, file="model.pt"):

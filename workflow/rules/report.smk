@@ -1,10 +1,13 @@
 rule report:
-    """RESULTS.md: the setup, the verdicts, and every experiment's section with its figure."""
+    """RESULTS.md: the setup, the verdicts, every experiment's section with its figure and seed spread, and the
+    replication section when the config has confirmation runs."""
     input:
         script_sources("write_report.py"),
         figures=FIGURES,
         sections=expand(f"{RESULTS}/sections/{{experiment}}.md", experiment=EXPERIMENTS),
         claims=f"{RESULTS}/tables/claims.parquet",
+        spread=f"{RESULTS}/tables/claim_spread.parquet",
+        **REPLICATION,
     output:
         f"{RESULTS}/RESULTS.md",
     params:

@@ -1,6 +1,7 @@
 """Rule analyze_cures: the base heads under evaluation-time cures, the log-length head, and the law's predictions."""
 import pandas as pd
 
+from lengthgen.bootstrap import seed_bootstrap
 from lengthgen.data import eval_sets_from_frame
 from lengthgen.experiments import cures
 from lengthgen.jobs import start_job
@@ -9,6 +10,7 @@ from lengthgen.runtime import configure_torch
 from lengthgen.schemas.core import CLAIMS, EVAL_SET
 from lengthgen.schemas.cures import CURES_BY_LENGTH, CURES_PREDICTION, CURES_RECOVERY
 from lengthgen.schemas.prop1 import PROP1_PREDICTION
+from lengthgen.schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import atomic_write_text, read_table, write_table
 
 start_job(snakemake.log[0])
@@ -30,6 +32,9 @@ for run, model in load_models(params.trained_runs, inputs.trained, params.traine
 by_length, predictions = pd.concat(by_length, ignore_index=True), pd.concat(predictions, ignore_index=True)
 recovery = cures.recovery_table(by_length, predictions, train_length_max)
 claims = cures.claims_cures(by_length, predictions, train_length_max)
+spread = seed_bootstrap(lambda by_length, predictions: cures.claims_cures(by_length, predictions, train_length_max),
+                        {"by_length": by_length, "predictions": predictions}, **params.bootstrap)
+write_table(spread, output.spread, CLAIM_SPREAD)
 write_table(by_length, output.by_length, CURES_BY_LENGTH)
 write_table(predictions, output.predictions, CURES_PREDICTION)
 write_table(recovery, output.recovery, CURES_RECOVERY)

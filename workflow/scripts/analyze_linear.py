@@ -3,6 +3,7 @@ import logging
 
 import pandas as pd
 
+from lengthgen.bootstrap import seed_bootstrap
 from lengthgen.data import eval_sets_from_frame
 from lengthgen.experiments import linear
 from lengthgen.jobs import start_job
@@ -10,6 +11,7 @@ from lengthgen.rotary_regression import RegressionConfig
 from lengthgen.runs import load_models
 from lengthgen.runtime import configure_torch
 from lengthgen.schemas.core import CLAIMS, EVAL_SET, TRAINING_CURVE
+from lengthgen.schemas.spread import CLAIM_SPREAD
 from lengthgen.schemas.linear import (LINEAR_BY_LENGTH, LINEAR_COMPARISON, LINEAR_CONVERGENCE, LINEAR_CUTOFFS,
                                       LINEAR_KERNEL, LINEAR_TRAINING_PROGRESS)
 from lengthgen.tables import atomic_write_text, read_table, read_tables, write_table
@@ -34,7 +36,15 @@ for run, model in load_models(params.runs, snakemake.input.models, params.expect
 tables = {name: pd.concat([part[name] for part in parts if name in part], ignore_index=True)
           for name in ("by_length", "kernels", "cutoffs", "comparison", "convergence")}
 progress = linear.training_progress(read_tables(snakemake.input.curves, TRAINING_CURVE))
-claims = linear.claims_linear(tables["by_length"], tables["comparison"], train_length_max, params.vocab_size)
+
+
+def claims_of(by_length, comparison):
+    return linear.claims_linear(by_length, comparison, train_length_max, params.vocab_size)
+
+
+claims = claims_of(tables["by_length"], tables["comparison"])
+write_table(seed_bootstrap(claims_of, {name: tables[name] for name in ("by_length", "comparison")}, **params.bootstrap),
+            output.spread, CLAIM_SPREAD)
 for name, kind in (("by_length", LINEAR_BY_LENGTH), ("kernels", LINEAR_KERNEL), ("cutoffs", LINEAR_CUTOFFS),
                    ("comparison", LINEAR_COMPARISON), ("convergence", LINEAR_CONVERGENCE)):
     write_table(tables[name], getattr(output, name), kind)

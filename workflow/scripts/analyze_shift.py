@@ -1,6 +1,7 @@
 """Rule analyze_shift: logit changes under a shift of every position id, for one offset."""
 import pandas as pd
 
+from lengthgen.bootstrap import seed_bootstrap
 from lengthgen.data import eval_sets_from_frame
 from lengthgen.experiments import shift
 from lengthgen.jobs import start_job
@@ -8,6 +9,7 @@ from lengthgen.runs import load_models
 from lengthgen.runtime import configure_torch
 from lengthgen.schemas.core import CLAIMS, EVAL_SET
 from lengthgen.schemas.shift import SHIFT_CHANGES
+from lengthgen.schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import atomic_write_text, read_table, write_table
 
 start_job(snakemake.log[0])
@@ -24,6 +26,8 @@ changes += [shift.measure_shift(shift.untrained_head(pe, seed=seed, **params.exp
             for pe in params.untrained for seed in params.seeds]
 changes = pd.concat(changes, ignore_index=True)
 claims = shift.claims_shift(changes, offset)
+write_table(seed_bootstrap(lambda changes: shift.claims_shift(changes, offset), {"changes": changes}, **params.bootstrap),
+            output.spread, CLAIM_SPREAD)
 write_table(changes, output.changes, SHIFT_CHANGES)
 write_table(claims, output.claims, CLAIMS)
 atomic_write_text(shift.section_markdown(changes, claims, offset), output.section)

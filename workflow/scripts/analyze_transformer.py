@@ -1,6 +1,7 @@
 """Rule analyze_transformer: the phenomenon, the equivariance and the carrier in the transformers."""
 import pandas as pd
 
+from lengthgen.bootstrap import seed_bootstrap
 from lengthgen.data import eval_sets_from_frame
 from lengthgen.experiments import shift
 from lengthgen.experiments import transformer as experiment
@@ -9,6 +10,7 @@ from lengthgen.runs import load_models
 from lengthgen.runtime import configure_torch, resolve_device
 from lengthgen.schemas.core import CLAIMS, EVAL_SET
 from lengthgen.schemas.shift import SHIFT_CHANGES
+from lengthgen.schemas.spread import CLAIM_SPREAD
 from lengthgen.schemas.transformer import (TRANSFORMER_BLOCKS, TRANSFORMER_BY_POSITION, TRANSFORMER_CARRIER,
                                            TRANSFORMER_HEADS, TRANSFORMER_WINDOWS)
 from lengthgen.tables import atomic_write_text, read_table, read_tables, write_table
@@ -37,7 +39,15 @@ for run, model in load_models(params.runs, snakemake.input.models, params.expect
 changes = pd.concat(changes, ignore_index=True)
 heads, blocks, carrier = (pd.concat([found[kind] for found in carriers], ignore_index=True)
                           for kind in ("heads", "blocks", "carrier"))
-claims = experiment.claims_transformer(windows, changes, carrier, settings["vocab_size"], train_length_max)
+
+
+def claims_of(windows, changes, carrier):
+    return experiment.claims_transformer(windows, changes, carrier, settings["vocab_size"], train_length_max)
+
+
+claims = claims_of(windows, changes, carrier)
+write_table(seed_bootstrap(claims_of, {"windows": windows, "changes": changes, "carrier": carrier}, **params.bootstrap),
+            output.spread, CLAIM_SPREAD)
 for frame, path, kind in ((by_position, output.by_position, TRANSFORMER_BY_POSITION),
                           (windows, output.windows, TRANSFORMER_WINDOWS), (changes, output.changes, SHIFT_CHANGES),
                           (heads, output.heads, TRANSFORMER_HEADS), (blocks, output.blocks, TRANSFORMER_BLOCKS),

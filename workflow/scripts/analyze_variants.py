@@ -1,15 +1,28 @@
-"""Rule analyze_variants: every encoding's accuracy over seeds, its class, the account's checks, its section."""
+"""Rule analyze_variants: every encoding's accuracy over seeds, its class, the account's checks and their seed
+spread, its section."""
+from lengthgen.bootstrap import seed_bootstrap
 from lengthgen.experiments.variants import classify_variants, section_markdown, summarize_variants, variants_checks
 from lengthgen.jobs import start_job
 from lengthgen.schemas.core import ACCURACY_BY_LENGTH, ACCURACY_SUMMARY, CLAIMS
+from lengthgen.schemas.spread import CLAIM_SPREAD
 from lengthgen.schemas.variants import VARIANTS_CLASSES
 from lengthgen.tables import atomic_write_text, read_tables, write_table
 
 start_job(snakemake.log[0])
 params = snakemake.params
-summary = summarize_variants(read_tables(snakemake.input.evaluations, ACCURACY_BY_LENGTH))
+evaluations = read_tables(snakemake.input.evaluations, ACCURACY_BY_LENGTH)
+
+
+def claims_of(evaluations):
+    classes = classify_variants(summarize_variants(evaluations), params.vocab_size, params.train_length_max)
+    return variants_checks(classes, params.descriptions, params.vocab_size)
+
+
+summary = summarize_variants(evaluations)
 classes = classify_variants(summary, params.vocab_size, params.train_length_max)
-checks = variants_checks(classes, params.descriptions, params.vocab_size)
+checks = claims_of(evaluations)
+write_table(seed_bootstrap(claims_of, {"evaluations": evaluations}, **params.bootstrap), snakemake.output.spread,
+            CLAIM_SPREAD)
 write_table(summary, snakemake.output.summary, ACCURACY_SUMMARY)
 write_table(classes, snakemake.output.classes, VARIANTS_CLASSES)
 write_table(checks, snakemake.output.claims, CLAIMS)

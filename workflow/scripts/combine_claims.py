@@ -1,8 +1,16 @@
-"""Rule all_claims: every check of every experiment that ran, each with its experiment's verdict."""
+"""Rule all_claims: every check of every experiment that ran, with its experiment's verdict, and their seed spreads."""
 from lengthgen.claims import with_verdicts
 from lengthgen.jobs import start_job
 from lengthgen.schemas.core import ALL_CLAIMS, CLAIMS
+from lengthgen.schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import read_tables, write_table
 
 start_job(snakemake.log[0])
-write_table(with_verdicts(read_tables(snakemake.input.claims, CLAIMS)), snakemake.output[0], ALL_CLAIMS)
+claims = read_tables(snakemake.input.claims, CLAIMS)
+spread = read_tables(snakemake.input.spreads, CLAIM_SPREAD)
+keys = ["experiment", "claim", "statistic"]
+if not claims[keys].equals(spread[keys]):
+    raise ValueError("the seed spreads do not list the same checks as the claims, in the same order: rerun the "
+                     "analyze_* jobs of the experiments whose files are older")
+write_table(with_verdicts(claims), snakemake.output.claims, ALL_CLAIMS)
+write_table(spread, snakemake.output.spread, CLAIM_SPREAD)

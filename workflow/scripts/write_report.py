@@ -1,16 +1,27 @@
-"""Rule report: RESULTS.md from the setup and every experiment's generated section."""
+"""Rule report: RESULTS.md from the setup, every experiment's generated section and, with confirmation runs, the
+replication section."""
 import datetime
 from pathlib import Path
 
 from lengthgen.jobs import start_job
 from lengthgen.report import machine_description, render_results
 from lengthgen.schemas.core import ALL_CLAIMS
+from lengthgen.schemas.replication import REPLICATION
+from lengthgen.schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import atomic_write_text, read_table
 
 start_job(snakemake.log[0])
+inputs = snakemake.input
 sections = {experiment: Path(path).read_text()
-            for experiment, path in zip(snakemake.params.experiments, snakemake.input.sections)}
-claims = read_table(snakemake.input.claims, ALL_CLAIMS)
-text = render_results(snakemake.params.config, sections, claims, snakemake.params.commit,
-                      datetime.date.today(), machine_description(), snakemake.params.left_out)
+            for experiment, path in zip(snakemake.params.experiments, inputs.sections)}
+claims = read_table(inputs.claims, ALL_CLAIMS)
+spread = read_table(inputs.spread, CLAIM_SPREAD)
+claims = claims.join(spread.drop(columns=["experiment", "claim", "statistic"]))  # row for row (rule all_claims)
+replication, replication_section = None, None
+if "replication_table" in inputs.keys():
+    table = read_table(inputs.replication_table, REPLICATION)
+    replication = dict(zip(table["family"], table["replication"]))
+    replication_section = Path(inputs.replication_section).read_text()
+text = render_results(snakemake.params.config, sections, claims, snakemake.params.commit, datetime.date.today(),
+                      machine_description(), snakemake.params.left_out, replication, replication_section)
 atomic_write_text(text, snakemake.output[0])

@@ -1,0 +1,70 @@
+"""The seed bootstrap: how much each checked statistic moves when the seeds are resampled.
+
+An experiment's checks are a pure function of tables with a ``seed`` column (``claims_of``). One
+resample draws as many seeds as the run has, with replacement, takes every table's rows of the
+drawn seeds and relabels each draw with its own seed (0, 1, ...), so a seed drawn twice counts as
+two seeds, as two runs with those results would; then it recomputes the checks. Tables are
+resampled together, so rows that pair by seed (a head and its control, a prediction and its
+measurement) stay paired. Per check: the percentile interval of its statistic over the resamples
+(``rules.SPREAD_INTERVAL``) and the fraction of resamples in which it holds, which says whether
+its outcome is decided by the data or could go either way with other seeds
+(``rules.DECIDED_FRACTION``). pandas and numpy only: every job that writes claims runs it.
+"""
+
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from lengthgen.claims import check_identities, identity_keys
+from lengthgen.rules import SPREAD_INTERVAL
+
+IDENTITY = ["family", "check", "instance"]
+
+
+def run_seeds(tables: dict[str, pd.DataFrame]) -> list[int]:
+    """Every seed that occurs in a table with a ``seed`` column, sorted."""
+    return sorted(set().union(*(set(table["seed"]) for table in tables.values() if "seed" in table)))
+
+
+def resample_seeds(by_seed: dict[str, dict | pd.DataFrame], draw) -> dict[str, pd.DataFrame]:
+    """Every table with the rows of the drawn seeds, the i-th draw relabelled seed i. ``by_seed`` maps a
+    table's name to {seed: its rows} (a table without seeds to itself: it is taken whole)."""
+    resampled = {}
+    for name, groups in by_seed.items():
+        if isinstance(groups, pd.DataFrame):
+            resampled[name] = groups
+            continue
+        parts = [groups[seed].assign(seed=label) for label, seed in enumerate(draw) if seed in groups]
+        empty = next(iter(groups.values())).iloc[:0]
+        resampled[name] = pd.concat(parts, ignore_index=True) if parts else empty
+    return resampled
+
+
+def seed_bootstrap(claims_of: Callable[..., pd.DataFrame], tables: dict[str, pd.DataFrame], resamples: int,
+                   seed: int) -> pd.DataFrame:
+    """The ``claim_spread`` rows of ``claims_of(**tables)``'s checks, in their order, from ``resamples``
+    seed resamples drawn by a generator seeded with ``seed`` (derived from the config by the workflow).
+
+    A check missing from a resample (the experiment makes it only where a condition holds) counts in
+    neither its interval nor its fraction; ``resamples`` says in how many it was made.
+    """
+    checks = check_identities(claims_of(**tables))
+    seeds = run_seeds(tables)
+    by_seed = {name: dict(iter(table.groupby("seed"))) if "seed" in table and len(table) else table
+               for name, table in tables.items()}
+    generator = np.random.default_rng(seed)
+    redone = []
+    for _ in range(resamples):
+        draw = generator.choice(seeds, size=len(seeds), replace=True)
+        again = claims_of(**resample_seeds(by_seed, draw))
+        redone += [(*key, value, holds) for key, value, holds in zip(identity_keys(again), again["value"], again["holds"])]
+    draws = pd.DataFrame(redone, columns=IDENTITY + ["value", "holds"])
+    tail = (1 - SPREAD_INTERVAL) / 2
+    spread = draws.groupby(IDENTITY).agg(
+        resamples=("holds", "size"), holds_fraction=("holds", "mean"),
+        spread_low=("value", lambda values: values.quantile(tail)),
+        spread_high=("value", lambda values: values.quantile(1 - tail)))
+    rows = checks.join(spread, on=IDENTITY).assign(n_seeds=len(seeds))
+    return rows.assign(resamples=rows["resamples"].fillna(0).astype(int))[
+        ["experiment", "claim", "statistic", "n_seeds", "resamples", "spread_low", "spread_high", "holds_fraction"]]

@@ -1,0 +1,103 @@
+"""The seed bootstrap (lengthgen/bootstrap.py): known spreads, open and decided checks, pairing and relabelling."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lengthgen.bootstrap import resample_seeds, seed_bootstrap
+from lengthgen.claims import check
+
+
+def per_seed(values) -> pd.DataFrame:
+    return pd.DataFrame({"seed": range(len(values)), "value": values})
+
+
+def mean_check(threshold: float):
+    """A claim whose statistic is the mean over seeds of ``value``, checked against ``threshold``."""
+
+    def claims_of(runs):
+        mean = runs["value"].mean()
+        return pd.DataFrame([check("toy", "K=1", "mean over seeds", mean, f">= {threshold}", mean >= threshold)])
+
+    return claims_of
+
+
+def test_the_interval_of_a_mean_is_its_sampling_spread():
+    values = np.arange(10.0)  # mean 4.5, population sd 2.87: the mean's spread over resamples is 2.87 / sqrt(10)
+    spread = seed_bootstrap(mean_check(0.0), {"runs": per_seed(values)}, resamples=1000, seed=1).iloc[0]
+    half_width = 1.96 * values.std() / np.sqrt(len(values))
+    assert spread["spread_low"] == pytest.approx(4.5 - half_width, abs=0.25)
+    assert spread["spread_high"] == pytest.approx(4.5 + half_width, abs=0.25)
+    assert spread["n_seeds"] == 10 and spread["resamples"] == 1000 and spread["holds_fraction"] == 1.0
+
+
+def test_a_threshold_inside_the_spread_leaves_the_check_open_and_one_far_outside_decides_it():
+    values = per_seed(np.arange(10.0))
+    at_the_mean = seed_bootstrap(mean_check(4.5), {"runs": values}, resamples=400, seed=2).iloc[0]
+    assert 0.3 < at_the_mean["holds_fraction"] < 0.7  # noise decides it
+    far_below = seed_bootstrap(mean_check(-100.0), {"runs": values}, resamples=100, seed=2).iloc[0]
+    far_above = seed_bootstrap(mean_check(100.0), {"runs": values}, resamples=100, seed=2).iloc[0]
+    assert far_below["holds_fraction"] == 1.0 and far_above["holds_fraction"] == 0.0
+
+
+def test_identical_seeds_have_no_spread():
+    spread = seed_bootstrap(mean_check(0.5), {"runs": per_seed([0.7] * 5)}, resamples=100, seed=0).iloc[0]
+    assert spread["spread_low"] == spread["spread_high"] == pytest.approx(0.7)
+
+
+def test_a_seed_drawn_twice_counts_as_two_seeds():
+    def distinct_seeds(runs):
+        count = runs["seed"].nunique()
+        return pd.DataFrame([check("toy", "all", "seeds", count, ">= 1", count >= 1)])
+
+    spread = seed_bootstrap(distinct_seeds, {"runs": per_seed(range(6))}, resamples=200, seed=3).iloc[0]
+    assert spread["spread_low"] == spread["spread_high"] == 6
+
+
+def test_tables_are_resampled_together_so_pairs_stay_paired():
+    heads = per_seed(np.linspace(0.2, 0.9, 5))
+    controls = heads.assign(value=heads["value"] - 0.1)  # every seed's control is 0.1 below its head
+
+    def paired(heads, controls):
+        gap = heads.merge(controls, on="seed", suffixes=("", "_control")).eval("value - value_control")
+        return pd.DataFrame([check("toy", "all", "largest gap", gap.max(), "<= 0.1", gap.max() <= 0.1 + 1e-12)])
+
+    spread = seed_bootstrap(paired, {"heads": heads, "controls": controls}, resamples=200, seed=4).iloc[0]
+    assert spread["spread_low"] == pytest.approx(0.1) and spread["spread_high"] == pytest.approx(0.1)
+    assert spread["holds_fraction"] == 1.0
+
+
+def test_a_table_without_seeds_is_taken_whole():
+    settings = pd.DataFrame({"threshold": [0.5]})
+    tables = resample_seeds({"runs": dict(iter(per_seed([1, 2, 3]).groupby("seed"))), "settings": settings},
+                            draw=[2, 2, 0])
+    assert tables["settings"] is settings
+    assert list(tables["runs"]["seed"]) == [0, 1, 2] and list(tables["runs"]["value"]) == [3, 3, 1]
+
+
+def test_same_seed_same_spread_and_a_check_made_only_sometimes_counts_its_resamples():
+    def sometimes(runs):  # a check made only where the mean is high, like variants' "where it fits the range"
+        mean = runs["value"].mean()
+        rows = [check("toy", "K=1", "mean", mean, ">= 0", True)]
+        if mean > 4.5:
+            rows.append(check("toy", "K=1", "conditional mean", mean, "<= 10", mean <= 10))
+        return pd.DataFrame(rows)
+
+    tables = {"runs": per_seed(np.arange(10.0) + np.eye(10)[0])}  # mean 4.6: the second check is made
+    first = seed_bootstrap(sometimes, tables, resamples=300, seed=5)
+    assert first.equals(seed_bootstrap(sometimes, tables, resamples=300, seed=5))
+    assert not first.equals(seed_bootstrap(sometimes, tables, resamples=300, seed=6))
+    assert first["resamples"].iloc[0] == 300 and 0 < first["resamples"].iloc[1] < 300
+    assert list(first["statistic"]) == ["mean", "conditional mean"]  # the checks of the full data, in order
+
+
+def test_the_interval_covers_the_true_mean_about_as_often_as_it_says():
+    # 40 experiments of 20 seeds each, drawn from N(0.7, 0.1): the 95% percentile interval of the mean should
+    # cover 0.7 in about 93% of them (it runs a little narrow at small n), neither never nor always.
+    generator = np.random.default_rng(7)
+    covered = []
+    for experiment in range(40):
+        values = per_seed(generator.normal(0.7, 0.1, size=20))
+        spread = seed_bootstrap(mean_check(0.5), {"runs": values}, resamples=100, seed=experiment).iloc[0]
+        covered.append(spread["spread_low"] <= 0.7 <= spread["spread_high"])
+    assert 0.8 <= np.mean(covered) < 1.0

@@ -1,0 +1,168 @@
+"""The confirmation study's configs (lengthgen/confirmation.py), its rules record, and its command."""
+
+import copy
+import subprocess
+
+import pytest
+import yaml
+from snakemake.utils import update_config
+
+from conftest import REPO, snakemake
+from lengthgen.config import ConfigError, prepare_config
+from lengthgen.confirmation import RULE_FILES, confirmation_runs, differences, same_task
+from lengthgen.experiments.catalog import plan
+from lengthgen.report import rules_record
+from test_user_configs import TINY, USER_CONFIGS
+from test_workflow import scheduled_jobs, trained_runs
+
+SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
+
+
+def runs_of(as_given, repository=REPO):
+    prepared = copy.deepcopy(as_given)
+    prepare_config(prepared, SCHEMA)
+    return prepared, confirmation_runs(as_given, prepared, repository, SCHEMA)
+
+
+def test_the_confirmation_set_is_valid_fresh_and_varies_the_task():
+    prepared, runs = runs_of(DEFAULT)
+    assert list(runs) == ["fresh_seeds", "small_vocab", "large_vocab"]
+    seeds = set(prepared["sweep"]["seed"])
+    for name, run in runs.items():
+        assert run.results_dir == f"results/confirm/{name}"
+        assert not set(run.prepared["sweep"]["seed"]) & seeds  # fresh seeds
+        assert len(run.prepared["sweep"]["seed"]) == len(seeds)  # as many: "over seeds" statistics compare
+        assert run.prepared["confirmation"]["runs"] == []
+        assert set(plan(run.prepared).left_out) <= {"transformer"}  # left out only to stay small, and said why
+        assert run.prepared["confirmation"]["note"]
+    assert runs["fresh_seeds"].same_task and plan(runs["fresh_seeds"].prepared).left_out == {}  # every claim tested
+    changed = [run for run in runs.values() if not run.same_task]
+    assert len(changed) >= 2
+    for run in changed:
+        assert any(entry.startswith(("task.vocab_size", "task.train_length_max")) for entry in run.differences)
+    assert {offset for run in runs.values() for offset in run.prepared["sweep"]["offset"]} > {1, 2, 3}
+
+
+def test_a_confirmation_file_is_layered_as_snakemake_configfile_layers_it():
+    _, runs = runs_of(DEFAULT)
+    config = runs["small_vocab"].config
+    assert config["task"]["vocab_size"] == 8 and config["task"]["eval_samples"] == DEFAULT["task"]["eval_samples"]
+    assert config["sweep"]["pe"] == DEFAULT["sweep"]["pe"] and config["train"] == DEFAULT["train"]
+    assert config["results_dir"] == "results/confirm/small_vocab"
+
+
+@pytest.mark.parametrize("name", list(USER_CONFIGS))
+def test_the_confirmation_set_layers_over_a_config_that_changes_only_sweep_and_task(name):
+    sweep, task = USER_CONFIGS[name]
+    config = copy.deepcopy(DEFAULT)  # a user's --configfile is layered over config.yaml, its confirmation set kept
+    update_config(config, {**copy.deepcopy(TINY), "sweep": sweep, "task": task})
+    update_config(config, {"transformer": {"eval_samples": 16}})  # no more than these tasks' 32 sequences
+    config["confirmation"] = copy.deepcopy(DEFAULT["confirmation"])
+    prepared, runs = runs_of(config)
+    assert all(run.results_dir.startswith(f"{prepared['results_dir']}/confirm/") for run in runs.values())
+
+
+def write(tmp_path, name, content):
+    path = tmp_path / "configs" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(content)
+    return f"configs/{name}"
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "does not exist"),
+    ("- a list\n", "is not a mapping"),
+    ("sweep: {seed: [0, 9]}\nconfirmation: {runs: []}\n", "sweep.seed: [0] are seeds of the run it confirms"),
+    ("sweep: {seed: [9]}\ntransformer: {seeds: [1]}\nconfirmation: {runs: []}\n",
+     "transformer.seeds: [1] are seeds of the run it confirms"),
+    ("sweep: {seed: [9]}\n", "runs no confirmations of its own"),
+    ("sweep: {seed: [9], offset: [40]}\nconfirmation: {runs: []}\n", "confirmation run bad (configs/confirm_bad.yaml "
+                                                                      "over this config): sweep.offset"),
+    ("train: {stpes: 3}\nconfirmation: {runs: []}\n", "train.stpes: unknown key"),
+])
+def test_a_bad_confirmation_file_is_named_with_what_is_wrong(tmp_path, content, message):
+    path = "configs/confirm_bad.yaml" if content is None else write(tmp_path, "confirm_bad.yaml", content)
+    config = copy.deepcopy(DEFAULT)
+    config["confirmation"]["runs"] = [path]
+    with pytest.raises(ConfigError, match="configs/confirm_bad.yaml") as error:
+        runs_of(config, tmp_path)
+    assert message in str(error.value)
+
+
+def test_two_files_with_one_name_are_refused(tmp_path):
+    config = copy.deepcopy(DEFAULT)
+    config["confirmation"]["runs"] = [write(tmp_path, "confirm_x.yaml", "sweep: {seed: [9]}\nconfirmation: {runs: []}\n"),
+                                      "other/confirm_x.yaml"]
+    with pytest.raises(ConfigError, match="both name the run 'x'"):
+        runs_of(config, tmp_path)
+
+
+def test_differences_and_the_same_task():
+    base = copy.deepcopy(DEFAULT)
+    prepare_config(base, SCHEMA)
+    reseeded = copy.deepcopy(base)
+    reseeded["sweep"]["seed"], reseeded["task"]["eval_seed"], reseeded["figures"]["dpi"] = [7], 3, 10
+    assert differences(base, reseeded) == ["sweep.seed: [0, 1, 2, 3, 4] -> [7]", "task.eval_seed: 0 -> 3"]
+    assert same_task(base, reseeded)
+    fewer_offsets = copy.deepcopy(reseeded)
+    fewer_offsets["sweep"]["offset"] = [1, 3]
+    assert same_task(base, fewer_offsets)  # compared offset by offset: the same task at each
+    other_offset = copy.deepcopy(reseeded)
+    other_offset["sweep"]["offset"] = [1, 4]
+    other_vocabulary = copy.deepcopy(reseeded)
+    other_vocabulary["task"]["vocab_size"] = 8
+    assert not same_task(base, other_offset) and not same_task(base, other_vocabulary)
+
+
+def git(repository, *args):
+    return subprocess.run(["git", "-C", str(repository), *args], check=True, capture_output=True, text=True).stdout
+
+
+def test_the_rules_record_lists_every_change_to_the_rule_files_since_the_commit(tmp_path):
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "config", "user.email", "test@example.com")
+    git(tmp_path, "config", "user.name", "test")
+    (tmp_path / "lengthgen").mkdir()
+    (tmp_path / "lengthgen" / "rules.py").write_text("NEAR_PERFECT = 0.99\n")
+    (tmp_path / "README.md").write_text("text\n")
+    git(tmp_path, "add", ".")
+    git(tmp_path, "commit", "-q", "-m", "rules fixed")
+    frozen = git(tmp_path, "rev-parse", "HEAD").strip()
+    (tmp_path / "README.md").write_text("more text\n")
+    git(tmp_path, "commit", "-q", "-am", "docs")
+    record = rules_record(str(tmp_path), frozen[:7], RULE_FILES)
+    assert record["commit"] == frozen and record["subject"] == "rules fixed"
+    assert record["changes"] == [] and record["diffstat"] == "" and record["error"] == ""
+    (tmp_path / "lengthgen" / "rules.py").write_text("NEAR_PERFECT = 0.9\n")
+    assert "lengthgen/rules.py" in rules_record(str(tmp_path), frozen, RULE_FILES)["diffstat"]  # uncommitted too
+    git(tmp_path, "commit", "-q", "-am", "looser rule")
+    record = rules_record(str(tmp_path), frozen, RULE_FILES)
+    assert len(record["changes"]) == 1 and record["changes"][0].endswith("looser rule")
+    assert "not in this checkout's history" in rules_record(str(tmp_path), "deadbeef", RULE_FILES)["error"]
+    git(tmp_path, "checkout", "-q", "-b", "elsewhere", frozen)
+    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "on another branch")
+    elsewhere = git(tmp_path, "rev-parse", "HEAD").strip()
+    git(tmp_path, "checkout", "-q", "-")
+    assert "not in this checkout's history" in rules_record(str(tmp_path), elsewhere, RULE_FILES)["error"]
+    assert "null" in rules_record(str(tmp_path), None, RULE_FILES)["error"]
+
+
+def test_the_recorded_rules_commit_precedes_this_checkout():
+    commit = DEFAULT["confirmation"]["rules_commit"]
+    if not (REPO / ".git").exists():
+        pytest.skip("not a git checkout: the record is checked where the history is")
+    record = rules_record(str(REPO), commit, RULE_FILES)
+    assert commit and record["error"] == "", record["error"]
+
+
+def test_the_confirm_command_schedules_each_confirmation_run_once_and_the_replication(tmp_path):
+    jobs = scheduled_jobs(snakemake(tmp_path, "confirm", "-n", configfile=REPO / "config.yaml").stdout)
+    _, runs = runs_of(DEFAULT)
+    for name, run in runs.items():
+        assert jobs[f"confirm_{name}_report"] == jobs[f"confirm_{name}_all_claims"] == 1
+        assert jobs[f"confirm_{name}_train"] == len(trained_runs(copy.deepcopy(run.prepared)))
+        assert jobs[f"confirm_{name}_eval_set"] == len(run.prepared["sweep"]["offset"])
+    assert jobs["replication"] == jobs["plot_replication"] == 1
+    assert jobs["train"] == len(trained_runs(copy.deepcopy(DEFAULT)))  # the exploratory checks it compares with
+    assert "report" not in jobs  # the exploratory report is the default target's

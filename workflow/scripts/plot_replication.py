@@ -1,0 +1,11 @@
+"""Rule plot_replication: every check in every run, by the share of seed resamples in which it holds."""
+import matplotlib.pyplot as plt
+
+from lengthgen.jobs import start_job
+from lengthgen.plots.replication import plot_replication
+from lengthgen.schemas.replication import REPLICATION
+from lengthgen.tables import read_table
+
+start_job(snakemake.log[0])
+plt.style.use(snakemake.input.style)
+plot_replication(read_table(snakemake.input.table, REPLICATION), snakemake.output[0], snakemake.params.dpi)
