@@ -40,8 +40,6 @@ RULE_HISTORY = (
                "the first default-size variants run"),
     RuleChange("transformer: MIN_RETRIEVAL_ATTENTION (the other checks reuse the single head's rules)", "8431d83",
                "not recorded"),
-    RuleChange("training: DIVERGED_LOSS_FACTOR (fails a diverged run; judges no claim)", "716d8f1",
-               "the losses of a default run (30 heads, 4 linear controls)"),
     RuleChange("replication: SPREAD_INTERVAL, DECIDED_FRACTION, the replication and cause rules "
                "(lengthgen/replication.py)", "the rules commit above",
                "the exploratory RESULTS.md committed before it, and issue 9's account of a run by hand on another "

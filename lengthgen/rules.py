@@ -139,14 +139,6 @@ VARIANT_SPREAD_WIDTH = 0.5
 #   so for K >= MONOTONE_FAILS_FROM_OFFSET such a head must fail in range.
 MONOTONE_FAILS_FROM_OFFSET = 2
 
-# --- training: a run that diverged fails instead of writing weights -------------------------------
-# A run has diverged when a loss is NaN or infinite, or when its mean loss over one progress window
-# (train.log_every steps) is above this many times ln V, the loss of a uniform guess: such a head is
-# confidently wrong, not slowly learning. Measured at the default config (30 heads at lr 1e-2, 4 linear
-# controls at lr 1e-3): the largest window mean was 0.92 x ln V and the largest single step 3.7 x ln V;
-# tiny heads at lr 1 reach about 80 x ln V, at lr 1e12 NaN at step 2.
-DIVERGED_LOSS_FACTOR = 10.0
-
 # --- spread and replication: a finding, or one setting's outcome? ---------------------------------
 # Each check's statistic is recomputed on seed resamples (lengthgen/bootstrap.py); its spread is the
 # central 95% of the resampled values.

@@ -47,3 +47,10 @@ def test_package_docstrings_are_not_inputs_but_a_package_imported_by_name_is():
 @pytest.mark.parametrize("script", NO_MODEL_SCRIPTS)
 def test_jobs_that_run_no_model_do_not_import_torch(script):
     assert_torch_free(modules(script))
+
+
+@pytest.mark.parametrize("script", ["make_eval_set.py", "train.py", "train_transformer.py", "evaluate.py",
+                                    "evaluate_transformer.py"])
+def test_models_do_not_depend_on_the_claim_rules(script):
+    """A rule is changed far more often than a model; editing one must rerun analyses, not training."""
+    assert REPO / "lengthgen" / "rules.py" not in lengthgen_files(REPO, SCRIPTS / script)
