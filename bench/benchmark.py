@@ -2,6 +2,7 @@
 
     python bench/benchmark.py              # per-run numbers: training, evaluation (about 2 minutes)
     python bench/benchmark.py --pipeline   # also the default pipeline, a no-op rerun and a figures-only rerun
+    python bench/benchmark.py --last-run   # the same, from this checkout's last run (its Snakemake log)
 
 Training is timed on one CPU thread, in this process, for the table-based head that the
 pipeline runs and for the plain per-sequence computation (``AttentionHead.reference_predict``,
@@ -175,31 +176,45 @@ STAGES = {"train": "training", "train_modified": "training", "train_transformer"
           "accuracy_by_length": "analysis", "all_claims": "report", "report": "report"}
 
 
+# The confirmation runs' copies of the rules are named confirm_<run>_<rule> (workflow/rules/confirm.smk).
+CONFIRMATION_RULE = re.compile("^(?:" + "|".join(re.escape(Path(path).stem) + "_"
+                                                 for path in DEFAULT_CONFIG["confirmation"]["runs"]) + ")")
+
+
 def stage(rule: str) -> str:
-    if rule.startswith("analyze_"):
-        return "analysis"
-    if rule.startswith("plot_"):
-        return "figures"
-    return STAGES.get(rule, "other")
+    """What a job of ``rule`` does: training, evaluation, analysis, figures, report; "confirmation: ..." for
+    a confirmation run's copy of it."""
+    base = CONFIRMATION_RULE.sub("", rule) if DEFAULT_CONFIG["confirmation"]["runs"] else rule
+    name = ("analysis" if base.startswith("analyze_") else "figures" if base.startswith("plot_")
+            else STAGES.get(base, "other"))
+    return name if base == rule else f"confirmation: {name}"
+
+
+def parse_time(stamp: str) -> datetime.datetime:
+    return datetime.datetime.strptime(stamp, "%a %b %d %H:%M:%S %Y")
 
 
 def job_seconds(log_text: str) -> dict[str, list[float]]:
     """Wall seconds of every job, by stage, from the timestamps of Snakemake's log."""
-    def parse(stamp):
-        return datetime.datetime.strptime(stamp, "%a %b %d %H:%M:%S %Y")
-
     starts = {}
     for match in JOB_START.finditer(log_text):
         jobid = re.search(r"jobid: (\d+)", match["body"])
         if jobid:
-            starts[jobid[1]] = (match["rule"], parse(match["time"]))
+            starts[jobid[1]] = (match["rule"], parse_time(match["time"]))
     by_stage = {}
     for match in JOB_END.finditer(log_text):
         if match["jobid"] in starts:
             rule, started = starts[match["jobid"]]
-            seconds = (parse(match["time"]) - started).total_seconds()
+            seconds = (parse_time(match["time"]) - started).total_seconds()
             by_stage.setdefault(stage(rule), []).append(seconds)
     return by_stage
+
+
+def log_span_seconds(log_text: str) -> float:
+    """Seconds from the first to the last timestamp of a Snakemake log: the run's wall time."""
+    stamps = [parse_time(stamp) for stamp in re.findall(r"^\[(\w{3} \w{3} [ \d]\d [\d:]{8} \d{4})\]$", log_text,
+                                                       flags=re.MULTILINE)]
+    return (max(stamps) - min(stamps)).total_seconds()
 
 
 def start_up_seconds(script: str) -> float:
@@ -219,33 +234,37 @@ def scratch_folder():
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def pipeline_rows() -> list[dict]:
-    """The default pipeline from scratch, split by stage; then a no-op and a figures-only rerun."""
-    rows = []
-    with scratch_folder() as workdir:
+def pipeline_rows(workdir: Path, from_scratch: bool) -> list[dict]:
+    """The default pipeline in ``workdir``, split by stage (from scratch, or the last run there as its log
+    shows it); then a no-op and a figures-only rerun there."""
+    if from_scratch:
         wall = snakemake(workdir)
-        log = sorted((workdir / ".snakemake" / "log").glob("*.snakemake.log"))[-1].read_text()
-        by_stage = job_seconds(log)
-        busy = sum(sum(times) for times in by_stage.values())
-        rows.append({"what": "default pipeline, `snakemake --cores 8`, from scratch",
-                     "fast": f"{wall:.0f} s wall ({sum(map(len, by_stage.values()))} jobs)", "reference": "",
-                     "ratio": ""})
-        for name, times in sorted(by_stage.items()):
-            rows.append({"what": f"  {name} jobs", "fast": f"{len(times)} jobs, {sum(times):.0f} job-s "
-                         f"({statistics.mean(times):.1f} s each)", "reference": "", "ratio": ""})
-        cores = min(8, os.cpu_count() or 1)
-        rows.append({"what": "  scheduling (cores idle: wall x cores - job-s)",
-                     "fast": f"{max(0.0, wall * cores - busy):.0f} core-s over {cores} cores", "reference": "",
-                     "ratio": ""})
-        for script in ("train.py", "evaluate.py", "analyze_prop1.py", "plot_base.py", "write_report.py"):
-            rows.append({"what": f"  start-up of one {script.removesuffix('.py')} job (imports)",
-                         "fast": f"{start_up_seconds(script):.2f} s", "reference": "", "ratio": ""})
-        noop = statistics.median(snakemake(workdir, "-n") for _ in range(3))
-        rows.append({"what": "no-op rerun, `snakemake -n` with everything up to date", "fast": f"{noop:.1f} s",
+    log = sorted((workdir / ".snakemake" / "log").glob("*.snakemake.log"))[-1].read_text()
+    if not from_scratch:
+        wall = log_span_seconds(log)
+    by_stage = job_seconds(log)
+    busy = sum(sum(times) for times in by_stage.values())
+    rows = [{"what": "default pipeline, `snakemake --cores 8`, " + ("from scratch" if from_scratch else
+                                                                   "its last run in this checkout"),
+             "fast": f"{wall:.0f} s wall ({sum(map(len, by_stage.values()))} jobs)", "reference": "", "ratio": ""}]
+    # Jobs overlap (8 at once on fewer cores), so each stage's share of the summed job time says how much
+    # of the wall time it took.
+    for name, times in sorted(by_stage.items()):
+        rows.append({"what": f"  {name} jobs", "fast": f"{len(times)} jobs, {sum(times) / busy:.0%} of job time "
+                     f"= {wall * sum(times) / busy:.0f} s of wall ({statistics.mean(times):.1f} s each)",
                      "reference": "", "ratio": ""})
-        figures = snakemake(workdir, "--config", f"figures={{dpi: {DEFAULT_CONFIG['figures']['dpi'] + 1}}}")
-        rows.append({"what": "figures-only rerun (figures.dpi changed)", "fast": f"{figures:.1f} s",
-                     "reference": "", "ratio": ""})
+    for script in ("train.py", "evaluate.py", "analyze_prop1.py", "plot_base.py", "write_report.py"):
+        rows.append({"what": f"  start-up of one {script.removesuffix('.py')} job (imports)",
+                     "fast": f"{start_up_seconds(script):.2f} s", "reference": "", "ratio": ""})
+    noop = statistics.median(snakemake(workdir, "-n") for _ in range(3))
+    rows.append({"what": "no-op rerun, `snakemake -n` with everything up to date", "fast": f"{noop:.1f} s",
+                 "reference": "", "ratio": ""})
+    dpi = DEFAULT_CONFIG["figures"]["dpi"]
+    figures = snakemake(workdir, "--config", f"figures={{dpi: {dpi + 1}}}")
+    rows.append({"what": "figures-only rerun (figures.dpi changed)", "fast": f"{figures:.1f} s",
+                 "reference": "", "ratio": ""})
+    if not from_scratch:
+        snakemake(workdir)  # the folder's figures back at the config's dpi
     return rows
 
 
@@ -263,12 +282,16 @@ def load_average() -> str:
 def main() -> None:
     start_load = load_average()
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pipeline", action="store_true", help="also time the default pipeline (minutes)")
+    parser.add_argument("--pipeline", action="store_true",
+                        help="also time the default pipeline from scratch in a temporary folder (tens of minutes)")
+    parser.add_argument("--last-run", action="store_true",
+                        help="instead, split this checkout's last run of the default pipeline by stage, from its "
+                             "log, and time the reruns here")
     parser.add_argument("--quick", action="store_true", help="fewer steps per timing (a smoke check)")
     parser.add_argument("--output", default=str(REPO / "bench" / "RESULTS.md"))
     args = parser.parse_args()
     configure_torch(1)
-    sections = [f"# Benchmark\n\nGenerated by `python bench/benchmark.py{' --pipeline' if args.pipeline else ''}` "
+    sections = [f"# Benchmark\n\nGenerated by `{' '.join(['python bench/benchmark.py', *sys.argv[1:]])}` "
                 f"on {datetime.date.today().isoformat()}.\n\n- machine: {machine_description()}\n"
                 f"- code: `{code_version(str(REPO), exclude=['results', 'bench'])}`\n"
                 f"- {platform.processor() or platform.machine()}; torch threads: {torch.get_num_threads()}; CPU kernels: "
@@ -283,8 +306,12 @@ def main() -> None:
             rows += profile_rows(50 if args.quick else 200)
         sections.append(markdown(rows, f"Per run, on {device}"))
         print(sections[-1], flush=True)
-    if args.pipeline:
-        sections.append(markdown(pipeline_rows(), "The default pipeline"))
+    if args.last_run:
+        sections.append(markdown(pipeline_rows(REPO, from_scratch=False), "The default pipeline"))
+        print(sections[-1], flush=True)
+    elif args.pipeline:
+        with scratch_folder() as workdir:
+            sections.append(markdown(pipeline_rows(workdir, from_scratch=True), "The default pipeline"))
         print(sections[-1], flush=True)
     # Other work on the machine slows every number here: a load average above its core count is a warning.
     sections.append(f"Load average (1, 5, 15 min) on {os.cpu_count()} cores: {start_load} at the start, "
