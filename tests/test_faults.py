@@ -65,6 +65,18 @@ def wait_for_job(process: subprocess.Popen, script: str, timeout: float = 300) -
     raise AssertionError(f"no {script} job within {timeout} s")
 
 
+def kill_a_running_job(process: subprocess.Popen, script: str, attempts: int = 50) -> None:
+    """SIGKILL a job of ``process`` that runs ``script``; a job can end between being found and being
+    killed (a head trains in about 2 s), so find another then."""
+    for _ in range(attempts):
+        try:
+            wait_for_job(process, script).send_signal(signal.SIGKILL)
+            return
+        except psutil.NoSuchProcess:
+            continue
+    raise AssertionError(f"no {script} job stayed alive long enough to be killed")
+
+
 @pytest.fixture(scope="module")
 def interrupted_run(tmp_path_factory):
     """A run that goes through every fault in turn, recording what each step printed:
@@ -76,9 +88,9 @@ def interrupted_run(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("interrupted")
     steps = {}
     first = subprocess.Popen(snakemake_command(workdir), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    training = wait_for_job(first, "train.py")
+    wait_for_job(first, "train.py")
     steps["second"] = snakemake(workdir, check=False)
-    training.send_signal(signal.SIGKILL)
+    kill_a_running_job(first, "train.py")
     wait_for_job(first, "train.py")  # keep-going: the first run carries on with other jobs
     first.send_signal(signal.SIGINT)
     steps["interrupted"] = first.communicate(timeout=120)[0], first.returncode
