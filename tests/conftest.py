@@ -10,6 +10,8 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 SMOKE_CONFIG = REPO / "tests" / "smoke_config.yaml"
+# The config schema, as the workflow validates against it (workflow/rules/common.smk).
+SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
 
 
 def snakemake_command(workdir: Path, *args: str, configfile: Path = SMOKE_CONFIG) -> list[str]:

@@ -6,13 +6,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import REPO
+from conftest import REPO, SCHEMA
 from lengthgen.claims import with_verdicts
 from lengthgen.config import prepare_config
 from lengthgen.experiments import multiseed
 from lengthgen.experiments.catalog import CATALOG, Experiment, plan, seeds, trained
 
-SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 
 

@@ -10,10 +10,9 @@ import copy
 import pytest
 import yaml
 
-from conftest import REPO, SMOKE_CONFIG
+from conftest import REPO, SCHEMA, SMOKE_CONFIG
 from lengthgen.config import ConfigError, describe, prepare_config
 
-SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 SMOKE = yaml.safe_load(SMOKE_CONFIG.read_text())
 

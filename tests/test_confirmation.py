@@ -7,7 +7,7 @@ import pytest
 import yaml
 from snakemake.utils import update_config
 
-from conftest import REPO, snakemake
+from conftest import REPO, SCHEMA, snakemake
 from lengthgen.config import ConfigError, prepare_config
 from lengthgen.confirmation import RULE_FILES, confirmation_runs, differences, same_task
 from lengthgen.experiments.catalog import plan
@@ -15,7 +15,6 @@ from lengthgen.report import rules_record
 from test_user_configs import TINY, USER_CONFIGS
 from test_workflow import scheduled_jobs, trained_runs
 
-SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 
 

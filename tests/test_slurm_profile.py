@@ -11,13 +11,12 @@ from itertools import product
 import yaml
 from snakemake.utils import update_config
 
-from conftest import REPO, SMOKE_CONFIG, snakemake
+from conftest import REPO, SCHEMA, SMOKE_CONFIG, snakemake
 from lengthgen.config import prepare_config
 from lengthgen.confirmation import confirmation_runs
 
 PROFILE = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
 MODEL_RULES = {"train", "train_modified", "evaluate", "train_transformer", "evaluate_transformer"}
-SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
 
 
 def model_chains(config: dict) -> int:

@@ -9,11 +9,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import REPO, snakemake
+from conftest import REPO, SCHEMA, snakemake
 from lengthgen.config import prepare_config
 from lengthgen.experiments.catalog import plan
 
-SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
 
 # Tiny sizes, and nothing about the experiments' settings (shift offsets and lengths, pe_at_init,
 # the learned table's size): those follow the sweep and the task.
