@@ -184,7 +184,7 @@ CONFIRMATION_RULE = re.compile("^(?:" + "|".join(re.escape(Path(path).stem) + "_
 def stage(rule: str) -> str:
     """What a job of ``rule`` does: training, evaluation, analysis, figures, report; "confirmation: ..." for
     a confirmation run's copy of it."""
-    base = CONFIRMATION_RULE.sub("", rule) if DEFAULT_CONFIG["confirmation"]["runs"] else rule
+    base = CONFIRMATION_RULE.sub("", rule)  # with no confirmation runs the pattern is empty: rule itself
     name = ("analysis" if base.startswith("analyze_") else "figures" if base.startswith("plot_")
             else STAGES.get(base, "other"))
     return name if base == rule else f"confirmation: {name}"
