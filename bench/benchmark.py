@@ -3,16 +3,28 @@
     python bench/benchmark.py              # per-run numbers: training, evaluation (about 2 minutes)
     python bench/benchmark.py --pipeline   # also the default pipeline, a no-op rerun and a figures-only rerun
     python bench/benchmark.py --last-run   # the same, from this checkout's largest run (its Snakemake log)
+    python bench/benchmark.py --per-model  # also CPU seconds per trained model, per family, alone and batched
+    python bench/benchmark.py --per-model --steps 20 --quick --output /tmp/bench.md   # a quick try of it
 
 Training is timed on one CPU thread, in this process, for the table-based head that the
 pipeline runs and for the plain per-sequence computation (``AttentionHead.reference_predict``,
 the head's definition) in the same training loop; their ratio is what the tables buy. Every
-time is the median of repeated runs. Where CUDA is present, the per-run numbers are repeated
-on the GPU. ``--pipeline`` runs the default config from scratch in a temporary folder and
-splits its wall time by what the jobs did, from Snakemake's log.
+time is the median of repeated runs. A lone seed trains beside a twin whose result is dropped
+(``training.fit``), so "one seed" here costs what a one-seed job costs. Where CUDA is present,
+the per-run numbers are repeated on the GPU. ``--pipeline`` runs the default config from scratch
+in a temporary folder and splits its wall time by what the jobs did, from Snakemake's log.
+
+``--per-model`` adds CPU seconds (``time.process_time``) per trained model of every model family
+the pipeline trains (the rope, learned, randomized_rope, fire, linear-attention and log-length
+heads; the transformer), alone (one seed) and with a batch of seeds side by side (``--seeds``, 10;
+``--transformer-seeds``, 3 as in the pipeline's transformer jobs), on the CPU. Each is timed once,
+in this process after an untimed warm-up call, at its config's steps (or at ``--steps``, for a
+quick try) and at a tenth of them: the difference gives the cost per step, the rest the fixed
+cost per model (init, the range-fit check), and the two give the cost at the config's steps.
 """
 
 import argparse
+import dataclasses
 import datetime
 import os
 import platform
@@ -23,8 +35,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, NamedTuple
 from unittest import mock
 
 from lengthgen.jobs import PORTABLE_CPU_ENV
@@ -45,6 +59,7 @@ from lengthgen.report import code_version, machine_description  # noqa: E402
 from lengthgen.runtime import configure_torch  # noqa: E402
 from lengthgen.sources import lengthgen_files  # noqa: E402
 from lengthgen.task import TaskConfig  # noqa: E402
+from lengthgen.transformer import TransformerConfig, train_transformers  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 # The default config as the workflow sees it: defaults filled, derived settings derived.
@@ -70,22 +85,46 @@ def median_seconds(function, repeats: int) -> float:
     return statistics.median(times)
 
 
-def head_config(pe: str, attention: str = "softmax") -> HeadConfig:
-    model = DEFAULT_CONFIG["model"]
-    return HeadConfig(DEFAULT_CONFIG["task"]["vocab_size"], model["d_model"], pe, model["max_positions"],
-                      model["rope_base"], model["learned_init_std"], attention)
-
-
-def train_seconds_per_step(pe: str, attention: str, settings: dict, steps: int, device: str, reference: bool,
-                           repeats: int) -> float:
+def head_config(pe: str, **options) -> HeadConfig:
+    """The head a training job builds (workflow/scripts/train.py): the config's model section, the
+    longest training length as its trained positions (common.smk's HEAD_TRAINING), and ``options``
+    (attention, logit_scale, ...) as the modified heads set them."""
     task = DEFAULT_CONFIG["task"]
-    config = TaskConfig(task["vocab_size"], OFFSET, task["train_length_min"], task["train_length_max"])
-    schedule = training.TrainConfig(steps, settings["batch_size"], settings["lr"], log_every=10**9)
+    return HeadConfig(vocab_size=task["vocab_size"], pe=pe, trained_positions=task["train_length_max"],
+                      **DEFAULT_CONFIG["model"], **options)
+
+
+def transformer_config(pe: str) -> TransformerConfig:
+    """The transformer a train_transformer job builds (common.smk's TRANSFORMER_TRAINING)."""
+    task, model, transformer = DEFAULT_CONFIG["task"], DEFAULT_CONFIG["model"], DEFAULT_CONFIG["transformer"]
+    return TransformerConfig(vocab_size=task["vocab_size"], pe=pe, n_layers=transformer["n_layers"],
+                             n_heads=transformer["n_heads"], d_model=transformer["d_model"],
+                             trained_positions=task["train_length_max"], rope_base=model["rope_base"],
+                             learned_init_std=model["learned_init_std"])
+
+
+def train_settings(section: str, **changes) -> training.TrainConfig:
+    """The training settings of a config section (train, linear, transformer) as its jobs get them: the
+    section's keys that ``TrainConfig`` has (the rest are the model's), with ``changes``."""
+    names = {field.name for field in dataclasses.fields(training.TrainConfig)}
+    settings = {key: value for key, value in DEFAULT_CONFIG[section].items() if key in names}
+    return training.TrainConfig(**{**settings, **changes})
+
+
+def task_config() -> TaskConfig:
+    task = DEFAULT_CONFIG["task"]
+    return TaskConfig(task["vocab_size"], OFFSET, task["train_length_min"], task["train_length_max"])
+
+
+def train_seconds_per_step(pe: str, attention: str, section: str, steps: int, device: str, reference: bool,
+                           repeats: int) -> float:
+    config = task_config()
+    schedule = train_settings(section, steps=steps, log_every=10**9)
     head = ReferenceHead if reference else AttentionHead
 
     def run():
         with mock.patch.object(training, "AttentionHead", head):
-            training.train_head(head_config(pe, attention), config, schedule, seed=0, device=device)
+            training.train_heads(head_config(pe, attention=attention), config, schedule, [0], device)
         if device.startswith("cuda"):
             torch.cuda.synchronize()
 
@@ -96,13 +135,10 @@ def train_seconds_per_step(pe: str, attention: str, settings: dict, steps: int, 
 def profile_rows(steps: int) -> list[dict]:
     """Where one rope training step's CPU time goes (torch.profiler, self time per op, summed over
     ``steps`` steps): the ops that take most, and how many op calls a step makes."""
-    task = DEFAULT_CONFIG["task"]
-    config = TaskConfig(task["vocab_size"], OFFSET, task["train_length_min"], task["train_length_max"])
-    settings = DEFAULT_CONFIG["train"]
-    schedule = training.TrainConfig(steps, settings["batch_size"], settings["lr"], log_every=10**9)
-    training.train_head(head_config("rope"), config, schedule, seed=0, device="cpu")  # warm-up
+    config, schedule = task_config(), train_settings("train", steps=steps, log_every=10**9)
+    training.train_heads(head_config("rope"), config, schedule, [0], "cpu")  # warm-up
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profiler:
-        training.train_head(head_config("rope"), config, schedule, seed=0, device="cpu")
+        training.train_heads(head_config("rope"), config, schedule, [0], "cpu")
     events = profiler.key_averages()
     total = sum(event.self_cpu_time_total for event in events)
     calls = sum(event.count for event in events)
@@ -124,13 +160,128 @@ def training_rows(device: str, quick: bool) -> list[dict]:
                                           ("single head, learned", "learned", "softmax", "train"),
                                           ("linear control", "rope", "linear", "linear")):
         settings = DEFAULT_CONFIG[section]
-        fast = train_seconds_per_step(pe, attention, settings, 200 if quick else 1000, device, False, 3)
-        reference = train_seconds_per_step(pe, attention, settings, 50 if quick else 200, device, True, 3)
+        fast = train_seconds_per_step(pe, attention, section, 200 if quick else 1000, device, False, 3)
+        reference = train_seconds_per_step(pe, attention, section, 50 if quick else 200, device, True, 3)
         rows.append({"what": f"training, {label} ({settings['steps']} steps, batch {settings['batch_size']})",
                      "fast": f"{1000 * fast:.2f} ms/step = {fast * settings['steps']:.2f} s/run",
                      "reference": f"{1000 * reference:.2f} ms/step = {reference * settings['steps']:.1f} s/run",
                      "ratio": f"{reference / fast:.1f}x"})
     return rows
+
+
+class Family(NamedTuple):
+    """A kind of model the pipeline trains, as its training jobs build and train it."""
+
+    label: str
+    train_models: Callable  # training.train_heads or transformer.train_transformers
+    model_config: Any  # HeadConfig or TransformerConfig
+    section: str  # the config section of its training settings
+    batched: int  # seeds trained side by side in the batched measurement
+
+
+def model_families(seeds: int, transformer_seeds: int) -> list[Family]:
+    """Every model family the default pipeline trains: the sweep's heads, one variant that draws
+    position ids per sequence (randomized_rope) and one whose bias is an MLP (fire), the linear-attention
+    control and the log-length head (common.smk's MODIFIED_HEADS), and the transformer."""
+    train_length_max = DEFAULT_CONFIG["task"]["train_length_max"]
+    heads = [("rope head", head_config("rope"), "train"),
+             ("learned head", head_config("learned"), "train"),
+             ("randomized_rope head (variant)", head_config("randomized_rope"), "train"),
+             ("fire head (variant)", head_config("fire"), "train"),
+             ("linear-attention head", head_config("rope", attention="linear"), "linear"),
+             ("log-length head", head_config("rope", logit_scale="log_length", reference_length=train_length_max),
+              "train")]
+    transformer_pe = DEFAULT_CONFIG["transformer"]["pe"][0]
+    return ([Family(label, training.train_heads, config, section, seeds) for label, config, section in heads]
+            + [Family(f"transformer, {transformer_pe}", train_transformers, transformer_config(transformer_pe),
+                      "transformer", transformer_seeds)])
+
+
+class Cost(NamedTuple):
+    """CPU seconds per model of one training call: per step, fixed, and as timed."""
+
+    per_step: float  # CPU s per step per model
+    fixed: float  # CPU s per model besides the steps: init, stacking, the range-fit check
+    timed: float  # CPU s per model of the timed call at ``steps``
+
+    def at(self, steps: int) -> float:
+        """CPU s per model for a run of ``steps``."""
+        return self.fixed + self.per_step * steps
+
+
+def one_cycle_accepts(section: str, steps: int) -> bool:
+    """Whether the learning-rate schedule (torch's OneCycleLR) runs for ``steps`` under the section's
+    warmup: it divides by zero where the warmup is exactly one step (10 steps at 0.1)."""
+    return DEFAULT_CONFIG[section]["warmup_fraction"] * steps != 1
+
+
+def cpu_seconds(function: Callable) -> float:
+    """CPU seconds this process spends in ``function()`` (every thread; torch runs one here)."""
+    start = time.process_time()
+    function()
+    return time.process_time() - start
+
+
+def training_cost(family: Family, n_seeds: int, steps: int) -> Cost:
+    """CPU seconds per model of training ``n_seeds`` models of ``family`` side by side on one thread.
+
+    One call at ``steps`` and one at a tenth of them (after an untimed warm-up call): cost(n) =
+    fixed + n x per_step through the two. CPU time, not wall time: other processes on the cores
+    slow it less (they still share caches and memory bandwidth)."""
+    seeds = list(range(n_seeds))
+    short = max(1, steps // 10)
+    if not one_cycle_accepts(family.section, short):
+        short += 1
+
+    def run(n: int) -> float:
+        schedule = train_settings(family.section, steps=n)
+        return cpu_seconds(lambda: family.train_models(family.model_config, task_config(), schedule, seeds, "cpu"))
+
+    run(short)  # warm-up: first-call costs (lazy initialization, allocator growth)
+    short_seconds, seconds = run(short), run(steps)
+    per_step = (seconds - short_seconds) / (steps - short)
+    return Cost(per_step / n_seeds, (seconds - per_step * steps) / n_seeds, seconds / n_seeds)
+
+
+PER_MODEL_COLUMNS = ["family", "config: steps x batch", "alone: ms/step", "alone: CPU s per model",
+                     "batched: seeds", "batched: ms/step per model", "batched: CPU s per model", "alone / batched",
+                     "timed: CPU s per model, alone; batched"]
+
+
+def table_line(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def per_model_row(family: Family, steps: int | None) -> list[str]:
+    """A family's CPU ms per step and CPU s per model (its fixed part in parentheses) at its config's steps,
+    alone and batched, their ratio, and the CPU s per model of the timed calls. ``steps``: the steps to
+    time (None: the config's)."""
+    settings = DEFAULT_CONFIG[family.section]
+    timed_steps = steps or settings["steps"]
+    alone, batched = (training_cost(family, n_seeds, timed_steps) for n_seeds in (1, family.batched))
+    return [family.label, f"{settings['steps']} x {settings['batch_size']}",
+            f"{1000 * alone.per_step:.2f}", f"{alone.at(settings['steps']):.1f} (fixed {alone.fixed:.2f})",
+            str(family.batched),
+            f"{1000 * batched.per_step:.2f}", f"{batched.at(settings['steps']):.1f} (fixed {batched.fixed:.2f})",
+            f"{alone.at(settings['steps']) / batched.at(settings['steps']):.1f}x",
+            f"{alone.timed:.2f}; {batched.timed:.2f} at {timed_steps} steps"]
+
+
+def per_model_section(steps: int | None, seeds: int, transformer_seeds: int) -> str:
+    """The per-model table, printed row by row as each family is timed (a full run takes a while)."""
+    timed = (f"each timed at {steps} steps (`--steps`) and at a tenth of them, and extrapolated to the config's "
+             "steps" if steps else "each timed at its config's steps and at a tenth of them")
+    lines = ["## Per trained model, on cpu", "",
+             f"CPU seconds (`time.process_time`, one thread) per trained model at `config.yaml`'s settings, {timed}: "
+             "CPU s per model = fixed + ms/step x the config's steps; one run each, not a median. Alone: one seed, "
+             "which trains beside a twin whose result is dropped (`training.fit`), as a one-seed job does; batched: "
+             "that many seeds side by side in one call, its CPU time divided by the seeds.", "",
+             table_line(PER_MODEL_COLUMNS), "|---" * len(PER_MODEL_COLUMNS) + "|"]
+    print("\n".join(lines), flush=True)
+    for family in model_families(seeds, transformer_seeds):
+        lines.append(table_line(per_model_row(family, steps)))
+        print(lines[-1], flush=True)
+    return "\n".join(lines)
 
 
 def peak_rss_mb() -> float:
@@ -293,8 +444,23 @@ def main() -> None:
                         help="instead, split this checkout's largest run of the default pipeline (the one that ran "
                              "most jobs) by stage, from its log, and time the reruns here")
     parser.add_argument("--quick", action="store_true", help="fewer steps per timing (a smoke check)")
+    parser.add_argument("--per-model", action="store_true",
+                        help="also CPU seconds per trained model, per model family, alone and batched (at the "
+                             "config's steps: tens of minutes)")
+    parser.add_argument("--steps", type=int, help="with --per-model: time every family at this many steps "
+                        "(>= 2) instead of its config's, and extrapolate (a quick try)")
+    parser.add_argument("--seeds", type=int, default=10, help="with --per-model: seeds of a batch of heads")
+    parser.add_argument("--transformer-seeds", type=int, default=len(DEFAULT_CONFIG["transformer"]["seeds"]),
+                        help="with --per-model: seeds of a batch of transformers (default: transformer.seeds, as "
+                             "one train_transformer job trains them)")
     parser.add_argument("--output", default=str(REPO / "bench" / "RESULTS.md"))
     args = parser.parse_args()
+    if args.steps is not None:
+        if args.steps < 2 or not args.per_model:
+            parser.error("--steps needs --per-model and at least 2 steps")
+        if not all(one_cycle_accepts(section, args.steps) for section in ("train", "linear", "transformer")):
+            parser.error(f"--steps {args.steps}: a warmup of one step, where the learning-rate schedule divides "
+                         "by zero")
     configure_torch(1)
     sections = [f"# Benchmark\n\nGenerated by `{' '.join(['python bench/benchmark.py', *sys.argv[1:]])}` "
                 f"on {datetime.date.today().isoformat()}.\n\n- machine: {machine_description()}\n"
@@ -302,7 +468,7 @@ def main() -> None:
                 f"- {platform.processor() or platform.machine()}; torch threads: {torch.get_num_threads()}; CPU kernels: "
                 f"{torch.backends.cpu.get_cpu_capability()}, "
                 + ", ".join(f"{name}={os.environ[name]}" for name in PORTABLE_CPU_ENV)
-                + "; every time is a median of repeated runs"]
+                + "; every time is a median of repeated runs, except per trained model"]
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     for device in devices:
         evaluation = evaluation_rows(device)  # first: its peak memory is measured against this process's
@@ -311,6 +477,8 @@ def main() -> None:
             rows += profile_rows(50 if args.quick else 200)
         sections.append(markdown(rows, f"Per run, on {device}"))
         print(sections[-1], flush=True)
+    if args.per_model:
+        sections.append(per_model_section(args.steps, args.seeds, args.transformer_seeds))
     if args.last_run:
         sections.append(markdown(pipeline_rows(REPO, from_scratch=False), "The default pipeline"))
         print(sections[-1], flush=True)

@@ -10,20 +10,29 @@ also measures bfloat16 autocast.
 """
 
 import argparse
+import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
-import torch
-import yaml
+from lengthgen.jobs import PORTABLE_CPU_ENV
 
-from lengthgen.config import derive_settings
-from lengthgen.runtime import configure_torch, resolve_device
-from lengthgen.task import TaskConfig
-from lengthgen.training import TrainConfig
-from lengthgen.transformer import TransformerConfig, train_transformer
+# The CPU kernels the workflow's jobs run (common.smk), set before torch starts; exported values win.
+for _name, _value in PORTABLE_CPU_ENV.items():
+    os.environ.setdefault(_name, _value)
+
+import torch  # noqa: E402
+import yaml  # noqa: E402
+
+from lengthgen.config import derive_settings  # noqa: E402
+from lengthgen.runtime import configure_torch, resolve_device  # noqa: E402
+from lengthgen.task import TaskConfig  # noqa: E402
+from lengthgen.training import TrainConfig  # noqa: E402
+from lengthgen.transformer import TransformerConfig, train_transformer  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-WARMUP_STEPS = 10
+# Not 10: at 10 steps a warmup of 0.1 is one step, where OneCycleLR divides by zero (it needs warmup steps != 1).
+WARMUP_STEPS = 20
 
 
 def load_config(paths: list[str]) -> dict:
@@ -44,7 +53,7 @@ def throughput(model_config: TransformerConfig, task: TaskConfig, train: TrainCo
     """(tokens per wall-clock second, tokens per CPU second of this process) of the timed steps, after a
     warm-up run. Tokens: batch x length, summed over steps. On a shared CPU the second is the steadier:
     it does not count the time other processes hold the cores."""
-    warmup = TrainConfig(WARMUP_STEPS, train.batch_size, train.lr, train.log_every, train.precision)
+    warmup = replace(train, steps=WARMUP_STEPS)
     train_transformer(model_config, task, warmup, seed=0, device=device)
     synchronize = torch.cuda.synchronize if torch.device(device).type == "cuda" else lambda: None
     synchronize()
@@ -63,12 +72,15 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--pe", default="rope")
     args = parser.parse_args()
+    config = load_config(args.config)
+    warmup_fraction = config["transformer"].get("warmup_fraction", 0.1)
+    if args.steps * warmup_fraction == 1:
+        parser.error(f"--steps {args.steps}: its warmup would be one step, where OneCycleLR divides by zero")
     configure_torch(args.threads)
     device = str(resolve_device(args.device))
-    config = load_config(args.config)
     task, model, transformer = config["task"], config["model"], config["transformer"]
     model_config = TransformerConfig(task["vocab_size"], args.pe, transformer["n_layers"], transformer["n_heads"],
-                                     transformer["d_model"], model["max_positions"], model["rope_base"],
+                                     transformer["d_model"], task["train_length_max"], model["rope_base"],
                                      model["learned_init_std"])
     task_config = TaskConfig(task["vocab_size"], config["sweep"]["offset"][0], task["train_length_min"],
                              task["train_length_max"])
@@ -79,7 +91,8 @@ def main() -> None:
           f"{task['train_length_max']}; {args.steps} timed steps")
     precisions = ["float32", "bf16"] if device.startswith("cuda") else [transformer.get("precision", "float32")]
     for precision in precisions:
-        train = TrainConfig(args.steps, transformer["batch_size"], transformer["lr"], args.steps, precision)
+        train = TrainConfig(args.steps, transformer["batch_size"], transformer["lr"], args.steps, precision,
+                            warmup_fraction)
         per_wall_second, per_cpu_second = throughput(model_config, task_config, train, device)
         print(f"{precision}: {per_wall_second / 1e6:.4f} M tokens/s (wall clock), "
               f"{per_cpu_second / 1e6:.4f} M tokens per CPU second of this process")

@@ -11,7 +11,7 @@ raises ``ConfigError`` with one line that names the key, what is wrong and what 
 - ``derive_settings`` fills every setting of ``DERIVED_SETTINGS`` that is left out (or null)
   from the sweep and the task, so a config that changes only those two runs every experiment;
 - ``check_config`` checks how keys relate (an offset must be shorter than the shortest training
-  sequence, the learned table must cover the longest evaluation length, ...).
+  sequence, a randomized encoding's id range must cover the longest evaluation length, ...).
 """
 
 import copy
@@ -20,7 +20,9 @@ import difflib
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
-from lengthgen.encodings import PositionalEncoding, resolve_encoding
+# The registry as its source states it: the checks need names, parameters and whether an encoding
+# draws its positions, and the workflow parses this at every start, so torch stays out of it.
+from lengthgen.encoding_catalog import DEFAULT_NOISE_MAX_LENGTH, encoding_description, resolve_encoding_name
 from lengthgen.rules import SHIFT_ENCODINGS
 
 
@@ -30,13 +32,11 @@ class ConfigError(ValueError):
 
 # (section, key): how the setting follows from the rest of the config when it is left out.
 DERIVED_SETTINGS = {
-    # The learned table covers every evaluation length, and no more.
-    ("model", "max_positions"): lambda config: max(config["task"]["eval_lengths"]),
     ("shift", "offsets"): lambda config: list(config["sweep"]["offset"]),  # one shift_K<offset> per offset
     ("shift", "lengths"): lambda config: [longest_in_training_range(config["task"])],
     # Every encoding the shift claims compare: those the sweep does not train, at their seeded init.
     ("shift", "pe_at_init"): lambda config: [pe for pe in SHIFT_ENCODINGS if pe not in config["sweep"]["pe"]],
-    ("variants", "seeds"): lambda config: list(config["sweep"]["seed"][:3]),  # a few minutes of training
+    ("variants", "seeds"): lambda config: list(config["sweep"]["seed"][:5]),
     ("variants", "offsets"): lambda config: list(config["sweep"]["offset"]),
     ("cures", "seeds"): lambda config: list(config["sweep"]["seed"]),  # paired with every sweep rope head
     # The transformer trains a model per (pe, seed, offset) like the sweep, on a CPU-sized subset of it.
@@ -150,7 +150,7 @@ def check_encodings(key: str, names: list[str]) -> None:
     """Each name resolves in the registry (with its parameters); the error names the key."""
     for name in names:
         try:
-            resolve_encoding(name)
+            resolve_encoding_name(name)
         except ValueError as error:
             raise ConfigError(f"{key}: {error}") from None
 
@@ -170,6 +170,20 @@ def check_subset(key: str, values: list, sweep_key: str, sweep_values: list, why
                           f"({why}; or leave {key} out: it follows the sweep)")
 
 
+def check_position_range(key: str, names: list[str], longest: int) -> None:
+    """A randomized encoding draws the ids of a sequence from [0, noise_max_length): every evaluation
+    length must fit in that range."""
+    for name in names:
+        if not encoding_description(name)["random_positions"]:
+            continue
+        _, parameters = resolve_encoding_name(name)
+        noise_max_length = parameters.get("noise_max_length", DEFAULT_NOISE_MAX_LENGTH)
+        if longest > noise_max_length:
+            raise ConfigError(f"{key}: {name} draws position ids from [0, {noise_max_length:g}), fewer than the "
+                              f"longest task.eval_lengths ({longest}); allowed: {name.partition('@')[0]}"
+                              f"@noise_max_length=N with N >= {longest}, or shorter evaluation lengths")
+
+
 def check_config(config: dict) -> None:
     task, model, sweep, shift = config["task"], config["model"], config["sweep"], config["shift"]
     check_encodings("sweep.pe", sweep["pe"])
@@ -182,11 +196,6 @@ def check_config(config: dict) -> None:
         if length <= max(sweep["offset"]):
             raise ConfigError(f"task.eval_lengths: length {length} is not longer than the largest sweep.offset "
                               f"({max(sweep['offset'])}); allowed: lengths > {max(sweep['offset'])}")
-    longest = max(task["eval_lengths"])
-    if longest > model["max_positions"]:
-        raise ConfigError(f"task.eval_lengths: length {longest} is past the learned table's model.max_positions "
-                          f"({model['max_positions']}); allowed: lengths <= model.max_positions "
-                          "(or leave model.max_positions out: it follows the longest evaluation length)")
     in_range = [length for length in task["eval_lengths"]
                 if task["train_length_min"] <= length <= task["train_length_max"]]
     if not in_range:
@@ -207,6 +216,8 @@ def check_config(config: dict) -> None:
                           "numbers (cos and sin of each frequency)")
     variants = config["variants"]
     check_encodings("variants.pe", variants["pe"])
+    for key, names in (("sweep.pe", sweep["pe"]), ("variants.pe", variants["pe"])):
+        check_position_range(key, names, max(task["eval_lengths"]))
     # The variants share the sweep's evaluation sets and runs; the log-length head is compared with
     # the sweep's rope head of the same seed.
     check_subset("variants.seeds", variants["seeds"], "sweep.seed", sweep["seed"], "the variants share its runs")
@@ -220,7 +231,7 @@ def check_transformer(config: dict) -> None:
     transformer, task = config["transformer"], config["task"]
     check_encodings("transformer.pe", transformer["pe"])
     for name in transformer["pe"]:
-        if resolve_encoding(name)[0].sample_positions is not PositionalEncoding.sample_positions:
+        if encoding_description(name)["random_positions"]:
             raise ConfigError(f"transformer.pe: {name} draws position ids per sequence; allowed: encodings with "
                               "shared positions (only the single head takes per-sequence ones)")
     check_offsets("transformer.offsets", transformer["offsets"], task["train_length_min"])

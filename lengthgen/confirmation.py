@@ -29,7 +29,7 @@ RULE_FILES = ("lengthgen/rules.py", "lengthgen/claims.py", "lengthgen/replicatio
               "lengthgen/experiments", "lengthgen/kernel.py", "lengthgen/length_scaling.py")
 RUN_PREFIX = "confirm_"
 # Keys that say where and how a run is written and shown, not what it measures.
-PRESENTATION_KEYS = ("results_dir", "device", "figures", "confirmation", "bootstrap")
+PRESENTATION_KEYS = ("results_dir", "device", "figures", "confirmation", "bootstrap", "report")
 # Two runs pose the same task when these keys agree (seeds and evaluation draws may differ), and the other
 # run's offsets are among the reference's: checks are compared offset by offset, so fewer offsets pose the same
 # task at each of them.
@@ -138,6 +138,7 @@ def confirmation_runs(as_given: dict, prepared: dict, repository: Path, schema: 
         layered = copy.deepcopy(as_given)
         update_config(layered, load_run_file(repository, path))
         layered["results_dir"] = f"{prepared['results_dir']}/confirm/{name}"
+        layered["report"] = {}  # the previous run the exploratory report compares with is not this run's
         run = copy.deepcopy(layered)
         try:
             prepare_config(run, schema)

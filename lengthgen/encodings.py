@@ -37,6 +37,8 @@ from typing import Callable
 import torch
 from torch import nn
 
+from lengthgen.seeding import generator
+
 # A registry name, optionally with numeric parameters: the Snakemake wildcard of the model folders.
 ENCODING_NAME_PATTERN = r"[a-z0-9_]+(?:@[a-z_]+=[0-9.e+-]+(?:,[a-z_]+=[0-9.e+-]+)*)?"
 
@@ -47,13 +49,18 @@ class EncodingConfig:
 
     ``d_model`` is the width of the token embeddings (what ``position_embedding`` adds to);
     queries and keys are split into ``n_heads`` heads of ``head_dim`` each (what ``rotate`` sees).
+    ``trained_positions``: positions 0..trained_positions-1 are those training reaches (the
+    longest training sequence), the rows a learned table stores. ``init_seed`` seeds the init of
+    whatever an encoding draws row by row (the learned table), so a row past the stored ones is
+    drawn at evaluation with the numbers a longer table would have held.
     """
 
     d_model: int
-    max_positions: int
+    trained_positions: int
     rope_base: float = 1e4
     learned_init_std: float = 0.02
     n_heads: int = 1
+    init_seed: int = 0
 
     def __post_init__(self):
         if self.d_model % self.n_heads:
@@ -190,47 +197,67 @@ class Rotary(PositionalEncoding):
         self.register_buffer("theta", rotary_frequencies(config.head_dim, base), persistent=False)
 
     def rotate(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
-        # Phasors once per distinct id: per-sequence ids (B, T) repeat at most a few thousand values.
-        ids, index = positions.unique(return_inverse=True)
-        angles = ids.to(torch.float64)[:, None] * self.theta.to(positions.device)  # (U, D/2)
         complex_dtype = torch.complex128 if x.dtype == torch.float64 else torch.complex64
-        phasors = torch.polar(torch.ones_like(angles), angles).to(complex_dtype)[index]  # (..., T, D/2): e^{i p theta}
         # Block (x_2i, x_2i+1) as the complex number x_2i + i x_2i+1: the rotation is one product.
         blocks = torch.view_as_complex(x.unflatten(-1, (-1, 2)))  # (..., T, D/2)
-        return torch.view_as_real(blocks * phasors).flatten(-2)
+        return torch.view_as_real(blocks * self.phasors(positions).to(complex_dtype)).flatten(-2)
+
+    def phasors(self, positions: torch.Tensor) -> torch.Tensor:
+        """e^{i p theta_i} per position id p, complex128. (..., T) -> (..., T, D/2).
+
+        Per id, without data-dependent shapes, so that seeds train side by side under vmap."""
+        angles = positions.to(torch.float64)[..., None] * self.theta.to(positions.device)  # (..., T, D/2)
+        return torch.polar(torch.ones_like(angles), angles)
 
 
 @register("learned")
 class LearnedAbsolute(PositionalEncoding):
-    """Learned absolute positions (as in BERT and GPT-2): a learned table of ``max_positions`` rows,
-    row p added to the embedding of the token at position p.
+    """Learned absolute positions (as in BERT and GPT-2): a learned table, row p added to the
+    embedding of the token at position p.
 
-    Rows of positions never seen in training keep their initial values: they get no
-    gradient, which is what lets the head memorize absolute positions. A fractional
-    position p (position interpolation) gets the linear interpolation of rows floor(p)
-    and floor(p) + 1.
+    The table stores the rows training reaches (``trained_positions``); rows past them never get
+    a gradient, which is what lets the head memorize absolute positions, so they are not stored:
+    row p is drawn when read, from its own seeded init N(0, learned_init_std^2), the numbers a
+    table of any length would have held there. So evaluating at longer lengths changes no weight.
+    A fractional position p (position interpolation) gets the linear interpolation of rows
+    floor(p) and floor(p) + 1.
     """
 
     trained_past_range = False  # rows past the longest training sequence
 
     def __init__(self, config: EncodingConfig):
         super().__init__()
-        self.max_positions = config.max_positions
-        self.table = nn.Parameter(torch.randn(config.max_positions, config.d_model) * config.learned_init_std)
+        self.init_seed, self.init_std, self.d_model = config.init_seed, config.learned_init_std, config.d_model
+        self.table = nn.Parameter(torch.stack([self.initial_row(p) for p in range(config.trained_positions)]))
+        self._untrained_rows: dict[int, torch.Tensor] = {}
+
+    def initial_row(self, position: int) -> torch.Tensor:
+        """Row ``position`` at its init: drawn from a generator of its own, so a table's rows do not
+        depend on how many there are."""
+        return torch.randn(self.d_model, generator=generator("learned_row", self.init_seed, position)) * self.init_std
+
+    def rows(self, positions: torch.Tensor) -> torch.Tensor:
+        """Table rows at integer ``positions`` (...) -> (..., D): stored rows, or drawn past them."""
+        if float(positions.min()) < 0:
+            raise IndexError(f"learned encoding: negative position id {int(positions.min())}")
+        stored = len(self.table)
+        if int(positions.max()) < stored:
+            return self.table[positions]
+        drawn_ids = positions[positions >= stored].unique()
+        for position in drawn_ids.tolist():
+            if position not in self._untrained_rows:
+                self._untrained_rows[position] = self.initial_row(position)
+        drawn = torch.stack([self._untrained_rows[p] for p in drawn_ids.tolist()]).to(self.table)
+        index = torch.where(positions < stored, positions, stored + torch.searchsorted(drawn_ids, positions))
+        return torch.cat([self.table, drawn])[index]
 
     def position_embedding(self, positions: torch.Tensor) -> torch.Tensor:
-        if float(positions.max()) > self.max_positions - 1 or float(positions.min()) < 0:
-            raise IndexError(
-                f"learned encoding has {self.max_positions} positions (model.max_positions, or noise_max_length); "
-                f"got position ids {float(positions.min()):g}..{float(positions.max()):g}"
-            )
         if not positions.is_floating_point():
-            return self.table[positions]  # (..., D)
+            return self.rows(positions)  # (..., D)
         below = positions.floor()
         fraction = (positions - below).to(self.table.dtype)[..., None]  # (..., 1)
         rows = below.long()
-        above = (rows + 1).clamp(max=self.max_positions - 1)  # p = max_positions - 1 has fraction 0
-        return self.table[rows] * (1 - fraction) + self.table[above] * fraction  # (..., D)
+        return self.rows(rows) * (1 - fraction) + self.rows(rows + 1) * fraction  # (..., D)
 
 
 @register("sinusoidal")
@@ -361,7 +388,9 @@ class RandomizedPositions(PositionalEncoding):
     """Randomized positions (Ruoss et al., ACL 2023, google-deepmind/randomized_positional_encodings):
     each sequence of length n gets as position ids a sorted uniform random subset of
     [0, noise_max_length), noise_max_length >= the longest evaluation length (default
-    model.max_positions, which the config checks cover every evaluation length).
+    ``DEFAULT_NOISE_MAX_LENGTH``; the config checks that it covers every evaluation length). It
+    is a setting of the encoding, not of the evaluation: changing the evaluation lengths retrains
+    nothing.
 
     Drawn afresh for every sequence, in training and at evaluation alike: the reference code has
     no train/eval switch and samples at evaluation too (it draws one subset per batch; here each
@@ -393,10 +422,15 @@ def sorted_random_subsets(batch_size: int, size: int, population: int, rng: torc
     return rows
 
 
-def noise_max_length_of(config: EncodingConfig, noise_max_length: float | None) -> int:
-    """The randomized encodings' range of position ids: model.max_positions unless the name sets it."""
+# The randomized encodings' range of position ids unless the name sets one (``@noise_max_length=``):
+# twice the longest default evaluation length, so that even there the ids are a sparse draw.
+DEFAULT_NOISE_MAX_LENGTH = 2048
+
+
+def noise_max_length_of(noise_max_length: float | None) -> int:
+    """The randomized encodings' range of position ids: ``DEFAULT_NOISE_MAX_LENGTH`` unless the name sets it."""
     if noise_max_length is None:
-        return config.max_positions
+        return DEFAULT_NOISE_MAX_LENGTH
     if noise_max_length != int(noise_max_length) or noise_max_length < 1:
         raise ValueError(f"noise_max_length must be a positive integer, got {noise_max_length}")
     return int(noise_max_length)
@@ -412,7 +446,16 @@ class RandomizedRotary(RandomizedPositions, Rotary):
 
     def __init__(self, config: EncodingConfig, *, noise_max_length: float | None = None):
         Rotary.__init__(self, config)
-        self.noise_max_length = noise_max_length_of(config, noise_max_length)
+        self.noise_max_length = noise_max_length_of(noise_max_length)
+        # Every id a sequence can draw, rotated once (the same numbers as Rotary.phasors): a batch of
+        # per-sequence ids looks them up instead of taking B x T sines and cosines per step. A plain
+        # attribute, not a buffer: a constant of the encoding, like noise_max_length.
+        self.phasor_table = Rotary.phasors(self, torch.arange(self.noise_max_length))
+
+    def phasors(self, positions: torch.Tensor) -> torch.Tensor:
+        if positions.is_floating_point():
+            return Rotary.phasors(self, positions)
+        return self.phasor_table.to(positions.device)[positions]
 
 
 @register("randomized_learned")
@@ -424,9 +467,13 @@ class RandomizedLearned(RandomizedPositions, LearnedAbsolute):
     trained_past_range = True
 
     def __init__(self, config: EncodingConfig, *, noise_max_length: float | None = None):
-        noise_max_length = noise_max_length_of(config, noise_max_length)
-        LearnedAbsolute.__init__(self, replace(config, max_positions=noise_max_length))
+        noise_max_length = noise_max_length_of(noise_max_length)
+        LearnedAbsolute.__init__(self, replace(config, trained_positions=noise_max_length))
         self.noise_max_length = noise_max_length
+
+    def position_embedding(self, positions: torch.Tensor) -> torch.Tensor:
+        # Every id is below noise_max_length, a stored row: a plain gather, also under vmap.
+        return self.table[positions]
 
 
 def encoding_description(name: str) -> dict:

@@ -23,7 +23,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from lengthgen.checkpoint import load_model
-from lengthgen.encodings import EncodingConfig, build_encoding
+from lengthgen.encodings import EncodingConfig, PositionalEncoding, build_encoding
 from lengthgen.length_scaling import LOGIT_SCALES, POSITION_SCALES, check_scales
 
 ATTENTION_KINDS = ("softmax", "linear")
@@ -53,7 +53,7 @@ class HeadConfig:
     vocab_size: int
     d_model: int
     pe: str
-    max_positions: int
+    trained_positions: int  # the longest training length: rows a learned table stores (encodings.EncodingConfig)
     rope_base: float = 1e4
     learned_init_std: float = 0.02
     attention: str = "softmax"
@@ -62,9 +62,11 @@ class HeadConfig:
     logit_scale: str = "none"
     position_scale: str = "none"
     reference_length: int | None = None
+    init_seed: int = 0  # the seed of the model's init (training.seeded_init sets it)
 
     def encoding_config(self) -> EncodingConfig:
-        return EncodingConfig(self.d_model, self.max_positions, self.rope_base, self.learned_init_std)
+        return EncodingConfig(self.d_model, self.trained_positions, self.rope_base, self.learned_init_std,
+                              init_seed=self.init_seed)
 
 
 class AttentionHead(nn.Module):
@@ -89,11 +91,12 @@ class AttentionHead(nn.Module):
         ``positions``: (B, T) position ids per sequence; None: 0..T-1 for every sequence.
         """
         if positions is not None:
-            _, weights, position_outputs = self._attend_per_sequence(tokens, self._per_sequence(positions) + position_offset)
-            return self._read_out(tokens, weights, self._token_outputs(), position_outputs), weights
+            _, weights, position_readout = self._attend_per_sequence(tokens, self._per_sequence(positions) + position_offset)
+            return self._read_out(tokens, weights, self._token_outputs(), position_readout), weights
         tables = self.token_tables(tokens.shape[1], position_offset)
         _, weights = self._attend(tokens, tables)
-        return self._read_out(tokens, weights, tables.token_outputs, tables.position_outputs), weights
+        position_readout = None if tables.position_outputs is None else weights @ tables.position_outputs
+        return self._read_out(tokens, weights, tables.token_outputs, position_readout), weights
 
     def attention(self, tokens: torch.Tensor, position_offset: int = 0,
                   positions: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
@@ -144,7 +147,7 @@ class AttentionHead(nn.Module):
         return self.value(self.token_embedding.weight) @ self.unembedding.weight.T
 
     def _position_outputs(self, position_terms: torch.Tensor | None) -> torch.Tensor | None:
-        """(N, V_out): the unembedded value of each position's term (no value bias: it is in the tokens')."""
+        """(..., V_out): the unembedded value of position terms (..., D) (no value bias: it is in the tokens')."""
         return None if position_terms is None else position_terms @ self.value.weight.T @ self.unembedding.weight.T
 
     def positions(self, length: int, position_offset: int, device) -> torch.Tensor:
@@ -180,42 +183,45 @@ class AttentionHead(nn.Module):
         return scores, weights
 
     def _attend_per_sequence(self, tokens: torch.Tensor, positions: torch.Tensor):
-        """(scores (B, T), weights (B, T), position outputs (B, T, V_out) or None) when each sequence
+        """(scores (B, T), weights (B, T), position readout (B, V_out) or None) when each sequence
         has its own position ids (B, T).
 
-        Queries, keys and values split into a token part and a position part as in ``token_tables``,
-        each projected once per token and once per position id below the largest in the batch; each
-        sequence then gathers its keys, rotates them by its own positions, and meets one query.
+        Queries, keys and values split into a token part and a position part as in ``token_tables``;
+        the token parts are projected once per token and gathered. The position part is never
+        projected key by key: an encoding that does not rotate adds p_t . (W_k^T q) to the logit and
+        (sum_t w_t p_t) W_v^T W_u^T to the output, so the cost does not grow with the ids' range.
+        No shape depends on the ids' values, so seeds train side by side under vmap.
         """
         embeddings = self.token_embedding.weight  # (V, D)
-        ids = torch.arange(int(positions.max()) + 1, device=positions.device)  # (N,): every id in the batch
-        position_terms = self.encoding.position_embedding(ids)  # (N, D) or None
+        position_terms = self.encoding.position_embedding(positions)  # (B, T, D) or None
         query_in = gather_rows(embeddings, tokens[:, -1])  # (B, D)
-        keys = gather_rows(self.key(embeddings), tokens)  # (B, T, D)
         if position_terms is not None:
+            if type(self.encoding).rotate is not PositionalEncoding.rotate:
+                raise NotImplementedError(f"{self.config.pe}: per-sequence ids with both a position term and a rotation")
             position_terms = position_terms.to(embeddings.dtype)
-            query_in = query_in + gather_rows(position_terms, positions[:, -1])
-            keys = keys + gather_rows(position_terms @ self.key.weight.T, positions)
+            query_in = query_in + position_terms[:, -1]
         query = self.encoding.rotate(self.query(query_in)[:, None], positions[:, -1:])  # (B, 1, D)
-        keys = self.encoding.rotate(keys, positions)  # (B, T, D)
-        scores = (keys @ query.transpose(1, 2))[..., 0] / math.sqrt(self.config.d_model)  # (B, T)
+        keys = self.encoding.rotate(gather_rows(self.key(embeddings), tokens), positions)  # (B, T, D)
+        scores = (keys @ query.transpose(1, 2))[..., 0]  # (B, T)
+        if position_terms is not None:
+            scores = scores + (position_terms @ (query @ self.key.weight).transpose(1, 2))[..., 0]
+        scores = scores / math.sqrt(self.config.d_model)
         bias = self.encoding.logit_bias(positions[:, -1:], positions)  # (B, 1, T) or None
         if bias is not None:
             scores = scores + bias[:, 0]
         scores = scores * self.logit_factor(tokens.shape[1])
         weights = scores.softmax(dim=-1) if self.config.attention == "softmax" else scores
-        position_outputs = self._position_outputs(position_terms)
-        return scores, weights, None if position_outputs is None else gather_rows(position_outputs, positions)
+        if position_terms is None:
+            return scores, weights, None
+        attended_positions = (weights[:, None, :] @ position_terms)[:, 0]  # (B, D)
+        return scores, weights, self._position_outputs(attended_positions)
 
     def _read_out(self, tokens: torch.Tensor, weights: torch.Tensor, token_outputs: torch.Tensor,
-                  position_outputs: torch.Tensor | None) -> torch.Tensor:
+                  position_readout: torch.Tensor | None) -> torch.Tensor:
         """Output logits (B, V_out): the attention mass on each token times its output, plus the
-        position part of the values weighted by position ((T, V_out) shared or (B, T, V_out) per
-        sequence), plus the unembedding bias."""
+        position part of the values as weighted by the attention (B, V_out), plus the unembedding bias."""
         logits = token_mass(tokens, weights, token_outputs.shape[0]) @ token_outputs + self.unembedding.bias
-        if position_outputs is not None:
-            logits = logits + (weights[:, None, :] @ position_outputs)[:, 0]
-        return logits
+        return logits if position_readout is None else logits + position_readout
 
     def reference_predict(self, tokens: torch.Tensor, position_offset: int = 0,
                           positions: torch.Tensor | None = None):

@@ -123,9 +123,10 @@ def left_out_markdown(left_out: dict[str, str]) -> str:
 
 
 def render_results(config: dict, sections: dict[str, str], claims: pd.DataFrame, commit: str,
-                   date: datetime.date, machine: str, left_out: dict[str, str] | None = None,
+                   date: datetime.date, machine: str, training: str, left_out: dict[str, str] | None = None,
                    replication: dict[str, str] | None = None, replication_section: str | None = None) -> str:
-    """The whole report; ``sections`` maps each section to its generated markdown, ``left_out`` each
+    """The whole report; ``sections`` maps each section to its generated markdown, ``training`` is the
+    Training section (``training_record.training_markdown``), ``left_out`` each
     experiment that did not run to the reason; ``claims`` may carry the ``claim_spread`` columns. With
     confirmation runs, ``replication`` maps each experiment to its replication verdict and
     ``replication_section`` is the replication section, which ends the report."""
@@ -137,6 +138,7 @@ def render_results(config: dict, sections: dict[str, str], claims: pd.DataFrame,
         "## Setup",
         f"- code: git commit `{commit}`\n- date: {date.isoformat()}\n- machine: {machine}",
         "Configuration used:\n\n```yaml\n" + setup + "\n```",
+        training,
         "## Verdicts",
         f"Each experiment's claim is split into checks fixed in advance; its verdict is {VERDICT_RULE}.",
         verdict_table(claims, replication),

@@ -6,8 +6,10 @@ an evaluation length or an offset does not change the draws of the others.
 """
 
 import hashlib
+from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:
+    import torch
 
 
 def derive_seed(*parts: object) -> int:
@@ -17,6 +19,10 @@ def derive_seed(*parts: object) -> int:
     return int.from_bytes(digest[:8], "little") >> 1
 
 
-def generator(*parts: object) -> torch.Generator:
+def generator(*parts: object) -> "torch.Generator":
     """A CPU generator seeded from ``parts`` (see ``derive_seed``)."""
+    # Imported here, not above: the workflow derives seeds while Snakemake parses it, at every
+    # start, and needs no torch for that (every caller of this function has it loaded already).
+    import torch
+
     return torch.Generator().manual_seed(derive_seed(*parts))

@@ -1,26 +1,31 @@
-"""Training a model on the retrieval task, with a per-step training curve.
+"""Training models on the retrieval task, every seed of a run side by side, with a per-step
+training curve and a record of whether each model fits its training range.
 
-One loop (``fit``) serves every model: the single head (``train_head``, here) and the transformer
-(``transformer.train_transformer``) differ in the model they build and the targets they learn.
+One loop (``fit``) serves every model: the single head (``train_heads``, here) and the transformer
+(``transformer.train_transformers``) differ in the model they build and the targets they learn.
 """
 
+import copy
 import logging
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from functools import partial
+from typing import Any, NamedTuple
 
 import pandas as pd
 import torch
 from torch import nn
+from torch.func import functional_call, stack_module_state
 
 from lengthgen.checkpoint import save_model
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.runtime import resolve_device
-from lengthgen.schemas.core import TRAINING_CURVE
+from lengthgen.schemas.core import RANGE_FIT, TRAINING_CURVE
 from lengthgen.seeding import derive_seed, generator
 from lengthgen.tables import write_table
-from lengthgen.task import IGNORE_INDEX, TaskConfig, retrieval_targets, sample_training_batch
+from lengthgen.training_record import fit_record
+from lengthgen.task import IGNORE_INDEX, TaskConfig, retrieval_targets, sample_sequences
 
 log = logging.getLogger(__name__)
 
@@ -38,19 +43,24 @@ DIVERGED_LOSS_FACTOR = 10.0
 class TrainConfig:
     steps: int
     batch_size: int
-    lr: float
+    lr: float  # the peak learning rate of the schedule
     log_every: int = 100
     precision: str = "float32"  # or "bf16": bfloat16 autocast of the forward pass (on a GPU)
+    # The schedule (``learning_rate_factor``): a linear warmup over this share of the steps, then a
+    # cosine decay to almost zero, so that the saved weights are those of a settled model and not
+    # of a step taken at full rate (a mid-spike head).
+    warmup_fraction: float = 0.1
 
 
 PRECISIONS = {"float32": None, "bf16": torch.bfloat16}  # the autocast dtype of each precision
 
 
 def seeded_init(model_class: Callable[[Any], nn.Module], config, seed: int) -> nn.Module:
-    """``model_class(config)`` freshly initialized; the init depends on ``seed`` only, not on global state."""
+    """``model_class(config)`` freshly initialized, with ``config.init_seed`` set to ``seed``; the init
+    depends on ``seed`` only, not on global state."""
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(derive_seed("init", seed))
-        return model_class(config)
+        return model_class(replace(config, init_seed=seed))
 
 
 def init_head(config: HeadConfig, seed: int) -> AttentionHead:
@@ -62,60 +72,146 @@ class TrainingDiverged(RuntimeError):
     weights mean nothing, so the run fails instead of writing them."""
 
 
-def train_head(
-    head_config: HeadConfig, task: TaskConfig, train: TrainConfig, seed: int, device: str = "auto"
-) -> tuple[AttentionHead, pd.DataFrame]:
-    """The single head, trained on the last position's target (see ``fit``)."""
+class TrainedModel(NamedTuple):
+    """One seed's trained model, its per-step curve, and its fit of the training range (``range_fit``)."""
+
+    seed: int
+    model: nn.Module
+    curve: pd.DataFrame
+    fit: dict
+
+
+def train_heads(head_config: HeadConfig, task: TaskConfig, train: TrainConfig, seeds: list[int],
+                device: str = "auto") -> list[TrainedModel]:
+    """The single head, one per seed, trained side by side on the last position's target (see ``fit``)."""
     options = "".join(f" {key}={value}" for key, value in (("attention", head_config.attention),
                       ("logit_scale", head_config.logit_scale)) if value not in ("softmax", "none"))
-    run = f"pe={head_config.pe}{options} seed={seed} offset={task.offset}"
-    return fit(init_head(head_config, seed), task, train, seed, device, retrieval_targets, run)
+    run = f"pe={head_config.pe}{options} seed={{seed}} offset={task.offset}"
+    return fit([init_head(head_config, seed) for seed in seeds], seeds, task, train, device, retrieval_targets, run)
 
 
-def fit(model: nn.Module, task: TaskConfig, train: TrainConfig, seed: int, device: str,
-        targets: Callable[[torch.Tensor, int], torch.Tensor], run: str) -> tuple[nn.Module, pd.DataFrame]:
-    """Train with Adam on fresh batches; return the model and its curve (step, length, loss, accuracy).
+def train_head(head_config: HeadConfig, task: TaskConfig, train: TrainConfig, seed: int,
+               device: str = "auto") -> tuple[AttentionHead, pd.DataFrame]:
+    """One seed's head and curve: the same numbers as when it trains beside other seeds."""
+    trained, = train_heads(head_config, task, train, [seed], device)
+    return trained.model, trained.curve
+
+
+def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: TrainConfig, device: str,
+        targets: Callable[[torch.Tensor, int], torch.Tensor], run: str) -> list[TrainedModel]:
+    """Train one model per seed (each ``models[i]`` initialized from ``seeds[i]``) with Adam on fresh
+    batches, side by side: their parameters are stacked along a leading seed dimension and one
+    ``torch.func.vmap`` of the model's forward runs every seed's batch in one pass, which costs
+    about what one seed costs, since a small model's step is per-op overhead more than arithmetic.
+
+    A seed's numbers do not depend on which seeds train beside it: each seed has its own init,
+    its own batches (from a generator seeded by (seed, offset)) and its own position draws, every
+    op acts on each seed's slice alone, and the total loss is the plain sum of the seeds' losses,
+    whose gradient is each seed's own. What the seeds share is the length of each step's batch,
+    drawn from a generator seeded by the offset alone (one shape per step is what stacking
+    needs); the tokens differ. On one CPU thread a seed's weights are bit-identical alone and
+    beside others (``tests/test_training.py``); several threads may split a kernel's work by
+    the number of seeds, and then the last bits can differ.
 
     ``model(tokens, targets)`` returns (logits, loss); ``targets(tokens, offset)`` gives the targets
-    of a batch, ``IGNORE_INDEX`` where a position has none (accuracy counts the others).
-    Batches are drawn on the CPU from a generator seeded by (seed, offset), so the data
-    is the same whatever the device and whatever the encoding: runs are paired. Position ids
-    of randomized encodings come from a generator of their own, so the batches stay the same.
-    Losses stay on the device until a progress line is due, so a GPU is not stopped every step;
-    there a run that diverged (``check_not_diverged``) raises ``TrainingDiverged`` naming the run
-    and the step.
+    of a batch, ``IGNORE_INDEX`` where a position has none (accuracy counts the others). Batches are
+    drawn on the CPU, so the data is the same whatever the device and whatever the encoding: runs
+    are paired. Losses stay on the device until a progress line is due; there a seed that diverged
+    (``check_not_diverged``) raises ``TrainingDiverged`` naming the run (``run`` with the seed put in
+    for ``{seed}``) and the step.
     """
     device = resolve_device(device)
-    model = model.to(device)
+    if len(models) == 1:
+        # A stack of one takes other kernels in places (a batched matrix product of one matrix is
+        # computed as a plain one), so a lone seed trains beside a twin, whose results are dropped.
+        return fit(models + [copy.deepcopy(models[0])], seeds * 2, task, train, device, targets, run)[:1]
+    models = [model.to(device) for model in models]
+    template = copy.deepcopy(models[0]).to("meta")
+    _, buffers = stack_module_state(models)
+    # Each seed keeps its own parameter tensors, stacked afresh for every forward pass (the stack's
+    # backward hands each seed its own gradient): an optimizer over stacked tensors would give a
+    # seed's entries other places in its vectorized loops than alone, and other last bits.
     # The fused step updates every parameter in one kernel: a third of the per-step cost otherwise.
-    optimizer = torch.optim.Adam(model.parameters(), lr=train.lr, fused=True)
+    optimizer = torch.optim.Adam([parameter for model in models for parameter in model.parameters()], lr=train.lr,
+                                 fused=True)
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, partial(learning_rate_factor, train))
+    # Positions are stacked per seed where an encoding draws them, and absent (None) otherwise.
+    seed_step = {drawn: torch.func.vmap(partial(_seed_step, template), in_dims=(0, 0, 0, 0, 0 if drawn else None))
+                 for drawn in (False, True)}
     autocast_dtype = PRECISIONS[train.precision]
-    data_rng = generator("train", seed, task.offset)
-    position_rng = generator("train_positions", seed, task.offset)
-    losses, accuracies = torch.empty(train.steps, device=device), torch.empty(train.steps, device=device)
-    lengths = []
+    length_rng = generator("train_lengths", task.offset)
+    data_rngs = [generator("train", seed, task.offset) for seed in seeds]
+    position_rngs = [generator("train_positions", seed, task.offset) for seed in seeds]
+    n_seeds = len(seeds)
+    losses = torch.empty(train.steps, n_seeds, device=device)
+    accuracies = torch.empty(train.steps, n_seeds, device=device)
+    lengths, rates = [], []
     checked = 0  # steps whose losses were checked
     for step in range(train.steps):
-        tokens, batch_targets = sample_training_batch(data_rng, task, train.batch_size, targets)
-        positions = model.encoding.sample_positions(*tokens.shape, position_rng)  # (B, T) or None
+        length = training_length(length_rng, task)
+        tokens = torch.stack([sample_sequences(rng, train.batch_size, length, task.vocab_size) for rng in data_rngs])
+        batch_targets = torch.stack([targets(seed_tokens, task.offset) for seed_tokens in tokens])
+        drawn = [template.encoding.sample_positions(train.batch_size, length, rng) for rng in position_rngs]
+        positions = None if drawn[0] is None else torch.stack(drawn).to(device)  # (S, B, T) or None
         tokens, batch_targets = tokens.to(device), batch_targets.to(device)
-        per_sequence = {} if positions is None else {"positions": positions.to(device)}
         with torch.autocast(device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
-            logits, loss = model(tokens, batch_targets, **per_sequence)
+            parameters = {name: torch.stack(per_seed) for name, per_seed in
+                          zip(dict(template.named_parameters()), zip(*(model.parameters() for model in models)))}
+            loss, logits = seed_step[positions is not None](parameters, buffers, tokens, batch_targets, positions)
         optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        loss.sum().backward()
         optimizer.step()
+        rates.append(schedule.get_last_lr()[0])
+        schedule.step()
         losses[step] = loss.detach()
-        accuracies[step] = accuracy(logits.detach(), batch_targets)
-        lengths.append(tokens.shape[1])
+        accuracies[step] = torch.stack([accuracy(seed_logits, seed_targets)
+                                        for seed_logits, seed_targets in zip(logits.detach(), batch_targets)])
+        lengths.append(length)
         if (step + 1) % train.log_every == 0 or step + 1 == train.steps:
-            check_not_diverged(losses[checked:step + 1], checked + 1, run, math.log(task.vocab_size))
+            for index, seed in enumerate(seeds):
+                check_not_diverged(losses[checked:step + 1, index], checked + 1, run.format(seed=seed),
+                                   math.log(task.vocab_size))
             checked = step + 1
-            log.info("step %d/%d  length %d  loss %.4f  accuracy %.3f", step + 1, train.steps, lengths[-1],
-                     losses[step].item(), accuracies[step].item())
-    curve = pd.DataFrame({"step": range(1, train.steps + 1), "length": lengths,
-                          "loss": losses.cpu().double().numpy(), "accuracy": accuracies.cpu().double().numpy()})
-    return model.eval(), curve
+            log.info("step %d/%d  length %d  lr %.2e  loss %s  accuracy %s", step + 1, train.steps, length, rates[-1],
+                     " ".join(f"{value:.4f}" for value in losses[step].tolist()),
+                     " ".join(f"{value:.3f}" for value in accuracies[step].tolist()))
+    trained = []
+    for index, (seed, model) in enumerate(zip(seeds, models)):
+        curve = pd.DataFrame({"step": range(1, train.steps + 1), "length": lengths, "lr": rates,
+                              "loss": losses[:, index].cpu().double().numpy(),
+                              "accuracy": accuracies[:, index].cpu().double().numpy()})
+        model.eval()
+        trained.append(TrainedModel(seed, model, curve, range_fit(model, task, targets, seed, curve, train.log_every)))
+    return trained
+
+
+# Where the schedule starts and ends, as fractions of the peak rate: torch's OneCycleLR defaults
+# (div_factor 25, final_div_factor 1e4), whose shape this is.
+INITIAL_LR_FACTOR, FINAL_LR_FACTOR = 1 / 25, 1 / 25 / 1e4
+
+
+def learning_rate_factor(train: TrainConfig, step: int) -> float:
+    """The learning rate at ``step`` (from 0) as a fraction of ``train.lr``: linear from
+    ``INITIAL_LR_FACTOR`` to 1 over the warmup steps, then a half cosine down to ``FINAL_LR_FACTOR``
+    at the last step. (OneCycleLR computes the same shape but fails when the warmup is one step.)"""
+    warmup = round(train.warmup_fraction * train.steps)
+    if step < warmup:
+        return INITIAL_LR_FACTOR + (1 - INITIAL_LR_FACTOR) * step / warmup
+    progress = (step - warmup) / max(1, train.steps - 1 - warmup)
+    return FINAL_LR_FACTOR + (1 - FINAL_LR_FACTOR) * (1 + math.cos(math.pi * min(progress, 1.0))) / 2
+
+
+def _seed_step(template: nn.Module, parameters: dict, buffers: dict, tokens: torch.Tensor, targets: torch.Tensor,
+               positions: torch.Tensor | None):
+    """One seed's (loss, logits) from its slice of the stacked parameters: what ``fit`` maps over seeds."""
+    per_sequence = {} if positions is None else {"positions": positions}
+    logits, loss = functional_call(template, (parameters, buffers), (tokens, targets), per_sequence)
+    return loss, logits
+
+
+def training_length(rng: torch.Generator, task: TaskConfig) -> int:
+    """One batch's sequence length, uniform over the training range (inclusive)."""
+    return int(torch.randint(task.train_length_min, task.train_length_max + 1, (), generator=rng))
 
 
 def accuracy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
@@ -124,15 +220,47 @@ def accuracy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     return ((logits.argmax(-1) == targets) & has_target).sum() / has_target.sum()
 
 
-def train_and_save(train_model: Callable, model_config, run: dict, task: dict, train: dict, device: str,
+# Held-out sequences per training length (from generators of their own: never a training batch).
+HELDOUT_PER_LENGTH = 64
+
+
+@torch.no_grad()
+def range_fit(model: nn.Module, task: TaskConfig, targets: Callable, seed: int, curve: pd.DataFrame,
+              window: int) -> dict:
+    """How well ``model`` fits its training range: held-out accuracy over every training length
+    (``HELDOUT_PER_LENGTH`` sequences each, all positions with a target), the mean loss of the last
+    ``window`` steps, and whether each meets its rule (``training_record.fit_record``)."""
+    device = next(model.parameters()).device
+    correct = total = 0
+    for length in range(task.train_length_min, task.train_length_max + 1):
+        rng = generator("heldout", seed, task.offset, length)
+        tokens = sample_sequences(rng, HELDOUT_PER_LENGTH, length, task.vocab_size)
+        positions = model.encoding.sample_positions(HELDOUT_PER_LENGTH, length, generator("heldout_positions", seed,
+                                                                                           task.offset, length))
+        per_sequence = {} if positions is None else {"positions": positions.to(device)}
+        logits, _ = model(tokens.to(device), **per_sequence)
+        answers = targets(tokens, task.offset).to(device)
+        has_target = answers != IGNORE_INDEX
+        correct += int(((logits.argmax(-1) == answers) & has_target).sum())
+        total += int(has_target.sum())
+    return fit_record(correct / total, float(curve["loss"].tail(window).mean()))
+
+
+def train_and_save(train_models: Callable, model_config, runs: list[dict], task: dict, train: dict, device: str,
                    output) -> None:
-    """A training job: ``train_model(model_config, ...)`` (``train_head``, ``transformer.train_transformer``)
-    for ``run`` {pe, seed, offset}; its weights to ``output.model``, its curve to ``output.curve``."""
-    log.info("training %s", run)
-    model, curve = train_model(model_config, TaskConfig(offset=run["offset"], **task), TrainConfig(**train),
-                               run["seed"], device)
-    save_model(model, output.model)
-    write_table(curve.assign(**run), output.curve, TRAINING_CURVE)
+    """A training job: ``train_models(model_config, task, train, seeds, device)`` (``train_heads``,
+    ``transformer.train_transformers``) for ``runs`` {pe, seed, offset} of one (pe, offset), side
+    by side; each seed's weights, curve and range fit to its own files (``output.model``,
+    ``output.curve``, ``output.fit``, in the order of ``runs``)."""
+    offset, = {run["offset"] for run in runs}
+    log.info("training %s", runs)
+    trained = train_models(model_config, TaskConfig(offset=offset, **task), TrainConfig(**train),
+                           [run["seed"] for run in runs], device)
+    for run, result, model_path, curve_path, fit_path in zip(runs, trained, output.model, output.curve, output.fit):
+        save_model(result.model, model_path)
+        write_table(result.curve.assign(**run), curve_path, TRAINING_CURVE)
+        write_table(pd.DataFrame([{**run, **result.fit}]), fit_path, RANGE_FIT)
+        log.info("%s: %s", run, result.fit)
 
 
 def check_not_diverged(losses: torch.Tensor, first_step: int, run: str, uniform_loss: float) -> None:

@@ -26,7 +26,7 @@ from torch import nn
 from lengthgen.checkpoint import load_model
 from lengthgen.encodings import EncodingConfig, PositionalEncoding, build_encoding
 from lengthgen.task import IGNORE_INDEX, TaskConfig, full_sequence_targets
-from lengthgen.training import TrainConfig, fit, seeded_init
+from lengthgen.training import TrainConfig, TrainedModel, fit, seeded_init
 
 
 @dataclass(frozen=True)
@@ -36,13 +36,15 @@ class TransformerConfig:
     n_layers: int
     n_heads: int
     d_model: int
-    max_positions: int
+    trained_positions: int  # the longest training length: rows a learned table stores (encodings.EncodingConfig)
     rope_base: float = 1e4
     learned_init_std: float = 0.02
     mlp_ratio: int = 4  # hidden width of the MLP, in multiples of d_model
+    init_seed: int = 0  # the seed of the model's init (training.seeded_init sets it)
 
     def encoding_config(self) -> EncodingConfig:
-        return EncodingConfig(self.d_model, self.max_positions, self.rope_base, self.learned_init_std, self.n_heads)
+        return EncodingConfig(self.d_model, self.trained_positions, self.rope_base, self.learned_init_std,
+                              self.n_heads, self.init_seed)
 
 
 class AttentionTrace(NamedTuple):
@@ -184,9 +186,17 @@ def load_transformer(path, device: str | torch.device = "cpu", expected: dict | 
     return load_model(path, Transformer, TransformerConfig, device, expected)
 
 
+def train_transformers(config: TransformerConfig, task: TaskConfig, train: TrainConfig, seeds: list[int],
+                       device: str = "auto") -> list[TrainedModel]:
+    """One transformer per seed, trained side by side on the full-sequence task, every position
+    t >= K, by the loop that trains the single head (``training.fit``)."""
+    run = f"transformer pe={config.pe} seed={{seed}} offset={task.offset}"
+    models = [seeded_init(Transformer, config, seed) for seed in seeds]
+    return fit(models, seeds, task, train, device, full_sequence_targets, run)
+
+
 def train_transformer(config: TransformerConfig, task: TaskConfig, train: TrainConfig, seed: int,
                       device: str = "auto") -> tuple[Transformer, pd.DataFrame]:
-    """A transformer trained on the full-sequence task, every position t >= K, by the loop that
-    trains the single head (``training.fit``)."""
-    run = f"transformer pe={config.pe} seed={seed} offset={task.offset}"
-    return fit(seeded_init(Transformer, config, seed), task, train, seed, device, full_sequence_targets, run)
+    """One seed's transformer and curve: the same numbers as when it trains beside other seeds."""
+    trained, = train_transformers(config, task, train, [seed], device)
+    return trained.model, trained.curve

@@ -1,5 +1,6 @@
 """Shared fixtures: tiny models and the tiny end-to-end workflow run."""
 
+import os
 import shutil
 import subprocess
 import sys
@@ -7,6 +8,13 @@ from pathlib import Path
 
 import pytest
 import yaml
+
+from lengthgen.jobs import PORTABLE_CPU_ENV
+
+# The tests run the CPU kernels the workflow's jobs run (set before torch's first kernel), so a
+# test of bit-for-bit behaviour tests what the jobs do.
+for name, value in PORTABLE_CPU_ENV.items():
+    os.environ.setdefault(name, value)
 
 REPO = Path(__file__).resolve().parents[1]
 SMOKE_CONFIG = REPO / "tests" / "smoke_config.yaml"
@@ -20,9 +28,12 @@ def snakemake_command(workdir: Path, *args: str, configfile: Path = SMOKE_CONFIG
             "--directory", str(workdir), "--configfile", str(configfile), "--cores", "2", *args]
 
 
-def snakemake(workdir: Path, *args: str, configfile: Path = SMOKE_CONFIG, check: bool = True):
-    """Run the repository's workflow in ``workdir``, as a user would from the command line."""
-    result = subprocess.run(snakemake_command(workdir, *args, configfile=configfile), capture_output=True, text=True)
+def snakemake(workdir: Path, *args: str, configfile: Path = SMOKE_CONFIG, check: bool = True,
+              env: dict | None = None):
+    """Run the repository's workflow in ``workdir``, as a user would from the command line (``env``: its
+    environment, by default this process's)."""
+    result = subprocess.run(snakemake_command(workdir, *args, configfile=configfile), capture_output=True, text=True,
+                            env=env)
     if check and result.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
     return result

@@ -76,7 +76,7 @@ def drop_a_column(path):
 
 
 def head_of_another_shape(path):
-    save_model(init_head(HeadConfig(vocab_size=8, d_model=8, pe="rope", max_positions=32), 0), path)
+    save_model(init_head(HeadConfig(vocab_size=8, d_model=8, pe="rope", trained_positions=32), 0), path)
 
 
 # (file damaged, how, the target whose rule reads it, the rule's log, what the error says)
@@ -88,7 +88,7 @@ DAMAGES = [
     ("tables/accuracy_by_length.parquet", drop_a_column, "results/tables/accuracy_summary.parquet",
      "analyze_base.log", "accuracy_by_length.parquet: does not have the accuracy_by_length schema: missing column 'accuracy'"),
     ("models/pe~rope/seed~0/offset~1/model.pt", head_of_another_shape, "results/evaluations/pe~rope/seed~0/offset~1.parquet",
-     "evaluate/pe~rope/seed~0/offset~1.log", "model.pt: a AttentionHead saved under another config: d_model 8 where this config has 16"),
+     "evaluate/pe~rope/offset~1.log", "model.pt: a AttentionHead saved under another config: d_model 8 where this config has 16"),
 ]
 
 

@@ -36,17 +36,13 @@ def test_left_out_settings_follow_the_sweep_and_the_task():
     assert derived["shift"]["offsets"] == [2, 5]
     assert derived["shift"]["lengths"] == [24]  # the longest evaluation length in the training range
     assert derived["shift"]["pe_at_init"] == ["rope", "sinusoidal"]  # what the shift claims compare, untrained
-    assert derived["model"]["max_positions"] == 300
-    assert prepared(DEFAULT)["model"]["max_positions"] == 1024  # the default task gives the default table
 
 
 def test_given_settings_are_kept():
     config = copy.deepcopy(DEFAULT)
     config["shift"].update(lengths=[16], pe_at_init=[])
-    config["model"]["max_positions"] = 2048
     derived = prepared(config)
     assert derived["shift"]["lengths"] == [16] and derived["shift"]["pe_at_init"] == []
-    assert derived["model"]["max_positions"] == 2048
 
 
 def test_schema_defaults_are_filled():
@@ -61,7 +57,7 @@ def test_the_experiments_settings_follow_the_sweep_unless_given():
     config = copy.deepcopy(DEFAULT)
     config["sweep"].update(seed=[7, 8, 9, 10], offset=[2, 3])
     derived = prepared(config)
-    assert derived["variants"]["seeds"] == [7, 8, 9] and derived["variants"]["offsets"] == [2, 3]
+    assert derived["variants"]["seeds"] == [7, 8, 9, 10] and derived["variants"]["offsets"] == [2, 3]
     assert derived["cures"]["seeds"] == [7, 8, 9, 10]
     assert derived["transformer"]["seeds"] == [7, 8, 9] and derived["transformer"]["offsets"] == [2, 3]
     assert derived["transformer"]["pe"] == DEFAULT["sweep"]["pe"]
@@ -130,9 +126,10 @@ BAD_CONFIGS = [
     ("shift.offsets", [3], "shift.offsets: [3] not in sweep.offset [1, 2]", "values of sweep.offset"),
     # a training range whose minimum exceeds its maximum
     ("task.train_length_min", 10, "task.train_length_min (10) is larger than task.train_length_max (8)", "min <= max"),
-    # evaluation lengths past the learned table, or not fitting the task
-    ("task.eval_lengths", [8, 32, 64], "task.eval_lengths: length 64 is past the learned table's model.max_positions (32)",
-     "lengths <= model.max_positions"),
+    # evaluation lengths past a randomized encoding's id range, or not fitting the task
+    ("variants.pe", ["randomized_rope@noise_max_length=16"],
+     "variants.pe: randomized_rope@noise_max_length=16 draws position ids from [0, 16), fewer than the longest "
+     "task.eval_lengths (32)", "randomized_rope@noise_max_length=N with N >= 32"),
     ("task.eval_lengths", [8, 16], "task.eval_lengths must include 4 x task.train_length_max = 32", None),
     ("task.eval_lengths", [16, 32], "task.eval_lengths: no length in the training range [4, 8]", "lists with one"),
     ("shift.lengths", [12], "shift.lengths: length 12 is not in task.eval_lengths [8, 16, 32]", "evaluation lengths"),
@@ -140,7 +137,7 @@ BAD_CONFIGS = [
     # unknown and misspelled keys and sections
     ("train.stpes", 10, "train.stpes: unknown key in section train (did you mean 'steps'?)", "steps, batch_size, lr"),
     ("trian", {"steps": 10}, "trian: unknown key in the config (did you mean 'train'?)", "results_dir, device, sweep"),
-    ("model.width", 64, "model.width: unknown key in section model", "d_model, max_positions"),
+    ("model.width", 64, "model.width: unknown key in section model", "d_model, rope_base, learned_init_std"),
     ("train.lr", DELETE, "train.lr: missing", "a number > 0"),
     ("linear", DELETE, "linear: missing", "a section with keys steps, batch_size, lr"),
     # a device that does not exist

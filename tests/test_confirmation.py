@@ -13,7 +13,7 @@ from lengthgen.confirmation import RULE_FILES, confirmation_runs, differences, s
 from lengthgen.experiments.catalog import plan
 from lengthgen.report import rules_record
 from test_user_configs import TINY, USER_CONFIGS
-from test_workflow import scheduled_jobs, trained_runs
+from test_workflow import scheduled_jobs, trained_runs, training_jobs
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 
@@ -72,10 +72,10 @@ def write(tmp_path, name, content):
 @pytest.mark.parametrize("content, message", [
     (None, "does not exist"),
     ("- a list\n", "is not a mapping"),
-    ("sweep: {seed: [0, 9]}\nconfirmation: {runs: []}\n", "sweep.seed: [0] are seeds of the run it confirms"),
-    ("sweep: {seed: [9]}\ntransformer: {seeds: [1]}\nconfirmation: {runs: []}\n",
+    ("sweep: {seed: [0, 19]}\nconfirmation: {runs: []}\n", "sweep.seed: [0] are seeds of the run it confirms"),
+    ("sweep: {seed: [19]}\ntransformer: {seeds: [1]}\nconfirmation: {runs: []}\n",
      "transformer.seeds: [1] are seeds of the run it confirms"),
-    ("sweep: {seed: [9]}\n", "runs no confirmations of its own"),
+    ("sweep: {seed: [19]}\n", "runs no confirmations of its own"),
     ("sweep: {seed: [9], offset: [40]}\nconfirmation: {runs: []}\n", "confirmation run bad (configs/confirm_bad.yaml "
                                                                       "over this config): sweep.offset"),
     ("train: {stpes: 3}\nconfirmation: {runs: []}\n", "train.stpes: unknown key"),
@@ -91,7 +91,7 @@ def test_a_bad_confirmation_file_is_named_with_what_is_wrong(tmp_path, content, 
 
 def test_two_files_with_one_name_are_refused(tmp_path):
     config = copy.deepcopy(DEFAULT)
-    config["confirmation"]["runs"] = [write(tmp_path, "confirm_x.yaml", "sweep: {seed: [9]}\nconfirmation: {runs: []}\n"),
+    config["confirmation"]["runs"] = [write(tmp_path, "confirm_x.yaml", "sweep: {seed: [19]}\nconfirmation: {runs: []}\n"),
                                       "other/confirm_x.yaml"]
     with pytest.raises(ConfigError, match="both name the run 'x'"):
         runs_of(config, tmp_path)
@@ -102,7 +102,7 @@ def test_differences_and_the_same_task():
     prepare_config(base, SCHEMA)
     reseeded = copy.deepcopy(base)
     reseeded["sweep"]["seed"], reseeded["task"]["eval_seed"], reseeded["figures"]["dpi"] = [7], 3, 10
-    assert differences(base, reseeded) == ["sweep.seed: [0, 1, 2, 3, 4] -> [7]", "task.eval_seed: 0 -> 3"]
+    assert differences(base, reseeded) == ["sweep.seed: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] -> [7]", "task.eval_seed: 0 -> 3"]
     assert same_task(base, reseeded)
     fewer_offsets = copy.deepcopy(reseeded)
     fewer_offsets["sweep"]["offset"] = [1, 3]
@@ -160,8 +160,10 @@ def test_the_confirm_command_schedules_each_confirmation_run_once_and_the_replic
     _, runs = runs_of(DEFAULT)
     for name, run in runs.items():
         assert jobs[f"confirm_{name}_report"] == jobs[f"confirm_{name}_all_claims"] == 1
-        assert jobs[f"confirm_{name}_train"] == len(trained_runs(copy.deepcopy(run.prepared)))
+        assert (jobs[f"confirm_{name}_train_sweep"] + jobs[f"confirm_{name}_train_variant"]
+                == len({(pe, offset) for pe, _, offset in trained_runs(copy.deepcopy(run.prepared))}))
         assert jobs[f"confirm_{name}_eval_set"] == len(run.prepared["sweep"]["offset"])
     assert jobs["replication"] == jobs["plot_replication"] == 1
-    assert jobs["train"] == len(trained_runs(copy.deepcopy(DEFAULT)))  # the exploratory checks it compares with
+    # the exploratory checks it compares with
+    assert training_jobs(jobs) == len({(pe, offset) for pe, _, offset in trained_runs(copy.deepcopy(DEFAULT))})
     assert "report" not in jobs  # the exploratory report is the default target's

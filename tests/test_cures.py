@@ -36,21 +36,22 @@ def test_scales_are_one_at_the_reference_length_and_follow_their_formulas():
 ])
 def test_bad_scales_are_refused_by_name(options, message):
     with pytest.raises(ValueError, match=message):
-        AttentionHead(HeadConfig(4, 4, "rope", max_positions=16, **options))
+        AttentionHead(HeadConfig(4, 4, "rope", trained_positions=16, **options))
 
 
 def test_learned_table_interpolates_between_rows_at_fractional_positions():
-    model = init_head(HeadConfig(4, 4, "learned", max_positions=8, learned_init_std=1.0), 0)
+    model = init_head(HeadConfig(4, 4, "learned", trained_positions=8, learned_init_std=1.0), 0)
     table = model.encoding.table.detach()
     positions = torch.tensor([0.0, 2.5, 6.25, 7.0], dtype=torch.float64)
     expected = torch.stack([table[0], (table[2] + table[3]) / 2, 0.75 * table[6] + 0.25 * table[7], table[7]])
     assert torch.allclose(model.encoding.position_embedding(positions), expected, atol=1e-6)
-    with pytest.raises(IndexError, match="max_positions"):
-        model.encoding.position_embedding(torch.tensor([7.5], dtype=torch.float64))
+    # Past the stored rows the next row is drawn from its seeded init, as a longer table would hold it.
+    past = model.encoding.position_embedding(torch.tensor([7.5], dtype=torch.float64))[0]
+    assert torch.allclose(past, (table[7] + model.encoding.initial_row(8)) / 2, atol=1e-6)
 
 
 def test_interpolated_positions_cover_exactly_the_trained_range():
-    model = init_head(HeadConfig(4, 4, "learned", max_positions=64, position_scale="interpolate",
+    model = init_head(HeadConfig(4, 4, "learned", trained_positions=64, position_scale="interpolate",
                                  reference_length=8), 0)
     positions = model.positions(64, 0, "cpu")
     assert positions[0] == 0 and positions[-1].item() == pytest.approx(7)
@@ -59,7 +60,7 @@ def test_interpolated_positions_cover_exactly_the_trained_range():
 
 @pytest.mark.parametrize("pe", ["rope", "learned"])
 def test_cured_head_keeps_the_weights_and_sets_the_options(pe):
-    model = init_head(HeadConfig(4, 8, pe, max_positions=64), 3)
+    model = init_head(HeadConfig(4, 8, pe, trained_positions=64), 3)
     for cure, options in cures.CURES.items():
         head = cures.cured(model, cure, reference_length=8)
         assert head.config.reference_length == 8
@@ -72,9 +73,9 @@ def test_cured_head_keeps_the_weights_and_sets_the_options(pe):
 
 @pytest.mark.parametrize("pe", ["rope", "learned"])
 def test_hard_attention_is_the_limit_of_unbounded_logit_scale(pe):
-    model = init_head(HeadConfig(6, 8, pe, max_positions=64, learned_init_std=1.0), 1).double()
+    model = init_head(HeadConfig(6, 8, pe, trained_positions=64, learned_init_std=1.0), 1).double()
     tokens, targets = make_eval_set(0, 2, 40, 200, 6)
-    sharp = init_head(HeadConfig(6, 8, pe, max_positions=64, learned_init_std=1.0), 1).double()
+    sharp = init_head(HeadConfig(6, 8, pe, trained_positions=64, learned_init_std=1.0), 1).double()
     with torch.no_grad():  # logits are bilinear in query and key: scaling the query scales every logit
         sharp.query.weight.mul_(1e6)
         sharp.query.bias.mul_(1e6)
@@ -83,7 +84,7 @@ def test_hard_attention_is_the_limit_of_unbounded_logit_scale(pe):
 
 
 def test_predictions_of_a_cure_equal_the_uncured_ones_where_its_factors_are_one():
-    model = init_head(HeadConfig(5, 8, "rope", max_positions=64), 2).double()
+    model = init_head(HeadConfig(5, 8, "rope", trained_positions=64), 2).double()
     lengths = [4, 8, 32]
     uncured = predict_dilution(model, 2, 0, lengths, 100).set_index(["length", "predictor"])
     predicted = cures.predict_cures(model, 2, 0, lengths, 100, reference_length=8)

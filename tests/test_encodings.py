@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from scipy import stats
 
-from lengthgen.encodings import (ENCODINGS, EncodingConfig, build_encoding, causal_offset_bucket, encoding_description,
+from lengthgen.encodings import (DEFAULT_NOISE_MAX_LENGTH, ENCODINGS, EncodingConfig, build_encoding, causal_offset_bucket, encoding_description,
                                  resolve_encoding, rotary_frequencies, sorted_random_subsets)
 from lengthgen.model import HeadConfig
 from lengthgen.seeding import generator
@@ -22,8 +22,8 @@ NAMES = sorted(ENCODINGS) + ["rope@base=100", "alibi@slope=0.5", "fire@threshold
                              "randomized_rope@noise_max_length=2000"]
 
 
-def head(pe: str, seed: int = 0, max_positions: int = 256, **kwargs):
-    config = HeadConfig(vocab_size=VOCAB, d_model=16, pe=pe, max_positions=max_positions, learned_init_std=1.0,
+def head(pe: str, seed: int = 0, trained_positions: int = 256, **kwargs):
+    config = HeadConfig(vocab_size=VOCAB, d_model=16, pe=pe, trained_positions=trained_positions, learned_init_std=1.0,
                         **kwargs)
     return init_head(config, seed).double()
 
@@ -57,7 +57,7 @@ def attention_logits(model, tokens, shift=0, rng_seed=0):
 def test_a_name_with_parameters_builds_the_class_with_them():
     cls, parameters = resolve_encoding("rope@base=100")
     assert cls is ENCODINGS["rope"] and parameters == {"base": 100.0}
-    encoding = build_encoding("rope@base=1e6", EncodingConfig(d_model=8, max_positions=16))
+    encoding = build_encoding("rope@base=1e6", EncodingConfig(d_model=8, trained_positions=16))
     assert torch.equal(encoding.theta, rotary_frequencies(8, 1e6))
     assert torch.equal(build_encoding("rope", EncodingConfig(8, 16, rope_base=50.0)).theta, rotary_frequencies(8, 50.0))
 
@@ -150,7 +150,7 @@ def test_random_position_rows_are_uniform_over_subsets(size):
 def test_randomized_learned_has_a_row_per_possible_position_id():
     encoding = build_encoding("randomized_learned@noise_max_length=300", EncodingConfig(8, 64))
     assert encoding.table.shape == (300, 8) and encoding.noise_max_length == 300
-    assert build_encoding("randomized_rope", EncodingConfig(8, 64)).noise_max_length == 64  # model.max_positions
+    assert build_encoding("randomized_rope", EncodingConfig(8, 64)).noise_max_length == DEFAULT_NOISE_MAX_LENGTH
     with pytest.raises(ValueError, match="positive integer"):
         build_encoding("randomized_rope@noise_max_length=2.5", EncodingConfig(8, 64))
 
@@ -164,7 +164,7 @@ def test_offset_only_is_what_a_shift_of_every_position_id_does(pe):
     encodings depend on random ids, not on the token offset: two draws give two sets of logits."""
     tokens = torch.randint(VOCAB, (4, 24), generator=generator("shift tokens"))
     changes = []
-    for model in heads_with_any_parameters(pe, max_positions=100_100):  # tables long enough for every shift
+    for model in heads_with_any_parameters(pe, trained_positions=100_100):  # tables long enough for every shift
         if draws_positions(pe):
             changes.append((attention_logits(model, tokens, rng_seed=0) - attention_logits(model, tokens, rng_seed=1)).abs().max())
         else:
@@ -190,7 +190,7 @@ def gradient_support(model, tokens, offset=2):
 def test_trained_past_range_is_whether_only_longer_sequences_reach_some_parameter(pe):
     """trained_past_range: every parameter entry that a long sequence's loss reaches is also reached
     by training-range sequences (lengths 4..12); otherwise some entry is reached only past the range."""
-    model = head(pe, max_positions=1024)
+    model = head(pe, trained_positions=1024)
     rng = generator("support tokens")
     reached_in_range = None
     for length in range(4, 13):  # enough sequences that randomized ids cover [0, noise_max_length)

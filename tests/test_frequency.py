@@ -35,7 +35,7 @@ def two_frequency_head(blocks: dict[int, tuple[complex, complex]], content_scale
     are +-e rows (zero mean over tokens) and the projections random: token content then changes
     every logit, but the content-averaged query and key are still exactly the biases.
     """
-    model = init_head(HeadConfig(vocab_size, D_MODEL, "rope", max_positions=256), 0).double()
+    model = init_head(HeadConfig(vocab_size, D_MODEL, "rope", trained_positions=256), 0).double()
     with torch.no_grad():
         model.query.bias.zero_()
         model.key.bias.zero_()
@@ -88,7 +88,7 @@ def test_content_changes_logits_but_not_the_content_average():
 @settings(max_examples=10, deadline=None)
 @given(seed=st.integers(0, 10_000))
 def test_cosine_sum_of_mean_coefficients_is_the_content_average_of_the_kernel(seed):
-    model = init_head(HeadConfig(5, 8, "rope", max_positions=64), seed).double()
+    model = init_head(HeadConfig(5, 8, "rope", trained_positions=64), seed).double()
     blocks = rotary_blocks(model)
     carrier = cosine_sum(mean_block_coefficients(blocks), blocks.theta, torch.arange(40))
     assert torch.allclose(carrier, logit_kernel(model, 40).mean(dim=(0, 1)), atol=1e-12)

@@ -16,7 +16,7 @@ from lengthgen.training import init_head
 
 def random_head(seed: int, vocab_size: int, d_model: int, pe: str = "rope") -> AttentionHead:
     """A head with seeded random parameters, scaled up so logits are O(1) and content-dependent."""
-    model = init_head(HeadConfig(vocab_size, d_model, pe, max_positions=256), seed).double()
+    model = init_head(HeadConfig(vocab_size, d_model, pe, trained_positions=256), seed).double()
     with torch.no_grad():
         model.token_embedding.weight.mul_(2.0)
         for linear in (model.query, model.key):
@@ -26,7 +26,7 @@ def random_head(seed: int, vocab_size: int, d_model: int, pe: str = "rope") -> A
 
 def two_frequency_head(d_model: int, blocks: dict[int, tuple[complex, complex]], vocab_size: int = 3) -> AttentionHead:
     """A head whose query and key are token-independent: the biases, set per block to (zq, zk)."""
-    model = AttentionHead(HeadConfig(vocab_size, d_model, "rope", max_positions=256)).double()
+    model = AttentionHead(HeadConfig(vocab_size, d_model, "rope", trained_positions=256)).double()
     with torch.no_grad():
         for parameter in model.parameters():
             parameter.zero_()
@@ -60,7 +60,7 @@ def test_kernel_matches_model_scores_exactly(seed, vocab_size, half_d, length, s
 @pytest.mark.parametrize("length", [5, 12, 40])
 def test_kernel_of_a_length_scaled_head_matches_its_scores(scaling, length):
     trained = random_head(7, 4, 6)
-    model = AttentionHead(HeadConfig(4, 6, "rope", max_positions=256, reference_length=12, **scaling)).double()
+    model = AttentionHead(HeadConfig(4, 6, "rope", trained_positions=256, reference_length=12, **scaling)).double()
     model.load_state_dict(trained.state_dict())
     tokens = torch.randint(4, (5, length), generator=torch.Generator().manual_seed(length))
     scores, _ = model.attention(tokens)

@@ -20,14 +20,14 @@ TRAIN_MAX = 32
 VOCAB = 4
 
 
-def pinned_learned_head(position: int, logit: float, max_positions: int = 256) -> AttentionHead:
+def pinned_learned_head(position: int, logit: float, trained_positions: int = 256) -> AttentionHead:
     """A learned head whose query scores ``logit`` at key ``position`` and 0 at every other key.
 
     Token embeddings and the key projection's bias are zero, the query is its bias alone
     (2 * e0), the key is the position's table row, and only row ``position`` is nonzero
     (logit * e0): score_t = 2 * table[t, 0] / sqrt(4) = table[t, 0].
     """
-    model = AttentionHead(HeadConfig(VOCAB, 4, "learned", max_positions))
+    model = AttentionHead(HeadConfig(VOCAB, 4, "learned", trained_positions))
     with torch.no_grad():
         for parameter in model.parameters():
             parameter.zero_()

@@ -18,8 +18,9 @@ from lengthgen.task import TaskConfig, make_eval_set
 from lengthgen.training import TrainConfig, TrainingDiverged, check_not_diverged, init_head, train_head
 
 
-def head(pe: str, seed: int = 0, d_model: int = 16, **kwargs) -> AttentionHead:
-    return init_head(HeadConfig(vocab_size=8, d_model=d_model, pe=pe, max_positions=64, **kwargs), seed)
+def head(pe: str, seed: int = 0, d_model: int = 16, trained_positions: int = 64, **kwargs) -> AttentionHead:
+    return init_head(HeadConfig(vocab_size=8, d_model=d_model, pe=pe, trained_positions=trained_positions, **kwargs),
+                     seed)
 
 
 @given(length=st.integers(2, 24), shift=st.integers(1, 100_000), seed=st.integers(0, 1000))
@@ -89,7 +90,7 @@ def test_absolute_encodings_change_under_a_shift(pe):
 
 
 def test_learned_rows_past_the_training_range_receive_no_gradient():
-    config = HeadConfig(vocab_size=8, d_model=16, pe="learned", max_positions=64)
+    config = HeadConfig(vocab_size=8, d_model=16, pe="learned", trained_positions=64)
     task = TaskConfig(vocab_size=8, offset=1, train_length_min=4, train_length_max=12)
     initial = init_head(config, seed=3).encoding.table.detach().clone()
     model, _ = train_head(config, task, TrainConfig(steps=30, batch_size=16, lr=1e-2), seed=3, device="cpu")
@@ -108,7 +109,7 @@ def test_softmax_weights_sum_to_one_and_linear_weights_are_the_logits():
 
 def test_unknown_encoding_names_the_known_ones():
     with pytest.raises(ValueError, match="unknown positional encoding 'rotary'.*rope"):
-        build_encoding("rotary", EncodingConfig(d_model=8, max_positions=16))
+        build_encoding("rotary", EncodingConfig(d_model=8, trained_positions=16))
 
 
 def test_every_registered_encoding_builds_and_runs():
@@ -118,9 +119,17 @@ def test_every_registered_encoding_builds_and_runs():
         assert logits.shape == (2, 8) and torch.isfinite(loss)
 
 
-def test_learned_table_rejects_positions_past_its_end():
-    with pytest.raises(IndexError, match="max_positions"):
-        head("learned").attention(torch.zeros(1, 65, dtype=torch.long))
+def test_learned_rows_past_the_stored_ones_are_those_of_a_longer_table():
+    """Rows past the training range are drawn when read, from their seeded init: a head that stores
+    8 rows computes what one storing 64 computes, at every position, so no table size is a setting
+    of training."""
+    short, long = head("learned", seed=4, trained_positions=8), head("learned", seed=4, trained_positions=64)
+    positions = torch.tensor([0, 7, 8, 40, 63])
+    assert torch.equal(short.encoding.position_embedding(positions), long.encoding.position_embedding(positions))
+    tokens = torch.randint(8, (3, 60), generator=torch.Generator().manual_seed(0))
+    assert torch.equal(short.attention(tokens)[0], long.attention(tokens)[0])
+    with pytest.raises(IndexError, match="negative"):
+        short.attention(tokens, position_offset=-5)
 
 
 def test_saved_head_reloads_with_identical_outputs(tmp_path):
@@ -137,7 +146,7 @@ def test_a_head_of_another_config_is_named_not_used(tmp_path):
 
 
 def test_weights_of_another_shape_are_named(tmp_path):
-    checkpoint = {"config": HeadConfig(vocab_size=8, d_model=16, pe="rope", max_positions=64).__dict__,
+    checkpoint = {"config": HeadConfig(vocab_size=8, d_model=16, pe="rope", trained_positions=64).__dict__,
                   "state_dict": head("rope", d_model=8).state_dict()}
     torch.save(checkpoint, tmp_path / "model.pt")
     with pytest.raises(ModelFileError, match=r"model.pt: weights do not fit the model's config: "
@@ -164,7 +173,7 @@ def test_a_run_that_blew_up_is_named_with_its_step(losses, first_step, message):
 
 
 def test_training_at_an_absurd_learning_rate_fails_before_writing_anything():
-    config = HeadConfig(vocab_size=8, d_model=16, pe="learned", max_positions=64)
+    config = HeadConfig(vocab_size=8, d_model=16, pe="learned", trained_positions=64)
     task = TaskConfig(vocab_size=8, offset=1, train_length_min=4, train_length_max=8)
     with pytest.raises(TrainingDiverged, match="training run pe=learned seed=3 offset=1 diverged: loss nan at step 2"):
         train_head(config, task, TrainConfig(steps=50, batch_size=16, lr=1e12, log_every=10), seed=3, device="cpu")
@@ -172,7 +181,7 @@ def test_training_at_an_absurd_learning_rate_fails_before_writing_anything():
 
 @pytest.mark.parametrize("pe", ["rope", "randomized_learned"])
 def test_same_seed_same_numbers_bit_for_bit(pe):
-    config = HeadConfig(vocab_size=8, d_model=16, pe=pe, max_positions=64)
+    config = HeadConfig(vocab_size=8, d_model=16, pe=pe, trained_positions=64)
     task = TaskConfig(vocab_size=8, offset=2, train_length_min=4, train_length_max=8)
     train = TrainConfig(steps=20, batch_size=16, lr=1e-2)
     first, curve = train_head(config, task, train, seed=7, device="cpu")
@@ -185,7 +194,7 @@ def test_same_seed_same_numbers_bit_for_bit(pe):
 
 def test_randomized_positions_leave_the_training_batches_of_every_other_encoding():
     task = TaskConfig(vocab_size=8, offset=1, train_length_min=4, train_length_max=12)
-    curves = [train_head(HeadConfig(vocab_size=8, d_model=16, pe=pe, max_positions=64), task,
+    curves = [train_head(HeadConfig(vocab_size=8, d_model=16, pe=pe, trained_positions=64), task,
                          TrainConfig(steps=15, batch_size=8, lr=1e-2), seed=3, device="cpu")[1]
               for pe in ("rope", "randomized_rope")]
     assert curves[0]["length"].equals(curves[1]["length"]) and not curves[0]["loss"].equals(curves[1]["loss"])

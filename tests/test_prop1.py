@@ -24,7 +24,7 @@ from lengthgen.training import init_head
 
 def content_free_head(d_model: int, vocab_size: int, query_bias: list[float], key_bias: list[float]) -> AttentionHead:
     """Token embeddings zero: every token has the same query and key, so logits depend on delta only."""
-    model = init_head(HeadConfig(vocab_size, d_model, "rope", max_positions=256), 0).double()
+    model = init_head(HeadConfig(vocab_size, d_model, "rope", trained_positions=256), 0).double()
     with torch.no_grad():
         model.token_embedding.weight.zero_()
         model.query.bias.copy_(torch.tensor(query_bias))
@@ -177,7 +177,7 @@ def test_kernel_softmax_weights_are_the_model_weights():
 
 def small_head(seed: int) -> AttentionHead:
     """A small random rope head with logits of a few units."""
-    model = init_head(HeadConfig(5, 8, "rope", max_positions=256), seed)
+    model = init_head(HeadConfig(5, 8, "rope", trained_positions=256), seed)
     with torch.no_grad():
         model.query.weight.mul_(4.0)
         model.key.weight.mul_(4.0)
@@ -194,7 +194,7 @@ def test_predict_dilution_rows_and_reproducibility():
 
 
 def test_predict_dilution_refuses_linear_attention():
-    model = init_head(HeadConfig(5, 8, "rope", max_positions=64, attention="linear"), 0)
+    model = init_head(HeadConfig(5, 8, "rope", trained_positions=64, attention="linear"), 0)
     with pytest.raises(ValueError, match="softmax"):
         predict_dilution(model, 1, 0, [8], 10)
 

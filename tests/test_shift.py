@@ -17,6 +17,9 @@ from lengthgen.schemas.shift import SHIFT_CHANGES
 VOCAB, D_MODEL = 8, 16
 
 
+# A table of 64 rows and no rows past them: position ids from 64 on are not defined.
+FINITE_TABLE = "randomized_learned@noise_max_length=64"
+
 def tokens_of(length: int, n: int = 8, seed: int = 0) -> torch.Tensor:
     return torch.randint(VOCAB, (n, length), generator=torch.Generator().manual_seed(seed))
 
@@ -48,8 +51,15 @@ def test_sinusoidal_logits_change_under_a_shift(seed, shift_by):
     assert (changes["attention_logit_change"] > 1e-4).all()
 
 
-def test_learned_logits_change_and_undefined_shifts_are_missing():
-    model = shift.untrained_head("learned", VOCAB, D_MODEL, 64, 0)  # table rows 0..63
+def test_learned_logits_change_at_every_shift():
+    # Rows past the 64 stored ones are drawn from their seeded init: every shift is defined.
+    model = shift.untrained_head("learned", VOCAB, D_MODEL, 64, 0)
+    changes = shift.shift_changes(model, tokens_of(32), [1, 32, 33, 100_000])
+    assert changes["defined"].all() and (changes["attention_logit_change"] > 1e-6).all()
+
+
+def test_shifts_past_a_finite_table_are_missing():
+    model = shift.untrained_head(FINITE_TABLE, VOCAB, D_MODEL, 64, 0)  # rows 0..63, no more
     changes = shift.shift_changes(model, tokens_of(32), [1, 32, 33, 1000]).set_index(["dtype", "shift"])
     # length 32 shifted by s uses ids s..s+31: defined while s + 31 <= 63.
     assert changes["defined"].groupby("shift").all().to_dict() == {1: True, 32: True, 33: False, 1000: False}
@@ -96,15 +106,16 @@ def test_claims_fail_when_rope_moves_or_an_encoding_is_missing():
 
 
 def test_section_and_figure(tmp_path):
-    changes = measured()
-    changes = pd.concat([changes, shift.measure_shift(shift.untrained_head("learned", VOCAB, D_MODEL, 64, 0),
-                                                      {32: tokens_of(32)}, [1000], 1, 0, trained=False)])
+    finite = shift.untrained_head(FINITE_TABLE, VOCAB, D_MODEL, 64, 0)
+    changes = pd.concat([measured(), measured(pes=(FINITE_TABLE,), seeds=(0,)),
+                         shift.measure_shift(finite, {32: tokens_of(32)}, [1000], 1, 0, trained=False)],
+                        ignore_index=True)
     claims = shift.claims_shift(changes, offset=1)
     text = shift.section_markdown(changes, claims, offset=1)
     assert text.startswith("## shift_K1")
-    # The table has 64 rows: from s = 100 the shifted ids 100..131 are past it; s = 1000 ran for learned only.
-    assert "| learned | float64 |" in text and "| missing | missing |" in text
-    assert "learned at length 32 for s >= 100." in text
+    # The finite table has 64 rows: from s = 100 the shifted ids 100..131 are past it; s = 1000 ran for it only.
+    assert "| learned | float64 |" in text and "| 3.81e-02 | missing |" in text
+    assert f"{FINITE_TABLE} at length 32 for s >= 100." in text
     assert "| rope | float64 |" in text and text.split("| rope | float64 |")[1].split("\n")[0].endswith("| - |")
     assert "(figures/shift_equivariance_K1.png)" in text
     path = tmp_path / "shift.png"

@@ -16,18 +16,19 @@ from lengthgen.config import prepare_config
 from lengthgen.confirmation import confirmation_runs
 
 PROFILE = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
-MODEL_RULES = {"train", "train_modified", "evaluate", "train_transformer", "evaluate_transformer"}
+MODEL_RULES = {"train_sweep", "train_variant", "train_linear", "train_log_length", "evaluate_sweep",
+               "evaluate_variant", "train_transformer", "evaluate_transformer"}
 
 
 def model_chains(config: dict) -> int:
-    """Independent model jobs (a head's train then evaluate, a modified head, a transformer's pair)."""
+    """Independent model jobs, each for every seed of one (pe, offset): a head's train then evaluate, a
+    modified head's training at one offset, a transformer's pair."""
     config = copy.deepcopy(config)
     prepare_config(config, SCHEMA)
     sweep, variants, transformer = config["sweep"], config["variants"], config["transformer"]
-    heads = set(product(sweep["pe"], sweep["seed"], sweep["offset"])) | set(
-        product(variants["pe"], variants["seeds"], variants["offsets"]))
-    modified = len(sweep["seed"]) * len(sweep["offset"]) + len(config["cures"]["seeds"]) * len(sweep["offset"])
-    return len(heads) + modified + len(transformer["pe"]) * len(transformer["seeds"]) * len(transformer["offsets"])
+    heads = set(product(sweep["pe"], sweep["offset"])) | set(product(variants["pe"], variants["offsets"]))
+    modified = 2 * len(sweep["offset"])  # the linear and the log-length heads
+    return len(heads) + modified + len(transformer["pe"]) * len(transformer["offsets"])
 
 
 def dry_run_with_profile_groups(workdir, configfile):

@@ -9,7 +9,7 @@ from lengthgen.tables import TableError, TableSchema, read_table, write_table
 
 def curve(steps):
     return pd.DataFrame({"pe": "rope", "offset": 1, "seed": 0, "step": steps, "length": 8,
-                         "loss": [0.5] * len(steps), "accuracy": [1.0] * len(steps)})
+                         "lr": [1e-2] * len(steps), "loss": [0.5] * len(steps), "accuracy": [1.0] * len(steps)})
 
 
 def test_writes_are_deterministic_whatever_the_row_order(tmp_path):

@@ -42,7 +42,7 @@ def transformer(pe: str, seed: int = 0, n_layers: int = 2, n_heads: int = 2, d_m
                 weight_std: float | None = None) -> Transformer:
     """A seeded transformer; ``weight_std`` redraws every parameter with that std, so that logits are
     O(1) and a broken equivariance or mask would show (at nanoGPT's init they are about 0.02)."""
-    model = seeded_init(Transformer, TransformerConfig(VOCAB, pe, n_layers, n_heads, d_model, max_positions=64,
+    model = seeded_init(Transformer, TransformerConfig(VOCAB, pe, n_layers, n_heads, d_model, trained_positions=64,
                                                        learned_init_std=1.0), seed)
     if weight_std is not None:
         rng = torch.Generator().manual_seed(seed)
@@ -163,7 +163,7 @@ def test_accuracy_by_position_scores_every_position_with_a_target():
 
 
 def test_same_seed_same_numbers_and_a_saved_model_reloads(tmp_path):
-    config = TransformerConfig(VOCAB, "rope", n_layers=1, n_heads=2, d_model=16, max_positions=64)
+    config = TransformerConfig(VOCAB, "rope", n_layers=1, n_heads=2, d_model=16, trained_positions=64)
     task = TaskConfig(vocab_size=VOCAB, offset=1, train_length_min=4, train_length_max=8)
     train = TrainConfig(steps=15, batch_size=8, lr=1e-2)
     first, curve = train_transformer(config, task, train, seed=3, device="cpu")
@@ -179,14 +179,14 @@ def test_same_seed_same_numbers_and_a_saved_model_reloads(tmp_path):
 
 
 def test_a_nan_loss_stops_training_with_the_run_named():
-    config = TransformerConfig(VOCAB, "rope", n_layers=1, n_heads=1, d_model=8, max_positions=64)
+    config = TransformerConfig(VOCAB, "rope", n_layers=1, n_heads=1, d_model=8, trained_positions=64)
     task = TaskConfig(vocab_size=VOCAB, offset=1, train_length_min=4, train_length_max=8)
     with pytest.raises(TrainingDiverged, match="transformer pe=rope seed=0 offset=1"):
         train_transformer(config, task, TrainConfig(steps=5, batch_size=4, lr=math.inf, log_every=2), 0, "cpu")
 
 
 def test_bf16_autocast_trains_on_the_cpu():
-    config = TransformerConfig(VOCAB, "rope", n_layers=1, n_heads=2, d_model=16, max_positions=64)
+    config = TransformerConfig(VOCAB, "rope", n_layers=1, n_heads=2, d_model=16, trained_positions=64)
     task = TaskConfig(vocab_size=VOCAB, offset=1, train_length_min=4, train_length_max=8)
     model, curve = train_transformer(config, task, TrainConfig(steps=5, batch_size=8, lr=1e-2, precision="bf16"),
                                      0, "cpu")

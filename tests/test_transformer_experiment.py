@@ -89,7 +89,7 @@ def test_attention_by_offset_finds_a_head_that_looks_k_back():
 
 
 def test_the_carrier_kernel_is_the_logit_of_one_rotated_query_and_key():
-    rotary = Rotary(EncodingConfig(d_model=16, max_positions=64))
+    rotary = Rotary(EncodingConfig(d_model=16, trained_positions=64))
     rng = torch.Generator().manual_seed(0)
     query, key = (torch.randn(16, generator=rng, dtype=torch.float64) for _ in range(2))
     for query_position, key_position in [(5, 5), (9, 2), (40, 1)]:
@@ -102,7 +102,7 @@ def test_the_carrier_kernel_is_the_logit_of_one_rotated_query_and_key():
 
 
 def test_analyze_carrier_reports_every_head_and_the_retrieval_head():
-    model = seeded_init(Transformer, TransformerConfig(VOCAB, "rope", 2, 2, 16, max_positions=64), 0)
+    model = seeded_init(Transformer, TransformerConfig(VOCAB, "rope", 2, 2, 16, trained_positions=64), 0)
     tokens = torch.randint(VOCAB, (6, TRAIN_MAX), generator=torch.Generator().manual_seed(0))
     found = experiment.analyze_carrier(model, tokens, offset=2, seed=0, train_length_max=TRAIN_MAX)
     heads, carrier = found["heads"], found["carrier"].iloc[0]
@@ -142,7 +142,7 @@ def test_section_and_figures_from_small_tables(tmp_path):
                         lengths=(8, 32))
     windows = experiment.accuracy_windows(table, TRAIN_MAX)
     changes = pd.concat([shift_rows("rope", [1e-13, 3e-12]), shift_rows("learned", [2.0, 3.0])])
-    model = seeded_init(Transformer, TransformerConfig(VOCAB, "rope", 1, 2, 16, max_positions=64), 0)
+    model = seeded_init(Transformer, TransformerConfig(VOCAB, "rope", 1, 2, 16, trained_positions=64), 0)
     tokens = torch.randint(VOCAB, (4, TRAIN_MAX), generator=torch.Generator().manual_seed(1))
     found = experiment.analyze_carrier(model, tokens, offset=1, seed=0, train_length_max=TRAIN_MAX)
     claims = experiment.claims_transformer(windows, changes, found["carrier"], VOCAB, TRAIN_MAX)

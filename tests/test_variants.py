@@ -6,9 +6,11 @@ import pytest
 from lengthgen.claims import verdict
 from lengthgen.encodings import encoding_description
 from lengthgen.experiments.variants import (COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, classify, classify_variants,
-                                            explanation, section_markdown, summarize_variants, variants_checks)
+                                            explanation, left_out_markdown, section_markdown, summarize_variants,
+                                            variants_checks)
 from lengthgen.plots.variants import plot_variants
 from lengthgen.rules import CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY
+from lengthgen.training_record import fit_counts, runs_that_fit
 
 VOCAB, TRAIN_MAX = 8, 8
 CHANCE = 1 / VOCAB
@@ -44,9 +46,13 @@ ORDER = ["rope", "learned", "alibi_learned"]
 DESCRIPTIONS = {pe: encoding_description(pe) for pe in ORDER}
 
 
+def all_fitted(classes: pd.DataFrame) -> pd.DataFrame:
+    return classes.assign(n_seeds=2, n_fitted=2)
+
+
 def analysis(runs=RUNS):
     summary = summarize_variants(evaluations(runs))
-    classes = classify_variants(summary, VOCAB, TRAIN_MAX)
+    classes = all_fitted(classify_variants(summary, VOCAB, TRAIN_MAX))
     return summary, classes, variants_checks(classes, DESCRIPTIONS, VOCAB)
 
 
@@ -90,7 +96,7 @@ def test_the_explanation_follows_the_mechanism_and_the_class():
 def test_the_section_flags_seeds_that_disagree_about_the_class():
     def mechanism_text(runs):
         summary = summarize_variants(runs)
-        classes = classify_variants(summary, VOCAB, TRAIN_MAX)
+        classes = all_fitted(classify_variants(summary, VOCAB, TRAIN_MAX))
         text = section_markdown(summary, classes, variants_checks(classes, DESCRIPTIONS, VOCAB), DESCRIPTIONS,
                                 ["rope"], VOCAB, TRAIN_MAX)
         return text.split("**Mechanism.**")[1]
@@ -110,3 +116,26 @@ def test_section_reports_the_measured_numbers_classes_and_properties(tmp_path):
     assert DESCRIPTIONS["learned"]["summary"] in text and "figures/pe_variants.png" in text
     plot_variants(summary, classes, ORDER, [4, 8], tmp_path / "variants.png", dpi=40)
     assert (tmp_path / "variants.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_cell_is_classified_on_the_seeds_that_fit_the_range_when_most_do():
+    """One seed of three that does not fit the range is left out (a training failure must not make the
+    class); where most seeds do not fit, every seed counts and the cell fails in range."""
+    rows = []
+    for pe, in_range_by_seed in (("fire", (1.0, 1.0, 0.25)), ("alibi", (0.3, 0.3, 1.0))):
+        for seed, in_range in enumerate(in_range_by_seed):
+            for length, accuracy, inside in ((8, in_range, True), (32, in_range * 0.9, False)):
+                rows.append(dict(experiment="base", pe=pe, offset=2, seed=seed, length=length,
+                                 in_training_range=inside, accuracy=accuracy, target_attention=0.0, loss=0.0))
+    runs = pd.DataFrame(rows)
+    fits = pd.DataFrame([dict(pe=pe, offset=2, seed=seed, fitted=fitted)
+                         for pe, flags in (("fire", (True, True, False)), ("alibi", (False, False, True)))
+                         for seed, fitted in enumerate(flags)])
+    used = runs_that_fit(runs, fits)
+    assert sorted(used.loc[used["pe"] == "fire", "seed"].unique()) == [0, 1]
+    assert sorted(used.loc[used["pe"] == "alibi", "seed"].unique()) == [0, 1, 2]
+    classes = classify_variants(summarize_variants(used), VOCAB, TRAIN_MAX).merge(fit_counts(fits))
+    got = dict(zip(classes["pe"], classes["category"]))
+    assert got == {"fire": EXTRAPOLATES, "alibi": FAILS}
+    text = left_out_markdown(classes)
+    assert "fire K=2: 1 of 3" in text and "alibi" not in text.split("Left out")[1]

@@ -33,14 +33,21 @@ def trained_runs(config: dict) -> set:
             | set(product(variants["pe"], variants["seeds"], variants["offsets"])))
 
 
-def test_default_config_dry_run_trains_once_per_encoding_seed_and_offset(tmp_path):
+def training_jobs(jobs: Counter) -> int:
+    """The single-head training jobs among ``jobs``: one per (pe, offset), every seed inside."""
+    return jobs["train_sweep"] + jobs["train_variant"]
+
+
+def test_default_config_dry_run_trains_each_encoding_and_offset_once_with_every_seed(tmp_path):
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     jobs = scheduled_jobs(snakemake(tmp_path, "-n", configfile=REPO / "config.yaml").stdout)
-    assert jobs["train"] == len(trained_runs(config))
-    assert len(config["variants"]["seeds"]) >= 3 and len(config["variants"]["offsets"]) >= 3
-    assert jobs["evaluate"] == jobs["train"]
+    runs = trained_runs(config)
+    assert training_jobs(jobs) == len({(pe, offset) for pe, _, offset in runs})
+    assert len(config["sweep"]["seed"]) == 10 and len(config["variants"]["seeds"]) == 5
+    assert jobs["evaluate_sweep"] + jobs["evaluate_variant"] == training_jobs(jobs)
     assert jobs["eval_set"] == len(config["sweep"]["offset"])
-    assert jobs["train_transformer"] == jobs["evaluate_transformer"] == len(config["sweep"]["pe"]) * 3 * 2
+    assert jobs["train_linear"] == jobs["train_log_length"] == len(config["sweep"]["offset"])
+    assert jobs["train_transformer"] == jobs["evaluate_transformer"] == len(config["sweep"]["pe"]) * 2
 
 
 def test_lint_reports_nothing(tmp_path):
@@ -60,8 +67,13 @@ def test_end_to_end_outputs(smoke_run):
     curve = pd.read_parquet(smoke_run / "results/models/pe~rope/seed~0/offset~1/training_curve.parquet")
     assert list(curve["step"]) == list(range(1, config["train"]["steps"] + 1))
     assert curve["loss"].iloc[-10:].mean() < curve["loss"].iloc[:10].mean()
-    log = (smoke_run / "results/logs/train/pe~rope/seed~0/offset~1.log").read_text()
+    log = (smoke_run / "results/logs/train/pe~rope/offset~1.log").read_text()  # every seed of (rope, 1)
     assert f"step {config['train']['steps']}/{config['train']['steps']}" in log
+    training = pd.read_parquet(smoke_run / "results/tables/training.parquet")
+    assert len(training[training["family"] == "head"]) == len(trained_runs(config))
+    assert training["why"].isna().equals(training["converged"])  # a reason for each model that does not fit
+    report = (smoke_run / "results/RESULTS.md").read_text()
+    assert "## Training" in report and "## Changes since the previous run" in report  # config.yaml names one
     figure = (smoke_run / "results/figures/base.png").read_bytes()
     assert figure.startswith(b"\x89PNG")
     results = (smoke_run / "results/RESULTS.md").read_text()
@@ -157,14 +169,15 @@ def test_changing_dpi_reruns_only_figures_and_report(smoke_run, tmp_path):
 def test_changing_eval_lengths_trains_nothing(smoke_run, tmp_path):
     config = write_config(tmp_path / "config.yaml", task={"eval_lengths": [8, 12, 32]})
     jobs = scheduled_jobs(snakemake(smoke_run, "-n", configfile=config).stdout)
-    assert jobs["evaluate"] > 0 and jobs["confirm_tiny_evaluate"] > 0
-    assert not any(count for rule, count in jobs.items() if rule.endswith(("train", "train_modified"))), jobs
+    assert jobs["evaluate_sweep"] > 0 and jobs["confirm_tiny_evaluate_sweep"] > 0
+    assert not any(rule.removeprefix("confirm_tiny_").startswith("train_") for rule in jobs), jobs
 
 
 def test_changing_training_steps_retrains(smoke_run, tmp_path):
     config = write_config(tmp_path / "config.yaml", train={"steps": 20})
     jobs = scheduled_jobs(snakemake(smoke_run, "-n", configfile=config).stdout)
-    assert jobs["train"] == len(trained_runs(yaml.safe_load(SMOKE_CONFIG.read_text())))
+    runs = trained_runs(yaml.safe_load(SMOKE_CONFIG.read_text()))
+    assert training_jobs(jobs) == len({(pe, offset) for pe, _, offset in runs})
 
 
 def test_variants_train_their_own_runs_in_folders_named_by_the_encoding(smoke_run):

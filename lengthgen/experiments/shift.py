@@ -29,10 +29,10 @@ def experiment_name(offset: int) -> str:
     return f"shift_K{offset}"
 
 
-def untrained_head(pe: str, vocab_size: int, d_model: int, max_positions: int, seed: int,
+def untrained_head(pe: str, vocab_size: int, d_model: int, trained_positions: int, seed: int,
                    rope_base: float = 1e4, learned_init_std: float = 0.02) -> AttentionHead:
     """A head at its seeded initialization (e.g. the sinusoidal reference when none was trained)."""
-    return init_head(HeadConfig(vocab_size, d_model, pe, max_positions, rope_base, learned_init_std), seed).eval()
+    return init_head(HeadConfig(vocab_size, d_model, pe, trained_positions, rope_base, learned_init_std), seed).eval()
 
 
 @torch.no_grad()
@@ -42,7 +42,7 @@ def logits_at_shift(model: AttentionHead, tokens: torch.Tensor, shift: int):
         scores, _ = model.attention(tokens, position_offset=shift)
         outputs, _ = model(tokens, position_offset=shift)
     except IndexError:
-        # Raised by an encoding with a finite table (learned) for position ids past its rows.
+        # Raised by an encoding with a finite table (randomized_learned) for position ids past its rows.
         return None
     return scores, outputs
 

@@ -161,6 +161,19 @@ def explanations_markdown(classes: pd.DataFrame, descriptions: dict[str, dict], 
     return "\n".join(items)
 
 
+def left_out_markdown(classes: pd.DataFrame) -> str:
+    """Which cells were classified on part of their seeds: those whose model did not fit the range."""
+    partial = classes[(classes["n_fitted"] < classes["n_seeds"]) & (2 * classes["n_fitted"] > classes["n_seeds"])]
+    rule = ("A class past the range presupposes a fitted range: where most of a cell's seeds fit it (held-out "
+            "accuracy >= the Training section's rule), the seeds that do not are left out and the cell is classified "
+            "on the others; where most do not, every seed counts and the cell fails in range.")
+    if partial.empty:
+        return rule + " No seed was left out."
+    cells = "; ".join(f"{row.pe} K={row.offset}: {row.n_seeds - row.n_fitted} of {row.n_seeds}"
+                      for row in partial.itertuples())
+    return f"{rule} Left out (not fitting the range; listed in the Training section): {cells}."
+
+
 def section_markdown(summary: pd.DataFrame, classes: pd.DataFrame, checks: pd.DataFrame,
                      descriptions: dict[str, dict], order: list[str], vocab_size: int, train_length_max: int) -> str:
     chance = 1.0 / vocab_size
@@ -170,7 +183,7 @@ def section_markdown(summary: pd.DataFrame, classes: pd.DataFrame, checks: pd.Da
     return "\n\n".join([
         "## variants: which encodings extrapolate, and why",
         f"{len(order)} encodings, each trained and evaluated exactly like the base sweep (same training batches, "
-        f"evaluation sets and seeds, {summary['n_seeds'].min()} seeds per cell, offsets "
+        f"evaluation sets and seeds, {classes['n_seeds'].max()} seeds per cell, offsets "
         f"{sorted(classes['offset'].unique().tolist())}). Randomized encodings draw their position ids in training "
         "and at evaluation alike, as their reference code does (it has no train/eval switch); it draws one subset "
         "per batch, here every sequence draws its own. Mean accuracy over seeds with a 95% "
@@ -184,6 +197,7 @@ def section_markdown(summary: pd.DataFrame, classes: pd.DataFrame, checks: pd.Da
         f"*{DECAYS}* otherwise. Where the 95% interval at n={far_length} is {VARIANT_SPREAD_WIDTH} or wider, the "
         f"seeds disagree about the class, and the text below says so. Measured: {tally}.",
         classes_markdown(classes, order),
+        left_out_markdown(classes),
         "**Mechanism.** Each registry entry states whether its logit is a function of the offset alone, whether "
         "every parameter shaping it past the training range is trained, and whether its position term is monotone "
         "in the offset (`lengthgen/encodings.py`, each statement tested against the code). From these, per encoding:",

@@ -17,8 +17,20 @@ EVAL_SET = TableSchema("eval_set", pa.schema([
 
 # One row per training step of one run.
 TRAINING_CURVE = TableSchema("training_curve", pa.schema(RUN_KEYS + [
-    ("step", pa.int32()), ("length", pa.int32()), ("loss", pa.float64()), ("accuracy", pa.float64()),
+    ("step", pa.int32()), ("length", pa.int32()), ("lr", pa.float64()), ("loss", pa.float64()),
+    ("accuracy", pa.float64()),
 ]), ("pe", "offset", "seed", "step"))
+
+# One row per trained model: how well it fits its training range (training.range_fit).
+RANGE_FIT = TableSchema("range_fit", pa.schema(RUN_KEYS + [
+    ("heldout_accuracy", pa.float64()), ("final_loss", pa.float64()), ("fitted", pa.bool_()),
+    ("settled", pa.bool_()), ("converged", pa.bool_()),
+]), ("pe", "offset", "seed"))
+
+# Every trained model's range fit, by model family (sweep, linear, log_length, transformer).
+TRAINING_SUMMARY = TableSchema("training_summary", pa.schema([pa.field("family", pa.string()), *RANGE_FIT.schema,
+                                                      pa.field("why", pa.string())]),
+                               ("family", "pe", "offset", "seed"))
 
 # One row per (run, evaluation length).
 ACCURACY_BY_LENGTH = TableSchema("accuracy_by_length", pa.schema([("experiment", pa.string())] + RUN_KEYS + [

@@ -9,4 +9,5 @@ VARIANTS_CLASSES = TableSchema("variants_classes", pa.schema([
     ("pe", pa.string()), ("offset", pa.int32()), ("lowest_in_range", pa.float64()), ("far_length", pa.int32()),
     ("far_mean", pa.float64()), ("far_ci_low", pa.float64()), ("far_ci_high", pa.float64()),
     ("longest_length", pa.int32()), ("longest_mean", pa.float64()), ("category", pa.string()),
+    ("n_seeds", pa.int64()), ("n_fitted", pa.int64()),
 ]), ("pe", "offset"))

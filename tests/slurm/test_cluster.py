@@ -105,10 +105,9 @@ def jobs_per_rule(dry_run: str) -> dict[str, int]:
 def test_cluster_run_submits_one_slurm_job_per_group_job(runs):
     counts = jobs_per_rule(runs["dry_run"])
     group_jobs = len(re.findall(r"Group job \w+ ", runs["dry_run"]))
-    # Each model's chain is one `models` group: it starts with one training job of these rules (or of a
-    # confirmation run's copy of them, confirm_<name>_train...).
-    models = sum(count for rule, count in counts.items()
-                 if re.sub(r"^confirm_\w+?_(?=train)", "", rule) in ("train", "train_modified", "train_transformer"))
+    # Each model chain (every seed of one (pe, offset), or of one offset of a modified head) is one `models`
+    # group: it starts with one training job, train_<...> (or a confirmation run's copy, confirm_<name>_train_<...>).
+    models = sum(count for rule, count in counts.items() if re.sub(r"^confirm_\w+?_(?=train_)", "", rule).startswith("train_"))
     assert models >= 8
     # eval_sets (one job), the models 8 to a job (profiles/slurm group-components), summary (one job)
     assert group_jobs == 1 + math.ceil(models / 8) + 1

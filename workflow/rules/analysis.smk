@@ -175,7 +175,7 @@ rule analyze_linear:
         section=f"{RESULTS}/sections/linear.md",
     params:
         bootstrap=bootstrap_settings("linear"),
-        runs=LINEAR_RUNS.dataframe.to_dict("records"),
+        runs=modified_runs("linear"),
         expected=modified_head("linear"),
         offsets=config["sweep"]["offset"],
         lengths=config["task"]["eval_lengths"],
@@ -199,6 +199,7 @@ rule analyze_variants:
     input:
         script_sources("analyze_variants.py"),
         evaluations=evaluation_files(variant_runs()),
+        fits=range_fit_files(variant_runs()),
     output:
         summary=f"{RESULTS}/tables/variants_summary.parquet",
         classes=f"{RESULTS}/tables/variants_classes.parquet",
@@ -208,7 +209,8 @@ rule analyze_variants:
     params:
         bootstrap=bootstrap_settings("variants"),
         encodings=config["variants"]["pe"],
-        # What the registry states about each encoding, read here so that the job needs no torch.
+        # What the registry states about each encoding, read here from its source (lengthgen/encoding_catalog.py),
+        # so that neither the job nor the workflow's parse needs torch.
         descriptions={pe: encoding_description(pe) for pe in config["variants"]["pe"]},
         vocab_size=config["task"]["vocab_size"],
         train_length_max=config["task"]["train_length_max"],
@@ -241,7 +243,7 @@ rule analyze_cures:
         bootstrap=bootstrap_settings("cures"),
         runs=sweep_runs(pe=["rope", "learned"]),
         expected=HEAD,
-        trained_runs=MODIFIED_HEADS["log_length"][2].dataframe.to_dict("records"),
+        trained_runs=modified_runs("log_length"),
         trained_expected=modified_head("log_length"),
         offsets=config["sweep"]["offset"],
         lengths=config["task"]["eval_lengths"],
@@ -281,7 +283,7 @@ rule analyze_transformer:
     params:
         bootstrap=bootstrap_settings("transformer"),
         runs=TRANSFORMER_RUNS.dataframe.to_dict("records"),
-        expected={"vocab_size": config["task"]["vocab_size"], **TRANSFORMER_MODEL},
+        expected={"vocab_size": config["task"]["vocab_size"], **TRANSFORMER_TRAINING},
         offsets=config["transformer"]["offsets"],
         shifts=config["shift"]["shifts"],
         shift_lengths=config["shift"]["lengths"],

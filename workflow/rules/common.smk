@@ -1,6 +1,7 @@
 # Shared by all rules: config validation, the sweep as a Paramspace, where outputs go, source-file inputs.
 import itertools
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import yaml
 from snakemake.utils import Paramspace
 
 from lengthgen.config import ConfigError, prepare_config
-from lengthgen.encodings import ENCODING_NAME_PATTERN, encoding_description
+from lengthgen.encoding_catalog import ENCODING_NAME_PATTERN, encoding_description  # torch-free: read from the source
 from lengthgen.experiments.catalog import plan
 from lengthgen.jobs import PORTABLE_CPU_ENV
 from lengthgen.report import code_version
@@ -50,6 +51,30 @@ SWEEP = run_grid(config["sweep"]["pe"], config["sweep"]["seed"], config["sweep"]
 VARIANTS = run_grid(config["variants"]["pe"], config["variants"]["seeds"], config["variants"]["offsets"])
 # Every trained head: the sweep's and the variants' (a run in both is trained once).
 RUNS = Paramspace(pd.concat([SWEEP, VARIANTS]).drop_duplicates(ignore_index=True))
+RUN_FOLDER = RUNS.wildcard_pattern  # pe~{pe}/seed~{seed}/offset~{offset}
+SEED_OFFSET_FOLDER = "seed~{seed}/offset~{offset}"
+
+# Heads train (and are evaluated) every seed of one (pe, offset) in one job: per rule, its encodings
+# and their seeds. The sweep's encodings train every sweep seed (the variants' seeds are among them);
+# an encoding only the variants name trains the variants' seeds.
+HEAD_BATCHES = {
+    name: (encodings, seeds)
+    for name, encodings, seeds in [
+        ("sweep", config["sweep"]["pe"], config["sweep"]["seed"]),
+        ("variant", [pe for pe in config["variants"]["pe"] if pe not in config["sweep"]["pe"]], config["variants"]["seeds"]),
+    ]
+    if encodings
+}
+
+
+def seed_files(pattern, seeds):
+    """``pattern`` once per seed, its other wildcards ({pe}, {offset}) left to the rule."""
+    return expand(pattern, seed=seeds, allow_missing=True)
+
+
+def alternatives(names):
+    """A wildcard constraint matching exactly these names."""
+    return "|".join(re.escape(name) for name in names)
 
 
 def script_sources(script):
@@ -84,29 +109,36 @@ def variant_runs():
     return as_runs(VARIANTS)
 
 
-def seed_offset_runs(seeds):
-    """A Paramspace over (seed, offset) for the given seeds and every sweep offset."""
-    return Paramspace(pd.DataFrame(itertools.product(seeds, config["sweep"]["offset"]), columns=["seed", "offset"]))
+# What every training job of a single head gets: the task (its training part) and the head's
+# settings. Nothing else: a setting that does not change the weights (the evaluation lengths)
+# is no parameter of a training job, so changing it retrains nothing.
+TASK = config_slice("task", ["vocab_size", "train_length_min", "train_length_max"])
+TRAIN_LENGTHS = [config["task"]["train_length_min"], config["task"]["train_length_max"]]
+HEAD_TRAINING = {**config_slice("model"), "trained_positions": config["task"]["train_length_max"]}
 
-
-# Heads trained beside the sweep by train_modified: the sweep's RoPE head with one head option
+# Heads trained beside the sweep by train_<name>: the sweep's RoPE head with one head option
 # changed, one per (seed, offset), in models/<name>/. Per name: the head options, its training
-# settings, and its runs.
+# settings, and its seeds (every sweep offset).
 MODIFIED_HEADS = {
     # the linear-attention control (arm 2): no softmax
     "linear": (
         {"attention": "linear"},
-        config_slice("linear", ["steps", "batch_size", "lr"]),
-        seed_offset_runs(config["sweep"]["seed"]),
+        config_slice("linear", ["steps", "batch_size", "lr", "warmup_fraction"]),
+        config["sweep"]["seed"],
     ),
     # cures: log-length scaling of the logits during training and evaluation (SSMax-style)
     "log_length": (
         {"logit_scale": "log_length", "reference_length": config["task"]["train_length_max"]},
         config_slice("train"),
-        seed_offset_runs(config["cures"]["seeds"]),
+        config["cures"]["seeds"],
     ),
 }
-LINEAR_RUNS = MODIFIED_HEADS["linear"][2]
+
+
+def modified_runs(name):
+    """The runs {pe, seed, offset} of the modified head ``name``."""
+    return [{"pe": "rope", "seed": seed, "offset": offset}
+            for seed in MODIFIED_HEADS[name][2] for offset in config["sweep"]["offset"]]
 
 
 def bootstrap_settings(section):
@@ -118,22 +150,23 @@ def bootstrap_settings(section):
 
 def modified_model_files(name, file="model.pt"):
     """One ``file`` (model.pt, training_curve.parquet) per run of the modified head ``name``."""
-    runs = MODIFIED_HEADS[name][2]
-    return expand(f"{RESULTS}/models/{name}/{{run}}/{file}", run=runs.instance_patterns)
+    return [f"{RESULTS}/models/{name}/{SEED_OFFSET_FOLDER.format(**run)}/{file}" for run in modified_runs(name)]
 
 
 # The transformer: one causal decoder per (pe, seed, offset) of its own (smaller) grid.
 TRANSFORMER_RUNS = Paramspace(
     run_grid(config["transformer"]["pe"], config["transformer"]["seeds"], config["transformer"]["offsets"])
 )
+TRANSFORMER_SEEDS = config["transformer"]["seeds"]
 
 
 # The settings every trained model.pt of this config holds (besides its encoding): readers check
 # them (checkpoint.load_model), so a foreign or stale file is named, not silently used.
-HEAD = {"vocab_size": config["task"]["vocab_size"], **config_slice("model")}
-TRANSFORMER_MODEL = {
+HEAD = {"vocab_size": config["task"]["vocab_size"], **HEAD_TRAINING}
+TRANSFORMER_TRAINING = {
     **config_slice("transformer", ["n_layers", "n_heads", "d_model"]),
-    **config_slice("model", ["max_positions", "rope_base", "learned_init_std"]),
+    **config_slice("model", ["rope_base", "learned_init_std"]),
+    "trained_positions": config["task"]["train_length_max"],
 }
 
 
@@ -150,8 +183,22 @@ def evaluation_files(runs):
     return [f"{RESULTS}/evaluations/{RUNS.wildcard_pattern.format(**run)}.parquet" for run in runs]
 
 
+def range_fit_files(runs):
+    return [f"{RESULTS}/models/{RUN_FOLDER.format(**run)}/range_fit.parquet" for run in runs]
+
+
 def eval_set_files(offsets):
     return [f"{RESULTS}/data/eval/offset~{offset}.parquet" for offset in offsets]
+
+
+# Every trained model's range fit, by family (rule training_summary).
+RANGE_FIT_FAMILIES = {
+    "head": range_fit_files(as_runs(RUNS.dataframe)),
+    **{name: modified_model_files(name, "range_fit.parquet") for name in MODIFIED_HEADS},
+    "transformer": [f"{RESULTS}/models/transformer/{RUN_FOLDER.format(**run)}/range_fit.parquet"
+                    for run in as_runs(TRANSFORMER_RUNS.dataframe)],
+}
+ALL_RANGE_FITS = [path for paths in RANGE_FIT_FAMILIES.values() for path in paths]
 
 
 # The experiments that run under this config, and why the others are left out

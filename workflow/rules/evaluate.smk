@@ -1,42 +1,48 @@
-rule evaluate:
-    """Every evaluation length of one trained model, in one job."""
-    input:
-        script_sources("evaluate.py"),
-        model=f"{RESULTS}/models/{RUNS.wildcard_pattern}/model.pt",
-        eval_set=f"{RESULTS}/data/eval/offset~{{offset}}.parquet",
-    output:
-        f"{RESULTS}/evaluations/{RUNS.wildcard_pattern}.parquet",
-    params:
-        run=RUNS.instance,
-        expected=HEAD,
-        train_lengths=[config["task"]["train_length_min"], config["task"]["train_length_max"]],
-        device=config["device"],
-    threads: 1
-    resources:
-        mem_mb=2000,
-        gres=MODEL_GRES,
-        runtime=30,
-    group:
-        "models"
-    conda:
-        CONDA_ENV
-    log:
-        f"{RESULTS}/logs/evaluate/{RUNS.wildcard_pattern}.log",
-    script:
-        "../scripts/evaluate.py"
+for batch_rule, (encodings, seeds) in HEAD_BATCHES.items():
+
+    rule:
+        """Every evaluation length of the heads of one (pe, offset), every seed of this rule's encodings, in one job."""
+        name:
+            f"evaluate_{batch_rule}"
+        input:
+            script_sources("evaluate.py"),
+            models=seed_files(f"{RESULTS}/models/{RUN_FOLDER}/model.pt", seeds),
+            eval_set=f"{RESULTS}/data/eval/offset~{{offset}}.parquet",
+        output:
+            seed_files(f"{RESULTS}/evaluations/{RUN_FOLDER}.parquet", seeds),
+        wildcard_constraints:
+            pe=alternatives(encodings),
+        params:
+            runs=lambda w, seeds=seeds: [{"pe": w.pe, "seed": seed, "offset": int(w.offset)} for seed in seeds],
+            expected=HEAD,
+            train_lengths=TRAIN_LENGTHS,
+            device=config["device"],
+        threads: 1
+        resources:
+            mem_mb=2000,
+            gres=MODEL_GRES,
+            runtime=30,
+        group:
+            "models"
+        conda:
+            CONDA_ENV
+        log:
+            f"{RESULTS}/logs/evaluate/pe~{{pe}}/offset~{{offset}}.log",
+        script:
+            "../scripts/evaluate.py"
 
 
 rule evaluate_transformer:
-    """Accuracy of one transformer at every position of every evaluation length, in one job."""
+    """Accuracy of the transformers of one (pe, offset) at every position of every evaluation length, in one job."""
     input:
         script_sources("evaluate_transformer.py"),
-        model=f"{RESULTS}/models/transformer/{TRANSFORMER_RUNS.wildcard_pattern}/model.pt",
+        models=seed_files(f"{RESULTS}/models/transformer/{RUN_FOLDER}/model.pt", TRANSFORMER_SEEDS),
         eval_set=f"{RESULTS}/data/eval/offset~{{offset}}.parquet",
     output:
-        f"{RESULTS}/evaluations/transformer/{TRANSFORMER_RUNS.wildcard_pattern}.parquet",
+        seed_files(f"{RESULTS}/evaluations/transformer/{RUN_FOLDER}.parquet", TRANSFORMER_SEEDS),
     params:
-        run=TRANSFORMER_RUNS.instance,
-        expected={"vocab_size": config["task"]["vocab_size"], **TRANSFORMER_MODEL},
+        runs=lambda w: [{"pe": w.pe, "seed": seed, "offset": int(w.offset)} for seed in TRANSFORMER_SEEDS],
+        expected={"vocab_size": config["task"]["vocab_size"], **TRANSFORMER_TRAINING},
         eval_samples=config["transformer"]["eval_samples"],
         device=config["device"],
     threads: 1
@@ -49,6 +55,6 @@ rule evaluate_transformer:
     conda:
         CONDA_ENV
     log:
-        f"{RESULTS}/logs/evaluate_transformer/{TRANSFORMER_RUNS.wildcard_pattern}.log",
+        f"{RESULTS}/logs/evaluate_transformer/pe~{{pe}}/offset~{{offset}}.log",
     script:
         "../scripts/evaluate_transformer.py"

@@ -1,4 +1,4 @@
-"""Rule evaluate: accuracy of one trained model at every evaluation length."""
+"""Rules evaluate_*: accuracy of the heads of one (pe, offset), every seed, at every evaluation length."""
 import logging
 
 from lengthgen.data import eval_sets_from_frame
@@ -11,9 +11,10 @@ from lengthgen.tables import read_table, write_table
 
 start_job(snakemake.log[0])
 configure_torch(snakemake.threads)
-run, params = snakemake.params.run, snakemake.params
-model = load_head(snakemake.input.model, resolve_device(params.device), expected={**params.expected, "pe": run["pe"]})
+params = snakemake.params
 eval_sets = eval_sets_from_frame(read_table(snakemake.input.eval_set, EVAL_SET))
-evaluation = accuracy_by_length(model, eval_sets, run["offset"], run["seed"])
-logging.info("%s\n%s", run, evaluation.to_string(index=False))
-write_table(label_runs(evaluation, "base", *params.train_lengths, **run), snakemake.output[0], ACCURACY_BY_LENGTH)
+for run, model_path, output in zip(params.runs, snakemake.input.models, snakemake.output):
+    model = load_head(model_path, resolve_device(params.device), expected={**params.expected, "pe": run["pe"]})
+    evaluation = accuracy_by_length(model, eval_sets, run["offset"], run["seed"])
+    logging.info("%s\n%s", run, evaluation.to_string(index=False))
+    write_table(label_runs(evaluation, "base", *params.train_lengths, **run), output, ACCURACY_BY_LENGTH)

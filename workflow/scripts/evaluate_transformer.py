@@ -1,4 +1,5 @@
-"""Rule evaluate_transformer: accuracy of one transformer at every position of every evaluation length."""
+"""Rule evaluate_transformer: accuracy of the transformers of one (pe, offset), every seed, at every position
+of every evaluation length."""
 import logging
 
 from lengthgen.data import eval_sets_from_frame
@@ -12,9 +13,10 @@ from lengthgen.transformer import load_transformer
 
 start_job(snakemake.log[0])
 configure_torch(snakemake.threads)
-run, params = snakemake.params.run, snakemake.params
-model = load_transformer(snakemake.input.model, resolve_device(params.device), {**params.expected, "pe": run["pe"]})
+params = snakemake.params
 eval_sets = eval_sets_from_frame(read_table(snakemake.input.eval_set, EVAL_SET))
-by_position = accuracy_by_position(model, eval_sets, run["offset"], params.eval_samples)
-logging.info("%s: mean accuracy per length\n%s", run, by_position.groupby("length")["accuracy"].mean().to_string())
-write_table(by_position.assign(**run), snakemake.output[0], TRANSFORMER_BY_POSITION)
+for run, model_path, output in zip(params.runs, snakemake.input.models, snakemake.output):
+    model = load_transformer(model_path, resolve_device(params.device), {**params.expected, "pe": run["pe"]})
+    by_position = accuracy_by_position(model, eval_sets, run["offset"], params.eval_samples)
+    logging.info("%s: mean accuracy per length\n%s", run, by_position.groupby("length")["accuracy"].mean().to_string())
+    write_table(by_position.assign(**run), output, TRANSFORMER_BY_POSITION)

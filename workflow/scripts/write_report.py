@@ -3,12 +3,14 @@ replication section."""
 import datetime
 from pathlib import Path
 
+from lengthgen.drift import changes_markdown
 from lengthgen.jobs import start_job
 from lengthgen.report import machine_description, render_results
-from lengthgen.schemas.core import ALL_CLAIMS
+from lengthgen.schemas.core import ALL_CLAIMS, TRAINING_SUMMARY
 from lengthgen.schemas.replication import REPLICATION
 from lengthgen.schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import atomic_write_text, read_table
+from lengthgen.training_record import training_markdown
 
 start_job(snakemake.log[0])
 inputs = snakemake.input
@@ -22,6 +24,11 @@ if "replication_table" in inputs.keys():
     table = read_table(inputs.replication_table, REPLICATION)
     replication = dict(zip(table["family"], table["replication"]))
     replication_section = Path(inputs.replication_section).read_text()
+training = training_markdown(read_table(inputs.training, TRAINING_SUMMARY))
+if "previous_claims" in inputs.keys():
+    changes = changes_markdown(read_table(inputs.previous_claims, ALL_CLAIMS), read_table(inputs.claims, ALL_CLAIMS),
+                               snakemake.params.changes_note)
+    training = f"{training}\n\n{changes}"
 text = render_results(snakemake.params.config, sections, claims, snakemake.params.commit, datetime.date.today(),
-                      machine_description(), snakemake.params.left_out, replication, replication_section)
+                      machine_description(), training, snakemake.params.left_out, replication, replication_section)
 atomic_write_text(text, snakemake.output[0])

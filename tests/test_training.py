@@ -1,0 +1,104 @@
+"""Training every seed of a run side by side: each seed's numbers as if it trained alone, the
+learning-rate schedule, and the range-fit record."""
+import pytest
+import torch
+
+from lengthgen.model import HeadConfig
+from lengthgen.task import TaskConfig
+from lengthgen.training import TrainConfig, init_head, learning_rate_factor, range_fit, train_heads
+from lengthgen.training_record import FIT_ACCURACY, fit_record, training_markdown, training_summary, why_not_fitted
+from lengthgen.transformer import TransformerConfig, train_transformers
+
+TASK = TaskConfig(vocab_size=6, offset=2, train_length_min=4, train_length_max=9)
+TRAIN = TrainConfig(steps=12, batch_size=8, lr=1e-2, log_every=4)
+HEADS = {
+    "rope": {},
+    "learned": {},
+    "randomized_learned@noise_max_length=64": {},  # position ids drawn per sequence and per seed
+    "fire": {},
+    "alibi_learned": {},
+    "t5": {},
+    "linear": {"attention": "linear"},
+    "log_length": {"logit_scale": "log_length", "reference_length": 9},
+}
+
+
+def head_config(name: str) -> HeadConfig:
+    pe = "rope" if name in ("linear", "log_length") else name
+    return HeadConfig(vocab_size=6, d_model=8, pe=pe, trained_positions=9, **HEADS[name])
+
+
+def same_weights(first: torch.nn.Module, second: torch.nn.Module) -> bool:
+    return all(torch.equal(a, b) for a, b in zip(first.state_dict().values(), second.state_dict().values()))
+
+
+@pytest.mark.parametrize("name", HEADS)
+def test_a_seed_trains_to_the_same_bits_alone_and_beside_other_seeds(name):
+    """Adding seeds to a run changes no existing model: weights and curves equal bit for bit
+    (one CPU thread, as every job runs)."""
+    torch.set_num_threads(1)
+    alone, = train_heads(head_config(name), TASK, TRAIN, [3], "cpu")
+    beside = {trained.seed: trained for trained in train_heads(head_config(name), TASK, TRAIN, [5, 3, 0, 8], "cpu")}
+    assert same_weights(alone.model, beside[3].model)
+    assert alone.curve.equals(beside[3].curve)
+    assert not same_weights(beside[5].model, beside[3].model)  # the seeds are not one model four times
+
+
+def test_transformer_seeds_train_to_the_same_bits_alone_and_beside_others():
+    torch.set_num_threads(1)
+    config = TransformerConfig(vocab_size=6, pe="rope", n_layers=1, n_heads=2, d_model=8, trained_positions=9)
+    alone, = train_transformers(config, TASK, TRAIN, [1], "cpu")
+    beside = train_transformers(config, TASK, TRAIN, [1, 2], "cpu")
+    assert same_weights(alone.model, beside[0].model)
+
+
+def test_learning_rate_warms_up_then_decays_to_near_zero():
+    train = TrainConfig(steps=100, batch_size=8, lr=1e-2, warmup_fraction=0.2)
+    trained, = train_heads(head_config("rope"), TASK, train, [0], "cpu")
+    rates = trained.curve["lr"].to_numpy()
+    peak = rates.argmax()
+    assert 15 <= peak <= 22 and rates[peak] == pytest.approx(1e-2)
+    assert rates[0] < rates[peak] / 10 and rates[-1] < rates[peak] / 1000
+    assert (rates[:peak + 1][1:] >= rates[:peak + 1][:-1]).all() and (rates[peak:][1:] <= rates[peak:][:-1]).all()
+
+
+def test_a_trained_head_fits_its_range_and_an_untrained_one_does_not():
+    train = TrainConfig(steps=300, batch_size=64, lr=1e-2, log_every=50)
+    trained, = train_heads(head_config("rope"), TASK, train, [0], "cpu")
+    assert trained.fit["heldout_accuracy"] >= FIT_ACCURACY and trained.fit["converged"]
+    untrained = init_head(head_config("rope"), 0).eval()
+    from lengthgen.task import retrieval_targets
+    at_init = range_fit(untrained, TASK, retrieval_targets, 0, trained.curve.assign(loss=2.0), 50)
+    assert at_init["heldout_accuracy"] < 0.5 and not at_init["fitted"] and not at_init["settled"]
+
+
+def test_fit_record_applies_both_rules():
+    assert fit_record(1.0, 0.01)["converged"]
+    assert not fit_record(0.98, 0.01)["converged"] and fit_record(0.98, 0.01)["settled"]
+    mid_spike = fit_record(1.0, 4.4)
+    assert mid_spike["fitted"] and not mid_spike["converged"]
+
+
+def test_training_table_names_each_model_that_does_not_fit_and_why():
+    import pandas as pd
+    fits = {"head": pd.DataFrame([{"pe": "rope", "offset": 1, "seed": 0, **fit_record(1.0, 0.0)},
+                                  {"pe": "alibi", "offset": 2, "seed": 1, **fit_record(0.3, 1.5)},
+                                  {"pe": "fire", "offset": 2, "seed": 4, **fit_record(0.25, 1.6)}]),
+            "linear": pd.DataFrame([{"pe": "rope", "offset": 1, "seed": 0, **fit_record(0.9, 0.2)}])}
+    descriptions = {"rope": {"monotone_in_offset": False}, "alibi": {"monotone_in_offset": True},
+                    "fire": {"monotone_in_offset": False}}
+    summary = training_summary(fits, descriptions)
+    assert summary["why"].isna().sum() == 1
+    text = training_markdown(summary)
+    assert "| head | alibi | 2 | 1 | 0.300 | 1.500 | expected: its position term is monotone" in text
+    assert "| head | fire | 2 | 4 | 0.250 | 1.600 | not expected: a training failure" in text
+    assert "3 of them" not in text and "(3; 1 of them not expected" in text
+    assert why_not_fitted("linear", descriptions["rope"]).startswith("expected")
+
+
+@pytest.mark.parametrize("steps", [1, 2, 3, 10, 2000])
+def test_the_schedule_is_defined_for_any_number_of_steps(steps):
+    factors = [learning_rate_factor(TrainConfig(steps=steps, batch_size=1, lr=1.0), step) for step in range(steps)]
+    assert all(0 < factor <= 1 for factor in factors)
+    if steps >= 10:
+        assert max(factors) == pytest.approx(1.0) and factors[-1] < 1e-3
