@@ -46,8 +46,6 @@ def why_not_fitted(family: str, description: dict) -> str:
         return "expected: the linear-attention control has no softmax to select one key"
     if description["monotone_in_offset"]:
         return "expected: its position term is monotone in the offset, so it cannot single out one offset"
-    if description["random_positions"]:
-        return "expected: its position ids are drawn at random, so a fixed token offset has no fixed id gap"
     return "not expected: a training failure, not a property of the encoding"
 
 

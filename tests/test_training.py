@@ -85,9 +85,8 @@ def test_training_table_names_each_model_that_does_not_fit_and_why():
                                   {"pe": "alibi", "offset": 2, "seed": 1, **fit_record(0.3, 1.5)},
                                   {"pe": "fire", "offset": 2, "seed": 4, **fit_record(0.25, 1.6)}]),
             "linear": pd.DataFrame([{"pe": "rope", "offset": 1, "seed": 0, **fit_record(0.9, 0.2)}])}
-    descriptions = {"rope": {"monotone_in_offset": False, "random_positions": False},
-                    "alibi": {"monotone_in_offset": True, "random_positions": False},
-                    "fire": {"monotone_in_offset": False, "random_positions": False}}
+    descriptions = {"rope": {"monotone_in_offset": False}, "alibi": {"monotone_in_offset": True},
+                    "fire": {"monotone_in_offset": False}}
     summary = training_summary(fits, descriptions)
     assert summary["why"].isna().sum() == 1
     text = training_markdown(summary)
@@ -95,7 +94,6 @@ def test_training_table_names_each_model_that_does_not_fit_and_why():
     assert "| head | fire | 2 | 4 | 0.250 | 1.600 | not expected: a training failure" in text
     assert "3 of them" not in text and "(3; 1 of them not expected" in text
     assert why_not_fitted("linear", descriptions["rope"]).startswith("expected")
-    assert why_not_fitted("head", {"monotone_in_offset": False, "random_positions": True}).startswith("expected")
 
 
 @pytest.mark.parametrize("steps", [1, 2, 3, 10, 2000])
