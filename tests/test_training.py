@@ -6,7 +6,8 @@ import torch
 from lengthgen.model import HeadConfig
 from lengthgen.task import TaskConfig
 from lengthgen.training import TrainConfig, init_head, learning_rate_factor, range_fit, train_heads
-from lengthgen.training_record import FIT_ACCURACY, fit_record, training_markdown, training_summary, why_not_fitted
+from lengthgen.training_record import FIT_ACCURACY, fit_record
+from lengthgen.training_report import training_markdown, training_summary, why_not_fitted
 from lengthgen.transformer import TransformerConfig, train_transformers
 
 TASK = TaskConfig(vocab_size=6, offset=2, train_length_min=4, train_length_max=9)
@@ -85,8 +86,9 @@ def test_training_table_names_each_model_that_does_not_fit_and_why():
                                   {"pe": "alibi", "offset": 2, "seed": 1, **fit_record(0.3, 1.5)},
                                   {"pe": "fire", "offset": 2, "seed": 4, **fit_record(0.25, 1.6)}]),
             "linear": pd.DataFrame([{"pe": "rope", "offset": 1, "seed": 0, **fit_record(0.9, 0.2)}])}
-    descriptions = {"rope": {"monotone_in_offset": False}, "alibi": {"monotone_in_offset": True},
-                    "fire": {"monotone_in_offset": False}}
+    descriptions = {"rope": {"monotone_in_offset": False, "random_positions": False},
+                    "alibi": {"monotone_in_offset": True, "random_positions": False},
+                    "fire": {"monotone_in_offset": False, "random_positions": False}}
     summary = training_summary(fits, descriptions)
     assert summary["why"].isna().sum() == 1
     text = training_markdown(summary)
@@ -94,6 +96,7 @@ def test_training_table_names_each_model_that_does_not_fit_and_why():
     assert "| head | fire | 2 | 4 | 0.250 | 1.600 | not expected: a training failure" in text
     assert "3 of them" not in text and "(3; 1 of them not expected" in text
     assert why_not_fitted("linear", descriptions["rope"]).startswith("expected")
+    assert why_not_fitted("head", {"monotone_in_offset": False, "random_positions": True}).startswith("expected")
 
 
 @pytest.mark.parametrize("steps", [1, 2, 3, 10, 2000])

@@ -10,7 +10,7 @@ from lengthgen.experiments.variants import (COLLAPSES, DECAYS, EXTRAPOLATES, FAI
                                             variants_checks)
 from lengthgen.plots.variants import plot_variants
 from lengthgen.rules import CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY
-from lengthgen.training_record import fit_counts, runs_that_fit
+from lengthgen.training_report import fit_counts, runs_that_fit
 
 VOCAB, TRAIN_MAX = 8, 8
 CHANCE = 1 / VOCAB

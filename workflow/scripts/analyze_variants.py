@@ -7,7 +7,7 @@ from lengthgen.schemas.core import ACCURACY_BY_LENGTH, ACCURACY_SUMMARY, CLAIMS,
 from lengthgen.schemas.spread import CLAIM_SPREAD
 from lengthgen.schemas.variants import VARIANTS_CLASSES
 from lengthgen.tables import atomic_write_text, read_tables, write_table
-from lengthgen.training_record import fit_counts, runs_that_fit
+from lengthgen.training_report import fit_counts, runs_that_fit
 
 start_job(snakemake.log[0])
 params = snakemake.params

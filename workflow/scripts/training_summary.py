@@ -5,7 +5,7 @@ from lengthgen.encoding_catalog import encoding_description
 from lengthgen.jobs import start_job
 from lengthgen.schemas.core import RANGE_FIT, TRAINING_SUMMARY
 from lengthgen.tables import read_tables, write_table
-from lengthgen.training_record import training_summary
+from lengthgen.training_report import training_summary
 
 start_job(snakemake.log[0])
 fits = {family: read_tables(paths, RANGE_FIT) for family, paths in snakemake.params.families.items()}

@@ -10,7 +10,7 @@ from lengthgen.schemas.core import ALL_CLAIMS, TRAINING_SUMMARY
 from lengthgen.schemas.replication import REPLICATION
 from lengthgen.schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import atomic_write_text, read_table
-from lengthgen.training_record import training_markdown
+from lengthgen.training_report import training_markdown
 
 start_job(snakemake.log[0])
 inputs = snakemake.input

@@ -1,0 +1,82 @@
+"""Which trained models fit their training range: the table of every model's range fit
+(``training.range_fit``, by the rules of ``lengthgen.training_record``) and its part of RESULTS.md,
+with the reason for each model that does not, and the filter for claims past the range.
+
+A model that does not fit its range is either a finding (its encoding cannot express the rule:
+the registry says so through its declared properties) or a training failure; the report tells
+the two apart, so that "fails in range" is never a training accident passed off as a finding.
+This module imports no torch: the encodings' properties come in as plain data, and the report
+reads the reasons from the table.
+"""
+
+import pandas as pd
+
+from lengthgen.training_record import FIT_ACCURACY, SETTLED_LOSS
+
+FAMILY_NAMES = {"head": "single heads (sweep and variants)", "linear": "linear-attention heads (arm 2)",
+                "log_length": "log-length heads (cures)", "transformer": "transformers"}
+
+
+def training_summary(fits: dict[str, pd.DataFrame], descriptions: dict[str, dict]) -> pd.DataFrame:
+    """One table of every model's range fit, with its family (the keys of ``fits``) and, for a model
+    that has not converged, why (``why_not_fitted``; ``descriptions`` per encoding)."""
+    summary = pd.concat([frame.assign(family=family) for family, frame in fits.items()], ignore_index=True)
+    why = [None if row.converged else why_not_fitted(row.family, descriptions[row.pe]) for row in summary.itertuples()]
+    return summary.assign(why=why)
+
+
+def why_not_fitted(family: str, description: dict) -> str:
+    """Why a model of ``family`` with an encoding of ``description`` (``encodings.encoding_description``)
+    may not fit its range: a property that predicts it, or none (then it is a training failure)."""
+    if family == "linear":
+        return "expected: the linear-attention control has no softmax to select one key"
+    if description["monotone_in_offset"]:
+        return "expected: its position term is monotone in the offset, so it cannot single out one offset"
+    if description["random_positions"]:
+        return "expected: its position ids are drawn at random, so a fixed token offset has no fixed id gap"
+    return "not expected: a training failure, not a property of the encoding"
+
+
+def runs_that_fit(evaluations: pd.DataFrame, fits: pd.DataFrame, keys=("pe", "offset")) -> pd.DataFrame:
+    """The rows of ``evaluations`` whose model fits its training range, in every cell of ``keys`` where
+    most of the seeds do; a cell where most do not keeps every seed (its failure to fit is the finding).
+    A statistic of what happens past the range presupposes a fitted range, so it reads these rows."""
+    fitted = fits.set_index(["pe", "offset", "seed"])["fitted"]
+    run_fits = fitted.reindex(pd.MultiIndex.from_frame(evaluations[["pe", "offset", "seed"]])).to_numpy()
+    frame = evaluations.assign(_fitted=run_fits.astype(bool))
+    seeds = frame.drop_duplicates(["pe", "offset", "seed"])
+    mostly_fitted = seeds.groupby(list(keys))["_fitted"].mean() > 0.5
+    keep = frame["_fitted"] | ~mostly_fitted.reindex(pd.MultiIndex.from_frame(frame[list(keys)])).to_numpy()
+    return frame[keep].drop(columns="_fitted")
+
+
+def fit_counts(fits: pd.DataFrame, keys=("pe", "offset")) -> pd.DataFrame:
+    """Per cell of ``keys``: how many models were trained and how many fit their range."""
+    return fits.groupby(list(keys), as_index=False).agg(n_seeds=("fitted", "size"), n_fitted=("fitted", "sum"))
+
+
+def training_markdown(summary: pd.DataFrame) -> str:
+    """The Training part of RESULTS.md: per family how many models fit their range, and every model
+    that does not, with why (the table's ``why``)."""
+    counts = summary.groupby("family", sort=False).agg(models=("converged", "size"), fitted=("fitted", "sum"),
+                                                       converged=("converged", "sum"))
+    count_table = ["| models | trained | fit their range | converged |", "|---|---|---|---|"]
+    count_table += [f"| {FAMILY_NAMES.get(family, family)} | {row.models} | {row.fitted} | {row.converged} |"
+                    for family, row in counts.iterrows()]
+    parts = ["## Training",
+             "Every model is trained with Adam under a one-cycle schedule (warmup, then cosine decay) and saved at "
+             f"its last step. A model **fits its training range** when its accuracy on held-out sequences at every "
+             f"training length is >= {FIT_ACCURACY}, and has **converged** when besides its mean training loss over "
+             f"the last progress window is <= {SETTLED_LOSS} nats (rules of `lengthgen/training_record.py`, fixed "
+             "before the runs).",
+             "\n".join(count_table)]
+    failing = summary[~summary["converged"]].sort_values(["family", "pe", "offset", "seed"])
+    if failing.empty:
+        return "\n\n".join(parts + ["Every model fits its training range and has converged."])
+    unexpected = int(failing["why"].str.startswith("not expected").sum())
+    failing_table = ["| family | encoding | K | seed | held-out accuracy | final loss | why |",
+                     "|---|---|---|---|---|---|---|"]
+    failing_table += [f"| {row.family} | {row.pe} | {row.offset} | {row.seed} | {row.heldout_accuracy:.3f} | "
+                      f"{row.final_loss:.3f} | {row.why} |" for row in failing.itertuples()]
+    return "\n\n".join(parts + [f"Models that do not converge ({len(failing)}; {unexpected} of them not expected "
+                                  "from their encoding's properties):", "\n".join(failing_table)])
