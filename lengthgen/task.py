@@ -50,11 +50,16 @@ def sample_sequences(rng: torch.Generator, n_sequences: int, length: int, vocab_
     return torch.randint(vocab_size, (n_sequences, length), generator=rng)
 
 
+def training_length(rng: torch.Generator, shortest: int, longest: int) -> int:
+    """One batch's sequence length, uniform over [shortest, longest] (inclusive)."""
+    return int(torch.randint(shortest, longest + 1, (), generator=rng))
+
+
 def sample_training_batch(rng: torch.Generator, task: TaskConfig, batch_size: int,
                           targets: Callable[[torch.Tensor, int], torch.Tensor] = retrieval_targets):
     """One batch at a length drawn uniformly from the training range (inclusive), with its
     ``targets(tokens, offset)``: the last position's (the single head) or every position's."""
-    length = int(torch.randint(task.train_length_min, task.train_length_max + 1, (), generator=rng))
+    length = training_length(rng, task.train_length_min, task.train_length_max)
     tokens = sample_sequences(rng, batch_size, length, task.vocab_size)
     return tokens, targets(tokens, task.offset)
 
