@@ -2,7 +2,7 @@
 
     python bench/benchmark.py              # per-run numbers: training, evaluation (about 2 minutes)
     python bench/benchmark.py --pipeline   # also the default pipeline, a no-op rerun and a figures-only rerun
-    python bench/benchmark.py --last-run   # the same, from this checkout's largest run (its Snakemake log)
+    python bench/benchmark.py --last-run   # the same, for the run in this checkout (its jobs' benchmark: files)
     python bench/benchmark.py --per-model  # also CPU seconds per trained model, per family, alone and batched
     python bench/benchmark.py --per-model --steps 20 --quick --output /tmp/bench.md   # a quick try of it
 
@@ -12,7 +12,8 @@ the head's definition) in the same training loop; their ratio is what the tables
 time is the median of repeated runs. A lone seed trains beside a twin whose result is dropped
 (``training.fit``), so "one seed" here costs what a one-seed job costs. Where CUDA is present,
 the per-run numbers are repeated on the GPU. ``--pipeline`` runs the default config from scratch
-in a temporary folder and splits its wall time by what the jobs did, from Snakemake's log.
+in a temporary folder and splits its jobs by stage (rule): jobs, wall and CPU seconds, peak memory,
+from the ``benchmark:`` file every job writes (``<results>/benchmarks/<rule>/...tsv``).
 
 ``--per-model`` adds CPU seconds (``time.process_time``) per trained model of every model family
 the pipeline trains (the rope, learned, randomized_rope, fire, linear-attention and log-length
@@ -47,6 +48,7 @@ from lengthgen.jobs import PORTABLE_CPU_ENV
 for _name, _value in PORTABLE_CPU_ENV.items():
     os.environ.setdefault(_name, _value)
 
+import pandas as pd  # noqa: E402
 import torch  # noqa: E402
 import yaml  # noqa: E402
 
@@ -320,51 +322,38 @@ def snakemake(workdir: Path, *args: str) -> float:
     return time.perf_counter() - start
 
 
-JOB_START = re.compile(r"^\[(?P<time>[^\]]+)\]\n(?:local)?rule (?P<rule>\w+):(?P<body>(?:\n    .*)*)", re.MULTILINE)
-JOB_END = re.compile(r"^\[(?P<time>[^\]]+)\]\nFinished jobid: (?P<jobid>\d+) ", re.MULTILINE)
-STAGES = {"train": "training", "train_modified": "training", "train_transformer": "training",
-          "eval_set": "evaluation", "evaluate": "evaluation", "evaluate_transformer": "evaluation",
-          "accuracy_by_length": "analysis", "all_claims": "report", "report": "report"}
+def stage_table(benchmarks: Path) -> pd.DataFrame:
+    """Every job's ``benchmark:`` file under ``benchmarks`` (a results folder's ``benchmarks/``, read
+    recursively), summed by stage: the rule, the first path part below ``benchmarks/``
+    (``train_sweep/pe~rope/offset~1.tsv``, ``report.tsv``). Columns: jobs, wall s (summed over the
+    jobs), CPU s (summed, ``cpu_time``), max RSS in MB (the largest job's); one row per stage, sorted
+    by CPU s, largest first.
+
+    Snakemake samples CPU time and memory while a job runs (every 0.5 s for its first 15 s, then every
+    30 s), so a job's ``cpu_time`` and ``max_rss`` are the last and largest sample, not measured at its
+    end: lower bounds, missing up to 30 s of CPU of a long job. A job too short for one sample has "NA",
+    counted here as 0 CPU s. Jobs overlap, so wall s summed is busy time, not the run's wall time."""
+    files = sorted(benchmarks.rglob("*.tsv"))
+    columns = ["jobs", "wall s", "CPU s", "max RSS MB"]
+    if not files:
+        return pd.DataFrame(columns=columns, index=pd.Index([], name="stage"))
+    jobs = pd.concat([pd.read_csv(path, sep="\t", na_values=["NA", "-"]).assign(
+        stage=path.relative_to(benchmarks).parts[0].removesuffix(".tsv")) for path in files])
+    table = jobs.groupby("stage").agg(**{"jobs": ("s", "size"), "wall s": ("s", "sum"),
+                                         "CPU s": ("cpu_time", "sum"), "max RSS MB": ("max_rss", "max")})
+    return table.sort_values("CPU s", ascending=False)
 
 
-# The confirmation runs' copies of the rules are named confirm_<run>_<rule> (workflow/rules/confirm.smk).
-CONFIRMATION_RULE = re.compile("^(?:" + "|".join(re.escape(Path(path).stem) + "_"
-                                                 for path in DEFAULT_CONFIG["confirmation"]["runs"]) + ")")
-
-
-def stage(rule: str) -> str:
-    """What a job of ``rule`` does: training, evaluation, analysis, figures, report; "confirmation: ..." for
-    a confirmation run's copy of it."""
-    base = CONFIRMATION_RULE.sub("", rule)  # with no confirmation runs the pattern is empty: rule itself
-    name = ("analysis" if base.startswith("analyze_") else "figures" if base.startswith("plot_")
-            else STAGES.get(base, "other"))
-    return name if base == rule else f"confirmation: {name}"
-
-
-def parse_time(stamp: str) -> datetime.datetime:
-    return datetime.datetime.strptime(stamp, "%a %b %d %H:%M:%S %Y")
-
-
-def job_seconds(log_text: str) -> dict[str, list[float]]:
-    """Wall seconds of every job, by stage, from the timestamps of Snakemake's log."""
-    starts = {}
-    for match in JOB_START.finditer(log_text):
-        jobid = re.search(r"jobid: (\d+)", match["body"])
-        if jobid:
-            starts[jobid[1]] = (match["rule"], parse_time(match["time"]))
-    by_stage = {}
-    for match in JOB_END.finditer(log_text):
-        if match["jobid"] in starts:
-            rule, started = starts[match["jobid"]]
-            seconds = (parse_time(match["time"]) - started).total_seconds()
-            by_stage.setdefault(stage(rule), []).append(seconds)
-    return by_stage
+def confirmation_benchmarks(results: Path) -> list[Path]:
+    """The ``benchmarks/`` folders of a run's confirmation runs: each runs into ``<results>/confirm/<name>``
+    (lengthgen/confirmation.py) with its own."""
+    return sorted(folder for folder in results.glob("confirm/*/benchmarks") if folder.is_dir())
 
 
 def log_span_seconds(log_text: str) -> float:
     """Seconds from the first to the last timestamp of a Snakemake log: the run's wall time."""
-    stamps = [parse_time(stamp) for stamp in re.findall(r"^\[(\w{3} \w{3} [ \d]\d [\d:]{8} \d{4})\]$", log_text,
-                                                       flags=re.MULTILINE)]
+    stamps = [datetime.datetime.strptime(stamp, "%a %b %d %H:%M:%S %Y")
+              for stamp in re.findall(r"^\[(\w{3} \w{3} [ \d]\d [\d:]{8} \d{4})\]$", log_text, flags=re.MULTILINE)]
     return (max(stamps) - min(stamps)).total_seconds()
 
 
@@ -385,30 +374,41 @@ def scratch_folder():
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def pipeline_rows(workdir: Path, from_scratch: bool) -> list[dict]:
-    """The default pipeline in ``workdir``, split by stage (from scratch, or the largest run there as its log
-    shows it); then a no-op and a figures-only rerun there."""
+def stage_lines(table: pd.DataFrame, run: str) -> list[str]:
+    """Markdown rows of a stage table, the run named in the first column."""
+    return [table_line([run, stage, str(int(row["jobs"])), f"{row['wall s']:.0f}", f"{row['CPU s']:.0f}",
+                        "" if pd.isna(row["max RSS MB"]) else f"{row['max RSS MB']:.0f}"])
+            for stage, row in table.iterrows()]
+
+
+def pipeline_section(workdir: Path, from_scratch: bool) -> str:
+    """The default pipeline in ``workdir`` (from scratch, or as it stands there), split by stage from its
+    jobs' ``benchmark:`` files; then a no-op and a figures-only rerun there."""
     if from_scratch:
         wall = snakemake(workdir)
-    logs = [path.read_text() for path in sorted((workdir / ".snakemake" / "log").glob("*.snakemake.log"))]
-    if from_scratch:
-        log = logs[-1]
+        how = "`snakemake --cores 8` from scratch, wall time measured around the call"
     else:  # the run that did most (the newest of those): not a rerun of a few jobs, such as the one below
-        log = max(reversed(logs), key=lambda text: len(JOB_END.findall(text)))
-        wall = log_span_seconds(log)
-    by_stage = job_seconds(log)
-    busy = sum(sum(times) for times in by_stage.values())
-    rows = [{"what": "default pipeline, `snakemake --cores 8`, " + ("from scratch" if from_scratch else
-                                                                   "its largest run in this checkout"),
-             "fast": f"{wall:.0f} s wall ({sum(map(len, by_stage.values()))} jobs)", "reference": "", "ratio": ""}]
-    # Jobs overlap (8 at once on fewer cores), so each stage's share of the summed job time says how much
-    # of the wall time it took.
-    for name, times in sorted(by_stage.items()):
-        rows.append({"what": f"  {name} jobs", "fast": f"{len(times)} jobs, {sum(times) / busy:.0%} of job time "
-                     f"= {wall * sum(times) / busy:.0f} s of wall ({statistics.mean(times):.1f} s each)",
-                     "reference": "", "ratio": ""})
+        logs = [path.read_text() for path in sorted((workdir / ".snakemake" / "log").glob("*.snakemake.log"))]
+        wall = log_span_seconds(max(reversed(logs), key=lambda text: text.count("\nFinished jobid: ")))
+        how = ("the largest run in this checkout, wall time from the first to the last timestamp of that run's "
+               "Snakemake log; the stages from every job's latest `benchmark:` file, which a later rerun of the "
+               "job overwrites")
+    results = workdir / DEFAULT_CONFIG["results_dir"]
+    runs = {"exploratory": stage_table(results / "benchmarks")}
+    runs.update({f"confirm/{folder.parent.name}": stage_table(folder) for folder in confirmation_benchmarks(results)})
+    every = pd.concat(runs.values())
+    lines = ["## The default pipeline", "",
+             f"{how[0].upper()}{how[1:]}: {wall:.0f} s of wall; {every['jobs'].sum()} jobs with a `benchmark:` "
+             f"file, {every['wall s'].sum():.0f} s of job wall and {every['CPU s'].sum():.0f} CPU s summed. Per "
+             "stage (rule): jobs, wall and CPU seconds summed over its jobs, the largest job's peak RSS. Jobs overlap, "
+             "so a stage's wall seconds are busy time, not its share of the run's wall time; CPU seconds and RSS are "
+             "Snakemake's samples (every 0.5 s, every 30 s past a job's first 15 s): lower bounds.", "",
+             table_line(["run", "stage", "jobs", "wall s", "CPU s", "max RSS MB"]), "|---" * 6 + "|"]
+    for run, table in runs.items():
+        lines += stage_lines(table, run)
+    rows = []
     for script in ("train.py", "evaluate.py", "analyze_prop1.py", "plot_base.py", "write_report.py"):
-        rows.append({"what": f"  start-up of one {script.removesuffix('.py')} job (imports)",
+        rows.append({"what": f"start-up of one {script.removesuffix('.py')} job (imports)",
                      "fast": f"{start_up_seconds(script):.2f} s", "reference": "", "ratio": ""})
     noop = statistics.median(snakemake(workdir, "-n") for _ in range(3))
     rows.append({"what": "no-op rerun, `snakemake -n` with everything up to date", "fast": f"{noop:.1f} s",
@@ -421,7 +421,7 @@ def pipeline_rows(workdir: Path, from_scratch: bool) -> list[dict]:
                  "reference": "", "ratio": ""})
     if not from_scratch:
         snakemake(workdir)  # the folder's figures back at the config's dpi
-    return rows
+    return "\n".join(lines) + "\n\n" + markdown(rows, "Reruns and start-up")
 
 
 def markdown(rows: list[dict], heading: str) -> str:
@@ -441,8 +441,9 @@ def main() -> None:
     parser.add_argument("--pipeline", action="store_true",
                         help="also time the default pipeline from scratch in a temporary folder (tens of minutes)")
     parser.add_argument("--last-run", action="store_true",
-                        help="instead, split this checkout's largest run of the default pipeline (the one that ran "
-                             "most jobs) by stage, from its log, and time the reruns here")
+                        help="instead, split this checkout's run of the default pipeline by stage, from its jobs' "
+                             "benchmark: files (its wall time: the Snakemake log of the run that ran most jobs), "
+                             "and time the reruns here")
     parser.add_argument("--quick", action="store_true", help="fewer steps per timing (a smoke check)")
     parser.add_argument("--per-model", action="store_true",
                         help="also CPU seconds per trained model, per model family, alone and batched (at the "
@@ -480,11 +481,11 @@ def main() -> None:
     if args.per_model:
         sections.append(per_model_section(args.steps, args.seeds, args.transformer_seeds))
     if args.last_run:
-        sections.append(markdown(pipeline_rows(REPO, from_scratch=False), "The default pipeline"))
+        sections.append(pipeline_section(REPO, from_scratch=False))
         print(sections[-1], flush=True)
     elif args.pipeline:
         with scratch_folder() as workdir:
-            sections.append(markdown(pipeline_rows(workdir, from_scratch=True), "The default pipeline"))
+            sections.append(pipeline_section(workdir, from_scratch=True))
         print(sections[-1], flush=True)
     # Other work on the machine slows every number here: a load average above its core count is a warning.
     sections.append(f"Load average (1, 5, 15 min) on {os.cpu_count()} cores: {start_load} at the start, "

@@ -1,6 +1,7 @@
 """The seed bootstrap: how much each checked statistic moves when the seeds are resampled.
 
-An experiment's checks are a pure function of tables with a ``seed`` column (``claims_of``). One
+An experiment's checks are a pure function of tables with a ``seed`` column (``claims_of``), keyed
+by ``claims.KEY``. One
 resample draws as many seeds as the run has, with replacement, takes every table's rows of the
 drawn seeds and relabels each draw with its own seed (0, 1, ...), so a seed drawn twice counts as
 two seeds, as two runs with those results would; then it recomputes the checks. Tables are
@@ -16,10 +17,8 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from lengthgen.claims import check_identities, identity_keys
+from lengthgen.claims import KEY
 from lengthgen.rules import SPREAD_INTERVAL
-
-IDENTITY = ["family", "check", "instance"]
 
 
 def run_seeds(tables: dict[str, pd.DataFrame]) -> list[int]:
@@ -49,7 +48,7 @@ def seed_bootstrap(claims_of: Callable[..., pd.DataFrame], tables: dict[str, pd.
     A check missing from a resample (the experiment makes it only where a condition holds) counts in
     neither its interval nor its fraction; ``resamples`` says in how many it was made.
     """
-    checks = check_identities(claims_of(**tables))
+    checks = claims_of(**tables)
     seeds = run_seeds(tables)
     by_seed = {name: dict(iter(table.groupby("seed"))) if "seed" in table and len(table) else table
                for name, table in tables.items()}
@@ -57,14 +56,13 @@ def seed_bootstrap(claims_of: Callable[..., pd.DataFrame], tables: dict[str, pd.
     redone = []
     for _ in range(resamples):
         draw = generator.choice(seeds, size=len(seeds), replace=True)
-        again = claims_of(**resample_seeds(by_seed, draw))
-        redone += [(*key, value, holds) for key, value, holds in zip(identity_keys(again), again["value"], again["holds"])]
-    draws = pd.DataFrame(redone, columns=IDENTITY + ["value", "holds"])
+        redone.append(claims_of(**resample_seeds(by_seed, draw))[KEY + ["value", "holds"]])
+    draws = pd.concat(redone, ignore_index=True) if redone else checks[KEY + ["value", "holds"]].iloc[:0]
     tail = (1 - SPREAD_INTERVAL) / 2
-    spread = draws.groupby(IDENTITY).agg(
+    spread = draws.groupby(KEY, dropna=False).agg(
         resamples=("holds", "size"), holds_fraction=("holds", "mean"),
         spread_low=("value", lambda values: values.quantile(tail)),
         spread_high=("value", lambda values: values.quantile(1 - tail)))
-    rows = checks.join(spread, on=IDENTITY).assign(n_seeds=len(seeds))
+    rows = checks.merge(spread.reset_index(), on=KEY, how="left").assign(n_seeds=len(seeds))
     return rows.assign(resamples=rows["resamples"].fillna(0).astype(int))[
-        ["experiment", "claim", "statistic", "n_seeds", "resamples", "spread_low", "spread_high", "holds_fraction"]]
+        ["experiment", "section", *KEY[1:], "n_seeds", "resamples", "spread_low", "spread_high", "holds_fraction"]]

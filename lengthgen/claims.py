@@ -1,88 +1,88 @@
-"""Verdicts: each claim is a list of checks (statistic, value, rule, holds) fixed in advance.
+"""Verdicts: each claim is a list of checks fixed in advance, each a row of plain columns.
 
-An experiment's verdict is *confirmed* when every check holds, *not confirmed* when none
-does, and *mixed* otherwise. Each experiment's module builds its checks with ``check``,
-applying the thresholds of ``lengthgen.rules``.
+A check is keyed by (experiment, claim, statistic, offset): the claim and the statistic are
+names that stay the same in every run that measures them (no setting's number in them: the run's
+numbers go in ``rule``, the text shown beside the threshold), and the offset is the one it is
+measured at (null when pooled over offsets). Drift and replication match checks across runs on
+that key. Each check also carries its comparison and threshold as numbers, whether it holds, and
+its kind: *evidence* (a plausible world could fail it) or *sanity* (only a bug can fail it: an
+identity of the code, an impossibility). A section's verdict counts evidence only.
+
+The verdict of a section is *confirmed* when every evidence check holds, *not confirmed* when
+none does, and *mixed* otherwise.
 """
 
-import re
+import math
+import operator
 
 import pandas as pd
 
-VERDICT_RULE = "confirmed if every check holds, not confirmed if none holds, mixed otherwise"
+VERDICT_RULE = ("confirmed if every evidence check holds, not confirmed if none holds, mixed otherwise; "
+                "sanity checks (tests of the code) are shown apart and count in no verdict")
+KEY = ["experiment", "claim", "statistic", "offset"]
+KINDS = ("evidence", "sanity")
+# A check's own columns (``check``); ``with_keys`` adds its experiment and section in front.
+CHECK_COLUMNS = ["claim", "statistic", "offset", "value", "comparison", "threshold", "rule", "holds", "kind"]
+COMPARISONS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq}
 
-# Check identities (``check_identities``): what stays the same when the seeds, the task or the offsets change.
-_OFFSET = re.compile(r",?\s*\bK=(\d+)\b:?")
-_SHIFT_SECTION = re.compile(r"_K\d+$")
-_ENCODING_WITH_PARAMETERS = re.compile(r"\w+@[^\s,:;)]+")  # rope@base=100: its numbers name it
-_NUMBER = re.compile(r"(?<![A-Za-z_\d])[-+]?\d+(?:\.\d+)?(?:e[-+]?\d+)?")  # not inside a name: float64
+
+def check(claim: str, statistic: str, value: float, comparison: str, threshold: float, *, offset: int | None = None,
+          rule: str | None = None, kind: str = "evidence") -> dict:
+    """One check: holds when ``value <comparison> threshold`` (never when the value is NaN). ``rule`` is the
+    text shown for it (``>= 5 x chance = 0.156``); by default the comparison and threshold."""
+    if comparison not in COMPARISONS:
+        raise ValueError(f"unknown comparison {comparison!r}; one of {', '.join(COMPARISONS)}")
+    if kind not in KINDS:
+        raise ValueError(f"unknown check kind {kind!r}; one of {', '.join(KINDS)}")
+    value, threshold = float(value), float(threshold)
+    holds = not math.isnan(value) and bool(COMPARISONS[comparison](value, threshold))
+    return {"claim": claim, "statistic": statistic, "offset": offset, "value": value, "comparison": comparison,
+            "threshold": threshold, "rule": rule or f"{comparison} {threshold:.4g}", "holds": holds, "kind": kind}
 
 
-def check(experiment: str, claim: str, statistic: str, value: float, rule: str, holds: bool) -> dict:
-    return {"experiment": experiment, "claim": claim, "statistic": statistic, "value": float(value),
-            "rule": rule, "holds": bool(holds)}
+def with_keys(checks: list[dict] | pd.DataFrame, experiment: str, section: str) -> pd.DataFrame:
+    """An experiment's checks as a table with its experiment and section; a key that occurs twice is a bug
+    of the experiment (two checks drift and replication could not tell apart), so it raises."""
+    rows = checks.to_dict("records") if isinstance(checks, pd.DataFrame) else list(checks)
+    keys = [(row["claim"], row["statistic"], None if pd.isna(row["offset"]) else int(row["offset"])) for row in rows]
+    repeated = sorted({key for key in keys if keys.count(key) > 1}, key=str)
+    if repeated:
+        raise ValueError(f"experiment {experiment} has checks with the same key: "
+                         + "; ".join(f"{claim} | {statistic} | K={offset}" for claim, statistic, offset in repeated))
+    columns = {name: [row[name] for row in rows] for name in CHECK_COLUMNS}
+    return pd.DataFrame({"experiment": experiment, "section": section, **columns},
+                        index=range(len(rows))).astype({"offset": "Int64"})
 
 
 def verdict(checks: pd.DataFrame) -> str:
-    if checks["holds"].all():
+    """The verdict of one section's checks (evidence only); ``no evidence`` when it has none."""
+    evidence = checks.loc[checks["kind"] == "evidence", "holds"]
+    if evidence.empty:
+        return "no evidence"
+    if evidence.all():
         return "confirmed"
-    if not checks["holds"].any():
+    if not evidence.any():
         return "not confirmed"
     return "mixed"
 
 
 def with_verdicts(checks: pd.DataFrame) -> pd.DataFrame:
-    """Every experiment's checks, each with its experiment's verdict (the ``all_claims`` table)."""
-    verdicts = checks.groupby("experiment", sort=False).apply(verdict, include_groups=False)
-    return checks.assign(verdict=checks["experiment"].map(verdicts))
+    """Every section's checks, each with its section's verdict (the ``all_claims`` table)."""
+    verdicts = checks.groupby("section", sort=False).apply(verdict, include_groups=False)
+    return checks.assign(verdict=checks["section"].map(verdicts))
 
 
 def checks_markdown(checks: pd.DataFrame) -> str:
-    """The checks as a markdown table: claim, statistic, value, rule, holds."""
-    lines = ["| claim | statistic | value | rule | holds |", "|---|---|---|---|---|"]
-    for row in checks.itertuples():
-        lines.append(f"| {row.claim} | {row.statistic} | {row.value:.4g} | {row.rule} | {'yes' if row.holds else 'no'} |")
-    return "\n".join(lines)
-
-
-def check_identity(experiment: str, claim: str, statistic: str) -> tuple[str, str, str]:
-    """(experiment family, check, instance) of one check, the same in every run that measures it.
-
-    The family drops the offset of a per-offset section (``shift_K1`` -> ``shift``); the instance
-    is the offset the check names (``K=1``), or ``all`` for a check pooled over offsets; the check
-    is ``claim | statistic`` without the offset and with every number written ``#``, because
-    numbers there follow the run's settings (``n=128`` is 4 x train_length_max, ``over 5 seeds``)
-    or its data (``(untrained: 0.95 to 0.97)``), while the registry names that carry numbers
-    (``rope@base=100``) stay as they are.
-    """
-    text = f"{claim} | {statistic}"
-    offsets = _OFFSET.findall(text)
-    names = _ENCODING_WITH_PARAMETERS.findall(text)
-    text = _ENCODING_WITH_PARAMETERS.sub("\0", _OFFSET.sub(" ", text))
-    text = _NUMBER.sub("#", text)
-    for name in names:
-        text = text.replace("\0", name, 1)
-    text = " ".join(text.split()).strip(" |")
-    return experiment_family(experiment), text, f"K={offsets[0]}" if offsets else "all"
-
-
-def experiment_family(section: str) -> str:
-    """The experiment a RESULTS.md section belongs to: ``shift_K1`` -> ``shift``, ``base`` -> ``base``."""
-    return _SHIFT_SECTION.sub("", section)
-
-
-def identity_keys(checks: pd.DataFrame) -> list[tuple[str, str, str]]:
-    """Each row's ``check_identity``; a second check with the same identity in one table gets `` (2)``
-    appended to its check, so that every row's identity is unique."""
-    keys, seen = [], {}
-    for experiment, claim, statistic in zip(checks["experiment"], checks["claim"], checks["statistic"]):
-        family, text, instance = check_identity(experiment, claim, statistic)
-        seen[family, text, instance] = repeat = seen.get((family, text, instance), 0) + 1
-        keys.append((family, text if repeat == 1 else f"{text} ({repeat})", instance))
-    return keys
-
-
-def check_identities(checks: pd.DataFrame) -> pd.DataFrame:
-    """``checks`` with columns family, check, instance (``identity_keys``)."""
-    identities = pd.DataFrame(identity_keys(checks), columns=["family", "check", "instance"], index=checks.index)
-    return checks.assign(**identities)
+    """A section's checks as markdown tables: the evidence, then the sanity checks apart."""
+    parts = []
+    for kind, title in (("evidence", None), ("sanity", "Sanity checks (tests of the code; in no verdict):")):
+        rows = checks[checks["kind"] == kind]
+        if rows.empty:
+            continue
+        table = pd.DataFrame({
+            "claim": rows["claim"], "K": rows["offset"].map(lambda offset: "all" if pd.isna(offset) else str(offset)),
+            "statistic": rows["statistic"], "value": rows["value"].map(lambda value: f"{value:.4g}"),
+            "rule": rows["rule"], "holds": rows["holds"].map({True: "yes", False: "no"})})
+        parts += [title] if title else []
+        parts.append(table.to_markdown(index=False))
+    return "\n\n".join(parts)

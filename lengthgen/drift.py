@@ -2,20 +2,24 @@
 
     python -m lengthgen.drift results my_results
 
-compares ``<folder>/tables/claims.parquet`` (every check: its value, whether it holds, its
-experiment's verdict), ``<folder>/tables/accuracy_summary.parquet`` (mean accuracy per
+compares ``<folder>/tables/claims.parquet`` (every check: its value, whether it holds, its kind,
+its section's verdict), ``<folder>/tables/accuracy_summary.parquet`` (mean accuracy per
 encoding, offset and length) and, where both runs have one, ``<folder>/tables/variants_classes.parquet``
-(the class of every encoding and offset) of two results folders. It prints every check with both
-values and their drift, then the largest drift of the accuracy table and every class that differs,
-and exits with status 1 when a check's outcome or a verdict differs (or a check is in one run only)
-or a class differs, 0 when only numbers drifted.
+(the class of every encoding and offset) of two results folders. Checks are matched on their key
+(``claims.KEY``: experiment, claim, statistic, offset). It prints every check with both values and
+their drift, then the largest drift of the accuracy table and every class that differs, and exits
+with status 1 when a check's outcome, its kind or a verdict differs, a check is in one run only, or
+a class differs; 0 when only numbers drifted. A claims table written before checks were structured
+(no offset, comparison, threshold or kind columns) cannot be matched: the command names it and
+exits with status 2.
 
     python -m lengthgen.drift --open-may-differ results other_results
 
 forgives a check whose outcome differs where the seed bootstrap of either run calls it open (it
 holds in fewer than ``rules.DECIDED_FRACTION`` and more than 1 - that share of the seed
 resamples, ``<folder>/tables/claim_spread.parquet``): such a check is not decided by its seeds,
-so two runs may part on it (the comparison of the two CPU paths).
+so two runs may part on it (the comparison of the two CPU paths). A check in one run only or of
+another kind is never forgiven.
 """
 
 import argparse
@@ -23,15 +27,20 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
+from lengthgen.claims import KEY
 from lengthgen.rules import DECIDED_FRACTION
 from lengthgen.schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS
 from lengthgen.schemas.spread import CLAIM_SPREAD
 from lengthgen.schemas.variants import VARIANTS_CLASSES
-from lengthgen.tables import TableError, read_table
+from lengthgen.tables import TableError, TableSchema, read_table
 
-CHECK_KEYS = ["experiment", "claim", "statistic"]
 SUMMARY_KEYS = ["experiment", "pe", "offset", "length"]
+# The columns structured checks added (issue 16); a claims or spread table without them is of the old format,
+# whose checks were matched on their text.
+STRUCTURED_COLUMNS = ("section", "offset", "comparison", "threshold", "kind")
 
 
 def relative_drift(reference: pd.Series, run: pd.Series) -> pd.Series:
@@ -44,14 +53,17 @@ def relative_drift(reference: pd.Series, run: pd.Series) -> pd.Series:
 
 
 def compare_claims(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
-    """One row per check of either run: both values, drift, and whether its outcome and verdict changed."""
-    both = reference.merge(run, on=CHECK_KEYS, how="outer", suffixes=("_reference", "_run"), indicator=True,
-                           sort=False)
+    """One row per check of either run, matched on ``claims.KEY``: both values, drift, whether its outcome, its
+    kind and its section's verdict changed, and ``only_in`` (reference or run) for a check one run lacks."""
+    reference, run = (frame.assign(offset=frame["offset"].astype("Int64")) for frame in (reference, run))
+    both = reference.merge(run, on=KEY, how="outer", suffixes=("_reference", "_run"), indicator=True, sort=False)
+    in_both = both["_merge"] == "both"
     return both.assign(
         drift=relative_drift(both["value_reference"], both["value_run"]),
         only_in=both["_merge"].map({"left_only": "reference", "right_only": "run", "both": ""}).astype(str),
-        holds_changed=(both["holds_reference"] != both["holds_run"]) & (both["_merge"] == "both"),
-        verdict_changed=(both["verdict_reference"] != both["verdict_run"]) & (both["_merge"] == "both"),
+        holds_changed=(both["holds_reference"] != both["holds_run"]) & in_both,
+        kind_changed=(both["kind_reference"] != both["kind_run"]) & in_both,
+        verdict_changed=(both["verdict_reference"] != both["verdict_run"]) & in_both,
     ).drop(columns="_merge")
 
 
@@ -61,9 +73,9 @@ def is_open(holds_fraction: pd.Series) -> pd.Series:
 
 
 def with_spread(claims: pd.DataFrame, spread: pd.DataFrame) -> pd.DataFrame:
-    """``claims`` with ``open``: whether its seed bootstrap leaves the check open (row for row, as rule
-    all_claims writes both tables)."""
-    return claims.assign(open=is_open(spread["holds_fraction"]).to_numpy())
+    """``claims`` with ``open``: whether its seed bootstrap leaves the check open (matched on ``claims.KEY``)."""
+    spread = spread.assign(offset=spread["offset"].astype("Int64"), open=is_open(spread["holds_fraction"]))
+    return claims.assign(offset=claims["offset"].astype("Int64")).merge(spread[[*KEY, "open"]], on=KEY, how="left")
 
 
 def compare_classes(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
@@ -78,19 +90,39 @@ def compare_summaries(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFram
     return both.assign(difference=(both["mean_run"] - both["mean_reference"]).abs())
 
 
+def _offset(offset) -> str:
+    return "all" if pd.isna(offset) else str(offset)
+
+
+def _number(value) -> str:
+    return "-" if pd.isna(value) else f"{value:.6g}"
+
+
+def difference_note(row) -> str:
+    """What differs about one compared check besides its value: ONLY IN a run, CHANGED outcome, KIND."""
+    if row.only_in:
+        return f" ONLY IN {row.only_in.upper()}"
+    return (" CHANGED" if row.holds_changed else "") + (
+        f" KIND {row.kind_reference} -> {row.kind_run}" if row.kind_changed else "")
+
+
 def drift_report(claims: pd.DataFrame, summaries: pd.DataFrame) -> str:
-    lines = ["| experiment | claim | statistic | reference | run | relative drift | holds (reference -> run) |",
-             "|---|---|---|---|---|---|---|"]
+    lines = ["| experiment | claim | statistic | K | reference | run | relative drift | holds (reference -> run) |",
+             "|---|---|---|---|---|---|---|---|"]
     for row in claims.itertuples():
+        drift = "-" if row.only_in else f"{row.drift:.2e}"
         holds = f"{_yes_no(row.holds_reference)} -> {_yes_no(row.holds_run)}"
-        lines.append(f"| {row.experiment} | {row.claim} | {row.statistic} | {row.value_reference:.6g} | "
-                     f"{row.value_run:.6g} | {row.drift:.2e} | {holds}{' CHANGED' if row.holds_changed else ''} |")
+        lines.append(f"| {row.experiment} | {row.claim} | {row.statistic} | {_offset(row.offset)} | "
+                     f"{_number(row.value_reference)} | {_number(row.value_run)} | {drift} | "
+                     f"{holds}{difference_note(row)} |")
     common = claims[claims["only_in"] == ""]
     moved = common[common["drift"] > 0]
-    lines += ["", f"checks: {len(common)} in both runs, {int((claims['only_in'] != '').sum())} in one only; "
-                  f"{len(moved)} values drifted (largest relative drift {common['drift'].max():.2e}); "
-                  f"{int(common['holds_changed'].sum())} outcomes and "
-                  f"{common.loc[common['verdict_changed'], 'experiment'].nunique()} verdicts changed"]
+    only = claims["only_in"].value_counts()
+    lines += ["", f"checks: {len(common)} in both runs, {int(only.get('reference', 0))} in the reference only, "
+                  f"{int(only.get('run', 0))} in the run only; {len(moved)} values drifted (largest relative drift "
+                  f"{common['drift'].max():.2e}); {int(common['holds_changed'].sum())} outcomes, "
+                  f"{int(common['kind_changed'].sum())} kinds and "
+                  f"{common.loc[common['verdict_changed'], 'section_reference'].nunique()} verdicts changed"]
     if len(summaries):
         worst = summaries.loc[summaries["difference"].idxmax()]
         lines.append(f"accuracy summary: {len(summaries)} cells in both runs; largest drift of a mean accuracy "
@@ -101,39 +133,96 @@ def drift_report(claims: pd.DataFrame, summaries: pd.DataFrame) -> str:
 
 def changes_markdown(previous: pd.DataFrame, current: pd.DataFrame, note: str | None) -> str:
     """RESULTS.md's account of what moved since the previous committed run (``report.previous_claims``):
-    every verdict that changed, and every check whose outcome changed or that only one run has, with
+    every verdict that changed, and every check whose outcome or kind changed or that only one run has, with
     both values; ``note`` says why the runs differ."""
     claims = compare_claims(previous, current)
     common = claims[claims["only_in"] == ""]
-    verdicts = common.drop_duplicates("experiment")[["experiment", "verdict_reference", "verdict_run"]]
+    verdicts = common.drop_duplicates("section_reference")[["section_reference", "verdict_reference", "verdict_run"]]
     moved = verdicts[verdicts["verdict_reference"] != verdicts["verdict_run"]]
     lines = ["## Changes since the previous run", *([note.strip()] if note else []),
              f"Checks in both runs: {len(common)}; outcomes changed: {int(common['holds_changed'].sum())}; "
+             f"kinds changed: {int(common['kind_changed'].sum())}; "
              f"checks in one run only: {int((claims['only_in'] != '').sum())}. Verdicts that moved: "
-             + ("; ".join(f"`{row.experiment}` {row.verdict_reference} -> {row.verdict_run}" for row in moved.itertuples())
-                or "none") + "."]
-    flipped = claims[claims["holds_changed"]]
-    if len(flipped):
-        table = ["| experiment | claim | statistic | previous | now | holds (previous -> now) |", "|---|---|---|---|---|---|"]
-        table += [f"| {row.experiment} | {row.claim} | {row.statistic} | {row.value_reference:.4g} | {row.value_run:.4g} "
-                  f"| {_yes_no(row.holds_reference)} -> {_yes_no(row.holds_run)} |" for row in flipped.itertuples()]
-        lines.append("\n".join(table))
+             + ("; ".join(f"`{row.section_reference}` {row.verdict_reference} -> {row.verdict_run}"
+                          for row in moved.itertuples()) or "none") + "."]
+    differing = claims[claims["holds_changed"] | claims["kind_changed"] | (claims["only_in"] != "")]
+    if len(differing):
+        table = pd.DataFrame({
+            "experiment": differing["experiment"], "claim": differing["claim"], "statistic": differing["statistic"],
+            "K": differing["offset"].map(_offset), "previous": differing["value_reference"].map(_short),
+            "now": differing["value_run"].map(_short),
+            "holds (previous -> now)": [f"{_yes_no(before)} -> {_yes_no(after)}" for before, after
+                                        in zip(differing["holds_reference"], differing["holds_run"])],
+            "kind (previous -> now)": [f"{_text(before)} -> {_text(after)}" for before, after
+                                       in zip(differing["kind_reference"], differing["kind_run"])],
+            "only in": differing["only_in"].replace({"reference": "previous", "run": "now"})})
+        lines.append(table.to_markdown(index=False, disable_numparse=True))
     return "\n\n".join(lines)
+
+
+def _short(value) -> str:
+    return "-" if pd.isna(value) else f"{value:.4g}"
+
+
+def _text(value) -> str:
+    return "-" if pd.isna(value) else str(value)
 
 
 def _yes_no(value) -> str:
     return "-" if pd.isna(value) else "yes" if value else "no"
 
 
+def predates_structured_checks(path: Path) -> list[str]:
+    """The structured-check columns a claims or spread table lacks (none for a current one or a file that is not
+    a readable table: ``read_table`` says what is wrong with that)."""
+    try:
+        names = pq.read_schema(path).names
+    except (pa.ArrowException, OSError):
+        return []
+    return [column for column in STRUCTURED_COLUMNS if column not in names] if "statistic" in names else []
+
+
+def previous_changes_markdown(path: Path, current: pd.DataFrame, note: str | None) -> str:
+    """``changes_markdown`` against the previous run's claims at ``path``; where that file predates structured
+    checks, its checks cannot be matched with these, so only the verdicts are set side by side, by section."""
+    if not predates_structured_checks(path):
+        return changes_markdown(read_table(path, ALL_CLAIMS), current, note)
+    previous = pq.read_table(path, columns=["experiment", "verdict"]).to_pandas().drop_duplicates("experiment")
+    now = current.drop_duplicates("section").set_index("section")["verdict"]
+    table = pd.DataFrame({"section": previous["experiment"], "verdict (previous)": previous["verdict"],
+                          "verdict (now)": previous["experiment"].map(now).fillna("not run")})
+    return "\n\n".join(["## Changes since the previous run", *([note.strip()] if note else []),
+                         f"The previous run's checks (`{path.name}`) predate structured checks: they were keyed by "
+                         "their text, so they cannot be matched check by check with this run's, and the previous "
+                         "verdicts counted every check, where these count evidence only. The verdicts, side by side:",
+                         table.to_markdown(index=False)])
+
+
+def read_check_table(path: Path, kind: TableSchema) -> pd.DataFrame:
+    """A claims or spread table; one written before checks were structured fails naming the file and saying
+    so, since its checks cannot be matched with this code's (``TableError``)."""
+    try:
+        return read_table(path, kind)
+    except TableError:
+        missing = predates_structured_checks(path)
+        if missing:
+            raise TableError(f"{path}: predates structured checks (it lacks the columns {', '.join(missing)}): its "
+                             "checks were matched on their text and cannot be compared with this code's; "
+                             "regenerate it with this code (rerun the workflow that wrote it)") from None
+        raise
+
+
 def read_claims(folder: Path, with_open: bool) -> pd.DataFrame:
-    claims = read_table(folder / "tables" / "claims.parquet", ALL_CLAIMS)
-    return with_spread(claims, read_table(folder / "tables" / "claim_spread.parquet", CLAIM_SPREAD)) if with_open else claims
+    claims = read_check_table(folder / "tables" / "claims.parquet", ALL_CLAIMS)
+    if not with_open:
+        return claims
+    return with_spread(claims, read_check_table(folder / "tables" / "claim_spread.parquet", CLAIM_SPREAD))
 
 
 def compare_runs(reference: Path, run: Path, open_may_differ: bool = False) -> tuple[str, bool]:
-    """(the report, whether every check has the same outcome, every verdict and every variants class is
-    the same). ``open_may_differ``: a check whose outcome differs counts as the same where the seed
-    bootstrap of either run leaves it open; a verdict may then differ too."""
+    """(the report, whether both runs have the same checks, each with the same outcome and kind, and every
+    verdict and every variants class is the same). ``open_may_differ``: a check whose outcome differs counts as
+    the same where the seed bootstrap of either run leaves it open; a verdict may then differ too."""
     claims = compare_claims(*(read_claims(folder, open_may_differ) for folder in (reference, run)))
     summary_paths = [folder / "tables" / "accuracy_summary.parquet" for folder in (reference, run)]
     summaries = (compare_summaries(*(read_table(path, ACCURACY_SUMMARY) for path in summary_paths))
@@ -144,8 +233,9 @@ def compare_runs(reference: Path, run: Path, open_may_differ: bool = False) -> t
     changed = claims["holds_changed"]
     if open_may_differ:
         changed = changed & ~(claims["open_reference"].fillna(False) | claims["open_run"].fillna(False)).astype(bool)
+    # A check in one run only, or of another kind, differs whatever the bootstrap says: the runs check other things.
     same_outcomes = not (changed.any() or (claims["verdict_changed"].any() and not open_may_differ)
-                         or (claims["only_in"] != "").any() or len(classes))
+                         or (claims["only_in"] != "").any() or claims["kind_changed"].any() or len(classes))
     report = drift_report(claims, summaries)
     if len(classes):
         report += "\nvariants classes that differ: " + "; ".join(

@@ -1,18 +1,21 @@
 """Replication: each check of the exploratory run beside the same check in every confirmation run.
 
-A check is matched across runs by its identity (``claims.check_identity``): its experiment, its
-text with the numbers that follow the settings written ``#``, and its instance (the offset K it is
-about, or ``all``). Its *outcome* in a run is ``holds`` (at every offset it is measured at), ``fails``
-(at none) or ``partly``.
+A check is matched across runs by its key (``claims.KEY``): its experiment, claim and statistic,
+names that stay the same in every run that measures it, and its offset K, the *instance* (null,
+shown ``all``, for a check pooled over offsets). Its *outcome* in a run is ``holds`` (at every offset
+it is measured at), ``fails`` (at none) or ``partly``.
 
 The rule (``rules.REPLICATION_RULE``, with its reason), fixed with the claims' rules before the confirmation runs:
 
 - a check *replicates* in a confirmation run when it has the exploratory outcome at every offset both
   runs measure, and, at an offset only the confirmation run measures, the outcome the exploratory run
   had at all of its offsets (where it was partly, the exploratory run predicts nothing there);
-- a claim (an experiment's) replicates in a run when every check compared there replicates;
+- a claim (an experiment's) replicates in a run when every evidence check compared there replicates;
 - over the confirmation runs that compare it, a claim or a check is *replicated* when it replicates
   in every one, *not replicated* in none, *partly* otherwise (*not tested* where none compares it).
+
+Sanity checks (``kind`` sanity: only a bug can fail them) are compared the same way, and shown apart:
+they count in no claim's replication, as they count in no verdict.
 
 Where a check does not replicate, the cause (``rules.CAUSE_RULE``), from the seed bootstrap of both runs
 (``lengthgen.bootstrap``) and the distance of each value from its threshold:
@@ -30,47 +33,36 @@ Everything here reads tables and plain data: no torch.
 """
 
 import math
-import operator
-import re
 
 import pandas as pd
 
-from lengthgen.claims import check_identities, verdict
+from lengthgen.claims import KEY, verdict
 from lengthgen.rules import CAUSE_RULE, DECIDED_FRACTION, REPLICATION_RULE, RULE_CAUSE_MAX_MISS, SPREAD_INTERVAL
 
 EXPLORATORY = "exploratory"
-IDENTITY = ["family", "check", "instance"]
-CHECK = ["family", "check"]
-COMPARISONS = {">=": operator.ge, ">": operator.gt, "<=": operator.le, "<": operator.lt, "==": operator.eq}
-_COMPARISON = re.compile(r"<=|>=|==|<|>")
+CHECK = KEY[:-1]  # a check over its offsets: experiment, claim, statistic
+SPREAD_KEY = ["experiment", "section", *KEY[1:]]  # the columns claim_spread shares with all_claims, row for row
 
 # ---------------------------------------------------------------------------------------------
-# Thresholds and margins
+# Instances and margins
 
 
-def rule_threshold(rule: str) -> tuple[str, float] | None:
-    """(comparison, threshold) of a check's rule text, e.g. ``>= 5 x chance = 0.312`` -> (">=", 0.312):
-    the last comparison in the text and the number after it (after its last ``=`` where it names one,
-    before any parenthesis). None where the text names no number there."""
-    found = list(_COMPARISON.finditer(rule))
-    if not found:
-        return None
-    last = found[-1]
-    rest = rule[last.end():].split("(")[0]
-    try:
-        return last.group(), float(rest.rsplit("=", 1)[-1])
-    except ValueError:
-        return None
+def instance(offset) -> int | None:
+    """The offset a check is measured at, None where it is pooled over offsets."""
+    return None if pd.isna(offset) else int(offset)
 
 
-def margin(value: float, rule: str) -> float:
-    """How far ``value`` lies on the passing side of its rule's threshold, relative to the threshold (to 1
-    where it is 0); negative on the failing side; NaN where the rule names no threshold. An equality has no
-    passing side: its margin is 0 when it holds."""
-    parsed = rule_threshold(rule)
-    if parsed is None or value is None or math.isnan(value):
+def instance_name(offset) -> str:
+    """``K=1``, or ``all`` for a check pooled over offsets."""
+    return "all" if pd.isna(offset) else f"K={int(offset)}"
+
+
+def margin(value: float, comparison: str, threshold: float) -> float:
+    """How far ``value`` lies on the passing side of ``threshold``, relative to the threshold (to 1 where it
+    is 0); negative on the failing side; NaN where the value is. An equality has no passing side: its
+    margin is 0 when it holds."""
+    if value is None or math.isnan(value):
         return math.nan
-    comparison, threshold = parsed
     scale = abs(threshold) or 1.0
     if comparison == "==":
         return -abs(value - threshold) / scale
@@ -78,28 +70,33 @@ def margin(value: float, rule: str) -> float:
     return sign * (value - threshold) / scale
 
 
+def margins(rows: pd.DataFrame) -> pd.Series:
+    return pd.Series([margin(value, comparison, threshold) for value, comparison, threshold
+                      in zip(rows["value"], rows["comparison"], rows["threshold"])], dtype=float)
+
+
 # ---------------------------------------------------------------------------------------------
 # Every run's checks, side by side
 
 
 def annotated_checks(runs: dict[str, tuple[pd.DataFrame, pd.DataFrame]]) -> pd.DataFrame:
-    """One row per check of every run: run, identity, the ``all_claims`` columns and the ``claim_spread`` ones,
-    whether the bootstrap decides the outcome, and the verdict of the check's experiment in that run (over all
-    its sections: shift_K1 and shift_K2 make one). ``runs``: run name -> (all_claims, claim_spread), the
-    exploratory run first."""
-    keys = ["experiment", "claim", "statistic"]
+    """One row per check of every run: run, the ``all_claims`` columns and the ``claim_spread`` ones, whether
+    the bootstrap decides the outcome, and the verdict of the check's experiment in that run (over all its
+    sections, shift_K1 and shift_K2 make one; evidence only). ``runs``: run name -> (all_claims, claim_spread),
+    the exploratory run first."""
     frames = []
     for run, (claims, spread) in runs.items():
-        claims, spread = claims.reset_index(drop=True), spread.reset_index(drop=True)
-        if not claims[keys].equals(spread[keys]):
+        # The offset is Int64 in both: a table without pooled checks reads it as a plain integer column.
+        claims, spread = (frame.reset_index(drop=True).assign(offset=frame["offset"].astype("Int64").to_numpy())
+                          for frame in (claims, spread))
+        if not claims[SPREAD_KEY].equals(spread[SPREAD_KEY]):
             raise ValueError(f"run {run}: the claim spreads do not list the checks of its claims table")
-        frames.append(check_identities(claims).join(spread.drop(columns=keys)).assign(run=run))
+        frames.append(claims.join(spread.drop(columns=SPREAD_KEY)).assign(run=run))
     checks = pd.concat(frames, ignore_index=True)
     decided = (checks["n_seeds"] >= 2) & ((checks["holds_fraction"] >= DECIDED_FRACTION)
                                           | (checks["holds_fraction"] <= 1 - DECIDED_FRACTION))
-    verdicts = checks.groupby(["run", "family"], sort=False)["holds"].agg(
-        lambda holds: verdict(pd.DataFrame({"holds": holds}))).rename("family_verdict")
-    return checks.assign(decided=decided).join(verdicts, on=["run", "family"])
+    verdicts = checks.groupby(["run", "experiment"], sort=False)[["kind", "holds"]].apply(verdict)
+    return checks.assign(decided=decided).join(verdicts.rename("experiment_verdict"), on=["run", "experiment"])
 
 
 def outcome(holds: pd.Series) -> str:
@@ -107,20 +104,16 @@ def outcome(holds: pd.Series) -> str:
 
 
 def check_outcomes(checks: pd.DataFrame) -> pd.DataFrame:
-    """Per (run, family, check): its outcome over its instances, and whether the bootstrap decides all of them."""
+    """Per (run, check): its outcome over its offsets, and whether the bootstrap decides all of them."""
     grouped = checks.groupby(["run", *CHECK], sort=False)
     return pd.DataFrame({"outcome": grouped["holds"].agg(outcome), "decided": grouped["decided"].all()})
 
 
 def describe_values(rows: pd.DataFrame) -> str:
     """``run K=1: 0.709 [0.63, 0.79], holds in 88%`` for each instance, and the rule."""
-    parts = [f"{row.run} {row.instance}: {row.value:.3g} [{row.spread_low:.3g}, {row.spread_high:.3g}], holds in "
-             f"{row.holds_fraction:.0%} of resamples" for row in rows.itertuples()]
+    parts = [f"{row.run} {instance_name(row.offset)}: {row.value:.3g} [{row.spread_low:.3g}, {row.spread_high:.3g}], "
+             f"holds in {row.holds_fraction:.0%} of resamples" for row in rows.itertuples()]
     return "; ".join(parts) + f" (rule {rows['rule'].iloc[0]})"
-
-
-def margins(rows: pd.DataFrame) -> pd.Series:
-    return pd.Series([margin(value, rule) for value, rule in zip(rows["value"], rows["rule"])], dtype=float)
 
 
 def expectations(exploratory: pd.DataFrame, confirmation: pd.DataFrame) -> list[tuple[pd.Series, bool, pd.DataFrame]]:
@@ -128,11 +121,11 @@ def expectations(exploratory: pd.DataFrame, confirmation: pd.DataFrame) -> list[
     every instance of one check that the exploratory run makes a prediction for: its own outcome at an instance
     both runs measure; at another offset, the outcome it had at all of its own (none where that was partly)."""
     pooled = outcome(exploratory["holds"])
-    by_instance = dict(iter(exploratory.groupby("instance", sort=False)))
+    by_instance = {instance(offset): exploratory.loc[[index]] for index, offset in exploratory["offset"].items()}
     found = []
     for _, row in confirmation.iterrows():
-        if row["instance"] in by_instance:
-            reference = by_instance[row["instance"]]
+        if instance(row["offset"]) in by_instance:
+            reference = by_instance[instance(row["offset"])]
             found.append((row, bool(reference["holds"].iloc[0]), reference))
         elif pooled != "partly":
             found.append((row, pooled == "holds", exploratory))
@@ -143,19 +136,20 @@ def cause(mismatches: list[tuple[pd.Series, bool, pd.DataFrame]], same_task: boo
     """(cause, explanation with the numbers) of the instances where a confirmation run does not have the outcome
     the exploratory run expects (``expectations``), by ``CAUSE_RULE``."""
     confirmation = pd.DataFrame([row for row, _, _ in mismatches])
-    exploratory = pd.concat([reference for _, _, reference in mismatches]).drop_duplicates("instance")
+    exploratory = pd.concat([reference for _, _, reference in mismatches]).drop_duplicates("offset")
     both = pd.concat([exploratory, confirmation], ignore_index=True)
     numbers = describe_values(both)
     if not both["decided"].all():
         return "measurement", f"the outcome is open in at least one run: {numbers}"
     if same_task:
-        return "measurement", (f"the same task with fresh seeds turns it although each run's bootstrap decides it, so "
-                               f"{int(both['n_seeds'].max())} seeds per run understate the seed-to-seed spread: {numbers}")
+        return "measurement", (f"the same task with fresh seeds turns it although each run's bootstrap decides it, "
+                               f"so {int(both['n_seeds'].max())} seeds per run understate the seed-to-seed spread: "
+                               f"{numbers}")
     misses, clears = [], []
     for row, expected, reference in mismatches:
         failing, passing = (pd.DataFrame([row]), reference) if expected else (reference, pd.DataFrame([row]))
-        misses += list(-margins(failing[~failing["holds"]]))
-        clears += list(margins(passing[passing["holds"]]))
+        misses += list(-margins(failing[~failing["holds"].astype(bool)]))
+        clears += list(margins(passing[passing["holds"].astype(bool)]))
     miss, clear = max(misses, default=0.0), float(pd.Series(clears, dtype=float).median()) if clears else 0.0
     where = (f"the failing side misses the threshold by up to {miss:.0%} of it, the other clears it by {clear:.0%} "
              "(median)")
@@ -164,10 +158,13 @@ def cause(mismatches: list[tuple[pd.Series, bool, pd.DataFrame]], same_task: boo
     return "claim", f"{where}: the effect itself differs in this setting; {numbers}"
 
 
+COMPARISON_COLUMNS = [*CHECK, "kind", "run", "exploratory_outcome", "outcome", "replicates", "cause", "explanation"]
+
+
 def compare_runs(checks: pd.DataFrame, same_task: dict[str, bool]) -> pd.DataFrame:
-    """Per (family, check, confirmation run) where the exploratory run expects an outcome (``expectations``):
-    both runs' outcomes over their own offsets, whether it replicates (every expected outcome met), and if not
-    its cause and explanation."""
+    """Per (check, confirmation run) where the exploratory run expects an outcome (``expectations``): the check's
+    kind (the exploratory run's), both runs' outcomes over their own offsets, whether it replicates (every
+    expected outcome met), and if not its cause and explanation."""
     explored = dict(iter(checks[checks["run"] == EXPLORATORY].groupby(CHECK, sort=False)))
     rows = []
     for run, run_checks in checks[checks["run"] != EXPLORATORY].groupby("run", sort=False):
@@ -177,12 +174,11 @@ def compare_runs(checks: pd.DataFrame, same_task: dict[str, bool]) -> pd.DataFra
                 continue  # the exploratory run makes no prediction here
             mismatches = [entry for entry in expected if bool(entry[0]["holds"]) != entry[1]]
             found = cause(mismatches, same_task[run]) if mismatches else ("", "")
-            rows.append({"family": key[0], "check": key[1], "run": run,
+            rows.append({**dict(zip(CHECK, key)), "kind": explored[key]["kind"].iloc[0], "run": run,
                          "exploratory_outcome": outcome(explored[key]["holds"]),
                          "outcome": outcome(confirmation["holds"]), "replicates": not mismatches,
                          "cause": found[0], "explanation": found[1]})
-    return pd.DataFrame(rows, columns=["family", "check", "run", "exploratory_outcome", "outcome", "replicates",
-                                       "cause", "explanation"])
+    return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
 
 
 def replication_verdict(replicates: pd.Series) -> str:
@@ -193,15 +189,18 @@ def replication_verdict(replicates: pd.Series) -> str:
 
 
 def claim_replication(checks: pd.DataFrame, comparison: pd.DataFrame) -> pd.DataFrame:
-    """Per experiment (family): its verdict in each run, whether it replicates in each confirmation run, its
-    replication verdict, and the causes of the checks that do not replicate (cause -> count)."""
-    verdicts = checks.drop_duplicates(["run", "family"]).pivot(index="family", columns="run", values="family_verdict")
-    in_run = comparison.groupby(["family", "run"], sort=False)["replicates"].all()
+    """Per experiment: its verdict in each run, whether it replicates in each confirmation run, its replication
+    verdict, and the causes of the checks that do not replicate (cause -> count); from its evidence checks
+    only (a sanity check that does not replicate is a bug, ``sanity_markdown``, not a claim's failure)."""
+    verdicts = checks.drop_duplicates(["run", "experiment"]).pivot(index="experiment", columns="run",
+                                                                   values="experiment_verdict")
+    evidence = comparison[comparison["kind"] == "evidence"]
+    in_run = evidence.groupby(["experiment", "run"], sort=False)["replicates"].all()
     rows = []
-    for family in dict.fromkeys(checks["family"]):
-        replicates = in_run[family] if family in in_run.index.get_level_values(0) else pd.Series(dtype=bool)
-        failed = comparison[(comparison["family"] == family) & ~comparison["replicates"]]
-        rows.append({"family": family, "verdicts": verdicts.loc[family].dropna().to_dict(),
+    for experiment in dict.fromkeys(checks["experiment"]):
+        replicates = in_run[experiment] if experiment in in_run.index.get_level_values(0) else pd.Series(dtype=bool)
+        failed = evidence[(evidence["experiment"] == experiment) & ~evidence["replicates"]]
+        rows.append({"experiment": experiment, "verdicts": verdicts.loc[experiment].dropna().to_dict(),
                      "replicates": replicates.to_dict(), "replication": replication_verdict(replicates),
                      "causes": failed["cause"].value_counts().to_dict()})
     return pd.DataFrame(rows)
@@ -216,8 +215,8 @@ def replication_table(checks: pd.DataFrame, comparison: pd.DataFrame, claims: pd
     table = table.merge(comparison[["run", *CHECK, "replicates", "cause"]], on=["run", *CHECK], how="left")
     table["replicates"] = table["replicates"].map({True: "yes", False: "no"}).fillna("")
     table["cause"] = table["cause"].fillna("")
-    table["replication"] = table["family"].map(claims.set_index("family")["replication"])
-    return table.rename(columns={"family_verdict": "claim_verdict"})
+    table["replication"] = table["experiment"].map(claims.set_index("experiment")["replication"])
+    return table.rename(columns={"experiment_verdict": "claim_verdict"})
 
 
 # ---------------------------------------------------------------------------------------------
@@ -226,13 +225,14 @@ def replication_table(checks: pd.DataFrame, comparison: pd.DataFrame, claims: pd
 
 def report_order(checks: pd.DataFrame) -> pd.DataFrame:
     """Checks in report order: experiments and checks as they first appear (the exploratory run first), then by
-    offset (``all`` first)."""
-    rank = {column: {value: index for index, value in enumerate(dict.fromkeys(checks[column]))}
-            for column in ("family", "check")}
-    offset = checks["instance"].str.removeprefix("K=").replace("all", "0").astype(int)
-    keys = pd.DataFrame({"family": checks["family"].map(rank["family"]), "check": checks["check"].map(rank["check"]),
-                         "offset": offset})
-    return checks.loc[keys.sort_values(["family", "check", "offset"], kind="stable").index]
+    offset (pooled first)."""
+    experiments = {name: index for index, name in enumerate(dict.fromkeys(checks["experiment"]))}
+    names = list(zip(checks["claim"], checks["statistic"]))
+    ranks = {name: index for index, name in enumerate(dict.fromkeys(names))}
+    keys = pd.DataFrame({"experiment": checks["experiment"].map(experiments).to_numpy(),
+                         "check": [ranks[name] for name in names],
+                         "offset": checks["offset"].astype("Int64").fillna(-1).to_numpy()}, index=checks.index)
+    return checks.loc[keys.sort_values(["experiment", "check", "offset"], kind="stable").index]
 
 
 def _cell(rows: pd.DataFrame) -> str:
@@ -240,7 +240,8 @@ def _cell(rows: pd.DataFrame) -> str:
         return "-"
     row = rows.iloc[0]
     mark = "yes" if row["holds"] else "no"
-    spread = "" if row["n_seeds"] < 2 else f" [{row['spread_low']:.3g}, {row['spread_high']:.3g}], {row['holds_fraction']:.0%}"
+    spread = ("" if row["n_seeds"] < 2 else
+              f" [{row['spread_low']:.3g}, {row['spread_high']:.3g}], {row['holds_fraction']:.0%}")
     return f"{row['value']:.3g}{spread} {mark}"
 
 
@@ -280,7 +281,7 @@ def claims_markdown(claims: pd.DataFrame, run_names: list[str]) -> str:
     header = ["claim", "exploratory", *run_names, "replication", "why not (checks)"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in claims.itertuples():
-        cells = [f"`{row.family}`", row.verdicts.get(EXPLORATORY, "-")]
+        cells = [f"`{row.experiment}`", row.verdicts.get(EXPLORATORY, "-")]
         for run in run_names:
             if run not in row.verdicts:
                 cells.append("not run")
@@ -293,32 +294,54 @@ def claims_markdown(claims: pd.DataFrame, run_names: list[str]) -> str:
     return "\n".join(lines)
 
 
+def _failure_line(check) -> str:
+    """One check of ``compare_runs`` that does not replicate: run, names, outcomes, cause and numbers."""
+    return (f"{check.run}, *{_escape(check.claim)} \\| {_escape(check.statistic)}*: {check.exploratory_outcome} -> "
+            f"{check.outcome}; **{check.cause}**: {_escape(check.explanation)}.")
+
+
 def reasons_markdown(claims: pd.DataFrame, comparison: pd.DataFrame) -> str:
-    """Per claim that is not replicated (or partly): each check that does not replicate, its cause and numbers."""
+    """Per claim that is not replicated (or partly): each evidence check that does not replicate, its cause and
+    numbers."""
+    evidence = comparison[comparison["kind"] == "evidence"]
     items = []
     for row in claims[claims["replication"].isin(["not replicated", "partly"])].itertuples():
-        failed = comparison[(comparison["family"] == row.family) & ~comparison["replicates"]]
-        lines = [f"- **`{row.family}`: {row.replication}.** "
+        failed = evidence[(evidence["experiment"] == row.experiment) & ~evidence["replicates"]]
+        lines = [f"- **`{row.experiment}`: {row.replication}.** "
                  + "; ".join(f"{count} check(s) by {name}" for name, count in row.causes.items()) + "."]
-        for check in failed.itertuples():
-            lines.append(f"  - {check.run}, *{_escape(check.check)}*: {check.exploratory_outcome} -> {check.outcome}; "
-                         f"**{check.cause}**: {_escape(check.explanation)}.")
+        lines += [f"  - {_failure_line(check)}" for check in failed.itertuples()]
         items.append("\n".join(lines))
     return "\n".join(items) if items else "Every claim measured by a confirmation run replicated."
 
 
-def checks_markdown(checks: pd.DataFrame, comparison: pd.DataFrame, run_names: list[str]) -> str:
-    """Every check, one row per (check, offset), its value in each run as ``value [95% interval], share of
-    resamples in which it holds, holds``; and whether the check replicates over the study."""
+def sanity_markdown(comparison: pd.DataFrame) -> str:
+    """The sanity checks (tests of the code) that do not replicate: each points at a bug, not at the claim."""
+    sanity = comparison[comparison["kind"] == "sanity"]
+    failed = sanity[~sanity["replicates"].astype(bool)]
+    if failed.empty:
+        return (f"**Sanity checks** (tests of the code; in no claim's replication): all {len(sanity)} compared "
+                "replicate." if len(sanity) else "**Sanity checks**: none compared.")
+    lines = [f"**Sanity checks** (tests of the code; in no claim's replication): {len(failed)} of {len(sanity)} "
+             "compared do not replicate, so the code behaves differently in another run:"]
+    lines += [f"- `{check.experiment}`: {_failure_line(check)}" for check in failed.itertuples()]
+    return "\n".join(lines)
+
+
+def checks_markdown(checks: pd.DataFrame, comparison: pd.DataFrame, run_names: list[str], kind: str) -> str:
+    """Every check of ``kind``, one row per (check, offset), its value in each run as ``value [95% interval], share
+    of resamples in which it holds, holds``; and whether the check replicates over the study."""
     replicated = comparison.groupby(CHECK, sort=False)["replicates"].apply(replication_verdict)
     header = ["claim", "check", "K", "rule (exploratory)", EXPLORATORY, *run_names, "check replication"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for (family, check, instance), rows in report_order(checks).groupby(IDENTITY, sort=False):
+    ordered = report_order(checks)
+    ordered = ordered[ordered["kind"] == kind]
+    for (experiment, claim, statistic, offset), rows in ordered.groupby(KEY, sort=False, dropna=False):
         by_run = {run: rows[rows["run"] == run] for run in [EXPLORATORY, *run_names]}
         rule = (by_run[EXPLORATORY] if len(by_run[EXPLORATORY]) else rows)["rule"].iloc[0]
-        status = replicated.get((family, check), "not tested")
-        lines.append("| " + " | ".join([f"`{family}`", _escape(check), instance, _escape(rule),
-                                         *(_cell(by_run[run]) for run in [EXPLORATORY, *run_names]), status]) + " |")
+        status = replicated.get((experiment, claim, statistic), "not tested")
+        lines.append("| " + " | ".join([f"`{experiment}`", _escape(f"{claim} | {statistic}"), instance_name(offset),
+                                         _escape(rule), *(_cell(by_run[run]) for run in [EXPLORATORY, *run_names]),
+                                         status]) + " |")
     return "\n".join(lines)
 
 
@@ -330,6 +353,8 @@ def section_markdown(checks: pd.DataFrame, comparison: pd.DataFrame, claims: pd.
     tally = claims["replication"].value_counts()
     summary = ", ".join(f"{tally[name]} {name}" for name in ("replicated", "partly", "not replicated", "not tested")
                         if name in tally)
+    sanity = (["**Sanity checks** in every run (tests of the code; in no verdict and no replication):",
+               checks_markdown(checks, comparison, run_names, "sanity")] if (checks["kind"] == "sanity").any() else [])
     return "\n\n".join([
         "## replication: do the verdicts hold on fresh seeds and other tasks?",
         f"The verdicts above come from one configuration, the exploratory run. The confirmation study reruns every "
@@ -338,9 +363,11 @@ def section_markdown(checks: pd.DataFrame, comparison: pd.DataFrame, claims: pd.
         f"Of {len(claims)} claims: {summary}.",
         rules_markdown(record, rule_files),
         runs_markdown(runs, exploratory),
-        f"**Rule.** Checks are matched across runs by their text with the numbers that follow the settings "
-        f"(lengths such as n = 4 x the training length, seed counts) left out, per offset K; {REPLICATION_RULE}. "
-        f"Where a check does not replicate, its cause is {CAUSE_RULE}. The spread of every checked statistic is a "
+        f"**Rule.** Checks are matched across runs by their experiment, claim and statistic, names that no setting "
+        f"changes (the numbers that follow the settings, such as n = 4 x the training length, are in the rule's "
+        f"text), per offset K; {REPLICATION_RULE}. Only evidence checks count toward a claim's replication; sanity "
+        f"checks (tests of the code) are compared apart. Where a check does not replicate, its cause is "
+        f"{CAUSE_RULE}. The spread of every checked statistic is a "
         f"seed bootstrap: the run's seeds resampled with replacement, every check recomputed, its statistic's "
         f"central {SPREAD_INTERVAL:.0%} over the resamples (here {seeds} seeds in the exploratory run). For a "
         f"statistic that is a minimum (maximum) over seeds a resample cannot go below (above) the value measured, "
@@ -350,10 +377,12 @@ def section_markdown(checks: pd.DataFrame, comparison: pd.DataFrame, claims: pd.
         "**Why a claim does not replicate**, check by check, with each run's values (95% bootstrap interval, the "
         "share of resamples in which the check holds):",
         reasons_markdown(claims, comparison),
+        sanity_markdown(comparison),
         f"![every check in every run](figures/{figure})",
         "**Every check** in every run: value [95% seed-bootstrap interval], share of resamples in which it holds, "
-        "and whether it holds (yes/no); `-` where the run does not measure it. Numbers in a check's text (such as "
-        "the length n) follow each run's settings; the rule shown is the exploratory run's.",
-        checks_markdown(checks, comparison, run_names),
+        "and whether it holds (yes/no); `-` where the run does not measure it. The numbers in a rule (such as the "
+        "length n) follow each run's settings; the rule shown is the exploratory run's.",
+        checks_markdown(checks, comparison, run_names, "evidence"),
+        *sanity,
         history,
     ]) + "\n"

@@ -10,7 +10,7 @@ from importlib import metadata
 import pandas as pd
 import yaml
 
-from lengthgen.claims import VERDICT_RULE, experiment_family, verdict
+from lengthgen.claims import VERDICT_RULE, verdict
 from lengthgen.jobs import PORTABLE_CPU_ENV
 from lengthgen.rules import DECIDED_FRACTION, SPREAD_INTERVAL
 
@@ -79,14 +79,17 @@ def machine_description() -> str:
 def verdict_table(claims: pd.DataFrame, replication: dict[str, str] | None = None) -> str:
     """One row per section: checks holding and the verdict, and with ``replication`` (experiment -> its
     replication verdict over the confirmation runs) that verdict beside it."""
-    header = "| experiment | checks holding | verdict |" + (" replication |" if replication else "")
-    lines = [header, "|---|---|---|" + ("---|" if replication else "")]
-    for experiment, checks in claims.groupby("experiment", sort=False):
-        row = f"| {experiment} | {int(checks['holds'].sum())}/{len(checks)} | {verdict(checks)} |"
+    rows = []
+    for (section, experiment), checks in claims.groupby(["section", "experiment"], sort=False):
+        evidence = checks[checks["kind"] == "evidence"]
+        row = {"experiment": section, "evidence checks holding": f"{int(evidence['holds'].sum())}/{len(evidence)}",
+               "sanity checks holding": f"{int(checks['holds'].sum()) - int(evidence['holds'].sum())}/"
+                                        f"{len(checks) - len(evidence)}",
+               "verdict": verdict(checks)}
         if replication:
-            row += f" {replication.get(experiment_family(experiment), 'not tested')} |"
-        lines.append(row)
-    return "\n".join(lines)
+            row["replication"] = replication.get(experiment, "not tested")
+        rows.append(row)
+    return pd.DataFrame(rows).to_markdown(index=False)
 
 
 def spread_markdown(checks: pd.DataFrame) -> str:
@@ -103,7 +106,7 @@ def spread_markdown(checks: pd.DataFrame) -> str:
     if open_checks.empty:
         return text
     return text + " Open, so decided by the seeds drawn: " + "; ".join(
-        f"{row.claim}, {row.statistic}: {row.value:.4g}, {SPREAD_INTERVAL:.0%} interval [{row.spread_low:.4g}, "
+        f"{row.claim}, {row.statistic}{'' if pd.isna(row.offset) else f' (K={row.offset})'}: {row.value:.4g}, {SPREAD_INTERVAL:.0%} interval [{row.spread_low:.4g}, "
         f"{row.spread_high:.4g}] (rule {row.rule}), holds in {row.holds_fraction:.0%} of resamples"
         for row in open_checks.itertuples()) + "."
 
@@ -111,7 +114,8 @@ def spread_markdown(checks: pd.DataFrame) -> str:
 def with_verdict(section: str, checks: pd.DataFrame) -> str:
     """An experiment's section followed by its verdict, computed from its checks, and (when ``checks`` carry
     their ``claim_spread`` columns) how far the seed bootstrap decides them."""
-    held = f"{int(checks['holds'].sum())}/{len(checks)} checks hold"
+    evidence = checks[checks["kind"] == "evidence"]
+    held = f"{int(evidence['holds'].sum())}/{len(evidence)} evidence checks hold"
     spread = f"\n\n{spread_markdown(checks)}" if "holds_fraction" in checks else ""
     return f"{section.rstrip()}\n\n**Verdict: {verdict(checks)}** ({held}; {VERDICT_RULE}).{spread}\n"
 
@@ -143,6 +147,6 @@ def render_results(config: dict, sections: dict[str, str], claims: pd.DataFrame,
         f"Each experiment's claim is split into checks fixed in advance; its verdict is {VERDICT_RULE}.",
         verdict_table(claims, replication),
         *([left_out_markdown(left_out)] if left_out else []),
-        *(with_verdict(text, claims[claims["experiment"] == experiment]) for experiment, text in sections.items()),
+        *(with_verdict(text, claims[claims["section"] == section]) for section, text in sections.items()),
         *([replication_section.rstrip()] if replication_section else []),
     ]) + "\n"

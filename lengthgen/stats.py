@@ -9,10 +9,11 @@ def mean_interval(values, confidence: float = 0.95) -> tuple[float, float, float
     """(mean, low, high) of the mean of ``values``; one value gives a zero-width interval."""
     values = np.asarray(values, dtype=float)
     mean = float(values.mean())
-    if len(values) < 2:
+    standard_error = stats.sem(values) if len(values) > 1 else 0.0
+    if standard_error == 0:  # one value, or all equal: scipy's interval is undefined at scale 0
         return mean, mean, mean
-    half_width = stats.t.ppf(0.5 + confidence / 2, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values))
-    return mean, mean - half_width, mean + half_width
+    low, high = stats.t.interval(confidence, len(values) - 1, loc=mean, scale=standard_error)
+    return mean, float(low), float(high)
 
 
 def summarize_over_seeds(frame: pd.DataFrame, by: list[str], value: str) -> pd.DataFrame:

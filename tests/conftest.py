@@ -1,9 +1,11 @@
 """Shared fixtures: tiny models and the tiny end-to-end workflow run."""
 
+import inspect
 import os
 import shutil
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -17,6 +19,7 @@ for name, value in PORTABLE_CPU_ENV.items():
     os.environ.setdefault(name, value)
 
 REPO = Path(__file__).resolve().parents[1]
+_running: pytest.Item | None = None    # the test being run (for snakemake_command's check of its marker)
 SMOKE_CONFIG = REPO / "tests" / "smoke_config.yaml"
 # The config schema, as the workflow validates against it (workflow/rules/common.smk).
 SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
@@ -24,6 +27,9 @@ SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").r
 
 def snakemake_command(workdir: Path, *args: str, configfile: Path = SMOKE_CONFIG) -> list[str]:
     """The command line of the repository's workflow in ``workdir``, as a user would type it."""
+    if _running is not None and _running.get_closest_marker("workflow") is None:
+        raise AssertionError(f"{_running.nodeid} starts Snakemake but is not marked `workflow`, so the unit tier "
+                             "(docs/testing.md) would run it: mark it @pytest.mark.workflow")
     return [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
             "--directory", str(workdir), "--configfile", str(configfile), "--cores", "2", *args]
 
@@ -52,6 +58,18 @@ def write_config(path: Path, **changes) -> Path:
     return path
 
 
+def markdown_rows(text: str, header: str) -> list[list[str]]:
+    """The cells of the markdown table whose header row starts with ``header``."""
+    lines = text.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.replace(" ", "").startswith(header))
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+    return rows
+
+
 def parquet_files(results: Path) -> dict[str, bytes]:
     """Every parquet table under a results folder, by path relative to it: what two runs compare."""
     return {str(path.relative_to(results)): path.read_bytes() for path in sorted(results.rglob("*.parquet"))}
@@ -71,3 +89,76 @@ def smoke_copy(smoke_run, tmp_path) -> Path:
     workdir = tmp_path / "run"
     shutil.copytree(smoke_run, workdir, symlinks=True)
     return workdir
+
+
+# --- The `workflow` marker: every test that starts Snakemake ------------------------------------
+# The unit tier (docs/testing.md) deselects it. A test gets it when it uses the `smoke_run` fixture
+# (directly or through `smoke_copy`), or when its function, a fixture it uses, or a function of the
+# same module that they call refers to a function named `snakemake` or `snakemake_command` (the
+# helpers above, or a module's own). A test that starts Snakemake some other way needs an explicit
+# @pytest.mark.workflow; the helpers refuse to run for a test without the marker, so a test this
+# detection misses fails loudly instead of slowing the unit tier.
+
+STARTS_SNAKEMAKE = {"snakemake", "snakemake_command"}
+
+
+def _starts_snakemake(function, seen: set) -> bool:
+    """Whether ``function`` refers to a Snakemake helper, itself or through functions of its module."""
+    function = inspect.unwrap(function)
+    if not isinstance(function, types.FunctionType) or function in seen:
+        return False
+    seen.add(function)
+    codes = [function.__code__]
+    while codes:
+        code = codes.pop()
+        codes.extend(const for const in code.co_consts if isinstance(const, types.CodeType))  # lambdas, comprehensions
+        for name in code.co_names:
+            value = function.__globals__.get(name)
+            if not isinstance(value, types.FunctionType):
+                continue
+            if name in STARTS_SNAKEMAKE:
+                return True
+            if value.__module__ == function.__module__ and _starts_snakemake(value, seen):
+                return True
+    return False
+
+
+def _fixture_function(item: pytest.Item, name: str):
+    """The function of fixture ``name`` as ``item`` sees it: its module's, else this file's."""
+    return getattr(item.module, name, None) or globals().get(name)
+
+
+# --- The `heavy` marker: unit tests that take many seconds of CPU ------------------------------
+# The default `pytest` runs them; the unit tier deselects them too, which keeps it under a minute on
+# 2 cores (docs/testing.md). Listed here, by file and function, with why each is heavy.
+HEAVY = {
+    "test_model.py::test_token_tables_compute_the_reference_function_and_its_gradients":
+        "192 cases, 6 examples each: both fast paths, the reference and their gradients, in float64",
+    "test_model.py::test_same_seed_same_numbers_bit_for_bit": "trains three heads per case",
+    "test_sources.py::test_jobs_that_run_no_model_do_not_import_torch": "a fresh Python per job script",
+    "test_bootstrap.py::test_the_interval_covers_the_true_mean_about_as_often_as_it_says": "40 bootstraps",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if not isinstance(item, pytest.Function):
+            continue
+        if f"{item.path.name}::{item.originalname}" in HEAVY:
+            item.add_marker(pytest.mark.heavy)
+        if item.get_closest_marker("workflow"):
+            continue
+        seen: set = set()
+        if "smoke_run" in item.fixturenames or _starts_snakemake(item.function, seen) or any(
+                _starts_snakemake(_fixture_function(item, name), seen) for name in item.fixturenames):
+            item.add_marker(pytest.mark.workflow)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    global _running
+    _running = item
+    try:
+        return (yield)
+    finally:
+        _running = None

@@ -3,7 +3,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from lengthgen.claims import verdict
+from lengthgen.claims import verdict, with_keys
 from lengthgen.experiments.base import base_checks, summarize_accuracy
 from lengthgen.stats import mean_interval
 
@@ -28,19 +28,30 @@ def accuracy_table(rope_far: float, learned_far: float) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def checks_of(accuracy: pd.DataFrame) -> pd.DataFrame:
+    return with_keys(base_checks(summarize_accuracy(accuracy), vocab_size=8, train_length_max=8), "base", "base")
+
+
 def test_base_claim_confirmed_when_rope_extrapolates_and_learned_is_at_chance():
-    checks = base_checks(summarize_accuracy(accuracy_table(0.9, 0.13)), vocab_size=8, train_length_max=8)
+    checks = checks_of(accuracy_table(0.9, 0.13))
     assert checks["holds"].all() and verdict(checks) == "confirmed"
 
 
 def test_base_claim_fails_when_rope_is_at_chance_far_out():
-    checks = base_checks(summarize_accuracy(accuracy_table(0.125, 0.125)), vocab_size=8, train_length_max=8)
-    failing = checks.loc[~checks["holds"], "statistic"].tolist()
-    assert failing == ["rope: mean accuracy at n=32"] and verdict(checks) == "mixed"
+    checks = checks_of(accuracy_table(0.125, 0.125))
+    failing = checks.loc[~checks["holds"], ["statistic", "offset", "rule"]].values.tolist()
+    assert failing == [["rope: mean accuracy at the longest length <= 4x the training maximum", 1,
+                        ">= 5 x chance = 0.625 (n=32)"]] and verdict(checks) == "mixed"
 
 
 def test_verdict_of_no_holding_check_is_not_confirmed():
-    assert verdict(pd.DataFrame({"holds": [False, False]})) == "not confirmed"
+    assert verdict(pd.DataFrame({"holds": [False, False], "kind": "evidence"})) == "not confirmed"
+
+
+def test_verdict_counts_evidence_only():
+    sanity_fails = pd.DataFrame({"holds": [True, False], "kind": ["evidence", "sanity"]})
+    assert verdict(sanity_fails) == "confirmed"
+    assert verdict(sanity_fails.assign(kind="sanity")) == "no evidence"
 
 
 def test_summary_interval_stays_inside_zero_one():

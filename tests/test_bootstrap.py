@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from lengthgen.bootstrap import resample_seeds, seed_bootstrap
-from lengthgen.claims import check
+from lengthgen.claims import KEY, check, with_keys
 
 
 def per_seed(values) -> pd.DataFrame:
@@ -16,8 +16,8 @@ def mean_check(threshold: float):
     """A claim whose statistic is the mean over seeds of ``value``, checked against ``threshold``."""
 
     def claims_of(runs):
-        mean = runs["value"].mean()
-        return pd.DataFrame([check("toy", "K=1", "mean over seeds", mean, f">= {threshold}", mean >= threshold)])
+        return with_keys([check("mean is high", "mean over seeds", runs["value"].mean(), ">=", threshold, offset=1)],
+                         "toy", "toy")
 
     return claims_of
 
@@ -47,8 +47,7 @@ def test_identical_seeds_have_no_spread():
 
 def test_a_seed_drawn_twice_counts_as_two_seeds():
     def distinct_seeds(runs):
-        count = runs["seed"].nunique()
-        return pd.DataFrame([check("toy", "all", "seeds", count, ">= 1", count >= 1)])
+        return with_keys([check("seeds", "distinct seeds", runs["seed"].nunique(), ">=", 1)], "toy", "toy")
 
     spread = seed_bootstrap(distinct_seeds, {"runs": per_seed(range(6))}, resamples=200, seed=3).iloc[0]
     assert spread["spread_low"] == spread["spread_high"] == 6
@@ -60,7 +59,7 @@ def test_tables_are_resampled_together_so_pairs_stay_paired():
 
     def paired(heads, controls):
         gap = heads.merge(controls, on="seed", suffixes=("", "_control")).eval("value - value_control")
-        return pd.DataFrame([check("toy", "all", "largest gap", gap.max(), "<= 0.1", gap.max() <= 0.1 + 1e-12)])
+        return with_keys([check("paired", "largest gap", gap.max(), "<=", 0.1 + 1e-12)], "toy", "toy")
 
     spread = seed_bootstrap(paired, {"heads": heads, "controls": controls}, resamples=200, seed=4).iloc[0]
     assert spread["spread_low"] == pytest.approx(0.1) and spread["spread_high"] == pytest.approx(0.1)
@@ -78,10 +77,10 @@ def test_a_table_without_seeds_is_taken_whole():
 def test_same_seed_same_spread_and_a_check_made_only_sometimes_counts_its_resamples():
     def sometimes(runs):  # a check made only where the mean is high, like variants' "where it fits the range"
         mean = runs["value"].mean()
-        rows = [check("toy", "K=1", "mean", mean, ">= 0", True)]
+        rows = [check("high mean", "mean", mean, ">=", 0, offset=1)]
         if mean > 4.5:
-            rows.append(check("toy", "K=1", "conditional mean", mean, "<= 10", mean <= 10))
-        return pd.DataFrame(rows)
+            rows.append(check("high mean", "conditional mean", mean, "<=", 10, offset=1))
+        return with_keys(rows, "toy", "toy")
 
     tables = {"runs": per_seed(np.arange(10.0) + np.eye(10)[0])}  # mean 4.6: the second check is made
     first = seed_bootstrap(sometimes, tables, resamples=300, seed=5)
@@ -101,3 +100,17 @@ def test_the_interval_covers_the_true_mean_about_as_often_as_it_says():
         spread = seed_bootstrap(mean_check(0.5), {"runs": values}, resamples=100, seed=experiment).iloc[0]
         covered.append(spread["spread_low"] <= 0.7 <= spread["spread_high"])
     assert 0.8 <= np.mean(covered) < 1.0
+
+
+def test_checks_are_matched_across_resamples_on_their_key_the_pooled_and_each_offset_apart():
+    def pooled_and_at_two(runs):  # the same claim and statistic pooled and at one offset: two checks
+        mean = runs["value"].mean()
+        return with_keys([check("high mean", "mean", mean, ">=", 4.5),
+                          check("high mean", "mean", mean + 10, ">=", 4.5, offset=2)], "toy", "toy_K2")
+
+    spread = seed_bootstrap(pooled_and_at_two, {"runs": per_seed(np.arange(10.0))}, resamples=200, seed=8)
+    assert list(spread.columns[:5]) == ["experiment", "section", *KEY[1:]]
+    assert spread["offset"].isna().tolist() == [True, False] and spread["offset"].iloc[1] == 2
+    assert spread["section"].eq("toy_K2").all() and (spread["resamples"] == 200).all()
+    assert spread["spread_low"].iloc[1] == pytest.approx(spread["spread_low"].iloc[0] + 10)
+    assert 0.3 < spread["holds_fraction"].iloc[0] < 0.7 and spread["holds_fraction"].iloc[1] == 1.0

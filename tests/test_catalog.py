@@ -11,6 +11,7 @@ from lengthgen.claims import with_verdicts
 from lengthgen.config import prepare_config
 from lengthgen.experiments import multiseed
 from lengthgen.experiments.catalog import CATALOG, Experiment, plan, seeds, trained
+from lengthgen.experiments.declaration import schema_of
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 
@@ -49,7 +50,8 @@ def test_one_seed_leaves_out_multiseed():
 
 
 def test_a_new_experiment_is_one_entry():
-    catalog = [*CATALOG, Experiment("novel", needs=(trained("nope"), seeds(3)))]
+    novel = Experiment("novel", reads={}, settings=(), tables=(), figures=(), needs=(trained("nope"), seeds(3)))
+    catalog = [*CATALOG, novel]
     assert plan(config_with(), catalog).left_out == {
         "novel": "needs nope in sweep.pe, which has rope, learned (missing: nope)"}
     assert plan(config_with(pe=["rope", "learned", "nope"]), catalog).sections[-1] == "novel"
@@ -58,12 +60,16 @@ def test_a_new_experiment_is_one_entry():
 @pytest.mark.parametrize("pe", [["rope"], ["learned"], ["rope", "learned"]])
 def test_multiseed_reads_headlines_only_of_experiments_that_run(pe):
     result = plan(config_with(pe=pe))
-    headlines = multiseed.headlines_of(result.experiments)
-    assert headlines and {headline.experiment for headline in headlines} <= set(result.experiments)
-    assert {headline.experiment for headline in multiseed.HEADLINES} <= {experiment.name for experiment in CATALOG}
+    reads = next(experiment for experiment in result.running if experiment.name == "multiseed").reads
+    headlines = multiseed.headlines_of(dict.fromkeys(reads))
+    left_out = {schema_of(table) for experiment in CATALOG if experiment.name in result.left_out
+                for table in experiment.headline_tables}
+    assert headlines and not {headline.source for headline in headlines} & left_out
+    assert {table.schema_name for table in reads.values()} == {headline.source for headline in headlines}
 
 
-def test_all_claims_carry_their_experiments_verdict():
-    checks = pd.DataFrame({"experiment": ["a", "a", "b"], "claim": "c", "statistic": "s", "value": 1.0,
-                           "rule": "r", "holds": [True, False, True]})
-    assert with_verdicts(checks)["verdict"].tolist() == ["mixed", "mixed", "confirmed"]
+def test_all_claims_carry_their_sections_verdict_from_evidence_alone():
+    checks = pd.DataFrame({"experiment": "a", "section": ["a_K1", "a_K1", "a_K2", "a_K2"], "claim": "c",
+                           "statistic": "s", "value": 1.0, "rule": "r", "holds": [True, False, True, False],
+                           "kind": ["evidence", "evidence", "evidence", "sanity"]})
+    assert with_verdicts(checks)["verdict"].tolist() == ["mixed", "mixed", "confirmed", "confirmed"]

@@ -7,10 +7,12 @@ import pytest
 import torch
 
 from lengthgen import length_scaling
+from lengthgen.claims import with_keys
 from lengthgen.experiments import cures
 from lengthgen.experiments.prop1 import PREDICTORS, predict_dilution
 from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.plots.cures import CURE_STYLES, TRAINED_HEAD, plot_cures
+from lengthgen.plots.cures import CURE_STYLES, TRAINED_HEAD, draw
+from lengthgen.prose.cures import section
 from lengthgen.schemas.core import CLAIMS
 from lengthgen.schemas.cures import CURES_BY_LENGTH, CURES_PREDICTION, CURES_RECOVERY
 from lengthgen.tables import to_arrow
@@ -133,25 +135,37 @@ def tables(rope_loss: dict[str, float], log_length_gain: float,
     return pd.DataFrame(rows), pd.DataFrame(predictions)
 
 
-def checks_by_claim(claims: pd.DataFrame) -> dict[str, list[bool]]:
-    return claims.groupby("claim", sort=False)["holds"].apply(list).to_dict()
+SETTINGS = {"task": {"vocab_size": 10, "train_length_min": 4, "train_length_max": 8}}
 
 
-def test_claims_hold_when_sharpening_recovers_and_nothing_else_happens():
+def checks_of(by_length: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
+    return with_keys(cures.checks({"cures_by_length": by_length, "cures_prediction": predictions}, SETTINGS),
+                     "cures", "cures")
+
+
+def checks_by_claim(checks: pd.DataFrame) -> dict[str, list[bool]]:
+    return checks.groupby("claim", sort=False)["holds"].apply(list).to_dict()
+
+
+def test_checks_hold_when_sharpening_recovers_and_nothing_else_happens():
     by_length, predictions = tables({"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8},
                                     log_length_gain=0.2, learned_gain=0.0)
-    claims = cures.claims_cures(by_length, predictions, train_length_max=8)
-    to_arrow(claims, CLAIMS)
-    assert claims["holds"].all(), claims
-    fraction = claims.loc[claims["claim"] == "log_length undoes much of rope's decay", "value"].item()
+    checks = checks_of(by_length, predictions)
+    to_arrow(checks, CLAIMS)
+    assert checks["holds"].all(), checks
+    assert checks["offset"].isna().all()  # every check pools the offsets
+    fraction = checks.loc[checks["claim"] == "log_length undoes much of rope's decay", "value"].item()
     # mean over runs of (cured - uncured) = 0.3; of (1 - uncured) = 0.4 + mean noise 0.01
     assert fraction == pytest.approx(0.3 / 0.41)
+    kinds = checks.set_index("claim")["kind"]
+    assert kinds["interpolate hurts rope's fixed-offset rule"] == "sanity"
+    assert (kinds.drop("interpolate hurts rope's fixed-offset rule") == "evidence").all()
 
 
-def test_claims_fail_when_sharpening_does_nothing_and_the_learned_head_gains():
+def test_checks_fail_when_sharpening_does_nothing_and_the_learned_head_gains():
     by_length, predictions = tables({"none": 0.4, "log_length": 0.4, "yarn": 0.38, "interpolate": 0.3},
                                     log_length_gain=-0.05, learned_gain=0.2)
-    holds = checks_by_claim(cures.claims_cures(by_length, predictions, train_length_max=8))
+    holds = checks_by_claim(checks_of(by_length, predictions))
     assert holds["log_length undoes much of rope's decay"] == [False]
     assert holds["yarn undoes much of rope's decay"] == [False]
     assert holds["interpolate hurts rope's fixed-offset rule"] == [False]
@@ -160,28 +174,41 @@ def test_claims_fail_when_sharpening_does_nothing_and_the_learned_head_gains():
     assert holds["the dilution law predicts rope under yarn"] == [True, True]
 
 
-def test_claims_of_a_wrong_prediction_fail():
+def test_checks_of_a_wrong_prediction_fail():
     by_length, predictions = tables({"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8}, 0.2, 0.0)
     wrong = predictions.assign(predicted_accuracy=predictions["predicted_accuracy"] - 0.3)
-    holds = checks_by_claim(cures.claims_cures(by_length, wrong, train_length_max=8))
+    holds = checks_by_claim(checks_of(by_length, wrong))
     assert holds["the dilution law predicts rope under log_length"] == [True, False]  # attention right, accuracy not
 
 
-def test_section_and_figure_from_the_tables(tmp_path):
+def markdown_rows(text: str) -> list[list[str]]:
+    return [[cell.strip() for cell in line.strip("|").split("|")]
+            for line in text.splitlines() if line.startswith("| ")]
+
+
+def test_section_and_figure_from_the_tables():
     by_length, predictions = tables({"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8}, 0.2, 0.0)
     to_arrow(by_length, CURES_BY_LENGTH)
     to_arrow(predictions, CURES_PREDICTION)
     recovery = cures.recovery_table(by_length, predictions, train_length_max=8)
     to_arrow(recovery, CURES_RECOVERY)
-    claims = cures.claims_cures(by_length, predictions, train_length_max=8)
-    section = cures.section_markdown(by_length, predictions, recovery, claims, train_length_max=8)
-    assert section.startswith("## cures")
-    assert "| rope | log_length | 1.000 (1.000) | 0.890 (0.890) | 0.890 (0.890) |" in section
-    assert "| rope | hard attention (limit) | 1.000 | 0.590 | 0.590 |" in section
-    assert f"| log_length | {0.3 / 0.41:+.3f} | {0.3 / 0.41:+.3f} |" in section  # predictions = measurements here
-    assert "| hard_attention | +0.000 | - | - | - | - |" in section
-    assert "At n=32, rope's mean attention on the target is 0.590 uncured and 0.890 under log_length" in section
-    assert "figures/dilution_cures.png" in section
+    written = {"cures_by_length": by_length, "cures_prediction": predictions, "cures_recovery": recovery}
+    text = section(written, checks_of(by_length, predictions), SETTINGS)
+    assert text.startswith("## cures")
+    rows = markdown_rows(text)
+    assert ["rope", "log_length", "1.000 (1.000)", "0.890 (0.890)", "0.890 (0.890)"] in rows
+    assert ["rope", "hard attention (limit)", "1.000", "0.590", "0.590"] in rows
+    assert ["log_length", *[f"{0.3 / 0.41:+.3f}"] * 5] in rows  # predictions = measurements here
+    assert ["hard_attention", "+0.000", "-", "-", "-", "-"] in rows
+    assert "At n=32, rope's mean attention on the target is 0.590 uncured and 0.890 under log_length" in text
+    assert "figures/dilution_cures.png" in text and "Sanity checks" in text
+
     assert set(CURE_STYLES) == set(cures.CURES) and TRAINED_HEAD == cures.TRAINED_HEAD
-    plot_cures(by_length, predictions, recovery, 10, 4, 8, tmp_path / "cures.png", dpi=40)
-    assert (tmp_path / "cures.png").read_bytes().startswith(b"\x89PNG")
+    figure = draw(written, SETTINGS)["dilution_cures"]
+    panels = {ax.get_title(): ax for ax in figure.axes}
+    lines = {line.get_label(): line for line in panels["rope, K = 2"].get_lines()}
+    assert list(lines["rope, log_length: measured"].get_ydata()) == pytest.approx([1.0, 0.89, 0.89])
+    assert list(lines["rope, hard attention (limit of sharpening)"].get_ydata()) == pytest.approx([1.0, 0.59, 0.59])
+    assert list(lines["rope trained with log-length scaling"].get_ydata()) == pytest.approx([1.0, 0.78, 0.78])
+    bars = [patch.get_height() for patch in panels["rope: recovery past the range (all K)"].patches]
+    assert bars[:2] == pytest.approx([0.3 / 0.41, 0.25 / 0.41])  # measured: log_length, yarn

@@ -5,20 +5,25 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+
+from conftest import markdown_rows
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lengthgen import tables
-from lengthgen.experiments.frequency import (analyze_coefficients, analyze_head, block_spectrum, claims_frequency,
-                                             entropy_rank, participation_ratio, position_kernel_matrix,
-                                             rank_for_share, section_markdown)
+from lengthgen.claims import with_keys
+from lengthgen.experiments import frequency
+from lengthgen.experiments.frequency import (analyze_coefficients, analyze_head, block_spectrum, entropy_rank,
+                                             participation_ratio, position_kernel_matrix, rank_for_share)
 from lengthgen.kernel import cosine_sum, logit_kernel, mean_block_coefficients, rotary_blocks
 from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.plots.frequency import carrier_kernel, plot_frequency
+from lengthgen.plots import frequency as plots
+from lengthgen.plots.frequency import carrier_kernel
+from lengthgen.prose import frequency as prose
+from lengthgen.schemas import schema_named
 from lengthgen.schemas.core import CLAIMS
-from lengthgen.schemas.frequency import (FREQUENCY_BLOCKS, FREQUENCY_SINGULAR_VALUES, FREQUENCY_SUMMARY,
-                                         FREQUENCY_UNTRAINED_SUMMARY)
+from lengthgen.schemas.frequency import FREQUENCY_BLOCKS, FREQUENCY_SUMMARY
 from lengthgen.training import init_head
 
 D_MODEL = 8
@@ -146,39 +151,77 @@ def test_rank_for_share():
     assert rank_for_share([1.0, 0.0], 0.9) == 1
 
 
-def test_claims_take_the_worst_seed():
+def keyed_checks(summary, untrained):
+    checks = frequency.checks({"frequency_summary": summary, "frequency_untrained_summary": untrained}, SETTINGS)
+    return with_keys(checks, "frequency", "frequency")
+
+
+SETTINGS = {"task": {"vocab_size": 4, "train_length_min": 4, "train_length_max": 16, "eval_lengths": [16, 64]}}
+
+
+def test_checks_take_the_worst_seed():
     summary = pd.DataFrame({"offset": [1, 1, 2, 2], "seed": [0, 1, 0, 1], "top4_share": [0.95, 0.85, 0.9, 0.7],
                             "top4_alignment": [0.99, 0.9, 0.95, 0.97]})
     untrained = summary.assign(top4_share=[0.5, 0.6, 0.55, 0.65], top4_alignment=0.1)
-    claims = claims_frequency(summary, untrained, min_top4_share=0.8, min_top4_alignment=0.8)
-    tables.to_arrow(claims, CLAIMS)
-    assert claims["claim"].tolist() == ["K=1", "K=1", "K=2", "K=2"]
-    assert claims["value"].tolist() == pytest.approx([0.85, 0.9, 0.7, 0.95])
-    assert claims["holds"].tolist() == [True, True, False, True]
-    assert "(untrained: 0.5 to 0.6)" in claims["statistic"].iloc[0]  # the baseline beside the value
-    assert "(untrained: 0.55 to 0.65)" in claims["statistic"].iloc[2]
+    checks = keyed_checks(summary, untrained)
+    tables.to_arrow(checks, CLAIMS)
+    assert checks["offset"].tolist() == [1, 1, 2, 2]
+    assert checks["value"].tolist() == pytest.approx([0.85, 0.9, 0.7, 0.95])
+    assert checks["holds"].tolist() == [True, True, False, True]
+    assert (checks["kind"] == "evidence").all() and (checks["threshold"] == 0.8).all()
+    # the same two statistics at every offset, with the baseline beside the threshold, not in the name
+    assert checks["statistic"].nunique() == 2 and checks["claim"].nunique() == 1
+    assert "(untrained: 0.5 to 0.6; 2 seeds)" in checks["rule"].iloc[0]
+    assert "(untrained: 0.55 to 0.65; 2 seeds)" in checks["rule"].iloc[2]
 
 
-def test_section_and_figure_from_hand_built_heads(tmp_path):
-    parts = [analyze_head(two_frequency_head(KNOWN, 1.0), offset, seed, 16) for offset in (1, 2) for seed in (0, 1)]
-    blocks, summary, singular = (pd.concat(frames, ignore_index=True) for frames in zip(*parts))
+def hand_built_runs():
+    """(run, model) pairs as the runner's ModelSet yields them: one hand-built head per (offset, seed)."""
+    return [({"pe": "rope", "offset": offset, "seed": seed}, two_frequency_head(KNOWN, 1.0))
+            for offset in (1, 2) for seed in (0, 1)]
+
+
+def test_analyze_decomposes_each_head_trained_and_at_its_seeded_init():
+    measured = frequency.analyze({"models": hand_built_runs()}, SETTINGS)
+    for name, frame in measured.items():
+        tables.to_arrow(frame, schema_named(name))  # raises if a column is missing or mistyped
     config = two_frequency_head(KNOWN).config
-    untrained = pd.concat([analyze_head(init_head(config, seed), offset, seed, 16)[1]
-                           for offset in (1, 2) for seed in (0, 1)], ignore_index=True)
-    tables.to_arrow(singular, FREQUENCY_SINGULAR_VALUES)
-    tables.to_arrow(untrained, FREQUENCY_UNTRAINED_SUMMARY)
-    claims = claims_frequency(summary, untrained, 0.8, 0.8)
-    section = section_markdown(summary, untrained, claims, 16)
+    untrained = measured["frequency_untrained_summary"].set_index(["offset", "seed"])
+    for offset, seed in [(1, 0), (2, 1)]:
+        at_init = analyze_head(init_head(config, seed), offset, seed, 16)[1].set_index(["offset", "seed"])
+        pd.testing.assert_frame_equal(untrained.loc[[(offset, seed)]], at_init)
+    assert measured["frequency_summary"]["top2_share"].to_numpy() == pytest.approx(1.0)  # the two known blocks
+    assert len(measured["frequency_singular_values"]) == 4 * 16
+
+
+def test_section_from_hand_built_heads():
+    measured = frequency.analyze({"models": hand_built_runs()}, SETTINGS)
+    checks = keyed_checks(measured["frequency_summary"], measured["frequency_untrained_summary"])
+    section = prose.section(measured, checks, SETTINGS)
     assert section.startswith("## frequency") and "figures/frequency_rank.png" in section
-    assert section.count("\n| 1 | trained | 2 |") == 1  # one row for K=1 with 2 seeds
-    untrained_row = "\n| 1 | untrained | 2 | "
-    assert section.count(untrained_row) == 1
-    share = untrained[untrained["offset"] == 1]["top4_share"]
-    assert f"{share.mean():.3g} [{share.min():.3g}, {share.max():.3g}]" in section.split(untrained_row)[1].split("\n")[0]
-    head = blocks[(blocks["offset"] == 1) & (blocks["seed"] == 0)]
-    deltas = np.arange(16)
+    rows = markdown_rows(section, "|K|head|seeds|")
+    assert [row[:3] for row in rows] == [["1", "trained", "2"], ["1", "untrained", "2"], ["2", "trained", "2"],
+                                        ["2", "untrained", "2"]]
+    share = measured["frequency_untrained_summary"].query("offset == 1")["top4_share"]
+    assert rows[1][6] == f"{share.mean():.3g} [{share.min():.3g}, {share.max():.3g}]"  # the top-4 share column
+    assert len(markdown_rows(section, "|claim|K|statistic|")) == 4
+
+
+def test_figure_from_hand_built_heads():
+    measured = frequency.analyze({"models": hand_built_runs()}, SETTINGS)
+    head = measured["frequency_blocks"].query("offset == 1 and seed == 0")
     expected = logit_kernel(two_frequency_head(KNOWN, 1.0), 16).mean(dim=(0, 1)).numpy()
-    assert np.allclose(carrier_kernel(head, deltas), expected)
-    path = tmp_path / "frequency_rank.png"
-    plot_frequency(blocks, summary, singular, 16, 0.8, 0.8, path, dpi=40)
-    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert np.allclose(carrier_kernel(head, np.arange(16)), expected)
+    figures = plots.draw(measured, SETTINGS)
+    assert set(figures) == {"frequency_rank"}
+    energy, concentration, alignment, kernel, singular, claim = figures["frequency_rank"].axes
+    first = kernel.get_lines()[0]  # the head of offset 1, seed 0, over deltas 0..2L-1, divided by its max |s|
+    carrier = carrier_kernel(head, np.arange(32))
+    assert np.allclose(first.get_ydata(), carrier / np.abs(carrier).max())
+    for line in concentration.get_lines()[:4]:  # every head's cumulative share reaches 1 by its 2 blocks
+        assert line.get_ydata()[1:] == pytest.approx(1.0)
+    points = np.concatenate([collection.get_offsets() for collection in claim.collections])
+    summary = measured["frequency_summary"]
+    assert sorted(map(tuple, points)) == sorted(zip(summary["top4_share"], summary["top4_alignment"]))
+    legend = figures["frequency_rank"].legends[0]  # one legend, under every panel
+    assert legend.get_window_extent().y1 <= min(ax.get_window_extent().y0 for ax in (kernel, singular, claim))

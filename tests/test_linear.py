@@ -1,6 +1,7 @@
 """linear: the min-norm control (arm 1), the linear-attention head (arm 2), and checks that can fail."""
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -10,9 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lengthgen import rules, tables
+from lengthgen.claims import with_keys
 from lengthgen.experiments import linear
 from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.plots.linear import plot_linear_control
+from lengthgen.plots import linear as linear_plot
+from lengthgen.prose import linear as linear_prose
 from lengthgen.rotary_regression import (RegressionConfig, condition_number, interpolation_target, min_norm_solution,
                                          numerical_rank, regression_outputs, rotary_basis, row_space_fraction,
                                          squared_loss, train_regression)
@@ -288,7 +291,8 @@ def claims_for(comparison: pd.DataFrame, head_error: float = 0.1) -> dict[str, b
     by_length = pd.concat([by_length_of(kernel_predictor(min_norm_kernel()), arm=arm)
                            for arm in (linear.CONTROL, linear.HEAD)])
     head = comparison.assign(arm=linear.HEAD, relative_error=head_error)
-    claims = linear.claims_linear(by_length, pd.concat([comparison, head]), 8, TASK.vocab_size)
+    claims = with_keys(linear.claims_linear(by_length, pd.concat([comparison, head]), 8, TASK.vocab_size),
+                       "linear", "linear")
     tables.to_arrow(claims, CLAIMS)
     return dict(zip(claims["claim"], claims["holds"]))
 
@@ -326,40 +330,94 @@ def test_the_arm_2_kernel_check_follows_its_rule():
     assert not claims_for(comparison, head_error=0.5)[claim]
 
 
-# --- the section and the figure -------------------------------------------------------------------
+# --- the experiment: its tables, section and figure ------------------------------------------------
 
-def test_section_and_figure_from_both_arms(tmp_path):
-    parts = []
-    for offset in (1, 2):
-        task = TaskConfig(TASK.vocab_size, offset, TASK.train_length_min, TASK.train_length_max)
-        sets = eval_sets(offset, lengths=(8, 16, 32), n_samples=64)
-        for seed in (0, 1):
-            head = tiny_head(d_model=16, vocab_size=TASK.vocab_size, seed=seed, rope_base=1e4).float()
-            for arm, result in ((linear.CONTROL, linear.analyze_control(CONTROL, task, seed, sets, 32)),
-                                (linear.HEAD, linear.analyze_head(head, task, sets, 32))):
-                parts.append({name: frame.assign(arm=arm, offset=offset, seed=seed) for name, frame in result.items()})
-    frames = {name: pd.concat([part[name] for part in parts if name in part], ignore_index=True)
-              for name in ("by_length", "kernels", "cutoffs", "comparison", "convergence")}
-    for name, kind in (("by_length", schemas.LINEAR_BY_LENGTH), ("kernels", schemas.LINEAR_KERNEL),
-                       ("cutoffs", schemas.LINEAR_CUTOFFS), ("comparison", schemas.LINEAR_COMPARISON),
-                       ("convergence", schemas.LINEAR_CONVERGENCE)):
-        tables.to_arrow(frames[name], kind)
-    curves = pd.DataFrame({"offset": 1, "seed": 0, "step": np.arange(1, 101), "accuracy": np.linspace(0, 1, 100)})
-    progress = linear.training_progress(curves)
-    assert progress["until_step"].tolist() == [25, 50, 75, 100]
-    assert progress["accuracy"].iloc[0] == pytest.approx(np.linspace(0, 1, 100)[:25].mean())
-    claims = linear.claims_linear(frames["by_length"], frames["comparison"], 8, TASK.vocab_size)
-    control = {"d_model": 16, "rope_base": 0.05, "steps": 400, "batch_size": 64, "lr": 0.05}
-    head = {"d_model": 16, "rope_base": 1e4, "steps": 100, "batch_size": 64, "lr": 1e-3}
-    text = linear.section_markdown(frames["by_length"], frames["comparison"], frames["cutoffs"], progress, claims,
-                                   4, 8, control, head)
+SETTINGS = {
+    "task": {"vocab_size": TASK.vocab_size, "train_length_min": TASK.train_length_min,
+             "train_length_max": TASK.train_length_max, "eval_lengths": [8, 16, 32]},
+    "linear": {"steps": 100, "batch_size": 64, "lr": 1e-3, "warmup_fraction": 0.1,
+               "min_norm": {"d_model": 16, "rope_base": 0.05, "steps": 400, "batch_size": 64, "lr": 0.05,
+                            "log_every": 50}},
+    "model": {"d_model": 16, "rope_base": 1e4},
+}
+
+
+@pytest.fixture(scope="module")
+def experiment():
+    """The experiment on two offsets x two seeds of untrained arm-2 heads: (inputs, tables, checks)."""
+    runs = [({"pe": "rope", "offset": offset, "seed": seed},
+             tiny_head(d_model=16, vocab_size=TASK.vocab_size, seed=seed, rope_base=1e4).float())
+            for offset in (1, 2) for seed in (0, 1)]
+    curves = pd.DataFrame([{"offset": offset, "seed": seed, "step": step, "accuracy": step / 100}
+                           for offset in (1, 2) for seed in (0, 1) for step in range(1, 101)])
+    inputs = {"models": runs, "curves": curves,
+              "eval_sets": {offset: eval_sets(offset, lengths=(8, 16, 32), n_samples=64) for offset in (1, 2)}}
+    results = linear.analyze(inputs, SETTINGS)
+    checks = with_keys(linear.checks({name: results[name] for name in linear.CHECKED}, SETTINGS), "linear", "linear")
+    return inputs, results, checks
+
+
+def test_the_experiment_writes_its_declared_tables(experiment):
+    _, results, checks = experiment
+    for name in ("linear_by_length", "linear_kernel", "linear_cutoffs", "linear_comparison", "linear_convergence",
+                 "linear_training_progress"):
+        tables.to_arrow(results[name], getattr(schemas, name.upper()))
+    assert set(results["linear_convergence"]["arm"]) == {linear.CONTROL}  # only arm 1 is trained here
+    assert len(results["linear_comparison"]) == 8  # 2 arms x 2 offsets x 2 seeds
+    progress = results["linear_training_progress"]
+    assert progress.loc[(progress["offset"] == 1) & (progress["seed"] == 0), "until_step"].tolist() == [25, 50, 75, 100]
+    assert progress["accuracy"].iloc[0] == pytest.approx(np.arange(1, 26).mean() / 100)
+    tables.to_arrow(checks, CLAIMS)
+    assert len(checks) == 10 and (checks["kind"] == "evidence").all() and checks["offset"].isna().all()
+
+
+def test_check_names_carry_no_setting():
+    """The same checks under other lengths: only the values and the rule text may change."""
+    def keys(train_length_max, lengths):
+        by_length = pd.concat([by_length_of(kernel_predictor(min_norm_kernel()), arm=arm)
+                               for arm in (linear.CONTROL, linear.HEAD)])
+        by_length = by_length[by_length["length"].isin(lengths)]
+        comparison = arm_1_comparison(train_regression(CONTROL, TASK, seed=0)[0])
+        comparison = pd.concat([comparison, comparison.assign(arm=linear.HEAD)])
+        checks = linear.claims_linear(by_length, comparison, train_length_max, TASK.vocab_size)
+        return [(check["claim"], check["statistic"]) for check in checks]
+
+    assert keys(8, (8, 16, 32, 64, 128)) == keys(4, (8, 16, 32))
+
+
+def test_the_section_reports_both_arms_and_their_checks(experiment):
+    inputs, results, checks = experiment
+    text = linear_prose.section({**inputs, **results}, checks, SETTINGS)
     assert text.startswith("## linear\n") and "(figures/linear_control.png)" in text
     assert "arm 1 tests the claim" in text and "squared" in text
-    kappa = frames["comparison"].query("arm == @linear.CONTROL")["condition_number"].max()
+    kappa = results["linear_comparison"].query("arm == @linear.CONTROL")["condition_number"].max()
     assert f"condition number {kappa:.3g}" in text
-    assert text.count("**holds**") == int(claims["holds"].sum()) and len(claims) == 10
-    assert text.index("| 1 | 1 |") < text.index("| 2 | 1 |")  # arm 1 first
-    path = tmp_path / "linear_control.png"
-    plot_linear_control(frames["by_length"], frames["kernels"], frames["comparison"], frames["cutoffs"],
-                        frames["convergence"], 4, 8, TASK.vocab_size, path, dpi=40)
-    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    of_control = checks["claim"].str.startswith(schemas.ARMS[linear.CONTROL])
+    assert (f"Arm 1: {checks.loc[of_control, 'holds'].sum()}/6 checks hold; "
+            f"arm 2: {checks.loc[~of_control, 'holds'].sum()}/4.") in text
+    assert all(statistic in text for statistic in checks["statistic"])
+    first_row = {arm: re.search(rf"^\|\s*{arm}\s*\|\s*1\s*\|", text, re.M).start() for arm in (1, 2)}
+    assert first_row[1] < first_row[2]  # arm 1 first
+
+
+def test_the_figure_shows_each_arms_accuracy_and_its_kernels(experiment):
+    _, results, _ = experiment
+    figure = linear_plot.draw(results, SETTINGS)["linear_control"]
+    by_length = results["linear_by_length"]
+    accuracy = figure.axes[0]
+    for line in accuracy.get_lines():
+        match = re.fullmatch(r"(arm \d), K=(\d)", line.get_label())
+        if not match:
+            continue
+        arm = next(key for key, label in schemas.ARMS.items() if label.startswith(match[1]))
+        rows = by_length[(by_length["arm"] == arm) & (by_length["offset"] == int(match[2]))]
+        assert list(line.get_ydata()) == pytest.approx(rows.groupby("length")["accuracy"].mean().tolist())
+    assert sum(bool(re.fullmatch(r"arm \d, K=\d", line.get_label())) for line in accuracy.get_lines()) == 4
+    # Kernel panels, rows 2 and 3, one per K: every kernel is 1 at the target's offset.
+    columns = 4
+    for row in (1, 2):
+        for index, offset in enumerate((1, 2)):
+            ax = figure.axes[row * columns + index]
+            for line in ax.get_lines()[:2]:
+                assert line.get_label() in ("trained", "min-norm")
+                assert line.get_ydata()[list(line.get_xdata()).index(offset)] == pytest.approx(1.0)

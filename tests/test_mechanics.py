@@ -5,19 +5,26 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+
+from conftest import markdown_rows
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lengthgen import tables
+from lengthgen.claims import with_keys
 from lengthgen.experiments import mechanics
 from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.plots.mechanics import plot_mechanics
+from lengthgen.plots import mechanics as plots
+from lengthgen.prose import mechanics as prose
+from lengthgen.schemas import schema_named
 from lengthgen.schemas.core import CLAIMS
-from lengthgen.schemas.mechanics import MECHANICS_ARGMAX_HISTOGRAM, MECHANICS_ATTENTION_PROFILE, MECHANICS_BY_LENGTH
 
 TRAIN_MAX = 32
 VOCAB = 4
+SETTINGS = {"task": {"vocab_size": VOCAB, "train_length_min": 8, "train_length_max": TRAIN_MAX,
+                     "eval_lengths": [16, 64, 128]},
+            "model": {"learned_init_std": 0.02}}
 
 
 def pinned_learned_head(position: int, logit: float, trained_positions: int = 256) -> AttentionHead:
@@ -59,7 +66,7 @@ def token_sets(lengths, n=20, seed=0):
 def test_pinned_head_matches_closed_form(position, logit, extra, offset):
     length = TRAIN_MAX + extra  # past the training range
     model = pinned_learned_head(position, logit)
-    row = mechanics.measure_mechanics(model, token_sets([length]), offset, 0, TRAIN_MAX)[MECHANICS_BY_LENGTH].iloc[0]
+    row = mechanics.measure_mechanics(model, token_sets([length]), offset, 0, TRAIN_MAX)["mechanics_by_length"].iloc[0]
     partition = math.exp(logit) + length - 1  # one key at e^logit, every other at e^0
     assert row["modal_position"] == position
     assert row["modal_fraction"] == 1.0
@@ -74,10 +81,11 @@ def test_tables_have_their_schemas_and_normalized_weights():
     model = pinned_learned_head(5, 3.0)
     eval_sets = {length: (tokens, tokens[:, -2]) for length, tokens in token_sets([16, 64]).items()}
     measured = mechanics.measure_mechanics(model, eval_sets, 1, 7, TRAIN_MAX)
-    for kind, frame in measured.items():
-        tables.to_arrow(frame, kind)  # raises if a column is missing or mistyped
+    assert tuple(measured) == mechanics.TABLES
+    for name, frame in measured.items():
+        tables.to_arrow(frame, schema_named(name))  # raises if a column is missing or mistyped
         assert set(frame[["pe", "offset", "seed"]].itertuples(index=False)) == {("learned", 1, 7)}
-    histogram, profile = measured[MECHANICS_ARGMAX_HISTOGRAM], measured[MECHANICS_ATTENTION_PROFILE]
+    histogram, profile = measured["mechanics_argmax_histogram"], measured["mechanics_attention_profile"]
     assert histogram.groupby("length")["count"].sum().tolist() == [20, 20]
     assert profile.groupby("length")["mean_weight"].sum().to_numpy() == pytest.approx([1.0, 1.0])
     assert profile.groupby("length")["position"].max().tolist() == [15, 63]
@@ -96,54 +104,94 @@ def test_argmax_statistics_counts_the_mode():
 
 def test_rope_head_follows_the_query():
     by_length = mechanics.measure_mechanics(query_following_rope_head(), token_sets([16, 64, 256]), 1, 0,
-                                            TRAIN_MAX)[MECHANICS_BY_LENGTH]
+                                            TRAIN_MAX)["mechanics_by_length"]
     assert by_length["modal_position"].tolist() == [15, 63, 255]
     assert by_length["modal_in_training_range"].tolist() == [True, False, False]
 
 
+def learned_runs(learned_heads):
+    """(run, model) pairs as the runner's ModelSet yields them: the learned heads (seed i), a rope head (seed 0)."""
+    runs = [({"pe": "learned", "seed": seed, "offset": 1}, head) for seed, head in enumerate(learned_heads)]
+    return runs + [({"pe": "rope", "seed": 0, "offset": 1}, query_following_rope_head())]
+
+
 def measured_runs(learned_heads, lengths=(16, 64, 128)):
-    frames = [mechanics.measure_mechanics(head, token_sets(lengths, seed=seed), 1, seed, TRAIN_MAX)
-              for seed, head in enumerate(learned_heads)]
-    frames.append(mechanics.measure_mechanics(query_following_rope_head(), token_sets(lengths), 1, 0, TRAIN_MAX))
-    return {kind: pd.concat([frame[kind] for frame in frames], ignore_index=True) for kind in frames[0]}
+    """The experiment's tables of the heads, through its ``analyze``; each run has its own sequences."""
+    measured = [mechanics.analyze({"models": [(run, head)], "eval_sets": {1: token_sets(lengths, seed=run["seed"])}},
+                                  SETTINGS) for run, head in learned_runs(learned_heads)]
+    return {name: pd.concat([tables[name] for tables in measured], ignore_index=True) for name in mechanics.TABLES}
 
 
-def test_claims_hold_for_pinned_learned_and_query_following_rope():
+def keyed_checks(by_length):
+    return with_keys(mechanics.checks({"mechanics_by_length": by_length}, SETTINGS), "mechanics", "mechanics")
+
+
+def test_analyze_measures_every_run_on_the_sets_of_its_offset():
+    heads = learned_runs([pinned_learned_head(20, 10.0)])
+    eval_sets = {1: token_sets([64, 128]), 2: token_sets([48])}  # every head here has offset 1
+    measured = mechanics.analyze({"models": heads, "eval_sets": eval_sets}, SETTINGS)
+    assert set(measured) == set(mechanics.TABLES)
+    by_length = measured["mechanics_by_length"]
+    assert sorted(by_length[["pe", "length"]].itertuples(index=False)) == [
+        ("learned", 64), ("learned", 128), ("rope", 64), ("rope", 128)]
+    assert by_length.loc[by_length["pe"] == "learned", "modal_position"].tolist() == [20, 20]
+
+
+def test_checks_hold_for_pinned_learned_and_query_following_rope():
     measured = measured_runs([pinned_learned_head(20, 10.0), pinned_learned_head(7, 10.0)])
-    claims = mechanics.claims_mechanics(measured[MECHANICS_BY_LENGTH])
-    tables.to_arrow(claims, CLAIMS)
-    assert len(claims) == 5 and claims["holds"].all()
-    assert (claims["experiment"] == "mechanics").all()
+    checks = keyed_checks(measured["mechanics_by_length"])
+    tables.to_arrow(checks, CLAIMS)
+    assert len(checks) == 5 and checks["holds"].all()
+    assert (checks["offset"] == 1).all() and (checks["kind"] == "evidence").all()
+    assert not checks["claim"].str.contains("K=").any()  # the offset is a column, not part of the name
 
 
-def test_claims_fail_for_a_weak_or_moving_pin():
+def test_checks_fail_for_a_weak_or_moving_pin():
     # logit 1: e^1 against 127 keys at e^0, so the mass on the training range is far below 0.5.
-    weak = mechanics.claims_mechanics(measured_runs([pinned_learned_head(20, 1.0)])[MECHANICS_BY_LENGTH])
+    weak = keyed_checks(measured_runs([pinned_learned_head(20, 1.0)])["mechanics_by_length"])
     assert not weak.set_index("claim").filter(like="mass", axis=0)["holds"].any()
-    by_length = measured_runs([pinned_learned_head(20, 10.0)])[MECHANICS_BY_LENGTH]
+    by_length = measured_runs([pinned_learned_head(20, 10.0)])["mechanics_by_length"]
     moved = by_length["pe"].eq("learned") & by_length["length"].eq(128)
     by_length.loc[moved, "modal_position"] = 21
-    claims = mechanics.claims_mechanics(by_length).set_index("claim")
-    assert not claims.filter(like="same", axis=0)["holds"].item()
-    assert claims.filter(like="inside the training range", axis=0)["holds"].all()
+    checks = keyed_checks(by_length).set_index("claim")
+    assert not checks.filter(like="same", axis=0)["holds"].item()
+    assert checks.filter(like="inside the training range", axis=0)["holds"].all()
 
 
-def test_missing_encoding_gives_claims_that_do_not_hold():
-    by_length = measured_runs([pinned_learned_head(20, 10.0)])[MECHANICS_BY_LENGTH]
-    claims = mechanics.claims_mechanics(by_length[by_length["pe"] == "learned"])
-    rope_row = claims[claims["claim"].str.contains("rope")].iloc[0]
+def test_missing_encoding_gives_checks_that_do_not_hold():
+    by_length = measured_runs([pinned_learned_head(20, 10.0)])["mechanics_by_length"]
+    checks = keyed_checks(by_length[by_length["pe"] == "learned"])
+    rope_row = checks[checks["claim"].str.contains("rope")].iloc[0]
     assert not rope_row["holds"] and np.isnan(rope_row["value"])
 
 
-def test_section_and_figure(tmp_path):
+def test_section():
     measured = measured_runs([pinned_learned_head(20, 10.0)])
-    by_length = measured[MECHANICS_BY_LENGTH]
-    claims = mechanics.claims_mechanics(by_length)
-    text = mechanics.section_markdown(by_length, claims, TRAIN_MAX, 0.02)
+    by_length = measured["mechanics_by_length"]
+    text = prose.section(measured, keyed_checks(by_length), SETTINGS)
     assert text.startswith("## mechanics")
-    assert "| 1 | 128 | 20 | 1.00, 1.00 |" in text  # the learned head's modal position from the table
+    learned, rope = (text.split(f"**{pe}**")[1] for pe in ("learned", "rope"))
+    # the learned head's modal position and its fraction at the mode, from the table
+    assert ["1", "128", "20", "1.00, 1.00"] in [row[:4] for row in markdown_rows(learned, "|K|length|")]
+    assert ["1", "128", "127"] in [row[:3] for row in markdown_rows(rope, "|K|length|")]
+    assert "learned table initialized with std 0.02" in text
     assert "(figures/mechanics.png)" in text
-    path = tmp_path / "mechanics.png"
-    plot_mechanics(by_length, measured[MECHANICS_ARGMAX_HISTOGRAM], measured[MECHANICS_ATTENTION_PROFILE],
-                   8, TRAIN_MAX, path, dpi=40)
-    assert path.read_bytes()[:4] == b"\x89PNG"
+    assert len(markdown_rows(text, "|claim|K|statistic|")) == 5
+
+
+def test_figure_shows_the_pinned_and_the_query_following_head():
+    measured = measured_runs([pinned_learned_head(20, 10.0)])
+    figures = plots.draw(measured, SETTINGS)
+    assert set(figures) == {"mechanics"}
+    histogram, modal, mass, fraction, learned_map, rope_map = figures["mechanics"].axes
+    medians = {line.get_label(): line for line in modal.get_lines() if "median" in line.get_label()}
+    # lengths 16, 64, 128: at 16 the pinned key is not there, and the all-equal logits leave the argmax at 0
+    assert medians["learned (median of runs)"].get_ydata().tolist() == [0, 20, 20]
+    assert medians["rope (median of runs)"].get_ydata().tolist() == [15, 63, 127]
+    maps = {line.get_label(): line for line in learned_map.get_lines()}
+    assert maps["n=128"].get_ydata().argmax() == 20 and maps["n=128"].get_ydata().max() > 0.9
+    rope_maps = {line.get_label(): line for line in rope_map.get_lines()}
+    assert rope_maps["n=128"].get_ydata().argmax() == 127
+    for ax in figures["mechanics"].axes:  # every legend lies outside its panel, under it
+        legend = ax.get_legend().get_window_extent()
+        assert legend.y1 <= ax.get_window_extent().y0

@@ -1,33 +1,43 @@
+import re
+
 import pandas as pd
 import pytest
+from matplotlib.collections import PathCollection
 
+from lengthgen.claims import with_keys
 from lengthgen.experiments import multiseed
+from lengthgen.experiments.catalog import CATALOG, headline_tables
+from lengthgen.plots.multiseed import draw
+from lengthgen.prose import multiseed as prose
 
-SETTINGS = {"vocab_size": 16, "train_length_max": 32}
+SETTINGS = {"task": {"vocab_size": 16, "train_length_max": 32}}
 
 
-def sources(rope_far: dict) -> dict[str, pd.DataFrame]:
-    """Synthetic tables for two offsets x two seeds; rope accuracy at 4x set per (offset, seed)."""
+def inputs(rope_far: dict) -> dict[str, pd.DataFrame]:
+    """Synthetic headline tables for two offsets x two seeds, named as catalog.plan names multiseed's inputs
+    (shift: one table per offset); rope accuracy at 4x set per (offset, seed)."""
     runs = [(offset, seed) for offset in (1, 2) for seed in (0, 1)]
     accuracy = pd.DataFrame(
         [dict(pe="rope", offset=k, seed=s, length=128, accuracy=rope_far[k, s]) for k, s in runs]
         + [dict(pe="learned", offset=k, seed=s, length=n, accuracy=0.0625 + 0.01 * s) for k, s in runs for n in (64, 128)])
     mechanics = pd.DataFrame([dict(pe="learned", offset=k, seed=s, length=64, past_training_range=True,
                                    modal_fraction=0.9) for k, s in runs])
-    shift = pd.DataFrame([dict(pe="rope", dtype="float64", offset=k, seed=s, attention_logit_change=1e-12)
-                          for k, s in runs])
+    shift = {f"shift_changes_K{offset}": pd.DataFrame([
+        dict(pe="rope", dtype="float64", offset=offset, seed=s, attention_logit_change=1e-12) for s in (0, 1)])
+        for offset in (1, 2)}
     prop1 = pd.DataFrame([dict(predictor="mean_field", offset=k, seed=s, length=n, predicted_attention=0.5,
                                measured_attention=0.45) for k, s in runs for n in (32, 64)])
     frequency = pd.DataFrame([dict(offset=k, seed=s, top4_share=0.95, top4_alignment=0.97) for k, s in runs])
     linear = pd.DataFrame([dict(arm=arm, offset=k, seed=s, length=128, accuracy=0.1) for k, s in runs
                            for arm in ("min_norm_control", "attention_head")])
-    return {"accuracy_by_length": accuracy, "mechanics_by_length": mechanics, "shift_changes": shift,
+    return {"accuracy_by_length": accuracy, "mechanics_by_length": mechanics, **shift,
             "prop1_prediction": prop1, "frequency_summary": frequency, "linear_by_length": linear}
 
 
 def test_headlines_are_read_per_run_and_checked_in_every_run():
     rope_far = {(1, 0): 0.9, (1, 1): 0.8, (2, 0): 0.7, (2, 1): 0.2}  # one run below 5/16
-    by_seed = multiseed.headline_by_seed(sources(rope_far), SETTINGS)
+    tables = multiseed.analyze(inputs(rope_far), SETTINGS)
+    by_seed = tables["headline_by_seed"]
     assert len(by_seed) == 4 * len(multiseed.HEADLINES)
     rope = by_seed[by_seed["headline"].str.startswith("base: rope")].set_index(["offset", "seed"])["value"]
     assert rope.to_dict() == rope_far
@@ -35,23 +45,65 @@ def test_headlines_are_read_per_run_and_checked_in_every_run():
     assert learned[(1, 1)] == pytest.approx(0.01)
     prop1 = by_seed[by_seed["headline"].str.startswith("prop1")]["value"]
     assert prop1.tolist() == pytest.approx([0.05] * 4)  # only the length past the range counts
+    shift = by_seed[by_seed["headline"].str.startswith("shift")]
+    assert sorted(zip(shift["offset"], shift["seed"])) == [(1, 0), (1, 1), (2, 0), (2, 1)]  # both offsets' tables
 
-    summary = multiseed.summarize_headlines(by_seed, SETTINGS)
+    summary = tables["headline_summary"]
     rope_summary = summary[summary["headline"].str.startswith("base: rope")].set_index("offset")
     assert rope_summary.loc["K=1", "mean"] == pytest.approx(0.85)
     assert rope_summary.loc["K=2", "fraction_of_runs_meeting"] == 0.5
     assert rope_summary.loc["all", "fraction_of_runs_meeting"] == 0.75
-    checks = multiseed.claims_multiseed(summary)
+    checks = with_keys(multiseed.checks({"headline_by_seed": by_seed}, SETTINGS), "multiseed", "multiseed")
     assert checks.set_index("claim")["holds"].to_dict() == {
         headline.name: not headline.name.startswith("base: rope") for headline in multiseed.HEADLINES}
+    # The run count is in the rule, not in the statistic, so the key is the same under any number of seeds.
+    assert checks["statistic"].nunique() == 1 and checks["offset"].isna().all()
+    assert "each of 4 runs" in checks.loc[0, "rule"]
+    kinds = checks.set_index("claim")["kind"]
+    assert kinds.to_dict() == {headline.name: "sanity" if headline.name.startswith("shift") else "evidence"
+                               for headline in multiseed.HEADLINES}
+
+    section = prose.section(tables, checks, SETTINGS)
+    assert re.search(r"\| base: rope accuracy at 4x the training length +\| K=2 .*\| 50% ", section)
+    assert "figures/multiseed_results.png" in section and "Sanity checks" in section
+
+
+def test_headlines_run_only_with_their_tables():
+    available = inputs({(1, 0): 1.0, (1, 1): 1.0, (2, 0): 1.0, (2, 1): 1.0})
+    only_shift = {name: table for name, table in available.items() if name.startswith("shift_changes")}
+    assert [headline.source for headline in multiseed.headlines_of(only_shift)] == ["shift_changes"]
+    by_seed = multiseed.headline_by_seed({**only_shift, "transformer_shift_changes": available["shift_changes_K1"]},
+                                         SETTINGS["task"])
+    assert len(by_seed) == 4  # another schema's table that ends like it is not read
+
+
+def test_every_headline_reads_a_table_the_catalog_names():
+    declared = {table.schema_name for table in headline_tables(CATALOG, {"shift": {"offsets": [1, 2]}})}
+    assert {headline.source for headline in multiseed.HEADLINES} <= declared
 
 
 def test_intervals_stay_inside_the_range_of_their_value():
     # Accuracies of 1, 1, 0.6 and 1 at K=1: the Student-t interval of their mean passes 1.
     rope_far = {(1, 0): 1.0, (1, 1): 0.6, (2, 0): 1.0, (2, 1): 1.0}
-    summary = multiseed.summarize_headlines(multiseed.headline_by_seed(sources(rope_far), SETTINGS), SETTINGS)
+    summary = multiseed.analyze(inputs(rope_far), SETTINGS)["headline_summary"]
     rope = summary[summary["headline"].str.startswith("base: rope")].set_index("offset")
     assert rope.loc["K=1", "ci_high"] == 1.0 and rope.loc["K=1", "ci_low"] == 0.0  # 0.8 +- 2.54: clipped both ways
     assert rope.loc["K=2", "ci_low"] == rope.loc["K=2", "ci_high"] == 1.0
     unbounded = summary[summary["headline"].str.startswith("prop1")]
     assert (unbounded["ci_low"] <= unbounded["mean"]).all()
+
+
+def test_the_figure_shows_each_run_the_mean_and_the_rule():
+    rope_far = {(1, 0): 0.9, (1, 1): 0.8, (2, 0): 0.7, (2, 1): 0.2}
+    figure = draw(multiseed.analyze(inputs(rope_far), SETTINGS), SETTINGS)["multiseed_results"]
+    panels = [ax for ax in figure.axes if ax.get_visible()]
+    assert len(panels) == len(multiseed.HEADLINES)
+    rope = panels[0]
+    assert rope.get_title().startswith("base: rope") and rope.get_title().endswith("rule: >= 0.312")
+    points = sorted(value for collection in rope.collections if isinstance(collection, PathCollection)
+                    for value in collection.get_offsets()[:, 1])
+    assert points == pytest.approx(sorted(rope_far.values()))
+    assert rope.get_lines()[-1].get_ydata()[0] == pytest.approx(5 / 16)  # the rule's threshold
+    assert panels[3].get_yscale() == "log"  # the shift headline spans orders of magnitude
+    assert not any(ax.get_legend() for ax in panels)
+

@@ -10,13 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lengthgen import tables
+from lengthgen.claims import with_keys
+from lengthgen.experiments import prop1
 from lengthgen.experiments.prop1 import (PREDICTORS, PROFILE_PREDICTORS, attention_profiles, best_predictor,
-                                         claims_prop1, compare_with_measured, exact_target_attention,
-                                         kernel_softmax_weights, predict_dilution, prediction_errors, profile_weights,
-                                         readout_accuracy, section_markdown)
+                                         compare_with_measured, exact_target_attention, kernel_softmax_weights,
+                                         predict_dilution, prediction_checks, prediction_errors, profile_weights,
+                                         readout_accuracy)
 from lengthgen.kernel import logit_kernel
 from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.plots.prop1 import PREDICTOR_STYLES, plot_prop1
+from lengthgen.plots.prop1 import PREDICTOR_STYLES, draw
+from lengthgen.prose.prop1 import section
 from lengthgen.schemas.core import CLAIMS
 from lengthgen.schemas.prop1 import PROP1_ERROR, PROP1_PREDICTION
 from lengthgen.training import init_head
@@ -235,13 +238,38 @@ def test_errors_from_hand_made_tables():
     assert row("mean_logit", "target_attention", scope="all")["correlation"] == pytest.approx(1.0)
     assert best_predictor(errors) == "mean_field"
 
-    claims = claims_prop1(errors, "mean_field", max_attention_mae=0.1 + 1e-9, max_accuracy_mae=0.1)
-    tables.to_arrow(claims, CLAIMS)
-    assert claims["holds"].tolist() == [True, False]
-    assert claims["value"].tolist() == pytest.approx([0.1, 0.15])
-    section = section_markdown(errors, claims, train_length_max=32)
-    assert section.startswith("## prop1")
-    assert "figures/prop1_validation_K1.png" in section and "| K=1 | mean_field | 0.100 |" in section
+    checks = with_keys(prediction_checks(errors, "mean_field", max_attention_mae=0.1 + 1e-9, max_accuracy_mae=0.1),
+                       "prop1", "prop1")
+    tables.to_arrow(checks, CLAIMS)
+    assert checks["holds"].tolist() == [True, False]
+    assert checks["value"].tolist() == pytest.approx([0.1, 0.15])
+    assert checks["offset"].tolist() == [1, 1] and set(checks["kind"]) == {"evidence"}
+    text = section({"prop1_error": errors}, checks, {"task": {"train_length_max": 32}})
+    assert text.startswith("## prop1")
+    assert "figures/prop1_validation_K1.png" in text
+    assert markdown_rows(text)[("K=1", "mean_field")][:3] == ["0.100", "+0.000", "1.000"]
+
+
+def markdown_rows(text: str) -> dict[tuple[str, str], list[str]]:
+    """Every markdown table row of ``text``, by its first two cells."""
+    rows = {}
+    for line in text.splitlines():
+        if line.startswith("| "):
+            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            rows[tuple(cells[:2])] = cells[2:]
+    return rows
+
+
+def test_checks_use_the_rules_of_lengthgen_rules_at_every_offset():
+    measured = measured_table([(offset, 0, length, 0.5, 0.5) for offset in (1, 3) for length in (32, 64)])
+    predictions = predictions_table([(offset, 0, length, "mean_field", 0.55, 0.7)
+                                     for offset in (1, 3) for length in (32, 64)])
+    comparison = compare_with_measured(predictions, measured)
+    checks = with_keys(prop1.checks({"prop1_prediction": comparison}, {"task": {"train_length_max": 32}}), "prop1",
+                       "prop1")
+    assert checks["offset"].tolist() == [1, 1, 3, 3]
+    assert checks["holds"].tolist() == [True, False, True, False]  # attention off by 0.05, accuracy by 0.2
+    assert checks["threshold"].tolist() == [0.1] * 4
 
 
 def test_missing_measurement_is_an_error():
@@ -251,14 +279,23 @@ def test_missing_measurement_is_an_error():
         compare_with_measured(predictions, measured)
 
 
-def test_plot_prop1_writes_a_png(tmp_path):
-    measured = measured_table([(2, seed, length, 0.9 / (1 + length / 100), 1.0 - length / 2000)
-                               for seed in (0, 1) for length in (16, 32, 64, 128)])
-    predictions = predict_dilution(small_head(1), offset=2, seed=0, lengths=[16, 32, 64, 128], n_samples=50)
-    predictions = pd.concat([predictions, predictions.assign(seed=1)])
-    path = tmp_path / "prop1_validation_K2.png"
-    plot_prop1(compare_with_measured(predictions, measured), 2, 5, 8, 32, path, dpi=40)
-    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+def test_figures_show_measured_and_predicted_means_per_offset():
+    measured = measured_table([(offset, seed, length, 0.9 / (1 + length / 100), 1.0 - length / 2000)
+                               for offset in (2, 3) for seed in (0, 1) for length in (16, 32, 64, 128)])
+    predictions = pd.concat([predict_dilution(small_head(1), offset=offset, seed=seed, lengths=[16, 32, 64, 128],
+                                              n_samples=50) for offset in (2, 3) for seed in (0, 1)])
+    comparison = compare_with_measured(predictions, measured)
+    settings = {"task": {"vocab_size": 5, "train_length_min": 8, "train_length_max": 32}}
+    figures = draw({"prop1_prediction": comparison}, settings)
+    assert list(figures) == ["prop1_validation_K2", "prop1_validation_K3"]
+    attention, accuracy = figures["prop1_validation_K3"].axes
+    lines = {line.get_label(): line for line in attention.get_lines()}
+    at_k3 = comparison[comparison["offset"] == 3]
+    lengths = np.array([16, 32, 64, 128])
+    np.testing.assert_allclose(lines["measured, mean of 2 seeds"].get_ydata(), 0.9 / (1 + lengths / 100))
+    predicted = at_k3[at_k3["predictor"] == "mean_field"].groupby("length")["predicted_attention"].mean()
+    np.testing.assert_allclose(lines["predicted: mean_field"].get_ydata(), predicted.to_numpy())
+    assert {f"predicted: {name}" for name in PREDICTORS} <= {line.get_label() for line in accuracy.get_lines()}
 
 
 def test_the_figure_draws_every_predictor():

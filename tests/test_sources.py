@@ -10,9 +10,11 @@ from lengthgen.sources import lengthgen_files
 
 SCRIPTS = REPO / "workflow" / "scripts"
 # Jobs that run no model: they must start without torch (seconds of import per job).
-NO_MODEL_SCRIPTS = sorted(path.name for path in SCRIPTS.glob("plot_*.py")) + [
-    "write_report.py", "combine_tables.py", "combine_claims.py", "analyze_base.py", "analyze_multiseed.py",
-    "analyze_variants.py", "replicate.py"]
+NO_MODEL_SCRIPTS = ["plot.py", "write_report.py", "combine_tables.py", "combine_claims.py",
+                    "replicate.py"]
+# Experiments that read no model: their analysis jobs, and every figure job, start without torch.
+NO_MODEL_EXPERIMENTS = ["base", "variants", "multiseed"]
+PLOTS = sorted(path.stem for path in (REPO / "lengthgen" / "plots").glob("[a-z]*.py"))
 
 
 def modules(script: str) -> list[str]:
@@ -39,9 +41,20 @@ def test_the_workflow_plan_and_the_drift_command_do_not_import_torch(module):
 
 
 def test_package_docstrings_are_not_inputs_but_a_package_imported_by_name_is():
-    plot = modules("plot_base.py")
-    assert "lengthgen.plots" in plot and "lengthgen.plots.base" in plot
-    assert "lengthgen" not in plot and "lengthgen.experiments" not in modules("analyze_prop1.py")
+    plot = modules("plot.py")
+    assert "lengthgen.plots" in plot
+    assert "lengthgen" not in plot and "lengthgen.experiments" not in modules("analyze.py")
+
+
+@pytest.mark.parametrize("experiment", NO_MODEL_EXPERIMENTS)
+def test_experiments_that_read_no_model_do_not_import_torch(experiment):
+    assert_torch_free(["lengthgen.experiments.runner", f"lengthgen.experiments.{experiment}",
+                       f"lengthgen.prose.{experiment}"])
+
+
+@pytest.mark.parametrize("plot", PLOTS)
+def test_figure_jobs_do_not_import_torch(plot):
+    assert_torch_free([f"lengthgen.plots.{plot}"])
 
 
 @pytest.mark.parametrize("script", NO_MODEL_SCRIPTS)

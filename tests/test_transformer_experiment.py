@@ -7,15 +7,16 @@ import pandas as pd
 import pytest
 import torch
 
-from lengthgen.claims import verdict
+from lengthgen.claims import verdict, with_keys
 from lengthgen.encodings import EncodingConfig, Rotary
 from lengthgen.experiments import transformer as experiment
 from lengthgen.kernel import cosine_sum
-from lengthgen.plots.transformer import plot_transformer, plot_transformer_shift
+from lengthgen.plots.transformer import draw
+from lengthgen.prose import transformer as prose
 from lengthgen.rules import MIN_RETRIEVAL_ATTENTION
-from lengthgen.schemas.shift import SHIFT_CHANGES
-from lengthgen.schemas.transformer import (TRANSFORMER_BLOCKS, TRANSFORMER_BY_POSITION, TRANSFORMER_CARRIER,
-                                           TRANSFORMER_HEADS, TRANSFORMER_WINDOWS)
+from lengthgen.schemas import schema_named
+from lengthgen.schemas.transformer import (TRANSFORMER_BLOCKS, TRANSFORMER_CARRIER, TRANSFORMER_HEADS,
+                                           TRANSFORMER_SHIFT_CHANGES, TRANSFORMER_WINDOWS)
 from lengthgen.tables import to_arrow
 from lengthgen.training import seeded_init
 from lengthgen.transformer import Transformer, TransformerConfig
@@ -70,9 +71,11 @@ def shift_rows(pe: str, changes: list[float], defined=None) -> pd.DataFrame:
 
 def test_equivariance_checks_rope_below_rounding_and_learned_order_one():
     changes = pd.concat([shift_rows("rope", [1e-13, 3e-12]), shift_rows("learned", [2.0, math.nan], [True, False])])
-    to_arrow(changes, SHIFT_CHANGES)
+    to_arrow(changes, TRANSFORMER_SHIFT_CHANGES)
     claims = pd.DataFrame(experiment.claims_equivariance(changes))
     assert claims["holds"].all() and claims["value"].tolist() == [3e-12, 2.0]
+    # rope's invariance is an identity of its rotation (a test of the code); learned's change is evidence.
+    assert claims["kind"].tolist() == ["sanity", "evidence"]
     broken = pd.concat([shift_rows("rope", [1e-13, 1e-6]), shift_rows("learned", [0.01, 0.02])])
     assert not pd.DataFrame(experiment.claims_equivariance(broken))["holds"].any()
 
@@ -134,30 +137,66 @@ def test_carrier_checks_and_the_split_retrieval_is_said():
     split = carrier_rows([0.9, 0.3], alignment=0.5)
     checks = pd.DataFrame(experiment.claims_carrier(split))
     assert checks["holds"].tolist() == [False, True, False] and verdict(checks) == "mixed"
-    assert "No single head retrieves in 1 of 2" in experiment.carrier_finding(split)
+    assert "No single head retrieves in 1 of 2" in prose.carrier_finding(split)
 
 
-def test_section_and_figures_from_small_tables(tmp_path):
+SETTINGS = {"task": {"vocab_size": VOCAB, "train_length_min": 4, "train_length_max": TRAIN_MAX,
+                     "eval_lengths": [8, 32]},
+            "transformer": {"n_layers": 1, "n_heads": 2, "d_model": 16, "steps": 10, "batch_size": 4, "lr": 0.01,
+                            "precision": "float32", "eval_samples": 4},
+            "shift": {"shifts": [1, 100], "lengths": [8]}}
+
+
+def untrained_models(offset: int = 1) -> list[tuple[dict, Transformer]]:
+    """(run, model) pairs as a ``runner.ModelSet`` yields them: a rope and a learned transformer at init."""
+    return [({"pe": pe, "seed": 0, "offset": offset},
+             seeded_init(Transformer, TransformerConfig(VOCAB, pe, 1, 2, 16, trained_positions=64), 0).eval())
+            for pe in ("rope", "learned")]
+
+
+def eval_sets(offset: int = 1) -> dict:
+    generator = torch.Generator().manual_seed(1)
+    return {offset: {length: (torch.randint(VOCAB, (6, length), generator=generator), None) for length in (8, 32)}}
+
+
+def test_analysis_section_and_figures_from_models():
     table = by_position({"rope": lambda t: 1.0, "learned": lambda t: 1.0 if t < TRAIN_MAX else 1 / VOCAB},
-                        lengths=(8, 32))
-    windows = experiment.accuracy_windows(table, TRAIN_MAX)
-    changes = pd.concat([shift_rows("rope", [1e-13, 3e-12]), shift_rows("learned", [2.0, 3.0])])
-    model = seeded_init(Transformer, TransformerConfig(VOCAB, "rope", 1, 2, 16, trained_positions=64), 0)
-    tokens = torch.randint(VOCAB, (4, TRAIN_MAX), generator=torch.Generator().manual_seed(1))
-    found = experiment.analyze_carrier(model, tokens, offset=1, seed=0, train_length_max=TRAIN_MAX)
-    claims = experiment.claims_transformer(windows, changes, found["carrier"], VOCAB, TRAIN_MAX)
-    settings = {"n_layers": 1, "n_heads": 2, "d_model": 16, "steps": 10, "batch_size": 4, "lr": 0.01,
-                "precision": "float32", "eval_samples": 4, "vocab_size": VOCAB, "train_length_min": 4,
-                "train_length_max": TRAIN_MAX}
-    section = experiment.section_markdown(windows, changes, found["heads"], found["carrier"], claims, settings)
+                        lengths=(8, 32), seeds=(0,))
+    tables = experiment.analyze({"models": untrained_models(), "evaluations": table, "eval_sets": eval_sets()},
+                                SETTINGS)
+    for name, frame in tables.items():
+        to_arrow(frame, schema_named(name))
+    changes = tables["transformer_shift_changes"]
+    assert set(changes["pe"]) == {"rope", "learned"} and set(changes["shift"]) == {1, 100}
+    float64 = changes[changes["dtype"] == "float64"].groupby("pe")["output_logit_change"].max()
+    assert float64["rope"] < 1e-9 < float64["learned"]
+    assert tables["transformer_carrier"]["seed"].tolist() == [0]  # the rope model alone
+    assert len(tables["transformer_heads"]) == 2 * TRAIN_MAX  # 1 layer x 2 heads x in-range offsets
+
+    checks = with_keys(experiment.checks({name: tables[name] for name in experiment.CHECKED}, SETTINGS),
+                       "transformer", "transformer")
+    assert checks["claim"].tolist() == ["phenomenon"] * 4 + ["equivariance"] * 2 + ["carrier"] * 3
+    assert checks["offset"].tolist() == [1] * 9
+    assert checks.loc[checks["claim"] == "phenomenon", "holds"].all()
+    section = prose.section(tables, checks, SETTINGS)
     assert section.startswith("## transformer") and "figures/transformer_shift.png" in section
     for finding in experiment.FINDINGS:
-        assert f"| {finding} |" in section
+        assert f"| {finding} " in section
+    assert "Sanity checks" in section  # rope's shift invariance, apart from the evidence
+    windows = tables["transformer_windows"]
     assert f"{windows.loc[windows['length'] == 32, 'accuracy'].max():.3f}" in section
-    to_arrow(table, TRANSFORMER_BY_POSITION)
-    plot_transformer_shift(changes, tmp_path / "shift.png", dpi=40)
-    plot_transformer(table, found["heads"], found["blocks"], found["carrier"], VOCAB, TRAIN_MAX,
-                     tmp_path / "transformer.png", dpi=40)
-    assert (tmp_path / "shift.png").read_bytes().startswith(b"\x89PNG")
-    assert (tmp_path / "transformer.png").read_bytes().startswith(b"\x89PNG")
-    assert np.isfinite(found["carrier"]["kernel_logit_correlation"]).all()
+    assert np.isfinite(tables["transformer_carrier"]["kernel_logit_correlation"]).all()
+
+    figures = draw(tables, SETTINGS)
+    assert set(figures) == {"transformer_shift", "transformer"}
+    accuracy_panel = figures["transformer"].axes[0]
+    means = {line.get_label(): line.get_ydata() for line in accuracy_panel.get_lines()}
+    longest = table[table["length"] == 32]
+    for pe in ("rope", "learned"):
+        expected = longest[longest["pe"] == pe].groupby("position")["accuracy"].mean().to_numpy()
+        np.testing.assert_allclose(means[f"{pe} (mean over 1 seeds)"], expected)
+    output_panel = figures["transformer_shift"].axes[0]
+    bold = {line.get_label(): line for line in output_panel.get_lines() if line.get_label().startswith("learned, ")}
+    learned = changes[(changes["pe"] == "learned") & (changes["dtype"] == "float64")]
+    assert list(bold["learned, float64"].get_xdata()) == [1, 100]
+    np.testing.assert_allclose(bold["learned, float64"].get_ydata(), learned["output_logit_change"])

@@ -3,14 +3,16 @@
 import pandas as pd
 import pytest
 
-from lengthgen.claims import verdict
+from lengthgen.claims import verdict, with_keys
 from lengthgen.encodings import encoding_description
-from lengthgen.experiments.variants import (COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, classify, classify_variants,
-                                            explanation, left_out_markdown, section_markdown, summarize_variants,
-                                            variants_checks)
-from lengthgen.plots.variants import plot_variants
+from lengthgen.experiments import variants
+from lengthgen.experiments.variants import COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, classify
+from lengthgen.plots.variants import draw
+from lengthgen.prose.variants import explanation, left_out_markdown, section
 from lengthgen.rules import CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY
-from lengthgen.training_report import fit_counts, runs_that_fit
+from lengthgen.schemas.variants import VARIANTS_CLASSES, VARIANTS_SUMMARY
+from lengthgen.tables import to_arrow
+from lengthgen.training_report import runs_that_fit
 
 VOCAB, TRAIN_MAX = 8, 8
 CHANCE = 1 / VOCAB
@@ -46,18 +48,36 @@ ORDER = ["rope", "learned", "alibi_learned"]
 DESCRIPTIONS = {pe: encoding_description(pe) for pe in ORDER}
 
 
-def all_fitted(classes: pd.DataFrame) -> pd.DataFrame:
-    return classes.assign(n_seeds=2, n_fitted=2)
+SETTINGS = {"task": {"vocab_size": VOCAB, "train_length_min": 4, "train_length_max": TRAIN_MAX,
+                     "eval_lengths": [8, 32]}, "variants": {"pe": ORDER}}
 
 
-def analysis(runs=RUNS):
-    summary = summarize_variants(evaluations(runs))
-    classes = all_fitted(classify_variants(summary, VOCAB, TRAIN_MAX))
-    return summary, classes, variants_checks(classes, DESCRIPTIONS, VOCAB)
+def all_fitted(runs: pd.DataFrame) -> pd.DataFrame:
+    """The range fit of every run of ``runs``: each fits its range."""
+    return runs[["pe", "offset", "seed"]].drop_duplicates().assign(fitted=True)
+
+
+def checks_of(inputs: dict, settings=SETTINGS) -> pd.DataFrame:
+    return with_keys(variants.checks({name: inputs[name] for name in variants.CHECKED}, settings), "variants",
+                     "variants")
+
+
+def analysis(runs=RUNS, settings=SETTINGS):
+    """(inputs, tables, checks) of the experiment on ``runs``, every run fitting its range."""
+    inputs = {"evaluations": evaluations(runs)}
+    inputs["fits"] = all_fitted(inputs["evaluations"])
+    return inputs, variants.analyze(inputs, settings), checks_of(inputs, settings)
+
+
+def checked_cells(checks: pd.DataFrame) -> list[tuple[str, int]]:
+    return list(zip(checks["statistic"].str.split(":").str[0], checks["offset"]))
 
 
 def test_each_encoding_and_offset_gets_its_class():
-    _, classes, _ = analysis()
+    _, tables, _ = analysis()
+    classes = tables["variants_classes"]
+    to_arrow(classes, VARIANTS_CLASSES)
+    to_arrow(tables["variants_summary"], VARIANTS_SUMMARY)
     got = dict(zip(zip(classes["pe"], classes["offset"]), classes["category"]))
     assert got == {("rope", 1): EXTRAPOLATES, ("rope", 2): DECAYS, ("learned", 1): COLLAPSES,
                    ("learned", 2): COLLAPSES, ("alibi_learned", 1): EXTRAPOLATES, ("alibi_learned", 2): FAILS}
@@ -66,20 +86,32 @@ def test_each_encoding_and_offset_gets_its_class():
 def test_checks_cover_exactly_the_cells_the_account_predicts():
     _, _, checks = analysis()
     # offset-only and trained: rope at both offsets, alibi_learned where it fits (K=1); monotone: alibi_learned K=2.
-    assert [statistic.split(":")[0] for statistic in checks["statistic"]] == [
-        "alibi_learned, K=1", "alibi_learned, K=2", "rope, K=1", "rope, K=2"]
+    assert checked_cells(checks) == [("alibi_learned", 1), ("alibi_learned", 2), ("rope", 1), ("rope", 2)]
+    # A monotone term that fits K >= 2 would be impossible: that check tests the code, not the account.
+    assert checks.set_index("offset").loc[2, "kind"].tolist() == ["sanity", "evidence"]
     assert checks["holds"].all() and verdict(checks) == "confirmed"
+
+
+def test_check_names_carry_no_setting():
+    """Under another vocabulary and training range only values and rule texts change, not the keys."""
+    other = {"task": {**SETTINGS["task"], "vocab_size": 16, "train_length_max": 4}, "variants": SETTINGS["variants"]}
+    runs = {**RUNS, ("alibi_learned", 2): (0.4, 0.3)}
+    base = analysis(runs)[2]
+    moved = evaluations(runs).assign(length=lambda frame: frame["length"].map({8: 4, 32: 16}))
+    changed = checks_of({"evaluations": moved, "fits": all_fitted(moved)}, other)
+    keys = ["claim", "statistic", "offset"]
+    assert base[keys].equals(changed[keys])
+    assert not base["rule"].equals(changed["rule"])
 
 
 def test_a_relative_encoding_that_collapses_or_a_monotone_one_that_fits_fails_its_check():
     _, _, checks = analysis({**RUNS, ("rope", 2): (1.0, 0.13), ("alibi_learned", 2): (0.95, 0.9)})
-    failing = checks.loc[~checks["holds"], "statistic"].str.split(":").str[0].tolist()
-    assert failing == ["alibi_learned, K=2", "rope, K=2"] and verdict(checks) == "mixed"
+    assert checked_cells(checks[~checks["holds"]]) == [("alibi_learned", 2), ("rope", 2)]
+    assert verdict(checks) == "mixed"  # of the evidence: rope K=1 and alibi_learned K=1 hold, rope K=2 not
 
 
 def test_no_prediction_is_no_confirmation():
-    summary = summarize_variants(evaluations({("learned", 1): (1.0, 0.12)}))
-    checks = variants_checks(classify_variants(summary, VOCAB, TRAIN_MAX), DESCRIPTIONS, VOCAB)
+    _, _, checks = analysis({("learned", 1): (1.0, 0.12)})
     assert verdict(checks) == "not confirmed"
 
 
@@ -94,11 +126,11 @@ def test_the_explanation_follows_the_mechanism_and_the_class():
 
 
 def test_the_section_flags_seeds_that_disagree_about_the_class():
+    settings = {**SETTINGS, "variants": {"pe": ["rope"]}}
+
     def mechanism_text(runs):
-        summary = summarize_variants(runs)
-        classes = all_fitted(classify_variants(summary, VOCAB, TRAIN_MAX))
-        text = section_markdown(summary, classes, variants_checks(classes, DESCRIPTIONS, VOCAB), DESCRIPTIONS,
-                                ["rope"], VOCAB, TRAIN_MAX)
+        inputs = {"evaluations": runs, "fits": all_fitted(runs)}
+        text = section({**inputs, **variants.analyze(inputs, settings)}, checks_of(inputs, settings), settings)
         return text.split("**Mechanism.**")[1]
 
     agreeing = evaluations({("rope", 2): (1.0, 0.5)})
@@ -108,14 +140,28 @@ def test_the_section_flags_seeds_that_disagree_about_the_class():
     assert "the seeds disagree" in mechanism_text(disagreeing)
 
 
-def test_section_reports_the_measured_numbers_classes_and_properties(tmp_path):
-    summary, classes, checks = analysis()
-    text = section_markdown(summary, classes, checks, DESCRIPTIONS, ORDER, VOCAB, TRAIN_MAX)
+def test_section_reports_the_measured_numbers_classes_and_properties():
+    inputs, tables, checks = analysis()
+    text = section({**inputs, **tables}, checks, SETTINGS)
     assert "0.500 [0.500, 0.500]" in text  # rope K=2 at n=32
-    assert "| rope | extrapolates (0.950 [0.950, 0.950]) | decays gracefully (0.500 [0.500, 0.500]) |" in text
+    classes_table = text.split("**Classes**")[1]
+    rope_row = next(line for line in classes_table.splitlines() if line.startswith("| rope "))
+    assert [cell.strip() for cell in rope_row.strip("|").split("|")] == [
+        "rope", "extrapolates (0.950 [0.950, 0.950])", "decays gracefully (0.500 [0.500, 0.500])"]
     assert DESCRIPTIONS["learned"]["summary"] in text and "figures/pe_variants.png" in text
-    plot_variants(summary, classes, ORDER, [4, 8], tmp_path / "variants.png", dpi=40)
-    assert (tmp_path / "variants.png").read_bytes().startswith(b"\x89PNG")
+    assert "Sanity checks" in text.split("**Claim**")[1]  # the impossibility, shown apart from the evidence
+
+
+def test_the_figure_shows_each_cells_mean_accuracy_and_class():
+    _, tables, _ = analysis()
+    figure = draw(tables, SETTINGS)["pe_variants"]
+    panels = [ax for ax in figure.axes if ax.get_images()]
+    assert [ax.get_title().split()[2] for ax in panels] == ["1", "2"]
+    grid = panels[1].get_images()[0].get_array()  # K = 2: rows ORDER, columns lengths 8 and 32
+    assert grid.tolist() == [[1.0, 0.5], [1.0, 0.13], [0.4, 0.3]]
+    labels = [text.get_text() for text in panels[1].texts if not text.get_text()[0].isdigit()]
+    assert labels == [DECAYS, COLLAPSES, FAILS]
+    assert [tick.get_text() for tick in panels[0].get_xticklabels()] == ["8*", "32"]
 
 
 def test_a_cell_is_classified_on_the_seeds_that_fit_the_range_when_most_do():
@@ -134,8 +180,10 @@ def test_a_cell_is_classified_on_the_seeds_that_fit_the_range_when_most_do():
     used = runs_that_fit(runs, fits)
     assert sorted(used.loc[used["pe"] == "fire", "seed"].unique()) == [0, 1]
     assert sorted(used.loc[used["pe"] == "alibi", "seed"].unique()) == [0, 1, 2]
-    classes = classify_variants(summarize_variants(used), VOCAB, TRAIN_MAX).merge(fit_counts(fits))
+    classes = variants.analyze({"evaluations": runs, "fits": fits}, SETTINGS)["variants_classes"]
+    assert classes[["n_seeds", "n_fitted"]].values.tolist() == [[3, 1], [3, 2]]  # alibi, fire
     got = dict(zip(classes["pe"], classes["category"]))
     assert got == {"fire": EXTRAPOLATES, "alibi": FAILS}
     text = left_out_markdown(classes)
     assert "fire K=2: 1 of 3" in text and "alibi" not in text.split("Left out")[1]
+

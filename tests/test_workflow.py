@@ -124,17 +124,24 @@ def test_the_confirmation_run_and_the_replication(smoke_run):
     assert list(dict.fromkeys(table["run"])) == ["exploratory", "tiny"]
     report = (results / "RESULTS.md").read_text()
     assert "## replication" in report and (results / "figures/replication.png").read_bytes().startswith(b"\x89PNG")
-    verdicts = table.drop_duplicates("family").set_index("family")["replication"]
-    assert f"| base | " in report and f"| {verdicts['base']} |" in report.split("## base")[0]
+    verdicts = table.drop_duplicates("experiment").set_index("experiment")["replication"]
+    assert cells(report.split("## Verdicts")[1], "base")[-1] == verdicts["base"]
     spread = pd.read_parquet(results / "tables/claim_spread.parquet")
     for section in dict.fromkeys(spread["experiment"]):  # every section states its seed spread
         text = report.split(f"\n## {section}", 1)[1].split("\n## ", 1)[0]
         assert "Seed bootstrap" in text, section
     # The section's numbers are the table's: each claim's verdicts as they are in both runs.
-    for family, rows in table.groupby("family", sort=False):
+    for experiment, rows in table.groupby("experiment", sort=False):
         by_run = rows.drop_duplicates("run").set_index("run")["claim_verdict"]
-        line = next(line for line in report.splitlines() if line.startswith(f"| `{family}` | "))
-        assert line.startswith(f"| `{family}` | {by_run['exploratory']} | {by_run.get('tiny', 'not run')}")
+        assert cells(report.split("## replication")[1], f"`{experiment}`")[1:3] == [by_run["exploratory"],
+                                                                                    by_run.get("tiny", "not run")]
+
+
+def cells(markdown: str, first: str) -> list[str]:
+    """The cells of the first markdown table row of ``markdown`` whose first cell is ``first``."""
+    rows = ([cell.strip() for cell in line.strip().strip("|").split("|")] for line in markdown.splitlines()
+            if line.startswith("|"))
+    return next(row for row in rows if row[0] == first)
 
 
 def test_transformer_outputs(smoke_run):

@@ -1,30 +1,23 @@
 """Which experiments run under a config, and why each of the others is left out.
 
-Every experiment is one ``Experiment`` entry of ``CATALOG``, in the order of RESULTS.md: its
-name (``lengthgen/experiments/<name>.py``, rules ``analyze_<name>`` and ``plot_<name>``), the
-sections it writes (one per offset for ``shift``: ``shift_K1``, ...; one, its name, otherwise),
-and what it needs from the config, as requirements: functions config -> None when met, else a
-one-line reason. ``plan(config)`` returns the experiments that run, their sections, and the
-reason for each left out. An experiment that cannot run under a config (say, the sweep trains
-only rope, so nothing is left to compare) is not an error: the workflow leaves it out, runs the
-others, and RESULTS.md prints its reason.
+Every experiment is one ``Experiment`` declaration in ``CATALOG`` (``declaration.py`` says what
+one declares), in the order of RESULTS.md. ``plan(config)`` returns the experiments that run,
+their sections, and the reason for each left out. An experiment that cannot run under a config
+(say, the sweep trains only rope, so nothing is left to compare) is not an error: the workflow
+leaves it out, runs the others, and RESULTS.md prints its reason. The workflow makes one
+``analyze_<name>`` and one ``plot_<name>`` job of each declaration; adding an experiment is its
+module, its plot, its section text and one entry here (docs/adding-an-experiment.md).
 
-Adding an experiment:
-
-1. append one ``Experiment`` entry here, with the requirements its claim needs;
-2. in the workflow, add its ``analyze_<name>`` / ``plot_<name>`` rules, and one entry per section
-   to ``FIGURES_BY_SECTION`` (``workflow/rules/figures.smk``); if multiseed reads a headline
-   from it, its tables to ``HEADLINE_TABLES`` (``workflow/rules/analysis.smk``) and its
-   headlines, with ``experiment=<name>``, to ``experiments.multiseed.HEADLINES``.
-
-``EXPERIMENTS`` (``workflow/rules/common.smk``), the figures, multiseed's headlines and the
-report follow the plan. This module imports no torch: the workflow reads it at start-up.
+This module imports no torch: the workflow reads it at start-up.
 """
 
-from dataclasses import dataclass
-from typing import Callable, NamedTuple
+from dataclasses import replace
+from typing import NamedTuple
 
-Requirement = Callable[[dict], str | None]
+from lengthgen.experiments.declaration import (EvalSets, Evaluations, Experiment, Models, RangeFits, Requirement,
+                                               Table, TrainingCurves, schema_of)
+
+SWEEP_HEADS = ("rope", "learned")
 
 
 def trained(*encodings: str, by: str = "sweep") -> Requirement:
@@ -65,41 +58,72 @@ def lengths_past(factor: int, count: int) -> Requirement:
     return unmet
 
 
-@dataclass(frozen=True)
-class Experiment:
-    name: str
-    needs: tuple[Requirement, ...] = ()
-    sections: Callable[[dict], list[str]] | None = None  # config -> its RESULTS.md sections; default [name]
-
-    def reason_left_out(self, config: dict) -> str | None:
-        """The first unmet requirement, or None when the experiment runs under ``config``."""
-        return next((reason for reason in (need(config) for need in self.needs) if reason), None)
-
-    def section_names(self, config: dict) -> list[str]:
-        return self.sections(config) if self.sections else [self.name]
-
+TASK = ("task.vocab_size", "task.train_length_min", "task.train_length_max", "task.eval_lengths")
 
 CATALOG = [
-    Experiment("base", needs=(trained("rope", "learned"),)),
-    Experiment("mechanics", needs=(trained("rope", "learned"),)),
+    Experiment("base", reads={"accuracy_by_length": Table("accuracy_by_length")}, settings=TASK,
+               tables=("accuracy_summary",), figures=("base",), needs=(trained(*SWEEP_HEADS),),
+               headline_tables=("accuracy_by_length",)),
+    Experiment("mechanics", reads={"models": Models(pe=SWEEP_HEADS), "eval_sets": EvalSets()},
+               settings=(*TASK, "model.learned_init_std"),
+               tables=("mechanics_by_length", "mechanics_argmax_histogram", "mechanics_attention_profile"),
+               figures=("mechanics",), needs=(trained(*SWEEP_HEADS),), headline_tables=("mechanics_by_length",)),
     # Encodings the sweep does not train are measured at init (shift.pe_at_init), so shift always runs.
-    Experiment("shift", sections=lambda config: [f"shift_K{offset}" for offset in config["shift"]["offsets"]]),
-    Experiment("prop1", needs=(trained("rope"),)),
-    Experiment("frequency", needs=(trained("rope"),)),
+    Experiment("shift", reads={"models": Models(), "eval_sets": EvalSets("shift.offsets")},
+               settings=(*TASK, "shift", "sweep.pe", "sweep.seed"), tables=("shift_changes_K{offset}",),
+               figures=("shift_equivariance_K{offset}",), per_offset="shift.offsets",
+               headline_tables=("shift_changes_K{offset}",)),
+    Experiment("prop1", reads={"models": Models(pe=("rope",)), "accuracy_by_length": Table("accuracy_by_length")},
+               settings=(*TASK, "prop1.n_samples"), tables=("prop1_prediction", "prop1_error"),
+               figures=("prop1_validation_K{offset}",), figures_per="sweep.offset", needs=(trained("rope"),),
+               headline_tables=("prop1_prediction",)),
+    Experiment("frequency", reads={"models": Models(pe=("rope",))}, settings=TASK,
+               tables=("frequency_blocks", "frequency_summary", "frequency_untrained_summary",
+                       "frequency_singular_values"),
+               figures=("frequency_rank",), needs=(trained("rope"),), headline_tables=("frequency_summary",)),
     # Trains its own rope heads without softmax; its decay rate compares two lengths past 2x the range.
-    Experiment("linear", needs=(lengths_past(2, count=2),)),
-    Experiment("variants"),  # trains every encoding it names
+    Experiment("linear", reads={"models": Models("linear"), "curves": TrainingCurves("linear"), "eval_sets": EvalSets()},
+               settings=(*TASK, "linear", "model.d_model", "model.rope_base"),
+               tables=("linear_by_length", "linear_kernel", "linear_cutoffs", "linear_comparison",
+                       "linear_convergence", "linear_training_progress"),
+               figures=("linear_control",), needs=(lengths_past(2, count=2),), headline_tables=("linear_by_length",)),
+    # Trains every encoding it names.
+    Experiment("variants", reads={"evaluations": Evaluations("variants"), "fits": RangeFits("variants")},
+               settings=(*TASK, "variants.pe"), tables=("variants_summary", "variants_classes"),
+               figures=("pe_variants",)),
     # Cures the sweep's rope and learned heads; its predictions build on prop1's.
-    Experiment("cures", needs=(trained("rope", "learned"),)),
-    Experiment("transformer", needs=(trained("rope", "learned", by="transformer"),)),
-    Experiment("multiseed", needs=(seeds(2),)),  # every headline in every seed
+    Experiment("cures", reads={"models": Models(pe=SWEEP_HEADS), "trained": Models("log_length"), "eval_sets": EvalSets(),
+                               "prop1_prediction": Table("prop1_prediction")},
+               settings=(*TASK, "prop1.n_samples"), tables=("cures_by_length", "cures_prediction", "cures_recovery"),
+               figures=("dilution_cures",), needs=(trained(*SWEEP_HEADS),)),
+    Experiment("transformer", reads={"models": Models("transformer"), "evaluations": Evaluations("transformer"),
+                                     "eval_sets": EvalSets("transformer.offsets")},
+               settings=(*TASK, "transformer", "shift.shifts", "shift.lengths"),
+               tables=("transformer_by_position", "transformer_windows", "transformer_shift_changes",
+                       "transformer_heads", "transformer_blocks", "transformer_carrier"),
+               figures=("transformer_shift", "transformer"), needs=(trained(*SWEEP_HEADS, by="transformer"),)),
+    # Every headline of the experiments that run, in every seed: it reads their headline tables (plan).
+    Experiment("multiseed", reads={}, settings=TASK, tables=("headline_by_seed", "headline_summary"),
+               figures=("multiseed_results",), needs=(seeds(2),)),
 ]
+HEADLINE_READER = "multiseed"
 
 
 class Plan(NamedTuple):
-    experiments: list[str]  # the experiments that run, in report order
+    running: list[Experiment]  # the experiments that run, in report order
     sections: list[str]  # their sections (claims/<section>.parquet, sections/<section>.md), in report order
     left_out: dict[str, str]  # experiment -> why it does not run under this config
+
+    @property
+    def experiments(self) -> list[str]:
+        return [experiment.name for experiment in self.running]
+
+
+def headline_tables(experiments: list[Experiment], config: dict) -> list[Table]:
+    """The tables the multiseed experiment reads its headlines from, of the experiments that run."""
+    return [Table(table.format(offset=offset), schema_of(table)) if experiment.per_offset else Table(table)
+            for experiment in experiments for table in experiment.headline_tables
+            for offset in (experiment.offsets(config, experiment.per_offset) or [None])]
 
 
 def plan(config: dict, catalog: list[Experiment] = CATALOG) -> Plan:
@@ -109,7 +133,9 @@ def plan(config: dict, catalog: list[Experiment] = CATALOG) -> Plan:
         reason = experiment.reason_left_out(config)
         if reason:
             left_out[experiment.name] = reason
-        else:
-            running.append(experiment.name)
-            sections.extend(experiment.section_names(config))
+            continue
+        if experiment.name == HEADLINE_READER:
+            experiment = replace(experiment, reads={table.name: table for table in headline_tables(running, config)})
+        running.append(experiment)
+        sections.extend(experiment.section_names(config))
     return Plan(running, sections, left_out)

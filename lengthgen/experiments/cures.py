@@ -28,20 +28,17 @@ compared with the sweep's rope head in paired runs.
 
 import dataclasses
 
-import numpy as np
 import pandas as pd
 import torch
 
-from lengthgen.claims import check, checks_markdown
+from lengthgen.claims import check
 from lengthgen.evaluation import TOKENS_PER_BATCH, accuracy_by_length
 from lengthgen.experiments import prop1
-from lengthgen.length_scaling import FORMULAS
 from lengthgen.model import AttentionHead
 from lengthgen.rules import (CHANCE_TOLERANCE, CURES_CLAIM_PREDICTOR, MAX_ACCURACY_MAE, MAX_ATTENTION_MAE,
                              MIN_RECOVERED_FRACTION, NEAR_PERFECT)
 from lengthgen.stats import mean_interval
 
-EXPERIMENT = "cures"
 # cure -> the head options it sets; "none" is the head as trained.
 CURES = {
     "none": {},
@@ -194,149 +191,95 @@ def paired_difference(by_length: pd.DataFrame, train_length_max: int) -> tuple[f
     return (*mean_interval(difference.to_numpy()), len(difference))
 
 
-def claims_cures(by_length: pd.DataFrame, predictions: pd.DataFrame, train_length_max: int) -> pd.DataFrame:
-    """The checks of the cures claim (see ``lengthgen.rules``), pooled over offsets and seeds."""
+CHECKED = ("cures_by_length", "cures_prediction")
+
+
+def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
+    """The sweep's rope and learned heads under every cure, with the law's predictions for rope (prop1's for
+    the uncured heads), and the heads trained with log-length scaling as they are."""
+    task, eval_sets = settings["task"], inputs["eval_sets"]
+    train_length_min, train_length_max = task["train_length_min"], task["train_length_max"]
+    by_length, predictions = [], [uncured_predictions(inputs["prop1_prediction"])]
+    for run, model in inputs["models"]:
+        offset, seed = run["offset"], run["seed"]
+        by_length.append(measure_cures(model, eval_sets[offset], offset, seed, train_length_max, train_length_min))
+        if run["pe"] == "rope":
+            predictions.append(predict_cures(model, offset, seed, task["eval_lengths"], settings["prop1"]["n_samples"],
+                                             train_length_max))
+    for run, model in inputs["trained"]:
+        by_length.append(measure_trained(model, eval_sets[run["offset"]], run["offset"], run["seed"], train_length_min,
+                                         train_length_max))
+    by_length, predictions = pd.concat(by_length, ignore_index=True), pd.concat(predictions, ignore_index=True)
+    return {"cures_by_length": by_length, "cures_prediction": predictions,
+            "cures_recovery": recovery_table(by_length, predictions, train_length_max)}
+
+
+def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
+    return cures_checks(tables["cures_by_length"], tables["cures_prediction"], settings["task"]["train_length_max"])
+
+
+def cures_checks(by_length: pd.DataFrame, predictions: pd.DataFrame, train_length_max: int) -> list[dict]:
+    """The checks of the cures claim (see ``lengthgen.rules``), pooled over offsets and seeds.
+
+    One is sanity: position interpolation (without the fine-tuning of Chen et al.) moves the target
+    of a fixed-offset rule to a fractional position it was never trained at, so it hurting rope is
+    close to an impossibility to fail. The rest is evidence: whether sharpening wins accuracy back,
+    whether the law predicts the cured heads, whether any cure helps the learned head, and how the
+    head trained with log-length scaling fits and extrapolates all depend on what the heads learned.
+    """
     past = past_range(by_length, train_length_max)
     uncured = rows_of(past, "rope", "none")["accuracy"]
-    rows = []
-    for cure in SHARPENING:
-        fraction = recovered_fraction(uncured, rows_of(past, "rope", cure)["accuracy"])
-        rows.append(check(EXPERIMENT, f"{cure} undoes much of rope's decay",
-                          "mean(cured - uncured) / mean(1 - uncured) of rope accuracy past the training range",
-                          fraction, f">= {MIN_RECOVERED_FRACTION}", fraction >= MIN_RECOVERED_FRACTION))
+    rows = sharpening_checks(past, uncured)
     interpolated = rows_of(past, "rope", "interpolate")["accuracy"].mean()
-    rows.append(check(EXPERIMENT, "interpolate hurts rope's fixed-offset rule",
+    rows.append(check("interpolate hurts rope's fixed-offset rule",
                       "rope mean accuracy past the training range, interpolated minus uncured",
-                      interpolated - uncured.mean(), "< 0", interpolated < uncured.mean()))
-    compared = past_range(comparison(by_length, predictions, CURES_CLAIM_PREDICTOR), train_length_max)
-    for cure in CURES:
-        if cure == "none":
-            continue
+                      interpolated - uncured.mean(), "<", 0, kind="sanity"))
+    rows += prediction_checks(past_range(comparison(by_length, predictions, CURES_CLAIM_PREDICTOR), train_length_max))
+    rows += learned_checks(past)
+    rows += trained_head_checks(by_length, train_length_max)
+    return rows
+
+
+def sharpening_checks(past: pd.DataFrame, uncured: pd.Series) -> list[dict]:
+    return [check(f"{cure} undoes much of rope's decay",
+                  "mean(cured - uncured) / mean(1 - uncured) of rope accuracy past the training range",
+                  recovered_fraction(uncured, rows_of(past, "rope", cure)["accuracy"]), ">=", MIN_RECOVERED_FRACTION)
+            for cure in SHARPENING]
+
+
+def prediction_checks(compared: pd.DataFrame) -> list[dict]:
+    """Per cure, the claim predictor's MAE past the range for target attention and accuracy (prop1's limits)."""
+    rows = []
+    for cure in (cure for cure in CURES if cure != "none"):
         at_cure = compared[compared["cure"] == cure]
         for quantity, threshold in (("target_attention", MAX_ATTENTION_MAE), ("accuracy", MAX_ACCURACY_MAE)):
             mae = prop1.error_statistics(at_cure["predicted_" + quantity.removeprefix("target_")],
                                          at_cure[quantity])["mae"]
-            rows.append(check(EXPERIMENT, f"the dilution law predicts rope under {cure}",
+            rows.append(check(f"the dilution law predicts rope under {cure}",
                               f"{CURES_CLAIM_PREDICTOR}: MAE of predicted {quantity} past the training range",
-                              mae, f"<= {threshold:g}", mae <= threshold))
+                              mae, "<=", threshold))
+    return rows
+
+
+def learned_checks(past: pd.DataFrame) -> list[dict]:
+    """Per cure, the largest gain of the learned head's mean accuracy over seeds at any offset and length
+    past the range."""
     learned = past[past["head"] == "learned"].groupby(["cure", "offset", "length"])["accuracy"].mean()
-    for cure in CURES:
-        if cure == "none":
-            continue
-        gain = (learned[cure] - learned["none"]).max()
-        rows.append(check(EXPERIMENT, f"{cure} does nothing for the learned head",
-                          "largest gain of learned mean accuracy over seeds at any offset and length past the "
-                          "training range", gain, f"<= {CHANCE_TOLERANCE}", gain <= CHANCE_TOLERANCE))
+    return [check(f"{cure} does nothing for the learned head",
+                  "largest gain of learned mean accuracy over seeds at any offset and length past the training range",
+                  (learned[cure] - learned["none"]).max(), "<=", CHANCE_TOLERANCE)
+            for cure in CURES if cure != "none"]
+
+
+def trained_head_checks(by_length: pd.DataFrame, train_length_max: int) -> list[dict]:
+    """The log-length head fits the range (the precondition), and beats rope past it in paired runs."""
     trained = by_length[by_length["head"] == TRAINED_HEAD]
     in_range = trained[trained["in_training_range"]].groupby(["offset", "length"])["accuracy"].mean().min()
-    rows.append(check(EXPERIMENT, "the log-length head fits the training range (precondition)",
-                      "lowest mean accuracy over seeds at an in-range length and offset", in_range,
-                      f">= {NEAR_PERFECT}", in_range >= NEAR_PERFECT))
     mean, low, _, n = paired_difference(by_length, train_length_max)
-    rows.append(check(EXPERIMENT, "the log-length head extrapolates further than rope",
-                      f"lower end of the 95% interval of the mean paired difference in accuracy past the range "
-                      f"({n} runs; mean {mean:+.3f})", low, "> 0", low > 0))
-    return pd.DataFrame(rows)
-
-
-# ---------------------------------------------------------------------------------------------
-# The RESULTS.md section
-
-
-def cell(measured: float, predicted: float | None = None) -> str:
-    return f"{measured:.3f}" if predicted is None or np.isnan(predicted) else f"{measured:.3f} ({predicted:.3f})"
-
-
-def by_length_markdown(by_length: pd.DataFrame, predictions: pd.DataFrame, heads: list[str], quantity: str) -> str:
-    """Mean over offsets and seeds of ``quantity`` per (head, cure) and length; the claim
-    predictor's prediction in parentheses where there is one; the hard-attention ceiling as
-    its own row for rope."""
-    predicted = comparison(by_length, predictions, CURES_CLAIM_PREDICTOR)
-    column = "predicted_" + quantity.removeprefix("target_")
-    lengths = sorted(by_length["length"].unique())
-    in_range = set(by_length.loc[by_length["in_training_range"], "length"])
-    header = ["head", "cure"] + [f"n={n}{'*' if n in in_range else ''}" for n in lengths]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for head in heads:
-        for cure in CURES:
-            measured = by_length[(by_length["head"] == head) & (by_length["cure"] == cure)]
-            if measured.empty:
-                continue
-            means = measured.groupby("length")[quantity].mean()
-            guesses = predicted[predicted["cure"] == cure].groupby("length")[column].mean() if head == "rope" else {}
-            lines.append("| " + " | ".join([head, cure] + [cell(means[n], guesses.get(n)) for n in lengths]) + " |")
-            if head == "rope" and cure == "none" and quantity == "accuracy":
-                ceiling = measured.groupby("length")["hard_accuracy"].mean()
-                lines.append("| " + " | ".join(["rope", "hard attention (limit)"] + [cell(ceiling[n]) for n in lengths])
-                             + " |")
-    return "\n".join(lines)
-
-
-def recovery_markdown(recovery: pd.DataFrame) -> str:
-    """One row per cure: measured recovered fraction, then each predictor's ("-": it predicts no loss)."""
-    wide = recovery.pivot(index="cure", columns="source", values="recovered_fraction")
-    sources = ["measured", *prop1.PREDICTORS]
-    header = ["cure", "measured"] + [f"predicted: {name}" for name in prop1.PREDICTORS]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for cure in [name for name in CURES if name != "none"] + ["hard_attention"]:
-        values = [wide.at[cure, source] if source in wide.columns else np.nan for source in sources]
-        lines.append("| " + " | ".join([cure] + ["-" if np.isnan(v) else f"{v:+.3f}" for v in values]) + " |")
-    return "\n".join(lines)
-
-
-def sharpening_markdown(by_length: pd.DataFrame, recovery: pd.DataFrame) -> str:
-    """The section's summary sentence, from the measurements: target attention at the longest length
-    without and with each sharpening cure, and the recovery of the hard-attention limit."""
-    longest = by_length["length"].max()
-    attention = by_length[(by_length["head"] == "rope") & (by_length["length"] == longest)].groupby("cure")[
-        "target_attention"].mean()
-    measured = recovery[recovery["source"] == "measured"].set_index("cure")["recovered_fraction"]
-    raised = ", ".join(f"{attention[cure]:.3f} under {cure}" for cure in SHARPENING)
-    return (f"At n={longest}, rope's mean attention on the target is {attention['none']:.3f} uncured and {raised}; "
-            f"the sharpening cures win back {', '.join(f'{measured[cure]:+.3f} ({cure})' for cure in SHARPENING)} "
-            "of the accuracy lost past the range, and the hard-attention limit, which a logit scale approaches "
-            f"as it grows, {measured['hard_attention']:+.3f}.")
-
-
-def section_markdown(by_length: pd.DataFrame, predictions: pd.DataFrame, recovery: pd.DataFrame,
-                     claims: pd.DataFrame, train_length_max: int, figure: str = "dilution_cures.png") -> str:
-    """The ``## cures`` section of RESULTS.md, from the tables alone."""
-    seeds = sorted(by_length.loc[by_length["head"] == "rope", "seed"].unique())
-    trained_seeds = sorted(by_length.loc[by_length["head"] == TRAINED_HEAD, "seed"].unique())
-    cures = "\n".join(f"- `{cure}`: {FORMULAS[cure]}" for cure in CURES if cure != "none")
-    return "\n\n".join([
-        f"## {EXPERIMENT}: curing dilution at evaluation time",
-        "If rope's decay past the training range is attention dilution, sharpening the softmax as the length n "
-        "grows should undo much of it without retraining, and should do nothing for the learned head, whose "
-        f"failure is pinning. Each cure is applied to the trained base heads (seeds {', '.join(map(str, seeds))}) "
-        f"at evaluation time only, with L = {train_length_max}, the longest training length:\n\n" + cures,
-        "Log-length scaling: Chiang & Cholak 2022; Scalable-Softmax (Nakanishi 2025). YaRN's temperature "
-        "(Peng et al. 2023, section 3.4): softmax(q.k / (t sqrt(D))) with sqrt(1/t) = 0.1 ln(s) + 1 and s = n / L "
-        "here (YaRN fixes s for a target context; only its temperature is applied). Position interpolation "
-        "(Chen et al. 2023) keeps no offset exact, so the account predicts it hurts a fixed-offset rule; on the "
-        "learned head it interpolates linearly between trained rows, so every position lies in the trained range. "
-        "Predictions: prop1's law on the cured head (the rotary kernel with the cure's scaled positions and "
-        "logits); the claim uses its predictor, "
-        f"`{CURES_CLAIM_PREDICTOR}`. Hard attention: the head's accuracy when each sequence attends only to its "
-        "highest-logit key, the limit of scaling the logits without bound, which a sharpening cure approaches as "
-        "its factor grows: a sequence whose highest logit is not the target's stays wrong however much its "
-        "logits are scaled.",
-        "Accuracy, mean over offsets and seeds, measured (predicted by "
-        f"`{CURES_CLAIM_PREDICTOR}`); * marks in-range lengths. `{TRAINED_HEAD}`: a rope head trained with "
-        f"log-length scaling from the start (seeds {', '.join(map(str, trained_seeds))}):",
-        by_length_markdown(by_length, predictions, ["rope", TRAINED_HEAD, "learned"], "accuracy"),
-        "Attention weight on the target, mean over offsets and seeds, measured (predicted):",
-        by_length_markdown(by_length, predictions, ["rope", TRAINED_HEAD], "target_attention"),
-        "Fraction of rope's lost accuracy each cure wins back past the training range, "
-        "mean(cured - uncured) / mean(1 - uncured) pooled over offsets, seeds and lengths: measured, and as each "
-        "predictor predicts it from its own cured and uncured predictions (negative: it loses more; -: the "
-        "predictor predicts no loss to win back). The hard_attention row is the recovery of the limit of "
-        "unbounded sharpening.",
-        recovery_markdown(recovery),
-        sharpening_markdown(by_length, recovery),
-        f"![rope and learned heads under each cure](figures/{figure})",
-        "**Claim**: sharpening the softmax with the length undoes much of rope's decay, as the dilution law "
-        "predicts, and does nothing for the learned head; position interpolation hurts the fixed-offset rule; "
-        "a head trained with log-length scaling extrapolates further than rope.",
-        checks_markdown(claims),
-    ])
+    return [
+        check("the log-length head fits the training range (precondition)",
+              "lowest mean accuracy over seeds at an in-range length and offset", in_range, ">=", NEAR_PERFECT),
+        check("the log-length head extrapolates further than rope",
+              "lower end of the 95% interval of the mean paired difference in accuracy past the range", low, ">", 0,
+              rule=f"> 0 ({n} paired runs; mean {mean:+.3f})"),
+    ]

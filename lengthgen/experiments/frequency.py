@@ -18,9 +18,11 @@ import numpy as np
 import pandas as pd
 import torch
 
-from lengthgen.claims import check, checks_markdown
+from lengthgen.claims import check
 from lengthgen.kernel import cosine_sum, mean_block_coefficients, rotary_blocks
 from lengthgen.model import AttentionHead
+from lengthgen.rules import MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE
+from lengthgen.training import init_head
 
 TOP_BLOCKS = (1, 2, 4)
 SINGULAR_SHARE = 0.9  # singular_rank90: how many singular values hold this share of ||M||_F^2
@@ -126,71 +128,45 @@ def analyze_head(model: AttentionHead, offset: int, seed: int,
     return spectrum.assign(**keys), pd.DataFrame([{**keys, **summary}]), singular.assign(**keys)
 
 
-def claims_frequency(summary: pd.DataFrame, untrained: pd.DataFrame, min_top4_share: float,
-                     min_top4_alignment: float) -> pd.DataFrame:
-    """Per offset, over every seed: the top-4 blocks hold >= min_top4_share of the energy, and
-    their energy-weighted alignment with K is >= min_top4_alignment (worst seed reported). Each
-    statistic names the range the same heads had untrained (``untrained``: their summaries at init).
-    """
+def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
+    """Every trained rope head of the sweep, and the same head at its seeded initialization (the baseline)."""
+    train_length_max = settings["task"]["train_length_max"]
+    per_head, at_init = [], []
+    for run, model in inputs["models"]:
+        per_head.append(analyze_head(model, run["offset"], run["seed"], train_length_max))
+        at_init.append(analyze_head(init_head(model.config, run["seed"]), run["offset"], run["seed"],
+                                    train_length_max)[1])
+    blocks, summary, singular = (pd.concat(parts, ignore_index=True) for parts in zip(*per_head))
+    return {"frequency_blocks": blocks, "frequency_summary": summary,
+            "frequency_untrained_summary": pd.concat(at_init, ignore_index=True),
+            "frequency_singular_values": singular}
+
+
+CHECKED = ("frequency_summary", "frequency_untrained_summary")
+
+
+def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
+    return frequency_checks(tables["frequency_summary"], tables["frequency_untrained_summary"])
+
+
+def frequency_checks(summary: pd.DataFrame, untrained: pd.DataFrame) -> list[dict]:
+    """Per offset, over every seed: the top-4 blocks hold >= ``MIN_TOP4_SHARE`` of the energy, and their
+    energy-weighted alignment with K is >= ``MIN_TOP4_ALIGNMENT`` (the worst seed is the value). Each rule
+    text names the range the same heads had untrained (``untrained``: their summaries at init)."""
     rows = []
     for offset, heads in summary.groupby("offset", sort=True):
-        claim = f"K={offset}"
         at_init = untrained[untrained["offset"] == offset]
 
-        def baseline(column):
-            return f"(untrained: {at_init[column].min():.3g} to {at_init[column].max():.3g})"
+        def rule(threshold: float, column: str) -> str:
+            return (f">= {threshold:g} (untrained: {at_init[column].min():.3g} to {at_init[column].max():.3g}; "
+                    f"{len(heads)} seeds)")
 
-        worst_share = heads["top4_share"].min()
-        rows.append(check("frequency", claim, f"lowest top-4 energy share over {len(heads)} seeds "
-                          f"{baseline('top4_share')}", worst_share, f">= {min_top4_share:g}",
-                          worst_share >= min_top4_share))
-        worst_alignment = heads["top4_alignment"].min()
-        rows.append(check("frequency", claim, f"lowest energy-weighted top-4 alignment cos(K theta + phi) over "
-                          f"{len(heads)} seeds {baseline('top4_alignment')}", worst_alignment,
-                          f">= {min_top4_alignment:g}", worst_alignment >= min_top4_alignment))
-    return pd.DataFrame(rows)
-
-
-def summary_markdown(summary: pd.DataFrame, untrained: pd.DataFrame) -> str:
-    """Per offset and head state (trained, untrained): mean [min, max] over seeds of the key statistics."""
-    columns = [("top1_share", "top-1 share"), ("top2_share", "top-2 share"), ("top4_share", "top-4 share"),
-               ("participation_ratio", "participation ratio"), ("entropy_rank", "entropy rank"),
-               ("top4_alignment", "top-4 alignment"), ("amplitude_alignment", "s(K) / sum A"),
-               ("singular_rank90", "singular values for 90% of squared norm of M")]
-    header = ["K", "head", "seeds", "peak delta (all seeds)"] + [label for _, label in columns]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    states = pd.concat([summary.assign(head="trained"), untrained.assign(head="untrained")], ignore_index=True)
-    for (offset, head), heads in states.groupby(["offset", "head"], sort=True):
-        peaks = ", ".join(str(peak) for peak in sorted(set(heads["peak_delta"])))
-        cells = [str(offset), head, str(len(heads)), peaks]
-        for column, _ in columns:
-            values = heads[column]
-            cells.append(f"{values.mean():.3g} [{values.min():.3g}, {values.max():.3g}]")
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
-def section_markdown(summary: pd.DataFrame, untrained: pd.DataFrame, claims: pd.DataFrame,
-                     train_length_max: int) -> str:
-    """The frequency section of RESULTS.md, from the frequency_summary (trained and untrained) and claims tables."""
-    n_blocks = int(summary["n_blocks"].iloc[0])
-    return "\n\n".join([
-        "## frequency: the learned rule as a low-rank carrier",
-        f"For each trained RoPE head the content-averaged logit kernel is, exactly, "
-        f"s(delta) = sum_i A_i cos(delta theta_i + phi_i) over its {n_blocks} rotary blocks, with A_i exp(i phi_i) "
-        "the product of the mean query and the conjugate mean key in block i (divided by sqrt(D)). "
-        "Energy share p_i = A_i^2 / sum A^2; alignment cos(K theta_i + phi_i) (1: the block peaks at delta = K); "
-        "effective ranks: participation ratio 1 / sum p_i^2 and entropy rank exp(H(p)); "
-        "top-4 alignment is energy-weighted over the 4 most energetic blocks; s(K) / sum A is 1 when every block "
-        "peaks at K. Peak delta: argmax of s over delta in 0.."
-        f"{train_length_max - 1}. Singular values are those of M[m, n] = s(m - n) over positions "
-        f"0..{train_length_max - 1}. "
-        "Cells: mean [min, max] over seeds. Untrained: the same heads at their seeded initialization "
-        "(`training.init_head` at each run's seed), decomposed the same way: the baseline the trained values "
-        "are to be read against.",
-        summary_markdown(summary, untrained),
-        "![frequency decomposition](figures/frequency_rank.png)",
-        "**Claim**: the learned rule is a low-rank carrier aligned with K.",
-        checks_markdown(claims),
-    ])
-
+        rows += [
+            check("the learned rule is a low-rank carrier aligned with K", "lowest top-4 energy share over seeds",
+                  heads["top4_share"].min(), ">=", MIN_TOP4_SHARE, offset=offset,
+                  rule=rule(MIN_TOP4_SHARE, "top4_share")),
+            check("the learned rule is a low-rank carrier aligned with K",
+                  "lowest energy-weighted top-4 alignment cos(K theta + phi) over seeds", heads["top4_alignment"].min(),
+                  ">=", MIN_TOP4_ALIGNMENT, offset=offset, rule=rule(MIN_TOP4_ALIGNMENT, "top4_alignment")),
+        ]
+    return rows

@@ -40,6 +40,7 @@ decaying as delta^-1/2 or faster, or a normalized head whose distractors fill it
 loses at least half of it over the 16x of the default lengths.
 """
 
+import logging
 from collections.abc import Callable
 
 import numpy as np
@@ -60,7 +61,7 @@ from lengthgen.rules import (CHANCE_MULTIPLE, EXTRAPOLATION_FACTOR, LINEAR_CUTOF
 from lengthgen.schemas.linear import ARMS
 from lengthgen.task import TaskConfig
 
-EXPERIMENT = "linear"
+log = logging.getLogger(__name__)
 CONTROL, HEAD = ARMS
 EXACT = 0.0  # the pseudo-inverse with no cut-off: arm 1's reference, its basis being well-conditioned
 
@@ -297,7 +298,35 @@ def training_progress(curves: pd.DataFrame, parts: int = 4) -> pd.DataFrame:
 
 
 # ---------------------------------------------------------------------------------------------
-# Claims
+# The experiment: both arms of every run, and the checks
+
+
+def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
+    """Arm 1 trained here per (seed, offset), arm 2 the trained heads: the experiment's six tables."""
+    task, control = settings["task"], RegressionConfig(**settings["linear"]["min_norm"])
+    n_offsets = max(task["eval_lengths"])
+    parts = []
+    for run, model in inputs["models"]:
+        offset, seed = int(run["offset"]), int(run["seed"])
+        run_task = TaskConfig(task["vocab_size"], offset, task["train_length_min"], task["train_length_max"])
+        eval_sets = inputs["eval_sets"][offset]
+        log.info("arm 1: training the min-norm control for seed %d, offset %d", seed, offset)
+        for arm, tables in ((CONTROL, analyze_control(control, run_task, seed, eval_sets, n_offsets)),
+                            (HEAD, analyze_head(model, run_task, eval_sets, n_offsets))):
+            parts.append({name: frame.assign(arm=arm, offset=offset, seed=seed) for name, frame in tables.items()})
+    tables = {f"linear_{name}": pd.concat([part[name] for part in parts if name in part], ignore_index=True)
+              for name in ("by_length", "cutoffs", "comparison", "convergence")}
+    tables["linear_kernel"] = pd.concat([part["kernels"] for part in parts], ignore_index=True)
+    return {**tables, "linear_training_progress": training_progress(inputs["curves"])}
+
+
+CHECKED = ("linear_by_length", "linear_comparison")
+
+
+def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
+    task = settings["task"]
+    return claims_linear(tables["linear_by_length"], tables["linear_comparison"], task["train_length_max"],
+                         task["vocab_size"])
 
 
 def comparison_lengths(lengths, train_length_max: int) -> tuple[int, int]:
@@ -330,192 +359,48 @@ def arm_checks(arm: str, by_length: pd.DataFrame, train_length_max: int, vocab_s
     label = ARMS[arm]
     in_range_accuracy = float(by_length.loc[by_length["in_training_range"], "accuracy"].mean())
     far_length, chance_bound = EXTRAPOLATION_FACTOR * train_length_max, CHANCE_MULTIPLE / vocab_size
-    far_accuracy = accuracy_at(by_length, far_length)
     reference, far = comparison_lengths(by_length["length"], train_length_max)
-    ratio = far_weight_ratio(by_length, train_length_max)
     return [
-        check(EXPERIMENT, f"{label}: fits the training range (precondition)", "mean accuracy at in-range lengths",
-              in_range_accuracy, f">= {MIN_IN_RANGE_ACCURACY}", in_range_accuracy >= MIN_IN_RANGE_ACCURACY),
-        check(EXPERIMENT, f"{label}: does not extrapolate", f"mean accuracy at length {far_length}", far_accuracy,
-              f"<= {CHANCE_MULTIPLE}/V = {chance_bound:.3g}", far_accuracy <= chance_bound),
-        check(EXPERIMENT, f"{label}: distractor weight per key past the range does not decay",
-              f"mean |weight| per key in [n/2, n) at n={far} over that at n={reference}", ratio,
-              f">= {MIN_FAR_WEIGHT_RATIO:g}", ratio >= MIN_FAR_WEIGHT_RATIO),
+        check(f"{label}: fits the training range (precondition)", "mean accuracy at in-range lengths",
+              in_range_accuracy, ">=", MIN_IN_RANGE_ACCURACY),
+        check(f"{label}: does not extrapolate",
+              f"mean accuracy at {EXTRAPOLATION_FACTOR}x the longest training length",
+              accuracy_at(by_length, far_length), "<=", chance_bound,
+              rule=f"<= {CHANCE_MULTIPLE}/V = {chance_bound:.3g} (n={far_length})"),
+        check(f"{label}: distractor weight per key past the range does not decay",
+              "mean |weight| per key in [n/2, n) at the longest length over that at the first length >= 2 L",
+              far_weight_ratio(by_length, train_length_max), ">=", MIN_FAR_WEIGHT_RATIO,
+              rule=f">= {MIN_FAR_WEIGHT_RATIO:g} (n={far} over n={reference})"),
     ]
 
 
 def claims_linear(by_length: pd.DataFrame, comparison: pd.DataFrame, train_length_max: int,
-                  vocab_size: int) -> pd.DataFrame:
+                  vocab_size: int) -> list[dict]:
     """Arm 1: well-posed, fits, converges to the closed form (cosine, max error), does not extrapolate,
     per-key weight does not decay. Arm 2: fits, does not extrapolate, does not decay, its kernel is the
-    min-norm one at the most favourable cut-off. Thresholds from ``lengthgen.rules``."""
+    min-norm one at the most favourable cut-off. Thresholds from ``lengthgen.rules``.
+
+    Every one is evidence: a too-large rope base makes arm 1 ill-posed, too few SGD steps leave it short of
+    the closed form, and a head whose kernel decays extrapolates (``tests/test_linear.py`` builds each).
+    """
     control, head = (comparison[comparison["arm"] == arm] for arm in (CONTROL, HEAD))
-    condition = float(control["condition_number"].max())
-    lowest_cosine, largest_error = float(control["kernel_cosine"].min()), float(control["max_kernel_error"].max())
-    head_error = float(head["relative_error"].max())
     label = ARMS[CONTROL]
     control_checks = arm_checks(CONTROL, by_length[by_length["arm"] == CONTROL], train_length_max, vocab_size)
-    return pd.DataFrame([
-        check(EXPERIMENT, f"{label}: the min-norm interpolant is well-posed",
-              f"condition number of the rotary basis over offsets 0..{train_length_max - 1}", condition,
-              f"<= {MAX_CONDITION_NUMBER:g}", condition <= MAX_CONDITION_NUMBER),
+    return [
+        check(f"{label}: the min-norm interpolant is well-posed",
+              "condition number of the rotary basis over the training offsets", control["condition_number"].max(),
+              "<=", MAX_CONDITION_NUMBER, rule=f"<= {MAX_CONDITION_NUMBER:g} (offsets 0..{train_length_max - 1})"),
         control_checks[0],
-        check(EXPERIMENT, f"{label}: training selects the min-norm interpolant (shape)",
-              "lowest kernel cosine, trained vs closed form, over every evaluated offset", lowest_cosine,
-              f">= {MIN_CONVERGENCE_COSINE}", lowest_cosine >= MIN_CONVERGENCE_COSINE),
-        check(EXPERIMENT, f"{label}: training selects the min-norm interpolant (values)",
-              "largest max |trained - closed form| over every evaluated offset (target = 1)", largest_error,
-              f"<= {MAX_KERNEL_ERROR:g}", largest_error <= MAX_KERNEL_ERROR),
+        check(f"{label}: training selects the min-norm interpolant (shape)",
+              "lowest kernel cosine, trained vs closed form, over every evaluated offset",
+              control["kernel_cosine"].min(), ">=", MIN_CONVERGENCE_COSINE),
+        check(f"{label}: training selects the min-norm interpolant (values)",
+              "largest max |trained - closed form| over every evaluated offset (target = 1)",
+              control["max_kernel_error"].max(), "<=", MAX_KERNEL_ERROR),
         *control_checks[1:],
         *arm_checks(HEAD, by_length[by_length["arm"] == HEAD], train_length_max, vocab_size),
-        check(EXPERIMENT, f"{ARMS[HEAD]}: its kernel is the min-norm interpolant",
+        check(f"{ARMS[HEAD]}: its kernel is the min-norm interpolant",
               "largest |trained - min-norm| / |min-norm| over every evaluated offset, at each run's most "
-              "favourable cut-off", head_error, f"<= {MAX_RELATIVE_KERNEL_ERROR:.3g}",
-              head_error <= MAX_RELATIVE_KERNEL_ERROR),
-    ])
-
-
-# ---------------------------------------------------------------------------------------------
-# The RESULTS.md section
-
-
-def markdown_table(frame: pd.DataFrame) -> str:
-    def cell(value):
-        return f"{value:.3g}" if isinstance(value, (float, np.floating)) else str(value)
-
-    lines = ["| " + " | ".join(frame.columns) + " |", "|" + "---|" * len(frame.columns)]
-    lines += ["| " + " | ".join(cell(value) for value in row) + " |" for row in frame.itertuples(index=False)]
-    return "\n".join(lines)
-
-
-def weights_summary(by_length: pd.DataFrame, train_length_max: int) -> pd.DataFrame:
-    """Per (arm, K), means over seeds: accuracies, and distractor weights in units of |target weight|."""
-    reference, far = comparison_lengths(by_length["length"], train_length_max)
-    four_x = EXTRAPOLATION_FACTOR * train_length_max
-    units = by_length.assign(per_key=by_length["far_key_weight"] / by_length["target_abs_weight"],
-                             mass=by_length["distractor_weight"] / by_length["target_abs_weight"])
-    keys = ["arm", "offset"]
-
-    def at(length, column):
-        return units[units["length"] == length].groupby(keys)[column].mean()
-
-    return pd.DataFrame({
-        "seeds": units.groupby(keys)["seed"].nunique(),
-        "in-range acc": units[units["in_training_range"]].groupby(keys)["accuracy"].mean(),
-        f"acc @{four_x}": at(four_x, "accuracy"),
-        f"acc @{far}": at(far, "accuracy"),
-        f"per-key distractor / abs(target) @{reference}": at(reference, "per_key"),
-        f"per-key distractor / abs(target) @{far}": at(far, "per_key"),
-        f"distractor mass / abs(target) @{far}": at(far, "mass"),
-    }).rename_axis(["arm", "K"]).reset_index()
-
-
-def kernel_summary(comparison: pd.DataFrame) -> pd.DataFrame:
-    """Per (arm, K), means over seeds: the trained kernel against the min-norm one (target = 1)."""
-    keys = ["arm", "offset"]
-    groups = comparison.groupby(keys)
-    columns = {"trained_fit_error": "trained fit err", "min_norm_fit_error": "min-norm fit err",
-               "relative_error": "rel. error", "kernel_cosine": "kernel cosine",
-               "max_kernel_error": "max abs(trained - min-norm)",
-               "coefficient_cosine": "coef cosine", "norm_ratio": "norm trained / min-norm",
-               "row_space_fraction": "row-space frac", "trained_far_key_weight": "trained per-key @far",
-               "min_norm_far_key_weight": "min-norm per-key @far"}
-    frame = pd.DataFrame({"cut-off(s)": groups["rtol"].agg(lambda rtols: ", ".join(f"{r:g}" for r in sorted(set(rtols)))),
-                          "rank": groups["rank"].agg(lambda ranks: "/".join(str(r) for r in sorted(set(ranks))))})
-    for column, title in columns.items():
-        frame[title] = groups[column].mean()
-    return frame.rename_axis(["arm", "K"]).reset_index()
-
-
-def cutoff_summary(cutoffs: pd.DataFrame) -> pd.DataFrame:
-    """Per (arm, cut-off), over every run: how the min-norm solution and its match depend on the cut-off."""
-    groups = cutoffs.groupby(["arm", "rtol"])
-    return pd.DataFrame({
-        "rank": groups["rank"].agg(lambda ranks: "/".join(str(r) for r in sorted(set(ranks)))),
-        "min-norm norm": groups["min_norm_norm"].mean(),
-        "min-norm fit err": groups["min_norm_fit_error"].mean(),
-        "min-norm per-key @far": groups["min_norm_far_key_weight"].mean(),
-        "rel. error: mean": groups["relative_error"].mean(),
-        "min": groups["relative_error"].min(),
-        "max": groups["relative_error"].max(),
-        "kernel cosine": groups["kernel_cosine"].mean(),
-        "coef cosine": groups["coefficient_cosine"].mean(),
-        "row-space frac": groups["row_space_fraction"].mean(),
-    }).reset_index().sort_values(["arm", "rtol"], ascending=[True, False]).rename(columns={"rtol": "cut-off"})
-
-
-def progress_line(progress: pd.DataFrame) -> str:
-    """Arm 2's training accuracy by window of steps, mean over seeds, per K."""
-    means = progress.groupby(["offset", "until_step"])["accuracy"].mean()
-    parts = [f"K={offset}: " + ", ".join(f"{accuracy:.3f} (to step {step})" for step, accuracy in rows.droplevel(0).items())
-             for offset, rows in means.groupby(level=0)]
-    return "; ".join(parts)
-
-
-def numbered_arms(frame: pd.DataFrame) -> pd.DataFrame:
-    """The arm column as "1" and "2", so that tables list arm 1 first."""
-    return frame.assign(arm=frame["arm"].map({CONTROL: "1", HEAD: "2"}))
-
-
-def section_markdown(by_length: pd.DataFrame, comparison: pd.DataFrame, cutoffs: pd.DataFrame,
-                     progress: pd.DataFrame, claims: pd.DataFrame, train_length_min: int, train_length_max: int,
-                     control: dict, head: dict, figure: str = "linear_control.png") -> str:
-    """The ``## linear`` section of RESULTS.md, from the tables alone.
-
-    ``control``: arm 1's settings (d_model, rope_base, steps, batch_size, lr); ``head``: arm 2's
-    (d_model, rope_base, steps, batch_size, lr).
-    """
-    conditions = comparison.groupby("arm")["condition_number"].max()
-    reference, far = comparison_lengths(by_length["length"], train_length_max)
-    claim_lines = [f"- {row.claim}: {row.statistic} = {row.value:.4g}; rule: {row.rule}; "
-                   f"**{'holds' if row.holds else 'does not hold'}**" for row in claims.itertuples()]
-    holding = claims.groupby(claims["claim"].str.startswith(ARMS[CONTROL]))["holds"].agg(["sum", "count"])
-    cutoff_grid = ", ".join(f"{rtol:g}" for rtol in LINEAR_CUTOFFS)
-    return "\n\n".join([
-        f"## {EXPERIMENT}",
-        "**Claim**: without softmax normalization, training selects a min-norm interpolant that does not "
-        "extrapolate. Two arms; **arm 1 tests the claim as stated, in a setting where it is well-posed; arm 2 asks "
-        "whether the linear-attention head behaves like it.**",
-        f"**Arm 1, the min-norm control.** A positional kernel linear in its parameters, k(delta) = w . phi(delta) "
-        f"over d = {control['d_model']} rotary features (cos and sin of delta theta_i, theta_i = base^(-2i/d), base "
-        f"{control['rope_base']:g}), used directly as each key's weight (no softmax) with a fixed one-hot readout "
-        f"(the output for token v is the summed weight of the keys holding v), trained on lengths "
-        f"{train_length_min}..{train_length_max} from w = 0 by plain SGD (lr {control['lr']:g}, batch "
-        f"{control['batch_size']}, {control['steps']} steps) on the squared error against the target's one-hot. "
-        "Squared loss because gradient descent from zero on least squares never leaves the span of the training "
-        "offsets' features and so converges to the minimum-norm interpolant; cross-entropy would head for a "
-        "max-margin direction instead, and Adam would leave that span. The closed form is min |w| subject to "
-        f"w . phi(delta) = [delta = K] for delta = 0..{train_length_max - 1}. Over those offsets the basis has "
-        f"condition number {conditions.get(CONTROL, float('nan')):.3g}, so the pseudo-inverse needs no cut-off. "
-        "(With a base >= 1 every frequency is at most 1 rad, and the basis over consecutive offsets is numerically "
-        "singular at any width; with a base below 1 the frequencies, taken modulo 2 pi on integer offsets, "
-        "spread over (0, pi].)",
-        f"**Arm 2, the linear-attention head.** The factorized RoPE head (d = {head['d_model']}, base "
-        f"{head['rope_base']:g}) with its logits used directly as weights, trained with Adam (lr {head['lr']:g}, "
-        f"batch {head['batch_size']}, {head['steps']} steps) and cross-entropy. Its kernel is content-averaged "
-        "through its value path (the push a key gives to its own token's logit margin; at delta = 0 the key is the "
-        "query's own token). Its rotary basis over the training offsets has condition number "
-        f"{conditions.get(HEAD, float('nan')):.3g}: the min-norm solution there is set by the singular-value "
-        f"cut-off, so it is computed at relative cut-offs {cutoff_grid} and compared at the "
-        "cut-off whose kernel is closest to the trained one (lowest relative error |trained - min-norm| / "
-        "|min-norm| over every evaluated offset: the reading most favourable to the claim).",
-        "**Units**: every kernel, trained or min-norm, of either arm, is divided by its own value at delta = K, and "
-        "measured weights by the mean |target weight| at the same length, so all fit errors, norms, norm ratios and "
-        "distractor weights are in units of the target's weight. Per-key distractor weight at length n: mean "
-        "|weight| over the keys at delta in [n/2, n), the target excluded (the 'does not decay' checks compare it "
-        f"at n = {far} with n = {reference}); distractor mass: summed |weight| of every non-target key. Fit error: "
-        f"max |k - ideal| over the training offsets. Cells: mean over seeds.",
-        "Accuracy and distractor weights (measured on the evaluation sets):",
-        markdown_table(weights_summary(numbered_arms(by_length), train_length_max)),
-        "Trained kernel against the min-norm one (arm 1: exact; arm 2: at its most favourable cut-off; "
-        f"per-key weights at n = {far}):",
-        markdown_table(kernel_summary(numbered_arms(comparison))),
-        "Sensitivity to the cut-off (every run; relative error and cosine between the trained and the min-norm "
-        "kernel over every evaluated offset):",
-        markdown_table(cutoff_summary(numbered_arms(cutoffs))),
-        f"Arm 2's training accuracy, mean over seeds and over windows of its steps: {progress_line(progress)}.",
-        "\n".join(claim_lines),
-        f"Arm 1: {int(holding.loc[True, 'sum'])}/{int(holding.loc[True, 'count'])} checks hold; arm 2: "
-        f"{int(holding.loc[False, 'sum'])}/{int(holding.loc[False, 'count'])}.",
-        f"![linear control: accuracy, distractor weights, convergence and kernels](figures/{figure})",
-    ]) + "\n"
+              "favourable cut-off", head["relative_error"].max(), "<=", MAX_RELATIVE_KERNEL_ERROR,
+              rule=f"<= {MAX_RELATIVE_KERNEL_ERROR:.3g}"),
+    ]

@@ -3,40 +3,40 @@
 Each headline is one number per trained run, read from an experiment's table, with the
 threshold its experiment's rule uses. The multiseed claim is that each headline meets
 its threshold in every single run (every seed at every offset), not only on average.
+
+Its inputs are the headline tables of the experiments that run (``catalog.plan`` fills them in
+from each declaration's ``headline_tables``), named by their files: ``accuracy_by_length``, or
+``shift_changes_K1``, ``shift_changes_K2``, ... for a per-offset experiment. A headline reads the
+tables of its schema and runs only when there is one.
 """
 
 import operator
+import re
 from dataclasses import dataclass
 from typing import Callable
 
 import pandas as pd
 
-from lengthgen import claims, rules
-from lengthgen.schemas.core import ACCURACY_BY_LENGTH
-from lengthgen.schemas.frequency import FREQUENCY_SUMMARY
+from lengthgen import rules
+from lengthgen.claims import check
+from lengthgen.experiments.declaration import PER_OFFSET
 from lengthgen.schemas.linear import ARMS as LINEAR_ARMS
-from lengthgen.schemas.linear import LINEAR_BY_LENGTH
-from lengthgen.schemas.mechanics import MECHANICS_BY_LENGTH
-from lengthgen.schemas.prop1 import PROP1_PREDICTION
-from lengthgen.schemas.shift import SHIFT_CHANGES
 from lengthgen.stats import summarize_over_seeds
-from lengthgen.tables import TableSchema
 
-EXPERIMENT = "multiseed"
 COMPARISONS = {">=": operator.ge, "<=": operator.le}
 UNIT = (0.0, 1.0)
 
 
 @dataclass(frozen=True)
 class Headline:
-    experiment: str  # the experiment (catalog name) whose claim it repeats; it runs only when that one does
-    name: str
-    source: TableSchema  # the table it is read from
+    name: str  # begins with the experiment whose claim it repeats
+    source: str  # the schema of the table it is read from (one table, or one per offset)
     comparison: str  # ">=" or "<="
     threshold: Callable[[dict], float]  # from the task settings, e.g. chance = 1/V
-    per_run: Callable[[pd.DataFrame, dict], pd.Series]  # table, settings -> value indexed by (offset, seed)
+    per_run: Callable[[pd.DataFrame, dict], pd.Series]  # table, task settings -> value indexed by (offset, seed)
     log_scale: bool = False  # for values spanning orders of magnitude
     bounds: tuple[float, float] | None = None  # the range of the value, e.g. (0, 1) for an accuracy
+    kind: str = "evidence"  # of its check (claims.check): "sanity" where only a bug can fail it
 
 
 def _past(frame: pd.DataFrame, settings: dict) -> pd.DataFrame:
@@ -52,47 +52,55 @@ def _by_run(frame: pd.DataFrame, column: str, how: str) -> pd.Series:
 
 
 HEADLINES = [
-    Headline("base", "base: rope accuracy at 4x the training length", ACCURACY_BY_LENGTH, ">=",
+    Headline("base: rope accuracy at 4x the training length", "accuracy_by_length", ">=",
              lambda s: rules.ABOVE_CHANCE_FACTOR / s["vocab_size"],
              lambda f, s: _by_run(_at_four_x(f[f["pe"] == "rope"], s), "accuracy", "mean"), bounds=UNIT),
-    Headline("base", "base: learned distance from chance past the range (max over lengths)", ACCURACY_BY_LENGTH, "<=",
+    Headline("base: learned distance from chance past the range (max over lengths)", "accuracy_by_length", "<=",
              lambda s: rules.CHANCE_TOLERANCE,
              lambda f, s: _by_run(_past(f[f["pe"] == "learned"], s).assign(
                  distance=lambda g: (g["accuracy"] - 1 / s["vocab_size"]).abs()), "distance", "max")),
-    Headline("mechanics", "mechanics: learned fraction of sequences at the modal position (min over lengths)",
-             MECHANICS_BY_LENGTH, ">=", lambda s: rules.MIN_MODAL_FRACTION,
+    Headline("mechanics: learned fraction of sequences at the modal position (min over lengths)",
+             "mechanics_by_length", ">=", lambda s: rules.MIN_MODAL_FRACTION,
              lambda f, s: _by_run(f[(f["pe"] == "learned") & f["past_training_range"]], "modal_fraction", "min"),
              bounds=UNIT),
-    Headline("shift", "shift: rope float64 attention-logit change (max over shifts)", SHIFT_CHANGES, "<=",
+    # RoPE's attention logits depend on the relative offset alone, by the rotation's algebra: an identity
+    # of the encoding, which only a bug (or more than float64 rounding) breaks.
+    Headline("shift: rope float64 attention-logit change (max over shifts)", "shift_changes", "<=",
              lambda s: rules.ROPE_MAX_CHANGE,
              lambda f, s: _by_run(f[(f["pe"] == "rope") & (f["dtype"] == "float64")], "attention_logit_change", "max"),
-             log_scale=True),
-    Headline("prop1", "prop1: mean-field target-attention error past the range", PROP1_PREDICTION, "<=",
+             log_scale=True, kind="sanity"),
+    Headline("prop1: mean-field target-attention error past the range", "prop1_prediction", "<=",
              lambda s: rules.MAX_ATTENTION_MAE,
              lambda f, s: _by_run(_past(f[f["predictor"] == rules.PROP1_CLAIM_PREDICTOR], s).assign(
                  error=lambda g: (g["predicted_attention"] - g["measured_attention"]).abs()), "error", "mean")),
-    Headline("frequency", "frequency: energy share of the top 4 rotary blocks", FREQUENCY_SUMMARY, ">=",
+    Headline("frequency: energy share of the top 4 rotary blocks", "frequency_summary", ">=",
              lambda s: rules.MIN_TOP4_SHARE, lambda f, s: _by_run(f, "top4_share", "mean"), bounds=UNIT),
-    Headline("frequency", "frequency: alignment of the top 4 blocks with K", FREQUENCY_SUMMARY, ">=",
+    Headline("frequency: alignment of the top 4 blocks with K", "frequency_summary", ">=",
              lambda s: rules.MIN_TOP4_ALIGNMENT, lambda f, s: _by_run(f, "top4_alignment", "mean"), bounds=(-1, 1)),
-    *(Headline("linear", f"linear, {arm_name}: accuracy at 4x the training length", LINEAR_BY_LENGTH, "<=",
+    *(Headline(f"linear, {arm_name}: accuracy at 4x the training length", "linear_by_length", "<=",
                lambda s: rules.CHANCE_MULTIPLE / s["vocab_size"],
                lambda f, s, arm=arm: _by_run(_at_four_x(f[f["arm"] == arm], s), "accuracy", "mean"), bounds=UNIT)
       for arm, arm_name in LINEAR_ARMS.items()),
 ]
+CHECKED = ("headline_by_seed",)
 
 
-def headlines_of(experiments: list[str]) -> list[Headline]:
-    """The headlines of the experiments that run (``catalog.plan``), in order."""
-    return [headline for headline in HEADLINES if headline.experiment in experiments]
+def tables_of(inputs: dict, schema: str) -> list[pd.DataFrame]:
+    """The input tables of ``schema``: the one named after it, or one per offset (``shift_changes_K1``, ...)."""
+    per_offset = re.escape(schema) + PER_OFFSET.format(offset=r"\d+")
+    return [table for name, table in sorted(inputs.items()) if name == schema or re.fullmatch(per_offset, name)]
 
 
-def headline_by_seed(sources: dict[str, pd.DataFrame], settings: dict, headlines: list[Headline] = HEADLINES
-                     ) -> pd.DataFrame:
-    """One row per (headline, offset, seed). ``sources``: each table by its schema name;
-    ``settings``: vocab_size, train_length_max."""
-    frames = [headline.per_run(sources[headline.source.name], settings).rename("value").reset_index()
-              .assign(headline=headline.name) for headline in headlines]
+def headlines_of(inputs: dict) -> list[Headline]:
+    """The headlines whose tables are among ``inputs`` (those of the experiments that run), in order."""
+    return [headline for headline in HEADLINES if tables_of(inputs, headline.source)]
+
+
+def headline_by_seed(inputs: dict, settings: dict) -> pd.DataFrame:
+    """One row per (headline, offset, seed) of every headline whose tables are among ``inputs``.
+    ``settings``: the task's (vocab_size, train_length_max)."""
+    frames = [headline.per_run(pd.concat(tables_of(inputs, headline.source), ignore_index=True), settings)
+              .rename("value").reset_index().assign(headline=headline.name) for headline in headlines_of(inputs)]
     return pd.concat(frames, ignore_index=True)
 
 
@@ -116,29 +124,20 @@ def summarize_headlines(by_seed: pd.DataFrame, settings: dict) -> pd.DataFrame:
     return pd.concat(rows, ignore_index=True)
 
 
-def claims_multiseed(summary: pd.DataFrame) -> pd.DataFrame:
+def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
+    by_seed = headline_by_seed(inputs, settings["task"])
+    return {"headline_by_seed": by_seed, "headline_summary": summarize_headlines(by_seed, settings["task"])}
+
+
+def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
+    return claims_multiseed(summarize_headlines(tables["headline_by_seed"], settings["task"]))
+
+
+def claims_multiseed(summary: pd.DataFrame) -> list[dict]:
     """One check per headline: every run (all seeds, all offsets) meets the threshold."""
-    pooled = summary[summary["offset"] == "all"]
-    return pd.DataFrame([
-        claims.check(EXPERIMENT, row.headline, f"fraction of {row.n_seeds} runs with value {row.comparison} "
-                          f"{row.threshold:.3g}", row.fraction_of_runs_meeting, "== 1 (every seed at every offset)",
-                          row.fraction_of_runs_meeting == 1.0)
-        for row in pooled.itertuples()
-    ])
-
-
-def section_markdown(summary: pd.DataFrame, figure: str = "multiseed_results.png") -> str:
-    lines = ["| headline | K | runs | mean [95% CI] | threshold | runs meeting it |", "|---|---|---|---|---|---|"]
-    for row in summary.itertuples():
-        lines.append(f"| {row.headline} | {row.offset} | {row.n_seeds} | {row.mean:.3g} [{row.ci_low:.3g}, "
-                     f"{row.ci_high:.3g}] | {row.comparison} {row.threshold:.3g} | {row.fraction_of_runs_meeting:.0%} |")
-    return "\n\n".join([
-        "## multiseed: every headline across seeds and offsets",
-        "Each headline is one number per trained run (seed, offset), read from its experiment's table; "
-        "mean and 95% Student-t interval over seeds per offset and over all runs (clipped to the value's range, "
-        "e.g. [0, 1] for accuracies and shares). The check: every single "
-        "run meets the threshold of its experiment's rule. All claims of every experiment, with their "
-        "statistics and rules, are in `results/tables/claims.parquet`.",
-        "\n".join(lines),
-        f"![headlines across seeds and offsets](figures/{figure})",
-    ])
+    kinds = {headline.name: headline.kind for headline in HEADLINES}
+    return [check(row.headline, "fraction of runs meeting the headline's threshold", row.fraction_of_runs_meeting,
+                  "==", 1.0, kind=kinds[row.headline],
+                  rule=f"== 1: each of {row.n_seeds} runs (every seed at every offset) has value {row.comparison} "
+                       f"{row.threshold:.3g}")
+            for row in summary[summary["offset"] == "all"].itertuples()]

@@ -36,10 +36,10 @@ import numpy as np
 import pandas as pd
 import torch
 
-from lengthgen.claims import check, checks_markdown
+from lengthgen.claims import check
 from lengthgen.kernel import log_mean_exp_over_keys, logit_kernel, realized_mean_logit
 from lengthgen.model import AttentionHead
-from lengthgen.rules import PROP1_CLAIM_PREDICTOR
+from lengthgen.rules import MAX_ACCURACY_MAE, MAX_ATTENTION_MAE, PROP1_CLAIM_PREDICTOR
 from lengthgen.seeding import generator
 
 PREDICTORS = ("mean_logit", "mean_field", "mean_field_target", "exact")
@@ -236,71 +236,43 @@ def best_predictor(errors: pd.DataFrame, quantity: str = "target_attention",
     return str(overall.loc[overall["mae"].idxmin(), "predictor"])
 
 
-def claims_prop1(errors: pd.DataFrame, predictor: str, max_attention_mae: float,
-                 max_accuracy_mae: float) -> pd.DataFrame:
+CHECKED = ("prop1_prediction",)
+
+
+def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
+    """Every rope head's predictions at every evaluation length, joined to the measured rows of ``base``."""
+    task = settings["task"]
+    predictions = pd.concat([predict_dilution(model, run["offset"], run["seed"], task["eval_lengths"],
+                                              settings["prop1"]["n_samples"]) for run, model in inputs["models"]],
+                            ignore_index=True)
+    comparison = compare_with_measured(predictions, inputs["accuracy_by_length"], experiment="base")
+    return {"prop1_prediction": comparison, "prop1_error": prediction_errors(comparison, task["train_length_max"])}
+
+
+def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
+    errors = prediction_errors(tables["prop1_prediction"], settings["task"]["train_length_max"])
+    return prediction_checks(errors, PROP1_CLAIM_PREDICTOR, MAX_ATTENTION_MAE, MAX_ACCURACY_MAE)
+
+
+def prediction_checks(errors: pd.DataFrame, predictor: str, max_attention_mae: float,
+                      max_accuracy_mae: float) -> list[dict]:
     """Per offset, the named predictor's MAE beyond the training range, for attention and accuracy.
 
-    The workflow passes the predictor and MAE limits of ``lengthgen.rules``, fixed before the full
-    run (the mean-field form that SCIENCE.md names, 0.1 for both).
+    ``checks`` passes the predictor and MAE limits of ``lengthgen.rules``, fixed before the full
+    run (the mean-field form that SCIENCE.md names, 0.1 for both). Evidence: a decay that is not
+    dilution (or a predictor that averages content badly) misses them.
     """
     beyond = errors[(errors["lengths"] == "beyond_training") & (errors["predictor"] == predictor)]
     rows = []
-    for scope in sorted(set(beyond["scope"]) - {"all"}):
+    for scope in sorted(set(beyond["scope"]) - {"all"}, key=scope_offset):
         for quantity, threshold in (("target_attention", max_attention_mae), ("accuracy", max_accuracy_mae)):
             mae = beyond.loc[(beyond["scope"] == scope) & (beyond["quantity"] == quantity), "mae"].squeeze()
-            rows.append(check("prop1", scope, f"{predictor}: MAE of predicted {quantity} past the training range",
-                              mae, f"<= {threshold:g}", mae <= threshold))
-    return pd.DataFrame(rows)
+            rows.append(check("graceful decay follows the dilution law",
+                              f"{predictor}: MAE of predicted {quantity} past the training range", mae, "<=",
+                              threshold, offset=scope_offset(scope)))
+    return rows
 
 
-def errors_markdown(errors: pd.DataFrame) -> str:
-    """Beyond-range errors: one row per (scope, predictor), MAE / bias / r for both quantities."""
-    beyond = errors[errors["lengths"] == "beyond_training"]
-    header = ["scope", "predictor"] + [f"{quantity} {stat}" for quantity in QUANTITIES for stat in ("MAE", "bias", "r")]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    scopes = sorted(set(beyond["scope"]) - {"all"}) + ["all"]
-    for scope in scopes:
-        for predictor in PREDICTORS:
-            cells = [scope, predictor]
-            for quantity in QUANTITIES:
-                row = beyond[(beyond["scope"] == scope) & (beyond["predictor"] == predictor)
-                             & (beyond["quantity"] == quantity)]
-                if row.empty:
-                    cells += ["-"] * 3
-                    continue
-                row = row.iloc[0]
-                correlation = "n/a" if np.isnan(row["correlation"]) else f"{row['correlation']:.3f}"
-                cells += [f"{row['mae']:.3f}", f"{row['bias']:+.3f}", correlation]
-            lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
-def section_markdown(errors: pd.DataFrame, claims: pd.DataFrame, train_length_max: int) -> str:
-    """The prop1 section of RESULTS.md, from the ``prop1_error`` and claims tables."""
-    offsets = sorted(int(scope.removeprefix("K=")) for scope in set(errors["scope"]) - {"all"})
-    n_points = errors.loc[(errors["scope"] == "all") & (errors["lengths"] == "beyond_training"), "n"].max()
-    best_attention, best_accuracy = best_predictor(errors, "target_attention"), best_predictor(errors, "accuracy")
-    figures = "\n\n".join(f"![prop1 validation, K={offset}](figures/prop1_validation_K{offset}.png)"
-                          for offset in offsets)
-    predictors = "\n".join(f"- `{name}`: {PREDICTOR_LABELS[name]}" for name in PREDICTORS)
-    return "\n\n".join([
-        "## prop1: the attention-dilution law",
-        "From each trained RoPE head's parameters alone we build the exact logit kernel s_ab(delta) "
-        "(query token a, key token b, delta = 0..n-1 positions back; delta = 0 is the query itself) and predict "
-        "the mean softmax weight on the target at every evaluation length; nothing is fitted to measurements. "
-        "Accuracy is predicted by passing seeded random sequences through the head's exact value and unembedding "
-        "weights with the attention fixed to each predictor's weight profile. Predictors:\n\n" + predictors,
-        f"Errors of predicted vs measured values past the training range (length > {train_length_max}), "
-        f"pooled over seeds and lengths, and over offsets in the row 'all' ({n_points} (offset, seed, length) "
-        "points); "
-        "bias = mean(predicted - measured), r = Pearson correlation (n/a where a prediction is constant).",
-        errors_markdown(errors),
-        f"Of the closed-form approximations, the data support `{best_attention}` for target attention and "
-        f"`{best_accuracy}` for accuracy (lowest MAE over all offsets past the training range). `exact` shows "
-        "how much of their error comes from averaging over token content rather than from the dilution account.",
-        figures,
-        f"**Claim**: graceful decay follows the dilution law: the predictor fixed in advance in the code "
-        f"(`{PROP1_CLAIM_PREDICTOR}`, `lengthgen/rules.py`) predicts the "
-        "measured target attention and accuracy past the training range within the stated MAE.",
-        checks_markdown(claims),
-    ])
+def scope_offset(scope: str) -> int:
+    """The offset of a per-offset scope of ``prop1_error`` (``K=2``)."""
+    return int(scope.removeprefix("K="))

@@ -1,4 +1,4 @@
-"""Shift equivariance (the ``shift_K<offset>`` experiments).
+"""Shift equivariance (the ``shift_K<offset>`` sections: one job per offset of ``shift.offsets``).
 
 Shift every position id of a sequence by s and measure the largest absolute change of
 any attention logit (and of any output logit) against the unshifted head, in float32
@@ -13,7 +13,6 @@ not defined: that cell is reported as missing (NaN, ``defined`` False), not an e
 import copy
 import math
 
-import numpy as np
 import pandas as pd
 import torch
 
@@ -23,10 +22,6 @@ from lengthgen.rules import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE, SHIFT_ABSOLUTE
 from lengthgen.training import init_head
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
-
-
-def experiment_name(offset: int) -> str:
-    return f"shift_K{offset}"
 
 
 def untrained_head(pe: str, vocab_size: int, d_model: int, trained_positions: int, seed: int,
@@ -88,35 +83,6 @@ def measure_shift(model: AttentionHead, token_sets: dict, shifts: list[int], off
     return frame.assign(pe=model.config.pe, offset=offset, seed=seed, trained=trained)
 
 
-def claims_shift(changes: pd.DataFrame, offset: int) -> pd.DataFrame:
-    """Claim rows of ``shift_K<offset>``: rope invariant in float64, learned and sinusoidal not.
-
-    rope: the largest float64 attention-logit change over every seed, length and shift is
-    <= ``ROPE_MAX_CHANGE``. learned, sinusoidal: for every seed, the largest float64
-    change over the defined shifts is >= ``ABSOLUTE_MIN_CHANGE`` (the statistic is the
-    minimum over seeds). An encoding missing from the table gives a row that does not hold.
-    """
-    cells = changes[(changes["offset"] == offset) & (changes["dtype"] == SHIFT_CLAIM_DTYPE)]
-    experiment = experiment_name(offset)
-    rope = cells[cells["pe"] == "rope"]
-    value = rope["attention_logit_change"].max() if len(rope) else math.nan
-    statistic = "max over seeds, lengths and shifts of the float64 max abs attention logit change"
-    rows = [check(experiment, f"K={offset}: rope attention logits depend on relative offset alone", statistic,
-                  value, f"{statistic} <= {ROPE_MAX_CHANGE:g}", value <= ROPE_MAX_CHANGE)]
-    statistic = ("min over seeds of the max over defined shifts and lengths of the float64 "
-                 "max abs attention logit change")
-    for pe in SHIFT_ABSOLUTE_ENCODINGS:
-        runs = cells[(cells["pe"] == pe) & cells["defined"]]
-        value = runs.groupby("seed")["attention_logit_change"].max().min() if len(runs) else math.nan
-        rows.append(check(experiment, f"K={offset}: {pe} attention logits change under a position shift", statistic,
-                          value, f"{statistic} >= {ABSOLUTE_MIN_CHANGE:g}", value >= ABSOLUTE_MIN_CHANGE))
-    return pd.DataFrame(rows)
-
-
-def _format(value: float, measured: bool) -> str:
-    if not measured:
-        return "-"  # this shift was not run for this encoding
-    return "missing" if np.isnan(value) else f"{value:.2e}"
 
 
 def summary_by_shift(changes: pd.DataFrame, offset: int, column: str = "attention_logit_change") -> pd.DataFrame:
@@ -128,36 +94,55 @@ def summary_by_shift(changes: pd.DataFrame, offset: int, column: str = "attentio
     return cells.groupby(["pe", "dtype", "shift"])[column].max().unstack("shift")
 
 
-def section_markdown(changes: pd.DataFrame, claims: pd.DataFrame, offset: int, figure: str | None = None) -> str:
-    """The ``shift_K<offset>`` section of RESULTS.md, every number read from the tables."""
-    figure = figure or f"shift_equivariance_K{offset}.png"
-    cells = changes[changes["offset"] == offset]
-    summary = summary_by_shift(changes, offset)
-    measured = cells.groupby(["pe", "dtype", "shift"]).size().unstack("shift").reindex_like(summary).notna()
-    shifts = list(summary.columns)
-    states = cells.groupby("pe")["trained"].agg(lambda t: "trained" if t.all() else "at init" if not t.any() else "mixed")
-    undefined = cells[~cells["defined"]]
-    lines = [
-        f"## {experiment_name(offset)}",
-        "",
-        "Every position id shifted by s; the largest absolute change of any attention logit against the "
-        f"unshifted head (max over seeds {', '.join(map(str, sorted(cells['seed'].unique())))} and lengths "
-        f"{', '.join(map(str, sorted(cells['length'].unique())))}), K={offset}. Heads: "
-        + ", ".join(f"{pe} ({state})" for pe, state in states.items()) + ".",
-        "",
-        "| encoding | dtype | " + " | ".join(f"s={s}" for s in shifts) + " |",
-        "|---|---|" + "---|" * len(shifts),
-    ]
-    for (pe, dtype), values in summary.iterrows():
-        shown = (_format(value, ran) for value, ran in zip(values, measured.loc[(pe, dtype)]))
-        lines.append(f"| {pe} | {dtype} | " + " | ".join(shown) + " |")
-    if len(undefined):
-        missing = undefined.groupby(["pe", "length"])["shift"].min()
-        lines += ["", "missing: not defined, position ids past the table's rows: " + "; ".join(
-            f"{pe} at length {length} for s >= {s}" for (pe, length), s in missing.items()) + "."]
-    lines += ["", "| claim | rule | value | holds |", "|---|---|---|---|"]
-    for row in claims.itertuples():
-        rule = row.rule.replace("|", "\\|")  # a pipe would end the markdown cell
-        lines.append(f"| {row.claim} | {rule} | {row.value:.3g} | {'yes' if row.holds else 'no'} |")
-    lines += ["", f"![Logit change under a position shift, K={offset}](figures/{figure})", ""]
-    return "\n".join(lines)
+CHECKED = ("shift_changes",)
+
+
+def untrained_encodings(settings: dict) -> list[str]:
+    """The encodings of ``shift.pe_at_init`` the sweep does not train: measured at their seeded initialization."""
+    return [pe for pe in settings["shift"]["pe_at_init"] if pe not in settings["sweep"]["pe"]]
+
+
+def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
+    """The ``shift_changes`` table of one offset: the sweep's heads of that offset as trained, and every
+    untrained encoding at its initialization under each sweep seed."""
+    offset, config = settings["offset"], settings["shift"]
+    eval_sets = inputs["eval_sets"][offset]
+    token_sets = {length: eval_sets[length] for length in config["lengths"]}
+    models = inputs["models"]
+    changes = [measure_shift(model, token_sets, config["shifts"], offset, run["seed"]) for run, model in models]
+    changes += [measure_shift(untrained_head(pe, seed=seed, **models.expected), token_sets, config["shifts"], offset,
+                              seed, trained=False)
+                for pe in untrained_encodings(settings) for seed in settings["sweep"]["seed"]]
+    return {"shift_changes": pd.concat(changes, ignore_index=True)}
+
+
+def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
+    return shift_checks(tables["shift_changes"], settings["offset"])
+
+
+def shift_checks(changes: pd.DataFrame, offset: int) -> list[dict]:
+    """rope invariant in float64, learned and sinusoidal not, at ``offset``.
+
+    rope: the largest float64 attention-logit change over every seed, length and shift is
+    <= ``ROPE_MAX_CHANGE``; a sanity check, since rope's logit is a function of q, k and the
+    offset alone by construction, so only a bug (or float64 rounding far above its size) fails it.
+    learned, sinusoidal: for every seed, the largest float64 change over the defined shifts is
+    >= ``ABSOLUTE_MIN_CHANGE`` (the statistic is the minimum over seeds). Evidence: that the logits
+    move at all follows from the encoding being absolute, but by how much depends on the head's
+    weights (a learned table initialized at a small std need not clear 0.1; a trained head could
+    read its position rows weakly). An encoding missing from the table gives a check that does not hold.
+    """
+    cells = changes[(changes["offset"] == offset) & (changes["dtype"] == SHIFT_CLAIM_DTYPE)]
+    rope = cells[cells["pe"] == "rope"]
+    rows = [check("rope attention logits depend on relative offset alone",
+                  "max over seeds, lengths and shifts of the float64 max abs attention logit change",
+                  rope["attention_logit_change"].max() if len(rope) else math.nan, "<=", ROPE_MAX_CHANGE,
+                  offset=offset, kind="sanity")]
+    for pe in SHIFT_ABSOLUTE_ENCODINGS:
+        runs = cells[(cells["pe"] == pe) & cells["defined"]]
+        rows.append(check(f"{pe} attention logits change under a position shift",
+                          "min over seeds of the max over defined shifts and lengths of the float64 "
+                          "max abs attention logit change",
+                          runs.groupby("seed")["attention_logit_change"].max().min() if len(runs) else math.nan,
+                          ">=", ABSOLUTE_MIN_CHANGE, offset=offset))
+    return rows

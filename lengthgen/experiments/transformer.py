@@ -17,6 +17,8 @@ findings of the single head:
    into rotary blocks by ``experiments.frequency``. A single head retrieves when that attention weight
    reaches ``rules.MIN_RETRIEVAL_ATTENTION``; when none does, the work is split over heads or layers and
    the per-head attention at every offset shows how.
+
+Each check's claim is its finding's name (``FINDINGS``); the section's text is ``prose/transformer.py``.
 """
 
 import math
@@ -25,16 +27,53 @@ import numpy as np
 import pandas as pd
 import torch
 
-from lengthgen.claims import check, checks_markdown, verdict
-from lengthgen.experiments import frequency
-from lengthgen.experiments.shift import summary_by_shift
+from lengthgen.claims import check
+from lengthgen.experiments import frequency, shift
 from lengthgen.kernel import as_complex_blocks, cosine_sum
 from lengthgen.rules import (ABOVE_CHANCE_FACTOR, ABSOLUTE_MIN_CHANGE, CHANCE_TOLERANCE, MIN_RETRIEVAL_ATTENTION,
                              MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE, NEAR_PERFECT, ROPE_MAX_CHANGE, SHIFT_CLAIM_DTYPE)
 from lengthgen.transformer import Transformer
 
-EXPERIMENT = "transformer"
 FINDINGS = ("phenomenon", "equivariance", "carrier")
+CHECKED = ("transformer_windows", "transformer_shift_changes", "transformer_carrier")
+
+
+def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
+    """Its tables: the evaluations' accuracy by position and its windows, and from every model its shift
+    changes and (rope) its heads, retrieval head and carrier."""
+    by_position = inputs["evaluations"]
+    measured = measure_models(inputs["models"], inputs["eval_sets"], settings)
+    return {"transformer_by_position": by_position,
+            "transformer_windows": accuracy_windows(by_position, settings["task"]["train_length_max"]),
+            **measured}
+
+
+def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
+    """Every check of the three findings, in order."""
+    task = settings["task"]
+    return (claims_phenomenon(tables["transformer_windows"], task["vocab_size"], task["train_length_max"])
+            + claims_equivariance(tables["transformer_shift_changes"]) + claims_carrier(tables["transformer_carrier"]))
+
+
+def measure_models(models, eval_sets: dict, settings: dict) -> dict[str, pd.DataFrame]:
+    """Per model, on the first ``transformer.eval_samples`` sequences of its offset's evaluation sets: the
+    shift changes at the lengths ``shift.lengths``, and, for rope, the heads and the carrier on in-range
+    sequences."""
+    n_samples, train_length_max = settings["transformer"]["eval_samples"], settings["task"]["train_length_max"]
+    changes, carriers = [], []
+    for run, model in models:
+        offset, seed = run["offset"], run["seed"]
+        sets = eval_sets[offset]
+        token_sets = {length: sets[length][0][:n_samples] for length in settings["shift"]["lengths"]}
+        changes.append(shift.measure_shift(model, token_sets, settings["shift"]["shifts"], offset, seed))
+        if run["pe"] == "rope":
+            # In-range sequences: by causality, the first train_length_max tokens of the 4x set are one.
+            in_range = sets[4 * train_length_max][0][:n_samples, :train_length_max]
+            carriers.append(analyze_carrier(model, in_range, offset, seed, train_length_max))
+    heads, blocks, carrier = (pd.concat([found[kind] for found in carriers], ignore_index=True)
+                              for kind in ("heads", "blocks", "carrier"))
+    return {"transformer_shift_changes": pd.concat(changes, ignore_index=True), "transformer_heads": heads,
+            "transformer_blocks": blocks, "transformer_carrier": carrier}
 
 
 # --- 1. the phenomenon ---------------------------------------------------------------------------------------
@@ -66,20 +105,20 @@ def claims_phenomenon(windows: pd.DataFrame, vocab_size: int, train_length_max: 
     four_x = 4 * train_length_max
     rows = []
     for offset, cells in windows.groupby("offset", sort=True):
-        claim = f"phenomenon, K={offset}"
         for pe in ("rope", "learned"):
             worst = _extreme(cells.loc[(cells["pe"] == pe) & cells["in_training_range"], "accuracy"], "min")
-            rows.append(check(EXPERIMENT, claim, f"{pe}: lowest accuracy over seeds and in-range windows", worst,
-                              f">= {NEAR_PERFECT}", worst >= NEAR_PERFECT))
+            rows.append(check("phenomenon", f"{pe}: lowest accuracy over seeds and in-range windows", worst, ">=",
+                              NEAR_PERFECT, offset=offset))
         far = _extreme(cells.loc[(cells["pe"] == "rope") & (cells["length"] == four_x), "accuracy"], "min")
-        rows.append(check(EXPERIMENT, claim, f"rope: lowest accuracy over seeds, last window at n={four_x}", far,
-                          f">= {ABOVE_CHANCE_FACTOR:g} x chance = {ABOVE_CHANCE_FACTOR * chance:.3f}",
-                          far >= ABOVE_CHANCE_FACTOR * chance))
+        rows.append(check("phenomenon", "rope: lowest accuracy over seeds, last window at 4x the training maximum",
+                          far, ">=", ABOVE_CHANCE_FACTOR * chance, offset=offset,
+                          rule=f">= {ABOVE_CHANCE_FACTOR:g} x chance = {ABOVE_CHANCE_FACTOR * chance:.3f} "
+                               f"(n={four_x})"))
         past = cells.loc[(cells["pe"] == "learned") & cells["past_training_range"], "accuracy"]
         distance = _extreme((past - chance).abs(), "max")
-        rows.append(check(EXPERIMENT, claim, "learned: largest distance from chance over seeds and windows past "
-                          "the range", distance, f"<= {CHANCE_TOLERANCE} (chance = {chance:.4f})",
-                          distance <= CHANCE_TOLERANCE))
+        rows.append(check("phenomenon", "learned: largest distance from chance over seeds and windows past the range",
+                          distance, "<=", CHANCE_TOLERANCE, offset=offset,
+                          rule=f"<= {CHANCE_TOLERANCE} (chance = {chance:.4f})"))
     return rows
 
 
@@ -88,19 +127,22 @@ def claims_phenomenon(windows: pd.DataFrame, vocab_size: int, train_length_max: 
 def claims_equivariance(changes: pd.DataFrame) -> list[dict]:
     """Per offset, float64 output logits: rope's largest change over seeds, lengths and shifts is
     <= ``ROPE_MAX_CHANGE``; learned's largest change over the defined shifts is >= ``ABSOLUTE_MIN_CHANGE``
-    in every seed (the statistic is the minimum over seeds)."""
+    in every seed (the statistic is the minimum over seeds).
+
+    rope's is a sanity check: its rotation makes every attention logit a function of the relative offset
+    alone, and nothing else in the decoder sees a position, so only a bug (or more than float64
+    rounding) can move its outputs. learned's is evidence: trained weights could in principle make the
+    output ignore the absolute position."""
     cells = changes[changes["dtype"] == SHIFT_CLAIM_DTYPE]
     rows = []
     for offset, at_offset in cells.groupby("offset", sort=True):
-        claim = f"equivariance, K={offset}"
         rope = _extreme(at_offset.loc[at_offset["pe"] == "rope", "output_logit_change"], "max")
-        statistic = "rope: largest float64 output-logit change over seeds, lengths and shifts"
-        rows.append(check(EXPERIMENT, claim, statistic, rope, f"<= {ROPE_MAX_CHANGE:g}", rope <= ROPE_MAX_CHANGE))
+        rows.append(check("equivariance", "rope: largest float64 output-logit change over seeds, lengths and shifts",
+                          rope, "<=", ROPE_MAX_CHANGE, offset=offset, kind="sanity"))
         learned = at_offset[(at_offset["pe"] == "learned") & at_offset["defined"]]
         smallest = _extreme(learned.groupby("seed")["output_logit_change"].max(), "min")
-        statistic = "learned: smallest over seeds of the largest float64 output-logit change over defined shifts"
-        rows.append(check(EXPERIMENT, claim, statistic, smallest, f">= {ABSOLUTE_MIN_CHANGE:g}",
-                          smallest >= ABSOLUTE_MIN_CHANGE))
+        rows.append(check("equivariance", "learned: smallest over seeds of the largest float64 output-logit change "
+                          "over defined shifts", smallest, ">=", ABSOLUTE_MIN_CHANGE, offset=offset))
     return rows
 
 
@@ -171,136 +213,12 @@ def claims_carrier(carrier: pd.DataFrame) -> list[dict]:
     and its carrier is concentrated and aligned by the frequency experiment's rules (worst seed)."""
     rows = []
     for offset, heads in carrier.groupby("offset", sort=True):
-        claim = f"carrier, K={offset}"
-        worst = heads["attention_at_offset"].min()
-        rows.append(check(EXPERIMENT, claim, "lowest over seeds of the largest mean attention weight of any head "
-                          "at offset K", worst, f">= {MIN_RETRIEVAL_ATTENTION:g} (one head retrieves)",
-                          worst >= MIN_RETRIEVAL_ATTENTION))
-        n_blocks = int(heads["n_blocks"].iloc[0])
-        worst = heads["top4_share"].min()
-        rows.append(check(EXPERIMENT, claim, f"retrieval head: lowest top-4 energy share (of {n_blocks} blocks) "
-                          "over seeds", worst, f">= {MIN_TOP4_SHARE:g}", worst >= MIN_TOP4_SHARE))
-        worst = heads["top4_alignment"].min()
-        rows.append(check(EXPERIMENT, claim, "retrieval head: lowest energy-weighted top-4 alignment "
-                          "cos(K theta + phi) over seeds", worst, f">= {MIN_TOP4_ALIGNMENT:g}",
-                          worst >= MIN_TOP4_ALIGNMENT))
+        rows.append(check("carrier", "lowest over seeds of the largest mean attention weight of any head at offset K",
+                          heads["attention_at_offset"].min(), ">=", MIN_RETRIEVAL_ATTENTION, offset=offset,
+                          rule=f">= {MIN_RETRIEVAL_ATTENTION:g} (one head retrieves)"))
+        rows.append(check("carrier", "retrieval head: lowest top-4 energy share over seeds", heads["top4_share"].min(),
+                          ">=", MIN_TOP4_SHARE, offset=offset,
+                          rule=f">= {MIN_TOP4_SHARE:g} (of {int(heads['n_blocks'].iloc[0])} blocks)"))
+        rows.append(check("carrier", "retrieval head: lowest energy-weighted top-4 alignment cos(K theta + phi) over "
+                          "seeds", heads["top4_alignment"].min(), ">=", MIN_TOP4_ALIGNMENT, offset=offset))
     return rows
-
-
-def claims_transformer(windows: pd.DataFrame, changes: pd.DataFrame, carrier: pd.DataFrame, vocab_size: int,
-                       train_length_max: int) -> pd.DataFrame:
-    """Every check of the three findings, in order; each claim names its finding and offset."""
-    return pd.DataFrame(claims_phenomenon(windows, vocab_size, train_length_max) + claims_equivariance(changes)
-                        + claims_carrier(carrier))
-
-
-# --- RESULTS.md ----------------------------------------------------------------------------------------------
-
-def _spread(values: pd.Series, digits: str = ".3f") -> str:
-    return f"{values.mean():{digits}} [{values.min():{digits}}, {values.max():{digits}}]"
-
-
-def windows_markdown(windows: pd.DataFrame, train_length_max: int) -> str:
-    """Per (encoding, K) row and length column: mean [min, max] over seeds of the last-window accuracy."""
-    cells = windows.groupby(["pe", "offset", "length"])["accuracy"].agg(_spread).unstack("length")
-    header = ["encoding", "K"] + [f"n={n}{'*' if n <= train_length_max else ''}" for n in cells.columns]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for (pe, offset), row in cells.iterrows():
-        lines.append("| " + " | ".join([pe, str(offset)] + list(row.fillna("-"))) + " |")
-    return "\n".join(lines)
-
-
-def shift_markdown(changes: pd.DataFrame) -> str:
-    """Per (encoding, dtype, K): the largest output-logit change over seeds and lengths at each shift."""
-    tables = {offset: summary_by_shift(changes, offset, "output_logit_change")
-              for offset in sorted(changes["offset"].unique())}
-    shifts = list(next(iter(tables.values())).columns)
-    lines = ["| encoding | dtype | K | " + " | ".join(f"s={s}" for s in shifts) + " |",
-             "|---|---|---|" + "---|" * len(shifts)]
-    for offset, table in tables.items():
-        for (pe, dtype), values in table.iterrows():
-            shown = ("undefined" if np.isnan(value) else f"{value:.2e}" for value in values)
-            lines.append(f"| {pe} | {dtype} | {offset} | " + " | ".join(shown) + " |")
-    return "\n".join(lines)
-
-
-def carrier_markdown(carrier: pd.DataFrame, heads: pd.DataFrame) -> str:
-    """One row per rope model: its retrieval head, the attention at K, each head's peak offset, the carrier."""
-    peaks = (heads.loc[heads.groupby(["offset", "seed", "layer", "head"])["mean_weight"].idxmax()]
-             .assign(cell=lambda f: "L" + f["layer"].astype(str) + "H" + f["head"].astype(str) + ": "
-                     + f["delta"].astype(str) + " (" + f["mean_weight"].map("{:.2f}".format) + ")")
-             .groupby(["offset", "seed"])["cell"].agg(", ".join))
-    lines = ["| K | seed | retrieval head | its attention at K | next head's | each head's peak offset (weight) "
-             "| top-4 share | top-4 alignment | peak delta | carrier vs realized logit (corr.) |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for row in carrier.sort_values(["offset", "seed"]).itertuples():
-        lines.append(f"| {row.offset} | {row.seed} | layer {row.layer}, head {row.head} | "
-                     f"{row.attention_at_offset:.3f} | {row.runner_up_attention_at_offset:.3f} | "
-                     f"{peaks.loc[(row.offset, row.seed)]} | {row.top4_share:.3f} | {row.top4_alignment:.3f} | "
-                     f"{row.peak_delta} | {row.kernel_logit_correlation:.3f} |")
-    return "\n".join(lines)
-
-
-def carrier_finding(carrier: pd.DataFrame) -> str:
-    """Which models retrieve with one head, and which split the work (said, not only checked)."""
-    split = carrier[~carrier["single_head_retrieves"]]
-    if split.empty:
-        return (f"In every rope model one head puts at least {MIN_RETRIEVAL_ATTENTION:g} of its attention on "
-                "offset K: a single head retrieves.")
-    runs = ", ".join(f"K={row.offset} seed {row.seed} (largest: {row.attention_at_offset:.2f})"
-                     for row in split.sort_values(["offset", "seed"]).itertuples())
-    return (f"No single head retrieves in {len(split)} of {len(carrier)} rope models: no head puts "
-            f"{MIN_RETRIEVAL_ATTENTION:g} of its attention on offset K ({runs}); the work is split over heads or "
-            "layers, as each head's peak offset shows. Their 'retrieval head' is only the head with the most "
-            "attention at K, and its carrier is reported as measured.")
-
-
-def findings_markdown(claims: pd.DataFrame) -> str:
-    lines = ["| finding | checks holding | verdict |", "|---|---|---|"]
-    for finding in FINDINGS:
-        checks = claims[claims["claim"].str.startswith(finding)]
-        lines.append(f"| {finding} | {int(checks['holds'].sum())}/{len(checks)} | {verdict(checks)} |")
-    return "\n".join(lines)
-
-
-def section_markdown(windows: pd.DataFrame, changes: pd.DataFrame, heads: pd.DataFrame, carrier: pd.DataFrame,
-                     claims: pd.DataFrame, settings: dict) -> str:
-    """The transformer section of RESULTS.md, every number read from the tables. ``settings``: the model and
-    training settings (n_layers, n_heads, d_model, steps, batch_size, lr, precision, eval_samples) and
-    train_length_min, train_length_max, vocab_size."""
-    s = settings
-    seeds = ", ".join(map(str, sorted(windows["seed"].unique())))
-    head_dim = s["d_model"] // s["n_heads"]
-    return "\n\n".join([
-        f"## {EXPERIMENT}: do the phenomenon, the equivariance and the carrier transfer?",
-        f"A causal decoder of {s['n_layers']} pre-norm layers, {s['n_heads']} heads of width {head_dim} "
-        f"(d_model {s['d_model']}), trained on the full-sequence task (at every position t >= K, the token at "
-        f"t - K) on lengths {s['train_length_min']}..{s['train_length_max']}: Adam, lr {s['lr']:g}, batch "
-        f"{s['batch_size']}, {s['steps']} steps, {s['precision']}; seeds {seeds}. Its positional encoding is the "
-        "single head's registry entry, applied in every layer. Evaluated on the first "
-        f"{s['eval_samples']} sequences of each evaluation length, at every position.",
-        "**Phenomenon.** Accuracy over the last window of each length: the last "
-        f"{s['train_length_max']} positions with a target (the analogue of the single head's query at that "
-        "length); mean [min, max] over seeds; * in the training range. Chance is "
-        f"{1 / s['vocab_size']:.4f}.",
-        windows_markdown(windows, s["train_length_max"]),
-        "**Equivariance.** Every position id shifted by s, on sequences of length "
-        f"{', '.join(map(str, sorted(changes['length'].unique())))}; the largest change of any output logit "
-        "against the unshifted model, max over seeds and lengths (undefined: position ids past the learned "
-        "table's rows).",
-        shift_markdown(changes),
-        "**Carrier.** In each rope model, the mean attention weight of every head at each offset delta on "
-        f"in-range sequences (length {s['train_length_max']}); the retrieval head is the one with the most at "
-        "delta = K. Its content-averaged logit kernel over the real query and key states it sees is decomposed "
-        f"into its {head_dim // 2} rotary blocks as in the frequency experiment (top-4 share, energy-weighted top-4 "
-        "alignment cos(K theta + phi), peak delta of the kernel); the last column correlates that kernel with the "
-        "head's mean realized logit at each delta.",
-        carrier_markdown(carrier, heads),
-        carrier_finding(carrier),
-        "![shift equivariance of the transformer](figures/transformer_shift.png)",
-        "![accuracy by position and the retrieval heads](figures/transformer.png)",
-        "**Claim**: the phenomenon, the equivariance and the carrier transfer to a multi-layer, multi-head "
-        "transformer. Verdict per finding:",
-        findings_markdown(claims),
-        checks_markdown(claims),
-    ])

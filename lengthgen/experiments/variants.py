@@ -1,25 +1,32 @@
 """The variants experiment: every encoding of ``variants.pe`` on the same data, classified by what
 happens past the training range, each result explained from the mechanism its registry entry states.
 
-The mechanism comes in as plain data (``encodings.encoding_description``, passed by the rule), so
-this job loads no model and no torch. The classes and the account's predictions are the rules of
-``lengthgen.rules`` (variants block); the text is generated from the classes and the properties.
+The mechanism comes in as plain data (``encoding_catalog.encoding_description``, read from the
+registry's source), so this job loads no model and no torch. The classes and the account's
+predictions are the rules of ``lengthgen.rules`` (variants block).
 """
 
 import pandas as pd
 
-from lengthgen.claims import check, checks_markdown
-from lengthgen.experiments.base import accuracy_markdown, format_interval, summarize_accuracy
+from lengthgen.claims import check
+from lengthgen.encoding_catalog import encoding_description
+from lengthgen.experiments.base import summarize_accuracy
 from lengthgen.rules import (CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
-                             VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR, VARIANT_SPREAD_WIDTH)
+                             VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR)
+from lengthgen.training_report import fit_counts, runs_that_fit
 
 EXPERIMENT = "variants"
 FAILS, EXTRAPOLATES, DECAYS, COLLAPSES = "fails in range", "extrapolates", "decays gracefully", "collapses to chance"
 CLASSES = (EXTRAPOLATES, DECAYS, COLLAPSES, FAILS)
 
 
+def mechanisms(encodings) -> dict[str, dict]:
+    """What the registry states about each encoding (``encoding_catalog.encoding_description``)."""
+    return {pe: encoding_description(pe) for pe in encodings}
+
+
 def summarize_variants(evaluations: pd.DataFrame) -> pd.DataFrame:
-    """``accuracy_summary`` rows of the variants' runs: mean and 95% interval over seeds."""
+    """``variants_summary`` rows of the variants' runs: mean and 95% interval over seeds."""
     return summarize_accuracy(evaluations.assign(experiment=EXPERIMENT))
 
 
@@ -35,7 +42,8 @@ def classify(mean_in_range_min: float, mean_far: float, chance: float) -> str:
 
 
 def classify_variants(summary: pd.DataFrame, vocab_size: int, train_length_max: int) -> pd.DataFrame:
-    """``variants_classes``: per (pe, offset) the statistics the class is decided on, and the class."""
+    """``variants_classes`` without its fit counts: per (pe, offset) the statistics the class is decided on,
+    and the class."""
     far_length = VARIANT_LENGTH_FACTOR * train_length_max
     rows = []
     for (pe, offset), cell in summary.groupby(["pe", "offset"], sort=True):
@@ -49,162 +57,56 @@ def classify_variants(summary: pd.DataFrame, vocab_size: int, train_length_max: 
     return pd.DataFrame(rows)
 
 
-def variants_checks(classes: pd.DataFrame, descriptions: dict[str, dict], vocab_size: int) -> pd.DataFrame:
+def fitted_summary(evaluations: pd.DataFrame, fits: pd.DataFrame) -> pd.DataFrame:
+    """The summary over seeds of the runs a class is decided on: a class past the range presupposes a fitted
+    range, so where most of a cell's seeds fit it, the others are left out (``runs_that_fit``)."""
+    return summarize_variants(runs_that_fit(evaluations, fits))
+
+
+def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
+    task, fits = settings["task"], inputs["fits"]
+    summary = fitted_summary(inputs["evaluations"], fits)
+    classes = classify_variants(summary, task["vocab_size"], task["train_length_max"]).merge(fit_counts(fits))
+    return {"variants_summary": summary, "variants_classes": classes}
+
+
+# The fit filter is part of what is checked: the seed bootstrap redoes it on every resample.
+CHECKED = ("evaluations", "fits")
+
+
+def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
+    task = settings["task"]
+    classes = classify_variants(fitted_summary(tables["evaluations"], tables["fits"]), task["vocab_size"],
+                                task["train_length_max"])
+    return variants_checks(classes, mechanisms(settings["variants"]["pe"]), task["vocab_size"])
+
+
+def variants_checks(classes: pd.DataFrame, descriptions: dict[str, dict], vocab_size: int) -> list[dict]:
     """The account's predictions, on every (encoding, offset) its stated mechanism makes one for.
 
     Offset-only logit, every parameter trained: where the head fits the range, mean accuracy at 4x
-    stays above chance + tolerance. Monotone position term: for K >= 2 the head fails in range.
+    stays above chance + tolerance. Evidence: dilution could as well take it to chance.
+
+    Monotone position term: for K >= 2 the head fails in range. Sanity: a term monotone in the offset
+    ranks the target's offset below or above every nearer one, so no setting of it selects that key and
+    content alone cannot tell where it is; only a bug (in the encoding, or in its registry entry) fits it.
     """
     chance = 1.0 / vocab_size
     rows = []
     for cell in classes.itertuples():
         mechanism = descriptions[cell.pe]
         if mechanism["offset_only"] and mechanism["trained_past_range"] and cell.category != FAILS:
-            rows.append(check(EXPERIMENT, "offset-only logit, every parameter trained: no collapse",
-                              f"{cell.pe}, K={cell.offset}: mean accuracy at n={cell.far_length}", cell.far_mean,
-                              f"> chance + {CHANCE_TOLERANCE} = {chance + CHANCE_TOLERANCE:.3f}",
-                              cell.far_mean > chance + CHANCE_TOLERANCE))
+            rows.append(check("offset-only logit, every parameter trained: no collapse",
+                              f"{cell.pe}: mean accuracy at {VARIANT_LENGTH_FACTOR}x the longest training length",
+                              cell.far_mean, ">", chance + CHANCE_TOLERANCE, offset=cell.offset,
+                              rule=f"> chance + {CHANCE_TOLERANCE} = {chance + CHANCE_TOLERANCE:.3f} "
+                                   f"(n={cell.far_length})"))
         if mechanism["monotone_in_offset"] and cell.offset >= MONOTONE_FAILS_FROM_OFFSET:
-            rows.append(check(EXPERIMENT, "position term monotone in the offset: cannot select K >= 2",
-                              f"{cell.pe}, K={cell.offset}: lowest mean accuracy in training range",
-                              cell.lowest_in_range, f"< {VARIANT_FIT_ACCURACY} (fails in range)",
-                              cell.lowest_in_range < VARIANT_FIT_ACCURACY))
+            rows.append(check(f"position term monotone in the offset: cannot select K >= {MONOTONE_FAILS_FROM_OFFSET}",
+                              f"{cell.pe}: lowest mean accuracy in training range", cell.lowest_in_range, "<",
+                              VARIANT_FIT_ACCURACY, offset=cell.offset,
+                              rule=f"< {VARIANT_FIT_ACCURACY} (fails in range)", kind="sanity"))
     if not rows:  # nothing to test is no confirmation
-        rows.append(check(EXPERIMENT, "the account makes a prediction", "encodings and offsets it applies to", 0,
-                          ">= 1", False))
-    return pd.DataFrame(rows)
-
-
-def mechanism_phrase(mechanism: dict) -> str:
-    """The registry's properties of one encoding, as a clause."""
-    if mechanism["random_positions"]:
-        dependence = "a function of random position ids drawn per sequence, so not of the token offset"
-    elif mechanism["offset_only"]:
-        dependence = "a function of the offset alone"
-    else:
-        dependence = "a function of absolute positions, not of the offset alone"
-    training = ("every parameter that shapes it past the training range is trained" if mechanism["trained_past_range"]
-                else "some parameters that shape it past the training range get no gradient in training")
-    shape = "; its position term is monotone in the offset" if mechanism["monotone_in_offset"] else ""
-    return f"the logit is {dependence}; {training}{shape}"
-
-
-def explanation(mechanism: dict, category: str, offset: int) -> str:
-    """Why the mechanism gives this class: the sentence follows from the properties and the class."""
-    relative_and_trained = mechanism["offset_only"] and mechanism["trained_past_range"]
-    if category == FAILS:
-        if mechanism["monotone_in_offset"] and offset >= MONOTONE_FAILS_FROM_OFFSET:
-            return ("a monotone position term ranks the target's offset below (or above) every nearer offset, "
-                    "so no setting of it selects that key: the head cannot fit the task even in range")
-        if mechanism["monotone_in_offset"]:
-            return ("a monotone position term can at most favour the nearest keys, leaving the query's own "
-                    "key to be told apart by content; this head did not fit the range")
-        if mechanism["random_positions"]:
-            return ("the target key sits at a random id gap that overlaps the gaps of the keys beside it, so "
-                    "the position part of the logit cannot tell it apart the same way in every sequence; the head "
-                    "did not fit the range")
-        return "the head did not fit the task in the training range, so its extrapolation is not judged"
-    if relative_and_trained:
-        if category == COLLAPSES:
-            return "the account (offset-only logit, all parameters trained) does not explain this collapse"
-        consequence = ("and at 4x the target still outweighs the added keys" if category == EXTRAPOLATES else
-                       "so what costs accuracy is their number: more distractors share the softmax (dilution)")
-        return f"nothing in the logit changes with length but the number of keys, {consequence}"
-    reasons = []
-    if not mechanism["offset_only"]:
-        reasons.append("its logit depends on absolute positions, which past the range take values the head was "
-                       "never fit on")
-    if not mechanism["trained_past_range"]:
-        reasons.append("part of its logit past the range comes from parameters left at their initialization")
-    if category == COLLAPSES:
-        return f"{', and '.join(reasons)}: the rule learned in range does not carry over"
-    return f"although {', and '.join(reasons)}, the rule carried over, {'fully' if category == EXTRAPOLATES else 'in part'}"
-
-
-def spread_caveat(cell) -> str:
-    """A caveat where the seeds disagree about the class (``VARIANT_SPREAD_WIDTH``), else nothing."""
-    if cell.far_ci_high - cell.far_ci_low < VARIANT_SPREAD_WIDTH:
-        return ""
-    return (f" (the seeds disagree: 95% interval [{cell.far_ci_low:.2f}, {cell.far_ci_high:.2f}] at "
-            f"n={cell.far_length})")
-
-
-def classes_markdown(classes: pd.DataFrame, order: list[str]) -> str:
-    """One row per encoding, one column per offset: the class and the mean accuracy at 4x."""
-    offsets = sorted(classes["offset"].unique())
-    far_length = int(classes["far_length"].iloc[0])
-    header = ["encoding"] + [f"K={offset}: class (accuracy at n={far_length})" for offset in offsets]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    indexed = classes.set_index(["pe", "offset"])
-    for pe in order:
-        cells = [f"{indexed.loc[(pe, k), 'category']} ({format_interval(*indexed.loc[(pe, k), ['far_mean', 'far_ci_low', 'far_ci_high']])})"
-                 for k in offsets]
-        lines.append("| " + " | ".join([pe] + cells) + " |")
-    return "\n".join(lines)
-
-
-def explanations_markdown(classes: pd.DataFrame, descriptions: dict[str, dict], order: list[str]) -> str:
-    """Per encoding: what the registry says it is, its mechanism, and why it landed in each class."""
-    items = []
-    for pe in order:
-        mechanism = descriptions[pe]
-        cells = classes[classes["pe"] == pe].sort_values("offset")
-        cells = cells.assign(why=[explanation(mechanism, row.category, row.offset) + spread_caveat(row)
-                                  for row in cells.itertuples()])
-        # Offsets with the same class and explanation share one sentence.
-        by_class = []
-        for (category, why), group in cells.groupby(["category", "why"], sort=False):
-            offsets = ", ".join(str(offset) for offset in group["offset"])
-            by_class.append(f"K={offsets}: **{category}**, {why}")
-        items.append(f"- `{pe}`: {mechanism['summary']} Mechanism: {mechanism_phrase(mechanism)}. "
-                     + "; ".join(by_class) + ".")
-    return "\n".join(items)
-
-
-def left_out_markdown(classes: pd.DataFrame) -> str:
-    """Which cells were classified on part of their seeds: those whose model did not fit the range."""
-    partial = classes[(classes["n_fitted"] < classes["n_seeds"]) & (2 * classes["n_fitted"] > classes["n_seeds"])]
-    rule = ("A class past the range presupposes a fitted range: where most of a cell's seeds fit it (held-out "
-            "accuracy >= the Training section's rule), the seeds that do not are left out and the cell is classified "
-            "on the others; where most do not, every seed counts and the cell fails in range.")
-    if partial.empty:
-        return rule + " No seed was left out."
-    cells = "; ".join(f"{row.pe} K={row.offset}: {row.n_seeds - row.n_fitted} of {row.n_seeds}"
-                      for row in partial.itertuples())
-    return f"{rule} Left out (not fitting the range; listed in the Training section): {cells}."
-
-
-def section_markdown(summary: pd.DataFrame, classes: pd.DataFrame, checks: pd.DataFrame,
-                     descriptions: dict[str, dict], order: list[str], vocab_size: int, train_length_max: int) -> str:
-    chance = 1.0 / vocab_size
-    far_length = VARIANT_LENGTH_FACTOR * train_length_max
-    counts = classes["category"].value_counts()
-    tally = ", ".join(f"{counts.get(category, 0)} {category}" for category in CLASSES)
-    return "\n\n".join([
-        "## variants: which encodings extrapolate, and why",
-        f"{len(order)} encodings, each trained and evaluated exactly like the base sweep (same training batches, "
-        f"evaluation sets and seeds, {classes['n_seeds'].max()} seeds per cell, offsets "
-        f"{sorted(classes['offset'].unique().tolist())}). Randomized encodings draw their position ids in training "
-        "and at evaluation alike, as their reference code does (it has no train/eval switch); it draws one subset "
-        "per batch, here every sequence draws its own. Mean accuracy over seeds with a 95% "
-        f"Student-t interval; lengths marked * lie in the training range; chance is {chance:.4f}.",
-        accuracy_markdown(summary),
-        "![accuracy of every encoding by length](figures/pe_variants.png)",
-        f"**Classes**, per encoding and offset on the mean accuracy, fixed before the run (`lengthgen/rules.py`): "
-        f"*{FAILS}* if the lowest in-range accuracy is below {VARIANT_FIT_ACCURACY}; else *{EXTRAPOLATES}* if it is "
-        f">= {EXTRAPOLATES_ACCURACY} at n={far_length} ({VARIANT_LENGTH_FACTOR}x the longest training length); "
-        f"*{COLLAPSES}* if it is at most chance + {CHANCE_TOLERANCE} = {chance + CHANCE_TOLERANCE:.3f} there; "
-        f"*{DECAYS}* otherwise. Where the 95% interval at n={far_length} is {VARIANT_SPREAD_WIDTH} or wider, the "
-        f"seeds disagree about the class, and the text below says so. Measured: {tally}.",
-        classes_markdown(classes, order),
-        left_out_markdown(classes),
-        "**Mechanism.** Each registry entry states whether its logit is a function of the offset alone, whether "
-        "every parameter shaping it past the training range is trained, and whether its position term is monotone "
-        "in the offset (`lengthgen/encodings.py`, each statement tested against the code). From these, per encoding:",
-        explanations_markdown(classes, descriptions, order),
-        "**Claim**: the mechanism decides the class. A logit that depends on the offset alone, with every parameter "
-        "that shapes it trained, does not collapse to chance past the range where the head fits the range; a "
-        f"position term monotone in the offset cannot select K >= {MONOTONE_FAILS_FROM_OFFSET} even in range. "
-        "Encodings the account makes no prediction for are classified above and not checked.",
-        checks_markdown(checks),
-    ])
+        rows.append(check("the account makes a prediction", "number of encodings and offsets it applies to", 0,
+                          ">=", 1))
+    return rows

@@ -1,8 +1,13 @@
 """Figures, one module per experiment; this module holds what they share.
 
-Styling comes from ``workflow/matplotlibrc`` (an input of every figure rule), so a
-style change reruns the figures and nothing else.
+An experiment's plot module defines ``draw(tables, settings) -> {figure name: Figure}``: its
+figures from its tables (by schema name) and its settings, returned unsaved, so that a test can
+read what a figure shows from its matplotlib objects. Styling comes from ``workflow/matplotlibrc``
+and the dpi from ``figures.dpi`` (both layered by every figure job), so a style change reruns the
+figures and nothing else.
 """
+
+import importlib
 
 import matplotlib
 
@@ -10,7 +15,8 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 
-from lengthgen.tables import atomic_path  # noqa: E402
+from lengthgen.schemas import schema_named  # noqa: E402
+from lengthgen.tables import atomic_path, read_table  # noqa: E402
 
 ENCODING_COLORS = {"rope": "tab:blue", "learned": "tab:red", "sinusoidal": "tab:green", "nope": "tab:gray"}
 
@@ -23,8 +29,23 @@ def shade_training_range(ax, train_length_min: int, train_length_max: int) -> No
     ax.axvspan(train_length_min, train_length_max, color="0.9", zorder=0, label="training range")
 
 
-def save_figure(fig, path, dpi: int) -> None:
-    """Save atomically as PNG and close, so a killed job leaves no half-written figure."""
+def save_figure(fig, path, dpi: int | None = None) -> None:
+    """Save atomically as PNG and close, so a killed job leaves no half-written figure. The dpi is the
+    style's ``savefig.dpi`` unless given."""
     with atomic_path(path) as temp:
         fig.savefig(temp, dpi=dpi, format="png", metadata={"Software": None})
     plt.close(fig)
+
+
+def draw_figures(experiment: str, tables: dict[str, tuple[str, str]], settings: dict,
+                 figure_paths: dict[str, str]) -> None:
+    """Read an experiment's tables (name -> (path, schema name)), draw its figures, save each to its path."""
+    tables = {name: read_table(path, schema_named(schema)) for name, (path, schema) in tables.items()}
+    figures = importlib.import_module(f"lengthgen.plots.{experiment}").draw(tables, settings)
+    missing = sorted(set(figure_paths) - set(figures))
+    if missing:
+        raise ValueError(f"lengthgen/plots/{experiment}.py drew no figure {', '.join(missing)}")
+    for name, path in figure_paths.items():
+        save_figure(figures[name], path)
+    for name in set(figures) - set(figure_paths):
+        plt.close(figures[name])

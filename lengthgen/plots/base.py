@@ -3,11 +3,16 @@
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from lengthgen.plots import encoding_color, save_figure, shade_training_range
+from lengthgen.plots import encoding_color, shade_training_range
 
 
-def plot_base(summary: pd.DataFrame, vocab_size: int, train_length_min: int, train_length_max: int,
-              path, dpi: int) -> None:
+def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
+    task = settings["task"]
+    return {"base": plot_base(tables["accuracy_summary"], task["vocab_size"], task["train_length_min"],
+                              task["train_length_max"])}
+
+
+def plot_base(summary: pd.DataFrame, vocab_size: int, train_length_min: int, train_length_max: int):
     offsets = sorted(summary["offset"].unique())
     fig, axes = plt.subplots(1, len(offsets), figsize=(4 * len(offsets), 3.4), sharey=True, squeeze=False)
     for ax, offset in zip(axes[0], offsets):
@@ -25,4 +30,4 @@ def plot_base(summary: pd.DataFrame, vocab_size: int, train_length_min: int, tra
     axes[0][-1].legend(loc="lower left")
     fig.suptitle("Fixed-offset retrieval: accuracy vs length")
     fig.tight_layout()
-    save_figure(fig, path, dpi)
+    return fig

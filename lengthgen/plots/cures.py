@@ -4,7 +4,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from lengthgen.plots import save_figure, shade_training_range
+from lengthgen.plots import shade_training_range
 from lengthgen.rules import CURES_CLAIM_PREDICTOR
 
 # One style per cure of ``experiments.cures.CURES``, drawn in this order; markers tell apart
@@ -58,18 +58,24 @@ def draw_recovery(ax, recovery: pd.DataFrame) -> None:
     for index, (source, color) in enumerate(RECOVERY_SOURCES.items()):
         values = [wide.at[cure, source] if source in wide.columns else np.nan for cure in cures]
         ax.bar(np.arange(len(cures)) + (index - (len(RECOVERY_SOURCES) - 1) / 2) * width, values, width, color=color,
-               label=source if source == "measured" else f"predicted: {source}")
+               label=f"recovery, {source if source == 'measured' else f'predicted: {source}'}")
     ax.axhline(wide.at["hard_attention", "measured"], color="0.45", linewidth=2.5, linestyle=":",
-               label="hard-attention limit")
+               label="recovery, hard-attention limit")
     ax.axhline(0, color="k", linewidth=0.8)
     ax.set_xticks(range(len(cures)), cures)
     ax.set_ylabel("fraction of lost accuracy won back")
     ax.set_title("rope: recovery past the range (all K)")
-    ax.legend(fontsize="x-small", loc="best")
+
+
+def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
+    task = settings["task"]
+    figure = plot_cures(tables["cures_by_length"], tables["cures_prediction"], tables["cures_recovery"],
+                        task["vocab_size"], task["train_length_min"], task["train_length_max"])
+    return {"dilution_cures": figure}
 
 
 def plot_cures(by_length: pd.DataFrame, predictions: pd.DataFrame, recovery: pd.DataFrame, vocab_size: int,
-               train_length_min: int, train_length_max: int, path, dpi: int) -> None:
+               train_length_min: int, train_length_max: int):
     """Top row: rope accuracy per offset under each cure, with the claim predictor's prediction, the
     hard-attention limit (a wide grey band) and the head trained with log-length scaling. Bottom row:
     rope target attention and learned accuracy, means over offsets and seeds, and the recovered fractions."""
@@ -78,7 +84,7 @@ def plot_cures(by_length: pd.DataFrame, predictions: pd.DataFrame, recovery: pd.
     columns = max(len(offsets), 3)
     mosaic = [[f"K={k}" for k in offsets] + ["."] * (columns - len(offsets)),
               ["attention", "learned", "recovery"] + ["."] * (columns - 3)]
-    fig, axes = plt.subplot_mosaic(mosaic, figsize=(4.2 * columns, 8.2))
+    fig, axes = plt.subplot_mosaic(mosaic, figsize=(4.2 * columns, 8.2), layout="constrained")
     for offset in offsets:
         ax = axes[f"K={offset}"]
         setup_axes(ax, f"rope, K = {offset}", "accuracy", train_length_min, train_length_max)
@@ -98,8 +104,9 @@ def plot_cures(by_length: pd.DataFrame, predictions: pd.DataFrame, recovery: pd.
     draw_head(axes["learned"], by_length, predicted, "learned", "accuracy")
     axes["learned"].axhline(1 / vocab_size, color="k", linestyle=(0, (1, 3)), linewidth=1)
     draw_recovery(axes["recovery"], recovery)
+    # One legend below every panel, so it hides no curve or bar: the curves' entries, then the bars'.
     handles, labels = axes[f"K={offsets[0]}"].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize="small")
+    bar_handles, bar_labels = axes["recovery"].get_legend_handles_labels()
+    fig.legend(handles + bar_handles, labels + bar_labels, loc="outside lower center", ncol=4, fontsize="small")
     fig.suptitle(f"Curing dilution at evaluation time (means over seeds; predicted: {CURES_CLAIM_PREDICTOR})")
-    fig.tight_layout(rect=(0, 0.13, 1, 1))
-    save_figure(fig, path, dpi)
+    return fig

@@ -4,8 +4,10 @@ K, the carrier kernel itself, and the singular values of the position kernel mat
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
 
-from lengthgen.plots import save_figure
+from lengthgen.rules import MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE
 
 
 def offset_colors(offsets) -> dict:
@@ -18,42 +20,48 @@ def carrier_kernel(blocks: pd.DataFrame, deltas: np.ndarray) -> np.ndarray:
     return np.cos(angles) @ blocks["amplitude"].to_numpy()
 
 
+def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
+    return {"frequency_rank": plot_frequency(tables["frequency_blocks"], tables["frequency_summary"],
+                                             tables["frequency_singular_values"], settings["task"]["train_length_max"],
+                                             MIN_TOP4_SHARE, MIN_TOP4_ALIGNMENT)}
+
+
+def legend_handles(colors: dict, min_top4_share: float, min_top4_alignment: float) -> list:
+    """One entry per offset's color and per marker line or band the panels share: the figure has one legend."""
+    return [*(Line2D([], [], color=color, marker=".", label=f"K = {offset}") for offset, color in colors.items()),
+            Line2D([], [], color="k", linestyle="--", linewidth=1,
+                   label=f"rule: top-4 share >= {min_top4_share:g}, top-4 alignment >= {min_top4_alignment:g}"),
+            Line2D([], [], color="0.5", linestyle=":", linewidth=1, label="4 blocks kept"),
+            Line2D([], [], color="0.3", linestyle=":", linewidth=1, label="delta = K (in the color of K)"),
+            Patch(color="0.9", label="training offsets")]
+
+
 def plot_frequency(blocks: pd.DataFrame, summary: pd.DataFrame, singular: pd.DataFrame, train_length_max: int,
-                   min_top4_share: float, min_top4_alignment: float, path, dpi: int) -> None:
+                   min_top4_share: float, min_top4_alignment: float):
     """Six panels from the frequency_blocks, frequency_summary and frequency_singular_values tables."""
     colors = offset_colors(summary["offset"].unique())
-    fig, axes = plt.subplots(2, 3, figsize=(13, 7.5))
+    fig, axes = plt.subplots(2, 3, figsize=(13, 8), layout="constrained")
     heads = list(blocks.groupby(["offset", "seed"], sort=True))
-    labelled = set()
-
-    def label_once(offset):
-        if offset in labelled:
-            return None
-        labelled.add(offset)
-        return f"K = {offset}"
 
     ax = axes[0, 0]
     for (offset, _), head in heads:
-        ax.plot(head["block"], head["energy_share"], marker=".", color=colors[offset], alpha=0.6,
-                label=label_once(offset))
+        ax.plot(head["block"], head["energy_share"], marker=".", color=colors[offset], alpha=0.6)
     ax.set_yscale("log")
     ax.set_xlabel("rotary block i (theta_i = base^(-2i/D), fastest first)")
     ax.set_ylabel("energy share A_i^2 / sum A^2")
     ax.set_title("energy per block (each line a seed)")
-    ax.legend()
 
     ax = axes[0, 1]
     for (offset, _), head in heads:
         shares = np.sort(head["energy_share"].to_numpy())[::-1]
         ax.plot(np.arange(1, len(shares) + 1), np.cumsum(shares), marker=".", color=colors[offset], alpha=0.6)
-    ax.axhline(min_top4_share, color="k", linestyle="--", linewidth=1, label=f"rule: top-4 >= {min_top4_share:g}")
+    ax.axhline(min_top4_share, color="k", linestyle="--", linewidth=1)
     ax.axvline(4, color="0.5", linestyle=":", linewidth=1)
     ax.set_xscale("log", base=2)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("number of most energetic blocks kept")
     ax.set_ylabel("cumulative energy share")
     ax.set_title("energy concentration (rank)")
-    ax.legend(loc="lower right")
 
     ax = axes[0, 2]
     for (offset, _), head in heads:
@@ -72,11 +80,10 @@ def plot_frequency(blocks: pd.DataFrame, summary: pd.DataFrame, singular: pd.Dat
         ax.plot(deltas, kernel / np.abs(kernel).max(), color=colors[offset], alpha=0.6)
     for offset, color in colors.items():
         ax.axvline(offset, color=color, linestyle=":", linewidth=1)
-    ax.axvspan(0, train_length_max - 1, color="0.9", zorder=0, label="training offsets")
+    ax.axvspan(0, train_length_max - 1, color="0.9", zorder=0)
     ax.set_xlabel("offset delta (key positions before the query)")
     ax.set_ylabel("s(delta) / max |s|")
     ax.set_title("content-averaged carrier kernel")
-    ax.legend(loc="upper right")
 
     ax = axes[1, 1]
     for (offset, _), head in singular.groupby(["offset", "seed"], sort=True):
@@ -89,7 +96,7 @@ def plot_frequency(blocks: pd.DataFrame, summary: pd.DataFrame, singular: pd.Dat
 
     ax = axes[1, 2]
     for offset, group in summary.groupby("offset", sort=True):
-        ax.scatter(group["top4_share"], group["top4_alignment"], s=30, color=colors[offset], label=f"K = {offset}")
+        ax.scatter(group["top4_share"], group["top4_alignment"], s=30, color=colors[offset])
     ax.axvline(min_top4_share, color="k", linestyle="--", linewidth=1)
     ax.axhline(min_top4_alignment, color="k", linestyle="--", linewidth=1)
     ax.set_xlim(min(0.5, summary["top4_share"].min() - 0.02), 1.01)
@@ -97,8 +104,8 @@ def plot_frequency(blocks: pd.DataFrame, summary: pd.DataFrame, singular: pd.Dat
     ax.set_xlabel("top-4 energy share")
     ax.set_ylabel("energy-weighted top-4 alignment")
     ax.set_title("claim: each head (dashed: rule)")
-    ax.legend(loc="lower left")
 
+    fig.legend(handles=legend_handles(colors, min_top4_share, min_top4_alignment), loc="outside lower center",
+               ncol=4)
     fig.suptitle("RoPE head's learned rule, decomposed into rotary frequency blocks")
-    fig.tight_layout()
-    save_figure(fig, path, dpi)
+    return fig

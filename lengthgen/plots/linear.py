@@ -10,7 +10,7 @@ third rows, one panel per K (lowest seed): the trained kernel against the min-no
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from lengthgen.plots import save_figure, shade_training_range
+from lengthgen.plots import shade_training_range
 from lengthgen.rules import MAX_RELATIVE_KERNEL_ERROR
 from lengthgen.schemas.linear import ARMS
 
@@ -82,14 +82,26 @@ def plot_kernel(ax, kernels: pd.DataFrame, comparison: pd.DataFrame, arm: str, o
     ax.set_ylabel("kernel (target = 1), symlog")
 
 
+def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
+    task = settings["task"]
+    return {"linear_control": plot_linear_control(
+        tables["linear_by_length"], tables["linear_kernel"], tables["linear_comparison"], tables["linear_cutoffs"],
+        tables["linear_convergence"], task["train_length_min"], task["train_length_max"], task["vocab_size"])}
+
+
+def legend_below(ax, columns: int = 2) -> None:
+    """The panel's legend under its axes, where it hides no line."""
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=columns, frameon=False)
+
+
 def plot_linear_control(by_length: pd.DataFrame, kernels: pd.DataFrame, comparison: pd.DataFrame,
                         cutoffs: pd.DataFrame, convergence: pd.DataFrame, train_length_min: int,
-                        train_length_max: int, vocab_size: int, path, dpi: int) -> None:
-    """Both arms' accuracy, weights, convergence, cut-off sensitivity and kernels, saved to ``path``."""
+                        train_length_max: int, vocab_size: int):
+    """Both arms' accuracy, weights, convergence, cut-off sensitivity and kernels."""
     offsets = sorted(by_length["offset"].unique())
     lengths = sorted(by_length["length"].unique())
     columns = max(4, len(offsets))
-    fig, axes = plt.subplots(3, columns, figsize=(5 * columns, 13), squeeze=False)
+    fig, axes = plt.subplots(3, columns, figsize=(5 * columns, 15), squeeze=False, layout="constrained")
     top = axes[0]
     plot_by_length(top[0], by_length, offsets, lambda rows: rows["accuracy"])
     top[0].axhline(1 / vocab_size, color="k", ls=":", label="chance")
@@ -106,16 +118,15 @@ def plot_linear_control(by_length: pd.DataFrame, kernels: pd.DataFrame, comparis
     plot_convergence(top[2], convergence, offsets)
     plot_cutoffs(top[3], cutoffs, MAX_RELATIVE_KERNEL_ERROR)
     for ax in top[:4]:
-        ax.legend(fontsize=6)
+        legend_below(ax)
     for ax in top[4:]:
         ax.axis("off")
     for row, arm in zip(axes[1:], ARM_STYLES):
         for ax, offset in zip(row, offsets):
             plot_kernel(ax, kernels, comparison, arm, offset, train_length_max)
-            ax.legend(fontsize=7)
+            legend_below(ax)
         for ax in row[len(offsets):]:
             ax.axis("off")
     fig.suptitle("Linear control without softmax: arm 1 (min-norm control) and arm 2 (linear-attention head)",
                  fontsize=12)
-    fig.tight_layout()
-    save_figure(fig, path, dpi)
+    return fig

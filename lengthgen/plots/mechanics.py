@@ -4,7 +4,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from lengthgen.plots import encoding_color, save_figure, shade_training_range
+from lengthgen.plots import encoding_color, shade_training_range
+
+
+def _legend_below(ax, ncol: int = 2) -> None:
+    """The panel's legend under its x label, outside the axes, so that it hides no data (the figure's
+    constrained layout makes room for it)."""
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=ncol)
 
 
 def _position_axis(ax, train_length_max: int) -> None:
@@ -30,7 +36,7 @@ def _argmax_histogram_panel(ax, histogram: pd.DataFrame, train_length_max: int) 
     ax.set_ylim(bottom=0)
     ax.set_ylabel("fraction of sequences")
     ax.set_title("argmax-attended position, lengths > %d\n(pooled over K, seeds, lengths)" % train_length_max)
-    ax.legend(fontsize="small")
+    _legend_below(ax)
 
 
 def _per_run_lines(ax, by_length: pd.DataFrame, column: str) -> None:
@@ -52,7 +58,7 @@ def _modal_position_panel(ax, by_length: pd.DataFrame, train_length_min: int, tr
     ax.set_ylim(bottom=0)
     ax.set_ylabel("modal argmax position (linear below %d, log2 above)" % train_length_max)
     ax.set_title("most common argmax position")
-    ax.legend(fontsize="small")
+    _legend_below(ax)
 
 
 def _fraction_panel(ax, by_length, column, title, ylabel, train_length_min, train_length_max, uniform=False):
@@ -64,7 +70,7 @@ def _fraction_panel(ax, by_length, column, title, ylabel, train_length_min, trai
     ax.set_ylim(-0.03, 1.03)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    _legend_below(ax)
 
 
 def _attention_map_panel(ax, profile: pd.DataFrame, pe: str, offset: int, seed: int, train_length_max: int) -> None:
@@ -79,16 +85,22 @@ def _attention_map_panel(ax, profile: pd.DataFrame, pe: str, offset: int, seed: 
     ax.set_ylim(0, 1.02)
     ax.set_ylabel("mean attention weight")
     ax.set_title(f"{pe} head (K={offset}, seed {seed}): attention map\nsolid: in range, dashed: past range")
-    ax.legend(fontsize="x-small", ncol=2)
+    _legend_below(ax, ncol=4)
+
+
+def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
+    task = settings["task"]
+    return {"mechanics": plot_mechanics(tables["mechanics_by_length"], tables["mechanics_argmax_histogram"],
+                                        tables["mechanics_attention_profile"], task["train_length_min"],
+                                        task["train_length_max"])}
 
 
 def plot_mechanics(by_length: pd.DataFrame, histogram: pd.DataFrame, profile: pd.DataFrame,
-                   train_length_min: int, train_length_max: int, path, dpi: int,
-                   offset: int | None = None, seed: int | None = None) -> None:
+                   train_length_min: int, train_length_max: int, offset: int | None = None, seed: int | None = None):
     """Six panels; the attention maps show one run, (offset, seed), the smallest of each by default."""
     offset = int(profile["offset"].min()) if offset is None else offset
     seed = int(profile["seed"].min()) if seed is None else seed
-    fig, axes = plt.subplots(2, 3, figsize=(16, 9.5), constrained_layout=True)
+    fig, axes = plt.subplots(2, 3, figsize=(16, 11), layout="constrained")
     _argmax_histogram_panel(axes[0, 0], histogram, train_length_max)
     _modal_position_panel(axes[0, 1], by_length, train_length_min, train_length_max)
     _fraction_panel(axes[0, 2], by_length, "mass_in_training_range", "attention mass on training positions",
@@ -98,4 +110,4 @@ def plot_mechanics(by_length: pd.DataFrame, histogram: pd.DataFrame, profile: pd
     _attention_map_panel(axes[1, 1], profile, "learned", offset, seed, train_length_max)
     _attention_map_panel(axes[1, 2], profile, "rope", offset, seed, train_length_max)
     fig.suptitle(f"mechanics: where the learned and rope heads attend (trained on lengths {train_length_min}-{train_length_max})")
-    save_figure(fig, path, dpi)
+    return fig

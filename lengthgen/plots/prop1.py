@@ -1,9 +1,10 @@
-"""Figures of prop1: predicted vs measured target attention and accuracy vs length, one offset each."""
+"""Figures of prop1: predicted vs measured target attention and accuracy vs length, one per offset
+(``prop1_validation_K<offset>``, every offset of the sweep from one job)."""
 
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from lengthgen.plots import save_figure, shade_training_range
+from lengthgen.plots import shade_training_range
 
 # One style per predictor of ``experiments.prop1.PREDICTORS``, drawn in this order.
 PREDICTOR_STYLES = {
@@ -14,8 +15,14 @@ PREDICTOR_STYLES = {
 }
 
 
-def plot_prop1(comparison: pd.DataFrame, offset: int, vocab_size: int, train_length_min: int,
-               train_length_max: int, path, dpi: int) -> None:
+def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
+    comparison, task = tables["prop1_prediction"], settings["task"]
+    return {f"prop1_validation_K{offset}": plot_prop1(comparison, offset, task["vocab_size"], task["train_length_min"],
+                                                      task["train_length_max"])
+            for offset in sorted(comparison["offset"].unique())}
+
+
+def plot_prop1(comparison: pd.DataFrame, offset: int, vocab_size: int, train_length_min: int, train_length_max: int):
     """Two panels (target attention, accuracy) for one offset, from the ``prop1_prediction`` table.
 
     Measured: each seed as a grey dot, the mean over seeds in black (drawn on top, so the wide
@@ -24,7 +31,7 @@ def plot_prop1(comparison: pd.DataFrame, offset: int, vocab_size: int, train_len
     rows = comparison[comparison["offset"] == offset]
     measured = rows.drop_duplicates(["seed", "length"])
     n_seeds = measured["seed"].nunique()
-    fig, axes = plt.subplots(1, 2, figsize=(9.5, 4.8), sharex=True)
+    fig, axes = plt.subplots(1, 2, figsize=(9.5, 4.8), sharex=True, layout="constrained")
     for ax, column, title in ((axes[0], "attention", "attention weight on the target"),
                               (axes[1], "accuracy", "accuracy")):
         shade_training_range(ax, train_length_min, train_length_max)
@@ -45,8 +52,6 @@ def plot_prop1(comparison: pd.DataFrame, offset: int, vocab_size: int, train_len
         ax.set_title(title)
     axes[1].axhline(1 / vocab_size, color="k", linestyle=(0, (1, 3)), linewidth=1, label="chance")
     # One legend below both panels, so it hides no curve.
-    handles, labels = axes[1].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3)
+    fig.legend(*axes[1].get_legend_handles_labels(), loc="outside lower center", ncol=3)
     fig.suptitle(f"Attention-dilution law from the head's parameters vs measurement, K = {offset}")
-    fig.tight_layout(rect=(0, 0.2, 1, 1))
-    save_figure(fig, path, dpi)
+    return fig

@@ -4,7 +4,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from lengthgen.plots import encoding_color, save_figure
+from lengthgen.plots import encoding_color
 from lengthgen.rules import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE
 
 # A change of exactly 0 cannot sit on a log axis; it is drawn at this floor, and said so.
@@ -41,12 +41,17 @@ def change_panel(ax, cells: pd.DataFrame, column: str, title: str, rules: bool) 
     ax.set_title(title + (f"\n(exact zeros drawn at {ZERO_FLOOR:g})" if floored else ""))
 
 
-def plot_shift(changes: pd.DataFrame, offset: int, path, dpi: int) -> None:
+def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
+    offset = settings["offset"]
+    return {f"shift_equivariance_K{offset}": plot_shift(tables["shift_changes"], offset)}
+
+
+def plot_shift(changes: pd.DataFrame, offset: int):
     """Attention-logit and output-logit change vs shift; bold: max over seeds and lengths, thin: each run."""
     cells = changes[changes["offset"] == offset]
-    fig, axes = plt.subplots(1, 2, figsize=(15, 5.2), constrained_layout=True)
+    fig, axes = plt.subplots(1, 2, figsize=(15, 5.2), layout="constrained")
     change_panel(axes[0], cells, "attention_logit_change", "attention logits", rules=True)  # the claims' logits
     change_panel(axes[1], cells, "output_logit_change", "output logits", rules=False)
     fig.legend(*axes[0].get_legend_handles_labels(), fontsize="small", loc="outside right center")
     fig.suptitle(f"shift equivariance, K={offset}: solid float64, dashed float32")
-    save_figure(fig, path, dpi)
+    return fig

@@ -1,19 +1,26 @@
-"""Figures of the transformer experiment: its shift equivariance (``transformer_shift.png``, the
+"""Figures of the transformer experiment: its shift equivariance (``transformer_shift``, the
 supplement's name), and its accuracy by position with the retrieval heads and their carriers
-(``transformer.png``)."""
+(``transformer``)."""
 
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from lengthgen.plots import encoding_color, save_figure
+from lengthgen.plots import encoding_color
 from lengthgen.plots.shift import change_panel
 
 
-def plot_transformer_shift(changes: pd.DataFrame, path, dpi: int) -> None:
+def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
+    task = settings["task"]
+    return {"transformer_shift": plot_transformer_shift(tables["transformer_shift_changes"]),
+            "transformer": plot_transformer(tables["transformer_by_position"], tables["transformer_heads"],
+                                            tables["transformer_blocks"], tables["transformer_carrier"],
+                                            task["vocab_size"], task["train_length_max"])}
+
+
+def plot_transformer_shift(changes: pd.DataFrame):
     """Output-logit (the claim's) and attention-logit change vs shift, one row per offset."""
     offsets = sorted(changes["offset"].unique())
-    fig, axes = plt.subplots(len(offsets), 2, figsize=(15, 4.6 * len(offsets)), squeeze=False,
-                             constrained_layout=True)
+    fig, axes = plt.subplots(len(offsets), 2, figsize=(15, 4.6 * len(offsets)), squeeze=False, layout="constrained")
     for row, offset in zip(axes, offsets):
         cells = changes[changes["offset"] == offset]
         change_panel(row[0], cells, "output_logit_change", f"K={offset}: output logits (the claim)", rules=True)
@@ -21,7 +28,7 @@ def plot_transformer_shift(changes: pd.DataFrame, path, dpi: int) -> None:
                      rules=False)
     fig.legend(*axes[0][0].get_legend_handles_labels(), fontsize="small", loc="outside right center")
     fig.suptitle("transformer shift equivariance: solid float64, dashed float32; bold max over seeds, thin each seed")
-    save_figure(fig, path, dpi)
+    return fig
 
 
 def _accuracy_panel(ax, by_position: pd.DataFrame, vocab_size: int, train_length_max: int) -> None:
@@ -67,21 +74,22 @@ def _blocks_panel(ax, blocks: pd.DataFrame, carrier: pd.DataFrame, offset: int) 
     ax.set_xlabel("rotary block i of the head (fastest first)")
     ax.set_ylabel("energy share A_i^2 / sum A^2")
     ax.set_title(f"K={offset}: carrier of the retrieval head", fontsize="medium")
-    ax.legend(fontsize="x-small")
+    # Below the panel: inside, it would cover the blocks' shares.
+    ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.2))
 
 
 def plot_transformer(by_position: pd.DataFrame, heads: pd.DataFrame, blocks: pd.DataFrame, carrier: pd.DataFrame,
-                     vocab_size: int, train_length_max: int, path, dpi: int) -> None:
+                     vocab_size: int, train_length_max: int):
     """One column per offset: accuracy by position; each rope head's attention by offset; the carriers."""
     offsets = sorted(by_position["offset"].unique())
-    fig, axes = plt.subplots(3, len(offsets), figsize=(6.5 * len(offsets), 13), squeeze=False,
-                             constrained_layout=True)
+    fig, axes = plt.subplots(3, len(offsets), figsize=(6.5 * len(offsets), 13), squeeze=False, layout="constrained")
     for column, offset in zip(axes.T, offsets):
         _accuracy_panel(column[0], by_position[by_position["offset"] == offset], vocab_size, train_length_max)
         column[0].set_title(f"K={offset}: accuracy by position")
         at_offset = carrier[carrier["offset"] == offset]
         _heads_panel(column[1], heads[heads["offset"] == offset], at_offset, offset)
         _blocks_panel(column[2], blocks[blocks["offset"] == offset], at_offset, offset)
-    axes[0][0].legend(loc="lower left", fontsize="small")
+    # Every column's accuracy panel draws the same encodings: one legend, below the first, covering no curve.
+    axes[0][0].legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=2)
     fig.suptitle("transformer on the full-sequence task")
-    save_figure(fig, path, dpi)
+    return fig

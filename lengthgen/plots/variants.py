@@ -7,13 +7,19 @@ import pandas as pd
 from matplotlib.patches import Rectangle
 
 from lengthgen.experiments.variants import COLLAPSES, DECAYS, EXTRAPOLATES, FAILS
-from lengthgen.plots import save_figure
 
 CLASS_COLORS = {EXTRAPOLATES: "tab:green", DECAYS: "tab:orange", COLLAPSES: "tab:red", FAILS: "0.45"}
 
 
-def plot_variants(summary: pd.DataFrame, classes: pd.DataFrame, encodings: list[str], train_lengths: list[int],
-                  path, dpi: int) -> None:
+def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
+    task = settings["task"]
+    return {"pe_variants": plot_variants(tables["variants_summary"], tables["variants_classes"],
+                                         settings["variants"]["pe"], task["train_length_min"],
+                                         task["train_length_max"])}
+
+
+def plot_variants(summary: pd.DataFrame, classes: pd.DataFrame, encodings: list[str], train_length_min: int,
+                  train_length_max: int):
     offsets = sorted(summary["offset"].unique())
     lengths = sorted(summary["length"].unique())
     far_length = int(classes["far_length"].iloc[0])
@@ -35,7 +41,7 @@ def plot_variants(summary: pd.DataFrame, classes: pd.DataFrame, encodings: list[
             ax.text(len(lengths) - 0.35, row, category, ha="left", va="center", fontsize=7.5,
                     color=CLASS_COLORS[category])
         ax.set_xlim(-0.5, len(lengths) + 1.9)
-        in_range = [f"{n}*" if train_lengths[0] <= n <= train_lengths[1] else str(n) for n in lengths]
+        in_range = [f"{n}*" if train_length_min <= n <= train_length_max else str(n) for n in lengths]
         ax.set_xticks(range(len(lengths)), in_range, fontsize=8)
         ax.set_yticks(range(len(encodings)), encodings)
         ax.set_xlabel("evaluation length n (* training range)")
@@ -43,5 +49,7 @@ def plot_variants(summary: pd.DataFrame, classes: pd.DataFrame, encodings: list[
         ax.grid(False)
         ax.spines[:].set_visible(False)
     fig.colorbar(image, ax=axes[0].tolist(), fraction=0.015, label="mean accuracy over seeds")
-    fig.suptitle("Every encoding on the same data: mean accuracy by length, and its class past the training range")
-    save_figure(fig, path, dpi)
+    # Two lines: one offset's panel is narrower than the title on one line.
+    fig.suptitle("Every encoding on the same data:\nmean accuracy by length, and its class past the training range",
+                 fontsize=10)
+    return fig

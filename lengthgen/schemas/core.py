@@ -6,8 +6,12 @@ from lengthgen.tables import TableSchema
 
 RUN_KEYS = [("pe", pa.string()), ("offset", pa.int32()), ("seed", pa.int32())]
 SEED_KEYS = [("offset", pa.int32()), ("seed", pa.int32())]
-_CLAIM_FIELDS = [("experiment", pa.string()), ("claim", pa.string()), ("statistic", pa.string()),
-                 ("value", pa.float64()), ("rule", pa.string()), ("holds", pa.bool_())]
+# A check (lengthgen/claims.py): its key (experiment, claim, statistic, offset; offset null when pooled),
+# the section it is reported in, its value against a comparison and threshold, the rule's text, its kind.
+CHECK_KEY_FIELDS = [("experiment", pa.string()), ("section", pa.string()), ("claim", pa.string()),
+                    ("statistic", pa.string()), ("offset", pa.int32())]
+_CLAIM_FIELDS = CHECK_KEY_FIELDS + [("value", pa.float64()), ("comparison", pa.string()), ("threshold", pa.float64()),
+                                    ("rule", pa.string()), ("holds", pa.bool_()), ("kind", pa.string())]
 
 # One row per evaluation sequence; tokens stored as a list column.
 EVAL_SET = TableSchema("eval_set", pa.schema([

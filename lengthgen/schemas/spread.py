@@ -2,13 +2,13 @@
 
 import pyarrow as pa
 
+from lengthgen.schemas.core import CHECK_KEY_FIELDS
 from lengthgen.tables import TableSchema
 
 # One row per check of a claim, in the order of its claims table (``lengthgen.bootstrap``): the
 # statistic's percentile interval over seed resamples and the fraction of resamples in which it holds.
 # <results>/spread/<section>.parquet per experiment, <results>/tables/claim_spread.parquet for all.
-CLAIM_SPREAD = TableSchema("claim_spread", pa.schema([
-    ("experiment", pa.string()), ("claim", pa.string()), ("statistic", pa.string()), ("n_seeds", pa.int32()),
+CLAIM_SPREAD = TableSchema("claim_spread", pa.schema(CHECK_KEY_FIELDS + [("n_seeds", pa.int32()),
     ("resamples", pa.int32()), ("spread_low", pa.float64()), ("spread_high", pa.float64()),
     ("holds_fraction", pa.float64()),
 ]))

@@ -1,14 +1,16 @@
 """Tables of the transformer experiment: accuracy per position, windows of it, and the retrieval heads.
 
-Its shift measurements use the shift experiment's table (``schemas.shift.SHIFT_CHANGES``).
+Its shift measurements have the columns of the shift experiment's table (``schemas.shift.SHIFT_CHANGES``).
 """
 
 import pyarrow as pa
 
 from lengthgen.schemas.core import RUN_KEYS, SEED_KEYS
 from lengthgen.schemas.frequency import FREQUENCY_BLOCKS, FREQUENCY_SUMMARY
+from lengthgen.schemas.shift import SHIFT_CHANGES
 from lengthgen.tables import TableSchema
 
+TRANSFORMER_SHIFT_CHANGES = TableSchema("transformer_shift_changes", SHIFT_CHANGES.schema, SHIFT_CHANGES.sort_keys)
 _HEAD_KEYS = SEED_KEYS + [("layer", pa.int32()), ("head", pa.int32())]
 
 

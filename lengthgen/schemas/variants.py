@@ -1,8 +1,11 @@
-"""Tables of the variants experiment (its summary over seeds has the core ``accuracy_summary`` schema)."""
+"""Tables of the variants experiment: its summary over seeds (the columns of ``accuracy_summary``) and classes."""
 
 import pyarrow as pa
 
+from lengthgen.schemas.core import ACCURACY_SUMMARY
 from lengthgen.tables import TableSchema
+
+VARIANTS_SUMMARY = TableSchema("variants_summary", ACCURACY_SUMMARY.schema, ACCURACY_SUMMARY.sort_keys)
 
 # One row per (encoding, offset): what its class is decided on, and the class.
 VARIANTS_CLASSES = TableSchema("variants_classes", pa.schema([

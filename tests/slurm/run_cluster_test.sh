@@ -7,13 +7,42 @@
 # stops the daemons it started, by pid, and deletes its config and folder. Needs root on a
 # Debian machine that is not part of a cluster; apt installs the packages when missing.
 #
-#   bash tests/slurm/run_cluster_test.sh     # from anywhere; about 5 minutes on 2 cores
+# It runs only when asked, with LENGTHGEN_CLUSTER_TEST=1 (CI, .ci/run, sets it); otherwise it
+# says it skipped the test, installs and writes nothing, and exits 0. Asked but unable to run
+# (not root, no apt-get), it fails.
+#
+#   LENGTHGEN_CLUSTER_TEST=1 bash tests/slurm/run_cluster_test.sh   # from anywhere; about 5 minutes on 2 cores
 #
 # The executor plugin lives only in .venv-slurm (made here with `pip install -e '.[slurm,test]'`):
 # it runs `scontrol show config` when snakemake starts, so keeping it out of .venv keeps every
 # other snakemake call free of that wait (timed at the end).
 set -euo pipefail
+case "${LENGTHGEN_CLUSTER_TEST:-}" in
+    1) ;;
+    "" | 0)
+        echo "run_cluster_test.sh: skipped the real-SLURM-cluster test (not asked; to run it, set" \
+            "LENGTHGEN_CLUSTER_TEST=1; it needs root on a Debian machine, installs SLURM with apt" \
+            "and writes /etc/slurm)"
+        exit 0 ;;
+    *)
+        echo "run_cluster_test.sh: LENGTHGEN_CLUSTER_TEST is '$LENGTHGEN_CLUSTER_TEST'; set it to 1" \
+            "to run the real-SLURM-cluster test, or leave it unset (or 0) to skip it" >&2
+        exit 2 ;;
+esac
 cd "$(dirname "$0")/../.."
+# Asked (LENGTHGEN_CLUSTER_TEST=1) but unable to run: fail, since the caller wants the test.
+if [ "$(id -u)" -ne 0 ]; then
+    echo "run_cluster_test.sh: LENGTHGEN_CLUSTER_TEST=1 but not root: the real-SLURM-cluster test" \
+        "needs root (it installs packages and starts SLURM daemons); run it as root, or unset" \
+        "LENGTHGEN_CLUSTER_TEST to skip it" >&2
+    exit 1
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "run_cluster_test.sh: LENGTHGEN_CLUSTER_TEST=1 but no apt-get: the real-SLURM-cluster" \
+        "test needs a Debian machine (it installs SLURM with apt); unset LENGTHGEN_CLUSTER_TEST" \
+        "to skip it" >&2
+    exit 1
+fi
 NODE=$(hostname -s)        # slurmd's node name must be the short host name
 # Ports of this test cluster, away from SLURM's defaults (6817-6819) so a real one is untouched.
 CTLD_PORT=16817 SLURMD_PORT=16818 DBD_PORT=16819
@@ -96,10 +125,6 @@ stop_all() {
     exit "$status"
 }
 
-if [ "$(id -u)" -ne 0 ]; then
-    echo "run_cluster_test.sh: needs root (it installs packages and starts SLURM daemons)" >&2
-    exit 1
-fi
 install_packages
 make_venv
 

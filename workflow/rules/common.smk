@@ -12,6 +12,8 @@ from snakemake.utils import Paramspace
 from lengthgen.config import ConfigError, prepare_config
 from lengthgen.encoding_catalog import ENCODING_NAME_PATTERN, encoding_description  # torch-free: read from the source
 from lengthgen.experiments.catalog import plan
+from lengthgen.experiments.declaration import EvalSets, Evaluations, Models, RangeFits, Table, TrainingCurves
+from lengthgen.experiments.declaration import as_plain, schema_of, setting, settings_of
 from lengthgen.jobs import PORTABLE_CPU_ENV
 from lengthgen.report import code_version
 from lengthgen.seeding import derive_seed
@@ -199,6 +201,105 @@ RANGE_FIT_FAMILIES = {
                     for run in as_runs(TRANSFORMER_RUNS.dataframe)],
 }
 ALL_RANGE_FITS = [path for paths in RANGE_FIT_FAMILIES.values() for path in paths]
+
+
+# Where each family's runs keep their files: the folder of one run below models/ (and evaluations/).
+def run_folder(family, run):
+    if family in MODIFIED_HEADS:
+        return f"{family}/{SEED_OFFSET_FOLDER.format(**run)}"
+    prefix = "transformer/" if family == "transformer" else ""
+    return prefix + RUN_FOLDER.format(**run)
+
+
+def family_runs(family, pe=None, offset=None):
+    """The runs {pe, seed, offset} of a family of trained models, optionally some encodings or one offset."""
+    runs = {"sweep": lambda: sweep_runs(), "variants": variant_runs,
+            "transformer": lambda: as_runs(TRANSFORMER_RUNS.dataframe)}.get(family, lambda: modified_runs(family))()
+    return [run for run in runs if (pe is None or run["pe"] in pe) and (offset is None or run["offset"] == offset)]
+
+
+def family_expected(family):
+    """The settings every model file of a family holds (checkpoint.load_model checks them)."""
+    if family in MODIFIED_HEADS:
+        return modified_head(family)
+    return {"vocab_size": config["task"]["vocab_size"], **TRANSFORMER_TRAINING} if family == "transformer" else HEAD
+
+
+def source_files(source, offset=None):
+    """The files of one declared input (lengthgen/experiments/declaration.py); ``offset``: that of a
+    per-offset experiment's job."""
+    if isinstance(source, Table):
+        return [f"{RESULTS}/tables/{source.name}.parquet"]
+    if isinstance(source, EvalSets):
+        return eval_set_files([offset] if offset is not None else setting(config, source.offsets))
+    runs = family_runs(source.family, getattr(source, "pe", None), offset)
+    if isinstance(source, Evaluations):
+        return [f"{RESULTS}/evaluations/{run_folder(source.family, run)}.parquet" for run in runs]
+    file = {Models: "model.pt", RangeFits: "range_fit.parquet", TrainingCurves: "training_curve.parquet"}[type(source)]
+    return [f"{RESULTS}/models/{run_folder(source.family, run)}/{file}" for run in runs]
+
+
+def source_details(source, offset=None):
+    """What a job needs besides the files to load one input: models' runs and settings, sets' offsets."""
+    if isinstance(source, Models):
+        return {"runs": family_runs(source.family, source.pe, offset), "expected": family_expected(source.family)}
+    if isinstance(source, EvalSets):
+        return {"offsets": [offset] if offset is not None else list(setting(config, source.offsets))}
+    return {}
+
+
+def experiment_sources(name, dispatcher):
+    """The lengthgen files one experiment's job runs: the dispatcher script's imports, and the experiment's
+    own modules (its analysis and section text, or its plot) with theirs."""
+    modules = ["experiments", "prose"] if dispatcher == "analyze.py" else ["plots"]
+    files = set(script_sources(dispatcher))
+    for package in modules:
+        source = REPO / "lengthgen" / package / f"{name}.py"
+        files |= {str(source), *map(str, lengthgen_files(REPO, source))}
+    return sorted(files)
+
+
+def experiment_settings(experiment, offset=None):
+    """The config keys the experiment declares, nested as in the config, and its offset if it runs per offset."""
+    return {**settings_of(experiment, config), **({"offset": offset} if offset is not None else {})}
+
+
+def experiment_tables(experiment, offset=None):
+    """Its tables' paths by schema name (per-offset tables for one offset, or left as a wildcard)."""
+    return {schema_of(table): f"{RESULTS}/tables/{table.format(offset=offset) if offset is not None else table}.parquet"
+            for table in experiment.tables}
+
+
+def figure_tables(experiment, offset=None):
+    """The tables a figure job reads, by name, with their schema names: the experiment's own tables and the
+    tables it reads (its other inputs are models and evaluation sets, which figures do not draw)."""
+    own = {name: (path, name) for name, path in experiment_tables(experiment, offset).items()}
+    read = {name: (source_files(source, offset)[0], source.schema_name)
+            for name, source in experiment.reads.items() if isinstance(source, Table)}
+    return {**read, **own}
+
+
+def experiment_figures(experiment, offset=None):
+    """Its figures' names: per offset of its section (shift) or of ``figures_per`` (prop1), or one each."""
+    names = []
+    for figure in experiment.figures:
+        if experiment.per_offset:
+            names.append(figure.format(offset=offset) if offset is not None else figure)
+        elif experiment.figures_per:
+            names += [figure.format(offset=each) for each in setting(config, experiment.figures_per)]
+        else:
+            names.append(figure)
+    return names
+
+
+def per_job(experiment, make):
+    """A rule's input or params function: ``make(offset)``, the offset of the job for an experiment that
+    runs per offset, else None."""
+    return lambda wildcards: make(int(wildcards.offset) if experiment.per_offset else None)
+
+
+def section_name(experiment, offset):
+    return f"{experiment.name}_K{offset}" if experiment.per_offset else experiment.name
 
 
 # The experiments that run under this config, and why the others are left out

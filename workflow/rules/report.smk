@@ -30,5 +30,7 @@ rule report:
         CONDA_ENV
     log:
         f"{RESULTS}/logs/report.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/report.tsv"
     script:
         "../scripts/write_report.py"

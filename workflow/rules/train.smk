@@ -34,7 +34,7 @@ for batch_rule, (encodings, seeds) in HEAD_BATCHES.items():
         log:
             f"{RESULTS}/logs/train/pe~{{pe}}/offset~{{offset}}.log",
         benchmark:
-            f"{RESULTS}/benchmarks/train/pe~{{pe}}/offset~{{offset}}.tsv"
+            f"{RESULTS}/benchmarks/train_{batch_rule}/pe~{{pe}}/offset~{{offset}}.tsv"
         script:
             "../scripts/train.py"
 
@@ -120,5 +120,7 @@ rule training_summary:
         CONDA_ENV
     log:
         f"{RESULTS}/logs/training_summary.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/training_summary.tsv"
     script:
         "../scripts/training_summary.py"

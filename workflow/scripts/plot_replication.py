@@ -2,10 +2,12 @@
 import matplotlib.pyplot as plt
 
 from lengthgen.jobs import start_job
-from lengthgen.plots.replication import plot_replication
+from lengthgen.plots import save_figure
+from lengthgen.plots.replication import replication_figure
 from lengthgen.schemas.replication import REPLICATION
 from lengthgen.tables import read_table
 
 start_job(snakemake.log[0])
 plt.style.use(snakemake.input.style)
-plot_replication(read_table(snakemake.input.table, REPLICATION), snakemake.output[0], snakemake.params.dpi)
+save_figure(replication_figure(read_table(snakemake.input.table, REPLICATION)), snakemake.output[0],
+            snakemake.params.dpi)

@@ -3,7 +3,7 @@ replication section."""
 import datetime
 from pathlib import Path
 
-from lengthgen.drift import changes_markdown
+from lengthgen.drift import previous_changes_markdown
 from lengthgen.jobs import start_job
 from lengthgen.report import machine_description, render_results
 from lengthgen.schemas.core import ALL_CLAIMS, TRAINING_SUMMARY
@@ -18,16 +18,16 @@ sections = {experiment: Path(path).read_text()
             for experiment, path in zip(snakemake.params.experiments, inputs.sections)}
 claims = read_table(inputs.claims, ALL_CLAIMS)
 spread = read_table(inputs.spread, CLAIM_SPREAD)
-claims = claims.join(spread.drop(columns=["experiment", "claim", "statistic"]))  # row for row (rule all_claims)
+claims = claims.join(spread.drop(columns=["experiment", "section", "claim", "statistic", "offset"]))  # row for row (rule all_claims)
 replication, replication_section = None, None
 if "replication_table" in inputs.keys():
     table = read_table(inputs.replication_table, REPLICATION)
-    replication = dict(zip(table["family"], table["replication"]))
+    replication = dict(zip(table["experiment"], table["replication"]))
     replication_section = Path(inputs.replication_section).read_text()
 training = training_markdown(read_table(inputs.training, TRAINING_SUMMARY))
 if "previous_claims" in inputs.keys():
-    changes = changes_markdown(read_table(inputs.previous_claims, ALL_CLAIMS), read_table(inputs.claims, ALL_CLAIMS),
-                               snakemake.params.changes_note)
+    changes = previous_changes_markdown(Path(inputs.previous_claims), read_table(inputs.claims, ALL_CLAIMS),
+                                        snakemake.params.changes_note)
     training = f"{training}\n\n{changes}"
 text = render_results(snakemake.params.config, sections, claims, snakemake.params.commit, datetime.date.today(),
                       machine_description(), training, snakemake.params.left_out, replication, replication_section)

@@ -1,0 +1,123 @@
+"""One experiment's analysis job: load its declared inputs, run its module, check, bootstrap, write.
+
+An experiment's module (``lengthgen/experiments/<name>.py``) defines:
+
+- ``analyze(inputs, settings) -> {table name: DataFrame}``: its tables, one per declared table
+  (named by schema: ``shift_changes`` for ``shift_changes_K{offset}``);
+- ``CHECKED``: the tables (its inputs' names or its tables' names) its checks are a function of;
+- ``checks(tables, settings) -> DataFrame``: its checks (``claims.check``), from those tables
+  alone, so that the seed bootstrap can recompute them on resampled seeds.
+
+Its section text is ``lengthgen/prose/<name>.py``'s ``section(tables, checks, settings)``, which
+gets every input and table by name. ``settings`` is the declared config keys, nested as in the
+config, plus ``offset`` for an experiment that runs per offset.
+"""
+
+import importlib
+import logging
+from dataclasses import dataclass
+
+import pandas as pd
+
+from lengthgen.bootstrap import seed_bootstrap
+from lengthgen.claims import with_keys
+from lengthgen.experiments.declaration import (EvalSets, Evaluations, Models, RangeFits, Source, Table,
+                                               TrainingCurves, from_plain)
+from lengthgen.schemas import schema_named
+from lengthgen.schemas.core import CLAIMS
+from lengthgen.schemas.spread import CLAIM_SPREAD
+from lengthgen.tables import atomic_write_text, read_table, read_tables, write_table
+
+log = logging.getLogger(__name__)
+
+# The table each run of a family writes as its evaluation.
+EVALUATION_TABLES = {"transformer": "transformer_by_position"}
+
+
+def experiment_module(name: str):
+    return importlib.import_module(f"lengthgen.experiments.{name}")
+
+
+def prose_module(name: str):
+    return importlib.import_module(f"lengthgen.prose.{name}")
+
+
+@dataclass
+class ModelSet:
+    """Trained models of one family: iterating loads them one at a time, as (run, model) pairs."""
+
+    runs: list[dict]  # {pe, seed, offset} per model
+    files: list[str]
+    expected: dict  # the settings every model file must hold (checkpoint.load_model)
+    family: str
+    device: str
+
+    def __iter__(self):
+        from lengthgen.runs import load_models  # torch: only jobs that read models pay for it
+
+        if self.family != "transformer":
+            return load_models(self.runs, self.files, self.expected)
+        from lengthgen.runtime import resolve_device
+        from lengthgen.transformer import load_transformer
+
+        device = resolve_device(self.device)
+        return load_models(self.runs, self.files, self.expected,
+                           lambda path, expected: load_transformer(path, device, expected))
+
+
+def load_source(source: Source, files: list[str], details: dict, device: str):
+    """One declared input, loaded: models as a ``ModelSet``, tables as one DataFrame, evaluation sets as
+    {offset: {length: (tokens, targets)}}. ``details``: the workflow's runs and expected settings (models),
+    or offsets (evaluation sets)."""
+    if isinstance(source, Models):
+        return ModelSet(details["runs"], files, details["expected"], source.family, device)
+    if isinstance(source, EvalSets):
+        from lengthgen.data import eval_sets_from_frame
+
+        eval_set = schema_named("eval_set")
+        return {offset: eval_sets_from_frame(read_table(path, eval_set)) for offset, path in zip(details["offsets"], files)}
+    if isinstance(source, Table):
+        return read_table(files[0], schema_named(source.schema_name))
+    if isinstance(source, Evaluations):
+        return read_tables(files, schema_named(EVALUATION_TABLES.get(source.family, "accuracy_by_length")))
+    if isinstance(source, RangeFits):
+        return read_tables(files, schema_named("range_fit"))
+    if isinstance(source, TrainingCurves):
+        return read_tables(files, schema_named("training_curve"))
+    raise TypeError(f"unknown input source {source!r}")
+
+
+def load_inputs(reads: dict[str, dict], files: dict[str, list[str]], details: dict[str, dict], device: str,
+                threads: int) -> dict:
+    """Every declared input (``reads``: name -> source as plain data), loaded from its files."""
+    sources = {name: from_plain(plain) for name, plain in reads.items()}
+    if any(isinstance(source, (Models, EvalSets)) for source in sources.values()):
+        from lengthgen.runtime import configure_torch
+
+        configure_torch(threads)
+    return {name: load_source(source, files[name], details.get(name, {}), device) for name, source in sources.items()}
+
+
+def run_experiment(name: str, section: str, inputs: dict, settings: dict, bootstrap: dict,
+                   outputs: dict[str, str]) -> None:
+    """Analyze, check and write one experiment's section. ``outputs``: each table's path by its schema
+    name, and ``claims``, ``spread``, ``section``."""
+    module, prose = experiment_module(name), prose_module(name)
+    log.info("analyzing %s", section)
+    tables = module.analyze(inputs, settings)
+    missing = sorted(set(outputs) - {"claims", "spread", "section"} - set(tables))
+    if missing:
+        raise ValueError(f"experiment {name} declares tables it did not return: {', '.join(missing)}")
+    available = {**inputs, **tables}
+    checked = {table: available[table] for table in module.CHECKED}
+
+    def checks_of(**resampled: pd.DataFrame) -> pd.DataFrame:
+        return with_keys(module.checks(resampled, settings), name, section)
+
+    checks = checks_of(**checked)
+    log.info("%d checks, %d hold; seed bootstrap", len(checks), int(checks["holds"].sum()))
+    for table, frame in tables.items():
+        write_table(frame, outputs[table], schema_named(table))
+    write_table(checks, outputs["claims"], CLAIMS)
+    write_table(seed_bootstrap(checks_of, checked, **bootstrap), outputs["spread"], CLAIM_SPREAD)
+    atomic_write_text(prose.section(available, checks, settings), outputs["section"])

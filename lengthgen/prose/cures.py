@@ -1,0 +1,111 @@
+"""The cures section of RESULTS.md: the heads under each evaluation-time cure, measured and predicted; its checks."""
+
+import numpy as np
+import pandas as pd
+
+from lengthgen.claims import checks_markdown
+from lengthgen.experiments.cures import CURES, SHARPENING, TRAINED_HEAD, comparison
+from lengthgen.experiments.prop1 import PREDICTORS
+from lengthgen.length_scaling import FORMULAS
+from lengthgen.rules import CURES_CLAIM_PREDICTOR
+
+
+def cell(measured: float, predicted: float | None = None) -> str:
+    return f"{measured:.3f}" if predicted is None or np.isnan(predicted) else f"{measured:.3f} ({predicted:.3f})"
+
+
+def formatted_markdown(rows: list[list[str]], header: list[str]) -> str:
+    # The cells are already formatted (3 decimals, a sign): tabulate must not reformat them as numbers.
+    return pd.DataFrame(rows, columns=header).to_markdown(index=False, disable_numparse=True)
+
+
+def by_length_markdown(by_length: pd.DataFrame, predictions: pd.DataFrame, heads: list[str], quantity: str) -> str:
+    """Mean over offsets and seeds of ``quantity`` per (head, cure) and length; the claim
+    predictor's prediction in parentheses where there is one; the hard-attention ceiling as
+    its own row for rope."""
+    predicted = comparison(by_length, predictions, CURES_CLAIM_PREDICTOR)
+    column = "predicted_" + quantity.removeprefix("target_")
+    lengths = sorted(by_length["length"].unique())
+    in_range = set(by_length.loc[by_length["in_training_range"], "length"])
+    rows = []
+    for head in heads:
+        for cure in CURES:
+            measured = by_length[(by_length["head"] == head) & (by_length["cure"] == cure)]
+            if measured.empty:
+                continue
+            means = measured.groupby("length")[quantity].mean()
+            guesses = predicted[predicted["cure"] == cure].groupby("length")[column].mean() if head == "rope" else {}
+            rows.append([head, cure] + [cell(means[n], guesses.get(n)) for n in lengths])
+            if head == "rope" and cure == "none" and quantity == "accuracy":
+                ceiling = measured.groupby("length")["hard_accuracy"].mean()
+                rows.append(["rope", "hard attention (limit)"] + [cell(ceiling[n]) for n in lengths])
+    return formatted_markdown(rows, ["head", "cure"] + [f"n={n}{'*' if n in in_range else ''}" for n in lengths])
+
+
+def recovery_markdown(recovery: pd.DataFrame) -> str:
+    """One row per cure: measured recovered fraction, then each predictor's ("-": it predicts no loss)."""
+    wide = recovery.pivot(index="cure", columns="source", values="recovered_fraction")
+    sources = ["measured", *PREDICTORS]
+    rows = []
+    for cure in [name for name in CURES if name != "none"] + ["hard_attention"]:
+        values = [wide.at[cure, source] if source in wide.columns else np.nan for source in sources]
+        rows.append([cure] + ["-" if np.isnan(value) else f"{value:+.3f}" for value in values])
+    return formatted_markdown(rows, ["cure", "measured"] + [f"predicted: {name}" for name in PREDICTORS])
+
+
+def sharpening_markdown(by_length: pd.DataFrame, recovery: pd.DataFrame) -> str:
+    """The section's summary sentence, from the measurements: target attention at the longest length
+    without and with each sharpening cure, and the recovery of the hard-attention limit."""
+    longest = by_length["length"].max()
+    attention = by_length[(by_length["head"] == "rope") & (by_length["length"] == longest)].groupby("cure")[
+        "target_attention"].mean()
+    measured = recovery[recovery["source"] == "measured"].set_index("cure")["recovered_fraction"]
+    raised = ", ".join(f"{attention[cure]:.3f} under {cure}" for cure in SHARPENING)
+    return (f"At n={longest}, rope's mean attention on the target is {attention['none']:.3f} uncured and {raised}; "
+            f"the sharpening cures win back {', '.join(f'{measured[cure]:+.3f} ({cure})' for cure in SHARPENING)} "
+            "of the accuracy lost past the range, and the hard-attention limit, which a logit scale approaches "
+            f"as it grows, {measured['hard_attention']:+.3f}.")
+
+
+def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:
+    by_length, predictions, recovery = tables["cures_by_length"], tables["cures_prediction"], tables["cures_recovery"]
+    train_length_max = settings["task"]["train_length_max"]
+    seeds = sorted(by_length.loc[by_length["head"] == "rope", "seed"].unique())
+    trained_seeds = sorted(by_length.loc[by_length["head"] == TRAINED_HEAD, "seed"].unique())
+    cures = "\n".join(f"- `{cure}`: {FORMULAS[cure]}" for cure in CURES if cure != "none")
+    return "\n\n".join([
+        "## cures: curing dilution at evaluation time",
+        "If rope's decay past the training range is attention dilution, sharpening the softmax as the length n "
+        "grows should undo much of it without retraining, and should do nothing for the learned head, whose "
+        f"failure is pinning. Each cure is applied to the trained base heads (seeds {', '.join(map(str, seeds))}) "
+        f"at evaluation time only, with L = {train_length_max}, the longest training length:\n\n" + cures,
+        "Log-length scaling: Chiang & Cholak 2022; Scalable-Softmax (Nakanishi 2025). YaRN's temperature "
+        "(Peng et al. 2023, section 3.4): softmax(q.k / (t sqrt(D))) with sqrt(1/t) = 0.1 ln(s) + 1 and s = n / L "
+        "here (YaRN fixes s for a target context; only its temperature is applied). Position interpolation "
+        "(Chen et al. 2023) keeps no offset exact, so the account predicts it hurts a fixed-offset rule; on the "
+        "learned head it interpolates linearly between trained rows, so every position lies in the trained range. "
+        "Predictions: prop1's law on the cured head (the rotary kernel with the cure's scaled positions and "
+        "logits); the claim uses its predictor, "
+        f"`{CURES_CLAIM_PREDICTOR}`. Hard attention: the head's accuracy when each sequence attends only to its "
+        "highest-logit key, the limit of scaling the logits without bound, which a sharpening cure approaches as "
+        "its factor grows: a sequence whose highest logit is not the target's stays wrong however much its "
+        "logits are scaled.",
+        "Accuracy, mean over offsets and seeds, measured (predicted by "
+        f"`{CURES_CLAIM_PREDICTOR}`); * marks in-range lengths. `{TRAINED_HEAD}`: a rope head trained with "
+        f"log-length scaling from the start (seeds {', '.join(map(str, trained_seeds))}):",
+        by_length_markdown(by_length, predictions, ["rope", TRAINED_HEAD, "learned"], "accuracy"),
+        "Attention weight on the target, mean over offsets and seeds, measured (predicted):",
+        by_length_markdown(by_length, predictions, ["rope", TRAINED_HEAD], "target_attention"),
+        "Fraction of rope's lost accuracy each cure wins back past the training range, "
+        "mean(cured - uncured) / mean(1 - uncured) pooled over offsets, seeds and lengths: measured, and as each "
+        "predictor predicts it from its own cured and uncured predictions (negative: it loses more; -: the "
+        "predictor predicts no loss to win back). The hard_attention row is the recovery of the limit of "
+        "unbounded sharpening.",
+        recovery_markdown(recovery),
+        sharpening_markdown(by_length, recovery),
+        "![rope and learned heads under each cure](figures/dilution_cures.png)",
+        "**Claim**: sharpening the softmax with the length undoes much of rope's decay, as the dilution law "
+        "predicts, and does nothing for the learned head; position interpolation hurts the fixed-offset rule; "
+        "a head trained with log-length scaling extrapolates further than rope.",
+        checks_markdown(checks),
+    ])

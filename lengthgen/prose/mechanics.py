@@ -1,0 +1,45 @@
+"""The mechanics experiment's RESULTS.md section: where the heads attend past the training range, the claim, its checks."""
+
+import pandas as pd
+
+from lengthgen.claims import checks_markdown
+from lengthgen.rules import MIN_MASS_IN_RANGE, MIN_MODAL_FRACTION
+
+
+def past_range_markdown(by_length: pd.DataFrame, pe: str) -> str:
+    """Per (offset, length) past the range: the modal position of each seed, and the spread over seeds of the
+    fraction of sequences at the mode and of the attention mass in the training range."""
+    past = by_length[by_length["past_training_range"] & (by_length["pe"] == pe)].sort_values("seed")
+    rows = [{"K": offset, "length": length,
+             "modal position per seed": ", ".join(map(str, cells["modal_position"])),
+             "fraction at mode (mean, min)": f"{cells['modal_fraction'].mean():.2f}, {cells['modal_fraction'].min():.2f}",
+             "mass in training range (mean, min)":
+                 f"{cells['mass_in_training_range'].mean():.3f}, {cells['mass_in_training_range'].min():.3f}"}
+            for (offset, length), cells in past.groupby(["offset", "length"])]
+    columns = ["K", "length", "modal position per seed", "fraction at mode (mean, min)",
+               "mass in training range (mean, min)"]
+    # The cells are formatted already: tabulate must not read "1.00" back as a number and print "1".
+    return pd.DataFrame(rows, columns=columns).to_markdown(index=False, disable_numparse=True)
+
+
+def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:
+    by_length = tables["mechanics_by_length"]
+    train_length_max = settings["task"]["train_length_max"]
+    seeds = sorted(by_length["seed"].unique())
+    return "\n\n".join([
+        "## mechanics",
+        "Where the trained heads attend at evaluation lengths past the training range: for each "
+        "sequence the argmax-attended key position; per (encoding, K, seed, length) the most common "
+        "(modal) argmax position, the fraction of sequences attending there, and the mean attention "
+        f"mass on the positions seen in training, [0, {train_length_max}). "
+        f"Seeds {', '.join(map(str, seeds))}; learned table initialized with std "
+        f"{settings['model']['learned_init_std']:g}.",
+        "**learned** (absolute table):",
+        past_range_markdown(by_length, "learned"),
+        "**rope** (contrast):",
+        past_range_markdown(by_length, "rope"),
+        "Claims (rule fixed before the data: pinning means a majority of sequences at one position "
+        f"(>= {MIN_MODAL_FRACTION}) and a majority of the mass (>= {MIN_MASS_IN_RANGE}) inside the training range):",
+        checks_markdown(checks),
+        "![Attention of the learned and rope heads past the training range](figures/mechanics.png)",
+    ])

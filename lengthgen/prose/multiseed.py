@@ -1,0 +1,29 @@
+"""The multiseed experiment's RESULTS.md section: every headline over seeds and offsets, and its checks."""
+
+import pandas as pd
+
+from lengthgen.claims import checks_markdown
+
+
+def summary_markdown(summary: pd.DataFrame) -> str:
+    """One row per (headline, offset or all): runs, mean [95% CI], the rule, the share of runs meeting it."""
+    return pd.DataFrame({
+        "headline": summary["headline"], "K": summary["offset"], "runs": summary["n_seeds"],
+        "mean [95% CI]": [f"{row.mean:.3g} [{row.ci_low:.3g}, {row.ci_high:.3g}]" for row in summary.itertuples()],
+        "threshold": [f"{row.comparison} {row.threshold:.3g}" for row in summary.itertuples()],
+        "runs meeting it": summary["fraction_of_runs_meeting"].map("{:.0%}".format),
+    }).to_markdown(index=False, disable_numparse=True)
+
+
+def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:
+    return "\n\n".join([
+        "## multiseed: every headline across seeds and offsets",
+        "Each headline is one number per trained run (seed, offset), read from its experiment's table; "
+        "mean and 95% Student-t interval over seeds per offset and over all runs (clipped to the value's range, "
+        "e.g. [0, 1] for accuracies and shares). The check: every single "
+        "run meets the threshold of its experiment's rule. All claims of every experiment, with their "
+        "statistics and rules, are in `results/tables/claims.parquet`.",
+        summary_markdown(tables["headline_summary"]),
+        "![headlines across seeds and offsets](figures/multiseed_results.png)",
+        checks_markdown(checks),
+    ])

@@ -1,0 +1,91 @@
+"""Adding an experiment is its module, its section text, its plot and one catalog line
+(docs/adding-an-experiment.md): a toy experiment, added to a copy of the repository exactly so,
+runs through the real workflow on the tiny config."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from conftest import REPO, SMOKE_CONFIG
+
+TOY_MODULE = '''"""A toy experiment: the sweep's mean accuracy in the training range."""
+import pandas as pd
+
+from lengthgen.claims import check
+
+CHECKED = ("accuracy_by_length",)
+
+
+def analyze(inputs, settings):
+    return {}
+
+
+def checks(tables, settings):
+    accuracy = tables["accuracy_by_length"]
+    in_range = accuracy.loc[accuracy["in_training_range"], "accuracy"].mean()
+    chance = 1 / settings["task"]["vocab_size"]
+    return [check("heads beat chance in range", "mean accuracy in training range", in_range, ">=", 2 * chance)]
+'''
+TOY_PROSE = '''"""The toy experiment's section."""
+from lengthgen.claims import checks_markdown
+
+
+def section(tables, checks, settings):
+    rows = len(tables["accuracy_by_length"])
+    return f"## toy: accuracy in range\\n\\nRead {rows} evaluations.\\n\\n" + checks_markdown(checks)
+'''
+TOY_PLOT = '''"""The toy experiment's figure: mean accuracy by length."""
+import matplotlib.pyplot as plt
+
+
+def draw(tables, settings):
+    by_length = tables["accuracy_by_length"].groupby("length")["accuracy"].mean()
+    fig, ax = plt.subplots()
+    ax.plot(by_length.index, by_length.to_numpy())
+    return {"toy": fig}
+'''
+TOY_ENTRY = ('\nCATALOG.append(Experiment("toy", reads={"accuracy_by_length": Table("accuracy_by_length")}, '
+             'settings=("task.vocab_size",), tables=(), figures=("toy",)))\n')
+
+
+def repository_copy(destination: Path) -> Path:
+    """The checkout's files (tracked and new, not ignored), copied: what a researcher's fork holds."""
+    listed = subprocess.run(["git", "-C", str(REPO), "ls-files", "-co", "--exclude-standard"], capture_output=True,
+                            text=True, check=True).stdout.split()
+    for name in listed:
+        if (REPO / name).is_file():
+            (destination / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, destination / name)
+    return destination
+
+
+@pytest.mark.workflow
+def test_a_toy_experiment_added_as_documented_runs_through_the_workflow(tmp_path):
+    fork = repository_copy(tmp_path / "fork")
+    (fork / "lengthgen/experiments/toy.py").write_text(TOY_MODULE)
+    (fork / "lengthgen/prose/toy.py").write_text(TOY_PROSE)
+    (fork / "lengthgen/plots/toy.py").write_text(TOY_PLOT)
+    with open(fork / "lengthgen/experiments/catalog.py", "a") as catalog:
+        catalog.write(TOY_ENTRY)
+    results = tmp_path / "work" / "results"
+    command = [sys.executable, "-m", "snakemake", "--snakefile", str(fork / "Snakefile"), "--directory",
+               str(tmp_path / "work"), "--configfile", str(SMOKE_CONFIG), "--cores", "2",
+               "results/sections/toy.md", "results/figures/toy.png"]
+    # The workflow (and its jobs) import the fork's lengthgen, as they would in a fork's checkout.
+    environment = {**os.environ, "PYTHONPATH": str(fork)}
+    dry_run = subprocess.run([*command[:-2], "-n"], capture_output=True, text=True, env=environment, cwd=fork)
+    assert "analyze_toy" in dry_run.stdout and "plot_toy" in dry_run.stdout  # part of the default target
+    run = subprocess.run(command, capture_output=True, text=True, env=environment, cwd=fork)
+    assert run.returncode == 0, run.stdout + run.stderr
+    claims = pd.read_parquet(results / "claims/toy.parquet")
+    accuracy = pd.read_parquet(results / "tables/accuracy_by_length.parquet")
+    in_range = accuracy.loc[accuracy["in_training_range"], "accuracy"].mean()
+    assert claims[["experiment", "claim", "value"]].values.tolist() == [
+        ["toy", "heads beat chance in range", in_range]]
+    assert f"Read {len(accuracy)} evaluations." in (results / "sections/toy.md").read_text()
+    assert (results / "figures/toy.png").read_bytes()[:4] == b"\x89PNG"
