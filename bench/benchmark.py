@@ -407,7 +407,7 @@ def pipeline_section(workdir: Path, from_scratch: bool) -> str:
     for run, table in runs.items():
         lines += stage_lines(table, run)
     rows = []
-    for script in ("train.py", "evaluate.py", "analyze_prop1.py", "plot_base.py", "write_report.py"):
+    for script in ("train.py", "evaluate.py", "analyze.py", "plot.py", "write_report.py"):
         rows.append({"what": f"start-up of one {script.removesuffix('.py')} job (imports)",
                      "fast": f"{start_up_seconds(script):.2f} s", "reference": "", "ratio": ""})
     noop = statistics.median(snakemake(workdir, "-n") for _ in range(3))

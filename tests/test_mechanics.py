@@ -5,12 +5,11 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-
-from conftest import markdown_rows
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import markdown_rows
 from lengthgen import tables
 from lengthgen.claims import with_keys
 from lengthgen.experiments import mechanics

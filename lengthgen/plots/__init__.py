@@ -29,11 +29,11 @@ def shade_training_range(ax, train_length_min: int, train_length_max: int) -> No
     ax.axvspan(train_length_min, train_length_max, color="0.9", zorder=0, label="training range")
 
 
-def save_figure(fig, path, dpi: int | None = None) -> None:
-    """Save atomically as PNG and close, so a killed job leaves no half-written figure. The dpi is the
-    style's ``savefig.dpi`` unless given."""
+def save_figure(fig, path) -> None:
+    """Save atomically as PNG (at the style's ``savefig.dpi``) and close, so a killed job leaves no
+    half-written figure."""
     with atomic_path(path) as temp:
-        fig.savefig(temp, dpi=dpi, format="png", metadata={"Software": None})
+        fig.savefig(temp, format="png", metadata={"Software": None})
     plt.close(fig)
 
 

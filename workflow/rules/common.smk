@@ -115,7 +115,6 @@ def variant_runs():
 # settings. Nothing else: a setting that does not change the weights (the evaluation lengths)
 # is no parameter of a training job, so changing it retrains nothing.
 TASK = config_slice("task", ["vocab_size", "train_length_min", "train_length_max"])
-TRAIN_LENGTHS = [config["task"]["train_length_min"], config["task"]["train_length_max"]]
 HEAD_TRAINING = {**config_slice("model"), "trained_positions": config["task"]["train_length_max"]}
 
 # Heads trained beside the sweep by train_<name>: the sweep's RoPE head with one head option

@@ -77,7 +77,7 @@ if CONFIRMATION:
         output:
             report(REPLICATION["replication_figure"], caption="../report/replication.rst", category="replication"),
         params:
-            dpi=config["figures"]["dpi"],
+            style=FIGURE_SETTINGS,
         group:
             "summary"
         conda:

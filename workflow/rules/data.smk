@@ -5,10 +5,7 @@ rule eval_set:
     output:
         f"{RESULTS}/data/eval/offset~{{offset}}.parquet",
     params:
-        seed=config["task"]["eval_seed"],
-        lengths=config["task"]["eval_lengths"],
-        samples=config["task"]["eval_samples"],
-        vocab_size=config["task"]["vocab_size"],
+        task=config_slice("task", ["eval_seed", "eval_lengths", "eval_samples", "vocab_size"]),
     group:
         "eval_sets"
     conda:

@@ -15,7 +15,7 @@ for batch_rule, (encodings, seeds) in HEAD_BATCHES.items():
         params:
             runs=lambda w, seeds=seeds: [{"pe": w.pe, "seed": seed, "offset": int(w.offset)} for seed in seeds],
             expected=HEAD,
-            train_lengths=TRAIN_LENGTHS,
+            task=TASK,
             device=config["device"],
         threads: 1
         resources:
@@ -44,7 +44,7 @@ rule evaluate_transformer:
         seed_files(f"{RESULTS}/evaluations/transformer/{RUN_FOLDER}.parquet", TRANSFORMER_SEEDS),
     params:
         runs=lambda w: [{"pe": w.pe, "seed": seed, "offset": int(w.offset)} for seed in TRANSFORMER_SEEDS],
-        expected={"vocab_size": config["task"]["vocab_size"], **TRANSFORMER_TRAINING},
+        expected=family_expected("transformer"),
         eval_samples=config["transformer"]["eval_samples"],
         device=config["device"],
     threads: 1

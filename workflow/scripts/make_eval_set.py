@@ -5,6 +5,7 @@ from lengthgen.schemas.core import EVAL_SET
 from lengthgen.tables import write_table
 
 start_job(snakemake.log[0])
-params = snakemake.params
-frame = eval_set_frame(params.seed, int(snakemake.wildcards.offset), params.lengths, params.samples, params.vocab_size)
+task = snakemake.params.task
+frame = eval_set_frame(task["eval_seed"], int(snakemake.wildcards.offset), task["eval_lengths"], task["eval_samples"],
+                       task["vocab_size"])
 write_table(frame, snakemake.output[0], EVAL_SET)

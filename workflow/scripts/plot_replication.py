@@ -8,6 +8,5 @@ from lengthgen.schemas.replication import REPLICATION
 from lengthgen.tables import read_table
 
 start_job(snakemake.log[0])
-plt.style.use(snakemake.input.style)
-save_figure(replication_figure(read_table(snakemake.input.table, REPLICATION)), snakemake.output[0],
-            snakemake.params.dpi)
+plt.style.use([snakemake.input.style, snakemake.params.style])
+save_figure(replication_figure(read_table(snakemake.input.table, REPLICATION)), snakemake.output[0])
