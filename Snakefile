@@ -17,7 +17,7 @@ configfile: os.path.join(workflow.basedir, "config.yaml")
 CONFIG_AS_GIVEN = copy.deepcopy(config)
 
 
-report: "workflow/report/workflow.rst"
+report: "workflow/captions/workflow.rst"
 
 
 include: "workflow/rules/common.smk"

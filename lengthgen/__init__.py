@@ -18,15 +18,16 @@ The importable library behind the Snakemake workflow. The core, one job per modu
   training from zero, and the closed-form min-norm interpolant it converges to.
 - ``config``: the workflow config: readable schema errors, derived settings, checks across keys.
 - ``jobs``: what every workflow job does first (its log file).
-- ``schemas``: every table's schema; ``tables``: atomic, deterministic parquet writes.
+- ``table_schemas``: every table's schema; ``tables``: atomic, deterministic parquet writes.
 - ``runs``: loading the trained models a rule reads.
 - ``stats``: means and confidence intervals over seeds.
-- ``rules``: every claim's thresholds; ``claims``: checks and verdicts.
+- ``thresholds``: every claim's thresholds; ``claims``: structured checks and verdicts.
 - ``report``: RESULTS.md; ``drift``: how far one run's checked numbers moved from another's.
 
 The studies built on it live in ``experiments`` (base, mechanics, shift, prop1, frequency,
-linear, variants, cures, transformer, multiseed), each with its figure in ``plots``;
-``experiments.catalog`` says which of them a config runs, and why the others are left out.
+linear, variants, cures, transformer, multiseed), each with its section text in ``prose`` and
+its figures in ``plots``; ``experiments.catalog`` declares them (what each reads, its settings,
+tables and figures), says which of them a config runs, and why the others are left out.
 """
 
 __version__ = "0.1.0"

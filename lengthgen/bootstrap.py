@@ -7,9 +7,9 @@ drawn seeds and relabels each draw with its own seed (0, 1, ...), so a seed draw
 two seeds, as two runs with those results would; then it recomputes the checks. Tables are
 resampled together, so rows that pair by seed (a head and its control, a prediction and its
 measurement) stay paired. Per check: the percentile interval of its statistic over the resamples
-(``rules.SPREAD_INTERVAL``) and the fraction of resamples in which it holds, which says whether
+(``thresholds.SPREAD_INTERVAL``) and the fraction of resamples in which it holds, which says whether
 its outcome is decided by the data or could go either way with other seeds
-(``rules.DECIDED_FRACTION``). pandas and numpy only: every job that writes claims runs it.
+(``thresholds.DECIDED_FRACTION``). pandas and numpy only: every job that writes claims runs it.
 """
 
 from typing import Callable
@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.claims import KEY
-from lengthgen.rules import SPREAD_INTERVAL
+from lengthgen.thresholds import SPREAD_INTERVAL
 
 
 def run_seeds(tables: dict[str, pd.DataFrame]) -> list[int]:

@@ -23,7 +23,7 @@ from jsonschema.exceptions import ValidationError, best_match
 # The registry as its source states it: the checks need names, parameters and whether an encoding
 # draws its positions, and the workflow parses this at every start, so torch stays out of it.
 from lengthgen.encoding_catalog import DEFAULT_NOISE_MAX_LENGTH, encoding_description, resolve_encoding_name
-from lengthgen.rules import SHIFT_ENCODINGS
+from lengthgen.thresholds import SHIFT_ENCODINGS
 
 
 class ConfigError(ValueError):

@@ -25,7 +25,7 @@ from lengthgen.experiments.catalog import plan
 
 # Where the claims' rules and predictors live: thresholds, verdicts, the replication rules, each
 # experiment's checks and predictors, and the exact kernel the dilution law's predictors use.
-RULE_FILES = ("lengthgen/rules.py", "lengthgen/claims.py", "lengthgen/replication.py", "lengthgen/bootstrap.py",
+RULE_FILES = ("lengthgen/thresholds.py", "lengthgen/claims.py", "lengthgen/replication.py", "lengthgen/bootstrap.py",
               "lengthgen/experiments", "lengthgen/kernel.py", "lengthgen/length_scaling.py")
 RUN_PREFIX = "confirm_"
 # Keys that say where and how a run is written and shown, not what it measures.

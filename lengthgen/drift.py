@@ -16,7 +16,7 @@ exits with status 2.
     python -m lengthgen.drift --open-may-differ results other_results
 
 forgives a check whose outcome differs where the seed bootstrap of either run calls it open (it
-holds in fewer than ``rules.DECIDED_FRACTION`` and more than 1 - that share of the seed
+holds in fewer than ``thresholds.DECIDED_FRACTION`` and more than 1 - that share of the seed
 resamples, ``<folder>/tables/claim_spread.parquet``): such a check is not decided by its seeds,
 so two runs may part on it (the comparison of the two CPU paths). A check in one run only or of
 another kind is never forgiven.
@@ -31,10 +31,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lengthgen.claims import KEY
-from lengthgen.rules import DECIDED_FRACTION
-from lengthgen.schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS
-from lengthgen.schemas.spread import CLAIM_SPREAD
-from lengthgen.schemas.variants import VARIANTS_CLASSES
+from lengthgen.thresholds import DECIDED_FRACTION
+from lengthgen.table_schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS
+from lengthgen.table_schemas.spread import CLAIM_SPREAD
+from lengthgen.table_schemas.variants import VARIANTS_CLASSES
 from lengthgen.tables import TableError, TableSchema, read_table
 
 SUMMARY_KEYS = ["experiment", "pe", "offset", "length"]

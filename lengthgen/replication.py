@@ -5,7 +5,7 @@ names that stay the same in every run that measures it, and its offset K, the *i
 shown ``all``, for a check pooled over offsets). Its *outcome* in a run is ``holds`` (at every offset
 it is measured at), ``fails`` (at none) or ``partly``.
 
-The rule (``rules.REPLICATION_RULE``, with its reason), fixed with the claims' rules before the confirmation runs:
+The rule (``thresholds.REPLICATION_RULE``, with its reason), fixed with the claims' rules before the confirmation runs:
 
 - a check *replicates* in a confirmation run when it has the exploratory outcome at every offset both
   runs measure, and, at an offset only the confirmation run measures, the outcome the exploratory run
@@ -17,7 +17,7 @@ The rule (``rules.REPLICATION_RULE``, with its reason), fixed with the claims' r
 Sanity checks (``kind`` sanity: only a bug can fail them) are compared the same way, and shown apart:
 they count in no claim's replication, as they count in no verdict.
 
-Where a check does not replicate, the cause (``rules.CAUSE_RULE``), from the seed bootstrap of both runs
+Where a check does not replicate, the cause (``thresholds.CAUSE_RULE``), from the seed bootstrap of both runs
 (``lengthgen.bootstrap``) and the distance of each value from its threshold:
 
 - *measurement*: in either run the outcome is open (it holds in fewer than ``DECIDED_FRACTION`` and
@@ -37,7 +37,7 @@ import math
 import pandas as pd
 
 from lengthgen.claims import KEY, verdict
-from lengthgen.rules import CAUSE_RULE, DECIDED_FRACTION, REPLICATION_RULE, RULE_CAUSE_MAX_MISS, SPREAD_INTERVAL
+from lengthgen.thresholds import CAUSE_RULE, DECIDED_FRACTION, REPLICATION_RULE, RULE_CAUSE_MAX_MISS, SPREAD_INTERVAL
 
 EXPLORATORY = "exploratory"
 CHECK = KEY[:-1]  # a check over its offsets: experiment, claim, statistic

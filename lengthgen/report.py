@@ -12,7 +12,7 @@ import yaml
 
 from lengthgen.claims import VERDICT_RULE, verdict
 from lengthgen.jobs import PORTABLE_CPU_ENV
-from lengthgen.rules import DECIDED_FRACTION, SPREAD_INTERVAL
+from lengthgen.thresholds import DECIDED_FRACTION, SPREAD_INTERVAL
 
 
 def code_version(repository: str, exclude: list[str]) -> str:

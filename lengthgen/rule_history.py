@@ -1,8 +1,8 @@
 """When each claim rule was fixed, and what data had been looked at by then (read from the git history).
 
 A confirmation tests a rule only if the rule was fixed before its data was seen; a rule chosen or
-changed after looking at a run's data may fit that run. This record, kept beside ``lengthgen/rules.py``
-(``git log -p lengthgen/rules.py`` and the commit messages are its sources, the commits named), is
+changed after looking at a run's data may fit that run. This record, kept beside ``lengthgen/thresholds.py``
+(``git log -p lengthgen/thresholds.py`` and the commit messages are its sources, the commits named), is
 printed in the replication section of RESULTS.md. Add an entry whenever a rule changes, naming the data
 that had been looked at.
 """
@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 
 class RuleChange(NamedTuple):
-    rules: str  # the rules (names in lengthgen/rules.py) and the experiment they judge
+    rules: str  # the rules (names in lengthgen/thresholds.py) and the experiment they judge
     commit: str  # where they were fixed or changed
     data_seen: str  # the data that had been looked at when they were
 
@@ -49,7 +49,7 @@ RULE_HISTORY = (
 
 def history_markdown(history: tuple[RuleChange, ...] = RULE_HISTORY) -> str:
     lines = ["**When each rule was fixed, and what had been looked at by then** (from `git log -p "
-             "lengthgen/rules.py` and the commit messages; `lengthgen/rule_history.py`):", "",
+             "lengthgen/thresholds.py` and the commit messages; `lengthgen/rule_history.py`):", "",
              "| rules | fixed in | data looked at before |", "|---|---|---|"]
     lines += [f"| {change.rules} | {change.commit} | {change.data_seen} |" for change in history]
     return "\n".join(lines)

@@ -1,4 +1,4 @@
-"""Tables and file writes: deterministic, atomic parquet with an explicit schema (``lengthgen.schemas``).
+"""Tables and file writes: deterministic, atomic parquet with an explicit schema (``lengthgen.table_schemas``).
 
 Writes are deterministic (rows sorted by the schema's key columns, no pandas or wall-clock
 metadata), so an identical result has identical bytes and does not trigger downstream

@@ -21,7 +21,7 @@ from torch.func import functional_call, stack_module_state
 from lengthgen.checkpoint import save_model
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.runtime import resolve_device
-from lengthgen.schemas.core import RANGE_FIT, TRAINING_CURVE
+from lengthgen.table_schemas.core import RANGE_FIT, TRAINING_CURVE
 from lengthgen.seeding import derive_seed, generator
 from lengthgen.tables import write_table
 from lengthgen.training_record import fit_record
@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 # confidently wrong, not slowly learning. Measured at the default config (30 heads at lr 1e-2, 4 linear
 # controls at lr 1e-3): the largest window mean was 0.92 x ln V and the largest single step 3.7 x ln V;
 # tiny heads at lr 1 reach about 80 x ln V, at lr 1e12 NaN at step 2. It judges no claim, so it lives
-# here rather than in lengthgen/rules.py, whose claim rules the models must not depend on: editing a
+# here rather than in lengthgen/thresholds.py, whose claim rules the models must not depend on: editing a
 # rule reruns the analyses, not the training.
 DIVERGED_LOSS_FACTOR = 10.0
 

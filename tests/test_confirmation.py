@@ -123,7 +123,7 @@ def test_the_rules_record_lists_every_change_to_the_rule_files_since_the_commit(
     git(tmp_path, "config", "user.email", "test@example.com")
     git(tmp_path, "config", "user.name", "test")
     (tmp_path / "lengthgen").mkdir()
-    (tmp_path / "lengthgen" / "rules.py").write_text("NEAR_PERFECT = 0.99\n")
+    (tmp_path / "lengthgen" / "thresholds.py").write_text("NEAR_PERFECT = 0.99\n")
     (tmp_path / "README.md").write_text("text\n")
     git(tmp_path, "add", ".")
     git(tmp_path, "commit", "-q", "-m", "rules fixed")
@@ -133,8 +133,8 @@ def test_the_rules_record_lists_every_change_to_the_rule_files_since_the_commit(
     record = rules_record(str(tmp_path), frozen[:7], RULE_FILES)
     assert record["commit"] == frozen and record["subject"] == "rules fixed"
     assert record["changes"] == [] and record["diffstat"] == "" and record["error"] == ""
-    (tmp_path / "lengthgen" / "rules.py").write_text("NEAR_PERFECT = 0.9\n")
-    assert "lengthgen/rules.py" in rules_record(str(tmp_path), frozen, RULE_FILES)["diffstat"]  # uncommitted too
+    (tmp_path / "lengthgen" / "thresholds.py").write_text("NEAR_PERFECT = 0.9\n")
+    assert "lengthgen/thresholds.py" in rules_record(str(tmp_path), frozen, RULE_FILES)["diffstat"]  # uncommitted too
     git(tmp_path, "commit", "-q", "-am", "looser rule")
     record = rules_record(str(tmp_path), frozen, RULE_FILES)
     assert len(record["changes"]) == 1 and record["changes"][0].endswith("looser rule")

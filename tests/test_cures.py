@@ -13,8 +13,8 @@ from lengthgen.experiments.prop1 import PREDICTORS, predict_dilution
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.plots.cures import CURE_STYLES, TRAINED_HEAD, draw
 from lengthgen.prose.cures import section
-from lengthgen.schemas.core import CLAIMS
-from lengthgen.schemas.cures import CURES_BY_LENGTH, CURES_PREDICTION, CURES_RECOVERY
+from lengthgen.table_schemas.core import CLAIMS
+from lengthgen.table_schemas.cures import CURES_BY_LENGTH, CURES_PREDICTION, CURES_RECOVERY
 from lengthgen.tables import to_arrow
 from lengthgen.task import make_eval_set
 from lengthgen.training import init_head

@@ -5,9 +5,9 @@ import pytest
 
 from lengthgen.claims import check, with_keys, with_verdicts
 from lengthgen.drift import changes_markdown, main
-from lengthgen.schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS
-from lengthgen.schemas.spread import CLAIM_SPREAD
-from lengthgen.schemas.variants import VARIANTS_CLASSES
+from lengthgen.table_schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS
+from lengthgen.table_schemas.spread import CLAIM_SPREAD
+from lengthgen.table_schemas.variants import VARIANTS_CLASSES
 from lengthgen.tables import read_table, write_table
 
 

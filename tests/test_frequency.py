@@ -20,9 +20,9 @@ from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.plots import frequency as plots
 from lengthgen.plots.frequency import carrier_kernel
 from lengthgen.prose import frequency as prose
-from lengthgen.schemas import schema_named
-from lengthgen.schemas.core import CLAIMS
-from lengthgen.schemas.frequency import FREQUENCY_BLOCKS, FREQUENCY_SUMMARY
+from lengthgen.table_schemas import schema_named
+from lengthgen.table_schemas.core import CLAIMS
+from lengthgen.table_schemas.frequency import FREQUENCY_BLOCKS, FREQUENCY_SUMMARY
 from lengthgen.training import init_head
 
 D_MODEL = 8

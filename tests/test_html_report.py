@@ -35,9 +35,9 @@ def test_html_report_holds_every_figure_with_its_caption_and_the_rule_graph(smok
         entry = results[str(figure.relative_to(smoke_run))]
         media_type, data = entry["data_uri"].split(",", 1)
         assert media_type.startswith("data:image/png;") and data == base64.b64encode(figure.read_bytes()).decode()
-        # Its caption is workflow/report/<figure>.rst where a rule draws several figures, else
+        # Its caption is workflow/captions/<figure>.rst where a rule draws several figures, else
         # <name>.rst for the rule plot_<name> that draws it.
-        captions = REPO / "workflow" / "report"
+        captions = REPO / "workflow" / "captions"
         caption_file = captions / f"{figure.stem}.rst"
         if not caption_file.exists():
             rule = re.sub(r"^confirm_\w+?_plot_", "plot_", entry["job_properties"]["rule"])  # a module's rule

@@ -10,7 +10,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lengthgen import rules, tables
+from lengthgen import thresholds, tables
 from lengthgen.claims import with_keys
 from lengthgen.experiments import linear
 from lengthgen.model import AttentionHead, HeadConfig
@@ -19,8 +19,8 @@ from lengthgen.prose import linear as linear_prose
 from lengthgen.rotary_regression import (RegressionConfig, condition_number, interpolation_target, min_norm_solution,
                                          numerical_rank, regression_outputs, rotary_basis, row_space_fraction,
                                          squared_loss, train_regression)
-from lengthgen.schemas import linear as schemas
-from lengthgen.schemas.core import CLAIMS
+from lengthgen.table_schemas import linear as schemas
+from lengthgen.table_schemas.core import CLAIMS
 from lengthgen.task import TaskConfig, make_eval_set
 
 # A tiny setting of arm 1: 8 training offsets, 16 features, vocabulary 8.
@@ -199,7 +199,7 @@ def test_arm_2_is_compared_at_its_most_favourable_cutoff():
     basis = rotary_basis(torch.arange(64), 16, 1e4)  # ill-conditioned: the cut-off matters
     target = interpolation_target(8, 2)
     at_1e4 = min_norm_solution(basis[:8], target, 1e-4)  # rank 6 of 8, the only cut-off of the grid with it
-    sweep, comparison, _ = linear.compare(at_1e4, basis @ at_1e4, 16, 1e4, 2, 8, rules.LINEAR_CUTOFFS, None)
+    sweep, comparison, _ = linear.compare(at_1e4, basis @ at_1e4, 16, 1e4, 2, 8, thresholds.LINEAR_CUTOFFS, None)
     assert comparison["rtol"].item() == 1e-4 and comparison["relative_error"].item() < 1e-9
     assert len(set(sweep["rank"])) > 2  # the solution, and its match, move with the cut-off
     assert (sweep.loc[sweep["rtol"] != 1e-4, "relative_error"] > 1e-3).all()
@@ -255,12 +255,12 @@ def decaying_kernel(n_offsets=128) -> torch.Tensor:
 
 
 def test_the_rate_check_holds_for_the_min_norm_kernel_and_fails_for_heads_that_dilute_less():
-    assert linear.far_weight_ratio(by_length_of(kernel_predictor(min_norm_kernel())), 8) >= rules.MIN_FAR_WEIGHT_RATIO
+    assert linear.far_weight_ratio(by_length_of(kernel_predictor(min_norm_kernel())), 8) >= thresholds.MIN_FAR_WEIGHT_RATIO
     # A kernel whose tail decays, and the exact retrieval kernel (nothing off target): both fail.
     decaying = linear.far_weight_ratio(by_length_of(kernel_predictor(decaying_kernel())), 8)
-    assert decaying < 0.1 < rules.MIN_FAR_WEIGHT_RATIO
+    assert decaying < 0.1 < thresholds.MIN_FAR_WEIGHT_RATIO
     perfect = linear.far_weight_ratio(by_length_of(kernel_predictor(interpolation_target(128, TASK.offset))), 8)
-    assert not perfect >= rules.MIN_FAR_WEIGHT_RATIO  # nan: nothing to decay
+    assert not perfect >= thresholds.MIN_FAR_WEIGHT_RATIO  # nan: nothing to decay
     # A normalized head: its weights sum to 1, so the weight per key falls as its keys multiply.
     normalized = by_length_of(linear.head_predictor(cosine_head("softmax", TASK.vocab_size)), offset=2)
     assert linear.far_weight_ratio(normalized, 8) < 0.2

@@ -16,8 +16,8 @@ from lengthgen.experiments import mechanics
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.plots import mechanics as plots
 from lengthgen.prose import mechanics as prose
-from lengthgen.schemas import schema_named
-from lengthgen.schemas.core import CLAIMS
+from lengthgen.table_schemas import schema_named
+from lengthgen.table_schemas.core import CLAIMS
 
 TRAIN_MAX = 32
 VOCAB = 4

@@ -20,8 +20,8 @@ from lengthgen.kernel import logit_kernel
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.plots.prop1 import PREDICTOR_STYLES, draw
 from lengthgen.prose.prop1 import section
-from lengthgen.schemas.core import CLAIMS
-from lengthgen.schemas.prop1 import PROP1_ERROR, PROP1_PREDICTION
+from lengthgen.table_schemas.core import CLAIMS
+from lengthgen.table_schemas.prop1 import PROP1_ERROR, PROP1_PREDICTION
 from lengthgen.training import init_head
 
 

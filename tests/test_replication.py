@@ -8,7 +8,7 @@ from lengthgen.plots.replication import replication_figure
 from lengthgen.replication import (EXPLORATORY, SPREAD_KEY, annotated_checks, claim_replication, compare_runs, margin,
                                    replication_table, section_markdown)
 from lengthgen.rule_history import history_markdown
-from lengthgen.schemas.replication import REPLICATION
+from lengthgen.table_schemas.replication import REPLICATION
 from lengthgen.tables import to_arrow
 
 THRESHOLD = 0.5
@@ -178,7 +178,7 @@ def test_the_section_states_the_rule_the_numbers_and_the_history():
            "differences": ["task.vocab_size: 16 -> 8"], "same_task": False, "note": "another task"}
     explored = {**run, "name": EXPLORATORY, "seeds": [0], "vocab_size": 16, "differences": []}
     record = {"commit": "a" * 40, "date": "2026-11-30", "subject": "freeze", "changes": [], "diffstat": "", "error": ""}
-    text = section_markdown(checks, comparison, claims, [run], explored, record, ["lengthgen/rules.py"],
+    text = section_markdown(checks, comparison, claims, [run], explored, record, ["lengthgen/thresholds.py"],
                             history_markdown())
     assert "| `base` | mixed" not in text and "| `base` | confirmed | not confirmed (does not replicate) |" in text
     assert "**not replicated** | claim: 1 |" in text and "0.05 [0.03, 0.07], holds in 0% of resamples" in text

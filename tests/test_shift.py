@@ -13,8 +13,8 @@ from lengthgen.claims import with_keys
 from lengthgen.experiments import shift
 from lengthgen.plots.shift import draw
 from lengthgen.prose.shift import section
-from lengthgen.schemas.core import CLAIMS
-from lengthgen.schemas.shift import SHIFT_CHANGES
+from lengthgen.table_schemas.core import CLAIMS
+from lengthgen.table_schemas.shift import SHIFT_CHANGES
 
 VOCAB, D_MODEL = 8, 16
 

@@ -13,9 +13,9 @@ from lengthgen.experiments import transformer as experiment
 from lengthgen.kernel import cosine_sum
 from lengthgen.plots.transformer import draw
 from lengthgen.prose import transformer as prose
-from lengthgen.rules import MIN_RETRIEVAL_ATTENTION
-from lengthgen.schemas import schema_named
-from lengthgen.schemas.transformer import (TRANSFORMER_BLOCKS, TRANSFORMER_CARRIER, TRANSFORMER_HEADS,
+from lengthgen.thresholds import MIN_RETRIEVAL_ATTENTION
+from lengthgen.table_schemas import schema_named
+from lengthgen.table_schemas.transformer import (TRANSFORMER_BLOCKS, TRANSFORMER_CARRIER, TRANSFORMER_HEADS,
                                            TRANSFORMER_SHIFT_CHANGES, TRANSFORMER_WINDOWS)
 from lengthgen.tables import to_arrow
 from lengthgen.training import seeded_init

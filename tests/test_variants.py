@@ -9,8 +9,8 @@ from lengthgen.experiments import variants
 from lengthgen.experiments.variants import COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, classify
 from lengthgen.plots.variants import draw
 from lengthgen.prose.variants import explanation, left_out_markdown, section
-from lengthgen.rules import CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY
-from lengthgen.schemas.variants import VARIANTS_CLASSES, VARIANTS_SUMMARY
+from lengthgen.thresholds import CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY
+from lengthgen.table_schemas.variants import VARIANTS_CLASSES, VARIANTS_SUMMARY
 from lengthgen.tables import to_arrow
 from lengthgen.training_report import runs_that_fit
 

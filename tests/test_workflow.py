@@ -11,7 +11,7 @@ import yaml
 
 from conftest import REPO, SMOKE_CONFIG, snakemake, write_config
 from lengthgen.config import derive_settings
-from lengthgen.schemas.core import ACCURACY_BY_LENGTH
+from lengthgen.table_schemas.core import ACCURACY_BY_LENGTH
 
 
 

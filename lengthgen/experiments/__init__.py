@@ -1,4 +1,4 @@
-"""The studies built on the core: one module per experiment, each mirrored by ``lengthgen.plots.<name>``
-and by the ``analyze_<name>`` / ``plot_<name>`` rules. Each measures, checks its claim by the
-thresholds of ``lengthgen.rules``, and writes its RESULTS.md section. ``catalog`` lists them
-all, with what each needs from the config."""
+"""The studies built on the core: one module per experiment (its analysis and checks), with its
+section text in ``lengthgen.prose.<name>`` and its figures in ``lengthgen.plots.<name>``.
+``declaration`` says what an experiment declares, ``catalog`` declares them all and plans which
+run under a config, and ``runner`` runs one experiment's analysis job."""

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from lengthgen.claims import check
-from lengthgen.rules import ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE, NEAR_PERFECT
+from lengthgen.thresholds import ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE, NEAR_PERFECT
 from lengthgen.stats import summarize_over_seeds
 
 

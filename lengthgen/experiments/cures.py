@@ -35,7 +35,7 @@ from lengthgen.claims import check
 from lengthgen.evaluation import TOKENS_PER_BATCH, accuracy_by_length
 from lengthgen.experiments import prop1
 from lengthgen.model import AttentionHead
-from lengthgen.rules import (CHANCE_TOLERANCE, CURES_CLAIM_PREDICTOR, MAX_ACCURACY_MAE, MAX_ATTENTION_MAE,
+from lengthgen.thresholds import (CHANCE_TOLERANCE, CURES_CLAIM_PREDICTOR, MAX_ACCURACY_MAE, MAX_ATTENTION_MAE,
                              MIN_RECOVERED_FRACTION, NEAR_PERFECT)
 from lengthgen.stats import mean_interval
 
@@ -219,7 +219,7 @@ def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
 
 
 def cures_checks(by_length: pd.DataFrame, predictions: pd.DataFrame, train_length_max: int) -> list[dict]:
-    """The checks of the cures claim (see ``lengthgen.rules``), pooled over offsets and seeds.
+    """The checks of the cures claim (see ``lengthgen.thresholds``), pooled over offsets and seeds.
 
     One is sanity: position interpolation (without the fine-tuning of Chen et al.) moves the target
     of a fixed-offset rule to a fractional position it was never trained at, so it hurting rope is

@@ -13,7 +13,7 @@ unembedding) with its RoPE logits used as weights, trained with Adam and cross-e
 sweep. Nothing makes its training minimize a norm of its positional kernel, so whether its kernel
 is the min-norm one is an empirical question. Its rotary basis (the model's base and width) is
 ill-conditioned over the training offsets, so the min-norm solution there depends on a singular-value
-cut-off: it is computed at each cut-off of ``rules.LINEAR_CUTOFFS`` and every one is reported.
+cut-off: it is computed at each cut-off of ``thresholds.LINEAR_CUTOFFS`` and every one is reported.
 
 The kernel of an attention head. With RoPE, the weight of a key holding token x at offset delta, for
 a query holding token u, is s_ux(delta) = sum_i a_ux,i cos(delta theta_i) + b_ux,i sin(delta theta_i).
@@ -55,10 +55,10 @@ from lengthgen.model import AttentionHead
 from lengthgen.rotary_regression import (RegressionConfig, condition_number, interpolation_target, min_norm_solution,
                                          numerical_rank, regression_outputs, rotary_basis, row_space_fraction,
                                          sequence_weights, train_regression)
-from lengthgen.rules import (CHANCE_MULTIPLE, EXTRAPOLATION_FACTOR, LINEAR_CUTOFFS, MAX_CONDITION_NUMBER,
+from lengthgen.thresholds import (CHANCE_MULTIPLE, EXTRAPOLATION_FACTOR, LINEAR_CUTOFFS, MAX_CONDITION_NUMBER,
                              MAX_KERNEL_ERROR, MAX_RELATIVE_KERNEL_ERROR, MIN_CONVERGENCE_COSINE, MIN_FAR_WEIGHT_RATIO,
                              MIN_IN_RANGE_ACCURACY)
-from lengthgen.schemas.linear import ARMS
+from lengthgen.table_schemas.linear import ARMS
 from lengthgen.task import TaskConfig
 
 log = logging.getLogger(__name__)
@@ -378,7 +378,7 @@ def claims_linear(by_length: pd.DataFrame, comparison: pd.DataFrame, train_lengt
                   vocab_size: int) -> list[dict]:
     """Arm 1: well-posed, fits, converges to the closed form (cosine, max error), does not extrapolate,
     per-key weight does not decay. Arm 2: fits, does not extrapolate, does not decay, its kernel is the
-    min-norm one at the most favourable cut-off. Thresholds from ``lengthgen.rules``.
+    min-norm one at the most favourable cut-off. Thresholds from ``lengthgen.thresholds``.
 
     Every one is evidence: a too-large rope base makes arm 1 ill-posed, too few SGD steps leave it short of
     the closed form, and a head whose kernel decays extrapolates (``tests/test_linear.py`` builds each).

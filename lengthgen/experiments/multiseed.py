@@ -17,10 +17,10 @@ from typing import Callable
 
 import pandas as pd
 
-from lengthgen import rules
+from lengthgen import thresholds
 from lengthgen.claims import check
 from lengthgen.experiments.declaration import PER_OFFSET
-from lengthgen.schemas.linear import ARMS as LINEAR_ARMS
+from lengthgen.table_schemas.linear import ARMS as LINEAR_ARMS
 from lengthgen.stats import summarize_over_seeds
 
 COMPARISONS = {">=": operator.ge, "<=": operator.le}
@@ -53,32 +53,32 @@ def _by_run(frame: pd.DataFrame, column: str, how: str) -> pd.Series:
 
 HEADLINES = [
     Headline("base: rope accuracy at 4x the training length", "accuracy_by_length", ">=",
-             lambda s: rules.ABOVE_CHANCE_FACTOR / s["vocab_size"],
+             lambda s: thresholds.ABOVE_CHANCE_FACTOR / s["vocab_size"],
              lambda f, s: _by_run(_at_four_x(f[f["pe"] == "rope"], s), "accuracy", "mean"), bounds=UNIT),
     Headline("base: learned distance from chance past the range (max over lengths)", "accuracy_by_length", "<=",
-             lambda s: rules.CHANCE_TOLERANCE,
+             lambda s: thresholds.CHANCE_TOLERANCE,
              lambda f, s: _by_run(_past(f[f["pe"] == "learned"], s).assign(
                  distance=lambda g: (g["accuracy"] - 1 / s["vocab_size"]).abs()), "distance", "max")),
     Headline("mechanics: learned fraction of sequences at the modal position (min over lengths)",
-             "mechanics_by_length", ">=", lambda s: rules.MIN_MODAL_FRACTION,
+             "mechanics_by_length", ">=", lambda s: thresholds.MIN_MODAL_FRACTION,
              lambda f, s: _by_run(f[(f["pe"] == "learned") & f["past_training_range"]], "modal_fraction", "min"),
              bounds=UNIT),
     # RoPE's attention logits depend on the relative offset alone, by the rotation's algebra: an identity
     # of the encoding, which only a bug (or more than float64 rounding) breaks.
     Headline("shift: rope float64 attention-logit change (max over shifts)", "shift_changes", "<=",
-             lambda s: rules.ROPE_MAX_CHANGE,
+             lambda s: thresholds.ROPE_MAX_CHANGE,
              lambda f, s: _by_run(f[(f["pe"] == "rope") & (f["dtype"] == "float64")], "attention_logit_change", "max"),
              log_scale=True, kind="sanity"),
     Headline("prop1: mean-field target-attention error past the range", "prop1_prediction", "<=",
-             lambda s: rules.MAX_ATTENTION_MAE,
-             lambda f, s: _by_run(_past(f[f["predictor"] == rules.PROP1_CLAIM_PREDICTOR], s).assign(
+             lambda s: thresholds.MAX_ATTENTION_MAE,
+             lambda f, s: _by_run(_past(f[f["predictor"] == thresholds.PROP1_CLAIM_PREDICTOR], s).assign(
                  error=lambda g: (g["predicted_attention"] - g["measured_attention"]).abs()), "error", "mean")),
     Headline("frequency: energy share of the top 4 rotary blocks", "frequency_summary", ">=",
-             lambda s: rules.MIN_TOP4_SHARE, lambda f, s: _by_run(f, "top4_share", "mean"), bounds=UNIT),
+             lambda s: thresholds.MIN_TOP4_SHARE, lambda f, s: _by_run(f, "top4_share", "mean"), bounds=UNIT),
     Headline("frequency: alignment of the top 4 blocks with K", "frequency_summary", ">=",
-             lambda s: rules.MIN_TOP4_ALIGNMENT, lambda f, s: _by_run(f, "top4_alignment", "mean"), bounds=(-1, 1)),
+             lambda s: thresholds.MIN_TOP4_ALIGNMENT, lambda f, s: _by_run(f, "top4_alignment", "mean"), bounds=(-1, 1)),
     *(Headline(f"linear, {arm_name}: accuracy at 4x the training length", "linear_by_length", "<=",
-               lambda s: rules.CHANCE_MULTIPLE / s["vocab_size"],
+               lambda s: thresholds.CHANCE_MULTIPLE / s["vocab_size"],
                lambda f, s, arm=arm: _by_run(_at_four_x(f[f["arm"] == arm], s), "accuracy", "mean"), bounds=UNIT)
       for arm, arm_name in LINEAR_ARMS.items()),
 ]

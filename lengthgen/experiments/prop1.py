@@ -39,7 +39,7 @@ import torch
 from lengthgen.claims import check
 from lengthgen.kernel import log_mean_exp_over_keys, logit_kernel, realized_mean_logit
 from lengthgen.model import AttentionHead
-from lengthgen.rules import MAX_ACCURACY_MAE, MAX_ATTENTION_MAE, PROP1_CLAIM_PREDICTOR
+from lengthgen.thresholds import MAX_ACCURACY_MAE, MAX_ATTENTION_MAE, PROP1_CLAIM_PREDICTOR
 from lengthgen.seeding import generator
 
 PREDICTORS = ("mean_logit", "mean_field", "mean_field_target", "exact")
@@ -258,7 +258,7 @@ def prediction_checks(errors: pd.DataFrame, predictor: str, max_attention_mae: f
                       max_accuracy_mae: float) -> list[dict]:
     """Per offset, the named predictor's MAE beyond the training range, for attention and accuracy.
 
-    ``checks`` passes the predictor and MAE limits of ``lengthgen.rules``, fixed before the full
+    ``checks`` passes the predictor and MAE limits of ``lengthgen.thresholds``, fixed before the full
     run (the mean-field form that SCIENCE.md names, 0.1 for both). Evidence: a decay that is not
     dilution (or a predictor that averages content badly) misses them.
     """

@@ -23,9 +23,9 @@ from lengthgen.bootstrap import seed_bootstrap
 from lengthgen.claims import with_keys
 from lengthgen.experiments.declaration import (EvalSets, Evaluations, Models, RangeFits, Source, Table,
                                                TrainingCurves, from_plain)
-from lengthgen.schemas import schema_named
-from lengthgen.schemas.core import CLAIMS
-from lengthgen.schemas.spread import CLAIM_SPREAD
+from lengthgen.table_schemas import schema_named
+from lengthgen.table_schemas.core import CLAIMS
+from lengthgen.table_schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import atomic_write_text, read_table, read_tables, write_table
 
 log = logging.getLogger(__name__)

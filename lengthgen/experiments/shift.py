@@ -18,7 +18,7 @@ import torch
 
 from lengthgen.claims import check
 from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.rules import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE, SHIFT_ABSOLUTE_ENCODINGS, SHIFT_CLAIM_DTYPE
+from lengthgen.thresholds import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE, SHIFT_ABSOLUTE_ENCODINGS, SHIFT_CLAIM_DTYPE
 from lengthgen.training import init_head
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}

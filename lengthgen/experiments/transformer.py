@@ -15,7 +15,7 @@ findings of the single head:
    largest on in-range sequences; its content-averaged logit kernel over the real queries and keys
    it sees, s(delta) = sum_i Re(mean(zq)_i conj(mean(zk)_i) e^{i delta theta_i}) / sqrt(hd), decomposed
    into rotary blocks by ``experiments.frequency``. A single head retrieves when that attention weight
-   reaches ``rules.MIN_RETRIEVAL_ATTENTION``; when none does, the work is split over heads or layers and
+   reaches ``thresholds.MIN_RETRIEVAL_ATTENTION``; when none does, the work is split over heads or layers and
    the per-head attention at every offset shows how.
 
 Each check's claim is its finding's name (``FINDINGS``); the section's text is ``prose/transformer.py``.
@@ -30,7 +30,7 @@ import torch
 from lengthgen.claims import check
 from lengthgen.experiments import frequency, shift
 from lengthgen.kernel import as_complex_blocks, cosine_sum
-from lengthgen.rules import (ABOVE_CHANCE_FACTOR, ABSOLUTE_MIN_CHANGE, CHANCE_TOLERANCE, MIN_RETRIEVAL_ATTENTION,
+from lengthgen.thresholds import (ABOVE_CHANCE_FACTOR, ABSOLUTE_MIN_CHANGE, CHANCE_TOLERANCE, MIN_RETRIEVAL_ATTENTION,
                              MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE, NEAR_PERFECT, ROPE_MAX_CHANGE, SHIFT_CLAIM_DTYPE)
 from lengthgen.transformer import Transformer
 

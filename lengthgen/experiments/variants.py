@@ -3,7 +3,7 @@ happens past the training range, each result explained from the mechanism its re
 
 The mechanism comes in as plain data (``encoding_catalog.encoding_description``, read from the
 registry's source), so this job loads no model and no torch. The classes and the account's
-predictions are the rules of ``lengthgen.rules`` (variants block).
+predictions are the rules of ``lengthgen.thresholds`` (variants block).
 """
 
 import pandas as pd
@@ -11,7 +11,7 @@ import pandas as pd
 from lengthgen.claims import check
 from lengthgen.encoding_catalog import encoding_description
 from lengthgen.experiments.base import summarize_accuracy
-from lengthgen.rules import (CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
+from lengthgen.thresholds import (CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
                              VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR)
 from lengthgen.training_report import fit_counts, runs_that_fit
 
@@ -31,7 +31,7 @@ def summarize_variants(evaluations: pd.DataFrame) -> pd.DataFrame:
 
 
 def classify(mean_in_range_min: float, mean_far: float, chance: float) -> str:
-    """The class of one (encoding, offset), by the rules of ``lengthgen.rules``."""
+    """The class of one (encoding, offset), by the rules of ``lengthgen.thresholds``."""
     if mean_in_range_min < VARIANT_FIT_ACCURACY:
         return FAILS
     if mean_far >= EXTRAPOLATES_ACCURACY:

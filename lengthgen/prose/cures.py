@@ -7,7 +7,7 @@ from lengthgen.claims import checks_markdown
 from lengthgen.experiments.cures import CURES, SHARPENING, TRAINED_HEAD, comparison
 from lengthgen.experiments.prop1 import PREDICTORS
 from lengthgen.length_scaling import FORMULAS
-from lengthgen.rules import CURES_CLAIM_PREDICTOR
+from lengthgen.thresholds import CURES_CLAIM_PREDICTOR
 
 
 def cell(measured: float, predicted: float | None = None) -> str:

@@ -5,8 +5,8 @@ import pandas as pd
 
 from lengthgen.claims import checks_markdown
 from lengthgen.experiments.linear import CONTROL, HEAD, comparison_lengths
-from lengthgen.rules import EXTRAPOLATION_FACTOR, LINEAR_CUTOFFS
-from lengthgen.schemas.linear import ARMS
+from lengthgen.thresholds import EXTRAPOLATION_FACTOR, LINEAR_CUTOFFS
+from lengthgen.table_schemas.linear import ARMS
 
 FIGURE = "linear_control.png"
 

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from lengthgen.claims import checks_markdown
-from lengthgen.rules import MIN_MASS_IN_RANGE, MIN_MODAL_FRACTION
+from lengthgen.thresholds import MIN_MASS_IN_RANGE, MIN_MODAL_FRACTION
 
 
 def past_range_markdown(by_length: pd.DataFrame, pe: str) -> str:

@@ -5,7 +5,7 @@ import pandas as pd
 
 from lengthgen.claims import checks_markdown
 from lengthgen.experiments.prop1 import PREDICTOR_LABELS, PREDICTORS, QUANTITIES, best_predictor, scope_offset
-from lengthgen.rules import PROP1_CLAIM_PREDICTOR
+from lengthgen.thresholds import PROP1_CLAIM_PREDICTOR
 
 
 def error_cells(row: pd.Series) -> list[str]:
@@ -55,7 +55,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "how much of their error comes from averaging over token content rather than from the dilution account.",
         figures,
         f"**Claim**: graceful decay follows the dilution law: the predictor fixed in advance in the code "
-        f"(`{PROP1_CLAIM_PREDICTOR}`, `lengthgen/rules.py`) predicts the "
+        f"(`{PROP1_CLAIM_PREDICTOR}`, `lengthgen/thresholds.py`) predicts the "
         "measured target attention and accuracy past the training range within the stated MAE.",
         checks_markdown(checks),
     ])

@@ -5,7 +5,7 @@ import pandas as pd
 
 from lengthgen.claims import checks_markdown, verdict
 from lengthgen.experiments.transformer import FINDINGS
-from lengthgen.rules import MIN_RETRIEVAL_ATTENTION
+from lengthgen.thresholds import MIN_RETRIEVAL_ATTENTION
 
 
 def _spread(values: pd.Series, digits: str = ".3f") -> str:

@@ -6,7 +6,7 @@ import pandas as pd
 from lengthgen.claims import checks_markdown
 from lengthgen.experiments.variants import CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, mechanisms
 from lengthgen.prose.base import accuracy_markdown, format_interval
-from lengthgen.rules import (CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
+from lengthgen.thresholds import (CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
                              VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR, VARIANT_SPREAD_WIDTH)
 
 
@@ -107,7 +107,7 @@ def left_out_markdown(classes: pd.DataFrame) -> str:
 
 def classes_rule(chance: float, far_length: int, tally: str) -> str:
     return (
-        f"**Classes**, per encoding and offset on the mean accuracy, fixed before the run (`lengthgen/rules.py`): "
+        f"**Classes**, per encoding and offset on the mean accuracy, fixed before the run (`lengthgen/thresholds.py`): "
         f"*{FAILS}* if the lowest in-range accuracy is below {VARIANT_FIT_ACCURACY}; else *{EXTRAPOLATES}* if it is "
         f">= {EXTRAPOLATES_ACCURACY} at n={far_length} ({VARIANT_LENGTH_FACTOR}x the longest training length); "
         f"*{COLLAPSES}* if it is at most chance + {CHANCE_TOLERANCE} = {chance + CHANCE_TOLERANCE:.3f} there; "

@@ -75,7 +75,7 @@ if CONFIRMATION:
             table=REPLICATION["replication_table"],
             style=FIGURE_STYLE,
         output:
-            report(REPLICATION["replication_figure"], caption="../report/replication.rst", category="replication"),
+            report(REPLICATION["replication_figure"], caption="../captions/replication.rst", category="replication"),
         params:
             style=FIGURE_SETTINGS,
         group:

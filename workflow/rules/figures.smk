@@ -23,9 +23,9 @@ rule transformer:
 
 
 def figure_caption(experiment, figure):
-    """A figure's caption in the HTML report: workflow/report/<figure>.rst, else its experiment's."""
+    """A figure's caption in the HTML report: workflow/captions/<figure>.rst, else its experiment's."""
     own = f"{schema_of(figure)}.rst"
-    return f"../report/{own if (REPO / 'workflow' / 'report' / own).exists() else experiment.name + '.rst'}"
+    return f"../captions/{own if (REPO / 'workflow' / 'captions' / own).exists() else experiment.name + '.rst'}"
 
 
 # One figure job per experiment that runs (per offset for a per-offset experiment): its plot module

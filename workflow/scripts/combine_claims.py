@@ -1,8 +1,8 @@
 """Rule all_claims: every check of every experiment that ran, with its experiment's verdict, and their seed spreads."""
 from lengthgen.claims import with_verdicts
 from lengthgen.jobs import start_job
-from lengthgen.schemas.core import ALL_CLAIMS, CLAIMS
-from lengthgen.schemas.spread import CLAIM_SPREAD
+from lengthgen.table_schemas.core import ALL_CLAIMS, CLAIMS
+from lengthgen.table_schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import read_tables, write_table
 
 start_job(snakemake.log[0])

@@ -1,6 +1,6 @@
 """Rule accuracy_by_length: the per-model evaluations as one table."""
 from lengthgen.jobs import start_job
-from lengthgen.schemas.core import ACCURACY_BY_LENGTH
+from lengthgen.table_schemas.core import ACCURACY_BY_LENGTH
 from lengthgen.tables import read_tables, write_table
 
 start_job(snakemake.log[0])

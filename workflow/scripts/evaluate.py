@@ -6,7 +6,7 @@ from lengthgen.evaluation import accuracy_by_length, label_runs
 from lengthgen.jobs import start_job
 from lengthgen.model import load_head
 from lengthgen.runtime import configure_torch, resolve_device
-from lengthgen.schemas.core import ACCURACY_BY_LENGTH, EVAL_SET
+from lengthgen.table_schemas.core import ACCURACY_BY_LENGTH, EVAL_SET
 from lengthgen.tables import read_table, write_table
 
 start_job(snakemake.log[0])

@@ -6,8 +6,8 @@ from lengthgen.data import eval_sets_from_frame
 from lengthgen.evaluation import accuracy_by_position
 from lengthgen.jobs import start_job
 from lengthgen.runtime import configure_torch, resolve_device
-from lengthgen.schemas.core import EVAL_SET
-from lengthgen.schemas.transformer import TRANSFORMER_BY_POSITION
+from lengthgen.table_schemas.core import EVAL_SET
+from lengthgen.table_schemas.transformer import TRANSFORMER_BY_POSITION
 from lengthgen.tables import read_table, write_table
 from lengthgen.transformer import load_transformer
 

@@ -1,7 +1,7 @@
 """Rule eval_set: the fixed evaluation sequences of one offset."""
 from lengthgen.data import eval_set_frame
 from lengthgen.jobs import start_job
-from lengthgen.schemas.core import EVAL_SET
+from lengthgen.table_schemas.core import EVAL_SET
 from lengthgen.tables import write_table
 
 start_job(snakemake.log[0])

@@ -4,7 +4,7 @@ import matplotlib.pyplot as plt
 from lengthgen.jobs import start_job
 from lengthgen.plots import save_figure
 from lengthgen.plots.replication import replication_figure
-from lengthgen.schemas.replication import REPLICATION
+from lengthgen.table_schemas.replication import REPLICATION
 from lengthgen.tables import read_table
 
 start_job(snakemake.log[0])

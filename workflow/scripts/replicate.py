@@ -2,9 +2,9 @@
 from lengthgen import replication
 from lengthgen.jobs import start_job
 from lengthgen.rule_history import history_markdown
-from lengthgen.schemas.core import ALL_CLAIMS
-from lengthgen.schemas.replication import REPLICATION
-from lengthgen.schemas.spread import CLAIM_SPREAD
+from lengthgen.table_schemas.core import ALL_CLAIMS
+from lengthgen.table_schemas.replication import REPLICATION
+from lengthgen.table_schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import atomic_write_text, read_table, write_table
 
 start_job(snakemake.log[0])

@@ -3,7 +3,7 @@ import logging
 
 from lengthgen.encoding_catalog import encoding_description
 from lengthgen.jobs import start_job
-from lengthgen.schemas.core import RANGE_FIT, TRAINING_SUMMARY
+from lengthgen.table_schemas.core import RANGE_FIT, TRAINING_SUMMARY
 from lengthgen.tables import read_tables, write_table
 from lengthgen.training_report import training_summary
 

@@ -6,9 +6,9 @@ from pathlib import Path
 from lengthgen.drift import previous_changes_markdown
 from lengthgen.jobs import start_job
 from lengthgen.report import machine_description, render_results
-from lengthgen.schemas.core import ALL_CLAIMS, TRAINING_SUMMARY
-from lengthgen.schemas.replication import REPLICATION
-from lengthgen.schemas.spread import CLAIM_SPREAD
+from lengthgen.table_schemas.core import ALL_CLAIMS, TRAINING_SUMMARY
+from lengthgen.table_schemas.replication import REPLICATION
+from lengthgen.table_schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import atomic_write_text, read_table
 from lengthgen.training_report import training_markdown
 

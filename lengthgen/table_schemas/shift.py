@@ -2,7 +2,7 @@
 
 import pyarrow as pa
 
-from lengthgen.schemas.core import RUN_KEYS
+from lengthgen.table_schemas.core import RUN_KEYS
 from lengthgen.tables import TableSchema
 
 # One row per (run, length, dtype, shift): the largest logit changes of that shift.

@@ -2,7 +2,7 @@
 
 import pyarrow as pa
 
-from lengthgen.schemas.core import RUN_KEYS
+from lengthgen.table_schemas.core import RUN_KEYS
 from lengthgen.tables import TableSchema
 
 # One row per (run, evaluation length): argmax and attention-mass statistics.

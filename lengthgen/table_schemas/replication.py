@@ -2,7 +2,7 @@
 
 import pyarrow as pa
 
-from lengthgen.schemas.core import CHECK_KEY_FIELDS
+from lengthgen.table_schemas.core import CHECK_KEY_FIELDS
 from lengthgen.tables import TableSchema
 
 # One row per (run, check, offset): the check's key and section (as in all_claims; the offset is null for a

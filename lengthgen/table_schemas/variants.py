@@ -2,7 +2,7 @@
 
 import pyarrow as pa
 
-from lengthgen.schemas.core import ACCURACY_SUMMARY
+from lengthgen.table_schemas.core import ACCURACY_SUMMARY
 from lengthgen.tables import TableSchema
 
 VARIANTS_SUMMARY = TableSchema("variants_summary", ACCURACY_SUMMARY.schema, ACCURACY_SUMMARY.sort_keys)

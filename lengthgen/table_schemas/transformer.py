@@ -5,9 +5,9 @@ Its shift measurements have the columns of the shift experiment's table (``schem
 
 import pyarrow as pa
 
-from lengthgen.schemas.core import RUN_KEYS, SEED_KEYS
-from lengthgen.schemas.frequency import FREQUENCY_BLOCKS, FREQUENCY_SUMMARY
-from lengthgen.schemas.shift import SHIFT_CHANGES
+from lengthgen.table_schemas.core import RUN_KEYS, SEED_KEYS
+from lengthgen.table_schemas.frequency import FREQUENCY_BLOCKS, FREQUENCY_SUMMARY
+from lengthgen.table_schemas.shift import SHIFT_CHANGES
 from lengthgen.tables import TableSchema
 
 TRANSFORMER_SHIFT_CHANGES = TableSchema("transformer_shift_changes", SHIFT_CHANGES.schema, SHIFT_CHANGES.sort_keys)

@@ -2,7 +2,7 @@
 
 import pyarrow as pa
 
-from lengthgen.schemas.core import CHECK_KEY_FIELDS
+from lengthgen.table_schemas.core import CHECK_KEY_FIELDS
 from lengthgen.tables import TableSchema
 
 # One row per check of a claim, in the order of its claims table (``lengthgen.bootstrap``): the

@@ -2,7 +2,7 @@
 
 They were fixed before the runs they judge, each from the claim's wording in SCIENCE.md, and
 each carries the reason for its value. Keeping them in one file makes any change to a rule a
-visible change to this file (``git log lengthgen/rules.py``), which RESULTS.md can point to.
+visible change to this file (``git log lengthgen/thresholds.py``), which RESULTS.md can point to.
 This module imports nothing, so figures and reports read the rules without loading a model.
 """
 

@@ -2,7 +2,7 @@
 
 import pyarrow as pa
 
-from lengthgen.schemas.core import SEED_KEYS
+from lengthgen.table_schemas.core import SEED_KEYS
 from lengthgen.tables import TableSchema
 
 # One row per rotary block of one head.

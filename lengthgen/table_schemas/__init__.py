@@ -1,4 +1,4 @@
-"""The schema of every table the workflow writes: ``python -m lengthgen.schemas`` lists them.
+"""The schema of every table the workflow writes: ``python -m lengthgen.table_schemas`` lists them.
 
 Each table is a ``tables.TableSchema``: a name, an explicit pyarrow schema, and the key columns
 its rows are sorted by when written, so an identical result has identical bytes. Schemas are
@@ -28,7 +28,7 @@ def schema_named(name: str) -> TableSchema:
     """The schema of the table ``name`` (a table file is named after its schema: ``tables/<name>.parquet``)."""
     found = {schema.name: schema for schema in all_schemas()}
     if name not in found:
-        raise KeyError(f"no table schema named {name!r} in lengthgen/schemas/ (known: {', '.join(sorted(found))})")
+        raise KeyError(f"no table schema named {name!r} in lengthgen/table_schemas/ (known: {', '.join(sorted(found))})")
     return found[name]
 
 

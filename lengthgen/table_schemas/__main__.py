@@ -1,0 +1,4 @@
+"""``python -m lengthgen.table_schemas``: print every table's schema."""
+from lengthgen.table_schemas import describe_schemas
+
+print(describe_schemas())
