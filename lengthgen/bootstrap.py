@@ -9,7 +9,14 @@ resampled together, so rows that pair by seed (a head and its control, a predict
 measurement) stay paired. Per check: the percentile interval of its statistic over the resamples
 (``thresholds.SPREAD_INTERVAL``) and the fraction of resamples in which it holds, which says whether
 its outcome is decided by the data or could go either way with other seeds
-(``thresholds.DECIDED_FRACTION``). pandas and numpy only: every job that writes claims runs it.
+(``thresholds.DECIDED_FRACTION``).
+
+The same machinery with a one-seed "resample" per seed evaluates every check on each seed alone:
+per check, the seeds on which it has a value (``seeds_checked``, n) and those of them on which it
+fails (``seeds_failing``, k), which replication sets against another run's (``thresholds.CAUSE_RULE``).
+A check with no value on any single seed (a statistic over seed pairs), or whose count contradicts
+it (a t-interval, which can hold on all seeds and fail on each alone), has neither (null). pandas
+and numpy only: every job that writes claims runs it.
 """
 
 from typing import Callable
@@ -63,6 +70,30 @@ def seed_bootstrap(claims_of: Callable[..., pd.DataFrame], tables: dict[str, pd.
         resamples=("holds", "size"), holds_fraction=("holds", "mean"),
         spread_low=("value", lambda values: values.quantile(tail)),
         spread_high=("value", lambda values: values.quantile(1 - tail)))
-    rows = checks.merge(spread.reset_index(), on=KEY, how="left").assign(n_seeds=len(seeds))
-    return rows.assign(resamples=rows["resamples"].fillna(0).astype(int))[
-        ["experiment", "section", *KEY[1:], "n_seeds", "resamples", "spread_low", "spread_high", "holds_fraction"]]
+    rows = (checks.merge(spread.reset_index(), on=KEY, how="left")
+            .merge(failing_seeds(claims_of, by_seed, seeds, checks), on=KEY, how="left").assign(n_seeds=len(seeds)))
+    return rows.assign(resamples=rows["resamples"].fillna(0).astype(int),
+                       seeds_checked=rows["seeds_checked"].astype("Int64"),
+                       seeds_failing=rows["seeds_failing"].astype("Int64"))[
+        ["experiment", "section", *KEY[1:], "n_seeds", "resamples", "spread_low", "spread_high", "holds_fraction",
+         "seeds_checked", "seeds_failing"]]
+
+
+def failing_seeds(claims_of: Callable[..., pd.DataFrame], by_seed: dict, seeds: list[int],
+                  checks: pd.DataFrame) -> pd.DataFrame:
+    """Per check of ``checks`` (all seeds) that has a per-seed count (``KEY``): on how many seeds alone it has a
+    value (``seeds_checked``) and on how many of those it fails (``seeds_failing``).
+
+    A value of NaN on one seed (a statistic that needs two) does not count. A statistic that aggregates seeds (a
+    minimum, a mean, a share) holds on all of them where it holds on each alone and fails where it fails on each;
+    a check that holds on every seed alone yet fails on all (or the reverse) is not such a statistic (an interval
+    that widens on fewer runs, a minimum of one seed's value less the maximum of another's), so it has no count:
+    it is not listed."""
+    alone = [claims_of(**resample_seeds(by_seed, [seed]))[KEY + ["value", "holds"]] for seed in seeds]
+    made = pd.concat(alone, ignore_index=True) if alone else checks[KEY + ["value", "holds"]].iloc[:0]
+    made = made[made["value"].notna()].assign(fails=lambda frame: ~frame["holds"].astype(bool))
+    counted = made.groupby(KEY, dropna=False).agg(seeds_checked=("fails", "size"), seeds_failing=("fails", "sum"))
+    counted = counted.reset_index().merge(checks[KEY + ["holds"]], on=KEY)
+    contradicts = (counted["holds"] & (counted["seeds_failing"] == counted["seeds_checked"])) | (
+        ~counted["holds"] & (counted["seeds_failing"] == 0))
+    return counted[~contradicts].drop(columns="holds")

@@ -74,9 +74,9 @@ class EncodingConfig:
 class PositionalEncoding(nn.Module):
     """Base class: every hook is the identity.
 
-    Each encoding also states three properties of its mechanism, which the variants experiment
-    uses to explain what it measures (``tests/test_encodings.py`` checks each statement against
-    the implementation):
+    Each encoding also states three properties of its mechanism, from which the variants
+    experiment predicts its class before the run (``tests/test_encodings.py`` checks each
+    statement against the implementation):
     """
 
     # The attention logit depends on the query and key positions only through their offset i - j,
@@ -282,8 +282,10 @@ class ALiBi(PositionalEncoding):
     The paper's slopes for n heads are m_k = 2^(-8k/n), k = 1..n, so its single-head slope is
     m = 2^-8 = 1/256: the default here, being the published rule. At 1/256 the bias moves a logit
     by 0.125 across a 32-token training range, small next to the logits a trained head reaches,
-    so this entry tests the published single-head slope as it is; ``alibi@slope=0.5`` (the steepest
-    slope of an 8-head model) sets another, and ``alibi_learned`` lets training choose it.
+    so at these lengths ``alibi`` is all but NoPE. Slopes at which the bias does matter over 32
+    tokens are set on the name: ``alibi@slope=0.5``, the steepest slope of an 8-head model (2^-1:
+    16 logits across the training range), and ``alibi@slope=1``, the limit the steepest slope
+    2^(-8/n) of an n-head model approaches as n grows; ``alibi_learned`` lets training choose it.
     """
 
     offset_only = True
@@ -358,18 +360,22 @@ class FIRE(PositionalEncoding):
     L = |s| * 512 with the multiplier s learned from 1, and the denominator carries + 1e-6.
     Below the threshold (i < L) the bias is a function of the offset alone; past it the
     offsets are squeezed into [0, 1] as the query position grows (progressive interpolation).
-    ``fire@threshold=32`` sets another initial L.
+    ``fire@threshold=32`` sets another initial L; ``fire_fixed`` keeps L where it starts.
     """
 
     # The normalizer psi(max(L, i)) depends on the query position once i > L; and ReLU units of f
     # whose kink lies beyond every offset seen in training get no gradient, yet shape f past it.
     trained_past_range = False
+    learned_threshold = True
 
     def __init__(self, config: EncodingConfig, *, threshold: float = 512.0):
         super().__init__()
         self.mlp = nn.Sequential(nn.Linear(1, 32), nn.ReLU(), nn.Linear(32, 1))
         self.c = nn.Parameter(torch.tensor(0.1))
-        self.threshold_scale = nn.Parameter(torch.tensor(1.0))
+        if self.learned_threshold:
+            self.threshold_scale = nn.Parameter(torch.tensor(1.0))
+        else:
+            self.register_buffer("threshold_scale", torch.tensor(1.0), persistent=False)
         self.register_buffer("initial_threshold", torch.tensor(float(threshold)), persistent=False)
 
     def logit_bias(self, query_positions: torch.Tensor, key_positions: torch.Tensor) -> torch.Tensor:
@@ -384,13 +390,28 @@ class FIRE(PositionalEncoding):
         return torch.log(torch.abs(self.c * x) + 1)
 
 
+@register("fire_fixed")
+class FixedThresholdFIRE(FIRE):
+    """FIRE's bias f(psi(i - j) / psi(max(L, i))) with the threshold L fixed at its initial value
+    (512 unless the name sets it, ``fire_fixed@threshold=64``), c and f learned as in ``fire``.
+
+    Learned, L follows the training loss down to about the longest training length (29-36 from
+    512 in the default runs), which moves the bias's peak with the query position past it. Fixed
+    at 512, the normalizer psi(L) is one constant for every query position below L: the bias is a
+    function of the offset alone up to length 512, and squeezed only past it.
+    """
+
+    learned_threshold = False
+
+
 class RandomizedPositions(PositionalEncoding):
     """Randomized positions (Ruoss et al., ACL 2023, google-deepmind/randomized_positional_encodings):
     each sequence of length n gets as position ids a sorted uniform random subset of
-    [0, noise_max_length), noise_max_length >= the longest evaluation length (default
-    ``DEFAULT_NOISE_MAX_LENGTH``; the config checks that it covers every evaluation length). It
-    is a setting of the encoding, not of the evaluation: changing the evaluation lengths retrains
-    nothing.
+    [0, noise_max_length), by default [0, 4096): four times the longest default evaluation length
+    (1024), as Ruoss et al. take a range well above the longest test length, so that even the
+    longest evaluation sequence draws a sparse subset rather than every id (``@noise_max_length=N``
+    sets another; the config checks that it covers every evaluation length). It is a setting of
+    the encoding, not of the evaluation: changing the evaluation lengths retrains nothing.
 
     Drawn afresh for every sequence, in training and at evaluation alike: the reference code has
     no train/eval switch and samples at evaluation too (it draws one subset per batch; here each
@@ -423,8 +444,9 @@ def sorted_random_subsets(batch_size: int, size: int, population: int, rng: torc
 
 
 # The randomized encodings' range of position ids unless the name sets one (``@noise_max_length=``):
-# twice the longest default evaluation length, so that even there the ids are a sparse draw.
-DEFAULT_NOISE_MAX_LENGTH = 2048
+# four times the longest default evaluation length (1024). At a range equal to it, a sequence of that
+# length draws every id, 0..1023, the ids of no training sequence; at twice it, half of them.
+DEFAULT_NOISE_MAX_LENGTH = 4096
 
 
 def noise_max_length_of(noise_max_length: float | None) -> int:
@@ -439,8 +461,9 @@ def noise_max_length_of(noise_max_length: float | None) -> int:
 @register("randomized_rope")
 class RandomizedRotary(RandomizedPositions, Rotary):
     """Randomized rotary positions (Ruoss et al. 2023): ``rope`` applied at position ids drawn per
-    sequence as a sorted random subset of [0, noise_max_length). The logit is a function of the id
-    gap, which for a fixed token offset is random."""
+    sequence as a sorted random subset of [0, noise_max_length), noise_max_length = 4096 (four times
+    the longest default evaluation length, 1024) unless the name sets it. The logit is a function of
+    the id gap, which for a fixed token offset is random."""
 
     offset_only = False
 
@@ -461,7 +484,9 @@ class RandomizedRotary(RandomizedPositions, Rotary):
 @register("randomized_learned")
 class RandomizedLearned(RandomizedPositions, LearnedAbsolute):
     """Randomized learned positions (Ruoss et al. 2023): a ``learned`` table of noise_max_length rows,
-    read at position ids drawn per sequence as a sorted random subset of [0, noise_max_length).
+    read at position ids drawn per sequence as a sorted random subset of [0, noise_max_length),
+    noise_max_length = 4096 (four times the longest default evaluation length, 1024) unless the name
+    sets it.
     Every row is drawn during training, so every row is trained."""
 
     trained_past_range = True

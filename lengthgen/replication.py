@@ -17,27 +17,35 @@ The rule (``thresholds.REPLICATION_RULE``, with its reason), fixed with the clai
 Sanity checks (``kind`` sanity: only a bug can fail them) are compared the same way, and shown apart:
 they count in no claim's replication, as they count in no verdict.
 
-Where a check does not replicate, the cause (``thresholds.CAUSE_RULE``), from the seed bootstrap of both runs
-(``lengthgen.bootstrap``) and the distance of each value from its threshold:
+Where a check does not replicate, the cause (``thresholds.CAUSE_RULE``, with its reasons) is decided from
+numbers that can point either way: in each run, on how many seeds the check fails computed on that seed
+alone (k of n, ``lengthgen.bootstrap``), whether the seed bootstrap decides its outcome, and how far the
+values lie from the threshold (``margin``):
 
-- *measurement*: in either run the outcome is open (it holds in fewer than ``DECIDED_FRACTION`` and
-  more than 1 - ``DECIDED_FRACTION`` of the seed resamples, or there is one seed), or the run poses the
-  same task with fresh seeds, so seeds alone turned it: too few samples;
-- *rule*: decided in both runs, on another task, and the failing side misses the threshold by no more
-  than the other side clears it (distances relative to the threshold): the threshold sits between two
-  settings' values of a statistic that moved less than its margin, a threshold that fit one setting;
-- *claim*: decided in both, on another task, and the miss is larger than the other side's margin: the
-  effect itself differs in that setting, the phenomenon is not general.
+- *measurement*: a run has one seed (undecided); or the two runs' shares of failing seeds are compatible
+  with one rate (a two-sided Fisher exact test does not reject), the outcome is open in either run or the
+  run poses the same task with fresh seeds, and the failing seeds are not seen in several runs of the study;
+- *rule*: otherwise (the shares differ, failing seeds recur across runs, or both runs decide their outcome
+  on another task), when the failing side misses the threshold by no more than the passing side clears it:
+  the threshold sits between two settings' values, a threshold that fit one setting;
+- *claim*: the same, with a larger miss: the effect itself is absent there, the phenomenon is not general.
+
+A check that no single seed gives a value (a statistic over seed pairs, a t-interval) has no shares: the
+bootstrap alone decides between *measurement* (open in a run) and the margins. ``worked_example`` states the
+rule on numbers.
 
 Everything here reads tables and plain data: no torch.
 """
 
 import math
+from typing import NamedTuple
 
 import pandas as pd
+from scipy.stats import fisher_exact
 
 from lengthgen.claims import KEY, verdict
-from lengthgen.thresholds import CAUSE_RULE, DECIDED_FRACTION, REPLICATION_RULE, RULE_CAUSE_MAX_MISS, SPREAD_INTERVAL
+from lengthgen.thresholds import (CAUSE_RULE, DECIDED_FRACTION, RECURRING_RUNS, REPLICATION_RULE,
+                                  RULE_CAUSE_MAX_MISS, SHARES_DIFFER_LEVEL, SPREAD_INTERVAL)
 
 EXPLORATORY = "exploratory"
 CHECK = KEY[:-1]  # a check over its offsets: experiment, claim, statistic
@@ -109,10 +117,18 @@ def check_outcomes(checks: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"outcome": grouped["holds"].agg(outcome), "decided": grouped["decided"].all()})
 
 
+def seeds_text(row) -> str:
+    """``fails on 1 of 5 seeds alone``, or that no single seed gives the check a value."""
+    if pd.isna(row.seeds_failing):
+        return "no per-seed value"
+    return f"fails on {int(row.seeds_failing)} of {int(row.seeds_checked)} seeds alone"
+
+
 def describe_values(rows: pd.DataFrame) -> str:
-    """``run K=1: 0.709 [0.63, 0.79], holds in 88%`` for each instance, and the rule."""
+    """``run K=1: 0.709 [0.63, 0.79], holds in 88% of resamples, fails on 1 of 5 seeds alone`` for each instance,
+    and the rule."""
     parts = [f"{row.run} {instance_name(row.offset)}: {row.value:.3g} [{row.spread_low:.3g}, {row.spread_high:.3g}], "
-             f"holds in {row.holds_fraction:.0%} of resamples" for row in rows.itertuples()]
+             f"holds in {row.holds_fraction:.0%} of resamples, {seeds_text(row)}" for row in rows.itertuples()]
     return "; ".join(parts) + f" (rule {rows['rule'].iloc[0]})"
 
 
@@ -132,30 +148,116 @@ def expectations(exploratory: pd.DataFrame, confirmation: pd.DataFrame) -> list[
     return found
 
 
-def cause(mismatches: list[tuple[pd.Series, bool, pd.DataFrame]], same_task: bool) -> tuple[str, str]:
-    """(cause, explanation with the numbers) of the instances where a confirmation run does not have the outcome
-    the exploratory run expects (``expectations``), by ``CAUSE_RULE``."""
-    confirmation = pd.DataFrame([row for row, _, _ in mismatches])
-    exploratory = pd.concat([reference for _, _, reference in mismatches]).drop_duplicates("offset")
-    both = pd.concat([exploratory, confirmation], ignore_index=True)
-    numbers = describe_values(both)
-    if not both["decided"].all():
-        return "measurement", f"the outcome is open in at least one run: {numbers}"
-    if same_task:
-        return "measurement", (f"the same task with fresh seeds turns it although each run's bootstrap decides it, "
-                               f"so {int(both['n_seeds'].max())} seeds per run understate the seed-to-seed spread: "
-                               f"{numbers}")
+class Evidence(NamedTuple):
+    """The numbers one non-replicating check's cause is decided from (``CAUSE_RULE``)."""
+
+    seeds: int  # the fewer of the two runs' seeds
+    open: bool  # the bootstrap leaves the outcome open in either run
+    same_task: bool  # the confirmation run poses the exploratory task with fresh seeds
+    shares: tuple[tuple[int, int], tuple[int, int]] | None  # (k, n) failing seeds in each run; None: no count
+    failing_runs: int  # runs of the study where the check fails on some seed alone (at any offset)
+    miss: float  # the failing side's largest miss below the threshold, relative to it
+    clear: float  # the passing side's median clearance above it
+
+
+def shares_p_value(shares: tuple[tuple[int, int], tuple[int, int]]) -> float:
+    """Two-sided Fisher exact test of k1 of n1 against k2 of n2 failing seeds."""
+    (k1, n1), (k2, n2) = shares
+    return float(fisher_exact([[k1, n1 - k1], [k2, n2 - k2]]).pvalue)
+
+
+def share_text(share: tuple[int, int]) -> str:
+    return f"{share[0]} of {share[1]}"
+
+
+def decide_cause(evidence: Evidence) -> tuple[str, str]:
+    """(cause, why, in words with the numbers) by ``CAUSE_RULE``."""
+    if evidence.seeds < 2:
+        return "measurement", "undecided: a run has one seed, which decides nothing"
+    if evidence.shares is None:
+        found = "no per-seed count (the statistic does not aggregate single seeds), so the seed bootstrap alone"
+        if evidence.open:
+            return "measurement", f"{found}: the outcome is open in at least one run"
+        return by_margin(evidence, f"{found}: decided in both runs")
+    p_value = shares_p_value(evidence.shares)
+    shares = " against ".join(share_text(share) for share in evidence.shares) + " seeds fail"
+    if p_value < SHARES_DIFFER_LEVEL:
+        return by_margin(evidence, f"{shares}, shares that differ (Fisher p = {p_value:.2g})")
+    compatible = f"{shares}, shares compatible with one rate (Fisher p = {p_value:.2g})"
+    # Recurring: failing seeds in RECURRING_RUNS or more runs of the study, the runs compared among them.
+    if evidence.failing_runs >= RECURRING_RUNS and any(k for k, _ in evidence.shares):
+        return by_margin(evidence, f"{compatible}, and failing seeds recur in {evidence.failing_runs} runs of the "
+                                   "study: a fixed share of seeds fails, which more seeds would not remove")
+    if evidence.open or evidence.same_task:
+        turned = "the outcome is open in at least one run" if evidence.open else "the same task with fresh seeds"
+        return "measurement", f"{compatible}, and {turned}: seeds alone turned it"
+    return by_margin(evidence, f"{compatible}, but both runs decide their outcome on another task")
+
+
+def by_margin(evidence: Evidence, found: str) -> tuple[str, str]:
+    """*rule* where the failing side misses the threshold by no more than ``RULE_CAUSE_MAX_MISS`` x the passing
+    side's clearance, else *claim*."""
+    where = (f"{found}; the failing side misses the threshold by up to {evidence.miss:.0%} of it, the other clears "
+             f"it by {evidence.clear:.0%} (median)")
+    if evidence.miss <= RULE_CAUSE_MAX_MISS * evidence.clear:
+        return "rule", f"{where}: the threshold sits between the two settings' values"
+    return "claim", f"{where}: the effect itself differs"
+
+
+def failure_share(rows: pd.DataFrame) -> tuple[int, int] | None:
+    """(k, n): failing seeds of checked seeds, summed over ``rows``; None where a row has no per-seed count."""
+    if rows["seeds_failing"].isna().any():
+        return None
+    return int(rows["seeds_failing"].sum()), int(rows["seeds_checked"].sum())
+
+
+def misses_and_clears(mismatches: list[tuple[pd.Series, bool, pd.DataFrame]]) -> tuple[float, float]:
+    """The failing side's largest relative miss (over every instance compared) and the passing side's median
+    relative clearance."""
     misses, clears = [], []
     for row, expected, reference in mismatches:
         failing, passing = (pd.DataFrame([row]), reference) if expected else (reference, pd.DataFrame([row]))
         misses += list(-margins(failing[~failing["holds"].astype(bool)]))
         clears += list(margins(passing[passing["holds"].astype(bool)]))
-    miss, clear = max(misses, default=0.0), float(pd.Series(clears, dtype=float).median()) if clears else 0.0
-    where = (f"the failing side misses the threshold by up to {miss:.0%} of it, the other clears it by {clear:.0%} "
-             "(median)")
-    if miss <= RULE_CAUSE_MAX_MISS * clear:
-        return "rule", f"{where}: the threshold sits between the two settings' values; {numbers}"
-    return "claim", f"{where}: the effect itself differs in this setting; {numbers}"
+    return max(misses, default=0.0), float(pd.Series(clears, dtype=float).median()) if clears else 0.0
+
+
+def cause(mismatches: list[tuple[pd.Series, bool, pd.DataFrame]], same_task: bool,
+          failing_runs: int) -> tuple[str, str]:
+    """(cause, explanation with the numbers) of the instances where a confirmation run does not have the outcome
+    the exploratory run expects (``expectations``), by ``CAUSE_RULE``. ``failing_runs``: the runs of the study in
+    which the check fails on some seed alone."""
+    confirmation = pd.DataFrame([row for row, _, _ in mismatches])
+    exploratory = pd.concat([reference for _, _, reference in mismatches]).drop_duplicates("offset")
+    both = pd.concat([exploratory, confirmation], ignore_index=True)
+    shares = failure_share(exploratory), failure_share(confirmation)
+    miss, clear = misses_and_clears(mismatches)
+    evidence = Evidence(seeds=int(both["n_seeds"].min()), open=not both["decided"].all(), same_task=same_task,
+                        shares=None if None in shares else shares, failing_runs=failing_runs, miss=miss, clear=clear)
+    found, why = decide_cause(evidence)
+    return found, f"{why}; {describe_values(both)}"
+
+
+def worked_example() -> str:
+    """The cause rule applied, by ``decide_cause``, to illustrative numbers in the shape of a learned head that
+    does not pin: a check ``>= 0.5`` on a minimum over seeds, which one failing seed fails."""
+    evidence = Evidence(seeds=10, open=True, same_task=False, shares=((0, 30), (1, 10)), failing_runs=1,
+                        miss=-margin(0.248, ">=", 0.5), clear=margin(0.62, ">=", 0.5))
+    cases = [("as it is", evidence),
+             ("if another run (say fresh seeds) also had a seed that fails it, at any offset",
+              evidence._replace(failing_runs=2)),
+             ("if 6 of the 10 seeds failed it", evidence._replace(shares=((0, 30), (6, 10)), open=False)),
+             ("if those 6 seeds missed by little (worst 0.45)",
+              evidence._replace(shares=((0, 30), (6, 10)), open=False, miss=-margin(0.45, ">=", 0.5)))]
+    lines = [f"- {name}: **{found}** ({why})." for name, (found, why) in
+             ((name, decide_cause(case)) for name, case in cases)]
+    return ("**Worked example** (illustrative numbers). A check that the learned head keeps most attention mass "
+            "inside the training range, `min over seeds >= 0.5`, holds in the exploratory run at K=1..3 (worst "
+            "seed 0.62, clearing the threshold by 24% of it; 0 of 30 seed-offset pairs fail alone) and is compared "
+            "at K=4 in a run on another task, where one of 10 seeds does not pin (mass 0.248, a miss of 50%): the "
+            "check fails there and holds in 35% of the seed resamples (those that leave that seed out), so the "
+            "bootstrap leaves it open.\n\n"
+            + "\n".join(lines))
 
 
 COMPARISON_COLUMNS = [*CHECK, "kind", "run", "exploratory_outcome", "outcome", "replicates", "cause", "explanation"]
@@ -166,6 +268,7 @@ def compare_runs(checks: pd.DataFrame, same_task: dict[str, bool]) -> pd.DataFra
     kind (the exploratory run's), both runs' outcomes over their own offsets, whether it replicates (every
     expected outcome met), and if not its cause and explanation."""
     explored = dict(iter(checks[checks["run"] == EXPLORATORY].groupby(CHECK, sort=False)))
+    failing_runs = checks[checks["seeds_failing"].fillna(0) > 0].groupby(CHECK)["run"].nunique()
     rows = []
     for run, run_checks in checks[checks["run"] != EXPLORATORY].groupby("run", sort=False):
         for key, confirmation in run_checks.groupby(CHECK, sort=False):
@@ -173,7 +276,7 @@ def compare_runs(checks: pd.DataFrame, same_task: dict[str, bool]) -> pd.DataFra
             if not expected:
                 continue  # the exploratory run makes no prediction here
             mismatches = [entry for entry in expected if bool(entry[0]["holds"]) != entry[1]]
-            found = cause(mismatches, same_task[run]) if mismatches else ("", "")
+            found = cause(mismatches, same_task[run], int(failing_runs.get(key, 0))) if mismatches else ("", "")
             rows.append({**dict(zip(CHECK, key)), "kind": explored[key]["kind"].iloc[0], "run": run,
                          "exploratory_outcome": outcome(explored[key]["holds"]),
                          "outcome": outcome(confirmation["holds"]), "replicates": not mismatches,
@@ -242,7 +345,8 @@ def _cell(rows: pd.DataFrame) -> str:
     mark = "yes" if row["holds"] else "no"
     spread = ("" if row["n_seeds"] < 2 else
               f" [{row['spread_low']:.3g}, {row['spread_high']:.3g}], {row['holds_fraction']:.0%}")
-    return f"{row['value']:.3g}{spread} {mark}"
+    seeds = "" if pd.isna(row["seeds_failing"]) else f", {row['seeds_failing']}/{row['seeds_checked']} seeds fail:"
+    return f"{row['value']:.3g}{spread}{seeds} {mark}"
 
 
 def _escape(text: str) -> str:
@@ -329,7 +433,7 @@ def sanity_markdown(comparison: pd.DataFrame) -> str:
 
 def checks_markdown(checks: pd.DataFrame, comparison: pd.DataFrame, run_names: list[str], kind: str) -> str:
     """Every check of ``kind``, one row per (check, offset), its value in each run as ``value [95% interval], share
-    of resamples in which it holds, holds``; and whether the check replicates over the study."""
+    of resamples in which it holds, k/n seeds fail: holds``; and whether the check replicates over the study."""
     replicated = comparison.groupby(CHECK, sort=False)["replicates"].apply(replication_verdict)
     header = ["claim", "check", "K", "rule (exploratory)", EXPLORATORY, *run_names, "check replication"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
@@ -371,16 +475,19 @@ def section_markdown(checks: pd.DataFrame, comparison: pd.DataFrame, claims: pd.
         f"seed bootstrap: the run's seeds resampled with replacement, every check recomputed, its statistic's "
         f"central {SPREAD_INTERVAL:.0%} over the resamples (here {seeds} seeds in the exploratory run). For a "
         f"statistic that is a minimum (maximum) over seeds a resample cannot go below (above) the value measured, "
-        f"so its interval starts (ends) there; the share of resamples in which the check holds is then the measure "
-        f"of how firmly the seeds decide it.",
+        f"so its interval starts (ends) there, and one failing seed of five leaves the outcome open (it holds in the "
+        f"(4/5)^5 = 33% of resamples that leave that seed out). What the seeds say is then counted directly: every "
+        f"check is also computed on each seed alone, and k of n is on how many of the n seeds it fails.",
+        worked_example(),
         claims_markdown(claims, run_names),
         "**Why a claim does not replicate**, check by check, with each run's values (95% bootstrap interval, the "
-        "share of resamples in which the check holds):",
+        "share of resamples in which the check holds, on how many seeds it fails computed on each alone):",
         reasons_markdown(claims, comparison),
         sanity_markdown(comparison),
         f"![every check in every run](figures/{figure})",
         "**Every check** in every run: value [95% seed-bootstrap interval], share of resamples in which it holds, "
-        "and whether it holds (yes/no); `-` where the run does not measure it. The numbers in a rule (such as the "
+        "k/n seeds on which it fails computed on each alone (none where one seed gives it no value), and whether it "
+        "holds (yes/no); `-` where the run does not measure it. The numbers in a rule (such as the "
         "length n) follow each run's settings; the rule shown is the exploratory run's.",
         checks_markdown(checks, comparison, run_names, "evidence"),
         *sanity,

@@ -1,4 +1,4 @@
-"""RESULTS.md: the setup it was run with, then each experiment's generated section."""
+"""RESULTS.md: the setup it was run with, what this reproduction finds, then each experiment's generated section."""
 
 import datetime
 import os
@@ -11,6 +11,7 @@ import pandas as pd
 import yaml
 
 from lengthgen.claims import VERDICT_RULE, verdict
+from lengthgen.findings import findings_markdown
 from lengthgen.jobs import PORTABLE_CPU_ENV
 from lengthgen.thresholds import DECIDED_FRACTION, SPREAD_INTERVAL
 
@@ -128,12 +129,15 @@ def left_out_markdown(left_out: dict[str, str]) -> str:
 
 def render_results(config: dict, sections: dict[str, str], claims: pd.DataFrame, commit: str,
                    date: datetime.date, machine: str, training: str, left_out: dict[str, str] | None = None,
-                   replication: dict[str, str] | None = None, replication_section: str | None = None) -> str:
+                   replication: dict[str, str] | None = None, replication_section: str | None = None,
+                   replication_table: pd.DataFrame | None = None) -> str:
     """The whole report; ``sections`` maps each section to its generated markdown, ``training`` is the
     Training section (``training_record.training_markdown``), ``left_out`` each
     experiment that did not run to the reason; ``claims`` may carry the ``claim_spread`` columns. With
-    confirmation runs, ``replication`` maps each experiment to its replication verdict and
-    ``replication_section`` is the replication section, which ends the report."""
+    confirmation runs, ``replication`` maps each experiment to its replication verdict,
+    ``replication_section`` is the replication section, which ends the report, and ``replication_table`` is the
+    replication table, from which each of the abstract's claims gets its replication. The report opens, after
+    the setup, with what this reproduction finds (``lengthgen.findings``)."""
     setup = yaml.safe_dump(config, sort_keys=False, default_flow_style=None).strip()
     return "\n\n".join([
         "# Results",
@@ -142,6 +146,7 @@ def render_results(config: dict, sections: dict[str, str], claims: pd.DataFrame,
         "## Setup",
         f"- code: git commit `{commit}`\n- date: {date.isoformat()}\n- machine: {machine}",
         "Configuration used:\n\n```yaml\n" + setup + "\n```",
+        findings_markdown(claims, replication_table, left_out),
         training,
         "## Verdicts",
         f"Each experiment's claim is split into checks fixed in advance; its verdict is {VERDICT_RULE}.",

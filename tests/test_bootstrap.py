@@ -90,6 +90,7 @@ def test_same_seed_same_spread_and_a_check_made_only_sometimes_counts_its_resamp
     assert list(first["statistic"]) == ["mean", "conditional mean"]  # the checks of the full data, in order
 
 
+@pytest.mark.heavy
 def test_the_interval_covers_the_true_mean_about_as_often_as_it_says():
     # 40 experiments of 20 seeds each, drawn from N(0.7, 0.1): the 95% percentile interval of the mean should
     # cover 0.7 in about 93% of them (it runs a little narrow at small n), neither never nor always.
@@ -114,3 +115,61 @@ def test_checks_are_matched_across_resamples_on_their_key_the_pooled_and_each_of
     assert spread["section"].eq("toy_K2").all() and (spread["resamples"] == 200).all()
     assert spread["spread_low"].iloc[1] == pytest.approx(spread["spread_low"].iloc[0] + 10)
     assert 0.3 < spread["holds_fraction"].iloc[0] < 0.7 and spread["holds_fraction"].iloc[1] == 1.0
+
+
+def test_each_seed_alone_counts_how_many_seeds_fail_a_check():
+    # A minimum over seeds (>= 0.5) that one seed of five misses: on that seed alone it fails, on the others it holds.
+    def lowest(runs):
+        return with_keys([check("every seed is high", "min over seeds", runs["value"].min(), ">=", 0.5, offset=1)],
+                         "toy", "toy")
+
+    spread = seed_bootstrap(lowest, {"runs": per_seed([0.9, 0.248, 0.7, 0.8, 0.6])}, resamples=200, seed=9).iloc[0]
+    assert spread["seeds_checked"] == 5 and spread["seeds_failing"] == 1
+    assert 0.2 < spread["holds_fraction"] < 0.5  # (4/5)^5 = 0.33: the bootstrap leaves it open, the count does not
+
+
+def test_a_check_no_single_seed_gives_a_value_has_no_count_and_one_made_on_some_seeds_counts_those():
+    def spread_and_conditional(runs):
+        rows = [check("seeds agree", "sd over seeds", runs["value"].std(), "<=", 1.0, offset=1)]  # NaN on one seed
+        if runs["value"].mean() > 2:
+            rows.append(check("high mean", "mean where high", runs["value"].mean(), "<=", 3.5, offset=1))
+        return with_keys(rows, "toy", "toy")
+
+    spread = seed_bootstrap(spread_and_conditional, {"runs": per_seed([1.0, 3.0, 4.0])}, resamples=50, seed=10)
+    assert spread["seeds_checked"].isna().iloc[0] and spread["seeds_failing"].isna().iloc[0]
+    assert spread["seeds_checked"].iloc[1] == 2 and spread["seeds_failing"].iloc[1] == 1  # seeds 3 and 4 make it
+
+
+def test_the_per_seed_counts_cost_one_call_per_seed_and_leave_the_spread_as_it_was():
+    calls = []
+
+    def counted(runs):
+        calls.append(len(runs))
+        return mean_check(4.5)(runs)
+
+    tables = {"runs": per_seed(np.arange(10.0))}
+    spread = seed_bootstrap(counted, tables, resamples=100, seed=11)
+    assert len(calls) == 1 + 100 + 10 and calls[-10:] == [1] * 10  # the checks, the resamples, each seed alone
+    assert list(spread.columns[-7:]) == ["n_seeds", "resamples", "spread_low", "spread_high", "holds_fraction",
+                                         "seeds_checked", "seeds_failing"]
+    # The resamples are drawn as before: the same draws, so the same interval and share as without the counts.
+    generator = np.random.default_rng(11)
+    means = [np.mean(generator.choice(np.arange(10.0), size=10, replace=True)) for _ in range(100)]
+    assert spread["spread_low"].iloc[0] == pytest.approx(np.quantile(means, 0.025))
+    assert spread["holds_fraction"].iloc[0] == pytest.approx(np.mean(np.array(means) >= 4.5))
+
+
+def test_a_check_whose_count_contradicts_it_has_no_count():
+    # A t-interval's lower end over runs (two offsets per seed): on all seeds the interval is narrow and above 0, on
+    # one seed's two runs it is wide and reaches below 0. Failing on every seed alone yet holding on all, it is not a
+    # statistic that aggregates seeds, so counting its seeds would say nothing about the check.
+    def lower_end(runs):
+        values = runs["value"].to_numpy()
+        low = values.mean() - 12.7 * values.std(ddof=1) / np.sqrt(len(values))  # a wide interval: t(0.975, 1)
+        return with_keys([check("log-length beats rope", "lower end of the interval", low, ">", 0)], "toy", "toy")
+
+    runs = pd.DataFrame({"seed": np.repeat(range(5), 2),
+                         "value": [0.10, 0.14, 0.11, 0.13, 0.11, 0.13, 0.09, 0.15, 0.10, 0.14]})
+    assert lower_end(runs)["holds"].iloc[0]  # 0.12 - 12.7 x 0.021 / sqrt(10) = 0.037
+    spread = seed_bootstrap(lower_end, {"runs": runs}, resamples=20, seed=12).iloc[0]
+    assert pd.isna(spread["seeds_checked"]) and pd.isna(spread["seeds_failing"])

@@ -27,20 +27,20 @@ def test_the_default_config_runs_every_experiment_in_report_order():
     result = plan(config_with())
     assert result.experiments == [experiment.name for experiment in CATALOG]
     assert result.sections == ["base", "mechanics", "shift_K1", "shift_K2", "shift_K3", "prop1", "frequency",
-                               "linear", "variants", "cures", "transformer", "multiseed"]
+                               "linear", "variants", "cures", "errors", "transformer", "multiseed"]
     assert result.left_out == {}
 
 
 def test_rope_alone_leaves_out_what_compares_it_with_learned():
     result = plan(config_with(pe=["rope"]))
-    assert set(result.left_out) == {"base", "mechanics", "cures", "transformer"}
+    assert set(result.left_out) == {"base", "mechanics", "cures", "errors", "transformer"}
     assert result.left_out["base"] == "needs rope and learned in sweep.pe, which has rope (missing: learned)"
     assert "shift_K1" in result.sections and "prop1" in result.sections and "multiseed" in result.sections
 
 
 def test_learned_alone_leaves_out_what_needs_rope():
     result = plan(config_with(pe=["learned"]))
-    assert set(result.left_out) == {"base", "mechanics", "prop1", "frequency", "cures", "transformer"}
+    assert set(result.left_out) == {"base", "mechanics", "prop1", "frequency", "cures", "errors", "transformer"}
     assert result.sections == ["shift_K1", "shift_K2", "shift_K3", "linear", "variants", "multiseed"]
 
 

@@ -25,7 +25,7 @@ def run_claims(values, holds_fraction=(1.0, 1.0, 1.0), kinds=("evidence", "evide
                                       for _, (experiment, section, entry) in kept], ignore_index=True))
     spread = claims[["experiment", "section", "claim", "statistic", "offset"]].assign(
         n_seeds=5, resamples=200, spread_low=0.0, spread_high=1.0,
-        holds_fraction=[holds_fraction[index] for index, _ in kept])
+        holds_fraction=[holds_fraction[index] for index, _ in kept], seeds_checked=5, seeds_failing=0)
     return claims, spread
 
 

@@ -11,7 +11,7 @@ from lengthgen import encoding_catalog, encodings
 
 # Every registered encoding, and one name with parameters per encoding that takes them.
 NAMES = sorted(encodings.ENCODINGS) + ["rope@base=100", "alibi@slope=0.5", "fire@threshold=8",
-                                       "randomized_rope@noise_max_length=2000"]
+                                       "fire_fixed@threshold=64", "randomized_rope@noise_max_length=2000"]
 
 # Loaded by every Python process started with its folder on PYTHONPATH: records the stack of any
 # import of torch in a marker file (the import then goes on, so the run behaves as without it).

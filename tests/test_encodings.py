@@ -18,7 +18,7 @@ from lengthgen.training import init_head
 
 VOCAB = 8
 # Every registered encoding, and one name with parameters per encoding that takes them.
-NAMES = sorted(ENCODINGS) + ["rope@base=100", "alibi@slope=0.5", "fire@threshold=8",
+NAMES = sorted(ENCODINGS) + ["rope@base=100", "alibi@slope=0.5", "fire@threshold=8", "fire_fixed@threshold=8",
                              "randomized_rope@noise_max_length=2000"]
 
 
@@ -121,6 +121,18 @@ def test_fire_bias_is_f_of_log_offset_over_log_of_the_thresholded_query_position
     torch.testing.assert_close(encoding.logit_bias(queries, keys), expected, rtol=0, atol=1e-12)
 
 
+def test_fire_fixed_keeps_its_threshold_and_is_fire_s_formula():
+    """The same bias as ``fire`` with the multiplier s at 1 for good: L is no parameter, so training keeps it."""
+    learned, fixed = (build_encoding(pe, EncodingConfig(8, 16)).double() for pe in ("fire", "fire_fixed@threshold=64"))
+    assert set(dict(learned.named_parameters())) - set(dict(fixed.named_parameters())) == {"threshold_scale"}
+    assert fixed.threshold_scale.item() == 1.0
+    fixed.load_state_dict(learned.state_dict(), strict=False)  # c and f as the learned one's
+    with torch.no_grad():
+        learned.threshold_scale.fill_(64 / 512)
+    queries, keys = torch.tensor([10, 700]), torch.arange(701)
+    torch.testing.assert_close(fixed.logit_bias(queries, keys), learned.logit_bias(queries, keys), rtol=0, atol=1e-12)
+
+
 def test_fire_is_a_function_of_the_offset_only_below_its_threshold():
     model = head("fire")
     tokens = torch.randint(VOCAB, (4, 20), generator=generator("fire tokens"))
@@ -151,6 +163,8 @@ def test_randomized_learned_has_a_row_per_possible_position_id():
     encoding = build_encoding("randomized_learned@noise_max_length=300", EncodingConfig(8, 64))
     assert encoding.table.shape == (300, 8) and encoding.noise_max_length == 300
     assert build_encoding("randomized_rope", EncodingConfig(8, 64)).noise_max_length == DEFAULT_NOISE_MAX_LENGTH
+    for pe in ("randomized_rope", "randomized_learned"):  # the registry's description states the default
+        assert f"noise_max_length = {DEFAULT_NOISE_MAX_LENGTH}" in encoding_description(pe)["summary"]
     with pytest.raises(ValueError, match="positive integer"):
         build_encoding("randomized_rope@noise_max_length=2.5", EncodingConfig(8, 64))
 
@@ -194,7 +208,7 @@ def test_trained_past_range_is_whether_only_longer_sequences_reach_some_paramete
     rng = generator("support tokens")
     reached_in_range = None
     for length in range(4, 13):  # enough sequences that randomized ids cover [0, noise_max_length)
-        support = gradient_support(model, torch.randint(VOCAB, (512, length), generator=rng))
+        support = gradient_support(model, torch.randint(VOCAB, (2048, length), generator=rng))
         reached_in_range = support if reached_in_range is None else [a | b for a, b in zip(reached_in_range, support)]
     reached_long = gradient_support(model, torch.randint(VOCAB, (16, 1000), generator=rng))
     only_long = sum(int((long & ~short).sum()) for long, short in zip(reached_long, reached_in_range))

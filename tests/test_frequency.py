@@ -164,14 +164,30 @@ def test_checks_take_the_worst_seed():
     untrained = summary.assign(top4_share=[0.5, 0.6, 0.55, 0.65], top4_alignment=0.1)
     checks = keyed_checks(summary, untrained)
     tables.to_arrow(checks, CLAIMS)
-    assert checks["offset"].tolist() == [1, 1, 2, 2]
-    assert checks["value"].tolist() == pytest.approx([0.85, 0.9, 0.7, 0.95])
-    assert checks["holds"].tolist() == [True, True, False, True]
-    assert (checks["kind"] == "evidence").all() and (checks["threshold"] == 0.8).all()
-    # the same two statistics at every offset, with the baseline beside the threshold, not in the name
-    assert checks["statistic"].nunique() == 2 and checks["claim"].nunique() == 1
+    assert checks["offset"].tolist() == [1, 1, 1, 2, 2, 2]
+    # per offset: the share, the share over the untrained heads (lowest trained - highest untrained), the alignment
+    assert checks["value"].tolist() == pytest.approx([0.85, 0.25, 0.9, 0.7, 0.05, 0.95])
+    assert checks["holds"].tolist() == [True, True, True, False, True, True]
+    assert (checks["kind"] == "evidence").all()
+    assert checks["threshold"].tolist() == [0.8, 0.0, 0.8] * 2
+    # the same three statistics at every offset, with the baseline beside the threshold, not in the name
+    assert checks["statistic"].nunique() == 3 and checks["claim"].nunique() == 1
     assert "(untrained: 0.5 to 0.6; 2 seeds)" in checks["rule"].iloc[0]
-    assert "(untrained: 0.55 to 0.65; 2 seeds)" in checks["rule"].iloc[2]
+    assert "(untrained: 0.55 to 0.65; 2 seeds)" in checks["rule"].iloc[3]
+    assert "2 seeds, by chance <= 2^-2 = 0.25" in checks["rule"].iloc[1]
+
+
+def test_a_share_the_untrained_heads_reach_is_not_learned():
+    """A trained head above the absolute bar still fails when an untrained head of the same seeds is as
+    concentrated: the bar alone would pass a head training never concentrated."""
+    summary = pd.DataFrame({"offset": [1, 1], "seed": [0, 1], "top4_share": [0.95, 0.85], "top4_alignment": 0.95})
+    untrained = summary.assign(top4_share=[0.86, 0.5], top4_alignment=0.1)
+    checks = keyed_checks(summary, untrained)
+    assert checks["holds"].tolist() == [True, False, True]
+    assert checks["value"].iloc[1] == pytest.approx(0.85 - 0.86)
+    assert checks["comparison"].iloc[1] == ">"
+    untouched = keyed_checks(summary, summary)  # training changed nothing: not even a tie passes
+    assert not untouched["holds"].iloc[1]
 
 
 def hand_built_runs():
@@ -203,7 +219,9 @@ def test_section_from_hand_built_heads():
                                         ["2", "untrained", "2"]]
     share = measured["frequency_untrained_summary"].query("offset == 1")["top4_share"]
     assert rows[1][6] == f"{share.mean():.3g} [{share.min():.3g}, {share.max():.3g}]"  # the top-4 share column
-    assert len(markdown_rows(section, "|claim|K|statistic|")) == 4
+    assert len(markdown_rows(section, "|claim|K|statistic|")) == 6
+    median = share.median()
+    assert f"K=1: median {median:.3g}, largest {share.max():.3g}, " in section  # the untrained distribution
 
 
 def test_figure_from_hand_built_heads():
@@ -219,8 +237,11 @@ def test_figure_from_hand_built_heads():
     assert np.allclose(first.get_ydata(), carrier / np.abs(carrier).max())
     for line in concentration.get_lines()[:4]:  # every head's cumulative share reaches 1 by its 2 blocks
         assert line.get_ydata()[1:] == pytest.approx(1.0)
-    points = np.concatenate([collection.get_offsets() for collection in claim.collections])
-    summary = measured["frequency_summary"]
-    assert sorted(map(tuple, points)) == sorted(zip(summary["top4_share"], summary["top4_alignment"]))
+    filled = [collection for collection in claim.collections if len(collection.get_facecolors())]
+    hollow = [collection for collection in claim.collections if not len(collection.get_facecolors())]
+    for collections, heads in ((filled, measured["frequency_summary"]),
+                               (hollow, measured["frequency_untrained_summary"])):
+        points = np.concatenate([collection.get_offsets() for collection in collections])
+        assert sorted(map(tuple, points)) == sorted(zip(heads["top4_share"], heads["top4_alignment"]))
     legend = figures["frequency_rank"].legends[0]  # one legend, under every panel
     assert legend.get_window_extent().y1 <= min(ax.get_window_extent().y0 for ax in (kernel, singular, claim))

@@ -38,6 +38,7 @@ SCALINGS = [{}, *({"logit_scale": name, "reference_length": 6} for name in LOGIT
             *({"position_scale": name, "reference_length": 6} for name in POSITION_SCALES if name != "none")]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("scaling", SCALINGS, ids=lambda options: "+".join(
     value for key, value in options.items() if key != "reference_length") or "unscaled")
 @pytest.mark.parametrize("attention", ATTENTION_KINDS)
@@ -179,6 +180,7 @@ def test_training_at_an_absurd_learning_rate_fails_before_writing_anything():
         train_head(config, task, TrainConfig(steps=50, batch_size=16, lr=1e12, log_every=10), seed=3, device="cpu")
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("pe", ["rope", "randomized_learned"])
 def test_same_seed_same_numbers_bit_for_bit(pe):
     config = HeadConfig(vocab_size=8, d_model=16, pe=pe, trained_positions=64)

@@ -12,16 +12,21 @@ from hypothesis import strategies as st
 from lengthgen import tables
 from lengthgen.claims import with_keys
 from lengthgen.experiments import prop1
-from lengthgen.experiments.prop1 import (PREDICTORS, PROFILE_PREDICTORS, attention_profiles, best_predictor,
-                                         compare_with_measured, exact_target_attention, kernel_softmax_weights,
-                                         predict_dilution, prediction_checks, prediction_errors, profile_weights,
-                                         readout_accuracy)
+from lengthgen.experiments.prop1 import (ATTENTION_PREDICTORS, PREDICTORS, PROFILE_PREDICTORS, attention_profiles,
+                                         best_predictor, compare_with_measured, exact_target_attention,
+                                         kernel_profile, kernel_softmax_weights, kernel_summary, predict_dilution,
+                                         prediction_checks, prediction_errors, profile_weights, ranking_checks,
+                                         ranking_probability, readout_accuracy, token_outputs,
+                                         trivial_predictions,
+                                         untrained_comparison)
 from lengthgen.kernel import logit_kernel
 from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.plots.prop1 import PREDICTOR_STYLES, draw
+from lengthgen.plots.prop1 import ACCURACY_ONLY, PREDICTOR_STYLES, draw
 from lengthgen.prose.prop1 import section
 from lengthgen.table_schemas.core import CLAIMS
-from lengthgen.table_schemas.prop1 import PROP1_ERROR, PROP1_PREDICTION
+from lengthgen.table_schemas.prop1 import (PROP1_ERROR, PROP1_KERNEL, PROP1_KERNEL_SUMMARY, PROP1_PREDICTION,
+                                           PROP1_UNTRAINED_PREDICTION)
+from lengthgen.task import make_eval_set
 from lengthgen.training import init_head
 
 
@@ -52,7 +57,7 @@ def test_flat_logits_give_one_over_n_for_every_predictor():
     model = content_free_head(4, 5, [0.0] * 4, [0.0] * 4)
     for length in (4, 9, 100):
         predicted = target_attention(logit_kernel(model, length), 2, length)
-        assert predicted == pytest.approx(dict.fromkeys(PREDICTORS, 1 / length))
+        assert predicted == pytest.approx(dict.fromkeys(ATTENTION_PREDICTORS, 1 / length))
 
 
 def test_content_free_head_every_predictor_equals_the_model_weight():
@@ -63,7 +68,7 @@ def test_content_free_head_every_predictor_equals_the_model_weight():
     exact = weights[0, -1 - offset].item()
     assert torch.allclose(weights[:, -1 - offset], torch.tensor(exact, dtype=torch.float64))
     predicted = target_attention(logit_kernel(model, length), offset, length)
-    assert predicted == pytest.approx(dict.fromkeys(PREDICTORS, exact), abs=1e-12)
+    assert predicted == pytest.approx(dict.fromkeys(ATTENTION_PREDICTORS, exact), abs=1e-12)
 
 
 def enumerated_target_attention(kernel: torch.Tensor, offset: int, length: int) -> float:
@@ -128,7 +133,7 @@ def test_every_predictor_decreases_strictly_with_length(seed, offset, vocab_size
     exact = exact_target_attention(kernel, offset, lengths).mean(dim=(1, 2))  # (L,)
     for row, value in zip(by_length, exact):
         row["exact"] = value.item()
-    for predictor in PREDICTORS:
+    for predictor in ATTENTION_PREDICTORS:
         values = np.array([row[predictor] for row in by_length])
         assert np.all(np.diff(values) < 0)
         assert np.all((values > 0) & (values < 1))
@@ -194,6 +199,19 @@ def test_predict_dilution_rows_and_reproducibility():
     assert len(first) == 3 * len(PREDICTORS)
     assert set(first["predictor"]) == set(PREDICTORS)
     assert first["predicted_attention"].between(0, 1).all() and first["predicted_accuracy"].between(0, 1).all()
+    # Ranking: P_rank averaged over (query, target) tokens, where the target token reads out as itself; no
+    # sampled sequences. Its attention column repeats mean_field's.
+    values, unembedding, bias = token_outputs(small_head(0))
+    reads_as_itself = (values @ unembedding.T + bias).argmax(-1) == torch.arange(5)
+    by_predictor = first.set_index(["length", "predictor"])
+    for length in (4, 16, 64):
+        expected = (ranking_probability(logit_kernel(small_head(0), length), 2, length) * reads_as_itself).mean()
+        assert by_predictor.at[(length, "ranking"), "predicted_accuracy"] == pytest.approx(expected.item(), abs=1e-12)
+        assert (by_predictor.at[(length, "ranking"), "predicted_attention"]
+                == by_predictor.at[(length, "mean_field"), "predicted_attention"])
+    without_exact = predict_dilution(small_head(0), offset=2, seed=7, lengths=[4, 16, 64], n_samples=300,
+                                     with_exact=False)
+    pd.testing.assert_frame_equal(without_exact, first[first["predictor"] != "exact"].reset_index(drop=True))
 
 
 def test_predict_dilution_refuses_linear_attention():
@@ -212,6 +230,11 @@ def predictions_table(rows) -> pd.DataFrame:
                                        "predicted_accuracy"])
 
 
+def kernel_summary_table() -> pd.DataFrame:
+    profile = kernel_profile(step_kernel(4, 64, offset=1, far_delta=40), 1, train_length_max=32)
+    return pd.DataFrame([{"offset": 1, "seed": 0, **kernel_summary(profile, 1)}])
+
+
 def test_errors_from_hand_made_tables():
     measured = measured_table([(1, 0, 32, 0.9, 1.0), (1, 0, 64, 0.5, 0.8), (1, 0, 128, 0.3, 0.6)])
     learned = measured.assign(pe="learned", target_attention=0.0)  # must be ignored
@@ -219,15 +242,20 @@ def test_errors_from_hand_made_tables():
     predictions = predictions_table([
         (1, 0, 32, "mean_field", 0.9, 1.0), (1, 0, 64, "mean_field", 0.6, 0.8), (1, 0, 128, "mean_field", 0.2, 0.9),
         (1, 0, 32, "mean_logit", 1.0, 1.0), (1, 0, 64, "mean_logit", 0.9, 1.0), (1, 0, 128, "mean_logit", 0.8, 1.0),
+        (1, 0, 32, "ranking", 0.9, 1.0), (1, 0, 64, "ranking", 0.6, 0.8), (1, 0, 128, "ranking", 0.2, 0.7),
     ])
     comparison = compare_with_measured(predictions, pd.concat([measured, learned, other]))
     tables.to_arrow(comparison, PROP1_PREDICTION)  # the schema's columns are all there
-    errors = prediction_errors(comparison, train_length_max=32)
+    errors = prediction_errors(comparison, train_length_max=32, vocab_size=16)
+    untrained = compare_with_measured(predictions.assign(predicted_attention=1 / predictions["length"],
+                                                         predicted_accuracy=1 / 16),
+                                      measured.assign(target_attention=1 / measured["length"], accuracy=1 / 16 + 0.01))
+    errors = pd.concat([errors, prediction_errors(untrained, 32, 16, heads="untrained")], ignore_index=True)
     tables.to_arrow(errors, PROP1_ERROR)
 
-    def row(predictor, quantity, lengths="beyond_training", scope="K=1"):
-        return errors[(errors["predictor"] == predictor) & (errors["quantity"] == quantity)
-                      & (errors["lengths"] == lengths) & (errors["scope"] == scope)].iloc[0]
+    def row(predictor, quantity, lengths="beyond_training", scope="K=1", heads="trained"):
+        return errors[(errors["predictor"] == predictor) & (errors["quantity"] == quantity) & (errors["lengths"] == lengths)
+                      & (errors["scope"] == scope) & (errors["heads"] == heads)].iloc[0]
 
     assert row("mean_field", "target_attention")["mae"] == pytest.approx(0.1)
     assert row("mean_field", "target_attention")["bias"] == pytest.approx(0.0)
@@ -236,40 +264,152 @@ def test_errors_from_hand_made_tables():
     assert row("mean_logit", "target_attention", "all")["mae"] == pytest.approx((0.1 + 0.4 + 0.5) / 3)
     assert np.isnan(row("mean_logit", "accuracy")["correlation"])  # constant prediction
     assert row("mean_logit", "target_attention", scope="all")["correlation"] == pytest.approx(1.0)
+    assert row("ranking", "accuracy")["mae"] == pytest.approx(0.05)
+    assert errors[(errors["predictor"] == "ranking") & (errors["quantity"] == "target_attention")].empty
+    # The trivial baselines: chance (1/n, 1/V) and no decay (the value at length 32, held).
+    assert row("chance", "target_attention")["mae"] == pytest.approx((0.5 - 1 / 64 + 0.3 - 1 / 128) / 2)
+    assert row("chance", "accuracy")["mae"] == pytest.approx((0.8 + 0.6) / 2 - 1 / 16)
+    assert row("no_decay", "target_attention")["mae"] == pytest.approx(0.5)
+    assert row("no_decay", "accuracy")["mae"] == pytest.approx(0.3)
+    assert row("mean_field", "accuracy", heads="untrained")["mae"] == pytest.approx(0.01)
     assert best_predictor(errors) == "mean_field"
 
-    checks = with_keys(prediction_checks(errors, "mean_field", max_attention_mae=0.1 + 1e-9, max_accuracy_mae=0.1),
-                       "prop1", "prop1")
+    checks = with_keys(prediction_checks(errors, "mean_field", max_attention_mae=0.1 + 1e-9, max_accuracy_mae=0.1)
+                       + ranking_checks(errors, "mean_field"), "prop1", "prop1")
     tables.to_arrow(checks, CLAIMS)
-    assert checks["holds"].tolist() == [True, False]
-    assert checks["value"].tolist() == pytest.approx([0.1, 0.15])
-    assert checks["offset"].tolist() == [1, 1] and set(checks["kind"]) == {"evidence"}
-    text = section({"prop1_error": errors}, checks, {"task": {"train_length_max": 32}})
+    # attention MAE, its gain over the better baseline, accuracy MAE, its gain; mean_field minus ranking
+    assert checks["holds"].tolist() == [True, True, False, True, False]
+    assert checks["value"].tolist() == pytest.approx([0.1, (0.5 - 1 / 64 + 0.3 - 1 / 128) / 2 - 0.1, 0.15,
+                                                      0.3 - 0.15, 0.15 - 0.05])
+    assert checks["offset"].tolist() == [1] * 5 and set(checks["kind"]) == {"evidence"}
+    # The untrained heads' values, shown in the rules: an MAE that passes, a gain that cannot.
+    assert checks["rule"].tolist()[2:4] == ["<= 0.1 (untrained heads: 0.01)", ">= 0.05 (untrained heads: -0.01)"]
+    text = section({"prop1_error": errors, "prop1_kernel_summary": kernel_summary_table()}, checks,
+                   {"task": {"train_length_max": 32}})
     assert text.startswith("## prop1")
     assert "figures/prop1_validation_K1.png" in text
-    assert markdown_rows(text)[("K=1", "mean_field")][:3] == ["0.100", "+0.000", "1.000"]
+    rows = markdown_rows(text)
+    assert rows[("K=1", "mean_field")][:3] == ["0.100", "+0.000", "1.000"]
+    assert rows[("K=1", "ranking")][3:6] == ["0.050", "+0.050", "1.000"]
+    assert rows[("K=1", "no_decay")][3] == "0.300"
+    assert rows[("K=1", "1")][4:6] == ["+1.00 to +1.00", "40"]  # the kernel table: first unseen beating offset
+    assert "rope@base=100" in text
 
 
 def markdown_rows(text: str) -> dict[tuple[str, str], list[str]]:
-    """Every markdown table row of ``text``, by its first two cells."""
+    """Every markdown table row of ``text``, by its first two cells (the first where several tables have it)."""
     rows = {}
     for line in text.splitlines():
         if line.startswith("| "):
             cells = [cell.strip() for cell in line.strip("|").split("|")]
-            rows[tuple(cells[:2])] = cells[2:]
+            rows.setdefault(tuple(cells[:2]), cells[2:])  # the first table with that row: the trained heads
     return rows
 
 
 def test_checks_use_the_rules_of_lengthgen_rules_at_every_offset():
     measured = measured_table([(offset, 0, length, 0.5, 0.5) for offset in (1, 3) for length in (32, 64)])
-    predictions = predictions_table([(offset, 0, length, "mean_field", 0.55, 0.7)
-                                     for offset in (1, 3) for length in (32, 64)])
-    comparison = compare_with_measured(predictions, measured)
-    checks = with_keys(prop1.checks({"prop1_prediction": comparison}, {"task": {"train_length_max": 32}}), "prop1",
-                       "prop1")
-    assert checks["offset"].tolist() == [1, 1, 3, 3]
-    assert checks["holds"].tolist() == [True, False, True, False]  # attention off by 0.05, accuracy by 0.2
-    assert checks["threshold"].tolist() == [0.1] * 4
+    predictions = predictions_table([row for offset in (1, 3) for length in (32, 64)
+                                     for row in ((offset, 0, length, "mean_field", 0.55, 0.7),
+                                                 (offset, 0, length, "ranking", 0.55, 0.55))])
+    at_chance = measured.assign(target_attention=1 / measured["length"], accuracy=1 / 16)
+    tables_in = {"prop1_prediction": compare_with_measured(predictions, measured),
+                 "prop1_untrained_prediction": compare_with_measured(predictions, at_chance)}
+    checks = with_keys(prop1.checks(tables_in, {"task": {"train_length_max": 32, "vocab_size": 16}}), "prop1", "prop1")
+    assert checks["offset"].tolist() == [1] * 4 + [3] * 4 + [1, 3]
+    # attention off by 0.05 but no better than no decay; accuracy off by 0.2, worse than ranking (0.05)
+    assert checks["holds"].tolist() == [True, False, False, False] * 2 + [False, False]
+    assert checks["threshold"].tolist() == [0.1, 0.05, 0.1, 0.05] * 2 + [0.0, 0.0]
+
+
+def step_kernel(vocab_size: int, length: int, offset: int, far_delta: int) -> torch.Tensor:
+    """Logits 0 everywhere but 1 at the target's offset and 2 at ``far_delta``, for every token pair."""
+    kernel = torch.zeros(vocab_size, vocab_size, length, dtype=torch.float64)
+    kernel[:, :, offset], kernel[:, :, far_delta] = 1.0, 2.0
+    return kernel
+
+
+def enumerated_ranking(kernel: torch.Tensor, offset: int, length: int) -> torch.Tensor:
+    """P[a, t] that no key of a token other than t outranks the target, over every sequence, enumerated."""
+    vocab_size = kernel.shape[0]
+    counts, wins = torch.zeros(vocab_size, vocab_size), torch.zeros(vocab_size, vocab_size)
+    for by_delta in itertools.product(range(vocab_size), repeat=length):  # by_delta[0] is the query token
+        query, target = by_delta[0], by_delta[offset]
+        logits = [kernel[query, token, delta] for delta, token in enumerate(by_delta)]
+        outranked = any(logits[delta] > logits[offset] and token != target for delta, token in enumerate(by_delta))
+        counts[query, target] += 1
+        wins[query, target] += not outranked
+    return (wins / counts).double()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_ranking_probability_equals_enumeration(seed):
+    kernel = random_kernel(seed, 3, 6, scale=1.0)
+    for length in (3, 6):
+        assert torch.allclose(ranking_probability(kernel, 2, length), enumerated_ranking(kernel, 2, length), atol=1e-12)
+
+
+def test_ranking_probability_on_step_kernels():
+    vocab_size = 4
+    # The target outranks every key: ranking is certain at any length.
+    assert torch.all(ranking_probability(step_kernel(vocab_size, 64, 1, 1), 1, 64) == 1.0)
+    # A key at delta 40 outranks it: only sequences whose key there holds the target's token stay right.
+    kernel = step_kernel(vocab_size, 64, 1, 40)
+    assert torch.all(ranking_probability(kernel, 1, 40) == 1.0)
+    assert torch.allclose(ranking_probability(kernel, 1, 41), torch.full((4, 4), 1 / vocab_size, dtype=torch.float64))
+
+
+def test_ranking_is_the_readout_of_the_target_token_when_the_target_always_wins():
+    # Token embeddings zero: every token has the same value, so one token of three reads out as itself.
+    model = content_free_head(4, 3, [1.0, 2.0, -0.5, 1.5], [2.0, 0.5, 1.0, -1.0])
+    kernel = logit_kernel(model, 40)
+    offset = int(kernel[0, 0, 1:].argmax()) + 1  # the offset of the largest logit: no key outranks it
+    rows = predict_dilution(model, offset, 0, [offset + 1, 40], 200).set_index(["length", "predictor"])
+    for length in (offset + 1, 40):
+        assert rows.at[(length, "ranking"), "predicted_accuracy"] == pytest.approx(1 / 3, abs=1e-12)
+
+
+def test_kernel_profile_and_summary_of_a_step_kernel():
+    vocab_size, offset = 4, 1
+    profile = kernel_profile(step_kernel(vocab_size, 64, offset, 40), offset, train_length_max=32)
+    tables.to_arrow(profile.assign(offset=offset, seed=0), PROP1_KERNEL)
+    assert profile["delta"].tolist() == list(range(1, 64))
+    assert profile["seen"].tolist() == [delta < 32 for delta in range(1, 64)]
+    far = profile.set_index("delta").loc[40]
+    # Logits do not depend on the tokens: every gap is the same, and a key of another token beats the target.
+    assert far["mean_relative"] == far["gap_min"] == far["gap_max"] == far["gap_median"] == 1.0
+    assert far["beat_probability"] == pytest.approx((vocab_size - 1) / vocab_size)
+    assert profile.set_index("delta").loc[5, "gap_max"] == -1.0
+    summary = pd.DataFrame([{"offset": offset, "seed": 0, **kernel_summary(profile, offset)}]).astype(
+        {"delta_of_max_mean_relative_unseen": "Int64", "first_unseen_beating_delta": "Int64"})
+    tables.to_arrow(summary, PROP1_KERNEL_SUMMARY)
+    row = summary.iloc[0]
+    assert (row["first_unseen_beating_delta"], row["delta_of_max_mean_relative_unseen"]) == (40, 40)
+    assert (row["max_gap_seen"], row["max_gap_unseen"], row["target_mean_logit"]) == (-1.0, 1.0, 1.0)
+    assert row["expected_unseen_beaters"] == pytest.approx((vocab_size - 1) / vocab_size)
+    flat = kernel_summary(kernel_profile(step_kernel(vocab_size, 64, offset, offset), offset, 32), offset)
+    assert flat["first_unseen_beating_delta"] is None and flat["max_gap_unseen"] == -2.0  # target logit 2
+
+
+def test_untrained_comparison_measures_the_head_at_its_seeded_init():
+    task = {"vocab_size": 5, "train_length_min": 8, "train_length_max": 16, "eval_lengths": [16, 32]}
+    eval_sets = {length: make_eval_set(0, 2, length, 100, 5) for length in task["eval_lengths"]}
+    trained = small_head(3)  # any weights: only its config and the seed matter
+    rows = untrained_comparison(trained, eval_sets, offset=2, seed=4, task=task, n_samples=50)
+    tables.to_arrow(rows, PROP1_UNTRAINED_PREDICTION)
+    assert set(rows["predictor"]) == set(PREDICTORS) - {"exact"}
+    at_init = init_head(trained.config, 4).eval()
+    measured = rows.drop_duplicates("length").set_index("length")
+    for length, (tokens, targets) in eval_sets.items():
+        logits, weights = at_init.predict(tokens)
+        assert measured.at[length, "measured_accuracy"] == pytest.approx((logits.argmax(-1) == targets).double().mean())
+        assert measured.at[length, "measured_attention"] == pytest.approx(weights[:, -1 - 2].mean().item())
+    assert measured["in_training_range"].tolist() == [True, False]
+
+
+def test_trivial_predictions_without_an_in_range_length_have_no_no_decay_rows():
+    comparison = compare_with_measured(predictions_table([(1, 0, 64, "mean_field", 0.5, 0.5)]),
+                                       measured_table([(1, 0, 64, 0.4, 0.4)]))
+    assert trivial_predictions(comparison, 32, 16)["predictor"].tolist() == ["chance"]
 
 
 def test_missing_measurement_is_an_error():
@@ -296,7 +436,9 @@ def test_figures_show_measured_and_predicted_means_per_offset():
     predicted = at_k3[at_k3["predictor"] == "mean_field"].groupby("length")["predicted_attention"].mean()
     np.testing.assert_allclose(lines["predicted: mean_field"].get_ydata(), predicted.to_numpy())
     assert {f"predicted: {name}" for name in PREDICTORS} <= {line.get_label() for line in accuracy.get_lines()}
+    assert "predicted: ranking" not in lines  # it predicts no attention
 
 
 def test_the_figure_draws_every_predictor():
     assert tuple(PREDICTOR_STYLES) == PREDICTORS
+    assert set(ACCURACY_ONLY) == set(prop1.BORROWED_ATTENTION)

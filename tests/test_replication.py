@@ -6,7 +6,7 @@ import pytest
 from lengthgen.claims import COMPARISONS, KEY, check, with_keys, with_verdicts
 from lengthgen.plots.replication import replication_figure
 from lengthgen.replication import (EXPLORATORY, SPREAD_KEY, annotated_checks, claim_replication, compare_runs, margin,
-                                   replication_table, section_markdown)
+                                   replication_table, section_markdown, worked_example)
 from lengthgen.rule_history import history_markdown
 from lengthgen.table_schemas.replication import REPLICATION
 from lengthgen.tables import to_arrow
@@ -14,25 +14,29 @@ from lengthgen.tables import to_arrow
 THRESHOLD = 0.5
 
 
-def row(experiment, claim, statistic, offset, value, holds_fraction, *, kind="evidence", rule=None,
-        comparison=">=", threshold=THRESHOLD):
-    """One check of a constructed run and the share of seed resamples in which it holds."""
-    return {"experiment": experiment, "holds_fraction": holds_fraction,
+def row(experiment, claim, statistic, offset, value, holds_fraction, *, failing=None, seeds=5, kind="evidence",
+        rule=None, comparison=">=", threshold=THRESHOLD):
+    """One check of a constructed run of ``seeds`` seeds, the share of seed resamples in which it holds and on how
+    many seeds it fails computed on each alone (``failing``; None: no single seed gives it a value)."""
+    return {"experiment": experiment, "holds_fraction": holds_fraction, "n_seeds": seeds,
+            "seeds_checked": None if failing is None else seeds, "seeds_failing": failing,
             **check(claim, statistic, value, comparison, threshold, offset=offset, rule=rule, kind=kind)}
 
 
 def run_tables(*rows):
     """(all_claims, claim_spread) of one run from ``row``s; a per-offset experiment (shift) has a section per
-    offset, as the workflow writes it; the spread is +-0.02 around the value, over 5 seeds."""
+    offset, as the workflow writes it; the spread is +-0.02 around the value."""
     frame = pd.DataFrame(rows)
     per_offset = (frame["experiment"] == "shift") & frame["offset"].notna()
     sections = frame["experiment"].where(~per_offset, "shift_K" + frame["offset"].astype("Int64").astype(str))
-    checks = pd.concat([with_keys(group, *names).assign(holds_fraction=group["holds_fraction"].to_numpy())
+    spread_columns = ["holds_fraction", "n_seeds", "seeds_checked", "seeds_failing"]
+    checks = pd.concat([with_keys(group, *names).assign(**{name: group[name].to_numpy() for name in spread_columns})
                         for names, group in frame.groupby([frame["experiment"], sections], sort=False)],
                        ignore_index=True)
-    claims = with_verdicts(checks.drop(columns="holds_fraction"))
-    spread = checks[SPREAD_KEY].assign(n_seeds=5, resamples=200, spread_low=checks["value"] - 0.02,
-                                       spread_high=checks["value"] + 0.02, holds_fraction=checks["holds_fraction"])
+    claims = with_verdicts(checks.drop(columns=spread_columns))
+    spread = checks[SPREAD_KEY + spread_columns].assign(
+        resamples=200, spread_low=checks["value"] - 0.02, spread_high=checks["value"] + 0.02,
+        seeds_checked=checks["seeds_checked"].astype("Int64"), seeds_failing=checks["seeds_failing"].astype("Int64"))
     return claims, spread
 
 
@@ -84,29 +88,112 @@ def test_the_same_outcome_replicates():
     assert only(comparison)["replicates"] and claims.iloc[0]["replication"] == "replicated"
 
 
-def test_a_flip_the_bootstrap_leaves_open_is_measurement():
+def test_a_flip_the_bootstrap_leaves_open_without_per_seed_counts_is_measurement():
+    # A statistic no single seed gives a value (failing None): the bootstrap alone decides.
     _, comparison, claims = replicate([row("base", "c", "s", 1, 0.52, 0.6)],
                                       {"other": [row("base", "c", "s", 1, 0.45, 0.0)]})
     found = only(comparison)
     assert not found["replicates"] and found["cause"] == "measurement" and "open" in found["explanation"]
-    assert "exploratory K=1: 0.52 [0.5, 0.54], holds in 60% of resamples" in found["explanation"]  # from the tables
+    assert "no per-seed count" in found["explanation"]
+    assert "exploratory K=1: 0.52 [0.5, 0.54], holds in 60% of resamples, no per-seed value" in found["explanation"]
     assert claims.iloc[0]["replication"] == "not replicated" and claims.iloc[0]["causes"] == {"measurement": 1}
 
 
-def test_a_decided_flip_on_fresh_seeds_of_the_same_task_is_measurement():
-    _, comparison, _ = replicate([row("base", "c", "s", 1, 0.9, 1.0)], {"other": [row("base", "c", "s", 1, 0.1, 0.0)]},
-                                 same_task={"other": True})
+def test_compatible_shares_of_failing_seeds_and_an_open_outcome_are_measurement():
+    # A minimum over seeds that one seed of five fails: 0 of 5 against 1 of 5 (Fisher p = 1), open.
+    _, comparison, _ = replicate([row("base", "c", "s", 1, 0.9, 1.0, failing=0)],
+                                 {"other": [row("base", "c", "s", 1, 0.3, 0.33, failing=1)]})
     found = only(comparison)
-    assert found["cause"] == "measurement" and "fresh seeds" in found["explanation"]
+    assert found["cause"] == "measurement"
+    assert "0 of 5 against 1 of 5 seeds fail, shares compatible with one rate (Fisher p = 1)" in found["explanation"]
+    assert "other K=1: 0.3 [0.28, 0.32], holds in 33% of resamples, fails on 1 of 5 seeds alone" in found["explanation"]
 
 
-def test_a_decided_flip_on_another_task_is_the_rule_when_the_miss_is_within_the_margin_else_the_claim():
+def test_shares_that_differ_are_the_rule_when_the_miss_is_within_the_margin_else_the_claim():
+    # 0 of 5 against 5 of 5 failing seeds (Fisher p = 0.008): the setting changed how many seeds fail.
     # The exploratory value clears 0.5 by 60% of it; missing it by 10% of it is the threshold's doing.
-    _, near, _ = replicate([row("base", "c", "s", 1, 0.8, 1.0)], {"other": [row("base", "c", "s", 1, 0.45, 0.0)]})
-    assert only(near)["cause"] == "rule" and "misses the threshold by up to 10% of it" in only(near)["explanation"]
+    _, near, _ = replicate([row("base", "c", "s", 1, 0.8, 1.0, failing=0)],
+                           {"other": [row("base", "c", "s", 1, 0.45, 0.0, failing=5)]})
+    assert only(near)["cause"] == "rule" and "shares that differ (Fisher p = 0.0079)" in only(near)["explanation"]
+    assert "misses the threshold by up to 10% of it" in only(near)["explanation"]
     # Missing it by 90% of it, more than the exploratory margin: the effect is gone.
-    _, far, _ = replicate([row("base", "c", "s", 1, 0.8, 1.0)], {"other": [row("base", "c", "s", 1, 0.05, 0.0)]})
+    _, far, _ = replicate([row("base", "c", "s", 1, 0.8, 1.0, failing=0)],
+                          {"other": [row("base", "c", "s", 1, 0.05, 0.0, failing=5)]})
     assert only(far)["cause"] == "claim" and "clears it by 60% (median)" in only(far)["explanation"]
+    # Shares that differ decide even where the bootstrap leaves the outcome open (a mean over seeds near the bar).
+    _, open_mean, _ = replicate([row("base", "c", "s", 1, 0.8, 1.0, failing=0)],
+                                {"other": [row("base", "c", "s", 1, 0.45, 0.3, failing=5)]})
+    assert only(open_mean)["cause"] == "rule"
+
+
+def test_compatible_shares_that_both_runs_decide_on_another_task_are_judged_by_the_margins():
+    # 0 of 5 against 3 of 5 (Fisher p = 0.17): 5 seeds cannot tell the shares apart, but each run's seeds decide
+    # its outcome, so it is not measurement.
+    _, comparison, _ = replicate([row("base", "c", "s", 1, 0.8, 1.0, failing=0)],
+                                 {"other": [row("base", "c", "s", 1, 0.45, 0.01, failing=3)]})
+    found = only(comparison)
+    assert found["cause"] == "rule" and "both runs decide their outcome on another task" in found["explanation"]
+
+
+def test_fresh_seeds_of_the_same_task_are_measurement_only_when_the_shares_are_compatible():
+    explored = [row("base", "c", "s", 1, 0.9, 1.0, failing=0)]
+    # Decided in both runs, but 0 of 5 against 3 of 5 is one rate: the seeds alone turned it.
+    _, compatible, _ = replicate(explored, {"other": [row("base", "c", "s", 1, 0.1, 0.0, failing=3)]},
+                                 same_task={"other": True})
+    assert only(compatible)["cause"] == "measurement" and "fresh seeds" in only(compatible)["explanation"]
+    # 0 of 5 against 5 of 5 on the same task: not measurement by definition any more.
+    _, different, _ = replicate(explored, {"other": [row("base", "c", "s", 1, 0.1, 0.0, failing=5)]},
+                                same_task={"other": True})
+    assert only(different)["cause"] == "rule"  # misses by 80%, the exploratory run clears by 80%
+
+
+def test_a_real_non_pinning_seed_is_measurement_alone_but_not_when_it_recurs():
+    # The small_vocab case: the learned head's mass in range (a minimum over seeds, >= 0.5) holds at every explored
+    # offset; at K=4, one seed of five keeps 0.248 in range. Alone it is a share compatible with none (Fisher p = 1)
+    # and open: measurement.
+    statistic = "min over (seed, length) past the range of the mean attention mass in range"
+    explored = [row("mechanics", "learned pins", statistic, offset, 0.62, 1.0, failing=0) for offset in (1, 2)]
+    small_vocab = [row("mechanics", "learned pins", statistic, 4, 0.248, 0.33, failing=1)]
+    _, alone, _ = replicate(explored, {"small_vocab": small_vocab})
+    assert only(alone, "small_vocab")["cause"] == "measurement"
+    # A non-pinning seed in another run too (fresh seeds, at K=1): a fixed share of seeds fails in several runs,
+    # which more seeds would not remove; it misses by 50%, more than the 24% the exploratory run clears by: claim.
+    fresh = [row("mechanics", "learned pins", statistic, 1, 0.3, 0.33, failing=1)]
+    _, recurring, _ = replicate(explored, {"small_vocab": small_vocab, "fresh_seeds": fresh},
+                                same_task={"small_vocab": False, "fresh_seeds": True})
+    for run in ("small_vocab", "fresh_seeds"):
+        found = only(recurring, run)
+        assert found["cause"] == "claim" and "failing seeds recur in 2 runs of the study" in found["explanation"]
+    assert "misses the threshold by up to 50% of it, the other clears it by 24%" in only(recurring, "small_vocab")[
+        "explanation"]
+
+
+def test_a_run_with_one_seed_leaves_the_cause_undecided():
+    # 0 of 20 against 1 of 1 would differ (Fisher p = 0.048), and the miss is large, but one seed decides nothing.
+    _, comparison, _ = replicate([row("base", "c", "s", 1, 0.8, 1.0, failing=0, seeds=20)],
+                                 {"other": [row("base", "c", "s", 1, 0.05, 0.0, failing=1, seeds=1)]})
+    found = only(comparison)
+    assert found["cause"] == "measurement" and found["explanation"].startswith("undecided: a run has one seed")
+
+
+def test_over_offsets_the_largest_miss_decides():
+    # Missing by 10% at K=1 alone would be the rule (the exploratory run clears by 60%); missing by 90% at K=2 makes
+    # it the claim: the worst offset, not the best, says whether the effect is there.
+    explored = [row("base", "c", "s", offset, 0.8, 1.0, failing=0) for offset in (1, 2)]
+    _, near, _ = replicate(explored, {"other": [row("base", "c", "s", 1, 0.45, 0.0, failing=5),
+                                                row("base", "c", "s", 2, 0.8, 1.0, failing=0)]})
+    assert only(near)["cause"] == "rule"
+    _, mixed, _ = replicate(explored, {"other": [row("base", "c", "s", 1, 0.45, 0.0, failing=5),
+                                                 row("base", "c", "s", 2, 0.05, 0.0, failing=5)]})
+    found = only(mixed)
+    assert found["cause"] == "claim" and "misses the threshold by up to 90% of it" in found["explanation"]
+    assert "0 of 10 against 10 of 10 seeds fail" in found["explanation"]  # summed over the offsets compared
+
+
+def test_the_worked_example_in_the_section_is_decided_by_the_rule():
+    text = worked_example()
+    assert "as it is: **measurement**" in text and "at any offset: **claim**" in text
+    assert "if 6 of the 10 seeds failed it: **claim**" in text and "(worst 0.45): **rule**" in text
 
 
 def test_the_margins_come_from_the_comparison_and_threshold_columns_not_the_rule_text():

@@ -1,10 +1,13 @@
-"""RESULTS.md's code version: writing or committing the workflow's outputs does not change it."""
+"""RESULTS.md: its code version (writing or committing the workflow's outputs does not change it), its verdict table, and
+the order of its opening sections."""
 
+import datetime
 import subprocess
 
 import pandas as pd
 
-from lengthgen.report import code_version, verdict_table
+from lengthgen.claims import check, with_keys
+from lengthgen.report import code_version, render_results, verdict_table
 
 
 def git(repository, *args):
@@ -48,3 +51,15 @@ def test_the_verdict_table_counts_evidence_and_gives_each_section_its_experiment
     assert rows == {"base": ["1/1", "0/0", "confirmed", "not tested"],
                     "shift_K1": ["1/1", "0/1", "confirmed", "partly"],
                     "shift_K2": ["0/1", "0/0", "not confirmed", "partly"]}
+
+
+def test_the_report_opens_after_its_setup_with_what_this_reproduction_finds():
+    claims = with_keys([check("graceful decay follows the dilution law", "MAE past the range", 0.3, "<=", 0.1,
+                              offset=1)], "prop1", "prop1")
+    report = render_results({"task": {"vocab_size": 16}}, {"prop1": "## prop1\n\ntext"}, claims, "abc",
+                            datetime.date(2026, 1, 1), "a machine", "## Training\n\nfits", left_out={})
+    headings = [line for line in report.splitlines() if line.startswith("## ")]
+    assert headings[:4] == ["## Setup", "## What this reproduction finds", "## Training", "## Verdicts"]
+    findings = report.split("## What this reproduction finds")[1].split("## Training")[0]
+    assert "| **the dilution law**:" in findings and "The data contradict the paper" in findings
+    assert "| **the linear control**:" in findings and "Not tested under this config" in findings

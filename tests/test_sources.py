@@ -46,17 +46,20 @@ def test_package_docstrings_are_not_inputs_but_a_package_imported_by_name_is():
     assert "lengthgen" not in plot and "lengthgen.experiments" not in modules("analyze.py")
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("experiment", NO_MODEL_EXPERIMENTS)
 def test_experiments_that_read_no_model_do_not_import_torch(experiment):
     assert_torch_free(["lengthgen.experiments.runner", f"lengthgen.experiments.{experiment}",
                        f"lengthgen.prose.{experiment}"])
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("plot", PLOTS)
 def test_figure_jobs_do_not_import_torch(plot):
     assert_torch_free([f"lengthgen.plots.{plot}"])
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("script", NO_MODEL_SCRIPTS)
 def test_jobs_that_run_no_model_do_not_import_torch(script):
     assert_torch_free(modules(script))

@@ -1,5 +1,6 @@
 """The transformer experiment: accuracy windows, the retrieval head and its carrier, and the three findings' checks."""
 
+import copy
 import math
 
 import numpy as np
@@ -7,6 +8,7 @@ import pandas as pd
 import pytest
 import torch
 
+from conftest import markdown_rows
 from lengthgen.claims import verdict, with_keys
 from lengthgen.encodings import EncodingConfig, Rotary
 from lengthgen.experiments import transformer as experiment
@@ -15,10 +17,13 @@ from lengthgen.plots.transformer import draw
 from lengthgen.prose import transformer as prose
 from lengthgen.thresholds import MIN_RETRIEVAL_ATTENTION
 from lengthgen.table_schemas import schema_named
+from lengthgen import transformer as transformer_module
 from lengthgen.table_schemas.transformer import (TRANSFORMER_BLOCKS, TRANSFORMER_CARRIER, TRANSFORMER_HEADS,
-                                           TRANSFORMER_SHIFT_CHANGES, TRANSFORMER_WINDOWS)
+                                           TRANSFORMER_SHIFT_CHANGES, TRANSFORMER_UNTRAINED_CARRIER,
+                                           TRANSFORMER_WINDOWS)
 from lengthgen.tables import to_arrow
-from lengthgen.training import seeded_init
+from lengthgen.task import TaskConfig
+from lengthgen.training import TrainConfig, TrainedModel, seeded_init
 from lengthgen.transformer import Transformer, TransformerConfig
 
 VOCAB, TRAIN_MAX = 8, 8
@@ -131,13 +136,66 @@ def carrier_rows(attention, share=0.95, alignment=0.95) -> pd.DataFrame:
                          "n_blocks": 16, "single_head_retrieves": [a >= MIN_RETRIEVAL_ATTENTION for a in attention]})
 
 
+def untrained_rows(n_seeds: int, retrieval_share: float = 0.6, other_share: float = 0.9) -> pd.DataFrame:
+    """Two heads per seed at init: the trained retrieval head's (layer 0, head 0) and another one."""
+    return pd.DataFrame({"offset": 1, "seed": np.repeat(range(n_seeds), 2), "layer": 0, "head": [0, 1] * n_seeds,
+                         "trained_retrieval_head": [True, False] * n_seeds, "attention_at_offset": 0.1,
+                         "top4_share": [retrieval_share, other_share] * n_seeds, "top4_alignment": 0.2})
+
+
 def test_carrier_checks_and_the_split_retrieval_is_said():
-    held = pd.DataFrame(experiment.claims_carrier(carrier_rows([0.9, 0.8])))
+    held = pd.DataFrame(experiment.claims_carrier(carrier_rows([0.9, 0.8]), untrained_rows(2)))
     assert held["holds"].all()
+    # the share is compared with the same head at init (0.6), not with the other heads (0.9)
+    assert held["value"].iloc[2] == pytest.approx(0.95 - 0.6)
+    assert "untrained same head: 0.6 to 0.6" in held["rule"].iloc[1]
     split = carrier_rows([0.9, 0.3], alignment=0.5)
-    checks = pd.DataFrame(experiment.claims_carrier(split))
-    assert checks["holds"].tolist() == [False, True, False] and verdict(checks) == "mixed"
+    checks = pd.DataFrame(experiment.claims_carrier(split, untrained_rows(2)))
+    assert checks["holds"].tolist() == [False, True, True, False] and verdict(checks) == "mixed"
     assert "No single head retrieves in 1 of 2" in prose.carrier_finding(split)
+
+
+def test_a_share_the_same_head_had_at_init_is_not_learned():
+    checks = pd.DataFrame(experiment.claims_carrier(carrier_rows([0.9, 0.8], share=0.85),
+                                                    untrained_rows(2, retrieval_share=0.87)))
+    assert checks["holds"].tolist() == [True, True, False, True]  # above the bar, below the same head untrained
+
+
+def test_the_untrained_model_is_the_one_training_started_from(monkeypatch):
+    started = {}
+
+    def record_start(models, seeds, *args):
+        started.update({seed: copy.deepcopy(model) for seed, model in zip(seeds, models)})
+        return [TrainedModel(seed, model, None, {}) for seed, model in zip(seeds, models)]
+
+    monkeypatch.setattr(transformer_module, "fit", record_start)
+    config = TransformerConfig(VOCAB, "rope", 1, 2, 16, trained_positions=64)
+    task = TaskConfig(offset=1, vocab_size=VOCAB, train_length_min=4, train_length_max=TRAIN_MAX)
+    trained = transformer_module.train_transformers(config, task, TrainConfig(steps=1, batch_size=2, lr=0.1), [3, 5])
+    for result in trained:
+        with torch.no_grad():  # training moves the weights away from where they started
+            for parameter in result.model.parameters():
+                parameter.add_(1.0)
+        init = experiment.initialization(result.model, result.seed)
+        for name, tensor in init.state_dict().items():
+            torch.testing.assert_close(tensor, started[result.seed].state_dict()[name], rtol=0, atol=0)
+
+
+def test_untrained_heads_are_measured_as_the_retrieval_head():
+    model = seeded_init(Transformer, TransformerConfig(VOCAB, "rope", 2, 2, 16, trained_positions=64), 0)
+    tokens = torch.randint(VOCAB, (6, TRAIN_MAX), generator=torch.Generator().manual_seed(0))
+    carrier = experiment.analyze_carrier(model, tokens, offset=2, seed=0, train_length_max=TRAIN_MAX)["carrier"]
+    retrieval = (int(carrier.loc[0, "layer"]), int(carrier.loc[0, "head"]))
+    untrained = experiment.analyze_untrained_heads(model, tokens, 2, 0, TRAIN_MAX, retrieval)
+    to_arrow(untrained, TRANSFORMER_UNTRAINED_CARRIER)
+    assert len(untrained) == 4 and untrained["trained_retrieval_head"].sum() == 1
+    same = untrained[untrained["trained_retrieval_head"]].iloc[0]
+    assert (same["layer"], same["head"]) == retrieval
+    for column in ("attention_at_offset", "top4_share", "top4_alignment", "kernel_logit_correlation", "peak_delta"):
+        assert same[column] == pytest.approx(carrier.loc[0, column], abs=1e-12)
+    # a "trained" model that is its own init has learned nothing: its share does not clear the baseline
+    checks = pd.DataFrame(experiment.claims_carrier(carrier, untrained))
+    assert checks["value"].iloc[2] == pytest.approx(0.0, abs=1e-12) and not checks["holds"].iloc[2]
 
 
 SETTINGS = {"task": {"vocab_size": VOCAB, "train_length_min": 4, "train_length_max": TRAIN_MAX,
@@ -175,14 +233,22 @@ def test_analysis_section_and_figures_from_models():
 
     checks = with_keys(experiment.checks({name: tables[name] for name in experiment.CHECKED}, SETTINGS),
                        "transformer", "transformer")
-    assert checks["claim"].tolist() == ["phenomenon"] * 4 + ["equivariance"] * 2 + ["carrier"] * 3
-    assert checks["offset"].tolist() == [1] * 9
+    assert checks["claim"].tolist() == ["phenomenon"] * 4 + ["equivariance"] * 2 + ["carrier"] * 4
+    assert checks["offset"].tolist() == [1] * 10
+    untrained = tables["transformer_untrained_carrier"]
+    assert len(untrained) == 2 and untrained["trained_retrieval_head"].sum() == 1  # every head of the rope model
+    # these models are at init, so the retrieval head's share equals its share at init: not learned
+    over_untrained = checks[checks["statistic"].str.contains("minus the highest of the same head untrained")]
+    assert over_untrained["value"].tolist() == pytest.approx([0.0], abs=1e-12) and not over_untrained["holds"].any()
     assert checks.loc[checks["claim"] == "phenomenon", "holds"].all()
     section = prose.section(tables, checks, SETTINGS)
     assert section.startswith("## transformer") and "figures/transformer_shift.png" in section
     for finding in experiment.FINDINGS:
         assert f"| {finding} " in section
     assert "Sanity checks" in section  # rope's shift invariance, apart from the evidence
+    baseline = markdown_rows(section, "|K|headsatinit|")
+    assert len(baseline) == 1 and baseline[0][1] == "2"
+    assert "With 4 blocks per head, every head holds all its energy in its top 4" in section  # head width 8
     windows = tables["transformer_windows"]
     assert f"{windows.loc[windows['length'] == 32, 'accuracy'].max():.3f}" in section
     assert np.isfinite(tables["transformer_carrier"]["kernel_logit_correlation"]).all()
@@ -195,6 +261,10 @@ def test_analysis_section_and_figures_from_models():
     for pe in ("rope", "learned"):
         expected = longest[longest["pe"] == pe].groupby("position")["accuracy"].mean().to_numpy()
         np.testing.assert_allclose(means[f"{pe} (mean over 1 seeds)"], expected)
+    labels = [text.get_text() for ax in figures["transformer"].axes if ax.get_legend()
+              for text in ax.get_legend().get_texts()]
+    at_init = untrained.loc[untrained["trained_retrieval_head"], "top4_share"].item()
+    assert any(f"(at init {at_init:.2f})" in label for label in labels)  # the carrier's baseline, beside it
     output_panel = figures["transformer_shift"].axes[0]
     bold = {line.get_label(): line for line in output_panel.get_lines() if line.get_label().startswith("learned, ")}
     learned = changes[(changes["pe"] == "learned") & (changes["dtype"] == "float64")]

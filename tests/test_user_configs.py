@@ -70,7 +70,7 @@ def test_a_config_that_changes_only_sweep_and_task_runs_the_whole_pipeline(tmp_p
     results = tmp_path / "run" / "results"
     report = (results / "RESULTS.md").read_text()
     claims = pd.read_parquet(results / "tables" / "claims.parquet")
-    assert list(dict.fromkeys(claims["experiment"])) == what_runs.sections
+    assert list(dict.fromkeys(claims["section"])) == what_runs.sections
     for section in what_runs.sections:
         assert re.search(rf"^## {section}\b", report, flags=re.MULTILINE), section
     for experiment, reason in what_runs.left_out.items():
@@ -87,6 +87,8 @@ def test_a_config_that_changes_only_sweep_and_task_runs_the_whole_pipeline(tmp_p
     assert len(models) == len(heads)
     # These tiny tasks evaluate at one length past 2x the training range; linear's rate needs two.
     if name == "rope only, one seed":
-        assert set(what_runs.left_out) == {"base", "mechanics", "cures", "transformer", "linear", "multiseed"}
+        assert set(what_runs.left_out) == {"base", "mechanics", "cures", "errors", "transformer", "linear",
+                                           "multiseed"}
     if name == "learned only":
-        assert set(what_runs.left_out) == {"base", "mechanics", "prop1", "frequency", "cures", "transformer", "linear"}
+        assert set(what_runs.left_out) == {"base", "mechanics", "prop1", "frequency", "cures", "errors", "transformer",
+                                           "linear"}

@@ -6,9 +6,10 @@ import pytest
 from lengthgen.claims import verdict, with_keys
 from lengthgen.encodings import encoding_description
 from lengthgen.experiments import variants
-from lengthgen.experiments.variants import COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, classify
+from lengthgen.experiments.variants import (COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION,
+                                            classify, predicted_class)
 from lengthgen.plots.variants import draw
-from lengthgen.prose.variants import explanation, left_out_markdown, section
+from lengthgen.prose.variants import left_out_markdown, section
 from lengthgen.thresholds import CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY
 from lengthgen.table_schemas.variants import VARIANTS_CLASSES, VARIANTS_SUMMARY
 from lengthgen.tables import to_arrow
@@ -85,10 +86,14 @@ def test_each_encoding_and_offset_gets_its_class():
 
 def test_checks_cover_exactly_the_cells_the_account_predicts():
     _, _, checks = analysis()
-    # offset-only and trained: rope at both offsets, alibi_learned where it fits (K=1); monotone: alibi_learned K=2.
-    assert checked_cells(checks) == [("alibi_learned", 1), ("alibi_learned", 2), ("rope", 1), ("rope", 2)]
+    # No check for alibi_learned K=1: a monotone term at K=1 gets no prediction (its slope decides).
+    assert checked_cells(checks) == [("alibi_learned", 2), ("learned", 1), ("learned", 2), ("rope", 1), ("rope", 2)]
     # A monotone term that fits K >= 2 would be impossible: that check tests the code, not the account.
-    assert checks.set_index("offset").loc[2, "kind"].tolist() == ["sanity", "evidence"]
+    assert checks.set_index("offset").loc[2, "kind"].tolist() == ["sanity", "evidence", "evidence"]
+    evidence = checks[checks["kind"] == "evidence"]
+    assert set(evidence["claim"]) == {"prediction matches"}
+    assert evidence["statistic"].tolist() == [f"{pe}: measured class matches the predicted one ({predicted})"
+                                              for pe, predicted in [("learned", COLLAPSES)] * 2 + [("rope", NO_COLLAPSE)] * 2]
     assert checks["holds"].all() and verdict(checks) == "confirmed"
 
 
@@ -104,25 +109,49 @@ def test_check_names_carry_no_setting():
     assert not base["rule"].equals(changed["rule"])
 
 
-def test_a_relative_encoding_that_collapses_or_a_monotone_one_that_fits_fails_its_check():
-    _, _, checks = analysis({**RUNS, ("rope", 2): (1.0, 0.13), ("alibi_learned", 2): (0.95, 0.9)})
-    assert checked_cells(checks[~checks["holds"]]) == [("alibi_learned", 2), ("rope", 2)]
-    assert verdict(checks) == "mixed"  # of the evidence: rope K=1 and alibi_learned K=1 hold, rope K=2 not
+def test_a_class_other_than_the_predicted_one_or_a_monotone_term_that_fits_fails_its_check():
+    _, _, checks = analysis({**RUNS, ("rope", 2): (1.0, 0.13), ("learned", 1): (1.0, 0.95),
+                             ("alibi_learned", 2): (0.95, 0.9)})
+    assert checked_cells(checks[~checks["holds"]]) == [("alibi_learned", 2), ("learned", 1), ("rope", 2)]
+    assert verdict(checks) == "mixed"  # of the evidence: learned K=2 and rope K=1 hold
+
+
+def test_a_relative_encoding_that_fails_in_range_does_not_match_its_prediction():
+    """The prediction for an offset-only, fully trained logit includes fitting the range."""
+    _, _, checks = analysis({**RUNS, ("rope", 1): (0.5, 0.5)})
+    assert checked_cells(checks[~checks["holds"]]) == [("rope", 1)]
 
 
 def test_no_prediction_is_no_confirmation():
-    _, _, checks = analysis({("learned", 1): (1.0, 0.12)})
+    _, _, checks = analysis({("alibi_learned", 1): (1.0, 1.0)})
     assert verdict(checks) == "not confirmed"
 
 
-def test_the_explanation_follows_the_mechanism_and_the_class():
-    rope, learned, alibi = (encoding_description(pe) for pe in ("rope", "learned", "alibi"))
-    assert "dilution" in explanation(rope, DECAYS, 2)
-    assert "does not explain" in explanation(rope, COLLAPSES, 2)  # the account cannot claim a collapse it predicts against
-    assert "absolute positions" in explanation(learned, COLLAPSES, 1) and "initialization" in explanation(learned, COLLAPSES, 1)
-    assert "initialization" not in explanation(encoding_description("sinusoidal"), COLLAPSES, 1)
-    assert "cannot fit the task even in range" in explanation(alibi, FAILS, 2)
-    assert "cannot fit the task even in range" not in explanation(alibi, FAILS, 1)
+# The prediction per encoding at K = 1, 2, 3, as the rules of lengthgen/thresholds.py give it for its properties.
+PREDICTED = {
+    "rope": [NO_COLLAPSE] * 3, "rope@base=100": [NO_COLLAPSE] * 3,
+    "learned": [COLLAPSES] * 3, "fire": [COLLAPSES] * 3, "fire_fixed": [COLLAPSES] * 3,
+    "nope": [NO_PREDICTION, FAILS, FAILS], "alibi": [NO_PREDICTION, FAILS, FAILS],
+    "alibi@slope=0.5": [NO_PREDICTION, FAILS, FAILS], "alibi_learned": [NO_PREDICTION, FAILS, FAILS],
+    "randomized_rope": [NO_PREDICTION, FAILS, FAILS], "randomized_learned": [NO_PREDICTION, FAILS, FAILS],
+    "sinusoidal": [NO_PREDICTION] * 3, "t5": [NO_PREDICTION] * 3,
+}
+
+
+@pytest.mark.parametrize("pe", sorted(PREDICTED))
+def test_the_prediction_is_the_rules_of_the_registry_s_properties(pe):
+    assert [predicted_class(encoding_description(pe), offset) for offset in (1, 2, 3)] == PREDICTED[pe]
+
+
+def test_the_prediction_reads_the_properties_alone():
+    """Every combination of the four properties gets a prediction, the same whatever else the description holds."""
+    names = ("offset_only", "trained_past_range", "monotone_in_offset", "random_positions")
+    for flags in range(16):
+        mechanism = {name: bool(flags >> bit & 1) for bit, name in enumerate(names)}
+        for offset in (1, 2, 5):
+            prediction = predicted_class(mechanism, offset)
+            assert prediction in (NO_COLLAPSE, COLLAPSES, FAILS, NO_PREDICTION)
+            assert predicted_class({**mechanism, "summary": "anything"}, offset) == prediction
 
 
 def test_the_section_flags_seeds_that_disagree_about_the_class():
@@ -149,6 +178,15 @@ def test_section_reports_the_measured_numbers_classes_and_properties():
     assert [cell.strip() for cell in rope_row.strip("|").split("|")] == [
         "rope", "extrapolates (0.950 [0.950, 0.950])", "decays gracefully (0.500 [0.500, 0.500])"]
     assert DESCRIPTIONS["learned"]["summary"] in text and "figures/pe_variants.png" in text
+    predictions_table = text.split("**Predictions**")[1].split("**Claim**")[0]
+    lines = [[cell.strip() for cell in line.strip("|").split("|")]
+             for line in predictions_table.splitlines() if line.startswith("| ")]
+    assert lines[0] == ["encoding", "K", "predicted class", "measured class", "match"]
+    rows = {tuple(line[:2]): line for line in lines[1:]}
+    assert rows[("rope", "2")][2:] == [NO_COLLAPSE, DECAYS, "yes"]
+    assert rows[("learned", "1")][2:] == [COLLAPSES, COLLAPSES, "yes"]
+    assert rows[("alibi_learned", "1")][2:] == [NO_PREDICTION, EXTRAPOLATES, "-"]
+    assert "5 of 6 cells have a prediction; 5 match, 0 do not" in text
     assert "Sanity checks" in text.split("**Claim**")[1]  # the impossibility, shown apart from the evidence
 
 

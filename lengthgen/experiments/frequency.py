@@ -21,7 +21,7 @@ import torch
 from lengthgen.claims import check
 from lengthgen.kernel import cosine_sum, mean_block_coefficients, rotary_blocks
 from lengthgen.model import AttentionHead
-from lengthgen.thresholds import MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE
+from lengthgen.thresholds import MIN_SHARE_MARGIN_OVER_UNTRAINED, MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE
 from lengthgen.training import init_head
 
 TOP_BLOCKS = (1, 2, 4)
@@ -150,9 +150,10 @@ def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
 
 
 def frequency_checks(summary: pd.DataFrame, untrained: pd.DataFrame) -> list[dict]:
-    """Per offset, over every seed: the top-4 blocks hold >= ``MIN_TOP4_SHARE`` of the energy, and their
-    energy-weighted alignment with K is >= ``MIN_TOP4_ALIGNMENT`` (the worst seed is the value). Each rule
-    text names the range the same heads had untrained (``untrained``: their summaries at init)."""
+    """Per offset, over every seed: the top-4 blocks hold >= ``MIN_TOP4_SHARE`` of the energy, and more of it than
+    in any of the same heads untrained (``untrained``: their summaries at init; ``share_over_untrained``); their
+    energy-weighted alignment with K is >= ``MIN_TOP4_ALIGNMENT`` (the worst seed is the value). Each rule text
+    names the range the same heads had untrained."""
     rows = []
     for offset, heads in summary.groupby("offset", sort=True):
         at_init = untrained[untrained["offset"] == offset]
@@ -165,8 +166,23 @@ def frequency_checks(summary: pd.DataFrame, untrained: pd.DataFrame) -> list[dic
             check("the learned rule is a low-rank carrier aligned with K", "lowest top-4 energy share over seeds",
                   heads["top4_share"].min(), ">=", MIN_TOP4_SHARE, offset=offset,
                   rule=rule(MIN_TOP4_SHARE, "top4_share")),
+            share_over_untrained("the learned rule is a low-rank carrier aligned with K",
+                                 "lowest top-4 energy share over seeds minus the highest of the same heads untrained",
+                                 heads["top4_share"], at_init["top4_share"], offset),
             check("the learned rule is a low-rank carrier aligned with K",
                   "lowest energy-weighted top-4 alignment cos(K theta + phi) over seeds", heads["top4_alignment"].min(),
                   ">=", MIN_TOP4_ALIGNMENT, offset=offset, rule=rule(MIN_TOP4_ALIGNMENT, "top4_alignment")),
         ]
     return rows
+
+
+def share_over_untrained(claim: str, statistic: str, trained: pd.Series, untrained: pd.Series, offset: int) -> dict:
+    """The check that training raised a statistic (the top-4 share): its lowest trained value over the seeds
+    minus its highest value in the same heads at init exceeds ``MIN_SHARE_MARGIN_OVER_UNTRAINED``, so every
+    trained head is above every untrained one (by chance at most 2^-n over n seeds; thresholds.py)."""
+    n_seeds = len(trained)
+    return check(claim, statistic, trained.min() - untrained.max(), ">", MIN_SHARE_MARGIN_OVER_UNTRAINED,
+                 offset=offset,
+                 rule=f"> {MIN_SHARE_MARGIN_OVER_UNTRAINED:g} (trained: {trained.min():.3g} to {trained.max():.3g}; "
+                      f"untrained: {untrained.min():.3g} to {untrained.max():.3g}; {n_seeds} seeds, "
+                      f"by chance <= 2^-{n_seeds} = {2.0 ** -n_seeds:.2g})")

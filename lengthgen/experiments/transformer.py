@@ -16,7 +16,9 @@ findings of the single head:
    it sees, s(delta) = sum_i Re(mean(zq)_i conj(mean(zk)_i) e^{i delta theta_i}) / sqrt(hd), decomposed
    into rotary blocks by ``experiments.frequency``. A single head retrieves when that attention weight
    reaches ``thresholds.MIN_RETRIEVAL_ATTENTION``; when none does, the work is split over heads or layers and
-   the per-head attention at every offset shows how.
+   the per-head attention at every offset shows how. The baseline: every head of the same model at its
+   seeded initialization (the weights its training started from), measured the same way on the same
+   sequences; the retrieval head's top-4 share must exceed that of the same (layer, head) at init.
 
 Each check's claim is its finding's name (``FINDINGS``); the section's text is ``prose/transformer.py``.
 """
@@ -32,10 +34,11 @@ from lengthgen.experiments import frequency, shift
 from lengthgen.kernel import as_complex_blocks, cosine_sum
 from lengthgen.thresholds import (ABOVE_CHANCE_FACTOR, ABSOLUTE_MIN_CHANGE, CHANCE_TOLERANCE, MIN_RETRIEVAL_ATTENTION,
                              MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE, NEAR_PERFECT, ROPE_MAX_CHANGE, SHIFT_CLAIM_DTYPE)
-from lengthgen.transformer import Transformer
+from lengthgen.training import seeded_init
+from lengthgen.transformer import AttentionTrace, Transformer
 
 FINDINGS = ("phenomenon", "equivariance", "carrier")
-CHECKED = ("transformer_windows", "transformer_shift_changes", "transformer_carrier")
+CHECKED = ("transformer_windows", "transformer_shift_changes", "transformer_carrier", "transformer_untrained_carrier")
 
 
 def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
@@ -52,15 +55,16 @@ def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
     """Every check of the three findings, in order."""
     task = settings["task"]
     return (claims_phenomenon(tables["transformer_windows"], task["vocab_size"], task["train_length_max"])
-            + claims_equivariance(tables["transformer_shift_changes"]) + claims_carrier(tables["transformer_carrier"]))
+            + claims_equivariance(tables["transformer_shift_changes"])
+            + claims_carrier(tables["transformer_carrier"], tables["transformer_untrained_carrier"]))
 
 
 def measure_models(models, eval_sets: dict, settings: dict) -> dict[str, pd.DataFrame]:
     """Per model, on the first ``transformer.eval_samples`` sequences of its offset's evaluation sets: the
     shift changes at the lengths ``shift.lengths``, and, for rope, the heads and the carrier on in-range
-    sequences."""
+    sequences, trained and at the model's seeded initialization."""
     n_samples, train_length_max = settings["transformer"]["eval_samples"], settings["task"]["train_length_max"]
-    changes, carriers = [], []
+    changes, carriers, untrained = [], [], []
     for run, model in models:
         offset, seed = run["offset"], run["seed"]
         sets = eval_sets[offset]
@@ -69,11 +73,22 @@ def measure_models(models, eval_sets: dict, settings: dict) -> dict[str, pd.Data
         if run["pe"] == "rope":
             # In-range sequences: by causality, the first train_length_max tokens of the 4x set are one.
             in_range = sets[4 * train_length_max][0][:n_samples, :train_length_max]
-            carriers.append(analyze_carrier(model, in_range, offset, seed, train_length_max))
+            found = analyze_carrier(model, in_range, offset, seed, train_length_max)
+            retrieval_head = tuple(int(found["carrier"].loc[0, column]) for column in ("layer", "head"))
+            untrained.append(analyze_untrained_heads(initialization(model, seed), in_range, offset, seed,
+                                                     train_length_max, retrieval_head))
+            carriers.append(found)
     heads, blocks, carrier = (pd.concat([found[kind] for found in carriers], ignore_index=True)
                               for kind in ("heads", "blocks", "carrier"))
     return {"transformer_shift_changes": pd.concat(changes, ignore_index=True), "transformer_heads": heads,
-            "transformer_blocks": blocks, "transformer_carrier": carrier}
+            "transformer_blocks": blocks, "transformer_carrier": carrier,
+            "transformer_untrained_carrier": pd.concat(untrained, ignore_index=True)}
+
+
+def initialization(model: Transformer, seed: int) -> Transformer:
+    """The weights ``model``'s training started from: its config initialized from its seed, as
+    ``transformer.train_transformers`` does (``training.seeded_init``)."""
+    return seeded_init(Transformer, model.config, seed).eval()
 
 
 # --- 1. the phenomenon ---------------------------------------------------------------------------------------
@@ -171,19 +186,36 @@ def carrier_coefficients(query: torch.Tensor, key: torch.Tensor) -> torch.Tensor
 
 
 @torch.no_grad()
+def trace_in_double(model: Transformer, tokens: torch.Tensor) -> tuple[list[AttentionTrace], torch.Tensor]:
+    """``model`` in float64 on its device, on ``tokens`` (N, T): every layer's trace, on the CPU, and every
+    head's mean attention weight at every offset, (L, H, T)."""
+    model = model.double()
+    _, record = model.trace(tokens.to(next(model.parameters()).device))
+    record = [type(layer)(*(tensor.cpu() for tensor in layer)) for layer in record]
+    return record, torch.stack([attention_by_offset(layer.weights) for layer in record])
+
+
+def head_carrier(model: Transformer, trace: AttentionTrace, head: int, offset: int,
+                 train_length_max: int) -> tuple[pd.DataFrame, dict]:
+    """One head's carrier: its rotary spectrum (``frequency.analyze_coefficients``) and a row of its summary
+    with the correlation over delta in 0..T-1 of its carrier kernel with its mean realized logit."""
+    coefficients = carrier_coefficients(trace.query[:, head], trace.key[:, head])
+    theta = model.encoding.theta.double().cpu()
+    spectrum, summary, _ = frequency.analyze_coefficients(coefficients, theta, offset, train_length_max)
+    kernel = cosine_sum(coefficients, theta, torch.arange(trace.logits.shape[-1])).numpy()
+    realized = mean_logit_by_offset(trace.logits[:, head]).numpy()
+    return spectrum, {"kernel_logit_correlation": float(np.corrcoef(kernel, realized)[0, 1]), **summary}
+
+
 def analyze_carrier(model: Transformer, tokens: torch.Tensor, offset: int, seed: int,
                     train_length_max: int) -> dict[str, pd.DataFrame]:
     """One rope transformer on in-range sequences ``tokens`` (N, train_length_max), in float64 on its device.
 
     Returns ``heads`` (every layer and head's mean attention weight at every offset), ``blocks`` (the
-    retrieval head's rotary spectrum, from ``frequency.analyze_coefficients``) and ``carrier`` (one row:
-    which head retrieves, how much, its carrier's summary, and the correlation over delta in
-    0..train_length_max-1 of its carrier kernel with its mean realized logit).
+    retrieval head's rotary spectrum) and ``carrier`` (one row: which head retrieves, how much, its
+    carrier's summary and kernel-logit correlation, ``head_carrier``).
     """
-    model = model.double()
-    _, record = model.trace(tokens.to(next(model.parameters()).device))
-    record = [type(layer)(*(tensor.cpu() for tensor in layer)) for layer in record]
-    profiles = torch.stack([attention_by_offset(layer.weights) for layer in record])  # (L, H, T)
+    record, profiles = trace_in_double(model, tokens)
     n_layers, n_heads, length = profiles.shape
     keys = {"offset": offset, "seed": seed}
     layer_index, head_index = np.meshgrid(np.arange(n_layers), np.arange(n_heads), indexing="ij")
@@ -194,31 +226,53 @@ def analyze_carrier(model: Transformer, tokens: torch.Tensor, offset: int, seed:
     at_offset = profiles[:, :, offset].flatten()  # (L * H,)
     ranked = at_offset.sort(descending=True).values
     layer, head = divmod(int(at_offset.argmax()), n_heads)
-    trace = record[layer]
-    coefficients = carrier_coefficients(trace.query[:, head], trace.key[:, head])
-    theta = model.encoding.theta.double().cpu()
-    spectrum, summary, _ = frequency.analyze_coefficients(coefficients, theta, offset, train_length_max)
-    kernel = cosine_sum(coefficients, theta, torch.arange(length)).numpy()
-    realized = mean_logit_by_offset(trace.logits[:, head]).numpy()
+    spectrum, summary = head_carrier(model, record[layer], head, offset, train_length_max)
     head_keys = {**keys, "layer": layer, "head": head}
     carrier = {**head_keys, "attention_at_offset": float(ranked[0]),
                "runner_up_attention_at_offset": float(ranked[1]) if len(ranked) > 1 else math.nan,
-               "single_head_retrieves": bool(ranked[0] >= MIN_RETRIEVAL_ATTENTION),
-               "kernel_logit_correlation": float(np.corrcoef(kernel, realized)[0, 1]), **summary}
+               "single_head_retrieves": bool(ranked[0] >= MIN_RETRIEVAL_ATTENTION), **summary}
     return {"heads": heads, "blocks": spectrum.assign(**head_keys), "carrier": pd.DataFrame([carrier])}
 
 
-def claims_carrier(carrier: pd.DataFrame) -> list[dict]:
+def analyze_untrained_heads(model: Transformer, tokens: torch.Tensor, offset: int, seed: int, train_length_max: int,
+                            retrieval_head: tuple[int, int]) -> pd.DataFrame:
+    """The baseline of the carrier: every (layer, head) of an untrained transformer on ``tokens``, measured as
+    the retrieval head is (attention at offset K, carrier summary). At init no head retrieves, so the one to
+    compare with is the trained model's ``retrieval_head`` (layer, head), marked ``trained_retrieval_head``."""
+    record, profiles = trace_in_double(model, tokens)
+    n_layers, n_heads, _ = profiles.shape
+    rows = [{"offset": offset, "seed": seed, "layer": layer, "head": head,
+             "trained_retrieval_head": (layer, head) == retrieval_head,
+             "attention_at_offset": float(profiles[layer, head, offset]),
+             **head_carrier(model, record[layer], head, offset, train_length_max)[1]}
+            for layer in range(n_layers) for head in range(n_heads)]
+    return pd.DataFrame(rows)
+
+
+def claims_carrier(carrier: pd.DataFrame, untrained: pd.DataFrame) -> list[dict]:
     """Per offset, over every seed: the retrieval head's attention at K reaches ``MIN_RETRIEVAL_ATTENTION``,
-    and its carrier is concentrated and aligned by the frequency experiment's rules (worst seed)."""
+    and its carrier is concentrated and aligned by the frequency experiment's rules (worst seed), its
+    concentration above that of the same (layer, head) at init (``untrained``, ``frequency.share_over_untrained``).
+    Each rule text names the range of the same heads at init."""
     rows = []
     for offset, heads in carrier.groupby("offset", sort=True):
+        at_init = untrained[(untrained["offset"] == offset) & untrained["trained_retrieval_head"]]
+
+        def baseline(column: str) -> str:
+            return f"untrained same head: {at_init[column].min():.3g} to {at_init[column].max():.3g}"
+
         rows.append(check("carrier", "lowest over seeds of the largest mean attention weight of any head at offset K",
                           heads["attention_at_offset"].min(), ">=", MIN_RETRIEVAL_ATTENTION, offset=offset,
-                          rule=f">= {MIN_RETRIEVAL_ATTENTION:g} (one head retrieves)"))
+                          rule=f">= {MIN_RETRIEVAL_ATTENTION:g} (one head retrieves; "
+                               f"{baseline('attention_at_offset')})"))
         rows.append(check("carrier", "retrieval head: lowest top-4 energy share over seeds", heads["top4_share"].min(),
                           ">=", MIN_TOP4_SHARE, offset=offset,
-                          rule=f">= {MIN_TOP4_SHARE:g} (of {int(heads['n_blocks'].iloc[0])} blocks)"))
+                          rule=f">= {MIN_TOP4_SHARE:g} (of {int(heads['n_blocks'].iloc[0])} blocks; "
+                               f"{baseline('top4_share')})"))
+        rows.append(frequency.share_over_untrained(
+            "carrier", "retrieval head: lowest top-4 energy share over seeds minus the highest of the same head "
+            "untrained", heads["top4_share"], at_init["top4_share"], offset))
         rows.append(check("carrier", "retrieval head: lowest energy-weighted top-4 alignment cos(K theta + phi) over "
-                          "seeds", heads["top4_alignment"].min(), ">=", MIN_TOP4_ALIGNMENT, offset=offset))
+                          "seeds", heads["top4_alignment"].min(), ">=", MIN_TOP4_ALIGNMENT, offset=offset,
+                          rule=f">= {MIN_TOP4_ALIGNMENT:g} ({baseline('top4_alignment')})"))
     return rows

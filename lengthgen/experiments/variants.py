@@ -1,9 +1,11 @@
 """The variants experiment: every encoding of ``variants.pe`` on the same data, classified by what
-happens past the training range, each result explained from the mechanism its registry entry states.
+happens past the training range, each class set beside the one the account predicts from the
+mechanism its registry entry states.
 
 The mechanism comes in as plain data (``encoding_catalog.encoding_description``, read from the
 registry's source), so this job loads no model and no torch. The classes and the account's
-predictions are the rules of ``lengthgen.thresholds`` (variants block).
+predictions are the rules of ``lengthgen.thresholds`` (variants block); a prediction is a function
+of the properties and the offset alone, so it is fixed before any run.
 """
 
 import pandas as pd
@@ -12,17 +14,50 @@ from lengthgen.claims import check
 from lengthgen.encoding_catalog import encoding_description
 from lengthgen.experiments.base import summarize_accuracy
 from lengthgen.thresholds import (CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
-                             VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR)
+                             RANDOM_POSITIONS_FAIL_FROM_OFFSET, VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR)
 from lengthgen.training_report import fit_counts, runs_that_fit
 
 EXPERIMENT = "variants"
 FAILS, EXTRAPOLATES, DECAYS, COLLAPSES = "fails in range", "extrapolates", "decays gracefully", "collapses to chance"
 CLASSES = (EXTRAPOLATES, DECAYS, COLLAPSES, FAILS)
+# What the account can predict, and the measured classes each prediction allows.
+NO_COLLAPSE, NO_PREDICTION = f"{EXTRAPOLATES} or {DECAYS}", "no prediction"
+ALLOWED_CLASSES = {NO_COLLAPSE: {EXTRAPOLATES, DECAYS}, COLLAPSES: {COLLAPSES}, FAILS: {FAILS}}
 
 
 def mechanisms(encodings) -> dict[str, dict]:
     """What the registry states about each encoding (``encoding_catalog.encoding_description``)."""
     return {pe: encoding_description(pe) for pe in encodings}
+
+
+def predicted_class(mechanism: dict, offset: int) -> str:
+    """The class the account predicts for an encoding of these mechanism properties at offset K: the
+    rules of ``lengthgen.thresholds`` (variants block), in their order."""
+    if is_impossibility(mechanism, offset):
+        return FAILS
+    if mechanism["random_positions"] and offset >= RANDOM_POSITIONS_FAIL_FROM_OFFSET:
+        return FAILS
+    if mechanism["monotone_in_offset"]:
+        return NO_PREDICTION  # the slope decides whether the nearest key wins
+    if mechanism["offset_only"] and mechanism["trained_past_range"]:
+        return NO_COLLAPSE
+    if not mechanism["offset_only"] and not mechanism["trained_past_range"]:
+        return COLLAPSES
+    return NO_PREDICTION
+
+
+def is_impossibility(mechanism: dict, offset: int) -> bool:
+    """Whether the prediction is rule 1's, an impossibility only a bug can contradict (a sanity check)."""
+    return mechanism["monotone_in_offset"] and offset >= MONOTONE_FAILS_FROM_OFFSET
+
+
+def predictions(classes: pd.DataFrame, descriptions: dict[str, dict]) -> pd.DataFrame:
+    """Per (encoding, offset) of ``classes``: the predicted class beside the measured one, and whether it
+    matches (null where there is no prediction)."""
+    predicted = [predicted_class(descriptions[row.pe], row.offset) for row in classes.itertuples()]
+    matches = [None if prediction == NO_PREDICTION else row.category in ALLOWED_CLASSES[prediction]
+               for prediction, row in zip(predicted, classes.itertuples())]
+    return classes.assign(predicted=predicted, matches=matches)
 
 
 def summarize_variants(evaluations: pd.DataFrame) -> pd.DataFrame:
@@ -82,31 +117,30 @@ def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
 
 
 def variants_checks(classes: pd.DataFrame, descriptions: dict[str, dict], vocab_size: int) -> list[dict]:
-    """The account's predictions, on every (encoding, offset) its stated mechanism makes one for.
+    """One check per (encoding, offset) the account predicts a class for (``predicted_class``): the
+    measured class is one the prediction allows.
 
-    Offset-only logit, every parameter trained: where the head fits the range, mean accuracy at 4x
-    stays above chance + tolerance. Evidence: dilution could as well take it to chance.
-
-    Monotone position term: for K >= 2 the head fails in range. Sanity: a term monotone in the offset
-    ranks the target's offset below or above every nearer one, so no setting of it selects that key and
-    content alone cannot tell where it is; only a bug (in the encoding, or in its registry entry) fits it.
+    Evidence, except where the prediction is an impossibility (a position term monotone in the offset
+    cannot select K >= 2): a head that fits there is a bug, in the encoding or in its registry entry, so
+    that check is sanity and states the lowest in-range accuracy against the fit bar.
     """
     chance = 1.0 / vocab_size
     rows = []
-    for cell in classes.itertuples():
-        mechanism = descriptions[cell.pe]
-        if mechanism["offset_only"] and mechanism["trained_past_range"] and cell.category != FAILS:
-            rows.append(check("offset-only logit, every parameter trained: no collapse",
-                              f"{cell.pe}: mean accuracy at {VARIANT_LENGTH_FACTOR}x the longest training length",
-                              cell.far_mean, ">", chance + CHANCE_TOLERANCE, offset=cell.offset,
-                              rule=f"> chance + {CHANCE_TOLERANCE} = {chance + CHANCE_TOLERANCE:.3f} "
-                                   f"(n={cell.far_length})"))
-        if mechanism["monotone_in_offset"] and cell.offset >= MONOTONE_FAILS_FROM_OFFSET:
+    for cell in predictions(classes, descriptions).itertuples():
+        if cell.predicted == NO_PREDICTION:
+            continue
+        if is_impossibility(descriptions[cell.pe], cell.offset):
             rows.append(check(f"position term monotone in the offset: cannot select K >= {MONOTONE_FAILS_FROM_OFFSET}",
                               f"{cell.pe}: lowest mean accuracy in training range", cell.lowest_in_range, "<",
                               VARIANT_FIT_ACCURACY, offset=cell.offset,
                               rule=f"< {VARIANT_FIT_ACCURACY} (fails in range)", kind="sanity"))
-    if not rows:  # nothing to test is no confirmation
+            continue
+        statistic = f"{cell.pe}: measured class matches the predicted one ({cell.predicted})"
+        rows.append(check("prediction matches", statistic, float(cell.matches), "==", 1, offset=cell.offset,
+                          rule=f"measured: {cell.category} (lowest in range {cell.lowest_in_range:.3f}; "
+                               f"n={cell.far_length}: {cell.far_mean:.3f}, chance + {CHANCE_TOLERANCE} = "
+                               f"{chance + CHANCE_TOLERANCE:.3f})"))
+    if not any(row["kind"] == "evidence" for row in rows):  # nothing to test is no confirmation
         rows.append(check("the account makes a prediction", "number of encodings and offsets it applies to", 0,
                           ">=", 1))
     return rows

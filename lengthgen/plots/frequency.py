@@ -22,8 +22,8 @@ def carrier_kernel(blocks: pd.DataFrame, deltas: np.ndarray) -> np.ndarray:
 
 def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
     return {"frequency_rank": plot_frequency(tables["frequency_blocks"], tables["frequency_summary"],
-                                             tables["frequency_singular_values"], settings["task"]["train_length_max"],
-                                             MIN_TOP4_SHARE, MIN_TOP4_ALIGNMENT)}
+                                             tables["frequency_singular_values"], tables["frequency_untrained_summary"],
+                                             settings["task"]["train_length_max"], MIN_TOP4_SHARE, MIN_TOP4_ALIGNMENT)}
 
 
 def legend_handles(colors: dict, min_top4_share: float, min_top4_alignment: float) -> list:
@@ -32,13 +32,16 @@ def legend_handles(colors: dict, min_top4_share: float, min_top4_alignment: floa
             Line2D([], [], color="k", linestyle="--", linewidth=1,
                    label=f"rule: top-4 share >= {min_top4_share:g}, top-4 alignment >= {min_top4_alignment:g}"),
             Line2D([], [], color="0.5", linestyle=":", linewidth=1, label="4 blocks kept"),
+            Line2D([], [], color="0.5", marker="o", markerfacecolor="none", linestyle="none",
+                   label="the same head untrained (claim panel)"),
             Line2D([], [], color="0.3", linestyle=":", linewidth=1, label="delta = K (in the color of K)"),
             Patch(color="0.9", label="training offsets")]
 
 
-def plot_frequency(blocks: pd.DataFrame, summary: pd.DataFrame, singular: pd.DataFrame, train_length_max: int,
-                   min_top4_share: float, min_top4_alignment: float):
-    """Six panels from the frequency_blocks, frequency_summary and frequency_singular_values tables."""
+def plot_frequency(blocks: pd.DataFrame, summary: pd.DataFrame, singular: pd.DataFrame, untrained: pd.DataFrame,
+                   train_length_max: int, min_top4_share: float, min_top4_alignment: float):
+    """Six panels from the frequency_blocks, frequency_summary and frequency_singular_values tables; the claim
+    panel also shows the frequency_untrained_summary heads, the baseline."""
     colors = offset_colors(summary["offset"].unique())
     fig, axes = plt.subplots(2, 3, figsize=(13, 8), layout="constrained")
     heads = list(blocks.groupby(["offset", "seed"], sort=True))
@@ -95,15 +98,18 @@ def plot_frequency(blocks: pd.DataFrame, summary: pd.DataFrame, singular: pd.Dat
     ax.set_title(f"singular values of M[m, n] = s(m - n), m, n < {train_length_max}")
 
     ax = axes[1, 2]
+    for offset, group in untrained.groupby("offset", sort=True):
+        ax.scatter(group["top4_share"], group["top4_alignment"], s=30, facecolors="none", edgecolors=colors[offset])
     for offset, group in summary.groupby("offset", sort=True):
         ax.scatter(group["top4_share"], group["top4_alignment"], s=30, color=colors[offset])
     ax.axvline(min_top4_share, color="k", linestyle="--", linewidth=1)
     ax.axhline(min_top4_alignment, color="k", linestyle="--", linewidth=1)
-    ax.set_xlim(min(0.5, summary["top4_share"].min() - 0.02), 1.01)
-    ax.set_ylim(min(0.5, summary["top4_alignment"].min() - 0.02), 1.01)
+    heads = pd.concat([summary, untrained])
+    ax.set_xlim(min(0.5, heads["top4_share"].min() - 0.02), 1.01)
+    ax.set_ylim(min(0.5, heads["top4_alignment"].min() - 0.02), 1.01)
     ax.set_xlabel("top-4 energy share")
     ax.set_ylabel("energy-weighted top-4 alignment")
-    ax.set_title("claim: each head (dashed: rule)")
+    ax.set_title("claim: each head (open: untrained)")
 
     fig.legend(handles=legend_handles(colors, min_top4_share, min_top4_alignment), loc="outside lower center",
                ncol=4)

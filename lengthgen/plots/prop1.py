@@ -11,8 +11,12 @@ PREDICTOR_STYLES = {
     "mean_logit": {"color": "tab:orange", "linestyle": ":", "marker": "v"},
     "mean_field": {"color": "tab:blue", "linestyle": "--", "marker": "s"},
     "mean_field_target": {"color": "tab:green", "linestyle": "-.", "marker": "D"},
+    "ranking": {"color": "tab:red", "linestyle": (0, (5, 1)), "marker": "^"},
     "exact": {"color": "tab:purple", "linestyle": "-", "marker": "x", "linewidth": 3, "alpha": 0.6},
 }
+# Predictors of accuracy only (experiments.prop1.BORROWED_ATTENTION; that module runs models, so it is
+# not imported): their attention column repeats another predictor's.
+ACCURACY_ONLY = ("ranking",)
 
 
 def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
@@ -40,7 +44,7 @@ def plot_prop1(comparison: pd.DataFrame, offset: int, vocab_size: int, train_len
         mean = measured.groupby("length")[f"measured_{column}"].mean()
         ax.plot(mean.index, mean.to_numpy(), color="k", marker="o", linewidth=2, zorder=5,
                 label=f"measured, mean of {n_seeds} seeds")
-        for predictor in PREDICTOR_STYLES:
+        for predictor in (name for name in PREDICTOR_STYLES if column == "accuracy" or name not in ACCURACY_ONLY):
             predicted = rows[rows["predictor"] == predictor].groupby("length")[f"predicted_{column}"].mean()
             if not predicted.empty:
                 ax.plot(predicted.index, predicted.to_numpy(), zorder=4, label=f"predicted: {predictor}",

@@ -14,6 +14,7 @@ def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
     return {"transformer_shift": plot_transformer_shift(tables["transformer_shift_changes"]),
             "transformer": plot_transformer(tables["transformer_by_position"], tables["transformer_heads"],
                                             tables["transformer_blocks"], tables["transformer_carrier"],
+                                            tables["transformer_untrained_carrier"],
                                             task["vocab_size"], task["train_length_max"])}
 
 
@@ -63,13 +64,15 @@ def _heads_panel(ax, heads: pd.DataFrame, carrier: pd.DataFrame, offset: int) ->
     plt.colorbar(image, ax=ax, fraction=0.04)
 
 
-def _blocks_panel(ax, blocks: pd.DataFrame, carrier: pd.DataFrame, offset: int) -> None:
-    """Energy share per rotary block of each seed's retrieval head, with its top-4 share and alignment."""
+def _blocks_panel(ax, blocks: pd.DataFrame, carrier: pd.DataFrame, untrained: pd.DataFrame, offset: int) -> None:
+    """Energy share per rotary block of each seed's retrieval head, with its top-4 share (and the same head's
+    at init, ``untrained``) and alignment."""
+    at_init = untrained[untrained["trained_retrieval_head"]].set_index("seed")["top4_share"]
     for seed, head in blocks.groupby("seed", sort=True):
         summary = carrier[carrier["seed"] == seed].iloc[0]
         ax.plot(head["block"], head["energy_share"], marker=".", alpha=0.7,
-                label=f"seed {seed} (L{summary['layer']} H{summary['head']}): top-4 {summary['top4_share']:.2f}, "
-                      f"alignment {summary['top4_alignment']:.2f}")
+                label=f"seed {seed} (L{summary['layer']} H{summary['head']}): top-4 {summary['top4_share']:.2f} "
+                      f"(at init {at_init[seed]:.2f}), alignment {summary['top4_alignment']:.2f}")
     ax.set_yscale("log")
     ax.set_xlabel("rotary block i of the head (fastest first)")
     ax.set_ylabel("energy share A_i^2 / sum A^2")
@@ -79,7 +82,7 @@ def _blocks_panel(ax, blocks: pd.DataFrame, carrier: pd.DataFrame, offset: int) 
 
 
 def plot_transformer(by_position: pd.DataFrame, heads: pd.DataFrame, blocks: pd.DataFrame, carrier: pd.DataFrame,
-                     vocab_size: int, train_length_max: int):
+                     untrained: pd.DataFrame, vocab_size: int, train_length_max: int):
     """One column per offset: accuracy by position; each rope head's attention by offset; the carriers."""
     offsets = sorted(by_position["offset"].unique())
     fig, axes = plt.subplots(3, len(offsets), figsize=(6.5 * len(offsets), 13), squeeze=False, layout="constrained")
@@ -88,7 +91,8 @@ def plot_transformer(by_position: pd.DataFrame, heads: pd.DataFrame, blocks: pd.
         column[0].set_title(f"K={offset}: accuracy by position")
         at_offset = carrier[carrier["offset"] == offset]
         _heads_panel(column[1], heads[heads["offset"] == offset], at_offset, offset)
-        _blocks_panel(column[2], blocks[blocks["offset"] == offset], at_offset, offset)
+        _blocks_panel(column[2], blocks[blocks["offset"] == offset], at_offset,
+                      untrained[untrained["offset"] == offset], offset)
     # Every column's accuracy panel draws the same encodings: one legend, below the first, covering no curve.
     axes[0][0].legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=2)
     fig.suptitle("transformer on the full-sequence task")

@@ -5,11 +5,12 @@ import pandas as pd
 
 from lengthgen.claims import checks_markdown, verdict
 from lengthgen.experiments.transformer import FINDINGS
-from lengthgen.thresholds import MIN_RETRIEVAL_ATTENTION
+from lengthgen.thresholds import MIN_RETRIEVAL_ATTENTION, MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE
 
 
-def _spread(values: pd.Series, digits: str = ".3f") -> str:
-    return f"{values.mean():{digits}} [{values.min():{digits}}, {values.max():{digits}}]"
+def _spread(values: pd.Series, digits: str = ".3f", center: str = "mean") -> str:
+    """``center`` (mean or median) [min, max]."""
+    return f"{getattr(values, center)():{digits}} [{values.min():{digits}}, {values.max():{digits}}]"
 
 
 def windows_markdown(windows: pd.DataFrame, train_length_max: int) -> str:
@@ -38,10 +39,12 @@ def peak_offsets(heads: pd.DataFrame) -> pd.Series:
     return cells.groupby([peaks["offset"], peaks["seed"]]).agg(", ".join)
 
 
-def carrier_markdown(carrier: pd.DataFrame, heads: pd.DataFrame) -> str:
-    """One row per rope model: its retrieval head, the attention at K, each head's peak offset, the carrier."""
+def carrier_markdown(carrier: pd.DataFrame, heads: pd.DataFrame, untrained: pd.DataFrame) -> str:
+    """One row per rope model: its retrieval head, the attention at K, each head's peak offset, the carrier,
+    and the same (layer, head) at the model's init."""
     rows = carrier.sort_values(["offset", "seed"])
     peaks = peak_offsets(heads)
+    at_init = untrained[untrained["trained_retrieval_head"]].set_index(["offset", "seed"])
     return pd.DataFrame({
         "K": rows["offset"], "seed": rows["seed"],
         "retrieval head": [f"layer {row.layer}, head {row.head}" for row in rows.itertuples()],
@@ -51,7 +54,39 @@ def carrier_markdown(carrier: pd.DataFrame, heads: pd.DataFrame) -> str:
         "top-4 share": rows["top4_share"].map("{:.3f}".format),
         "top-4 alignment": rows["top4_alignment"].map("{:.3f}".format), "peak delta": rows["peak_delta"],
         "carrier vs realized logit (corr.)": rows["kernel_logit_correlation"].map("{:.3f}".format),
+        "same head untrained: attention at K, top-4 share, top-4 alignment": [
+            "{:.3f}, {:.3f}, {:.3f}".format(*at_init.loc[(row.offset, row.seed),
+                                                         ["attention_at_offset", "top4_share", "top4_alignment"]])
+            for row in rows.itertuples()],
     }).to_markdown(index=False, disable_numparse=True)
+
+
+def baseline_text(n_blocks: int) -> str:
+    """What the table of heads at init is, and the rule it sets; with 4 blocks or fewer, why that rule fails."""
+    text = ("The baseline: every head of every rope model at init, what a carrier that learned nothing looks like: "
+            "median [min, max], and how many heads reach the trained retrieval head's bars. A top-4 share counts as "
+            "learned only when every trained retrieval head holds more than the same head at init in every seed "
+            "(the check on the lowest trained share minus the highest untrained).")
+    if n_blocks <= 4:
+        text += (f" With {n_blocks} blocks per head, every head holds all its energy in its top 4, trained or not, "
+                 "so that check cannot hold.")
+    return text
+
+
+def untrained_markdown(untrained: pd.DataFrame) -> str:
+    """Per K: every head of every rope model at init, median [min, max] of the carrier's statistics, and how
+    many heads reach the retrieval head's absolute bars."""
+    rows = []
+    for offset, heads in untrained.groupby("offset", sort=True):
+        rows.append({
+            "K": offset, "heads at init": len(heads),
+            "attention at K": _spread(heads["attention_at_offset"], center="median"),
+            "top-4 share": _spread(heads["top4_share"], center="median"),
+            f"share >= {MIN_TOP4_SHARE:g}": f"{int((heads['top4_share'] >= MIN_TOP4_SHARE).sum())}",
+            "top-4 alignment": _spread(heads["top4_alignment"], center="median"),
+            f"alignment >= {MIN_TOP4_ALIGNMENT:g}": f"{int((heads['top4_alignment'] >= MIN_TOP4_ALIGNMENT).sum())}",
+        })
+    return pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True)
 
 
 def carrier_finding(carrier: pd.DataFrame) -> str:
@@ -82,7 +117,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
     """The transformer section of RESULTS.md, every number read from the tables."""
     model, task = settings["transformer"], settings["task"]
     windows, changes = tables["transformer_windows"], tables["transformer_shift_changes"]
-    carrier = tables["transformer_carrier"]
+    carrier, untrained = tables["transformer_carrier"], tables["transformer_untrained_carrier"]
     seeds = ", ".join(map(str, sorted(windows["seed"].unique())))
     head_dim = model["d_model"] // model["n_heads"]
     return "\n\n".join([
@@ -107,10 +142,14 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         f"in-range sequences (length {task['train_length_max']}); the retrieval head is the one with the most at "
         "delta = K. Its content-averaged logit kernel over the real query and key states it sees is decomposed "
         f"into its {head_dim // 2} rotary blocks as in the frequency experiment (top-4 share, energy-weighted top-4 "
-        "alignment cos(K theta + phi), peak delta of the kernel); the last column correlates that kernel with the "
-        "head's mean realized logit at each delta.",
-        carrier_markdown(carrier, tables["transformer_heads"]),
+        "alignment cos(K theta + phi), peak delta of the kernel); the next column correlates that kernel with the "
+        "head's mean realized logit at each delta, and the last measures the same (layer, head) the same way in "
+        "the model's seeded initialization (`training.seeded_init` at its seed: the weights its training started "
+        "from), on the same sequences.",
+        carrier_markdown(carrier, tables["transformer_heads"], untrained),
         carrier_finding(carrier),
+        baseline_text(head_dim // 2),
+        untrained_markdown(untrained),
         "![shift equivariance of the transformer](figures/transformer_shift.png)",
         "![accuracy by position and the retrieval heads](figures/transformer.png)",
         "**Claim**: the phenomenon, the equivariance and the carrier transfer to a multi-layer, multi-head "

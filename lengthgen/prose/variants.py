@@ -1,59 +1,16 @@
-"""The variants experiment's RESULTS.md section: accuracy by length, the classes, and per encoding why its
-mechanism gives its class; the text follows from the classes and the registry's properties."""
+"""The variants experiment's RESULTS.md section: accuracy by length, the classes, each encoding's mechanism
+properties, and per (encoding, offset) the class the account predicts from them beside the measured one."""
 
 import pandas as pd
 
 from lengthgen.claims import checks_markdown
-from lengthgen.experiments.variants import CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, mechanisms
+from lengthgen.encoding_catalog import DEFAULT_NOISE_MAX_LENGTH
+from lengthgen.experiments.variants import (CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION,
+                                            mechanisms, predictions)
 from lengthgen.prose.base import accuracy_markdown, format_interval
 from lengthgen.thresholds import (CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
-                             VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR, VARIANT_SPREAD_WIDTH)
-
-
-def mechanism_phrase(mechanism: dict) -> str:
-    """The registry's properties of one encoding, as a clause."""
-    if mechanism["random_positions"]:
-        dependence = "a function of random position ids drawn per sequence, so not of the token offset"
-    elif mechanism["offset_only"]:
-        dependence = "a function of the offset alone"
-    else:
-        dependence = "a function of absolute positions, not of the offset alone"
-    training = ("every parameter that shapes it past the training range is trained" if mechanism["trained_past_range"]
-                else "some parameters that shape it past the training range get no gradient in training")
-    shape = "; its position term is monotone in the offset" if mechanism["monotone_in_offset"] else ""
-    return f"the logit is {dependence}; {training}{shape}"
-
-
-def explanation(mechanism: dict, category: str, offset: int) -> str:
-    """Why the mechanism gives this class: the sentence follows from the properties and the class."""
-    relative_and_trained = mechanism["offset_only"] and mechanism["trained_past_range"]
-    if category == FAILS:
-        if mechanism["monotone_in_offset"] and offset >= MONOTONE_FAILS_FROM_OFFSET:
-            return ("a monotone position term ranks the target's offset below (or above) every nearer offset, "
-                    "so no setting of it selects that key: the head cannot fit the task even in range")
-        if mechanism["monotone_in_offset"]:
-            return ("a monotone position term can at most favour the nearest keys, leaving the query's own "
-                    "key to be told apart by content; this head did not fit the range")
-        if mechanism["random_positions"]:
-            return ("the target key sits at a random id gap that overlaps the gaps of the keys beside it, so "
-                    "the position part of the logit cannot tell it apart the same way in every sequence; the head "
-                    "did not fit the range")
-        return "the head did not fit the task in the training range, so its extrapolation is not judged"
-    if relative_and_trained:
-        if category == COLLAPSES:
-            return "the account (offset-only logit, all parameters trained) does not explain this collapse"
-        consequence = ("and at 4x the target still outweighs the added keys" if category == EXTRAPOLATES else
-                       "so what costs accuracy is their number: more distractors share the softmax (dilution)")
-        return f"nothing in the logit changes with length but the number of keys, {consequence}"
-    reasons = []
-    if not mechanism["offset_only"]:
-        reasons.append("its logit depends on absolute positions, which past the range take values the head was "
-                       "never fit on")
-    if not mechanism["trained_past_range"]:
-        reasons.append("part of its logit past the range comes from parameters left at their initialization")
-    if category == COLLAPSES:
-        return f"{', and '.join(reasons)}: the rule learned in range does not carry over"
-    return f"although {', and '.join(reasons)}, the rule carried over, {'fully' if category == EXTRAPOLATES else 'in part'}"
+                             RANDOM_POSITIONS_FAIL_FROM_OFFSET, VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR,
+                             VARIANT_SPREAD_WIDTH)
 
 
 def spread_caveat(cell) -> str:
@@ -74,22 +31,36 @@ def classes_markdown(classes: pd.DataFrame, order: list[str]) -> str:
     return wide.rename_axis("encoding").reset_index().to_markdown(index=False)
 
 
-def explanations_markdown(classes: pd.DataFrame, descriptions: dict[str, dict], order: list[str]) -> str:
-    """Per encoding: what the registry says it is, its mechanism, and why it landed in each class."""
-    items = []
-    for pe in order:
-        mechanism = descriptions[pe]
-        cells = classes[classes["pe"] == pe].sort_values("offset")
-        cells = cells.assign(why=[explanation(mechanism, row.category, row.offset) + spread_caveat(row)
-                                  for row in cells.itertuples()])
-        # Offsets with the same class and explanation share one sentence.
-        by_class = []
-        for (category, why), group in cells.groupby(["category", "why"], sort=False):
-            offsets = ", ".join(str(offset) for offset in group["offset"])
-            by_class.append(f"K={offsets}: **{category}**, {why}")
-        items.append(f"- `{pe}`: {mechanism['summary']} Mechanism: {mechanism_phrase(mechanism)}. "
-                     + "; ".join(by_class) + ".")
-    return "\n".join(items)
+def properties_markdown(descriptions: dict[str, dict], order: list[str]) -> str:
+    """One row per encoding: the registry's mechanism properties, and what the registry says it is."""
+    def yes_no(value: bool) -> str:
+        return "yes" if value else "no"
+
+    rows = [{"encoding": pe, "offset only": yes_no(descriptions[pe]["offset_only"]),
+             "trained past range": yes_no(descriptions[pe]["trained_past_range"]),
+             "monotone in offset": yes_no(descriptions[pe]["monotone_in_offset"]),
+             "random ids": yes_no(descriptions[pe]["random_positions"]),
+             "registry description": descriptions[pe]["summary"]} for pe in order]
+    return pd.DataFrame(rows).to_markdown(index=False)
+
+
+def predictions_markdown(classes: pd.DataFrame, descriptions: dict[str, dict], order: list[str]) -> str:
+    """One row per (encoding, offset): the predicted class, the measured one and whether they match."""
+    cells = predictions(classes, descriptions)
+    cells = cells.assign(rank=cells["pe"].map({pe: rank for rank, pe in enumerate(order)}))
+    cells = cells.sort_values(["rank", "offset"])
+    table = pd.DataFrame({
+        "encoding": cells["pe"], "K": cells["offset"], "predicted class": cells["predicted"],
+        "measured class": [row.category + spread_caveat(row) for row in cells.itertuples()],
+        "match": ["-" if match is None else "yes" if match else "**no**" for match in cells["matches"]]})
+    return table.to_markdown(index=False)
+
+
+def predictions_tally(classes: pd.DataFrame, descriptions: dict[str, dict]) -> str:
+    matches = predictions(classes, descriptions)["matches"]
+    predicted = matches.dropna()
+    return (f"{len(predicted)} of {len(matches)} cells have a prediction; {int(predicted.sum())} match, "
+            f"{len(predicted) - int(predicted.sum())} do not")
 
 
 def left_out_markdown(classes: pd.DataFrame) -> str:
@@ -112,12 +83,26 @@ def classes_rule(chance: float, far_length: int, tally: str) -> str:
         f">= {EXTRAPOLATES_ACCURACY} at n={far_length} ({VARIANT_LENGTH_FACTOR}x the longest training length); "
         f"*{COLLAPSES}* if it is at most chance + {CHANCE_TOLERANCE} = {chance + CHANCE_TOLERANCE:.3f} there; "
         f"*{DECAYS}* otherwise. Where the 95% interval at n={far_length} is {VARIANT_SPREAD_WIDTH} or wider, the "
-        f"seeds disagree about the class, and the text below says so. Measured: {tally}.")
+        f"seeds disagree about the class, and the table of predictions says so. Measured: {tally}.")
+
+
+def predictions_rule() -> str:
+    return (
+        "**Predictions**, fixed before the run (`lengthgen/thresholds.py`, `predicted_class` in "
+        "`lengthgen/experiments/variants.py`): a function of these properties and K alone, the first rule that "
+        f"applies deciding. A position term monotone in the offset *{FAILS}* at K >= {MONOTONE_FAILS_FROM_OFFSET} "
+        "(it cannot favour offset K over the nearer ones); so do random position ids at K >= "
+        f"{RANDOM_POSITIONS_FAIL_FROM_OFFSET} (the id gap of offset K overlaps those of its neighbours); a monotone "
+        "term at K=1 gets no prediction (its slope decides); a logit of the offset alone with every parameter "
+        f"trained *{NO_COLLAPSE}* (only the number of keys changes with length); a logit of absolute positions "
+        f"with parameters untrained past the range *{COLLAPSES}* (the paper's account of learned positions); "
+        f"anything else gets {NO_PREDICTION}.")
 
 
 def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:
     summary, classes = tables["variants_summary"], tables["variants_classes"]
     order, task = settings["variants"]["pe"], settings["task"]
+    descriptions = mechanisms(order)
     chance = 1.0 / task["vocab_size"]
     counts = classes["category"].value_counts()
     tally = ", ".join(f"{counts.get(category, 0)} {category}" for category in CLASSES)
@@ -127,20 +112,26 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         f"evaluation sets and seeds, {classes['n_seeds'].max()} seeds per cell, offsets "
         f"{sorted(classes['offset'].unique().tolist())}). Randomized encodings draw their position ids in training "
         "and at evaluation alike, as their reference code does (it has no train/eval switch); it draws one subset "
-        "per batch, here every sequence draws its own. Mean accuracy over seeds with a 95% "
-        f"Student-t interval; lengths marked * lie in the training range; chance is {chance:.4f}.",
+        "per batch, here every sequence draws its own, from [0, noise_max_length) (by default "
+        f"{DEFAULT_NOISE_MAX_LENGTH}, {DEFAULT_NOISE_MAX_LENGTH / max(task['eval_lengths']):g}x the longest "
+        "evaluation length here: Ruoss et al. take a range well above the longest test length). Mean accuracy "
+        "over seeds with a 95% Student-t interval; lengths marked * lie in the training range; chance is "
+        f"{chance:.4f}.",
         accuracy_markdown(summary),
         "![accuracy of every encoding by length](figures/pe_variants.png)",
         classes_rule(chance, VARIANT_LENGTH_FACTOR * task["train_length_max"], tally),
         classes_markdown(classes, order),
         left_out_markdown(classes),
         "**Mechanism.** Each registry entry states whether its logit is a function of the offset alone, whether "
-        "every parameter shaping it past the training range is trained, and whether its position term is monotone "
-        "in the offset (`lengthgen/encodings.py`, each statement tested against the code). From these, per encoding:",
-        explanations_markdown(classes, mechanisms(order), order),
-        "**Claim**: the mechanism decides the class. A logit that depends on the offset alone, with every parameter "
-        "that shapes it trained, does not collapse to chance past the range where the head fits the range; a "
-        f"position term monotone in the offset cannot select K >= {MONOTONE_FAILS_FROM_OFFSET} even in range. "
-        "Encodings the account makes no prediction for are classified above and not checked.",
+        "every parameter shaping it past the training range is trained, whether its position term is monotone in "
+        "the offset, and whether it draws its position ids at random (`lengthgen/encodings.py`, each statement "
+        "tested against the code):",
+        properties_markdown(descriptions, order),
+        predictions_rule(),
+        predictions_markdown(classes, descriptions, order),
+        f"**Claim**: the mechanism decides the class: every predicted class above is the measured one "
+        f"({predictions_tally(classes, descriptions)}). Each prediction is one evidence check, holding when the "
+        "measured class is one it allows; the impossibility (a monotone position term at K >= "
+        f"{MONOTONE_FAILS_FROM_OFFSET}) is a sanity check instead, on the lowest in-range accuracy.",
         checks_markdown(checks),
     ])

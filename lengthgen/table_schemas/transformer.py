@@ -1,4 +1,5 @@
-"""Tables of the transformer experiment: accuracy per position, windows of it, and the retrieval heads.
+"""Tables of the transformer experiment: accuracy per position, windows of it, the retrieval heads, and every head
+of each rope model at its seeded initialization (their baseline).
 
 Its shift measurements have the columns of the shift experiment's table (``schemas.shift.SHIFT_CHANGES``).
 """
@@ -44,3 +45,10 @@ TRANSFORMER_CARRIER = TableSchema("transformer_carrier", pa.schema(_HEAD_KEYS + 
     ("attention_at_offset", pa.float64()), ("runner_up_attention_at_offset", pa.float64()),
     ("single_head_retrieves", pa.bool_()), ("kernel_logit_correlation", pa.float64()),
 ] + _fields_after_keys(FREQUENCY_SUMMARY)), ("offset", "seed"))
+
+# One row per (rope model, layer, head) at the model's seeded initialization, measured as the retrieval head is:
+# the baseline of transformer_carrier. trained_retrieval_head marks the (layer, head) that retrieves once trained.
+TRANSFORMER_UNTRAINED_CARRIER = TableSchema("transformer_untrained_carrier", pa.schema(_HEAD_KEYS + [
+    ("trained_retrieval_head", pa.bool_()), ("attention_at_offset", pa.float64()),
+    ("kernel_logit_correlation", pa.float64()),
+] + _fields_after_keys(FREQUENCY_SUMMARY)), ("offset", "seed", "layer", "head"))

@@ -51,9 +51,9 @@ for experiment in PLAN.running:
         conda:
             CONDA_ENV
         log:
-            f"{RESULTS}/logs/analyze_{experiment.name}" + ("/K{offset}.log" if experiment.per_offset else ".log"),
+            job_file("logs", f"analyze_{experiment.name}", experiment, "log"),
         benchmark:
-            f"{RESULTS}/benchmarks/analyze_{experiment.name}" + ("/K{offset}.tsv" if experiment.per_offset else ".tsv")
+            job_file("benchmarks", f"analyze_{experiment.name}", experiment, "tsv")
         script:
             "../scripts/analyze.py"
 

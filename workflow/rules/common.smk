@@ -297,6 +297,19 @@ def per_job(experiment, make):
     return lambda wildcards: make(int(wildcards.offset) if experiment.per_offset else None)
 
 
+def figure_caption(experiment, figure):
+    """A figure's caption in the HTML report: workflow/captions/<figure>.rst, else its experiment's."""
+    own = f"{schema_of(figure)}.rst"
+    caption = own if (REPO / "workflow" / "captions" / own).exists() else f"{experiment.name}.rst"
+    return f"../captions/{caption}"
+
+
+def job_file(folder, rule, experiment, suffix):
+    """A job's log or benchmark file: <folder>/<rule>.<suffix>, or <folder>/<rule>/K{offset}.<suffix> per offset."""
+    name = os.path.join(rule, "K{offset}") if experiment.per_offset else rule
+    return f"{RESULTS}/{folder}/{name}.{suffix}"
+
+
 def section_name(experiment, offset):
     return f"{experiment.name}_K{offset}" if experiment.per_offset else experiment.name
 

@@ -22,12 +22,6 @@ rule transformer:
         FIGURES_BY_SECTION.get("transformer", []),
 
 
-def figure_caption(experiment, figure):
-    """A figure's caption in the HTML report: workflow/captions/<figure>.rst, else its experiment's."""
-    own = f"{schema_of(figure)}.rst"
-    return f"../captions/{own if (REPO / 'workflow' / 'captions' / own).exists() else experiment.name + '.rst'}"
-
-
 # One figure job per experiment that runs (per offset for a per-offset experiment): its plot module
 # (lengthgen/plots/<name>.py) draws its figures from its tables.
 for experiment in PLAN.running:
@@ -56,9 +50,9 @@ for experiment in PLAN.running:
         conda:
             CONDA_ENV
         log:
-            f"{RESULTS}/logs/plot_{experiment.name}" + ("/K{offset}.log" if experiment.per_offset else ".log"),
+            job_file("logs", f"plot_{experiment.name}", experiment, "log"),
         benchmark:
-            f"{RESULTS}/benchmarks/plot_{experiment.name}" + ("/K{offset}.tsv" if experiment.per_offset else ".tsv")
+            job_file("benchmarks", f"plot_{experiment.name}", experiment, "tsv")
         script:
             "../scripts/plot.py"
 

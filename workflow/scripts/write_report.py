@@ -19,7 +19,7 @@ sections = {experiment: Path(path).read_text()
 claims = read_table(inputs.claims, ALL_CLAIMS)
 spread = read_table(inputs.spread, CLAIM_SPREAD)
 claims = claims.join(spread.drop(columns=["experiment", "section", "claim", "statistic", "offset"]))  # row for row (rule all_claims)
-replication, replication_section = None, None
+replication, replication_section, table = None, None, None
 if "replication_table" in inputs.keys():
     table = read_table(inputs.replication_table, REPLICATION)
     replication = dict(zip(table["experiment"], table["replication"]))
@@ -30,5 +30,6 @@ if "previous_claims" in inputs.keys():
                                         snakemake.params.changes_note)
     training = f"{training}\n\n{changes}"
 text = render_results(snakemake.params.config, sections, claims, snakemake.params.commit, datetime.date.today(),
-                      machine_description(), training, snakemake.params.left_out, replication, replication_section)
+                      machine_description(), training, snakemake.params.left_out, replication, replication_section,
+                      table)
 atomic_write_text(text, snakemake.output[0])

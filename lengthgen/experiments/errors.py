@@ -1,0 +1,167 @@
+"""errors: why a trained head answers wrong, split by cause, at every evaluation length.
+
+Every wrong answer of the sweep's rope and learned heads on the evaluation sets is one of two kinds:
+
+- a *ranking error*: the key with the highest attention logit is not the target (some other key
+  outranks it; a tie counts, as the target is then not the one highest key);
+- a *dilution error*: the target has the highest logit, yet the softmax readout, which weighs every
+  key, picks another token.
+
+The paper's account of rope's decay past the training range is dilution: the target keeps the
+largest logit while more keys share the softmax, so its wrong answers should be dilution errors.
+A hard-attention readout (cures) fixes a dilution error and no ranking error whose winning key holds
+another token. For every ranking error the winning key's offset (query position minus its position:
+0 is the query itself) tells where it lies: at an offset seen in training, 0..train_length_max-1, or
+at one never seen. Its distribution is kept as counts in bins that double in width (``offset_bins``),
+so the tables stay small at any length and number of sequences (a dozen bins per run and length at 1024).
+
+Logits and answers come from the head's own ``attention`` and ``predict``: no part of it is re-implemented.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+
+from lengthgen.claims import check
+from lengthgen.evaluation import TOKENS_PER_BATCH
+from lengthgen.model import AttentionHead
+from lengthgen.thresholds import MIN_DILUTION_SHARE, MIN_UNSEEN_WINNER_SHARE
+
+TABLES = ("errors_by_length", "errors_winning_offset")
+CHECKED = ("errors_by_length",)
+
+
+@dataclass(frozen=True)
+class Answers:
+    """Per sequence of one length, each (N,): is the answer right, is the target the highest-logit key,
+    and the offset of the highest-logit key other than the target (the winner, where the target is outranked)."""
+
+    correct: np.ndarray
+    target_on_top: np.ndarray
+    winning_offset: np.ndarray
+
+    @property
+    def ranking_error(self) -> np.ndarray:
+        return ~self.correct & ~self.target_on_top
+
+    @property
+    def dilution_error(self) -> np.ndarray:
+        return ~self.correct & self.target_on_top
+
+
+@torch.no_grad()
+def read_answers(model: AttentionHead, tokens: torch.Tensor, targets: torch.Tensor, offset: int) -> Answers:
+    """The head's answer and attention logits on every sequence (N, T), in chunks."""
+    device = next(model.parameters()).device
+    length = tokens.shape[1]
+    target_position = length - 1 - offset
+    batch = max(1, TOKENS_PER_BATCH // length)
+    correct, on_top, winners = [], [], []
+    for start in range(0, len(tokens), batch):
+        chunk = tokens[start:start + batch].to(device)
+        output, _ = model.predict(chunk)  # (B, V)
+        scores, _ = model.attention(chunk)  # (B, T)
+        others = scores.clone()
+        others[:, target_position] = -torch.inf
+        best_other, winner = others.max(-1)  # (B,), (B,): ties go to the lowest position
+        correct.append((output.argmax(-1) == targets[start:start + batch].to(device)).cpu())
+        on_top.append((scores[:, target_position] > best_other).cpu())
+        winners.append((length - 1 - winner).cpu())
+    return Answers(torch.cat(correct).numpy(), torch.cat(on_top).numpy(), torch.cat(winners).numpy())
+
+
+def offset_bins(train_length_max: int, longest: int) -> np.ndarray:
+    """Bin edges over key offsets 0..longest-1, each bin [edge, next edge): 0, 1, 2, 4, 8, ... with
+    train_length_max an edge too, so that every bin lies wholly inside or wholly past the seen offsets."""
+    doubling = 2 ** np.arange(int(np.ceil(np.log2(max(longest, 2)))) + 1)
+    return np.unique(np.concatenate([[0], doubling, [train_length_max]]))
+
+
+def share(part: float, whole: float) -> float:
+    return part / whole if whole > 0 else float("nan")
+
+
+def error_counts(answers: Answers, train_length_max: int) -> dict:
+    """One ``errors_by_length`` row's counts and shares (without its run keys)."""
+    ranking, dilution = answers.ranking_error, answers.dilution_error
+    winning = answers.winning_offset[ranking]
+    n, n_wrong = len(answers.correct), int((~answers.correct).sum())
+    return {
+        "n_sequences": n, "n_wrong": n_wrong, "n_ranking_error": int(ranking.sum()),
+        "n_dilution_error": int(dilution.sum()), "n_outranked": int((~answers.target_on_top).sum()),
+        "n_winning_seen": int((winning < train_length_max).sum()),
+        "n_winning_unseen": int((winning >= train_length_max).sum()),
+        "median_winning_offset": float(np.median(winning)) if len(winning) else float("nan"),
+        "accuracy": 1 - n_wrong / n,
+        "ranking_share": ranking.sum() / n, "dilution_share": dilution.sum() / n,
+        "ranking_share_of_wrong": share(ranking.sum(), n_wrong),
+        "dilution_share_of_wrong": share(dilution.sum(), n_wrong),
+    }
+
+
+def winning_offset_histogram(answers: Answers, edges: np.ndarray, train_length_max: int) -> pd.DataFrame:
+    """The ranking errors' winning offsets counted per bin of ``edges``, every bin (a dozen or so)."""
+    counts, _ = np.histogram(answers.winning_offset[answers.ranking_error], bins=edges)
+    return pd.DataFrame({"winning_offset_min": edges[:-1], "winning_offset_max": edges[1:] - 1,
+                         "seen": edges[1:] <= train_length_max, "count": counts})
+
+
+def measure_errors(model: AttentionHead, eval_sets: dict, run: dict, train_length_max: int) -> dict[str, pd.DataFrame]:
+    """Both tables of one trained head (``TABLES``), its rows labelled with ``run`` ({pe, offset, seed});
+    ``eval_sets`` is {length: (tokens, targets)} of the run's offset."""
+    run = {key: run[key] for key in ("pe", "offset", "seed")}
+    edges = offset_bins(train_length_max, max(eval_sets))
+    rows, histograms = [], []
+    for length, (tokens, targets) in sorted(eval_sets.items()):
+        answers = read_answers(model, tokens, targets, run["offset"])
+        cell = {**run, "length": length}
+        rows.append({**cell, "past_training_range": length > train_length_max,
+                     **error_counts(answers, train_length_max)})
+        histograms.append(winning_offset_histogram(answers, edges, train_length_max).assign(**cell))
+    return dict(zip(TABLES, (pd.DataFrame(rows), pd.concat(histograms, ignore_index=True))))
+
+
+def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
+    """Every trained head of the sweep (rope and learned) on the evaluation sets of its offset."""
+    train_length_max = settings["task"]["train_length_max"]
+    measured = [measure_errors(model, inputs["eval_sets"][run["offset"]], run, train_length_max)
+                for run, model in inputs["models"]]
+    return {table: pd.concat([tables[table] for tables in measured], ignore_index=True) for table in TABLES}
+
+
+def pooled_past_range(by_length: pd.DataFrame, pe: str) -> pd.DataFrame:
+    """Per offset, the counts of ``pe``'s cells past the training range summed over seeds and lengths."""
+    past = by_length[by_length["past_training_range"] & (by_length["pe"] == pe)]
+    counts = ["n_sequences", "n_wrong", "n_ranking_error", "n_dilution_error", "n_winning_seen", "n_winning_unseen"]
+    return past.groupby("offset")[counts].sum()
+
+
+def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
+    return errors_checks(tables["errors_by_length"])
+
+
+def errors_checks(by_length: pd.DataFrame) -> list[dict]:
+    """Two checks per offset for rope, pooled over seeds and lengths past the training range (rules in
+    ``lengthgen.thresholds``). The dilution account predicts that most wrong answers are dilution errors;
+    the relative-offset rule fit in range predicts that a ranking error's winning key lies at an unseen
+    offset. Both depend on what the head learned: evidence. The learned head's errors (ranking errors at
+    its pinned position, by the mechanics claim) are reported, not checked: the account says nothing of them.
+    """
+    if not by_length["past_training_range"].any():
+        raise ValueError("errors needs evaluation lengths past the training range")
+    rows = []
+    for offset, cell in pooled_past_range(by_length, "rope").iterrows():
+        rows += [
+            check("rope's wrong answers past the training range are mostly dilution errors",
+                  "rope: share of wrong answers past the training range that are dilution errors",
+                  share(cell["n_dilution_error"], cell["n_wrong"]), ">=", MIN_DILUTION_SHARE, offset=int(offset),
+                  rule=f">= {MIN_DILUTION_SHARE:g} ({cell['n_wrong']} wrong of {cell['n_sequences']} answers)"),
+            check("rope's ranking errors past the training range come from offsets unseen in training",
+                  "rope: share of ranking errors past the training range whose winning key is at an unseen offset",
+                  share(cell["n_winning_unseen"], cell["n_ranking_error"]), ">=", MIN_UNSEEN_WINNER_SHARE,
+                  offset=int(offset),
+                  rule=f">= {MIN_UNSEEN_WINNER_SHARE:g} ({cell['n_ranking_error']} ranking errors)"),
+        ]
+    return rows

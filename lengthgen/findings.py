@@ -1,0 +1,191 @@
+"""What this reproduction finds: one row per claim of the paper's abstract, decided by this run's checks.
+
+Each claim of the abstract (``FINDINGS``) names the checks that decide it by their key (``claims.KEY``): the
+experiments that test it and, where an experiment tests more than this claim, the start of the claim names that
+count (the multiseed experiment's headlines begin with the name of the experiment they repeat across seeds and
+offsets, which is the abstract's "confirmed across seeds and offsets"). Per row:
+
+- its *verdict* is ``claims.verdict`` over those checks (evidence only); *not tested under this config* where
+  none of them ran;
+- its *replication* is ``replication.replication_verdict`` over the confirmation runs, from the same checks'
+  rows of the replication table: the row replicates in a run when every one of its evidence checks compared
+  there replicates;
+- its *sentence* gives the number that decides it: where every evidence check holds, the one closest to its
+  threshold; where some fail, the one furthest past it, and the sentence says that the data contradict the
+  paper. Distances are ``replication.margin`` (relative to the threshold). An experiment a row names that has
+  no checks in this run is said to be not tested, with the reason the catalog gives.
+
+Torch-free: it reads the claims and replication tables.
+"""
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from lengthgen.claims import VERDICT_RULE, verdict
+from lengthgen.replication import CHECK, EXPLORATORY, instance_name, margins, replication_verdict
+
+NOT_TESTED = "not tested under this config"
+NO_CONFIRMATION = "no confirmation runs"
+
+
+@dataclass(frozen=True)
+class Part:
+    """The checks of one experiment that bear on a claim: those whose claim name starts with ``claim_prefix``
+    (every one of the experiment's when it is empty)."""
+    experiment: str
+    claim_prefix: str = ""
+
+    def name(self) -> str:
+        return f"`{self.experiment}`" + (f" ({self.claim_prefix.rstrip(':')})" if self.claim_prefix else "")
+
+    def select(self, checks: pd.DataFrame) -> pd.DataFrame:
+        return checks[(checks["experiment"] == self.experiment) & checks["claim"].str.startswith(self.claim_prefix)]
+
+
+@dataclass(frozen=True)
+class Finding:
+    name: str
+    paper: str  # what the abstract claims, in its words
+    parts: tuple[Part, ...]
+
+
+FINDINGS = (
+    Finding("the gap", "on a minimal fixed-offset retrieval task, rotary heads extrapolate past the training range "
+            "(decaying gracefully) and learned absolute heads do not",
+            (Part("base"), Part("multiseed", "base:"))),
+    Finding("equivariance", "rotary encodings make the attention logit a function of relative offset alone, so the "
+            "rule learned at training lengths is reproduced at every longer length",
+            (Part("shift"), Part("multiseed", "shift:"))),
+    Finding("pinning", "the learned absolute head pins to a fixed absolute position inside the training range",
+            (Part("mechanics"), Part("multiseed", "mechanics:"))),
+    Finding("the carrier", "the learned rotary rule is a low-rank carrier kernel aligned with the target offset, "
+            "across seeds and offsets",
+            (Part("frequency"), Part("multiseed", "frequency:"))),
+    # ``errors`` splits rope's wrong answers past the range into ranking and dilution errors: the dilution law is
+    # the paper's account of the decay only if most of them are dilution errors. Its other claim, where the ranking
+    # errors' winning keys lie, is about the other account and decides nothing here.
+    Finding("the dilution law", "the graceful accuracy decay is an attention-dilution law, predicted from the "
+            "head's parameters, across seeds and offsets",
+            (Part("prop1"), Part("errors", "rope's wrong answers past the training range are mostly dilution errors"),
+             Part("multiseed", "prop1:"))),
+    Finding("the linear control", "without softmax normalization, training selects a min-norm interpolant that "
+            "does not extrapolate",
+            (Part("linear"), Part("multiseed", "linear"))),
+    Finding("transfer to the transformer", "the phenomenon, the equivariance and the carrier transfer to a "
+            "multi-layer, multi-head transformer on the full-sequence task",
+            (Part("transformer"),)),
+)
+
+
+def deciding_check(checks: pd.DataFrame) -> pd.Series:
+    """The check whose number decides ``checks``: the failing one furthest past its threshold (a NaN value is
+    furthest), else the holding one closest to it. An equality that holds has no distance to show, so it decides
+    only where nothing else holds."""
+    distance = margins(checks).set_axis(checks.index).fillna(-float("inf"))
+    failing = checks[~checks["holds"].astype(bool)]
+    if not failing.empty:
+        return checks.loc[distance[failing.index].idxmin()]
+    inequalities = checks[checks["comparison"] != "=="]
+    candidates = inequalities if not inequalities.empty else checks
+    return checks.loc[distance[candidates.index].idxmin()]
+
+
+def describe(check: pd.Series) -> str:
+    """``prop1, graceful decay follows the dilution law (K=2): mean_field: MAE ... = 0.0244 (rule <= 0.1)``"""
+    where = "" if pd.isna(check["offset"]) else f" ({instance_name(check['offset'])})"
+    return (f"`{check['experiment']}`, {check['claim']}{where}: {check['statistic']} = {check['value']:.3g} "
+            f"(rule {check['rule']})")
+
+
+def evidence_sentence(evidence: pd.DataFrame) -> str:
+    held, total = int(evidence["holds"].sum()), len(evidence)
+    decisive = describe(deciding_check(evidence))
+    if held == total:
+        return f"{total} of {total} evidence checks hold; the closest to its threshold is {decisive}"
+    if held == 0:
+        return (f"the data contradict the paper: none of the {total} evidence checks holds; the furthest from its "
+                f"threshold is {decisive}")
+    return (f"the data contradict the paper in part: {total - held} of {total} evidence checks fail; the furthest "
+            f"from its threshold is {decisive}")
+
+
+def sanity_clause(sanity: pd.DataFrame) -> str:
+    """The row's sanity checks (tests of the code, in no verdict): the weakest, or the failing one, which is a
+    bug to fix before the row can be read."""
+    decisive = describe(deciding_check(sanity))
+    if sanity["holds"].all():
+        return f"its sanity checks (tests of the code, in no verdict) hold, the closest to its threshold being {decisive}"
+    return f"a sanity check fails, a bug to fix before this row can be read: {decisive}"
+
+
+def sentence(checks: pd.DataFrame, missing: list[Part], left_out: dict[str, str]) -> str:
+    """One sentence: the deciding evidence check, the row's sanity check, and the parts this config leaves out."""
+    evidence, sanity = checks[checks["kind"] == "evidence"], checks[checks["kind"] == "sanity"]
+    clauses = [evidence_sentence(evidence)] if not evidence.empty else (
+        ["no evidence check"] if not checks.empty else [])
+    clauses += [sanity_clause(sanity)] if not sanity.empty else []
+    if missing:
+        reasons = ", ".join(part.name() + (f" ({left_out[part.experiment]})" if part.experiment in left_out else
+                                           " (no checks in this run)") for part in missing)
+        clauses.append(f"{NOT_TESTED}: {reasons}")
+    text = "; ".join(clauses)
+    return text[0].upper() + text[1:] + "."
+
+
+def replication_of(checks: pd.DataFrame, table: pd.DataFrame | None) -> str:
+    """The row's replication over the confirmation runs (``replication.replication_verdict``), from the
+    replication table's rows of its evidence checks, with the causes of the checks that do not replicate."""
+    if table is None:
+        return NO_CONFIRMATION
+    keys = checks.loc[checks["kind"] == "evidence", CHECK].drop_duplicates()
+    compared = table[(table["run"] != EXPLORATORY) & (table["kind"] == "evidence")
+                     & table["replicates"].isin(["yes", "no"])]  # empty where the run does not compare the check
+    compared = compared.merge(keys, on=CHECK).drop_duplicates(["run", *CHECK])  # one row per (run, check)
+    in_run = compared.assign(replicates=compared["replicates"] == "yes").groupby("run")["replicates"].all()
+    status = replication_verdict(in_run)
+    causes = compared.loc[compared["replicates"] == "no", "cause"].value_counts()
+    return status + ("" if causes.empty else " (" + ", ".join(f"{count} by {cause}" for cause, count in causes.items())
+                     + ")")
+
+
+def finding_row(finding: Finding, claims: pd.DataFrame, replication: pd.DataFrame | None,
+                left_out: dict[str, str]) -> dict:
+    selected = [(part, part.select(claims)) for part in finding.parts]
+    checks = pd.concat([rows for _, rows in selected])
+    missing = [part for part, rows in selected if rows.empty]
+    return {"finding": finding.name, "paper": finding.paper,
+            "tested_by": [part.name() for part, rows in selected if not rows.empty],
+            "verdict": verdict(checks) if not checks.empty else NOT_TESTED,
+            "replication": replication_of(checks, replication) if not checks.empty else NOT_TESTED,
+            "sentence": sentence(checks, missing, left_out)}
+
+
+def findings_table(claims: pd.DataFrame, replication: pd.DataFrame | None = None,
+                   left_out: dict[str, str] | None = None) -> pd.DataFrame:
+    """One row per claim of the abstract: finding, paper (the claim), tested_by (the parts that ran), verdict,
+    replication and sentence. ``claims``: the ``all_claims`` table; ``replication``: the replication table, when
+    the config has confirmation runs; ``left_out``: experiment -> why this config does not run it."""
+    return pd.DataFrame([finding_row(finding, claims, replication, left_out or {}) for finding in FINDINGS])
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def findings_markdown(claims: pd.DataFrame, replication: pd.DataFrame | None = None,
+                      left_out: dict[str, str] | None = None) -> str:
+    """The section "What this reproduction finds"."""
+    rows = findings_table(claims, replication, left_out)
+    lines = ["| the paper claims | tested by | verdict | replication | what decides it |", "|---|---|---|---|---|"]
+    lines += [f"| **{row.finding}**: {row.paper} | {', '.join(row.tested_by) or '-'} | **{row.verdict}** | "
+              f"{row.replication} | {_escape(row.sentence)} |" for row in rows.itertuples()]
+    return "\n\n".join([
+        "## What this reproduction finds",
+        f"One row per claim of the paper's abstract. Its verdict counts the evidence checks of the experiments that "
+        f"test it ({VERDICT_RULE}); its replication is over the confirmation runs (the rule of the replication "
+        f"section, applied to this row's checks); what decides it is the check furthest past its threshold where "
+        f"some fail, else the one closest to it (distances relative to the threshold). The multiseed checks a row "
+        f"counts are the headlines of its experiments, in every seed at every offset.",
+        "\n".join(lines),
+    ])

@@ -1,0 +1,133 @@
+"""What this reproduction finds: each abstract claim's row, from constructed claims and replication tables."""
+
+import pandas as pd
+
+from lengthgen.claims import check, with_keys
+from lengthgen.findings import FINDINGS, NO_CONFIRMATION, NOT_TESTED, findings_table
+
+CARRIER = "the learned rule is a low-rank carrier aligned with K"
+DILUTION = "graceful decay follows the dilution law"
+
+
+def claims_of(**experiments: list[dict]) -> pd.DataFrame:
+    return pd.concat([with_keys(checks, name, name) for name, checks in experiments.items()], ignore_index=True)
+
+
+def frequency(share_k1: float, share_k2: float, alignment: float = 0.95) -> list[dict]:
+    return [check(CARRIER, "lowest top-4 energy share over seeds", share_k1, ">=", 0.8, offset=1),
+            check(CARRIER, "lowest top-4 energy share over seeds", share_k2, ">=", 0.8, offset=2),
+            check(CARRIER, "lowest energy-weighted top-4 alignment over seeds", alignment, ">=", 0.8, offset=1)]
+
+
+def prop1(attention_mae: float, accuracy_mae: float) -> list[dict]:
+    return [check(DILUTION, "mean_field: MAE of predicted target_attention past the training range", attention_mae,
+                  "<=", 0.1, offset=1),
+            check(DILUTION, "mean_field: MAE of predicted accuracy past the training range", accuracy_mae, "<=", 0.1,
+                  offset=1)]
+
+
+def row(table: pd.DataFrame, finding: str) -> pd.Series:
+    return table.set_index("finding").loc[finding]
+
+
+def test_every_claim_of_the_abstract_has_a_row_in_its_order():
+    table = findings_table(claims_of(frequency=frequency(0.9, 0.95)))
+    assert list(table["finding"]) == [finding.name for finding in FINDINGS]
+    assert {"equivariance", "pinning", "the carrier", "the dilution law", "the linear control",
+            "transfer to the transformer"} <= set(table["finding"])
+
+
+def test_a_claim_whose_every_check_holds_is_confirmed_and_named_by_the_check_closest_to_its_threshold():
+    carrier = row(findings_table(claims_of(frequency=frequency(0.9, 0.95))), "the carrier")
+    assert carrier["verdict"] == "confirmed"
+    assert carrier["tested_by"] == ["`frequency`"]
+    assert "3 of 3 evidence checks hold" in carrier["sentence"]
+    assert "(K=1): lowest top-4 energy share over seeds = 0.9 (rule >= 0.8)" in carrier["sentence"]  # 0.9 < 0.95
+    assert "contradict" not in carrier["sentence"]
+    assert "`multiseed` (frequency) (no checks in this run)" in carrier["sentence"]
+
+
+def test_a_claim_no_check_of_which_holds_is_a_plain_contradiction_with_the_furthest_miss():
+    carrier = row(findings_table(claims_of(frequency=frequency(0.5, 0.7, alignment=0.1))), "the carrier")
+    assert carrier["verdict"] == "not confirmed"
+    assert carrier["sentence"].startswith("The data contradict the paper: none of the 3 evidence checks holds")
+    assert "lowest energy-weighted top-4 alignment over seeds = 0.1 (rule >= 0.8)" in carrier["sentence"]
+
+
+def test_a_mixed_claim_says_it_is_contradicted_in_part_by_its_failing_check():
+    carrier = row(findings_table(claims_of(frequency=frequency(0.6, 0.95))), "the carrier")
+    assert carrier["verdict"] == "mixed"
+    assert "contradict the paper in part: 1 of 3 evidence checks fail" in carrier["sentence"]
+    assert "energy share over seeds = 0.6" in carrier["sentence"]
+
+
+def test_a_sanity_check_counts_in_no_verdict_and_a_failing_one_is_called_a_bug():
+    checks = [check("rope attention logits depend on relative offset alone", "max float64 change", 1.0, "<=", 1e-9,
+                    offset=1, kind="sanity"),
+              check("learned attention logits change under a position shift", "min change", 5.0, ">=", 0.1, offset=1)]
+    equivariance = row(findings_table(claims_of(shift=checks)), "equivariance")
+    assert equivariance["verdict"] == "confirmed"
+    assert "a sanity check fails, a bug to fix before this row can be read" in equivariance["sentence"]
+    assert "max float64 change = 1 (rule <= 1e-09)" in equivariance["sentence"]
+
+
+def test_a_claim_none_of_whose_experiments_ran_is_not_tested_with_the_reason():
+    table = findings_table(claims_of(frequency=frequency(0.9, 0.95)),
+                           left_out={"linear": "the config sets no linear section"})
+    linear = row(table, "the linear control")
+    assert linear["verdict"] == linear["replication"] == NOT_TESTED
+    assert linear["tested_by"] == []
+    assert linear["sentence"] == (f"Not tested under this config: `linear` (the config sets no linear section), "
+                                  f"`multiseed` (linear) (no checks in this run).")
+
+
+def test_the_dilution_law_counts_the_errors_experiment_when_it_runs_and_says_when_it_does_not():
+    without = row(findings_table(claims_of(prop1=prop1(0.04, 0.06))), "the dilution law")
+    assert without["verdict"] == "confirmed"
+    assert f"{NOT_TESTED}: `errors`" in without["sentence"]
+    errors = [check("rope's wrong answers past the training range are mostly dilution errors",
+                    "rope: share of wrong answers past the training range that are dilution errors", 0.04, ">=", 0.5,
+                    offset=1),
+              check("rope's ranking errors past the training range come from offsets unseen in training",
+                    "rope: share of ranking errors whose winning key is at an unseen offset", 0.9, ">=", 0.5, offset=1)]
+    with_errors = row(findings_table(claims_of(prop1=prop1(0.04, 0.06), errors=errors)), "the dilution law")
+    assert with_errors["verdict"] == "mixed"  # the ranking errors' offsets are no evidence for or against dilution
+    assert with_errors["tested_by"][:2] == ["`prop1`", "`errors` (rope's wrong answers past the training range are "
+                                                       "mostly dilution errors)"]
+    assert "contradict the paper in part: 1 of 3 evidence checks fail" in with_errors["sentence"]
+    assert "dilution errors = 0.04 (rule >= 0.5)" in with_errors["sentence"]
+    assert "`errors`" not in with_errors["sentence"].split(NOT_TESTED)[-1]  # only multiseed is untested
+
+
+def test_an_equality_that_holds_does_not_decide_while_an_inequality_can():
+    headline = [check("frequency: energy share of the top 4 rotary blocks", "fraction of runs meeting the headline's "
+                      "threshold", 1.0, "==", 1.0)]
+    carrier = row(findings_table(claims_of(frequency=frequency(0.9, 0.95), multiseed=headline)), "the carrier")
+    assert carrier["tested_by"] == ["`frequency`", "`multiseed` (frequency)"]
+    assert "4 of 4 evidence checks hold" in carrier["sentence"]
+    assert "= 0.9 (rule >= 0.8)" in carrier["sentence"]
+
+
+def replication_rows(claims: pd.DataFrame, run: str, replicates: list[str], causes: list[str]) -> pd.DataFrame:
+    return claims.assign(run=run, replicates=replicates, cause=causes)
+
+
+def test_a_claims_replication_is_over_its_own_checks_in_each_confirmation_run():
+    claims = claims_of(frequency=frequency(0.9, 0.95), prop1=prop1(0.04, 0.06))  # 3 frequency checks, then 2
+    table = pd.concat([
+        replication_rows(claims, "exploratory", [""] * 5, [""] * 5),
+        replication_rows(claims, "fresh", ["yes"] * 5, [""] * 5),
+        replication_rows(claims, "small", ["no", "no", "yes", "yes", "yes"], ["rule", "rule", "", "", ""]),
+    ], ignore_index=True)
+    found = findings_table(claims, table)
+    assert row(found, "the carrier")["replication"] == "partly (1 by rule)"  # one check at two offsets: one cause
+    assert row(found, "the dilution law")["replication"] == "replicated"
+    assert row(found, "pinning")["replication"] == NOT_TESTED
+    assert row(findings_table(claims), "the carrier")["replication"] == NO_CONFIRMATION
+
+
+def test_a_check_no_confirmation_run_compares_leaves_its_claim_not_tested_there():
+    claims = claims_of(frequency=frequency(0.9, 0.95))
+    table = pd.concat([replication_rows(claims, "exploratory", [""] * 3, [""] * 3),
+                       replication_rows(claims, "fresh", [""] * 3, [""] * 3)], ignore_index=True)
+    assert row(findings_table(claims, table), "the carrier")["replication"] == "not tested"
