@@ -58,3 +58,15 @@ def test_summary_interval_stays_inside_zero_one():
     summary = summarize_accuracy(accuracy_table(0.0, 1.0).assign(
         accuracy=lambda f: np.where(f["seed"] == 0, 0.0, 1.0)))
     assert summary["ci_low"].min() >= 0 and summary["ci_high"].max() <= 1
+
+
+def test_base_figure_draws_each_encodings_means_and_keeps_its_legend_off_the_panels():
+    from lengthgen.plots.base import draw
+
+    summary = summarize_accuracy(accuracy_table(0.9, 0.13))
+    settings = {"task": {"vocab_size": 8, "train_length_min": 8, "train_length_max": 8}}
+    fig = draw({"accuracy_summary": summary}, settings)["base"]
+    (ax,) = fig.axes
+    curves = {line.get_label(): list(line.get_ydata()) for line in ax.get_lines()}
+    assert curves["rope"] == pytest.approx([1.0, 0.9]) and curves["learned"] == pytest.approx([1.0, 0.13])
+    assert ax.get_legend() is None and len(fig.legends) == 1  # below the panels, not on the data

@@ -14,7 +14,8 @@ def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
 
 def plot_base(summary: pd.DataFrame, vocab_size: int, train_length_min: int, train_length_max: int):
     offsets = sorted(summary["offset"].unique())
-    fig, axes = plt.subplots(1, len(offsets), figsize=(4 * len(offsets), 3.4), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(offsets), figsize=(4 * len(offsets), 3.8), sharey=True, squeeze=False,
+                             layout="constrained")
     for ax, offset in zip(axes[0], offsets):
         shade_training_range(ax, train_length_min, train_length_max)
         for pe, curve in summary[summary["offset"] == offset].groupby("pe", sort=True):
@@ -27,7 +28,7 @@ def plot_base(summary: pd.DataFrame, vocab_size: int, train_length_min: int, tra
         ax.set_title(f"K = {offset}")
         ax.set_xlabel("evaluation length n")
     axes[0][0].set_ylabel("accuracy (mean, 95% CI over seeds)")
-    axes[0][-1].legend(loc="lower left")
+    # One legend below the panels: inside one it would cover curves or the chance line.
+    fig.legend(*axes[0][0].get_legend_handles_labels(), loc="outside lower center", ncol=4)
     fig.suptitle("Fixed-offset retrieval: accuracy vs length")
-    fig.tight_layout()
     return fig
