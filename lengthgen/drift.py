@@ -107,14 +107,15 @@ def difference_note(row) -> str:
 
 
 def drift_report(claims: pd.DataFrame, summaries: pd.DataFrame) -> str:
-    lines = ["| experiment | claim | statistic | K | reference | run | relative drift | holds (reference -> run) |",
-             "|---|---|---|---|---|---|---|---|"]
+    header = ["experiment", "claim", "statistic", "K", "reference", "run", "relative drift",
+              "holds (reference -> run)"]
+    rows = []
     for row in claims.itertuples():
         drift = "-" if row.only_in else f"{row.drift:.2e}"
         holds = f"{_yes_no(row.holds_reference)} -> {_yes_no(row.holds_run)}"
-        lines.append(f"| {row.experiment} | {row.claim} | {row.statistic} | {_offset(row.offset)} | "
-                     f"{_number(row.value_reference)} | {_number(row.value_run)} | {drift} | "
-                     f"{holds}{difference_note(row)} |")
+        rows.append([f"{row.experiment}", f"{row.claim}", f"{row.statistic}", _offset(row.offset),
+                     _number(row.value_reference), _number(row.value_run), drift, f"{holds}{difference_note(row)}"])
+    lines = [pd.DataFrame(rows, columns=header).to_markdown(index=False, disable_numparse=True)]
     common = claims[claims["only_in"] == ""]
     moved = common[common["drift"] > 0]
     only = claims["only_in"].value_counts()

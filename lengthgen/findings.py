@@ -177,9 +177,9 @@ def findings_markdown(claims: pd.DataFrame, replication: pd.DataFrame | None = N
                       left_out: dict[str, str] | None = None) -> str:
     """The section "What this reproduction finds"."""
     rows = findings_table(claims, replication, left_out)
-    lines = ["| the paper claims | tested by | verdict | replication | what decides it |", "|---|---|---|---|---|"]
-    lines += [f"| **{row.finding}**: {row.paper} | {', '.join(row.tested_by) or '-'} | **{row.verdict}** | "
-              f"{row.replication} | {_escape(row.sentence)} |" for row in rows.itertuples()]
+    table = pd.DataFrame([[f"**{row.finding}**: {row.paper}", ", ".join(row.tested_by) or "-", f"**{row.verdict}**",
+                           f"{row.replication}", _escape(row.sentence)] for row in rows.itertuples()],
+                         columns=["the paper claims", "tested by", "verdict", "replication", "what decides it"])
     return "\n\n".join([
         "## What this reproduction finds",
         f"One row per claim of the paper's abstract. Its verdict counts the evidence checks of the experiments that "
@@ -187,5 +187,5 @@ def findings_markdown(claims: pd.DataFrame, replication: pd.DataFrame | None = N
         f"section, applied to this row's checks); what decides it is the check furthest past its threshold where "
         f"some fail, else the one closest to it (distances relative to the threshold). The multiseed checks a row "
         f"counts are the headlines of its experiments, in every seed at every offset.",
-        "\n".join(lines),
+        table.to_markdown(index=False, disable_numparse=True),
     ])

@@ -353,18 +353,24 @@ def _escape(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def _markdown(rows: list[list[str]], header: list[str]) -> str:
+    """A markdown table of preformatted cells (``disable_numparse``: "1.00" stays "1.00"); tabulate does not escape
+    "|", so a cell that may hold one is passed through ``_escape`` first."""
+    return pd.DataFrame(rows, columns=header).to_markdown(index=False, disable_numparse=True)
+
+
 def runs_markdown(runs: list[dict], exploratory: dict) -> str:
     """One row per run: seeds, task, how it differs from the exploratory config, the experiments it leaves out, and
     its file's note on why (``confirmation.note``)."""
-    lines = ["| run | seeds | V | training lengths | K | differs from the exploratory config in | left out | why |",
-             "|---|---|---|---|---|---|---|---|"]
+    header = ["run", "seeds", "V", "training lengths", "K", "differs from the exploratory config in", "left out", "why"]
+    rows = []
     for run in [exploratory, *runs]:
         left_out = ", ".join(f"`{name}` ({reason})" for name, reason in run["left_out"].items()) or "nothing"
         differences = "; ".join(f"`{entry}`" for entry in run.get("differences", [])) or "-"
-        lines.append(f"| {run['name']} | {', '.join(map(str, run['seeds']))} | {run['vocab_size']} | "
-                     f"{run['train_lengths'][0]}..{run['train_lengths'][1]} | {', '.join(map(str, run['offsets']))} | "
-                     f"{_escape(differences)} | {left_out} | {_escape(run.get('note') or '-')} |")
-    return "\n".join(lines)
+        rows.append([f"{run['name']}", ", ".join(map(str, run["seeds"])), f"{run['vocab_size']}",
+                     f"{run['train_lengths'][0]}..{run['train_lengths'][1]}", ", ".join(map(str, run["offsets"])),
+                     _escape(differences), left_out, _escape(run.get("note") or "-")])
+    return _markdown(rows, header)
 
 
 def rules_markdown(record: dict, rule_files: list[str]) -> str:
@@ -383,7 +389,7 @@ def rules_markdown(record: dict, rule_files: list[str]) -> str:
 
 def claims_markdown(claims: pd.DataFrame, run_names: list[str]) -> str:
     header = ["claim", "exploratory", *run_names, "replication", "why not (checks)"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    rows = []
     for row in claims.itertuples():
         cells = [f"`{row.experiment}`", row.verdicts.get(EXPLORATORY, "-")]
         for run in run_names:
@@ -394,8 +400,8 @@ def claims_markdown(claims: pd.DataFrame, run_names: list[str]) -> str:
             cells.append(row.verdicts[run] + ("" if replicated is None else " (replicates)" if replicated else
                                               " (does not replicate)"))
         causes = ", ".join(f"{name}: {count}" for name, count in row.causes.items()) or "-"
-        lines.append("| " + " | ".join(cells + [f"**{row.replication}**", causes]) + " |")
-    return "\n".join(lines)
+        rows.append(cells + [f"**{row.replication}**", causes])
+    return _markdown(rows, header)
 
 
 def _failure_line(check) -> str:
@@ -436,17 +442,16 @@ def checks_markdown(checks: pd.DataFrame, comparison: pd.DataFrame, run_names: l
     of resamples in which it holds, k/n seeds fail: holds``; and whether the check replicates over the study."""
     replicated = comparison.groupby(CHECK, sort=False)["replicates"].apply(replication_verdict)
     header = ["claim", "check", "K", "rule (exploratory)", EXPLORATORY, *run_names, "check replication"]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    table = []
     ordered = report_order(checks)
     ordered = ordered[ordered["kind"] == kind]
     for (experiment, claim, statistic, offset), rows in ordered.groupby(KEY, sort=False, dropna=False):
         by_run = {run: rows[rows["run"] == run] for run in [EXPLORATORY, *run_names]}
         rule = (by_run[EXPLORATORY] if len(by_run[EXPLORATORY]) else rows)["rule"].iloc[0]
         status = replicated.get((experiment, claim, statistic), "not tested")
-        lines.append("| " + " | ".join([f"`{experiment}`", _escape(f"{claim} | {statistic}"), instance_name(offset),
-                                         _escape(rule), *(_cell(by_run[run]) for run in [EXPLORATORY, *run_names]),
-                                         status]) + " |")
-    return "\n".join(lines)
+        table.append([f"`{experiment}`", _escape(f"{claim} | {statistic}"), instance_name(offset), _escape(rule),
+                      *(_cell(by_run[run]) for run in [EXPLORATORY, *run_names]), status])
+    return _markdown(table, header)
 
 
 def section_markdown(checks: pd.DataFrame, comparison: pd.DataFrame, claims: pd.DataFrame, runs: list[dict],

@@ -9,6 +9,8 @@ that had been looked at.
 
 from typing import NamedTuple
 
+import pandas as pd
+
 
 class RuleChange(NamedTuple):
     rules: str  # the rules (names in lengthgen/thresholds.py) and the experiment they judge
@@ -60,6 +62,15 @@ RULE_HISTORY = (
                "RANDOM_POSITIONS_FAIL_FROM_OFFSET", "issue 17's change",
                "the previous full run's variants classes (17 of 19 predictions match; FIRE's 2 do not, and the rule "
                "was kept) and a quick run of the new variants (alibi@slope, fire_fixed, 3 seeds)"),
+    RuleChange("cures: MAX_RECOVERY_ERROR_OF_CEILING (the dilution law predicts each sharpening cure's recovery)",
+               "issue 18's change",
+               "the committed full run's cures section (recoveries +0.037 and +0.035, hard-attention ceiling +0.041, "
+               "mean_field's prediction -0.08) and a tiny run; fixed after the full run, so the next full run and "
+               "the confirmation runs test it"),
+    RuleChange("transformer: STEP_MIN_DROP, STEP_KERNEL_MARGIN, STEP_PREDICTION_FACTOR (steps by position and the "
+               "retrieval head's kernel)", "issue 18's change",
+               "the committed run's and fresh_seeds' transformer_by_position tables (drops 0.04-0.84, rope steps at "
+               "positions 560/561), from which STEP_MIN_DROP was set: not fixed blind"),
     RuleChange("replication: the cause rule (CAUSE_RULE: per-seed failing shares, SHARES_DIFFER_LEVEL, "
                "RECURRING_RUNS; RULE_CAUSE_MAX_MISS kept)", "issue 17's change",
                "the full confirmation study (fresh_seeds, small_vocab, large_vocab), whose 18 non-replicating checks "
@@ -69,7 +80,7 @@ RULE_HISTORY = (
 
 def history_markdown(history: tuple[RuleChange, ...] = RULE_HISTORY) -> str:
     lines = ["**When each rule was fixed, and what had been looked at by then** (from `git log -p "
-             "lengthgen/thresholds.py` and the commit messages; `lengthgen/rule_history.py`):", "",
-             "| rules | fixed in | data looked at before |", "|---|---|---|"]
-    lines += [f"| {change.rules} | {change.commit} | {change.data_seen} |" for change in history]
-    return "\n".join(lines)
+             "lengthgen/thresholds.py` and the commit messages; `lengthgen/rule_history.py`):", ""]
+    table = pd.DataFrame([[change.rules, change.commit, change.data_seen] for change in history],
+                         columns=["rules", "fixed in", "data looked at before"])
+    return "\n".join(lines + [table.to_markdown(index=False, disable_numparse=True)])

@@ -60,23 +60,24 @@ def training_markdown(summary: pd.DataFrame) -> str:
     that does not, with why (the table's ``why``)."""
     counts = summary.groupby("family", sort=False).agg(models=("converged", "size"), fitted=("fitted", "sum"),
                                                        converged=("converged", "sum"))
-    count_table = ["| models | trained | fit their range | converged |", "|---|---|---|---|"]
-    count_table += [f"| {FAMILY_NAMES.get(family, family)} | {row.models} | {row.fitted} | {row.converged} |"
-                    for family, row in counts.iterrows()]
+    count_table = pd.DataFrame([[f"{FAMILY_NAMES.get(family, family)}", f"{row.models}", f"{row.fitted}",
+                                 f"{row.converged}"] for family, row in counts.iterrows()],
+                               columns=["models", "trained", "fit their range", "converged"])
     parts = ["## Training",
              "Every model is trained with Adam under a one-cycle schedule (warmup, then cosine decay) and saved at "
              f"its last step. A model **fits its training range** when its accuracy on held-out sequences at every "
              f"training length is >= {FIT_ACCURACY}, and has **converged** when besides its mean training loss over "
              f"the last progress window is <= {SETTLED_LOSS} nats (rules of `lengthgen/training_record.py`, fixed "
              "before the runs).",
-             "\n".join(count_table)]
+             count_table.to_markdown(index=False, disable_numparse=True)]
     failing = summary[~summary["converged"]].sort_values(["family", "pe", "offset", "seed"])
     if failing.empty:
         return "\n\n".join(parts + ["Every model fits its training range and has converged."])
     unexpected = int(failing["why"].str.startswith("not expected").sum())
-    failing_table = ["| family | encoding | K | seed | held-out accuracy | final loss | why |",
-                     "|---|---|---|---|---|---|---|"]
-    failing_table += [f"| {row.family} | {row.pe} | {row.offset} | {row.seed} | {row.heldout_accuracy:.3f} | "
-                      f"{row.final_loss:.3f} | {row.why} |" for row in failing.itertuples()]
+    failing_table = pd.DataFrame([[f"{row.family}", f"{row.pe}", f"{row.offset}", f"{row.seed}",
+                                   f"{row.heldout_accuracy:.3f}", f"{row.final_loss:.3f}", f"{row.why}"]
+                                  for row in failing.itertuples()],
+                                 columns=["family", "encoding", "K", "seed", "held-out accuracy", "final loss", "why"])
     return "\n\n".join(parts + [f"Models that do not converge ({len(failing)}; {unexpected} of them not expected "
-                                  "from their encoding's properties):", "\n".join(failing_table)])
+                                  "from their encoding's properties):",
+                                  failing_table.to_markdown(index=False, disable_numparse=True)])

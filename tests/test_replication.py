@@ -3,11 +3,12 @@
 import pandas as pd
 import pytest
 
+from conftest import markdown_rows
 from lengthgen.claims import COMPARISONS, KEY, check, with_keys, with_verdicts
 from lengthgen.plots.replication import replication_figure
 from lengthgen.replication import (EXPLORATORY, SPREAD_KEY, annotated_checks, claim_replication, compare_runs, margin,
                                    replication_table, section_markdown, worked_example)
-from lengthgen.rule_history import history_markdown
+from lengthgen.rule_history import RULE_HISTORY, history_markdown
 from lengthgen.table_schemas.replication import REPLICATION
 from lengthgen.tables import to_arrow
 
@@ -253,7 +254,8 @@ def test_sanity_checks_are_compared_but_count_in_no_claims_replication_or_verdic
     assert "Every claim measured by a confirmation run replicated." in text
     evidence, sanity = text.split("**Sanity checks** in every run")
     assert "float64 identity" not in evidence.split("**Every check**")[1]
-    assert "| `shift` | rope \\| float64 identity | all |" in sanity
+    sanity_rows = markdown_rows(sanity, "|claim|check|K|")
+    assert ["`shift`", "rope \\| float64 identity", "all"] in [row[:3] for row in sanity_rows]
 
 
 def test_the_section_states_the_rule_the_numbers_and_the_history():
@@ -267,12 +269,18 @@ def test_the_section_states_the_rule_the_numbers_and_the_history():
     record = {"commit": "a" * 40, "date": "2026-11-30", "subject": "freeze", "changes": [], "diffstat": "", "error": ""}
     text = section_markdown(checks, comparison, claims, [run], explored, record, ["lengthgen/thresholds.py"],
                             history_markdown())
-    assert "| `base` | mixed" not in text and "| `base` | confirmed | not confirmed (does not replicate) |" in text
-    assert "**not replicated** | claim: 1 |" in text and "0.05 [0.03, 0.07], holds in 0% of resamples" in text
-    assert "| `base` | c \\| rope at the longest length | K=1 | >= 0.5 (n=128) |" in text  # the exploratory rule
+    assert markdown_rows(text, "|claim|exploratory|other|replication|whynot(checks)|") == [
+        ["`base`", "confirmed", "not confirmed (does not replicate)", "**not replicated**", "claim: 1"]]
+    assert "0.05 [0.03, 0.07], holds in 0% of resamples" in text
+    checks_rows = markdown_rows(text, "|claim|check|K|rule(exploratory)|")
+    assert ["`base`", "c \\| rope at the longest length", "K=1", ">= 0.5 (n=128)"] in [row[:4] for row in checks_rows]
     assert "`aaaaaaaaaaaa`" in text and "None of these files has changed since that commit." in text
-    assert "`task.vocab_size: 16 -> 8`" in text and "| rules | fixed in | data looked at before |" in text
-    assert "| nothing | another task |" in text  # the run's note says why its settings differ
+    assert "`task.vocab_size: 16 -> 8`" in text
+    assert [row[:2] for row in markdown_rows(text, "|rules|fixedin|datalookedatbefore|")] == [
+        [change.rules, change.commit] for change in RULE_HISTORY]
+    runs_rows = markdown_rows(text, "|run|seeds|V|traininglengths|K|")
+    assert [row[0] for row in runs_rows] == [EXPLORATORY, "other"]
+    assert runs_rows[1][-2:] == ["nothing", "another task"]  # the run's note says why its settings differ
     assert "**Sanity checks**: none compared." in text and "Sanity checks** in every run" not in text
 
 

@@ -19,8 +19,8 @@ from lengthgen.thresholds import MIN_RETRIEVAL_ATTENTION
 from lengthgen.table_schemas import schema_named
 from lengthgen import transformer as transformer_module
 from lengthgen.table_schemas.transformer import (TRANSFORMER_BLOCKS, TRANSFORMER_CARRIER, TRANSFORMER_HEADS,
-                                           TRANSFORMER_SHIFT_CHANGES, TRANSFORMER_UNTRAINED_CARRIER,
-                                           TRANSFORMER_WINDOWS)
+                                           TRANSFORMER_SHIFT_CHANGES, TRANSFORMER_STEP_PREDICTIONS,
+                                           TRANSFORMER_STEPS, TRANSFORMER_UNTRAINED_CARRIER, TRANSFORMER_WINDOWS)
 from lengthgen.tables import to_arrow
 from lengthgen.task import TaskConfig
 from lengthgen.training import TrainConfig, TrainedModel, seeded_init
@@ -64,6 +64,53 @@ def test_a_missing_encoding_gives_checks_that_do_not_hold():
         experiment.accuracy_windows(by_position({"rope": lambda t: 1.0}), TRAIN_MAX), VOCAB, TRAIN_MAX))
     learned = claims[claims["statistic"].str.startswith("learned")]
     assert learned["value"].isna().all() and not learned["holds"].any()
+
+
+def test_a_step_is_found_where_accuracy_falls_at_once():
+    table = by_position({"rope": lambda t: 1.0 if t < 40 else 1 / VOCAB}, lengths=(8, 64))
+    steps = experiment.find_steps(table, TRAIN_MAX)
+    to_arrow(steps, TRANSFORMER_STEPS)
+    assert steps["position"].tolist() == [40, 40] and steps["seed"].tolist() == [0, 1]  # one per seed
+    assert steps["accuracy_before"].tolist() == [1.0, 1.0] and steps["accuracy_after"].tolist() == [1 / VOCAB] * 2
+
+
+def test_a_smooth_decay_to_chance_has_no_step():
+    # 1 to chance over 56 positions: 0.125 per window of 8, under STEP_MIN_DROP
+    table = by_position({"rope": lambda t: max(1 / VOCAB, 1.0 - (1 - 1 / VOCAB) * t / 56)}, lengths=(8, 64))
+    assert experiment.find_steps(table, TRAIN_MAX).empty
+
+
+def test_the_kernel_predicts_a_step_where_it_comes_back_to_its_value_at_k():
+    kernel = np.zeros(100)
+    kernel[[2, 40, 70, 90]] = [1.0, 0.9, 1.0, 1.2]  # K = 2; 40 comes close, 70 ties
+    prediction = experiment.predict_step(kernel, offset=2, train_length_max=TRAIN_MAX)
+    assert prediction["predicted_step"] == 70 and prediction["kernel_lead"] == 1.0
+    assert prediction["closest_unseen_gap"] == pytest.approx(-0.2)
+    assert experiment.predict_step(kernel[:70], 2, TRAIN_MAX)["predicted_step"] is None
+
+
+def predictions(predicted: list, found: list) -> pd.DataFrame:
+    return pd.DataFrame({"offset": 2, "seed": range(len(found)), "layer": 0, "head": 0, "kernel_at_offset": 1.0,
+                         "kernel_lead": 1.0, "closest_unseen_gap": 0.0, "predicted_step": predicted,
+                         "found_step": found}).astype({"predicted_step": "Int64", "found_step": "Int64"})
+
+
+def test_the_step_prediction_check_counts_seeds_with_a_step():
+    near = predictions([561, 900], [560, None])
+    to_arrow(near, TRANSFORMER_STEP_PREDICTIONS)
+    claims = experiment.claims_step_prediction(near)
+    assert len(claims) == 1 and claims[0]["holds"] and claims[0]["value"] == pytest.approx(561 / 560)
+    missed = experiment.claims_step_prediction(predictions([None, 100], [560, 560]))
+    assert missed[0]["value"] == math.inf and not missed[0]["holds"]
+    assert experiment.claims_step_prediction(predictions([561], [None])) == []  # no step: nothing to predict
+
+
+def test_found_steps_join_the_first_rope_step_past_the_range():
+    steps = pd.DataFrame({"pe": ["rope", "rope", "rope", "learned"], "offset": 2, "seed": [0, 0, 0, 1],
+                          "position": [5, 300, 600, 9], "accuracy_before": 1.0, "accuracy_after": 0.1})
+    joined = experiment.with_found_steps(predictions([None, 561], [None, None]).drop(columns="found_step"), steps,
+                                         TRAIN_MAX)
+    assert joined["found_step"].tolist() == [300, pd.NA]
 
 
 def shift_rows(pe: str, changes: list[float], defined=None) -> pd.DataFrame:
@@ -252,6 +299,9 @@ def test_analysis_section_and_figures_from_models():
     windows = tables["transformer_windows"]
     assert f"{windows.loc[windows['length'] == 32, 'accuracy'].max():.3f}" in section
     assert np.isfinite(tables["transformer_carrier"]["kernel_logit_correlation"]).all()
+    assert tables["transformer_steps"]["pe"].tolist() == ["learned"]  # learned falls at the range's end
+    assert tables["transformer_step_predictions"]["found_step"].isna().all()
+    assert "of the 0 rope steps" in section and markdown_rows(section, "|K|n=8|n=32|")
 
     figures = draw(tables, SETTINGS)
     assert set(figures) == {"transformer_shift", "transformer"}

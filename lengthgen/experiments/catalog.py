@@ -109,7 +109,7 @@ CATALOG = [
                settings=(*TASK, "transformer", "shift.shifts", "shift.lengths"),
                tables=("transformer_by_position", "transformer_windows", "transformer_shift_changes",
                        "transformer_heads", "transformer_blocks", "transformer_carrier",
-                       "transformer_untrained_carrier"),
+                       "transformer_untrained_carrier", "transformer_steps", "transformer_step_predictions"),
                figures=("transformer_shift", "transformer"), needs=(trained(*SWEEP_HEADS, by="transformer"),)),
     # Every headline of the experiments that run, in every seed: it reads their headline tables (plan).
     Experiment("multiseed", reads={}, settings=TASK, tables=("headline_by_seed", "headline_summary"),

@@ -36,7 +36,7 @@ from lengthgen.evaluation import TOKENS_PER_BATCH, accuracy_by_length
 from lengthgen.experiments import prop1
 from lengthgen.model import AttentionHead
 from lengthgen.thresholds import (CHANCE_TOLERANCE, CURES_CLAIM_PREDICTOR, MAX_ACCURACY_MAE, MAX_ATTENTION_MAE,
-                             MIN_RECOVERED_FRACTION, NEAR_PERFECT)
+                             MAX_RECOVERY_ERROR_OF_CEILING, MIN_RECOVERED_FRACTION, NEAR_PERFECT)
 from lengthgen.stats import mean_interval
 
 # cure -> the head options it sets; "none" is the head as trained.
@@ -224,12 +224,14 @@ def cures_checks(by_length: pd.DataFrame, predictions: pd.DataFrame, train_lengt
     One is sanity: position interpolation (without the fine-tuning of Chen et al.) moves the target
     of a fixed-offset rule to a fractional position it was never trained at, so it hurting rope is
     close to an impossibility to fail. The rest is evidence: whether sharpening wins accuracy back,
-    whether the law predicts the cured heads, whether any cure helps the learned head, and how the
-    head trained with log-length scaling fits and extrapolates all depend on what the heads learned.
+    whether the law predicts the cured heads and how much each sharpening cure wins back (the one check
+    added after the full run, ``recovery_prediction_checks``), whether any cure helps the learned head,
+    and how the head trained with log-length scaling fits and extrapolates all depend on what the heads learned.
     """
     past = past_range(by_length, train_length_max)
     uncured = rows_of(past, "rope", "none")["accuracy"]
     rows = sharpening_checks(past, uncured)
+    rows += recovery_prediction_checks(recovery_table(by_length, predictions, train_length_max))
     interpolated = rows_of(past, "rope", "interpolate")["accuracy"].mean()
     rows.append(check("interpolate hurts rope's fixed-offset rule",
                       "rope mean accuracy past the training range, interpolated minus uncured",
@@ -244,6 +246,22 @@ def sharpening_checks(past: pd.DataFrame, uncured: pd.Series) -> list[dict]:
     return [check(f"{cure} undoes much of rope's decay",
                   "mean(cured - uncured) / mean(1 - uncured) of rope accuracy past the training range",
                   recovered_fraction(uncured, rows_of(past, "rope", cure)["accuracy"]), ">=", MIN_RECOVERED_FRACTION)
+            for cure in SHARPENING]
+
+
+def recovery_prediction_checks(recovery: pd.DataFrame) -> list[dict]:
+    """Per sharpening cure, whether the claim predictor's predicted recovery lies within
+    MAX_RECOVERY_ERROR_OF_CEILING x the hard-attention ceiling of the measured recovery."""
+    fraction = recovery.set_index(["cure", "source"])["recovered_fraction"]
+    ceiling = fraction["hard_attention", "measured"]
+    tolerance = MAX_RECOVERY_ERROR_OF_CEILING * ceiling
+    return [check(f"the dilution law predicts how much of rope's decay {cure} undoes",
+                  # no "|" for an absolute value: the statistic is a cell of a markdown table
+                  f"{CURES_CLAIM_PREDICTOR}: absolute error of the predicted fraction of rope's lost accuracy won "
+                  "back past the training range",
+                  abs(fraction[cure, "measured"] - fraction[cure, CURES_CLAIM_PREDICTOR]), "<=", tolerance,
+                  rule=f"<= {MAX_RECOVERY_ERROR_OF_CEILING:g} x hard-attention ceiling {ceiling:+.3f} "
+                       f"= {tolerance:.4g}")
             for cure in SHARPENING]
 
 

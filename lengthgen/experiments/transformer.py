@@ -7,7 +7,9 @@ findings of the single head:
 1. **phenomenon**: accuracy per position, in windows of ``train_length_max`` positions: the last
    window of each evaluation length n (positions max(K, n - train_length_max) .. n - 1), which is the
    analogue of the single head's query at length n. rope is near perfect in range and well above
-   chance at 4x; learned is near perfect in range and at chance past it;
+   chance at 4x; learned is near perfect in range and at chance past it. Reported at every length: rope's
+   lowest window over seeds. Its **steps**: positions where the accuracy falls by at least
+   ``thresholds.STEP_MIN_DROP`` between the window before and the window from there on (``find_steps``);
 2. **equivariance**: the largest change of any output logit when every position id is shifted by s
    (``experiments.shift``, the same measurement as the single head's): rounding only for rope, O(1)
    for learned;
@@ -19,6 +21,9 @@ findings of the single head:
    the per-head attention at every offset shows how. The baseline: every head of the same model at its
    seeded initialization (the weights its training started from), measured the same way on the same
    sequences; the retrieval head's top-4 share must exceed that of the same (layer, head) at init.
+   Its kernel predicts a step at the first unseen offset where it comes back within
+   ``thresholds.STEP_KERNEL_MARGIN`` of its in-range lead of s(K) (``predict_step``): a far offset whose
+   average logit ties the target's; checked against the first rope step past the range.
 
 Each check's claim is its finding's name (``FINDINGS``); the section's text is ``prose/transformer.py``.
 """
@@ -33,22 +38,27 @@ from lengthgen.claims import check
 from lengthgen.experiments import frequency, shift
 from lengthgen.kernel import as_complex_blocks, cosine_sum
 from lengthgen.thresholds import (ABOVE_CHANCE_FACTOR, ABSOLUTE_MIN_CHANGE, CHANCE_TOLERANCE, MIN_RETRIEVAL_ATTENTION,
-                             MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE, NEAR_PERFECT, ROPE_MAX_CHANGE, SHIFT_CLAIM_DTYPE)
+                             MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE, NEAR_PERFECT, ROPE_MAX_CHANGE, SHIFT_CLAIM_DTYPE,
+                             STEP_KERNEL_MARGIN, STEP_MIN_DROP, STEP_PREDICTION_FACTOR)
 from lengthgen.training import seeded_init
 from lengthgen.transformer import AttentionTrace, Transformer
 
 FINDINGS = ("phenomenon", "equivariance", "carrier")
-CHECKED = ("transformer_windows", "transformer_shift_changes", "transformer_carrier", "transformer_untrained_carrier")
+CHECKED = ("transformer_windows", "transformer_shift_changes", "transformer_carrier", "transformer_untrained_carrier",
+           "transformer_step_predictions")
 
 
 def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
     """Its tables: the evaluations' accuracy by position and its windows, and from every model its shift
     changes and (rope) its heads, retrieval head and carrier."""
-    by_position = inputs["evaluations"]
+    by_position, train_length_max = inputs["evaluations"], settings["task"]["train_length_max"]
     measured = measure_models(inputs["models"], inputs["eval_sets"], settings)
+    steps = find_steps(by_position, train_length_max)
+    predictions = measured.pop("predictions")
     return {"transformer_by_position": by_position,
-            "transformer_windows": accuracy_windows(by_position, settings["task"]["train_length_max"]),
-            **measured}
+            "transformer_windows": accuracy_windows(by_position, train_length_max),
+            "transformer_steps": steps,
+            "transformer_step_predictions": with_found_steps(predictions, steps, train_length_max), **measured}
 
 
 def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
@@ -56,7 +66,8 @@ def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
     task = settings["task"]
     return (claims_phenomenon(tables["transformer_windows"], task["vocab_size"], task["train_length_max"])
             + claims_equivariance(tables["transformer_shift_changes"])
-            + claims_carrier(tables["transformer_carrier"], tables["transformer_untrained_carrier"]))
+            + claims_carrier(tables["transformer_carrier"], tables["transformer_untrained_carrier"])
+            + claims_step_prediction(tables["transformer_step_predictions"]))
 
 
 def measure_models(models, eval_sets: dict, settings: dict) -> dict[str, pd.DataFrame]:
@@ -64,7 +75,7 @@ def measure_models(models, eval_sets: dict, settings: dict) -> dict[str, pd.Data
     shift changes at the lengths ``shift.lengths``, and, for rope, the heads and the carrier on in-range
     sequences, trained and at the model's seeded initialization."""
     n_samples, train_length_max = settings["transformer"]["eval_samples"], settings["task"]["train_length_max"]
-    changes, carriers, untrained = [], [], []
+    changes, carriers, untrained, predictions = [], [], [], []
     for run, model in models:
         offset, seed = run["offset"], run["seed"]
         sets = eval_sets[offset]
@@ -73,16 +84,16 @@ def measure_models(models, eval_sets: dict, settings: dict) -> dict[str, pd.Data
         if run["pe"] == "rope":
             # In-range sequences: by causality, the first train_length_max tokens of the 4x set are one.
             in_range = sets[4 * train_length_max][0][:n_samples, :train_length_max]
-            found = analyze_carrier(model, in_range, offset, seed, train_length_max)
+            found = analyze_carrier(model, in_range, offset, seed, train_length_max, kernel_length=max(sets))
             retrieval_head = tuple(int(found["carrier"].loc[0, column]) for column in ("layer", "head"))
             untrained.append(analyze_untrained_heads(initialization(model, seed), in_range, offset, seed,
                                                      train_length_max, retrieval_head))
             carriers.append(found)
-    heads, blocks, carrier = (pd.concat([found[kind] for found in carriers], ignore_index=True)
-                              for kind in ("heads", "blocks", "carrier"))
+    heads, blocks, carrier, predictions = (pd.concat([found[kind] for found in carriers], ignore_index=True)
+                                           for kind in ("heads", "blocks", "carrier", "prediction"))
     return {"transformer_shift_changes": pd.concat(changes, ignore_index=True), "transformer_heads": heads,
             "transformer_blocks": blocks, "transformer_carrier": carrier,
-            "transformer_untrained_carrier": pd.concat(untrained, ignore_index=True)}
+            "transformer_untrained_carrier": pd.concat(untrained, ignore_index=True), "predictions": predictions}
 
 
 def initialization(model: Transformer, seed: int) -> Transformer:
@@ -105,6 +116,46 @@ def accuracy_windows(by_position: pd.DataFrame, train_length_max: int) -> pd.Dat
              .agg(window_start=("position", "min"), accuracy=("accuracy", "mean")))
     return frame.assign(in_training_range=frame["length"] <= train_length_max,
                         past_training_range=frame["window_start"] >= train_length_max)
+
+
+def rope_floor_by_length(windows: pd.DataFrame) -> pd.DataFrame:
+    """Per (offset, length): rope's lowest last-window accuracy over seeds, the 4x check's statistic at every
+    length."""
+    rope = windows[windows["pe"] == "rope"]
+    return rope.groupby(["offset", "length"], as_index=False)["accuracy"].min()
+
+
+def find_steps(by_position: pd.DataFrame, width: int) -> pd.DataFrame:
+    """Per run, on its longest evaluation length: every step, the position p where the mean accuracy over
+    positions p - width .. p - 1 minus that over p .. p + width - 1 is largest within a stretch of positions
+    where it is at least ``STEP_MIN_DROP``. Positions whose windows do not fit in the sequence are skipped."""
+    rows = []
+    for (pe, offset, seed), run in by_position.groupby(["pe", "offset", "seed"], sort=True):
+        longest = run[run["length"] == run["length"].max()].sort_values("position")
+        for position, before, after in run_steps(longest["position"].to_numpy(), longest["accuracy"].to_numpy(),
+                                                 width):
+            rows.append({"pe": pe, "offset": offset, "seed": seed, "position": position,
+                         "accuracy_before": before, "accuracy_after": after})
+    columns = ["pe", "offset", "seed", "position", "accuracy_before", "accuracy_after"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def run_steps(positions: np.ndarray, accuracy: np.ndarray, width: int) -> list[tuple[int, float, float]]:
+    """(position, mean before, mean after) of each step in one run's accuracy at consecutive ``positions``."""
+    sums = np.concatenate([[0.0], np.cumsum(accuracy)])
+    index = np.arange(width, len(accuracy) - width + 1)
+    before, after = (sums[index] - sums[index - width]) / width, (sums[index + width] - sums[index]) / width
+    steep = before - after >= STEP_MIN_DROP
+    if not len(index):
+        return []
+    # a stretch of steep positions is one step: split where a position is not steep
+    stretches = np.split(np.arange(len(index)), np.flatnonzero(np.diff(steep.astype(int)) != 0) + 1)
+    steps = []
+    for stretch in stretches:
+        if steep[stretch[0]]:
+            at = stretch[np.argmax((before - after)[stretch])]
+            steps.append((int(positions[index[at]]), float(before[at]), float(after[at])))
+    return steps
 
 
 def _extreme(values: pd.Series, how: str) -> float:
@@ -208,12 +259,13 @@ def head_carrier(model: Transformer, trace: AttentionTrace, head: int, offset: i
 
 
 def analyze_carrier(model: Transformer, tokens: torch.Tensor, offset: int, seed: int,
-                    train_length_max: int) -> dict[str, pd.DataFrame]:
+                    train_length_max: int, kernel_length: int | None = None) -> dict[str, pd.DataFrame]:
     """One rope transformer on in-range sequences ``tokens`` (N, train_length_max), in float64 on its device.
 
     Returns ``heads`` (every layer and head's mean attention weight at every offset), ``blocks`` (the
-    retrieval head's rotary spectrum) and ``carrier`` (one row: which head retrieves, how much, its
-    carrier's summary and kernel-logit correlation, ``head_carrier``).
+    retrieval head's rotary spectrum), ``carrier`` (one row: which head retrieves, how much, its
+    carrier's summary and kernel-logit correlation, ``head_carrier``) and ``prediction`` (one row: the step
+    its carrier kernel over offsets 0 .. ``kernel_length`` - 1 predicts, ``predict_step``).
     """
     record, profiles = trace_in_double(model, tokens)
     n_layers, n_heads, length = profiles.shape
@@ -231,7 +283,33 @@ def analyze_carrier(model: Transformer, tokens: torch.Tensor, offset: int, seed:
     carrier = {**head_keys, "attention_at_offset": float(ranked[0]),
                "runner_up_attention_at_offset": float(ranked[1]) if len(ranked) > 1 else math.nan,
                "single_head_retrieves": bool(ranked[0] >= MIN_RETRIEVAL_ATTENTION), **summary}
-    return {"heads": heads, "blocks": spectrum.assign(**head_keys), "carrier": pd.DataFrame([carrier])}
+    coefficients = carrier_coefficients(record[layer].query[:, head], record[layer].key[:, head])
+    kernel = cosine_sum(coefficients, model.encoding.theta.double().cpu(), torch.arange(kernel_length or length))
+    prediction = {**head_keys, **predict_step(kernel.numpy(), offset, train_length_max)}
+    return {"heads": heads, "blocks": spectrum.assign(**head_keys), "carrier": pd.DataFrame([carrier]),
+            "prediction": pd.DataFrame([prediction])}
+
+
+def predict_step(kernel: np.ndarray, offset: int, train_length_max: int) -> dict:
+    """From a head's content-averaged kernel s(delta), delta = 0 .. n - 1: s(K), its lead over the median of the
+    other in-range offsets, and the first unseen offset (>= train_length_max) whose s comes back within
+    ``STEP_KERNEL_MARGIN`` x that lead of s(K) (None when none does below n), with its gap s(K) - s in leads."""
+    at_offset = float(kernel[offset])
+    lead = at_offset - float(np.median(np.delete(kernel[:train_length_max], offset)))
+    unseen = kernel[train_length_max:]
+    returns = np.flatnonzero(unseen >= at_offset - STEP_KERNEL_MARGIN * lead)
+    return {"kernel_at_offset": at_offset, "kernel_lead": lead,
+            "closest_unseen_gap": float((at_offset - unseen.max()) / lead) if len(unseen) else math.nan,
+            "predicted_step": int(train_length_max + returns[0]) if len(returns) else None}
+
+
+def with_found_steps(predictions: pd.DataFrame, steps: pd.DataFrame, train_length_max: int) -> pd.DataFrame:
+    """``predictions`` (one row per rope model) with each model's first step at or past ``train_length_max``
+    (``found_step``, None without one)."""
+    past = steps[(steps["pe"] == "rope") & (steps["position"] >= train_length_max)]
+    first = past.groupby(["offset", "seed"])["position"].min().rename("found_step").reset_index()
+    merged = predictions.merge(first, on=["offset", "seed"], how="left")
+    return merged.astype({"predicted_step": "Int64", "found_step": "Int64"})
 
 
 def analyze_untrained_heads(model: Transformer, tokens: torch.Tensor, offset: int, seed: int, train_length_max: int,
@@ -275,4 +353,25 @@ def claims_carrier(carrier: pd.DataFrame, untrained: pd.DataFrame) -> list[dict]
         rows.append(check("carrier", "retrieval head: lowest energy-weighted top-4 alignment cos(K theta + phi) over "
                           "seeds", heads["top4_alignment"].min(), ">=", MIN_TOP4_ALIGNMENT, offset=offset,
                           rule=f">= {MIN_TOP4_ALIGNMENT:g} ({baseline('top4_alignment')})"))
+    return rows
+
+
+def prediction_factor(predicted, found) -> float:
+    """How many times the larger of the predicted and found step positions is the smaller; inf without a
+    prediction."""
+    return math.inf if pd.isna(predicted) else max(predicted, found) / min(predicted, found)
+
+
+def claims_step_prediction(predictions: pd.DataFrame) -> list[dict]:
+    """Per offset with a rope step past the range: the carrier kernel's predicted step lies within
+    ``STEP_PREDICTION_FACTOR`` of the found one in every such seed (the statistic is the largest factor)."""
+    rows = []
+    stepped = predictions[predictions["found_step"].notna()]
+    for offset, runs in stepped.groupby("offset", sort=True):
+        factors = [prediction_factor(row.predicted_step, row.found_step) for row in runs.itertuples()]
+        found = ", ".join(f"seed {row.seed}: {row.found_step} vs "
+                          f"{'none' if pd.isna(row.predicted_step) else row.predicted_step}" for row in runs.itertuples())
+        rows.append(check("carrier", "retrieval head: largest factor between its kernel's predicted step and the "
+                          "found step, over seeds with a step", max(factors), "<=", STEP_PREDICTION_FACTOR,
+                          offset=offset, rule=f"<= {STEP_PREDICTION_FACTOR:g} (found vs predicted: {found})"))
     return rows

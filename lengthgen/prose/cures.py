@@ -7,7 +7,7 @@ from lengthgen.claims import checks_markdown
 from lengthgen.experiments.cures import CURES, SHARPENING, TRAINED_HEAD, comparison
 from lengthgen.experiments.prop1 import PREDICTORS
 from lengthgen.length_scaling import FORMULAS
-from lengthgen.thresholds import CURES_CLAIM_PREDICTOR
+from lengthgen.thresholds import CURES_CLAIM_PREDICTOR, MAX_RECOVERY_ERROR_OF_CEILING, MIN_RECOVERED_FRACTION
 
 
 def cell(measured: float, predicted: float | None = None) -> str:
@@ -43,28 +43,65 @@ def by_length_markdown(by_length: pd.DataFrame, predictions: pd.DataFrame, heads
 
 
 def recovery_markdown(recovery: pd.DataFrame) -> str:
-    """One row per cure: measured recovered fraction, then each predictor's ("-": it predicts no loss)."""
+    """One row per cure: measured recovered fraction, each predictor's ("-": it predicts no loss), and the
+    hard-attention ceiling for the logit scalings ("-" for interpolation, which scales positions)."""
     wide = recovery.pivot(index="cure", columns="source", values="recovered_fraction")
     sources = ["measured", *PREDICTORS]
+    ceiling = wide.at["hard_attention", "measured"]
     rows = []
-    for cure in [name for name in CURES if name != "none"] + ["hard_attention"]:
+    for cure in (name for name in CURES if name != "none"):
         values = [wide.at[cure, source] if source in wide.columns else np.nan for source in sources]
+        values.append(ceiling if cure in SHARPENING else np.nan)
         rows.append([cure] + ["-" if np.isnan(value) else f"{value:+.3f}" for value in values])
-    return formatted_markdown(rows, ["cure", "measured"] + [f"predicted: {name}" for name in PREDICTORS])
+    return formatted_markdown(rows, ["cure", "measured", *[f"predicted: {name}" for name in PREDICTORS],
+                                     "hard-attention ceiling"])
+
+
+def closest_predictor(recovery: pd.DataFrame, cure: str) -> tuple[str, float]:
+    """(predictor, |measured - predicted|) of the predictor whose predicted recovery of ``cure`` is nearest."""
+    fraction = recovery[recovery["cure"] == cure].set_index("source")["recovered_fraction"]
+    errors = (fraction.drop("measured") - fraction["measured"]).abs().dropna()
+    return errors.idxmin(), errors.min()
+
+
+def recovery_prediction_markdown(recovery: pd.DataFrame) -> str:
+    """Which predictor comes closest to each sharpening cure's measured recovery, and the claim predictor's miss."""
+    fraction = recovery.set_index(["cure", "source"])["recovered_fraction"]
+    parts = []
+    for cure in SHARPENING:
+        name, error = closest_predictor(recovery, cure)
+        claimed = abs(fraction[cure, "measured"] - fraction[cure, CURES_CLAIM_PREDICTOR])
+        parts.append(f"for {cure}, `{name}` (off by {error:.3f}; `{CURES_CLAIM_PREDICTOR}` by {claimed:.3f})")
+    return f"The predictor whose predicted recovery comes closest to the measured one: {'; '.join(parts)}."
+
+
+def predicted_claim_markdown(recovery: pd.DataFrame) -> str:
+    """Which predictors predict the pre-registered recovery (at least MIN_RECOVERED_FRACTION) for a sharpening cure."""
+    predicted = recovery[recovery["cure"].isin(SHARPENING) & (recovery["source"] != "measured")]
+    names = sorted(set(predicted.loc[predicted["recovered_fraction"] >= MIN_RECOVERED_FRACTION, "source"]))
+    which = ", ".join(f"`{name}`" for name in names) if names else "none of the law's predictors"
+    return (f"A recovery of at least {MIN_RECOVERED_FRACTION:g} for a sharpening cure, the threshold of its first "
+            f"part, is predicted by {which}.")
 
 
 def sharpening_markdown(by_length: pd.DataFrame, recovery: pd.DataFrame) -> str:
-    """The section's summary sentence, from the measurements: target attention at the longest length
-    without and with each sharpening cure, and the recovery of the hard-attention limit."""
+    """The section's summary sentences, from the measurements: target attention at the longest length
+    without and with each sharpening cure, their recovery, and the hard-attention ceiling as their bound."""
     longest = by_length["length"].max()
     attention = by_length[(by_length["head"] == "rope") & (by_length["length"] == longest)].groupby("cure")[
         "target_attention"].mean()
     measured = recovery[recovery["source"] == "measured"].set_index("cure")["recovered_fraction"]
+    ceiling = measured["hard_attention"]
     raised = ", ".join(f"{attention[cure]:.3f} under {cure}" for cure in SHARPENING)
+    below = all(measured[cure] <= ceiling for cure in SHARPENING)
     return (f"At n={longest}, rope's mean attention on the target is {attention['none']:.3f} uncured and {raised}; "
             f"the sharpening cures win back {', '.join(f'{measured[cure]:+.3f} ({cure})' for cure in SHARPENING)} "
-            "of the accuracy lost past the range, and the hard-attention limit, which a logit scale approaches "
-            f"as it grows, {measured['hard_attention']:+.3f}.")
+            "of the accuracy lost past the range. No logit scaling, however it grows with n, can win back more than "
+            f"the hard-attention ceiling, {ceiling:+.3f}, in the limit of a large scale: there each sequence answers "
+            "with its highest-logit key, and one whose highest logit is not the target's stays wrong. (It bounds the "
+            "limit, not every finite scale: a moderate one can still answer right where another token holds the "
+            "highest logit but the target's token the most weight.) The measured cures "
+            + ("stay at or below it." if below else "exceed it: a finite scale beats the limit here."))
 
 
 def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:
@@ -99,13 +136,19 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "Fraction of rope's lost accuracy each cure wins back past the training range, "
         "mean(cured - uncured) / mean(1 - uncured) pooled over offsets, seeds and lengths: measured, and as each "
         "predictor predicts it from its own cured and uncured predictions (negative: it loses more; -: the "
-        "predictor predicts no loss to win back). The hard_attention row is the recovery of the limit of "
-        "unbounded sharpening.",
+        "predictor predicts no loss to win back). The hard-attention ceiling is the recovery of the limit of "
+        "unbounded sharpening, the same for every logit scaling.",
         recovery_markdown(recovery),
         sharpening_markdown(by_length, recovery),
+        recovery_prediction_markdown(recovery),
         "![rope and learned heads under each cure](figures/dilution_cures.png)",
-        "**Claim**: sharpening the softmax with the length undoes much of rope's decay, as the dilution law "
-        "predicts, and does nothing for the learned head; position interpolation hurts the fixed-offset rule; "
-        "a head trained with log-length scaling extrapolates further than rope.",
+        "**Claim** (pre-registered, checked as it was): sharpening the softmax with the length undoes much of "
+        "rope's decay, as the dilution law predicts, and does nothing for the learned head; position "
+        "interpolation hurts the fixed-offset rule; a head trained with log-length scaling extrapolates further "
+        "than rope. " + predicted_claim_markdown(recovery),
+        f"**Claim added after the full run**: the dilution law, through `{CURES_CLAIM_PREDICTOR}`, predicts how "
+        f"much of the decay each sharpening cure undoes, within {MAX_RECOVERY_ERROR_OF_CEILING:g} x the hard-attention "
+        "ceiling of the measured recovery (`MAX_RECOVERY_ERROR_OF_CEILING`, fixed after the run that first measured "
+        "the ceiling).",
         checks_markdown(checks),
     ])

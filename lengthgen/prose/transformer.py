@@ -4,8 +4,9 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.claims import checks_markdown, verdict
-from lengthgen.experiments.transformer import FINDINGS
-from lengthgen.thresholds import MIN_RETRIEVAL_ATTENTION, MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE
+from lengthgen.experiments.transformer import FINDINGS, prediction_factor, rope_floor_by_length
+from lengthgen.thresholds import (ABOVE_CHANCE_FACTOR, MIN_RETRIEVAL_ATTENTION, MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE,
+                             STEP_KERNEL_MARGIN, STEP_MIN_DROP, STEP_PREDICTION_FACTOR)
 
 
 def _spread(values: pd.Series, digits: str = ".3f", center: str = "mean") -> str:
@@ -19,6 +20,55 @@ def windows_markdown(windows: pd.DataFrame, train_length_max: int) -> str:
     cells.columns = [f"n={n}{'*' if n <= train_length_max else ''}" for n in cells.columns]
     table = cells.fillna("-").rename_axis(index=["encoding", "K"]).reset_index()
     return table.to_markdown(index=False, disable_numparse=True)
+
+
+def floor_markdown(windows: pd.DataFrame, vocab_size: int) -> str:
+    """Per K row and length column: rope's lowest last-window accuracy over seeds, and whether it clears the 4x
+    check's bar (``ABOVE_CHANCE_FACTOR`` x chance) there."""
+    bar = ABOVE_CHANCE_FACTOR / vocab_size
+    floor = rope_floor_by_length(windows)
+    floor["cell"] = floor["accuracy"].map(lambda value: f"{value:.3f}" + ("" if value >= bar else " (below)"))
+    table = floor.pivot(index="offset", columns="length", values="cell")
+    table.columns = [f"n={n}" for n in table.columns]
+    return table.rename_axis(index="K").reset_index().to_markdown(index=False, disable_numparse=True)
+
+
+def _position(value) -> str:
+    return "none" if pd.isna(value) else str(int(value))
+
+
+def steps_markdown(steps: pd.DataFrame) -> str:
+    """Every step found: where, and the window means before and after."""
+    if steps.empty:
+        return "No run has a step."
+    table = pd.DataFrame({"encoding": steps["pe"], "K": steps["offset"], "seed": steps["seed"],
+                          "position": steps["position"], "accuracy before": steps["accuracy_before"].map("{:.3f}".format),
+                          "after": steps["accuracy_after"].map("{:.3f}".format)})
+    return table.sort_values(["encoding", "K", "seed", "position"]).to_markdown(index=False, disable_numparse=True)
+
+
+def predictions_markdown(predictions: pd.DataFrame) -> str:
+    """Per rope model: the step its carrier kernel predicts, the first step found past the range, their factor."""
+    rows = predictions.sort_values(["offset", "seed"])
+    return pd.DataFrame({
+        "K": rows["offset"], "seed": rows["seed"], "s(K)": rows["kernel_at_offset"].map("{:.2f}".format),
+        "lead over in-range median": rows["kernel_lead"].map("{:.2f}".format),
+        "closest unseen gap (leads)": rows["closest_unseen_gap"].map("{:.3f}".format),
+        "predicted step": rows["predicted_step"].map(_position), "found step": rows["found_step"].map(_position),
+        "factor": [f"{prediction_factor(row.predicted_step, row.found_step):.2f}" if pd.notna(row.found_step) else "-"
+                   for row in rows.itertuples()],
+    }).to_markdown(index=False, disable_numparse=True)
+
+
+def prediction_finding(predictions: pd.DataFrame) -> str:
+    """Whether the kernel predicts the steps, in counts."""
+    stepped = predictions[predictions["found_step"].notna()]
+    hits = sum(prediction_factor(row.predicted_step, row.found_step) <= STEP_PREDICTION_FACTOR
+               for row in stepped.itertuples())
+    unstepped = predictions[predictions["found_step"].isna()]
+    false_alarms = int(unstepped["predicted_step"].notna().sum())
+    return (f"The kernel predicts {hits} of the {len(stepped)} rope steps within a factor {STEP_PREDICTION_FACTOR:g}; "
+            f"of the {len(unstepped)} rope models without a step, it predicts one in {false_alarms}.")
 
 
 def shift_markdown(changes: pd.DataFrame) -> str:
@@ -133,6 +183,20 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "length); mean [min, max] over seeds; * in the training range. Chance is "
         f"{1 / task['vocab_size']:.4f}.",
         windows_markdown(windows, task["train_length_max"]),
+        "rope's lowest last-window accuracy over seeds at every length; (below): under the 4x check's bar, "
+        f"{ABOVE_CHANCE_FACTOR:g} x chance (judged at 4x only; reported here).",
+        floor_markdown(windows, task["vocab_size"]),
+        f"**Steps.** Per run, on its longest length: a step at position p where the mean accuracy over the "
+        f"{task['train_length_max']} positions before p exceeds that over the {task['train_length_max']} from p on by "
+        f"at least {STEP_MIN_DROP:g} (the largest drop of each stretch of such positions). A step is what a far "
+        "offset overtaking the target looks like, not a graceful dilution.",
+        steps_markdown(tables["transformer_steps"]),
+        "The retrieval head's carrier kernel s(delta) (below) predicts a step at the first unseen offset where it "
+        f"comes back within {STEP_KERNEL_MARGIN:g} x its lead (s(K) minus the median of s over the other in-range "
+        "offsets) of s(K): there an average distractor ties the target. The closest unseen gap is "
+        "(s(K) - max over unseen offsets of s) / lead; the found step is the first rope step past the range.",
+        predictions_markdown(tables["transformer_step_predictions"]),
+        prediction_finding(tables["transformer_step_predictions"]),
         "**Equivariance.** Every position id shifted by s, on sequences of length "
         f"{', '.join(map(str, sorted(changes['length'].unique())))}; the largest change of any output logit "
         "against the unshifted model, max over seeds and lengths (undefined: position ids past the learned "

@@ -52,3 +52,17 @@ TRANSFORMER_UNTRAINED_CARRIER = TableSchema("transformer_untrained_carrier", pa.
     ("trained_retrieval_head", pa.bool_()), ("attention_at_offset", pa.float64()),
     ("kernel_logit_correlation", pa.float64()),
 ] + _fields_after_keys(FREQUENCY_SUMMARY)), ("offset", "seed", "layer", "head"))
+
+# One row per step in a run's accuracy by position (``experiments.transformer.find_steps``): where it falls, and the
+# mean accuracy over the window of train_length_max positions before and from there on.
+TRANSFORMER_STEPS = TableSchema("transformer_steps", pa.schema(RUN_KEYS + [
+    ("position", pa.int32()), ("accuracy_before", pa.float64()), ("accuracy_after", pa.float64()),
+]), ("pe", "offset", "seed", "position"))
+
+# One row per rope model: the step its retrieval head's carrier kernel predicts (null: none in the evaluated
+# lengths), the kernel's value at K, its lead over the in-range median, the closest an unseen offset comes to s(K)
+# (in leads), and the first step found past the range (null: none).
+TRANSFORMER_STEP_PREDICTIONS = TableSchema("transformer_step_predictions", pa.schema(_HEAD_KEYS + [
+    ("kernel_at_offset", pa.float64()), ("kernel_lead", pa.float64()), ("closest_unseen_gap", pa.float64()),
+    ("predicted_step", pa.int32()), ("found_step", pa.int32()),
+]), ("offset", "seed"))
