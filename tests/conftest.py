@@ -2,6 +2,7 @@
 
 import inspect
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -59,14 +60,15 @@ def write_config(path: Path, **changes) -> Path:
 
 
 def markdown_rows(text: str, header: str) -> list[list[str]]:
-    """The cells of the markdown table whose header row starts with ``header``."""
+    """The cells, stripped of their padding, of the markdown table whose header row starts with ``header`` (written
+    without spaces). A cell's escaped pipe (``\\|``) stays in its cell, as written."""
     lines = text.split("\n")
     start = next(i for i, line in enumerate(lines) if line.replace(" ", "").startswith(header))
     rows = []
     for line in lines[start + 2:]:
         if not line.startswith("|"):
             break
-        rows.append([cell.strip() for cell in line.strip("|").split("|")])
+        rows.append([cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip()[1:-1])])
     return rows
 
 
@@ -128,25 +130,9 @@ def _fixture_function(item: pytest.Item, name: str):
     return getattr(item.module, name, None) or globals().get(name)
 
 
-# --- The `heavy` marker: unit tests that take many seconds of CPU ------------------------------
-# The default `pytest` runs them; the unit tier deselects them too, which keeps it under a minute on
-# 2 cores (docs/testing.md). Listed here, by file and function, with why each is heavy.
-HEAVY = {
-    "test_model.py::test_token_tables_compute_the_reference_function_and_its_gradients":
-        "192 cases, 6 examples each: both fast paths, the reference and their gradients, in float64",
-    "test_model.py::test_same_seed_same_numbers_bit_for_bit": "trains three heads per case",
-    "test_sources.py::test_jobs_that_run_no_model_do_not_import_torch": "a fresh Python per job script",
-    "test_bootstrap.py::test_the_interval_covers_the_true_mean_about_as_often_as_it_says": "40 bootstraps",
-}
-
-
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if not isinstance(item, pytest.Function):
-            continue
-        if f"{item.path.name}::{item.originalname}" in HEAVY:
-            item.add_marker(pytest.mark.heavy)
-        if item.get_closest_marker("workflow"):
+        if not isinstance(item, pytest.Function) or item.get_closest_marker("workflow"):
             continue
         seen: set = set()
         if "smoke_run" in item.fixturenames or _starts_snakemake(item.function, seen) or any(
