@@ -47,32 +47,32 @@ RULE_HISTORY = (
                "the exploratory RESULTS.md committed before it, and issue 9's account of a run by hand on another "
                "task; no confirmation run"),
     RuleChange("frequency and transformer: MIN_SHARE_MARGIN_OVER_UNTRAINED (the top-4 share against the same "
-               "heads at init)", "issue 17's change",
+               "heads at init)", "b93632a",
                "the committed RESULTS.md (frequency top-4 shares) and default-size transformers at init (10 seeds x 4 "
                "heads, no training); no run of the rule itself"),
     RuleChange("prop1: MIN_MAE_GAIN_OVER_TRIVIAL, MAX_CLAIM_MINUS_RANKING_MAE and the ranking predictor's form",
-               "issue 17/18's change",
+               "b93632a",
                "untrained rope heads (3 seeds, K=1,2) and 9 default-size rope heads trained for the purpose (3 seeds "
                "x K=1..3), on which the ranking predictor's form was chosen (accuracy MAE 0.023 against mean_field's "
                "0.066): its comparison with mean_field is tested by the next full run, not by those heads"),
-    RuleChange("errors: MIN_DILUTION_SHARE (the paper's prediction), MIN_UNSEEN_WINNER_SHARE", "issue 18's change",
+    RuleChange("errors: MIN_DILUTION_SHARE (the paper's prediction), MIN_UNSEEN_WINNER_SHARE", "b93632a",
                "issue 18's account of seed 0's rope heads (winning keys at unseen offsets), the tiny run and 3 "
                "default-size rope heads of seed 0 trained for the purpose (dilution shares 0.035-0.28)"),
     RuleChange("variants: the predicted class of each encoding from its declared properties, "
-               "RANDOM_POSITIONS_FAIL_FROM_OFFSET", "issue 17's change",
+               "RANDOM_POSITIONS_FAIL_FROM_OFFSET", "b93632a",
                "the previous full run's variants classes (17 of 19 predictions match; FIRE's 2 do not, and the rule "
                "was kept) and a quick run of the new variants (alibi@slope, fire_fixed, 3 seeds)"),
     RuleChange("cures: MAX_RECOVERY_ERROR_OF_CEILING (the dilution law predicts each sharpening cure's recovery)",
-               "issue 18's change",
+               "72b1ed0",
                "the committed full run's cures section (recoveries +0.037 and +0.035, hard-attention ceiling +0.041, "
                "mean_field's prediction -0.08) and a tiny run; fixed after the full run, so the next full run and "
                "the confirmation runs test it"),
     RuleChange("transformer: STEP_MIN_DROP, STEP_KERNEL_MARGIN, STEP_PREDICTION_FACTOR (steps by position and the "
-               "retrieval head's kernel)", "issue 18's change",
+               "retrieval head's kernel)", "72b1ed0",
                "the committed run's and fresh_seeds' transformer_by_position tables (drops 0.04-0.84, rope steps at "
                "positions 560/561), from which STEP_MIN_DROP was set: not fixed blind"),
     RuleChange("replication: the cause rule (CAUSE_RULE: per-seed failing shares, SHARES_DIFFER_LEVEL, "
-               "RECURRING_RUNS; RULE_CAUSE_MAX_MISS kept)", "issue 17's change",
+               "RECURRING_RUNS; RULE_CAUSE_MAX_MISS kept)", "b93632a",
                "the full confirmation study (fresh_seeds, small_vocab, large_vocab), whose 18 non-replicating checks "
                "the old rule all classed measurement; it decides causes only, no claim's verdict"),
 )
