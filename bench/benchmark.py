@@ -66,7 +66,7 @@ from lengthgen.transformer import TransformerConfig, train_transformers  # noqa:
 REPO = Path(__file__).resolve().parents[1]
 # The default config as the workflow sees it: defaults filled, derived settings derived.
 DEFAULT_CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
-prepare_config(DEFAULT_CONFIG, yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text()))
+prepare_config(DEFAULT_CONFIG, REPO / "workflow" / "schemas" / "config.schema.yaml")
 OFFSET = 2  # one offset stands for all: the cost does not depend on it
 
 

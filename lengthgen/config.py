@@ -6,16 +6,16 @@ raises ``ConfigError`` with one line that names the key, what is wrong and what 
 - ``validate_config`` checks types and names against the JSON schema
   (``workflow/schemas/config.schema.yaml``) and rewrites the first error for a reader: an
   unknown key gets the close known names, a number YAML read as text gets the spelling it needs
-  (Snakemake's own ``validate`` prints the whole schema instead); ``fill_defaults`` then fills
-  the schema's defaults;
+  (Snakemake's own ``validate`` prints the whole schema instead); Snakemake's ``validate`` then
+  fills the schema's defaults (``set_default=True``), so a default lives in the schema alone;
 - ``derive_settings`` fills every setting of ``DERIVED_SETTINGS`` that is left out (or null)
   from the sweep and the task, so a config that changes only those two runs every experiment;
 - ``check_config`` checks how keys relate (an offset must be shorter than the shortest training
   sequence, a randomized encoding's id range must cover the longest evaluation length, ...).
 """
 
-import copy
 import difflib
+from pathlib import Path
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
@@ -46,21 +46,16 @@ DERIVED_SETTINGS = {
 }
 
 
-def prepare_config(config: dict, schema: dict) -> None:
-    """Validate ``config`` in place, fill its defaults and derived settings, and check it."""
-    validate_config(config, schema)
-    fill_defaults(config, schema)
+def prepare_config(config: dict, schema_path: Path) -> None:
+    """Validate ``config`` in place against the schema file, fill its defaults and derived settings, and check it."""
+    from snakemake.utils import validate  # the workflow has it loaded already; other callers pay at first use
+    import yaml
+
+    validate_config(config, yaml.safe_load(Path(schema_path).read_text()))
+    # Validates again (it passes) and sets every default the schema gives a key the config leaves out.
+    validate(config, str(Path(schema_path).resolve()), set_default=True)
     derive_settings(config)
     check_config(config)
-
-
-def fill_defaults(config: dict, schema: dict) -> None:
-    """Set, in place, every key the schema gives a ``default`` and ``config`` leaves out, at any depth."""
-    for key, key_schema in schema.get("properties", {}).items():
-        if key not in config and "default" in key_schema:
-            config[key] = copy.deepcopy(key_schema["default"])
-        if isinstance(config.get(key), dict):
-            fill_defaults(config[key], key_schema)
 
 
 def longest_in_training_range(task: dict) -> int:

@@ -121,7 +121,7 @@ def load_run_file(repository: Path, path: str) -> dict:
     return layer
 
 
-def confirmation_runs(as_given: dict, prepared: dict, repository: Path, schema: dict) -> dict[str, ConfirmationRun]:
+def confirmation_runs(as_given: dict, prepared: dict, repository: Path, schema: Path) -> dict[str, ConfirmationRun]:
     """Every run of ``prepared["confirmation"]["runs"]``, by name, checked.
 
     ``as_given`` is the exploratory config before defaults and derived settings, ``prepared`` the same

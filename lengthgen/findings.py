@@ -64,11 +64,12 @@ FINDINGS = (
             (Part("frequency"), Part("multiseed", "frequency:"))),
     # ``errors`` splits rope's wrong answers past the range into ranking and dilution errors: the dilution law is
     # the paper's account of the decay only if most of them are dilution errors. Its other claim, where the ranking
-    # errors' winning keys lie, is about the other account and decides nothing here.
+    # errors' winning keys lie, is about the other account and decides nothing here; so is ``rope_bases``' check of
+    # the ranking account, while its check of the dilution law's order is a test of the law on unseen encodings.
     Finding("the dilution law", "the graceful accuracy decay is an attention-dilution law, predicted from the "
             "head's parameters, across seeds and offsets",
             (Part("prop1"), Part("errors", "rope's wrong answers past the training range are mostly dilution errors"),
-             Part("multiseed", "prop1:"))),
+             Part("rope_bases", "the dilution law"), Part("multiseed", "prop1:"))),
     Finding("the linear control", "without softmax normalization, training selects a min-norm interpolant that "
             "does not extrapolate",
             (Part("linear"), Part("multiseed", "linear"))),

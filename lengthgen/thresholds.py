@@ -165,6 +165,16 @@ MIN_DILUTION_SHARE = 0.5
 # in range, which a logit that is a function of the offset alone cannot do.
 MIN_UNSEEN_WINNER_SHARE = 0.9
 
+# --- rope_bases: does the account predict the rope-base variants' order? --------------------------
+# Two encodings are "apart" past the range when their mean accuracies over seeds and lengths past the
+# range differ by at least 0.02: 5 seeds' means at these lengths move by about 0.01 between seed draws
+# (rope's past-range mean over 5 seeds against 10 in the committed run), so a gap of twice that is an
+# order the seeds agree on, and one below it decides nothing. A predictor holds when it orders every
+# pair that is apart as measured (share 1): with three bases a single inverted pair is a wrong account
+# of what the base does to the kernel. Fixed before any run of it; the variants' accuracies of the
+# three bases had been seen in earlier full runs (their order, not any prediction of it).
+ORDER_MIN_ACCURACY_GAP = 0.02
+
 # --- transformer: the phenomenon, the equivariance and the carrier transfer -----------------------
 # The phenomenon and the equivariance are judged by the single head's rules above (NEAR_PERFECT,
 # ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE; ROPE_MAX_CHANGE, ABSOLUTE_MIN_CHANGE on output logits),

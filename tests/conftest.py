@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 _running: pytest.Item | None = None    # the test being run (for snakemake_command's check of its marker)
 SMOKE_CONFIG = REPO / "tests" / "smoke_config.yaml"
 # The config schema, as the workflow validates against it (workflow/rules/common.smk).
-SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"  # the config schema's file
 
 
 def snakemake_command(workdir: Path, *args: str, configfile: Path = SMOKE_CONFIG) -> list[str]:

@@ -27,7 +27,7 @@ def test_the_default_config_runs_every_experiment_in_report_order():
     result = plan(config_with())
     assert result.experiments == [experiment.name for experiment in CATALOG]
     assert result.sections == ["base", "mechanics", "shift_K1", "shift_K2", "shift_K3", "prop1", "frequency",
-                               "linear", "variants", "cures", "errors", "transformer", "multiseed"]
+                               "linear", "variants", "cures", "errors", "rope_bases", "transformer", "multiseed"]
     assert result.left_out == {}
 
 
@@ -41,7 +41,7 @@ def test_rope_alone_leaves_out_what_compares_it_with_learned():
 def test_learned_alone_leaves_out_what_needs_rope():
     result = plan(config_with(pe=["learned"]))
     assert set(result.left_out) == {"base", "mechanics", "prop1", "frequency", "cures", "errors", "transformer"}
-    assert result.sections == ["shift_K1", "shift_K2", "shift_K3", "linear", "variants", "multiseed"]
+    assert result.sections == ["shift_K1", "shift_K2", "shift_K3", "linear", "variants", "rope_bases", "multiseed"]
 
 
 def test_one_seed_leaves_out_multiseed():

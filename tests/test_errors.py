@@ -12,6 +12,7 @@ from lengthgen import tables
 from lengthgen.claims import with_keys
 from lengthgen.experiments import errors
 from lengthgen.model import AttentionHead, HeadConfig
+from lengthgen.training import init_head
 from lengthgen.plots import errors as plots
 from lengthgen.prose import errors as prose
 from lengthgen.table_schemas import schema_named
@@ -102,10 +103,54 @@ def head_runs():
     return [({"pe": "rope", "offset": 1, "seed": 0}, ranking), ({"pe": "learned", "offset": 1, "seed": 0}, dilution)]
 
 
+# The dilution law's predicted accuracy of the rope-labelled head at each length (prop1_prediction's rows).
+LAW_ACCURACY = {8: 0.9, 32: 0.7}
+
+
+def law_predictions() -> pd.DataFrame:
+    return pd.DataFrame([{"offset": 1, "seed": 0, "length": length, "predictor": predictor, "predicted_accuracy": accuracy}
+                         for length, accuracy in LAW_ACCURACY.items() for predictor in ("mean_field", "ranking")])
+
+
 @pytest.fixture(scope="module")
 def analyzed():
-    inputs = {"models": head_runs(), "eval_sets": {1: {**eval_set(8, 1), **eval_set(32, 1)}}}
+    inputs = {"models": head_runs(), "eval_sets": {1: {**eval_set(8, 1), **eval_set(32, 1)}},
+              "prop1_prediction": law_predictions()}
     return errors.analyze(inputs, SETTINGS)
+
+
+def test_the_dilution_law_predicts_its_error_as_dilution_errors(analyzed):
+    split = analyzed["errors_predicted_split"]
+    # The rope-labelled head has a learned table, so it has no kernel: only the law's rows, from prop1_prediction.
+    assert set(split["predictor"]) == {"mean_field"} and set(split["pe"]) == {"rope"}
+    measured = analyzed["errors_by_length"].query("pe == 'rope'").set_index("length")
+    for row in split.itertuples():
+        assert row.predicted_dilution_share == pytest.approx(1 - LAW_ACCURACY[row.length])
+        assert row.predicted_ranking_share == 0.0
+        assert row.measured_ranking_share == measured.loc[row.length, "ranking_share"]
+    (past,) = errors.split_errors(split).itertuples()
+    at_32 = measured.loc[32]
+    assert past.dilution_share_error == pytest.approx(abs(0.3 - at_32["dilution_share"]))
+    assert past.ranking_share_error == pytest.approx(at_32["ranking_share"])
+
+
+def test_predicted_ranking_share_matches_random_sequences():
+    """1 - mean P_rank is exact over uniform tokens: on random sequences it is the rate at which some key of
+    another token than the target's has a higher logit than the target."""
+    model = init_head(HeadConfig(VOCAB, 8, "rope", trained_positions=256), 5)
+    with torch.no_grad():
+        model.query.weight.mul_(4.0)
+        model.key.weight.mul_(4.0)
+    length, offset = 24, 2
+    tokens = torch.randint(VOCAB, (4000, length), generator=torch.Generator().manual_seed(1))
+    target = length - 1 - offset
+    with torch.no_grad():
+        scores, _ = model.eval().attention(tokens)
+    other_token = tokens != tokens[:, target:target + 1]
+    beaten = ((scores > scores[:, target:target + 1]) & other_token).any(-1).double().mean().item()
+    predicted = errors.predicted_outranked_share(model, offset, length)
+    assert 0.2 < predicted < 0.8  # a head where the question is open (0.71)
+    assert predicted == pytest.approx(beaten, abs=0.03)
 
 
 def test_tables_have_their_schemas(analyzed):
@@ -179,6 +224,8 @@ def test_figure_shows_the_split(analyzed):
         bars = {container.get_label(): container.datavalues for container in panel.containers}
         for cause in plots.CAUSES:
             assert bars[cause] == pytest.approx(expected[cause].to_numpy())
+    (law,) = [line for line in panels["rope, K = 1: answers by cause"].get_lines() if line.get_marker() == "_"]
+    assert law.get_ydata() == pytest.approx([LAW_ACCURACY[8], LAW_ACCURACY[32]])
     (line,) = panels["rope, K = 1: winning keys of ranking errors"].get_lines()
     heights = line.get_ydata()
     assert np.nansum(heights) == pytest.approx(1.0) and heights[np.nanargmax(heights)] == 1.0

@@ -89,10 +89,10 @@ def test_every_experiment_has_its_figure_section_and_claims(smoke_run):
     config = yaml.safe_load(SMOKE_CONFIG.read_text())
     shift_names = [f"shift_K{offset}" for offset in config["shift"]["offsets"]]
     experiments = ["base", "mechanics", *shift_names, "prop1", "frequency", "linear", "variants", "cures", "errors",
-                   "transformer", "multiseed"]
+                   "rope_bases", "transformer", "multiseed"]
     figures = ["base", "mechanics", *(f"shift_equivariance_K{k}" for k in config["shift"]["offsets"]),
                *(f"prop1_validation_K{k}" for k in config["sweep"]["offset"]), "frequency_rank", "linear_control",
-               "pe_variants", "dilution_cures", "error_split", "transformer_shift", "transformer", "multiseed_results"]
+               "pe_variants", "dilution_cures", "error_split", "rope_bases", "transformer_shift", "transformer", "multiseed_results"]
     results = (smoke_run / "results/RESULTS.md").read_text()
     for figure in figures:
         assert (smoke_run / f"results/figures/{figure}.png").read_bytes().startswith(b"\x89PNG")

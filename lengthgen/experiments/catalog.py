@@ -18,6 +18,7 @@ from lengthgen.experiments.declaration import (EvalSets, Evaluations, Experiment
                                                Table, TrainingCurves, schema_of)
 
 SWEEP_HEADS = ("rope", "learned")
+ROPE_BASES = ("rope@base=100", "rope", "rope@base=1e6")  # the variants' rope at three rotary bases
 
 
 def trained(*encodings: str, by: str = "sweep") -> Requirement:
@@ -100,10 +101,15 @@ CATALOG = [
                                "prop1_prediction": Table("prop1_prediction")},
                settings=(*TASK, "prop1.n_samples"), tables=("cures_by_length", "cures_prediction", "cures_recovery"),
                figures=("dilution_cures",), needs=(trained(*SWEEP_HEADS),)),
-    # Splits every wrong answer of the sweep's heads into ranking and dilution errors.
-    Experiment("errors", reads={"models": Models(pe=SWEEP_HEADS), "eval_sets": EvalSets()}, settings=TASK,
-               tables=("errors_by_length", "errors_winning_offset"), figures=("error_split",),
+    # Splits every wrong answer of the sweep's heads into ranking and dilution errors; prop1's predictions predict it.
+    Experiment("errors", reads={"models": Models(pe=SWEEP_HEADS), "eval_sets": EvalSets(),
+                                "prop1_prediction": Table("prop1_prediction")}, settings=TASK,
+               tables=("errors_by_length", "errors_winning_offset", "errors_predicted_split"), figures=("error_split",),
                needs=(trained(*SWEEP_HEADS),)),
+    # Predicts the rope-base variants' accuracy past the range from their parameters: does the order come out?
+    Experiment("rope_bases", reads={"models": Models("variants", pe=ROPE_BASES), "evaluations": Evaluations("variants")},
+               settings=(*TASK, "prop1.n_samples"), tables=("rope_bases_prediction", "rope_bases_order"),
+               figures=("rope_bases",), needs=(trained(*ROPE_BASES, by="variants"),)),
     Experiment("transformer", reads={"models": Models("transformer"), "evaluations": Evaluations("transformer"),
                                      "eval_sets": EvalSets("transformer.offsets")},
                settings=(*TASK, "transformer", "shift.shifts", "shift.lengths"),

@@ -16,6 +16,13 @@ at one never seen. Its distribution is kept as counts in bins that double in wid
 so the tables stay small at any length and number of sequences (a dozen bins per run and length at 1024).
 
 Logits and answers come from the head's own ``attention`` and ``predict``: no part of it is re-implemented.
+
+Each account also predicts the split, from the parameters alone (``errors_predicted_split``, rope heads):
+the dilution law (prop1's ``thresholds.PROP1_CLAIM_PREDICTOR``) says every wrong answer is a dilution
+error, so its predicted dilution share is its predicted error, 1 - accuracy, and its ranking share 0;
+the ranking account (prop1's ``ranking``) predicts as ranking errors the answers where a key holding
+another token outranks the target, 1 - mean P_rank over uniform query and target tokens (prop1's
+``ranking_probability``), and no dilution errors. Both are set beside the measured shares of all answers.
 """
 
 from dataclasses import dataclass
@@ -25,11 +32,15 @@ import pandas as pd
 import torch
 
 from lengthgen.claims import check
+from lengthgen.encodings import Rotary
 from lengthgen.evaluation import TOKENS_PER_BATCH
+from lengthgen.experiments.prop1 import ranking_probability
+from lengthgen.kernel import logit_kernel
 from lengthgen.model import AttentionHead
-from lengthgen.thresholds import MIN_DILUTION_SHARE, MIN_UNSEEN_WINNER_SHARE
+from lengthgen.thresholds import MIN_DILUTION_SHARE, MIN_UNSEEN_WINNER_SHARE, PROP1_CLAIM_PREDICTOR
 
-TABLES = ("errors_by_length", "errors_winning_offset")
+TABLES = ("errors_by_length", "errors_winning_offset", "errors_predicted_split")
+SPLIT_PREDICTORS = (PROP1_CLAIM_PREDICTOR, "ranking")
 CHECKED = ("errors_by_length",)
 
 
@@ -120,15 +131,56 @@ def measure_errors(model: AttentionHead, eval_sets: dict, run: dict, train_lengt
         rows.append({**cell, "past_training_range": length > train_length_max,
                      **error_counts(answers, train_length_max)})
         histograms.append(winning_offset_histogram(answers, edges, train_length_max).assign(**cell))
-    return dict(zip(TABLES, (pd.DataFrame(rows), pd.concat(histograms, ignore_index=True))))
+    return dict(zip(TABLES[:2], (pd.DataFrame(rows), pd.concat(histograms, ignore_index=True))))
+
+
+def predicted_outranked_share(model: AttentionHead, offset: int, length: int) -> float:
+    """The share of answers the ranking account predicts as ranking errors: a key holding another token
+    outranks the target (1 - mean P_rank over uniform query and target tokens)."""
+    return 1.0 - ranking_probability(logit_kernel(model, length), offset, length).mean().item()
+
+
+def predicted_split(measured: pd.DataFrame, ranking_shares: pd.DataFrame, prop1_prediction: pd.DataFrame) -> pd.DataFrame:
+    """The ``errors_predicted_split`` table: per rope run, length and predictor of ``SPLIT_PREDICTORS``, the
+    predicted ranking and dilution shares of all answers beside the measured ones (module doc)."""
+    keys = ["offset", "seed", "length"]
+    rope = measured[measured["pe"] == "rope"][keys + ["past_training_range", "ranking_share", "dilution_share"]].rename(
+        columns={"ranking_share": "measured_ranking_share", "dilution_share": "measured_dilution_share"})
+    law = prop1_prediction[prop1_prediction["predictor"] == PROP1_CLAIM_PREDICTOR][keys + ["predicted_accuracy"]]
+    dilution = law.assign(predictor=PROP1_CLAIM_PREDICTOR, predicted_ranking_share=0.0,
+                          predicted_dilution_share=1.0 - law["predicted_accuracy"]).drop(columns="predicted_accuracy")
+    ranking = ranking_shares.assign(predictor="ranking", predicted_dilution_share=0.0)
+    predicted = pd.concat([dilution, ranking], ignore_index=True)
+    return rope.merge(predicted, on=keys, how="inner", validate="one_to_many").assign(pe="rope")
 
 
 def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
-    """Every trained head of the sweep (rope and learned) on the evaluation sets of its offset."""
-    train_length_max = settings["task"]["train_length_max"]
-    measured = [measure_errors(model, inputs["eval_sets"][run["offset"]], run, train_length_max)
-                for run, model in inputs["models"]]
-    return {table: pd.concat([tables[table] for tables in measured], ignore_index=True) for table in TABLES}
+    """Every trained head of the sweep (rope and learned) on the evaluation sets of its offset; for the rotary
+    heads, each account's predicted split (``prop1_prediction`` holds the dilution law's accuracy)."""
+    task = settings["task"]
+    train_length_max = task["train_length_max"]
+    measured, ranking_shares = [], []
+    for run, model in inputs["models"]:
+        measured.append(measure_errors(model, inputs["eval_sets"][run["offset"]], run, train_length_max))
+        if run["pe"] == "rope" and isinstance(model.encoding, Rotary):
+            ranking_shares += [{"offset": run["offset"], "seed": run["seed"], "length": length,
+                                "predicted_ranking_share": predicted_outranked_share(model, run["offset"], length)}
+                               for length in task["eval_lengths"]]
+    tables = {table: pd.concat([one[table] for one in measured], ignore_index=True) for table in TABLES[:2]}
+    ranking_shares = pd.DataFrame(ranking_shares, columns=["offset", "seed", "length", "predicted_ranking_share"])
+    tables["errors_predicted_split"] = predicted_split(tables["errors_by_length"], ranking_shares,
+                                                       inputs["prop1_prediction"])
+    return tables
+
+
+def split_errors(split: pd.DataFrame) -> pd.DataFrame:
+    """Per offset and predictor, past the training range: the mean absolute error of the predicted ranking and
+    dilution shares against the measured ones, over seeds and lengths."""
+    past = split[split["past_training_range"]]
+    errors = past.assign(ranking_share_error=(past["predicted_ranking_share"] - past["measured_ranking_share"]).abs(),
+                         dilution_share_error=(past["predicted_dilution_share"]
+                                               - past["measured_dilution_share"]).abs())
+    return errors.groupby(["offset", "predictor"], as_index=False)[["ranking_share_error", "dilution_share_error"]].mean()
 
 
 def pooled_past_range(by_length: pd.DataFrame, pe: str) -> pd.DataFrame:

@@ -1,16 +1,24 @@
 """The error_split figure: every answer of the sweep's heads as correct, a dilution error or a ranking
-error, by length, and where rope's ranking errors' winning keys lie."""
+error, by length, with where each account predicts rope's bands to end, and where rope's ranking errors'
+winning keys lie."""
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.patches import Patch
 
+from lengthgen.thresholds import PROP1_CLAIM_PREDICTOR
+
 # Each answer's cause, drawn bottom to top, with its count column in ``errors_by_length``.
 CAUSES = {"correct": ("n_correct", "#b5dcb5"), "dilution error": ("n_dilution_error", "tab:orange"),
           "ranking error": ("n_ranking_error", "tab:purple")}
 HEADS = ("rope", "learned")
 SEEN_SHADE = {"color": "0.9", "zorder": 0}  # in-range lengths, and offsets seen in training
+# Each account's predicted boundary on rope's bars: the dilution law's predicted accuracy (the top of the
+# correct band: the rest is dilution), the ranking account's 1 - predicted ranking share (the bottom of
+# the ranking band).
+PREDICTED_MARKERS = {PROP1_CLAIM_PREDICTOR: ("_", "dilution law: predicted accuracy"),
+                     "ranking": ("x", "ranking account: 1 - predicted ranking errors")}
 
 
 def stacked_shares(by_length: pd.DataFrame, pe: str, offset: int) -> pd.DataFrame:
@@ -51,6 +59,20 @@ def draw_shares(ax, shares: pd.DataFrame, train_length_min: int, train_length_ma
     ax.set_ylim(0, 1)
 
 
+def predicted_boundaries(split: pd.DataFrame, offset: int, lengths: list[int]) -> pd.DataFrame:
+    """Per length (rows, ``lengths``) and predictor (columns): the boundary of ``PREDICTED_MARKERS``, mean over seeds."""
+    cells = split[split["offset"] == offset]
+    boundary = 1 - cells["predicted_ranking_share"] - cells["predicted_dilution_share"]
+    means = cells.assign(boundary=boundary).groupby(["length", "predictor"])["boundary"].mean().unstack()
+    return means.reindex(index=lengths, columns=list(PREDICTED_MARKERS))
+
+
+def draw_predicted(ax, boundaries: pd.DataFrame) -> None:
+    for predictor, (marker, label) in PREDICTED_MARKERS.items():
+        ax.plot(np.arange(len(boundaries)), boundaries[predictor].to_numpy(), linestyle="none", marker=marker,
+                color="black", ms=9, mew=1.5, label=label)
+
+
 def draw_winning_offsets(ax, shares: pd.DataFrame, bins: pd.DataFrame, colors: dict, train_length_max: int) -> None:
     """One line per length: the share of its ranking errors per bin of winning offsets; seen offsets shaded."""
     seen = np.flatnonzero(bins["winning_offset_max"].to_numpy() < train_length_max)
@@ -67,12 +89,15 @@ def draw_winning_offsets(ax, shares: pd.DataFrame, bins: pd.DataFrame, colors: d
 def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
     task = settings["task"]
     return {"error_split": plot_error_split(tables["errors_by_length"], tables["errors_winning_offset"],
-                                            task["train_length_min"], task["train_length_max"])}
+                                            tables["errors_predicted_split"], task["train_length_min"],
+                                            task["train_length_max"])}
 
 
-def plot_error_split(by_length: pd.DataFrame, histogram: pd.DataFrame, train_length_min: int, train_length_max: int):
-    """Per offset (columns): rope's and learned's answers split by cause at each length (top rows), and the
-    distribution of the winning offset of rope's ranking errors at each length past the range (bottom row)."""
+def plot_error_split(by_length: pd.DataFrame, histogram: pd.DataFrame, split: pd.DataFrame, train_length_min: int,
+                     train_length_max: int):
+    """Per offset (columns): rope's and learned's answers split by cause at each length (top rows), with each
+    account's predicted boundary on rope's, and the distribution of the winning offset of rope's ranking errors
+    at each length past the range (bottom row)."""
     offsets = sorted(by_length["offset"].unique())
     mosaic = [[f"{row} K={offset}" for offset in offsets] for row in (*HEADS, "winning")]
     fig, axes = plt.subplot_mosaic(mosaic, figsize=(4.3 * len(offsets), 11), layout="constrained")
@@ -83,7 +108,10 @@ def plot_error_split(by_length: pd.DataFrame, histogram: pd.DataFrame, train_len
     for offset in offsets:
         for pe in HEADS:
             ax = axes[f"{pe} K={offset}"]
-            draw_shares(ax, stacked_shares(by_length, pe, offset), train_length_min, train_length_max)
+            shares = stacked_shares(by_length, pe, offset)
+            draw_shares(ax, shares, train_length_min, train_length_max)
+            if pe == "rope":
+                draw_predicted(ax, predicted_boundaries(split, offset, list(shares.index)))
             ax.set_title(f"{pe}, K = {offset}: answers by cause")
             ax.set_ylabel("share of answers")
         ax = axes[f"winning K={offset}"]
@@ -95,6 +123,8 @@ def plot_error_split(by_length: pd.DataFrame, histogram: pd.DataFrame, train_len
     handles = [Patch(color=color, label=cause) for cause, (_, color) in CAUSES.items()]
     handles += [Patch(label=f"shaded: training lengths (*), offsets seen in training (< {train_length_max})",
                       **SEEN_SHADE)]
+    handles += [plt.Line2D([], [], linestyle="none", marker=marker, color="black", ms=9, mew=1.5, label=label)
+                for marker, label in PREDICTED_MARKERS.values()]
     handles += [plt.Line2D([], [], color=color, marker="o", ms=3, label=f"ranking errors at n={length}")
                 for length, color in colors.items()]
     fig.legend(handles=handles, loc="outside lower center", ncol=3, fontsize="small")

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.claims import checks_markdown
-from lengthgen.experiments.errors import pooled_past_range
+from lengthgen.experiments.errors import pooled_past_range, split_errors
 from lengthgen.thresholds import MIN_DILUTION_SHARE, MIN_UNSEEN_WINNER_SHARE
 
 CAUSES = {"ranking error": "n_ranking_error", "dilution error": "n_dilution_error"}
@@ -66,6 +66,20 @@ def winning_offset_markdown(by_length: pd.DataFrame) -> str:
     return formatted_markdown(rows, ["K"] + [f"n={n}" for n in lengths])
 
 
+def predicted_split_markdown(split: pd.DataFrame) -> str:
+    """Per offset and predictor, past the range: the mean predicted and measured shares, and the MAEs."""
+    past = split[split["past_training_range"]]
+    means = past.groupby(["offset", "predictor"])[["predicted_ranking_share", "measured_ranking_share",
+                                                   "predicted_dilution_share", "measured_dilution_share"]].mean()
+    table = means.join(split_errors(split).set_index(["offset", "predictor"])).reset_index()
+    rows = [[str(row.offset), row.predictor,
+             f"{row.predicted_ranking_share:.3f} / {row.measured_ranking_share:.3f}", f"{row.ranking_share_error:.3f}",
+             f"{row.predicted_dilution_share:.3f} / {row.measured_dilution_share:.3f}",
+             f"{row.dilution_share_error:.3f}"] for row in table.itertuples()]
+    return formatted_markdown(rows, ["K", "predictor", "ranking error share: predicted / measured", "MAE",
+                                     "dilution error share: predicted / measured", "MAE"])
+
+
 def finding(by_length: pd.DataFrame) -> str:
     """What the account predicts and what is measured, pooled over offsets, seeds and lengths past the range."""
     pooled = pooled_past_range(by_length, "rope").sum()
@@ -114,6 +128,12 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "over seeds of each seed's median winning offset (-: no ranking error):",
         winning_offset_markdown(by_length),
         finding(by_length),
+        "**Each account's predicted split**, from rope's parameters alone (prop1's predictors): the dilution law "
+        "predicts every wrong answer to be a dilution error (its predicted error, no ranking errors); the ranking "
+        "account predicts a ranking error wherever a key of another token outranks the target, and no dilution "
+        "errors. Shares of all answers past the range, mean over seeds and lengths, and the mean absolute error "
+        "over them (reported, not checked):",
+        predicted_split_markdown(tables["errors_predicted_split"]),
         "![every answer by cause, and where rope's ranking errors' winning keys lie](figures/error_split.png)",
         "**Claim**: past the training range rope's wrong answers are mostly dilution errors (the paper's "
         "account), and its ranking errors are won by keys at offsets unseen in training.",

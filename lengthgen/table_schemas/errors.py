@@ -27,3 +27,13 @@ ERRORS_WINNING_OFFSET = TableSchema("errors_winning_offset", pa.schema(RUN_KEYS 
     ("length", pa.int32()), ("winning_offset_min", pa.int32()), ("winning_offset_max", pa.int32()),
     ("seen", pa.bool_()), ("count", pa.int32()),
 ]), ("pe", "offset", "seed", "length", "winning_offset_min"))
+
+# One row per (rope run, length, predictor): the shares of all answers that are ranking and dilution errors,
+# predicted from the head's parameters by the predictor (the dilution law: no ranking errors, its predicted
+# error as dilution; ranking: the answers a key of another token outranks the target in, no dilution errors)
+# and measured.
+ERRORS_PREDICTED_SPLIT = TableSchema("errors_predicted_split", pa.schema(RUN_KEYS + [
+    ("length", pa.int32()), ("past_training_range", pa.bool_()), ("predictor", pa.string()),
+    ("predicted_ranking_share", pa.float64()), ("predicted_dilution_share", pa.float64()),
+    ("measured_ranking_share", pa.float64()), ("measured_dilution_share", pa.float64()),
+]), ("pe", "offset", "seed", "length", "predictor"))

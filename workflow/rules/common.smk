@@ -20,7 +20,7 @@ from lengthgen.seeding import derive_seed
 from lengthgen.sources import lengthgen_files
 
 REPO = Path(workflow.current_basedir).parents[1]  # this file is workflow/rules/common.smk; also as a module
-CONFIG_SCHEMA = yaml.safe_load((REPO / "workflow" / "schemas" / "config.schema.yaml").read_text())
+CONFIG_SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 try:
     # Readable errors, defaults, derived settings, cross-key checks (lengthgen/config.py).
     prepare_config(config, CONFIG_SCHEMA)
