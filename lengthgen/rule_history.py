@@ -71,6 +71,9 @@ RULE_HISTORY = (
                "retrieval head's kernel)", "72b1ed0",
                "the committed run's and fresh_seeds' transformer_by_position tables (drops 0.04-0.84, rope steps at "
                "positions 560/561), from which STEP_MIN_DROP was set: not fixed blind"),
+    RuleChange("rope_bases: ORDER_MIN_ACCURACY_GAP (each account predicts the rope-base variants' order)", "66f0e73",
+               "the variants' accuracy of the three bases in earlier full runs (their order, no prediction of it) and "
+               "the smoke run (1 seed, K=2); fixed before the full run that first judges it"),
     RuleChange("replication: the cause rule (CAUSE_RULE: per-seed failing shares, SHARES_DIFFER_LEVEL, "
                "RECURRING_RUNS; RULE_CAUSE_MAX_MISS kept)", "b93632a",
                "the full confirmation study (fresh_seeds, small_vocab, large_vocab), whose 18 non-replicating checks "
