@@ -7,17 +7,32 @@ This module imports nothing, so figures and reports read the rules without loadi
 """
 
 # --- base: RoPE extrapolates, learned absolute does not -----------------------------------------
-# "Near-perfect" accuracy in the training range.
+# "Near-perfect" accuracy in the training range: wrong on at most 1 sequence in 100, asked of the mean
+# over seeds at every in-range length. The bar every other rule builds on: a head below it has not
+# learned the rule, so what it does past the range says nothing about extrapolation. An untrained head
+# (at chance, 1/V = 0.0625 at V = 16) misses it by 0.93, a head that fits one training length but not
+# another (the learned table's failure at init std 0.02) by 0.1 or more.
 NEAR_PERFECT = 0.99
-# "Well above chance" at 4x the training length: five times chance.
+# "Well above chance" at 4x the training length: five times chance (0.31 at V = 16), i.e. at least a
+# quarter of all answers right beyond what guessing gives. Four times the mean over 1000 sequences'
+# binomial sd at chance (0.008) would be 0.03 above chance: five times chance asks an order of
+# magnitude more, so only a head that keeps its rule on many long sequences passes, and an untrained or
+# pinned head (at chance) fails by 0.25.
 ABOVE_CHANCE_FACTOR = 5.0
-# "At chance": within this absolute distance of 1/V.
+# "At chance": within 0.05 of 1/V, asked of the mean over seeds at every length past the range. The mean
+# over 1000 sequences at chance has a binomial sd of 0.008 per seed, so 0.05 is 6 sd of one seed: no
+# sampling noise fails a head at chance, while a head that keeps even one answer in six of the
+# retrieval beyond guessing (0.0625 + 0.05 at V = 16) is not at chance. An untrained head passes it,
+# which is why the section's verdict also asks both heads to fit the range (NEAR_PERFECT).
 CHANCE_TOLERANCE = 0.05
 
 # --- mechanics: the learned head pins to a position inside the training range -------------------
 # "Pins to a position" means most sequences attend there, so the modal argmax position must hold
 # a majority of the sequences; and "inside the training range" means most of the attention mass
 # stays on the training positions, although at length 1024 they are 32 of 1024 keys (3%).
+# Effect sizes: at n = 1024 a head spreading its attention evenly (as an untrained one nearly does) puts
+# its argmax on any one position for about 1 sequence in 1024 and 32/1024 = 3% of its mass in range, so
+# it fails both by an order of magnitude; a head that pins passes with most of its sequences and mass.
 MIN_MODAL_FRACTION = 0.5
 MIN_MASS_IN_RANGE = 0.5
 
@@ -39,7 +54,9 @@ SHIFT_ENCODINGS = ("rope", *SHIFT_ABSOLUTE_ENCODINGS)
 
 # --- prop1: graceful decay follows the attention-dilution law -------------------------------------
 # SCIENCE.md names the mean-field form, which fit within ~0.07 in the feasibility run; 0.1 leaves
-# room for seed-to-seed spread.
+# room for seed-to-seed spread. Effect size: an MAE of 0.1 is 10 points of accuracy (or of target
+# attention) per (seed, length), a sixth of what rope loses between 4x and 32x; a head at chance
+# passes it, hence the baseline gain below.
 PROP1_CLAIM_PREDICTOR = "mean_field"
 MAX_ATTENTION_MAE = 0.1
 MAX_ACCURACY_MAE = 0.1
