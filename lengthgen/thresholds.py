@@ -55,8 +55,7 @@ SHIFT_ENCODINGS = ("rope", *SHIFT_ABSOLUTE_ENCODINGS)
 # --- prop1: graceful decay follows the attention-dilution law -------------------------------------
 # SCIENCE.md names the mean-field form, which fit within ~0.07 in the feasibility run; 0.1 leaves
 # room for seed-to-seed spread. Effect size: an MAE of 0.1 is 10 points of accuracy (or of target
-# attention) per (seed, length); a head at chance
-# passes it, hence the baseline gain below.
+# attention) per (seed, length); a head at chance passes it, hence the baseline gain below.
 PROP1_CLAIM_PREDICTOR = "mean_field"
 MAX_ATTENTION_MAE = 0.1
 MAX_ACCURACY_MAE = 0.1
