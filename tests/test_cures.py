@@ -166,6 +166,21 @@ def test_checks_hold_when_sharpening_recovers_and_nothing_else_happens():
     assert (kinds.drop("interpolate hurts rope's fixed-offset rule") == "evidence").all()
 
 
+def test_a_seed_without_a_log_length_head_leaves_the_paired_check_without_a_value():
+    """cures.seeds may be fewer than the sweep's seeds: the bootstrap's per-seed count then checks a seed of rope
+    alone, which has no paired run (not an error: its value is NaN and counts nowhere)."""
+    by_length, predictions = tables({"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8},
+                                    log_length_gain=0.2, learned_gain=0.0)
+    without = (by_length["head"] == TRAINED_HEAD) & (by_length["seed"] == 2)
+    assert cures.paired_difference(by_length[~without], 8)[3] == len(OFFSETS) * 2  # seeds 0 and 1 paired
+    seed_alone = by_length[(by_length["seed"] == 2) & ~without]
+    checks = checks_of(seed_alone, predictions[predictions["seed"] == 2]).set_index("claim")
+    paired = checks.loc["the log-length head extrapolates further than rope"]
+    assert math.isnan(paired["value"]) and not paired["holds"] and "0 paired runs" in paired["rule"]
+    assert checks.drop(["the log-length head extrapolates further than rope",
+                        "the log-length head fits the training range (precondition)"])["holds"].all()
+
+
 def test_checks_fail_when_sharpening_does_nothing_and_the_learned_head_gains():
     by_length, predictions = tables({"none": 0.4, "log_length": 0.4, "yarn": 0.38, "interpolate": 0.3},
                                     log_length_gain=-0.05, learned_gain=0.2)

@@ -27,6 +27,7 @@ compared with the sweep's rope head in paired runs.
 """
 
 import dataclasses
+import math
 
 import pandas as pd
 import torch
@@ -182,12 +183,16 @@ def recovery_table(by_length: pd.DataFrame, predictions: pd.DataFrame, train_len
 
 def paired_difference(by_length: pd.DataFrame, train_length_max: int) -> tuple[float, float, float, int]:
     """(mean, low, high, n): the trained log-length head's mean accuracy past the range minus rope's,
-    per (offset, seed) run present for both, with a 95% Student-t interval over runs."""
+    per (offset, seed) run present for both, with a 95% Student-t interval over runs; NaN and 0 where no run
+    has both (a seed of the sweep that cures.seeds leaves out, alone in the per-seed count of the bootstrap)."""
     past = past_range(by_length[by_length["cure"] == "none"], train_length_max)
     per_run = past.groupby(["head", "offset", "seed"])["accuracy"].mean()
+    heads = per_run.index.get_level_values("head")
+    if TRAINED_HEAD not in heads or "rope" not in heads:
+        return math.nan, math.nan, math.nan, 0
     difference = (per_run[TRAINED_HEAD] - per_run["rope"]).dropna()
     if difference.empty:
-        raise ValueError("no (offset, seed) run has both the log-length head and the rope head")
+        return math.nan, math.nan, math.nan, 0
     return (*mean_interval(difference.to_numpy()), len(difference))
 
 
