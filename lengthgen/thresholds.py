@@ -6,7 +6,7 @@ visible change to this file (``git log lengthgen/thresholds.py``), which RESULTS
 This module imports nothing, so figures and reports read the rules without loading a model.
 """
 
-# --- base: RoPE extrapolates, learned absolute does not -----------------------------------------
+# --- generalization: RoPE extrapolates, learned absolute does not -------------------------------
 # "Near-perfect" accuracy in the training range.
 NEAR_PERFECT = 0.99
 # "Well above chance" at 4x the training length: five times chance.
@@ -127,7 +127,7 @@ MIN_RECOVERED_FRACTION = 0.5
 # The cured heads are predicted by the same law as prop1: its claim predictor and its MAE limits
 # (PROP1_CLAIM_PREDICTOR, MAX_ATTENTION_MAE, MAX_ACCURACY_MAE), with the kernel scaled as each cure
 # scales the head. "Does nothing for the learned head": at no length past the range and no offset
-# does a cure raise its mean accuracy over seeds by more than CHANCE_TOLERANCE, base's tolerance for
+# does a cure raise its mean accuracy over seeds by more than CHANCE_TOLERANCE, generalization's tolerance for
 # "at chance" (asked as a gain, so it holds or fails whatever the uncured head does). Position interpolation
 # "hurts a fixed-offset rule": rope's mean accuracy past the range is lower with it than without.
 # The head trained with log-length scaling "extrapolates further than rope" when its mean accuracy
@@ -160,7 +160,7 @@ MIN_DILUTION_SHARE = 0.5
 # another token and turns the answer) in about 1 sequence in 100 or fewer at any length (fewer still as
 # the winner: a key at an unseen offset may outrank both).
 # 0.9 leaves seen offsets a tenth of the ranking errors: where rope outranks its target in 1 sequence
-# in 10 or more past the range (it loses more than that there: base, cures), that is the whole in-range
+# in 10 or more past the range (it loses more than that there: generalization, cures), that is the whole in-range
 # allowance; a lower share means seen-offset keys outrank the target past the range more often than
 # in range, which a logit that is a function of the offset alone cannot do.
 MIN_UNSEEN_WINNER_SHARE = 0.9
@@ -201,7 +201,7 @@ STEP_PREDICTION_FACTOR = 1.5
 #   the linear control's bar for fitting the range (right nine times in ten).
 # - "extrapolates": mean accuracy at VARIANT_LENGTH_FACTOR x train_length_max >= EXTRAPOLATES_ACCURACY
 #   (issue 7's "extrapolates (>= 0.9 at 4x)": the in-range bar, kept where 3/4 of the keys are new).
-# - "collapses to chance": mean accuracy there at most chance + CHANCE_TOLERANCE, the base claim's
+# - "collapses to chance": mean accuracy there at most chance + CHANCE_TOLERANCE, the generalization claim's
 #   "at chance" (one-sided: below chance is no better).
 # - "decays gracefully": the rest. It fits the range and loses accuracy by 4x, yet stays more than
 #   the chance tolerance above chance.
