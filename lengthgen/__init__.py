@@ -24,7 +24,7 @@ The importable library behind the Snakemake workflow. The core, one job per modu
 - ``thresholds``: every claim's thresholds; ``claims``: structured checks and verdicts.
 - ``report``: RESULTS.md; ``drift``: how far one run's checked numbers moved from another's.
 
-The studies built on it live in ``experiments`` (base, mechanics, shift, prop1, frequency,
+The studies built on it live in ``experiments`` (generalization, mechanics, shift, prop1, frequency,
 linear, variants, cures, transformer, multiseed), each with its section text in ``prose`` and
 its figures in ``plots``; ``experiments.catalog`` declares them (what each reads, its settings,
 tables and figures), says which of them a config runs, and why the others are left out.

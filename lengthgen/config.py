@@ -198,7 +198,7 @@ def check_config(config: dict) -> None:
                           f"{task['train_length_max']}]; allowed: lists with one (the in-range checks use it)")
     if 4 * task["train_length_max"] not in task["eval_lengths"]:
         raise ConfigError(f"task.eval_lengths must include 4 x task.train_length_max = {4 * task['train_length_max']}: "
-                          "the base and linear claims are tested there")
+                          "the generalization and linear claims are tested there")
     check_subset("shift.offsets", shift["offsets"], "sweep.offset", sweep["offset"], "shift measures the sweep's heads")
     for length in shift["lengths"]:
         if length not in task["eval_lengths"]:

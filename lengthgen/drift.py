@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from lengthgen.claims import KEY
+from lengthgen.experiments.catalog import with_current_names
 from lengthgen.thresholds import DECIDED_FRACTION
 from lengthgen.table_schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
@@ -187,8 +188,9 @@ def previous_changes_markdown(path: Path, current: pd.DataFrame, note: str | Non
     """``changes_markdown`` against the previous run's claims at ``path``; where that file predates structured
     checks, its checks cannot be matched with these, so only the verdicts are set side by side, by section."""
     if not predates_structured_checks(path):
-        return changes_markdown(read_table(path, ALL_CLAIMS), current, note)
-    previous = pq.read_table(path, columns=["experiment", "verdict"]).to_pandas().drop_duplicates("experiment")
+        return changes_markdown(with_current_names(read_table(path, ALL_CLAIMS)), current, note)
+    previous = with_current_names(pq.read_table(path, columns=["experiment", "verdict"]).to_pandas())
+    previous = previous.drop_duplicates("experiment")
     now = current.drop_duplicates("section").set_index("section")["verdict"]
     table = pd.DataFrame({"section": previous["experiment"], "verdict (previous)": previous["verdict"],
                           "verdict (now)": previous["experiment"].map(now).fillna("not run")})
@@ -200,10 +202,11 @@ def previous_changes_markdown(path: Path, current: pd.DataFrame, note: str | Non
 
 
 def read_check_table(path: Path, kind: TableSchema) -> pd.DataFrame:
-    """A claims or spread table; one written before checks were structured fails naming the file and saying
-    so, since its checks cannot be matched with this code's (``TableError``)."""
+    """A claims or spread table, renamed experiments under their current names; one written before checks were
+    structured fails naming the file and saying so, since its checks cannot be matched with this code's
+    (``TableError``)."""
     try:
-        return read_table(path, kind)
+        return with_current_names(read_table(path, kind))
     except TableError:
         missing = predates_structured_checks(path)
         if missing:
@@ -226,7 +229,8 @@ def compare_runs(reference: Path, run: Path, open_may_differ: bool = False) -> t
     the same where the seed bootstrap of either run leaves it open; a verdict may then differ too."""
     claims = compare_claims(*(read_claims(folder, open_may_differ) for folder in (reference, run)))
     summary_paths = [folder / "tables" / "accuracy_summary.parquet" for folder in (reference, run)]
-    summaries = (compare_summaries(*(read_table(path, ACCURACY_SUMMARY) for path in summary_paths))
+    summaries = (compare_summaries(*(with_current_names(read_table(path, ACCURACY_SUMMARY))
+                                     for path in summary_paths))
                  if all(path.exists() for path in summary_paths) else pd.DataFrame())
     class_paths = [folder / "tables" / "variants_classes.parquet" for folder in (reference, run)]
     classes = (compare_classes(*(read_table(path, VARIANTS_CLASSES) for path in class_paths))

@@ -53,7 +53,7 @@ class Finding:
 FINDINGS = (
     Finding("the gap", "on a minimal fixed-offset retrieval task, rotary heads extrapolate past the training range "
             "(decaying gracefully) and learned absolute heads do not",
-            (Part("base"), Part("multiseed", "base:"))),
+            (Part("generalization"), Part("multiseed", "generalization:"))),
     Finding("equivariance", "rotary encodings make the attention logit a function of relative offset alone, so the "
             "rule learned at training lengths is reproduced at every longer length",
             (Part("shift"), Part("multiseed", "shift:"))),

@@ -44,6 +44,7 @@ import pandas as pd
 from scipy.stats import fisher_exact
 
 from lengthgen.claims import KEY, verdict
+from lengthgen.experiments.catalog import with_current_names
 from lengthgen.thresholds import (CAUSE_RULE, DECIDED_FRACTION, RECURRING_RUNS, REPLICATION_RULE,
                                   RULE_CAUSE_MAX_MISS, SHARES_DIFFER_LEVEL, SPREAD_INTERVAL)
 
@@ -91,12 +92,13 @@ def annotated_checks(runs: dict[str, tuple[pd.DataFrame, pd.DataFrame]]) -> pd.D
     """One row per check of every run: run, the ``all_claims`` columns and the ``claim_spread`` ones, whether
     the bootstrap decides the outcome, and the verdict of the check's experiment in that run (over all its
     sections, shift_K1 and shift_K2 make one; evidence only). ``runs``: run name -> (all_claims, claim_spread),
-    the exploratory run first."""
+    the exploratory run first. A run written before an experiment was renamed has its checks under the current
+    name (``catalog.RENAMED_EXPERIMENTS``)."""
     frames = []
     for run, (claims, spread) in runs.items():
         # The offset is Int64 in both: a table without pooled checks reads it as a plain integer column.
-        claims, spread = (frame.reset_index(drop=True).assign(offset=frame["offset"].astype("Int64").to_numpy())
-                          for frame in (claims, spread))
+        claims, spread = (with_current_names(frame).reset_index(drop=True)
+                          .assign(offset=frame["offset"].astype("Int64").to_numpy()) for frame in (claims, spread))
         if not claims[SPREAD_KEY].equals(spread[SPREAD_KEY]):
             raise ValueError(f"run {run}: the claim spreads do not list the checks of its claims table")
         frames.append(claims.join(spread.drop(columns=SPREAD_KEY)).assign(run=run))

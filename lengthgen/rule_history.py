@@ -19,7 +19,7 @@ class RuleChange(NamedTuple):
 
 
 RULE_HISTORY = (
-    RuleChange("base: NEAR_PERFECT, ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE", "8f0d0a9",
+    RuleChange("generalization (then named base): NEAR_PERFECT, ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE", "8f0d0a9",
                "none of this pipeline's runs: fixed from the claim's wording in SCIENCE.md"),
     RuleChange("mechanics: MIN_MODAL_FRACTION, MIN_MASS_IN_RANGE; shift: ROPE_MAX_CHANGE, ABSOLUTE_MIN_CHANGE",
                "525f81a", "none of this pipeline's runs: fixed from the claims' wording (and float64 rounding) "

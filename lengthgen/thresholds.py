@@ -6,7 +6,7 @@ visible change to this file (``git log lengthgen/thresholds.py``), which RESULTS
 This module imports nothing, so figures and reports read the rules without loading a model.
 """
 
-# --- base: RoPE extrapolates, learned absolute does not -----------------------------------------
+# --- generalization: RoPE extrapolates, learned absolute does not -------------------------------
 # "Near-perfect" accuracy in the training range: wrong on at most 1 sequence in 100, asked of the mean
 # over seeds at every in-range length. The bar every other rule builds on: a head below it has not
 # learned the rule, so what it does past the range says nothing about extrapolation. An untrained head
@@ -21,8 +21,8 @@ NEAR_PERFECT = 0.99
 ABOVE_CHANCE_FACTOR = 5.0
 # "At chance": within 0.05 of 1/V, asked of the mean over seeds at every length past the range. The mean
 # over 1000 sequences at chance has a binomial sd of 0.008 per seed, so 0.05 is 6 sd of one seed: no
-# sampling noise fails a head at chance, while a head that keeps even one answer in six of the
-# retrieval beyond guessing (0.0625 + 0.05 at V = 16) is not at chance. An untrained head passes it,
+# sampling noise fails a head at chance, while a head right on 5 more answers in 100 than guessing
+# gives (0.11 at V = 16) is no longer at chance. An untrained head passes it,
 # which is why the section's verdict also asks both heads to fit the range (NEAR_PERFECT).
 CHANCE_TOLERANCE = 0.05
 
@@ -143,7 +143,7 @@ MIN_RECOVERED_FRACTION = 0.5
 # The cured heads are predicted by the same law as prop1: its claim predictor and its MAE limits
 # (PROP1_CLAIM_PREDICTOR, MAX_ATTENTION_MAE, MAX_ACCURACY_MAE), with the kernel scaled as each cure
 # scales the head. "Does nothing for the learned head": at no length past the range and no offset
-# does a cure raise its mean accuracy over seeds by more than CHANCE_TOLERANCE, base's tolerance for
+# does a cure raise its mean accuracy over seeds by more than CHANCE_TOLERANCE, generalization's tolerance for
 # "at chance" (asked as a gain, so it holds or fails whatever the uncured head does). Position interpolation
 # "hurts a fixed-offset rule": rope's mean accuracy past the range is lower with it than without.
 # The head trained with log-length scaling "extrapolates further than rope" when its mean accuracy
@@ -176,7 +176,7 @@ MIN_DILUTION_SHARE = 0.5
 # another token and turns the answer) in about 1 sequence in 100 or fewer at any length (fewer still as
 # the winner: a key at an unseen offset may outrank both).
 # 0.9 leaves seen offsets a tenth of the ranking errors: where rope outranks its target in 1 sequence
-# in 10 or more past the range (it loses more than that there: base, cures), that is the whole in-range
+# in 10 or more past the range (it loses more than that there: generalization, cures), that is the whole in-range
 # allowance; a lower share means seen-offset keys outrank the target past the range more often than
 # in range, which a logit that is a function of the offset alone cannot do.
 MIN_UNSEEN_WINNER_SHARE = 0.9
@@ -227,7 +227,7 @@ STEP_PREDICTION_FACTOR = 1.5
 #   the linear control's bar for fitting the range (right nine times in ten).
 # - "extrapolates": mean accuracy at VARIANT_LENGTH_FACTOR x train_length_max >= EXTRAPOLATES_ACCURACY
 #   (issue 7's "extrapolates (>= 0.9 at 4x)": the in-range bar, kept where 3/4 of the keys are new).
-# - "collapses to chance": mean accuracy there at most chance + CHANCE_TOLERANCE, the base claim's
+# - "collapses to chance": mean accuracy there at most chance + CHANCE_TOLERANCE, the generalization claim's
 #   "at chance" (one-sided: below chance is no better).
 # - "decays gracefully": the rest. It fits the range and loses accuracy by 4x, yet stays more than
 #   the chance tolerance above chance.

@@ -4,7 +4,7 @@ import pytest
 from scipy import stats
 
 from lengthgen.claims import verdict, with_keys
-from lengthgen.experiments.base import base_checks, summarize_accuracy
+from lengthgen.experiments.generalization import generalization_checks, summarize_accuracy
 from lengthgen.stats import mean_interval
 
 
@@ -21,23 +21,24 @@ def accuracy_table(rope_far: float, learned_far: float) -> pd.DataFrame:
     rows = []
     for seed in (0, 1):
         for pe, far in (("rope", rope_far), ("learned", learned_far)):
-            rows.append(dict(experiment="base", pe=pe, offset=1, seed=seed, length=8, in_training_range=True,
+            rows.append(dict(experiment="generalization", pe=pe, offset=1, seed=seed, length=8, in_training_range=True,
                              accuracy=1.0))
-            rows.append(dict(experiment="base", pe=pe, offset=1, seed=seed, length=32, in_training_range=False,
+            rows.append(dict(experiment="generalization", pe=pe, offset=1, seed=seed, length=32, in_training_range=False,
                              accuracy=far))
     return pd.DataFrame(rows)
 
 
 def checks_of(accuracy: pd.DataFrame) -> pd.DataFrame:
-    return with_keys(base_checks(summarize_accuracy(accuracy), vocab_size=8, train_length_max=8), "base", "base")
+    checks = generalization_checks(summarize_accuracy(accuracy), vocab_size=8, train_length_max=8)
+    return with_keys(checks, "generalization", "generalization")
 
 
-def test_base_claim_confirmed_when_rope_extrapolates_and_learned_is_at_chance():
+def test_generalization_claim_confirmed_when_rope_extrapolates_and_learned_is_at_chance():
     checks = checks_of(accuracy_table(0.9, 0.13))
     assert checks["holds"].all() and verdict(checks) == "confirmed"
 
 
-def test_base_claim_fails_when_rope_is_at_chance_far_out():
+def test_generalization_claim_fails_when_rope_is_at_chance_far_out():
     checks = checks_of(accuracy_table(0.125, 0.125))
     failing = checks.loc[~checks["holds"], ["statistic", "offset", "rule"]].values.tolist()
     assert failing == [["rope: mean accuracy at the longest length <= 4x the training maximum", 1,
@@ -60,12 +61,12 @@ def test_summary_interval_stays_inside_zero_one():
     assert summary["ci_low"].min() >= 0 and summary["ci_high"].max() <= 1
 
 
-def test_base_figure_draws_each_encodings_means_and_keeps_its_legend_off_the_panels():
-    from lengthgen.plots.base import draw
+def test_generalization_figure_draws_each_encodings_means_and_keeps_its_legend_off_the_panels():
+    from lengthgen.plots.generalization import draw
 
     summary = summarize_accuracy(accuracy_table(0.9, 0.13))
     settings = {"task": {"vocab_size": 8, "train_length_min": 8, "train_length_max": 8}}
-    fig = draw({"accuracy_summary": summary}, settings)["base"]
+    fig = draw({"accuracy_summary": summary}, settings)["generalization"]
     (ax,) = fig.axes
     curves = {line.get_label(): list(line.get_ydata()) for line in ax.get_lines()}
     assert curves["rope"] == pytest.approx([1.0, 0.9]) and curves["learned"] == pytest.approx([1.0, 0.13])

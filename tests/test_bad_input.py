@@ -66,7 +66,7 @@ def truncate(path):
 
 
 def replace_with_claims(path):
-    path.write_bytes((path.parents[1] / "claims" / "base.parquet").read_bytes())
+    path.write_bytes((path.parents[1] / "claims" / "generalization.parquet").read_bytes())
 
 
 def drop_a_column(path):
@@ -84,9 +84,9 @@ DAMAGES = [
     ("evaluations/pe~rope/seed~0/offset~1.parquet", truncate, "results/tables/accuracy_by_length.parquet",
      "accuracy_by_length.log", "evaluations/pe~rope/seed~0/offset~1.parquet: not a readable parquet table"),
     ("tables/accuracy_by_length.parquet", replace_with_claims, "results/tables/accuracy_summary.parquet",
-     "analyze_base.log", "accuracy_by_length.parquet: does not have the accuracy_by_length schema: missing column"),
+     "analyze_generalization.log", "accuracy_by_length.parquet: does not have the accuracy_by_length schema: missing column"),
     ("tables/accuracy_by_length.parquet", drop_a_column, "results/tables/accuracy_summary.parquet",
-     "analyze_base.log", "accuracy_by_length.parquet: does not have the accuracy_by_length schema: missing column 'accuracy'"),
+     "analyze_generalization.log", "accuracy_by_length.parquet: does not have the accuracy_by_length schema: missing column 'accuracy'"),
     ("models/pe~rope/seed~0/offset~1/model.pt", head_of_another_shape, "results/evaluations/pe~rope/seed~0/offset~1.parquet",
      "evaluate/pe~rope/offset~1.log", "model.pt: a AttentionHead saved under another config: d_model 8 where this config has 16"),
 ]

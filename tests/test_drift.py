@@ -5,7 +5,7 @@ import pytest
 
 from conftest import markdown_rows
 from lengthgen.claims import check, with_keys, with_verdicts
-from lengthgen.drift import changes_markdown, main
+from lengthgen.drift import changes_markdown, main, previous_changes_markdown
 from lengthgen.table_schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
 from lengthgen.table_schemas.variants import VARIANTS_CLASSES
@@ -16,12 +16,14 @@ DRIFT_HEADER = "|experiment|claim|statistic|K|reference|run|relativedrift|holds(
 
 
 def run_claims(values, holds_fraction=(1.0, 1.0, 1.0), kinds=("evidence", "evidence", "sanity"), leave_out=()):
-    """Three checks: two of base at K=1, one of shift_K1 pooled over shifts; each holds when its value >= 0.5.
+    """Three checks: two of generalization at K=1, one of shift_K1 pooled over shifts; each holds when its value >= 0.5.
     ``leave_out``: indices of checks the run does not make."""
-    checks = [("base", "base", check("rope stays above chance", "rope: mean accuracy far out", values[0], ">=", 0.5,
-                                      offset=1, rule=">= 0.5 (n=32)", kind=kinds[0])),
-              ("base", "base", check("learned at chance", "learned: distance from chance", values[1], ">=", 0.5,
-                                     offset=1, kind=kinds[1])),
+    checks = [("generalization", "generalization",
+               check("rope stays above chance", "rope: mean accuracy far out", values[0], ">=", 0.5, offset=1,
+                     rule=">= 0.5 (n=32)", kind=kinds[0])),
+              ("generalization", "generalization",
+               check("learned at chance", "learned: distance from chance", values[1], ">=", 0.5, offset=1,
+                     kind=kinds[1])),
               ("shift", "shift_K1", check("rope is shift invariant", "largest float64 change", values[2], ">=", 0.5,
                                           kind=kinds[2]))]
     kept = [(index, entry) for index, entry in enumerate(checks) if index not in leave_out]
@@ -37,7 +39,7 @@ def write_run(folder, values, accuracy, classes=None, **claim_options):
     claims, spread = run_claims(values, **claim_options)
     write_table(claims, folder / "tables" / "claims.parquet", ALL_CLAIMS)
     write_table(spread, folder / "tables" / "claim_spread.parquet", CLAIM_SPREAD)
-    summary = pd.DataFrame({"experiment": "base", "pe": ["rope", "learned"], "offset": 1, "length": 32,
+    summary = pd.DataFrame({"experiment": "generalization", "pe": ["rope", "learned"], "offset": 1, "length": 32,
                             "in_training_range": False, "n_seeds": 2, "mean": accuracy, "ci_low": 0.0, "ci_high": 1.0})
     write_table(summary, folder / "tables" / "accuracy_summary.parquet", ACCURACY_SUMMARY)
     if classes:
@@ -64,7 +66,7 @@ def test_drifted_numbers_are_reported_and_changed_outcomes_fail(tmp_path, capsys
     drifted = write_run(tmp_path / "mine", [0.683, 0.6, 0.9], [0.683, 0.12])
     assert main([str(reference), str(drifted)]) == 0  # numbers moved, every outcome the same
     out = capsys.readouterr().out
-    assert (["base", "rope stays above chance", "rope: mean accuracy far out", "1", "0.709", "0.683", "3.67e-02",
+    assert (["generalization", "rope stays above chance", "rope: mean accuracy far out", "1", "0.709", "0.683", "3.67e-02",
              "yes -> yes"] in markdown_rows(out, DRIFT_HEADER))
     assert "1 values drifted (largest relative drift 3.67e-02)" in out
     assert "largest drift of a mean accuracy 0.0260 (rope, K=1, n=32: 0.7090 -> 0.6830)" in out
@@ -80,7 +82,7 @@ def test_a_check_in_one_run_only_is_a_difference(tmp_path, capsys):
     for flags in ([], ["--open-may-differ"]):  # whatever the seed bootstrap says
         assert main([*flags, str(reference), str(fewer)]) == 1
         out = capsys.readouterr().out
-        assert (["base", "learned at chance", "learned: distance from chance", "1", "0.6", "-", "-",
+        assert (["generalization", "learned at chance", "learned: distance from chance", "1", "0.6", "-", "-",
                  "yes -> - ONLY IN REFERENCE"] in markdown_rows(out, DRIFT_HEADER))
         assert "2 in both runs, 1 in the reference only, 0 in the run only" in out
     assert main([str(fewer), str(reference)]) == 1
@@ -155,9 +157,40 @@ def test_changes_since_the_previous_run_name_moved_verdicts_and_every_differing_
                             "Ten seeds instead of five.")
     assert "Ten seeds instead of five." in text
     assert "outcomes changed: 1" in text and "checks in one run only: 1" in text
-    assert "`base` mixed -> confirmed" in text and "shift_K1" not in text.split("|")[0]
+    assert "`generalization` mixed -> confirmed" in text and "shift_K1" not in text.split("|")[0]
     rows = {line.split("|")[3].strip(): [cell.strip() for cell in line.split("|")[4:-1]]
             for line in text.splitlines() if line.startswith("| ") and "---" not in line}
     assert rows["learned: distance from chance"] == ["1", "0.3", "0.6", "no -> yes", "evidence -> evidence", ""]
     assert rows["largest float64 change"] == ["all", "-", "0.9", "- -> yes", "- -> sanity", "now"]
     assert "rope: mean accuracy far out" not in rows  # only its number moved
+
+
+def renamed(folder):
+    """The run at ``folder`` as it was written before ``generalization`` was renamed from ``base``."""
+    for name, kind in (("claims", ALL_CLAIMS), ("claim_spread", CLAIM_SPREAD), ("accuracy_summary", ACCURACY_SUMMARY)):
+        path = folder / "tables" / f"{name}.parquet"
+        table = read_table(path, kind)
+        for column in ("experiment", "section"):
+            if column in table.columns:
+                table[column] = table[column].replace({"generalization": "base"})
+        write_table(table, path, kind)
+    return folder
+
+
+def test_a_run_written_before_an_experiment_was_renamed_matches_under_the_new_name(tmp_path, capsys):
+    """catalog.RENAMED_EXPERIMENTS: an older run's checks of base are this code's checks of generalization."""
+    old = renamed(write_run(tmp_path / "old", [0.709, 0.6, 0.9], [0.709, 0.12]))
+    new = write_run(tmp_path / "new", [0.683, 0.6, 0.9], [0.683, 0.12])
+    assert set(read_table(old / "tables" / "claims.parquet", ALL_CLAIMS)["experiment"]) == {"base", "shift"}
+    for flags in ([], ["--open-may-differ"]):
+        assert main([*flags, str(old), str(new)]) == 0
+        out = capsys.readouterr().out
+        assert "3 in both runs, 0 in the reference only, 0 in the run only" in out and "ONLY IN" not in out
+        assert "largest drift of a mean accuracy 0.0260 (rope, K=1, n=32: 0.7090 -> 0.6830)" in out
+    # report.previous_claims: RESULTS.md's changes since the previous run.
+    current = read_table(new / "tables" / "claims.parquet", ALL_CLAIMS)
+    text = previous_changes_markdown(old / "tables" / "claims.parquet", current, None)
+    assert "checks in one run only: 0" in text and "`base`" not in text
+    # One older still, before structured checks: its verdicts are set beside this run's by section.
+    text = previous_changes_markdown(write_old_format(tmp_path / "older") / "tables" / "claims.parquet", current, None)
+    assert "| generalization | confirmed" in text and "not run" not in text and "base" not in text

@@ -27,7 +27,7 @@ def test_html_report_holds_every_figure_with_its_caption_and_the_rule_graph(smok
 
     # This run's figures and each confirmation run's (results/confirm/<name>/figures), drawn by its module's rules.
     figures = sorted([*(smoke_run / "results").glob("figures/*.png"), *(smoke_run / "results").glob("confirm/*/figures/*.png")])
-    assert {"base.png", "replication.png"} <= {figure.name for figure in figures}
+    assert {"generalization.png", "replication.png"} <= {figure.name for figure in figures}
     assert any("confirm" in figure.parts for figure in figures)
     results = script_json(html, "results")
     assert set(results) == {str(figure.relative_to(smoke_run)) for figure in figures}

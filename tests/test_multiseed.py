@@ -39,9 +39,9 @@ def test_headlines_are_read_per_run_and_checked_in_every_run():
     tables = multiseed.analyze(inputs(rope_far), SETTINGS)
     by_seed = tables["headline_by_seed"]
     assert len(by_seed) == 4 * len(multiseed.HEADLINES)
-    rope = by_seed[by_seed["headline"].str.startswith("base: rope")].set_index(["offset", "seed"])["value"]
+    rope = by_seed[by_seed["headline"].str.startswith("generalization: rope")].set_index(["offset", "seed"])["value"]
     assert rope.to_dict() == rope_far
-    learned = by_seed[by_seed["headline"].str.startswith("base: learned")].set_index(["offset", "seed"])["value"]
+    learned = by_seed[by_seed["headline"].str.startswith("generalization: learned")].set_index(["offset", "seed"])["value"]
     assert learned[(1, 1)] == pytest.approx(0.01)
     prop1 = by_seed[by_seed["headline"].str.startswith("prop1")]["value"]
     assert prop1.tolist() == pytest.approx([0.05] * 4)  # only the length past the range counts
@@ -49,13 +49,13 @@ def test_headlines_are_read_per_run_and_checked_in_every_run():
     assert sorted(zip(shift["offset"], shift["seed"])) == [(1, 0), (1, 1), (2, 0), (2, 1)]  # both offsets' tables
 
     summary = tables["headline_summary"]
-    rope_summary = summary[summary["headline"].str.startswith("base: rope")].set_index("offset")
+    rope_summary = summary[summary["headline"].str.startswith("generalization: rope")].set_index("offset")
     assert rope_summary.loc["K=1", "mean"] == pytest.approx(0.85)
     assert rope_summary.loc["K=2", "fraction_of_runs_meeting"] == 0.5
     assert rope_summary.loc["all", "fraction_of_runs_meeting"] == 0.75
     checks = with_keys(multiseed.checks({"headline_by_seed": by_seed}, SETTINGS), "multiseed", "multiseed")
     assert checks.set_index("claim")["holds"].to_dict() == {
-        headline.name: not headline.name.startswith("base: rope") for headline in multiseed.HEADLINES}
+        headline.name: not headline.name.startswith("generalization: rope") for headline in multiseed.HEADLINES}
     # The run count is in the rule, not in the statistic, so the key is the same under any number of seeds.
     assert checks["statistic"].nunique() == 1 and checks["offset"].isna().all()
     assert "each of 4 runs" in checks.loc[0, "rule"]
@@ -64,7 +64,7 @@ def test_headlines_are_read_per_run_and_checked_in_every_run():
                                for headline in multiseed.HEADLINES}
 
     section = prose.section(tables, checks, SETTINGS)
-    assert re.search(r"\| base: rope accuracy at 4x the training length +\| K=2 .*\| 50% ", section)
+    assert re.search(r"\| generalization: rope accuracy at 4x the training length +\| K=2 .*\| 50% ", section)
     assert "figures/multiseed_results.png" in section and "Sanity checks" in section
 
 
@@ -86,7 +86,7 @@ def test_intervals_stay_inside_the_range_of_their_value():
     # Accuracies of 1, 1, 0.6 and 1 at K=1: the Student-t interval of their mean passes 1.
     rope_far = {(1, 0): 1.0, (1, 1): 0.6, (2, 0): 1.0, (2, 1): 1.0}
     summary = multiseed.analyze(inputs(rope_far), SETTINGS)["headline_summary"]
-    rope = summary[summary["headline"].str.startswith("base: rope")].set_index("offset")
+    rope = summary[summary["headline"].str.startswith("generalization: rope")].set_index("offset")
     assert rope.loc["K=1", "ci_high"] == 1.0 and rope.loc["K=1", "ci_low"] == 0.0  # 0.8 +- 2.54: clipped both ways
     assert rope.loc["K=2", "ci_low"] == rope.loc["K=2", "ci_high"] == 1.0
     unbounded = summary[summary["headline"].str.startswith("prop1")]
@@ -99,7 +99,7 @@ def test_the_figure_shows_each_run_the_mean_and_the_rule():
     panels = [ax for ax in figure.axes if ax.get_visible()]
     assert len(panels) == len(multiseed.HEADLINES)
     rope = panels[0]
-    assert rope.get_title().startswith("base: rope") and rope.get_title().endswith("rule: >= 0.312")
+    assert rope.get_title().startswith("generalization: rope") and rope.get_title().endswith("rule: >= 0.312")
     points = sorted(value for collection in rope.collections if isinstance(collection, PathCollection)
                     for value in collection.get_offsets()[:, 1])
     assert points == pytest.approx(sorted(rope_far.values()))

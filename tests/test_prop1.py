@@ -222,7 +222,7 @@ def test_predict_dilution_refuses_linear_attention():
 
 def measured_table(rows) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=["offset", "seed", "length", "target_attention", "accuracy"])
-    return frame.assign(experiment="base", pe="rope", in_training_range=frame["length"] <= 32, loss=0.0)
+    return frame.assign(experiment="generalization", pe="rope", in_training_range=frame["length"] <= 32, loss=0.0)
 
 
 def predictions_table(rows) -> pd.DataFrame:

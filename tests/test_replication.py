@@ -66,8 +66,8 @@ def test_margin_is_the_distance_to_the_threshold_on_the_passing_side_relative_to
 def test_a_check_is_matched_on_its_key_whatever_its_rule_text_says():
     # The run's numbers are in the rule's text only: the key is the same, so the checks are compared.
     _, comparison, claims = replicate(
-        [row("base", "rope stays above chance", "rope: mean accuracy far out", 1, 0.9, 1.0, rule=">= 0.5 (n=128)")],
-        {"other": [row("base", "rope stays above chance", "rope: mean accuracy far out", 1, 0.8, 1.0,
+        [row("generalization", "rope stays above chance", "rope: mean accuracy far out", 1, 0.9, 1.0, rule=">= 0.5 (n=128)")],
+        {"other": [row("generalization", "rope stays above chance", "rope: mean accuracy far out", 1, 0.8, 1.0,
                        rule=">= 0.5 (n=96)")]})
     assert only(comparison)["replicates"] and claims.iloc[0]["replication"] == "replicated"
     # Another statistic (a registry name with parameters is a name) is another check: nothing to compare.
@@ -84,15 +84,15 @@ def test_a_pooled_check_is_matched_with_the_pooled_check():
 
 
 def test_the_same_outcome_replicates():
-    _, comparison, claims = replicate([row("base", "c", "s", 1, 0.9, 1.0)],
-                                      {"other": [row("base", "c", "s", 1, 0.8, 1.0)]})
+    _, comparison, claims = replicate([row("generalization", "c", "s", 1, 0.9, 1.0)],
+                                      {"other": [row("generalization", "c", "s", 1, 0.8, 1.0)]})
     assert only(comparison)["replicates"] and claims.iloc[0]["replication"] == "replicated"
 
 
 def test_a_flip_the_bootstrap_leaves_open_without_per_seed_counts_is_measurement():
     # A statistic no single seed gives a value (failing None): the bootstrap alone decides.
-    _, comparison, claims = replicate([row("base", "c", "s", 1, 0.52, 0.6)],
-                                      {"other": [row("base", "c", "s", 1, 0.45, 0.0)]})
+    _, comparison, claims = replicate([row("generalization", "c", "s", 1, 0.52, 0.6)],
+                                      {"other": [row("generalization", "c", "s", 1, 0.45, 0.0)]})
     found = only(comparison)
     assert not found["replicates"] and found["cause"] == "measurement" and "open" in found["explanation"]
     assert "no per-seed count" in found["explanation"]
@@ -102,8 +102,8 @@ def test_a_flip_the_bootstrap_leaves_open_without_per_seed_counts_is_measurement
 
 def test_compatible_shares_of_failing_seeds_and_an_open_outcome_are_measurement():
     # A minimum over seeds that one seed of five fails: 0 of 5 against 1 of 5 (Fisher p = 1), open.
-    _, comparison, _ = replicate([row("base", "c", "s", 1, 0.9, 1.0, failing=0)],
-                                 {"other": [row("base", "c", "s", 1, 0.3, 0.33, failing=1)]})
+    _, comparison, _ = replicate([row("generalization", "c", "s", 1, 0.9, 1.0, failing=0)],
+                                 {"other": [row("generalization", "c", "s", 1, 0.3, 0.33, failing=1)]})
     found = only(comparison)
     assert found["cause"] == "measurement"
     assert "0 of 5 against 1 of 5 seeds fail, shares compatible with one rate (Fisher p = 1)" in found["explanation"]
@@ -113,37 +113,37 @@ def test_compatible_shares_of_failing_seeds_and_an_open_outcome_are_measurement(
 def test_shares_that_differ_are_the_rule_when_the_miss_is_within_the_margin_else_the_claim():
     # 0 of 5 against 5 of 5 failing seeds (Fisher p = 0.008): the setting changed how many seeds fail.
     # The exploratory value clears 0.5 by 60% of it; missing it by 10% of it is the threshold's doing.
-    _, near, _ = replicate([row("base", "c", "s", 1, 0.8, 1.0, failing=0)],
-                           {"other": [row("base", "c", "s", 1, 0.45, 0.0, failing=5)]})
+    _, near, _ = replicate([row("generalization", "c", "s", 1, 0.8, 1.0, failing=0)],
+                           {"other": [row("generalization", "c", "s", 1, 0.45, 0.0, failing=5)]})
     assert only(near)["cause"] == "rule" and "shares that differ (Fisher p = 0.0079)" in only(near)["explanation"]
     assert "misses the threshold by up to 10% of it" in only(near)["explanation"]
     # Missing it by 90% of it, more than the exploratory margin: the effect is gone.
-    _, far, _ = replicate([row("base", "c", "s", 1, 0.8, 1.0, failing=0)],
-                          {"other": [row("base", "c", "s", 1, 0.05, 0.0, failing=5)]})
+    _, far, _ = replicate([row("generalization", "c", "s", 1, 0.8, 1.0, failing=0)],
+                          {"other": [row("generalization", "c", "s", 1, 0.05, 0.0, failing=5)]})
     assert only(far)["cause"] == "claim" and "clears it by 60% (median)" in only(far)["explanation"]
     # Shares that differ decide even where the bootstrap leaves the outcome open (a mean over seeds near the bar).
-    _, open_mean, _ = replicate([row("base", "c", "s", 1, 0.8, 1.0, failing=0)],
-                                {"other": [row("base", "c", "s", 1, 0.45, 0.3, failing=5)]})
+    _, open_mean, _ = replicate([row("generalization", "c", "s", 1, 0.8, 1.0, failing=0)],
+                                {"other": [row("generalization", "c", "s", 1, 0.45, 0.3, failing=5)]})
     assert only(open_mean)["cause"] == "rule"
 
 
 def test_compatible_shares_that_both_runs_decide_on_another_task_are_judged_by_the_margins():
     # 0 of 5 against 3 of 5 (Fisher p = 0.17): 5 seeds cannot tell the shares apart, but each run's seeds decide
     # its outcome, so it is not measurement.
-    _, comparison, _ = replicate([row("base", "c", "s", 1, 0.8, 1.0, failing=0)],
-                                 {"other": [row("base", "c", "s", 1, 0.45, 0.01, failing=3)]})
+    _, comparison, _ = replicate([row("generalization", "c", "s", 1, 0.8, 1.0, failing=0)],
+                                 {"other": [row("generalization", "c", "s", 1, 0.45, 0.01, failing=3)]})
     found = only(comparison)
     assert found["cause"] == "rule" and "both runs decide their outcome on another task" in found["explanation"]
 
 
 def test_fresh_seeds_of_the_same_task_are_measurement_only_when_the_shares_are_compatible():
-    explored = [row("base", "c", "s", 1, 0.9, 1.0, failing=0)]
+    explored = [row("generalization", "c", "s", 1, 0.9, 1.0, failing=0)]
     # Decided in both runs, but 0 of 5 against 3 of 5 is one rate: the seeds alone turned it.
-    _, compatible, _ = replicate(explored, {"other": [row("base", "c", "s", 1, 0.1, 0.0, failing=3)]},
+    _, compatible, _ = replicate(explored, {"other": [row("generalization", "c", "s", 1, 0.1, 0.0, failing=3)]},
                                  same_task={"other": True})
     assert only(compatible)["cause"] == "measurement" and "fresh seeds" in only(compatible)["explanation"]
     # 0 of 5 against 5 of 5 on the same task: not measurement by definition any more.
-    _, different, _ = replicate(explored, {"other": [row("base", "c", "s", 1, 0.1, 0.0, failing=5)]},
+    _, different, _ = replicate(explored, {"other": [row("generalization", "c", "s", 1, 0.1, 0.0, failing=5)]},
                                 same_task={"other": True})
     assert only(different)["cause"] == "rule"  # misses by 80%, the exploratory run clears by 80%
 
@@ -171,8 +171,8 @@ def test_a_real_non_pinning_seed_is_measurement_alone_but_not_when_it_recurs():
 
 def test_a_run_with_one_seed_leaves_the_cause_undecided():
     # 0 of 20 against 1 of 1 would differ (Fisher p = 0.048), and the miss is large, but one seed decides nothing.
-    _, comparison, _ = replicate([row("base", "c", "s", 1, 0.8, 1.0, failing=0, seeds=20)],
-                                 {"other": [row("base", "c", "s", 1, 0.05, 0.0, failing=1, seeds=1)]})
+    _, comparison, _ = replicate([row("generalization", "c", "s", 1, 0.8, 1.0, failing=0, seeds=20)],
+                                 {"other": [row("generalization", "c", "s", 1, 0.05, 0.0, failing=1, seeds=1)]})
     found = only(comparison)
     assert found["cause"] == "measurement" and found["explanation"].startswith("undecided: a run has one seed")
 
@@ -180,12 +180,12 @@ def test_a_run_with_one_seed_leaves_the_cause_undecided():
 def test_over_offsets_the_largest_miss_decides():
     # Missing by 10% at K=1 alone would be the rule (the exploratory run clears by 60%); missing by 90% at K=2 makes
     # it the claim: the worst offset, not the best, says whether the effect is there.
-    explored = [row("base", "c", "s", offset, 0.8, 1.0, failing=0) for offset in (1, 2)]
-    _, near, _ = replicate(explored, {"other": [row("base", "c", "s", 1, 0.45, 0.0, failing=5),
-                                                row("base", "c", "s", 2, 0.8, 1.0, failing=0)]})
+    explored = [row("generalization", "c", "s", offset, 0.8, 1.0, failing=0) for offset in (1, 2)]
+    _, near, _ = replicate(explored, {"other": [row("generalization", "c", "s", 1, 0.45, 0.0, failing=5),
+                                                row("generalization", "c", "s", 2, 0.8, 1.0, failing=0)]})
     assert only(near)["cause"] == "rule"
-    _, mixed, _ = replicate(explored, {"other": [row("base", "c", "s", 1, 0.45, 0.0, failing=5),
-                                                 row("base", "c", "s", 2, 0.05, 0.0, failing=5)]})
+    _, mixed, _ = replicate(explored, {"other": [row("generalization", "c", "s", 1, 0.45, 0.0, failing=5),
+                                                 row("generalization", "c", "s", 2, 0.05, 0.0, failing=5)]})
     found = only(mixed)
     assert found["cause"] == "claim" and "misses the threshold by up to 90% of it" in found["explanation"]
     assert "0 of 10 against 10 of 10 seeds fail" in found["explanation"]  # summed over the offsets compared
@@ -200,13 +200,13 @@ def test_the_worked_example_in_the_section_is_decided_by_the_rule():
 def test_the_margins_come_from_the_comparison_and_threshold_columns_not_the_rule_text():
     # A rule text that names other numbers (or none): the threshold column decides the margins.
     rule = "<= 5 x chance = 9.99 (the text is only shown)"
-    _, comparison, _ = replicate([row("base", "c", "s", 1, 0.8, 1.0, rule=rule)],
-                                 {"other": [row("base", "c", "s", 1, 0.45, 0.0, rule="within tolerance")]})
+    _, comparison, _ = replicate([row("generalization", "c", "s", 1, 0.8, 1.0, rule=rule)],
+                                 {"other": [row("generalization", "c", "s", 1, 0.45, 0.0, rule="within tolerance")]})
     assert only(comparison)["cause"] == "rule"
     assert "misses the threshold by up to 10% of it" in only(comparison)["explanation"]
     # Below the threshold passes for a "<=" check: the same values, the other way round.
-    _, comparison, _ = replicate([row("base", "c", "s", 1, 0.45, 1.0, comparison="<=")],
-                                 {"other": [row("base", "c", "s", 1, 0.8, 0.0, comparison="<=")]})
+    _, comparison, _ = replicate([row("generalization", "c", "s", 1, 0.45, 1.0, comparison="<=")],
+                                 {"other": [row("generalization", "c", "s", 1, 0.8, 0.0, comparison="<=")]})
     assert only(comparison)["cause"] == "claim"
     assert "misses the threshold by up to 60% of it" in only(comparison)["explanation"]
 
@@ -224,12 +224,12 @@ def test_an_offset_only_the_confirmation_has_is_predicted_only_by_an_outcome_sha
 
 
 def test_a_claim_is_partly_replicated_when_it_replicates_in_some_runs_and_not_tested_where_none_runs_it():
-    exploratory = [row("base", "c", "s", 1, 0.9, 1.0), row("shift", "rope", "s", 1, 0.9, 1.0),
+    exploratory = [row("generalization", "c", "s", 1, 0.9, 1.0), row("shift", "rope", "s", 1, 0.9, 1.0),
                    row("shift", "rope", "s", 2, 0.9, 1.0)]
-    checks, comparison, claims = replicate(exploratory, {"same": [row("base", "c", "s", 1, 0.8, 1.0)],
-                                                         "other": [row("base", "c", "s", 1, 0.1, 0.0)]})
+    checks, comparison, claims = replicate(exploratory, {"same": [row("generalization", "c", "s", 1, 0.8, 1.0)],
+                                                         "other": [row("generalization", "c", "s", 1, 0.1, 0.0)]})
     replication = claims.set_index("experiment")["replication"]
-    assert replication["base"] == "partly" and replication["shift"] == "not tested"
+    assert replication["generalization"] == "partly" and replication["shift"] == "not tested"
     table = replication_table(checks, comparison, claims)
     to_arrow(table, REPLICATION)  # the schema the workflow writes it with
     assert set(table.loc[table["run"] == "other", "replicates"]) == {"no"}
@@ -259,9 +259,9 @@ def test_sanity_checks_are_compared_but_count_in_no_claims_replication_or_verdic
 
 
 def test_the_section_states_the_rule_the_numbers_and_the_history():
-    checks, comparison, claims = replicate([row("base", "c", "rope at the longest length", 1, 0.8, 1.0,
+    checks, comparison, claims = replicate([row("generalization", "c", "rope at the longest length", 1, 0.8, 1.0,
                                                 rule=">= 0.5 (n=128)")],
-                                           {"other": [row("base", "c", "rope at the longest length", 1, 0.05, 0.0,
+                                           {"other": [row("generalization", "c", "rope at the longest length", 1, 0.05, 0.0,
                                                           rule=">= 0.5 (n=96)")]})
     run = {"name": "other", "seeds": [5], "vocab_size": 8, "train_lengths": [6, 24], "offsets": [1], "left_out": {},
            "differences": ["task.vocab_size: 16 -> 8"], "same_task": False, "note": "another task"}
@@ -270,10 +270,10 @@ def test_the_section_states_the_rule_the_numbers_and_the_history():
     text = section_markdown(checks, comparison, claims, [run], explored, record, ["lengthgen/thresholds.py"],
                             history_markdown())
     assert markdown_rows(text, "|claim|exploratory|other|replication|whynot(checks)|") == [
-        ["`base`", "confirmed", "not confirmed (does not replicate)", "**not replicated**", "claim: 1"]]
+        ["`generalization`", "confirmed", "not confirmed (does not replicate)", "**not replicated**", "claim: 1"]]
     assert "0.05 [0.03, 0.07], holds in 0% of resamples" in text
     checks_rows = markdown_rows(text, "|claim|check|K|rule(exploratory)|")
-    assert ["`base`", "c \\| rope at the longest length", "K=1", ">= 0.5 (n=128)"] in [row[:4] for row in checks_rows]
+    assert ["`generalization`", "c \\| rope at the longest length", "K=1", ">= 0.5 (n=128)"] in [row[:4] for row in checks_rows]
     assert "`aaaaaaaaaaaa`" in text and "None of these files has changed since that commit." in text
     assert "`task.vocab_size: 16 -> 8`" in text
     assert [row[:2] for row in markdown_rows(text, "|rules|fixedin|datalookedatbefore|")] == [
@@ -286,13 +286,15 @@ def test_the_section_states_the_rule_the_numbers_and_the_history():
 
 def test_the_figure_shows_each_checks_share_per_run_and_its_replication_sanity_last():
     checks, comparison, claims = replicate(
-        [row("base", "c", "s", 1, 0.9, 1.0), row("base", "c", "identity", None, 0.9, 1.0, kind="sanity"),
-         row("base", "c", "s", 2, 0.9, 0.5)],
-        {"other": [row("base", "c", "s", 1, 0.1, 0.0), row("base", "c", "identity", None, 0.9, 1.0, kind="sanity")]})
+        [row("generalization", "c", "s", 1, 0.9, 1.0),
+         row("generalization", "c", "identity", None, 0.9, 1.0, kind="sanity"),
+         row("generalization", "c", "s", 2, 0.9, 0.5)],
+        {"other": [row("generalization", "c", "s", 1, 0.1, 0.0),
+                   row("generalization", "c", "identity", None, 0.9, 1.0, kind="sanity")]})
     figure = replication_figure(replication_table(checks, comparison, claims))
     axes = figure.axes[0]
     labels = [label.get_text() for label in axes.get_yticklabels()]
-    assert labels == ["base: c | s [not replicated]", "base (sanity): c | identity [replicated]"]
+    assert labels == ["generalization: c | s [not replicated]", "generalization (sanity): c | identity [replicated]"]
     assert [label.get_text() for label in axes.get_xticklabels()] == [EXPLORATORY, "other"]
     shares = axes.get_images()[0].get_array()
     assert shares[0, 0] == pytest.approx(0.75) and shares[0, 1] == 0.0  # mean over K=1 and K=2; K=1 only
@@ -313,3 +315,14 @@ def test_the_checks_of_a_real_run_have_distinct_keys_and_spreads_row_for_row(smo
         assert claims[SPREAD_KEY].equals(spread[SPREAD_KEY])
         assert not claims.duplicated(KEY).any()
         assert (spread["resamples"] > 0).all() and spread["holds_fraction"].between(0, 1).all()
+
+
+def test_a_confirmation_run_written_before_a_rename_is_matched_under_the_current_name():
+    """catalog.RENAMED_EXPERIMENTS: a committed confirmation run's checks of base are checks of generalization."""
+    checks, comparison, claims = replicate([row("generalization", "c", "s", 1, 0.9, 1.0),
+                                            row("multiseed", "generalization: rope", "s", None, 1.0, 1.0)],
+                                           {"other": [row("base", "c", "s", 1, 0.8, 1.0),
+                                                      row("multiseed", "base: rope", "s", None, 1.0, 1.0)]})
+    assert set(checks["experiment"]) == {"generalization", "multiseed"}
+    assert comparison["replicates"].all() and len(comparison) == 2
+    assert claims.set_index("experiment")["replication"]["generalization"] == "replicated"

@@ -43,13 +43,13 @@ def test_code_version_outside_git(tmp_path):
 
 
 def test_the_verdict_table_counts_evidence_and_gives_each_section_its_experiments_replication():
-    claims = pd.DataFrame({"experiment": ["base", "shift", "shift", "shift"],
-                           "section": ["base", "shift_K1", "shift_K1", "shift_K2"],
+    claims = pd.DataFrame({"experiment": ["generalization", "shift", "shift", "shift"],
+                           "section": ["generalization", "shift_K1", "shift_K1", "shift_K2"],
                            "holds": [True, True, False, False], "kind": ["evidence", "evidence", "sanity", "evidence"]})
     table = verdict_table(claims, {"shift": "partly"})  # the replication table's experiment -> replication
     rows = {cells[0]: cells[1:] for cells in ([cell.strip() for cell in line.strip("|").split("|")]
                                               for line in table.splitlines()[2:])}
-    assert rows == {"base": ["1/1", "0/0", "confirmed", "not tested"],
+    assert rows == {"generalization": ["1/1", "0/0", "confirmed", "not tested"],
                     "shift_K1": ["1/1", "0/1", "confirmed", "partly"],
                     "shift_K2": ["0/1", "0/0", "not confirmed", "partly"]}
 

@@ -13,7 +13,7 @@ SCRIPTS = REPO / "workflow" / "scripts"
 NO_MODEL_SCRIPTS = ["plot.py", "write_report.py", "combine_tables.py", "combine_claims.py",
                     "replicate.py"]
 # Experiments that read no model: their analysis jobs, and every figure job, start without torch.
-NO_MODEL_EXPERIMENTS = ["base", "variants", "multiseed"]
+NO_MODEL_EXPERIMENTS = ["generalization", "variants", "multiseed"]
 PLOTS = sorted(path.stem for path in (REPO / "lengthgen" / "plots").glob("[a-z]*.py"))
 
 

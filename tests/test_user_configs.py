@@ -87,8 +87,8 @@ def test_a_config_that_changes_only_sweep_and_task_runs_the_whole_pipeline(tmp_p
     assert len(models) == len(heads)
     # These tiny tasks evaluate at one length past 2x the training range; linear's rate needs two.
     if name == "rope only, one seed":
-        assert set(what_runs.left_out) == {"base", "mechanics", "cures", "errors", "transformer", "linear",
+        assert set(what_runs.left_out) == {"generalization", "mechanics", "cures", "errors", "transformer", "linear",
                                            "multiseed"}
     if name == "learned only":
-        assert set(what_runs.left_out) == {"base", "mechanics", "prop1", "frequency", "cures", "errors", "transformer",
+        assert set(what_runs.left_out) == {"generalization", "mechanics", "prop1", "frequency", "cures", "errors", "transformer",
                                            "linear"}

@@ -36,9 +36,9 @@ def evaluations(far_by_run: dict) -> pd.DataFrame:
     rows = []
     for (pe, offset), (in_range, far) in far_by_run.items():
         for seed in (0, 1):
-            rows.append(dict(experiment="base", pe=pe, offset=offset, seed=seed, length=8, in_training_range=True,
+            rows.append(dict(experiment="generalization", pe=pe, offset=offset, seed=seed, length=8, in_training_range=True,
                              accuracy=in_range, target_attention=0.0, loss=0.0))
-            rows.append(dict(experiment="base", pe=pe, offset=offset, seed=seed, length=32, in_training_range=False,
+            rows.append(dict(experiment="generalization", pe=pe, offset=offset, seed=seed, length=32, in_training_range=False,
                              accuracy=far, target_attention=0.0, loss=0.0))
     return pd.DataFrame(rows)
 
@@ -209,7 +209,7 @@ def test_a_cell_is_classified_on_the_seeds_that_fit_the_range_when_most_do():
     for pe, in_range_by_seed in (("fire", (1.0, 1.0, 0.25)), ("alibi", (0.3, 0.3, 1.0))):
         for seed, in_range in enumerate(in_range_by_seed):
             for length, accuracy, inside in ((8, in_range, True), (32, in_range * 0.9, False)):
-                rows.append(dict(experiment="base", pe=pe, offset=2, seed=seed, length=length,
+                rows.append(dict(experiment="generalization", pe=pe, offset=2, seed=seed, length=length,
                                  in_training_range=inside, accuracy=accuracy, target_attention=0.0, loss=0.0))
     runs = pd.DataFrame(rows)
     fits = pd.DataFrame([dict(pe=pe, offset=2, seed=seed, fitted=fitted)

@@ -74,12 +74,12 @@ def test_end_to_end_outputs(smoke_run):
     assert training["why"].isna().equals(training["converged"])  # a reason for each model that does not fit
     report = (smoke_run / "results/RESULTS.md").read_text()
     assert "## Training" in report and "## Changes since the previous run" in report  # config.yaml names one
-    figure = (smoke_run / "results/figures/base.png").read_bytes()
+    figure = (smoke_run / "results/figures/generalization.png").read_bytes()
     assert figure.startswith(b"\x89PNG")
     results = (smoke_run / "results/RESULTS.md").read_text()
-    for heading in ("## Setup", "## Verdicts", "## base"):
+    for heading in ("## Setup", "## Verdicts", "## generalization"):
         assert heading in results
-    assert "figures/base.png" in results and "git commit" in results
+    assert "figures/generalization.png" in results and "git commit" in results
     mean_rope_far = accuracy[(accuracy["pe"] == "rope") & (accuracy["length"] == 32) & (accuracy["offset"] == 1)][
         "accuracy"].mean()
     assert f"{mean_rope_far:.3f}" in results  # the table in RESULTS.md is the measured numbers
@@ -88,9 +88,9 @@ def test_end_to_end_outputs(smoke_run):
 def test_every_experiment_has_its_figure_section_and_claims(smoke_run):
     config = yaml.safe_load(SMOKE_CONFIG.read_text())
     shift_names = [f"shift_K{offset}" for offset in config["shift"]["offsets"]]
-    experiments = ["base", "mechanics", *shift_names, "prop1", "frequency", "linear", "variants", "cures", "errors",
-                   "rope_bases", "transformer", "multiseed"]
-    figures = ["base", "mechanics", *(f"shift_equivariance_K{k}" for k in config["shift"]["offsets"]),
+    experiments = ["generalization", "mechanics", *shift_names, "prop1", "frequency", "linear", "variants", "cures",
+                   "errors", "rope_bases", "transformer", "multiseed"]
+    figures = ["generalization", "mechanics", *(f"shift_equivariance_K{k}" for k in config["shift"]["offsets"]),
                *(f"prop1_validation_K{k}" for k in config["sweep"]["offset"]), "frequency_rank", "linear_control",
                "pe_variants", "dilution_cures", "error_split", "rope_bases", "transformer_shift", "transformer", "multiseed_results"]
     results = (smoke_run / "results/RESULTS.md").read_text()
@@ -111,8 +111,8 @@ def test_every_experiment_has_its_figure_section_and_claims(smoke_run):
     log_length_curve = pd.read_parquet(smoke_run / "results/models/log_length/seed~0/offset~1/training_curve.parquet")
     assert len(log_length_curve) == config["train"]["steps"]  # trained like the sweep
     cures = pd.read_parquet(smoke_run / "results/tables/cures_by_length.parquet")
-    n_base = len(config["sweep"]["seed"]) * len(config["sweep"]["offset"]) * len(config["task"]["eval_lengths"])
-    assert len(cures) == n_base * (2 * 4 + 1)  # rope and learned under 4 cures (none included), the log-length head
+    n_sweep = len(config["sweep"]["seed"]) * len(config["sweep"]["offset"]) * len(config["task"]["eval_lengths"])
+    assert len(cures) == n_sweep * (2 * 4 + 1)  # rope and learned under 4 cures (none included), the log-length head
 
 
 def test_the_confirmation_run_and_the_replication(smoke_run):
@@ -127,7 +127,7 @@ def test_the_confirmation_run_and_the_replication(smoke_run):
     report = (results / "RESULTS.md").read_text()
     assert "## replication" in report and (results / "figures/replication.png").read_bytes().startswith(b"\x89PNG")
     verdicts = table.drop_duplicates("experiment").set_index("experiment")["replication"]
-    assert cells(report.split("## Verdicts")[1], "base")[-1] == verdicts["base"]
+    assert cells(report.split("## Verdicts")[1], "generalization")[-1] == verdicts["generalization"]
     spread = pd.read_parquet(results / "tables/claim_spread.parquet")
     for section in dict.fromkeys(spread["section"]):  # every section states its seed spread
         text = report.split(f"\n## {section}", 1)[1].split("\n## ", 1)[0]
@@ -169,8 +169,8 @@ def test_complete_run_has_nothing_left_to_do(smoke_run):
 def test_changing_dpi_reruns_only_figures_and_report(smoke_run, tmp_path):
     config = write_config(tmp_path / "config.yaml", figures={"dpi": 72})
     jobs = scheduled_jobs(snakemake(smoke_run, "-n", configfile=config).stdout)
-    assert jobs["plot_base"] == 1 and jobs["report"] == 1
-    assert jobs["confirm_tiny_plot_base"] == 1  # the confirmation run is layered over the changed config
+    assert jobs["plot_generalization"] == 1 and jobs["report"] == 1
+    assert jobs["confirm_tiny_plot_generalization"] == 1  # the confirmation run is layered over the changed config
     assert all(rule.removeprefix("confirm_tiny_").startswith("plot_") or rule.removeprefix("confirm_tiny_") in
                {"report", "all"} for rule in jobs), jobs
 
@@ -207,7 +207,7 @@ def test_variants_train_their_own_runs_in_folders_named_by_the_encoding(smoke_ru
     assert set(accuracy["pe"]) == set(config["sweep"]["pe"])
 
 
-@pytest.mark.parametrize("figure, rule", [("base", "plot_base"), ("mechanics", "plot_mechanics")])
+@pytest.mark.parametrize("figure, rule", [("generalization", "plot_generalization"), ("mechanics", "plot_mechanics")])
 def test_regenerating_a_single_figure(smoke_copy, figure, rule):
     path = smoke_copy / f"results/figures/{figure}.png"
     path.unlink()

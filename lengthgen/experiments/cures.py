@@ -3,7 +3,7 @@
 If the decay is attention dilution (prop1: the target's weight shrinks as keys are added), a
 factor on the logits that grows with the length n should win much of it back, without
 retraining; the learned head fails by pinning to a trained position, not by dilution, so it
-should gain nothing. Every cure is applied to the trained ``base`` heads at evaluation time
+should gain nothing. Every cure is applied to the trained ``generalization`` heads at evaluation time
 only, as a head option (``lengthgen.length_scaling``), L = the longest training length:
 
 - ``log_length``: logits x log(n) / log(L) (Chiang & Cholak 2022; Scalable-Softmax, Nakanishi 2025);
@@ -95,7 +95,7 @@ def measure(model: AttentionHead, eval_sets: dict, offset: int, seed: int) -> pd
 
 def measure_cures(model: AttentionHead, eval_sets: dict, offset: int, seed: int, reference_length: int,
                   train_length_min: int) -> pd.DataFrame:
-    """``cures_by_length`` rows of one trained base head under every cure (and none)."""
+    """``cures_by_length`` rows of one trained head of the sweep under every cure (and none)."""
     frames = [measure(cured(model, cure, reference_length), eval_sets, offset, seed).assign(cure=cure)
               for cure in CURES]
     return label(pd.concat(frames, ignore_index=True), model.config.pe, offset, seed, train_length_min,

@@ -52,10 +52,11 @@ def _by_run(frame: pd.DataFrame, column: str, how: str) -> pd.Series:
 
 
 HEADLINES = [
-    Headline("base: rope accuracy at 4x the training length", "accuracy_by_length", ">=",
+    Headline("generalization: rope accuracy at 4x the training length", "accuracy_by_length", ">=",
              lambda s: thresholds.ABOVE_CHANCE_FACTOR / s["vocab_size"],
              lambda f, s: _by_run(_at_four_x(f[f["pe"] == "rope"], s), "accuracy", "mean"), bounds=UNIT),
-    Headline("base: learned distance from chance past the range (max over lengths)", "accuracy_by_length", "<=",
+    Headline("generalization: learned distance from chance past the range (max over lengths)", "accuracy_by_length",
+             "<=",
              lambda s: thresholds.CHANCE_TOLERANCE,
              lambda f, s: _by_run(_past(f[f["pe"] == "learned"], s).assign(
                  distance=lambda g: (g["accuracy"] - 1 / s["vocab_size"]).abs()), "distance", "max")),

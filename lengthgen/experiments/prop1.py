@@ -249,7 +249,7 @@ def predict_dilution(model: AttentionHead, offset: int, seed: int, lengths: list
 
 
 def compare_with_measured(predictions: pd.DataFrame, accuracy_by_length: pd.DataFrame,
-                          experiment: str = "base") -> pd.DataFrame:
+                          experiment: str = "generalization") -> pd.DataFrame:
     """The ``prop1_prediction`` table: predictions joined to the measured rope rows.
 
     ``accuracy_by_length`` is the ``accuracy_by_length`` table; only rows of ``experiment`` with
@@ -406,7 +406,7 @@ CHECKED = ("prop1_prediction", "prop1_untrained_prediction")
 
 
 def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
-    """Every rope head's predictions at every evaluation length, joined to the measured rows of ``base``; the
+    """Every rope head's predictions at every evaluation length, joined to the measured rows of ``generalization``; the
     same for each head at its seeded init, measured here; and each trained head's kernel out to the longest length."""
     task, n_samples = settings["task"], settings["prop1"]["n_samples"]
     predictions, untrained, kernels, summaries = [], [], [], []

@@ -164,7 +164,7 @@ def _extreme(values: pd.Series, how: str) -> float:
 
 
 def claims_phenomenon(windows: pd.DataFrame, vocab_size: int, train_length_max: int) -> list[dict]:
-    """Per offset, over every seed: rope and learned near perfect in range (the base rule's
+    """Per offset, over every seed: rope and learned near perfect in range (the generalization rule's
     ``NEAR_PERFECT``); rope >= ``ABOVE_CHANCE_FACTOR`` x chance in the window at 4x train_length_max;
     learned within ``CHANCE_TOLERANCE`` of chance in every window past the range."""
     chance = 1.0 / vocab_size

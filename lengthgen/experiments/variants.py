@@ -12,7 +12,7 @@ import pandas as pd
 
 from lengthgen.claims import check
 from lengthgen.encoding_catalog import encoding_description
-from lengthgen.experiments.base import summarize_accuracy
+from lengthgen.experiments.generalization import summarize_accuracy
 from lengthgen.thresholds import (CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
                              RANDOM_POSITIONS_FAIL_FROM_OFFSET, VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR)
 from lengthgen.training_report import fit_counts, runs_that_fit

@@ -114,7 +114,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "## cures: curing dilution at evaluation time",
         "If rope's decay past the training range is attention dilution, sharpening the softmax as the length n "
         "grows should undo much of it without retraining, and should do nothing for the learned head, whose "
-        f"failure is pinning. Each cure is applied to the trained base heads (seeds {', '.join(map(str, seeds))}) "
+        f"failure is pinning. Each cure is applied to the sweep's trained heads (seeds {', '.join(map(str, seeds))}) "
         f"at evaluation time only, with L = {train_length_max}, the longest training length:\n\n" + cures,
         "Log-length scaling: Chiang & Cholak 2022; Scalable-Softmax (Nakanishi 2025). YaRN's temperature "
         "(Peng et al. 2023, section 3.4): softmax(q.k / (t sqrt(D))) with sqrt(1/t) = 0.1 ln(s) + 1 and s = n / L "

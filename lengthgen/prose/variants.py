@@ -7,7 +7,7 @@ from lengthgen.claims import checks_markdown
 from lengthgen.encoding_catalog import DEFAULT_NOISE_MAX_LENGTH
 from lengthgen.experiments.variants import (CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION,
                                             mechanisms, predictions)
-from lengthgen.prose.base import accuracy_markdown, format_interval
+from lengthgen.prose.generalization import accuracy_markdown, format_interval
 from lengthgen.thresholds import (CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
                              RANDOM_POSITIONS_FAIL_FROM_OFFSET, VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR,
                              VARIANT_SPREAD_WIDTH)
@@ -108,7 +108,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
     tally = ", ".join(f"{counts.get(category, 0)} {category}" for category in CLASSES)
     return "\n\n".join([
         "## variants: which encodings extrapolate, and why",
-        f"{len(order)} encodings, each trained and evaluated exactly like the base sweep (same training batches, "
+        f"{len(order)} encodings, each trained and evaluated exactly like the sweep's heads (same training batches, "
         f"evaluation sets and seeds, {classes['n_seeds'].max()} seeds per cell, offsets "
         f"{sorted(classes['offset'].unique().tolist())}). Randomized encodings draw their position ids in training "
         "and at evaluation alike, as their reference code does (it has no train/eval switch); it draws one subset "

@@ -17,4 +17,4 @@ for run, model_path, output in zip(params.runs, snakemake.input.models, snakemak
     model = load_head(model_path, resolve_device(params.device), expected={**params.expected, "pe": run["pe"]})
     evaluation = accuracy_by_length(model, eval_sets, run["offset"], run["seed"])
     logging.info("%s\n%s", run, evaluation.to_string(index=False))
-    write_table(label_runs(evaluation, "base", params.task["train_length_min"], params.task["train_length_max"], **run), output, ACCURACY_BY_LENGTH)
+    write_table(label_runs(evaluation, "generalization", params.task["train_length_min"], params.task["train_length_max"], **run), output, ACCURACY_BY_LENGTH)

@@ -1,4 +1,4 @@
-"""Figure of the base experiment: accuracy vs evaluation length, one panel per offset."""
+"""Figure of the generalization experiment: accuracy vs evaluation length, one panel per offset."""
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -8,11 +8,11 @@ from lengthgen.plots import encoding_color, shade_training_range
 
 def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
     task = settings["task"]
-    return {"base": plot_base(tables["accuracy_summary"], task["vocab_size"], task["train_length_min"],
-                              task["train_length_max"])}
+    return {"generalization": plot_generalization(tables["accuracy_summary"], task["vocab_size"],
+                                                  task["train_length_min"], task["train_length_max"])}
 
 
-def plot_base(summary: pd.DataFrame, vocab_size: int, train_length_min: int, train_length_max: int):
+def plot_generalization(summary: pd.DataFrame, vocab_size: int, train_length_min: int, train_length_max: int):
     offsets = sorted(summary["offset"].unique())
     fig, axes = plt.subplots(1, len(offsets), figsize=(4 * len(offsets), 3.8), sharey=True, squeeze=False,
                              layout="constrained")

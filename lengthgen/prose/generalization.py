@@ -1,4 +1,4 @@
-"""The base experiment's RESULTS.md section: accuracy by length over seeds, the claim, its checks."""
+"""The generalization experiment's RESULTS.md section: accuracy by length over seeds, the claim, its checks."""
 
 import pandas as pd
 
@@ -22,12 +22,12 @@ def accuracy_markdown(summary: pd.DataFrame) -> str:
 def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:
     summary, vocab_size = tables["accuracy_summary"], settings["task"]["vocab_size"]
     return "\n\n".join([
-        "## base: accuracy vs evaluation length",
+        "## generalization: accuracy vs evaluation length",
         f"Accuracy of the single head on held-out sequences at each length: mean over {summary['n_seeds'].min()} "
         f"seeds with a 95% Student-t interval (clipped to [0, 1]). Lengths marked * lie in the training range. "
         f"Chance is 1/V = {1 / vocab_size:.4f}.",
         accuracy_markdown(summary),
-        "![accuracy vs length](figures/base.png)",
+        "![accuracy vs length](figures/generalization.png)",
         "**Claim**: RoPE keeps near-perfect accuracy in the training range and stays well above chance "
         "at 4x the longest training length; learned absolute encodings are perfect in range and at chance beyond it.",
         checks_markdown(checks),

@@ -1,4 +1,5 @@
-"""The base experiment: accuracy vs evaluation length of the sweep's heads, summarized over seeds, and its checks."""
+"""The generalization experiment: accuracy vs evaluation length of the sweep's heads, summarized over seeds, and its
+checks."""
 
 import pandas as pd
 
@@ -19,7 +20,7 @@ CHECKED = ("accuracy_by_length",)
 
 
 def sweep_accuracy(accuracy_by_length: pd.DataFrame) -> pd.DataFrame:
-    return accuracy_by_length[accuracy_by_length["experiment"] == "base"]
+    return accuracy_by_length[accuracy_by_length["experiment"] == "generalization"]
 
 
 def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
@@ -28,12 +29,12 @@ def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
 
 def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
     task = settings["task"]
-    return base_checks(summarize_accuracy(sweep_accuracy(tables["accuracy_by_length"])), task["vocab_size"],
+    return generalization_checks(summarize_accuracy(sweep_accuracy(tables["accuracy_by_length"])), task["vocab_size"],
                        task["train_length_max"])
 
 
-def base_checks(summary: pd.DataFrame, vocab_size: int, train_length_max: int) -> list[dict]:
-    """The base claim, per offset, from the ``accuracy_summary`` table.
+def generalization_checks(summary: pd.DataFrame, vocab_size: int, train_length_max: int) -> list[dict]:
+    """The generalization claim, per offset, from the ``accuracy_summary`` table.
 
     RoPE: mean accuracy >= 0.99 at every in-range length, and >= 5x chance at the longest
     evaluation length not beyond 4x the training maximum. Learned: >= 0.99 in range, and
