@@ -7,7 +7,7 @@ its reasons, the filter for past-range claims) is ``lengthgen.training_report``.
 # Whether a model fits its training range, by rules fixed before any run that they judge:
 # - FIT_ACCURACY: accuracy on held-out sequences at every training length. The task is deterministic
 #   and a head that has learned the rule is exact, so 0.99 (at most 1 wrong answer in 100) is the bar
-#   of a fitted range, the same as the base experiment's in-range claim.
+#   of a fitted range, the same as the generalization experiment's in-range claim.
 # - SETTLED_LOSS: the mean training loss of the last progress window (train.log_every steps), in
 #   nats. Below 0.1 the model gives the answer about 90% of its probability on average: it sits in
 #   a minimum, not in a loss spike (a spiking head measured 4.4 nats at its last step).
