@@ -33,7 +33,7 @@ RULE_HISTORY = (
                "the full default runs 6cba31c and 26b93d0, whose old linear checks were found not to test the "
                "claim; arm 2's relative kernel error replaced a cosine of 0.9 after a tiny run of the new arms"),
     RuleChange("linear: LINEAR_HEAD_FIT_ACCURACY (arm 2 fits every in-range length of every run before its "
-               "extrapolation checks are judged); arm 1's checks made sanity checks", "this commit (issue 17)",
+               "extrapolation checks are judged); arm 1's checks made sanity checks", "676e18b",
                "the committed run's arm-2 fit (held-out 0.77-0.98) and, before the rule, arm-2 heads trained for the "
                "purpose at bases 1e4 and 0.05 (3 and 5 seeds x K=1..3: their held-out fit, accuracy past the range "
                "and kernel distance); the extrapolation rules were kept as they were"),
