@@ -32,6 +32,11 @@ RULE_HISTORY = (
                "MAX_KERNEL_ERROR, MIN_FAR_WEIGHT_RATIO, MAX_RELATIVE_KERNEL_ERROR new)", "90d601d",
                "the full default runs 6cba31c and 26b93d0, whose old linear checks were found not to test the "
                "claim; arm 2's relative kernel error replaced a cosine of 0.9 after a tiny run of the new arms"),
+    RuleChange("linear: LINEAR_HEAD_FIT_ACCURACY (arm 2 fits every in-range length of every run before its "
+               "extrapolation checks are judged); arm 1's checks made sanity checks", "676e18b",
+               "the committed run's arm-2 fit (held-out 0.77-0.98) and, before the rule, arm-2 heads trained for the "
+               "purpose at bases 1e4 and 0.05 (3 and 5 seeds x K=1..3: their held-out fit, accuracy past the range "
+               "and kernel distance); the extrapolation rules were kept as they were"),
     RuleChange("cures: MIN_RECOVERED_FRACTION, CURES_CLAIM_PREDICTOR and the cures checks", "f13f14c",
                "a feasibility prototype on 6 default-size rope heads (2 seeds x 3 offsets); before any "
                "default-size run of the pipeline"),

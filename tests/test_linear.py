@@ -22,6 +22,7 @@ from lengthgen.rotary_regression import (RegressionConfig, condition_number, int
 from lengthgen.table_schemas import linear as schemas
 from lengthgen.table_schemas.core import CLAIMS
 from lengthgen.task import TaskConfig, make_eval_set
+from lengthgen.training import TrainConfig, train_heads
 
 # A tiny setting of arm 1: 8 training offsets, 16 features, vocabulary 8.
 TASK = TaskConfig(vocab_size=8, offset=2, train_length_min=4, train_length_max=8)
@@ -271,13 +272,59 @@ def test_the_rate_check_holds_for_the_min_norm_kernel_and_fails_for_heads_that_d
 
 
 def test_checks_of_both_arms_fail_for_heads_that_extrapolate():
-    extrapolating = pd.concat([by_length_of(kernel_predictor(decaying_kernel()), arm=arm)
-                               for arm in (linear.CONTROL, linear.HEAD)])
-    checks = [check for arm in (linear.CONTROL, linear.HEAD)
-              for check in linear.arm_checks(arm, extrapolating[extrapolating["arm"] == arm], 8, TASK.vocab_size)]
-    holds = {check["claim"].split(": ", 1)[1]: check["holds"] for check in checks}
-    assert holds == {"fits the training range (precondition)": True, "does not extrapolate": False,
-                     "distractor weight per key past the range does not decay": False}
+    extrapolating = by_length_of(kernel_predictor(decaying_kernel()))
+    comparison = arm_1_comparison(min_norm_solution(
+        rotary_basis(torch.arange(TASK.train_length_max), CONTROL.d_model, CONTROL.rope_base),
+        interpolation_target(8, TASK.offset)))
+    for checks, kind in ((linear.control_checks(extrapolating, comparison, 8, TASK.vocab_size), "sanity"),
+                         (linear.head_checks(extrapolating, comparison, 8, TASK.vocab_size), "evidence")):
+        holds = {check["claim"].split(": ", 1)[1]: check["holds"] for check in checks}
+        assert {check["kind"] for check in checks} == {kind}
+        assert [holds[claim] for claim in holds if "extrapolate" in claim or "decay" in claim] == [False, False]
+        assert next(value for claim, value in holds.items() if claim.startswith("fits the training range"))
+
+
+def test_arm_2_is_not_judged_past_its_range_when_it_does_not_fit_every_in_range_length():
+    """A head that extrapolates nothing would pass "does not extrapolate"; unfit, it is not judged."""
+    flat = by_length_of(kernel_predictor(min_norm_kernel()), arm=linear.HEAD)
+    comparison = arm_1_comparison(train_regression(CONTROL, TASK, seed=0)[0]).assign(arm=linear.HEAD)
+    fit, *rest = linear.head_checks(flat, comparison, 8, TASK.vocab_size)
+    assert fit["holds"] and fit["value"] >= thresholds.LINEAR_HEAD_FIT_ACCURACY
+    assert not any(math.isnan(check["value"]) for check in rest)  # judged
+    # One in-range length of one run at 0.98, the mean still 0.99 or more: unfit.
+    unfit = pd.concat([flat, flat.assign(seed=1)], ignore_index=True)
+    unfit.loc[unfit["in_training_range"] & (unfit["seed"] == 1), "accuracy"] = 0.98
+    assert unfit.loc[unfit["in_training_range"], "accuracy"].mean() >= thresholds.LINEAR_HEAD_FIT_ACCURACY - 0.01
+    fit, *rest = linear.head_checks(unfit, comparison, 8, TASK.vocab_size)
+    assert not fit["holds"] and fit["value"] == pytest.approx(0.98)
+    for check in rest:
+        assert math.isnan(check["value"]) and not check["holds"] and check["rule"].startswith("not judged")
+
+
+@pytest.mark.parametrize("rope_base, fits", [(0.05, True), (1e4, False)])
+def test_arm_2_fits_its_range_on_the_tiny_config_at_its_own_base_and_not_at_the_models(rope_base, fits):
+    """The smoke config's arm 2 (150 steps at lr 1e-2, d = 16): at base 0.05 every in-range length is fit."""
+    task = TaskConfig(vocab_size=8, offset=2, train_length_min=4, train_length_max=8)
+    head = HeadConfig(8, 16, "rope", 8, rope_base=rope_base, attention="linear")
+    models = [trained.model for trained in train_heads(head, task, TrainConfig(150, 64, 0.01), [0, 1], "cpu")]
+    sets = {length: make_eval_set(1, task.offset, length, 1000, task.vocab_size) for length in range(4, 9)}
+    worst = min(linear.evaluate_weights(linear.head_predictor(model), sets, task.offset)["accuracy"].min()
+                for model in models)
+    assert (worst >= thresholds.LINEAR_HEAD_FIT_ACCURACY) == fits
+
+
+def test_the_min_norm_sweep_shows_the_far_weight_falling_as_one_over_root_d_and_an_ill_posed_large_base():
+    task = TaskConfig(vocab_size=8, offset=2, train_length_min=4, train_length_max=8)
+    sets = {task.offset: eval_sets(task.offset, lengths=(256,), n_samples=300)}
+    sweep = linear.min_norm_sweep([16, 64, 256], [0.05, 1e4], task.train_length_max, sets, task.vocab_size)
+    tables.to_arrow(sweep, schemas.LINEAR_MIN_NORM_SWEEP)
+    well_posed = sweep[sweep["rope_base"] == 0.05].set_index("d_model")
+    assert (well_posed["condition_number"] < thresholds.MAX_CONDITION_NUMBER).all()
+    far = well_posed["far_key_weight"]
+    assert far.is_monotonic_decreasing
+    assert far[16] / far[256] == pytest.approx(math.sqrt(256 / 16), rel=0.3)  # 1/sqrt(d)
+    assert well_posed["accuracy"].is_monotonic_increasing and well_posed["accuracy"][256] > 0.9
+    assert (sweep.loc[sweep["rope_base"] == 1e4, "condition_number"] > 100 * thresholds.MAX_CONDITION_NUMBER).all()
 
 
 def arm_1_comparison(coefficients: torch.Tensor, config: RegressionConfig = CONTROL) -> pd.DataFrame:
@@ -335,9 +382,9 @@ def test_the_arm_2_kernel_check_follows_its_rule():
 SETTINGS = {
     "task": {"vocab_size": TASK.vocab_size, "train_length_min": TASK.train_length_min,
              "train_length_max": TASK.train_length_max, "eval_lengths": [8, 16, 32]},
-    "linear": {"steps": 100, "batch_size": 64, "lr": 1e-3, "warmup_fraction": 0.1,
+    "linear": {"steps": 100, "batch_size": 64, "lr": 1e-3, "warmup_fraction": 0.1, "rope_base": 0.05,
                "min_norm": {"d_model": 16, "rope_base": 0.05, "steps": 400, "batch_size": 64, "lr": 0.05,
-                            "log_every": 50}},
+                            "log_every": 50, "sweep_d_model": [16, 64], "sweep_rope_base": [0.05, 1e4]}},
     "model": {"d_model": 16, "rope_base": 1e4},
 }
 
@@ -360,7 +407,7 @@ def experiment():
 def test_the_experiment_writes_its_declared_tables(experiment):
     _, results, checks = experiment
     for name in ("linear_by_length", "linear_kernel", "linear_cutoffs", "linear_comparison", "linear_convergence",
-                 "linear_training_progress"):
+                 "linear_training_progress", "linear_min_norm_sweep"):
         tables.to_arrow(results[name], getattr(schemas, name.upper()))
     assert set(results["linear_convergence"]["arm"]) == {linear.CONTROL}  # only arm 1 is trained here
     assert len(results["linear_comparison"]) == 8  # 2 arms x 2 offsets x 2 seeds
@@ -368,7 +415,10 @@ def test_the_experiment_writes_its_declared_tables(experiment):
     assert progress.loc[(progress["offset"] == 1) & (progress["seed"] == 0), "until_step"].tolist() == [25, 50, 75, 100]
     assert progress["accuracy"].iloc[0] == pytest.approx(np.arange(1, 26).mean() / 100)
     tables.to_arrow(checks, CLAIMS)
-    assert len(checks) == 10 and (checks["kind"] == "evidence").all() and checks["offset"].isna().all()
+    assert len(checks) == 10 and checks["offset"].isna().all()
+    of_control = checks["claim"].str.startswith(schemas.ARMS[linear.CONTROL])
+    assert (checks.loc[of_control, "kind"] == "sanity").all() and (checks.loc[~of_control, "kind"] == "evidence").all()
+    assert len(results["linear_min_norm_sweep"]) == 8  # 2 widths x 2 bases x 2 offsets
 
 
 def test_check_names_carry_no_setting():
@@ -389,12 +439,14 @@ def test_the_section_reports_both_arms_and_their_checks(experiment):
     inputs, results, checks = experiment
     text = linear_prose.section({**inputs, **results}, checks, SETTINGS)
     assert text.startswith("## linear\n") and "(figures/linear_control.png)" in text
-    assert "arm 1 tests the claim" in text and "squared" in text
+    assert "arm 2, the linear-attention head, tests the claim" in text and "squared" in text
+    assert "base 0.05) with its logits" in text and "departure from the sweep's 10000" in text  # arm 2's own base
+    assert re.search(r"^\|\s*d\s*\|\s*base\s*\|\s*condition number", text, re.M)  # arm 1's sweep
     kappa = results["linear_comparison"].query("arm == @linear.CONTROL")["condition_number"].max()
     assert f"condition number {kappa:.3g}" in text
     of_control = checks["claim"].str.startswith(schemas.ARMS[linear.CONTROL])
-    assert (f"Arm 1: {checks.loc[of_control, 'holds'].sum()}/6 checks hold; "
-            f"arm 2: {checks.loc[~of_control, 'holds'].sum()}/4.") in text
+    assert (f"Arm 1 (sanity): {checks.loc[of_control, 'holds'].sum()}/6 checks hold; "
+            f"arm 2 (evidence): {checks.loc[~of_control, 'holds'].sum()}/4.") in text
     assert all(statistic in text for statistic in checks["statistic"])
     first_row = {arm: re.search(rf"^\|\s*{arm}\s*\|\s*1\s*\|", text, re.M).start() for arm in (1, 2)}
     assert first_row[1] < first_row[2]  # arm 1 first

@@ -90,7 +90,7 @@ CATALOG = [
     Experiment("linear", reads={"models": Models("linear"), "curves": TrainingCurves("linear"), "eval_sets": EvalSets()},
                settings=(*TASK, "linear", "model.d_model", "model.rope_base"),
                tables=("linear_by_length", "linear_kernel", "linear_cutoffs", "linear_comparison",
-                       "linear_convergence", "linear_training_progress"),
+                       "linear_convergence", "linear_training_progress", "linear_min_norm_sweep"),
                figures=("linear_control",), needs=(lengths_past(2, count=2),), headline_tables=("linear_by_length",)),
     # Trains every encoding it names.
     Experiment("variants", reads={"evaluations": Evaluations("variants"), "fits": RangeFits("variants")},

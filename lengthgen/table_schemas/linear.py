@@ -46,3 +46,12 @@ LINEAR_CONVERGENCE = TableSchema("linear_convergence", pa.schema([("offset", pa.
 LINEAR_TRAINING_PROGRESS = TableSchema("linear_training_progress", pa.schema([
     ("offset", pa.int32()), ("seed", pa.int32()), ("until_step", pa.int32()), ("accuracy", pa.float64()),
 ]), ("offset", "seed", "until_step"))
+
+# One row per (width d, rotary base, offset) of arm 1's sweep: the closed-form min-norm interpolant (no training)
+# at singular-value cut-off rtol. far_key_weight: its mean |k| over [n/2, n) at the longest evaluation length n,
+# target = 1; accuracy: its accuracy at that length, on the offset's evaluation set.
+LINEAR_MIN_NORM_SWEEP = TableSchema("linear_min_norm_sweep", pa.schema([
+    ("d_model", pa.int32()), ("rope_base", pa.float64()), ("offset", pa.int32()), ("condition_number", pa.float64()),
+    ("rtol", pa.float64()), ("rank", pa.int32()), ("length", pa.int32()), ("far_key_weight", pa.float64()),
+    ("accuracy", pa.float64()),
+]), ("d_model", "rope_base", "offset"))

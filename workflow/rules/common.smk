@@ -121,9 +121,9 @@ HEAD_TRAINING = {**config_slice("model"), "trained_positions": config["task"]["t
 # changed, one per (seed, offset), in models/<name>/. Per name: the head options, its training
 # settings, and its seeds (every sweep offset).
 MODIFIED_HEADS = {
-    # the linear-attention control (arm 2): no softmax
+    # the linear-attention control (arm 2): no softmax, and a rotary base of its own (config.yaml says why)
     "linear": (
-        {"attention": "linear"},
+        {"attention": "linear", "rope_base": config["linear"]["rope_base"]},
         config_slice("linear", ["steps", "batch_size", "lr", "warmup_fraction"]),
         config["sweep"]["seed"],
     ),
