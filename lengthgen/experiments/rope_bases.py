@@ -22,9 +22,9 @@ import pandas as pd
 
 from lengthgen.claims import check
 from lengthgen.experiments.prop1 import predict_dilution
+from lengthgen.table_schemas.rope_bases import ORDER_PREDICTORS
 from lengthgen.thresholds import ORDER_MIN_ACCURACY_GAP, PROP1_CLAIM_PREDICTOR
 
-ORDER_PREDICTORS = (PROP1_CLAIM_PREDICTOR, "ranking")
 PREDICTOR_CLAIMS = {PROP1_CLAIM_PREDICTOR: "the dilution law predicts the rope-base variants' order past the range",
                     "ranking": "the ranking account predicts the rope-base variants' order past the range"}
 RUN_COLUMNS = ["pe", "offset", "seed", "length"]

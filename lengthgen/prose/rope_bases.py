@@ -4,7 +4,7 @@ from their parameters, and whether each predictor orders them as measured."""
 import pandas as pd
 
 from lengthgen.claims import checks_markdown
-from lengthgen.experiments.rope_bases import ORDER_PREDICTORS
+from lengthgen.table_schemas.rope_bases import ORDER_PREDICTORS
 from lengthgen.thresholds import ORDER_MIN_ACCURACY_GAP, PROP1_CLAIM_PREDICTOR
 
 SOURCES = ("measured", *ORDER_PREDICTORS)

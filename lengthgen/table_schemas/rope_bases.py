@@ -4,6 +4,11 @@ import pyarrow as pa
 
 from lengthgen.table_schemas.core import RUN_KEYS
 from lengthgen.tables import TableSchema
+from lengthgen.thresholds import PROP1_CLAIM_PREDICTOR
+
+# The predictors the prediction table holds, in the order the figure and the prose show them: the dilution law
+# and the ranking account of prop1.
+ORDER_PREDICTORS = (PROP1_CLAIM_PREDICTOR, "ranking")
 
 # One row per (run, length past the training range, predictor): the accuracy the predictor gives from the
 # head's parameters and the accuracy measured on the evaluation set (repeated on each predictor's row).
