@@ -173,3 +173,27 @@ def test_a_check_whose_count_contradicts_it_has_no_count():
     assert lower_end(runs)["holds"].iloc[0]  # 0.12 - 12.7 x 0.021 / sqrt(10) = 0.037
     spread = seed_bootstrap(lower_end, {"runs": runs}, resamples=20, seed=12).iloc[0]
     assert pd.isna(spread["seeds_checked"]) and pd.isna(spread["seeds_failing"])
+
+
+# --- Mutation testing (docs/mutation.md) ------------------------------------------------------------------------
+
+def test_a_table_without_seeds_or_without_rows_is_passed_whole_to_every_resample():
+    settings = pd.DataFrame({"threshold": [0.5]})  # no seed column
+    empty = per_seed([]).astype({"seed": int, "value": float})  # a seeded table with no rows
+
+    def claims_of(runs, settings, empty):
+        assert list(settings["threshold"]) == [0.5] and empty.empty
+        return with_keys([check("mean is high", "mean over seeds", runs["value"].mean(), ">=",
+                                settings["threshold"].iloc[0])], "toy", "toy")
+
+    spread = seed_bootstrap(claims_of, {"runs": per_seed([0.6, 0.7, 0.8]), "settings": settings, "empty": empty},
+                            resamples=20, seed=0).iloc[0]
+    assert spread["n_seeds"] == 3 and spread["resamples"] == 20 and spread["holds_fraction"] == 1.0
+    assert spread["seeds_checked"] == 3 and spread["seeds_failing"] == 0
+
+
+def test_no_resamples_gives_each_check_no_spread_but_still_its_per_seed_count():
+    spread = seed_bootstrap(mean_check(0.65), {"runs": per_seed([0.6, 0.7, 0.8])}, resamples=0, seed=0).iloc[0]
+    assert spread["resamples"] == 0 and pd.isna(spread["holds_fraction"])
+    assert pd.isna(spread["spread_low"]) and pd.isna(spread["spread_high"])
+    assert spread["seeds_checked"] == 3 and spread["seeds_failing"] == 1  # 0.6 alone fails >= 0.65

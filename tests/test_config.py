@@ -87,7 +87,15 @@ def with_change(path: str, value):
     return config
 
 
-DELETE = object()
+class _Delete:
+    """Marks a key ``with_change`` removes. Its repr is fixed, so the test ids that show it are the same in every
+    process (mutmut and pytest-xdist match tests by id across processes; an object()'s repr has its address)."""
+
+    def __repr__(self) -> str:
+        return "DELETE"
+
+
+DELETE = _Delete()
 
 # (key set, value, the start of the message: the key, what is wrong; then what must follow "allowed:")
 BAD_CONFIGS = [
@@ -191,3 +199,85 @@ def test_the_table_covers_at_least_25_mistakes():
 ])
 def test_schemas_are_described_in_words(schema, words):
     assert describe(schema) == words
+
+
+# --- Mutation testing (docs/mutation.md): each check at its boundary, the last value it allows and the first it
+# refuses. The smoke config trains on lengths 4..8 with offsets 1, 2 and evaluates at 8, 16, 32.
+
+def changed(**changes):
+    config = copy.deepcopy(SMOKE)
+    for path, value in changes.items():
+        *sections, key = path.split("__")
+        target = config
+        for section in sections:
+            target = target[section]
+        target[key] = value
+    return config
+
+
+def refusal(config) -> str:
+    with pytest.raises(ConfigError) as raised:
+        prepared(config)
+    return str(raised.value)
+
+
+@pytest.mark.parametrize("key", ["sweep__offset", "transformer__offsets"])
+def test_an_offset_one_shorter_than_the_shortest_training_length_is_allowed_and_equal_to_it_is_not(key):
+    # The shortest training sequence, 4 tokens, has a target 3 places before its last one, none 4 places before.
+    others = {"shift__offsets": [1], "variants__offsets": [1]} if key == "sweep__offset" else {}
+    prepared(changed(**{**others, "transformer__offsets": [1, 3], key: [1, 3]}))
+    assert refusal(changed(**{key: [1, 4]}, **others)).startswith(
+        f"{key.replace('__', '.')}: offset 4 is not shorter than task.train_length_min (4); allowed: offsets < 4")
+
+
+def test_an_evaluation_length_must_be_longer_than_every_offset():
+    # Lengths 8..32 around a training range 8..8 and an offset 7 (train_length_min 8): length 8 is one longer.
+    base = dict(task__train_length_min=8, task__eval_lengths=[8, 16, 32], shift__offsets=[1], variants__offsets=[1],
+                transformer__offsets=[1])
+    prepared(changed(**base, sweep__offset=[1, 7]))
+    assert refusal(changed(**{**base, "task__eval_lengths": [7, 8, 16, 32]}, sweep__offset=[1, 7])).startswith(
+        "task.eval_lengths: length 7 is not longer than the largest sweep.offset (7); allowed: lengths > 7")
+
+
+def test_a_training_range_of_one_length_is_allowed_and_evaluation_lengths_at_its_ends_are_in_it():
+    # min == max is a range; an evaluation length equal to min (or max) is in range.
+    prepared(changed(task__train_length_min=8, task__train_length_max=8))
+    prepared(changed(task__eval_lengths=[4, 16, 32], shift__lengths=[4]))  # 4 == train_length_min: in range
+    assert refusal(changed(task__train_length_min=9, task__train_length_max=8)).startswith(
+        "task.train_length_min (9) is larger than task.train_length_max (8)")
+    assert refusal(changed(task__eval_lengths=[3, 16, 32], shift__lengths=[3])).startswith(
+        "task.eval_lengths: no length in the training range [4, 8]")
+    assert refusal(changed(task__eval_lengths=[9, 16, 32], shift__lengths=[9])).startswith(
+        "task.eval_lengths: no length in the training range [4, 8]")
+
+
+def test_a_randomized_encodings_id_range_may_equal_the_longest_evaluation_length():
+    prepared(changed(variants__pe=["rope", "randomized_rope@noise_max_length=32"]))
+    assert refusal(changed(variants__pe=["rope", "randomized_rope@noise_max_length=31"])).startswith(
+        "variants.pe: randomized_rope@noise_max_length=31 draws position ids from [0, 31)")
+    assert refusal(changed(sweep__pe=["rope", "randomized_rope@noise_max_length=31"])).startswith("sweep.pe: ")
+
+
+def test_the_transformer_may_evaluate_on_every_shared_sequence_but_not_more():
+    prepared(changed(transformer__eval_samples=64))
+    assert refusal(changed(transformer__eval_samples=65)).startswith(
+        "transformer.eval_samples (65) exceeds task.eval_samples (64)")
+
+
+def test_the_longest_in_range_length_is_the_longest_evaluation_length_up_to_the_training_maximum():
+    from lengthgen.config import longest_in_training_range
+    assert longest_in_training_range({"eval_lengths": [16, 8, 4, 32], "train_length_max": 8}) == 8
+    assert longest_in_training_range({"eval_lengths": [16, 7, 4, 32], "train_length_max": 8}) == 7
+    assert longest_in_training_range({"eval_lengths": [32, 16], "train_length_max": 8}) == 16  # none: the shortest
+
+
+def test_the_transformers_head_width_errors_are_written_out_in_full():
+    assert refusal(changed(transformer__n_heads=16)) == (
+        "transformer.d_model / transformer.n_heads, the head width, is 1; allowed: even widths (rotary blocks are "
+        "pairs)")
+    assert refusal(changed(transformer__n_heads=3)) == (
+        "transformer.d_model (16) is not a multiple of transformer.n_heads (3); allowed: multiples")
+    assert refusal(changed(transformer__eval_samples=65)) == (
+        "transformer.eval_samples (65) exceeds task.eval_samples (64); allowed: at most task.eval_samples (it "
+        "evaluates on the first sequences of the shared sets)")
+    prepared(changed(transformer__n_heads=8))  # a head width of 2: one rotary block

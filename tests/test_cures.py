@@ -276,3 +276,15 @@ def test_section_and_figure_from_the_tables():
     assert list(lines["rope trained with log-length scaling"].get_ydata()) == pytest.approx([1.0, 0.78, 0.78])
     bars = [patch.get_height() for patch in panels["rope: recovery past the range (all K)"].patches]
     assert bars[:2] == pytest.approx([0.3 / 0.41, 0.25 / 0.41])  # measured: log_length, yarn
+
+
+def test_a_scaled_head_needs_a_reference_length_of_two_or_more_and_an_unscaled_one_none():
+    # log_length divides by log(L): L = 1 has log 0, L = 2 is the shortest reference that defines it.
+    from lengthgen.length_scaling import check_scales, log_length
+    for logit_scale, position_scale in (("log_length", "none"), ("none", "interpolate"), ("yarn", "none")):
+        check_scales(logit_scale, position_scale, 2)
+        for bad in (1, None):
+            with pytest.raises(ValueError, match="need a reference_length >= 2"):
+                check_scales(logit_scale, position_scale, bad)
+    check_scales("none", "none", None)
+    assert log_length(4, 2) == pytest.approx(2.0)

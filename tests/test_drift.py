@@ -194,3 +194,173 @@ def test_a_run_written_before_an_experiment_was_renamed_matches_under_the_new_na
     # One older still, before structured checks: its verdicts are set beside this run's by section.
     text = previous_changes_markdown(write_old_format(tmp_path / "older") / "tables" / "claims.parquet", current, None)
     assert "| generalization | confirmed" in text and "not run" not in text and "base" not in text
+
+
+# --- Mutation testing (docs/mutation.md): behaviour the tests above left open ------------------------------------
+
+def claims_of(*entries):
+    """A claims table from (experiment, section, check) entries, each section with its verdict."""
+    return with_verdicts(pd.concat([with_keys([entry], experiment, section) for experiment, section, entry in entries],
+                                   ignore_index=True))
+
+
+def table_cells(text: str) -> tuple[list[str], str, list[list[str]]]:
+    """(header, separator row, body rows) of the one markdown table in ``text``."""
+    lines = [line for line in text.splitlines() if line.startswith("|")]
+    split = [[cell.strip() for cell in line.strip()[1:-1].split("|")] for line in lines]
+    return split[0], lines[1], split[2:]
+
+
+def test_changes_name_each_moved_verdict_once_and_every_check_that_differs():
+    previous = claims_of(("base", "base", check("a", "s1", 0.3, ">=", 0.5, offset=1)),
+                         ("base", "base", check("b", "s2", 0.7, ">=", 0.5, offset=2)),
+                         ("base", "base", check("e", "s5", 0.1, ">=", 0.5, offset=4)),
+                         ("shift", "shift_K1", check("c", "s3", 0.9, ">=", 0.5, kind="sanity")))
+    current = claims_of(("base", "base", check("a", "s1", 0.6, ">=", 0.5, offset=1)),
+                        ("base", "base", check("b", "s2", 0.8, ">=", 0.5, offset=2)),
+                        ("base", "base", check("d", "s4", 0.7, ">=", 0.5, offset=3)),
+                        ("shift", "shift_K1", check("c", "s3", 0.9, ">=", 0.5)))
+    text = changes_markdown(previous, current, "  Ten seeds.\n")
+    parts = text.split("\n\n")
+    assert parts[:3] == [
+        "## Changes since the previous run", "Ten seeds.",
+        "Checks in both runs: 3; outcomes changed: 1; kinds changed: 1; checks in one run only: 2. Verdicts that "
+        "moved: `base` mixed -> confirmed; `shift_K1` no evidence -> confirmed."]
+    header, separator, rows = table_cells(parts[3])
+    assert len(parts) == 4
+    assert header == ["experiment", "claim", "statistic", "K", "previous", "now", "holds (previous -> now)",
+                      "kind (previous -> now)", "only in"]
+    assert sorted(rows) == sorted([
+        ["base", "a", "s1", "1", "0.3", "0.6", "no -> yes", "evidence -> evidence", ""],
+        ["base", "e", "s5", "4", "0.1", "-", "no -> -", "evidence -> -", "previous"],
+        ["base", "d", "s4", "3", "-", "0.7", "- -> yes", "- -> evidence", "now"],
+        ["shift", "c", "s3", "all", "0.9", "0.9", "yes -> yes", "sanity -> evidence", ""]])
+
+
+def test_changes_without_note_or_moved_verdict_say_none_and_numbers_stay_text():
+    previous = claims_of(("base", "base", check("a", "s1", 0.25, ">=", 0.5, offset=1)),
+                         ("base", "base", check("b", "s2", 0.75, ">=", 0.5, offset=2)))
+    current = claims_of(("base", "base", check("a", "s1", 0.75, ">=", 0.5, offset=1)),
+                        ("base", "base", check("b", "s2", 0.25, ">=", 0.5, offset=2)))
+    text = changes_markdown(previous, current, None)
+    parts = text.split("\n\n")
+    assert parts[0] == "## Changes since the previous run"
+    assert parts[1] == ("Checks in both runs: 2; outcomes changed: 2; kinds changed: 0; checks in one run only: 0. "
+                        "Verdicts that moved: none.")
+    header, separator, rows = table_cells(parts[2])
+    # Every cell is text, left-aligned, numbers too (no column is read as numbers and right-aligned).
+    assert separator.replace(" ", "").strip("|").split("|") == [":" + "-" * (len(cell) - 1) for cell in
+                                                               separator.replace(" ", "").strip("|").split("|")]
+    assert [row[3:6] for row in sorted(rows)] == [["1", "0.25", "0.75"], ["2", "0.75", "0.25"]]
+    # Nothing differs: no table.
+    assert changes_markdown(previous, previous, "") == ("## Changes since the previous run\n\nChecks in both runs: 2; "
+                                                        "outcomes changed: 0; kinds changed: 0; checks in one run "
+                                                        "only: 0. Verdicts that moved: none.")
+
+
+def test_a_variants_class_in_one_run_only_differs():
+    from lengthgen.drift import compare_classes
+    reference = pd.DataFrame({"pe": ["fire", "alibi"], "offset": 2, "category": ["decays gracefully", "fails"]})
+    run = pd.DataFrame({"pe": ["fire"], "offset": 2, "category": ["decays gracefully"]})
+    differing = compare_classes(reference, run)
+    assert differing["pe"].tolist() == ["alibi"] and pd.isna(differing["category_run"].iloc[0])
+    assert compare_classes(run, run).empty
+
+
+def test_a_table_that_is_not_a_claims_table_does_not_predate_structured_checks(tmp_path):
+    from lengthgen.drift import predates_structured_checks
+    other = tmp_path / "other.parquet"
+    pd.DataFrame({"experiment": ["base"], "value": [1.0]}).to_parquet(other)
+    assert predates_structured_checks(other) == []
+    old = write_old_format(tmp_path / "old") / "tables" / "claims.parquet"
+    assert predates_structured_checks(old) == ["section", "offset", "comparison", "threshold", "kind"]
+    assert predates_structured_checks(tmp_path / "missing.parquet") == []
+
+
+def test_the_previous_runs_changes_from_its_file_current_or_older_than_structured_checks(tmp_path):
+    previous = write_run(tmp_path / "previous", [0.3, 0.6, 0.9], [0.7, 0.12]) / "tables" / "claims.parquet"
+    current, _ = run_claims([0.7, 0.6, 0.9])
+    from lengthgen.drift import previous_changes_markdown
+    assert previous_changes_markdown(previous, current, "why") == changes_markdown(
+        read_table(previous, ALL_CLAIMS), current, "why")
+    old = write_old_format(tmp_path / "old") / "tables" / "claims.parquet"
+    text = previous_changes_markdown(old, current, " Fresh seeds. ")
+    parts = text.split("\n\n")
+    assert parts[0] == "## Changes since the previous run" and parts[1] == "Fresh seeds."
+    assert parts[2].startswith("The previous run's checks (`claims.parquet`) predate structured checks")
+    assert len(parts) == 4
+    header, _, rows = table_cells(parts[3])
+    assert header == ["section", "verdict (previous)", "verdict (now)"]
+    assert rows == [["generalization", "confirmed", "confirmed"]]
+    # A section the current run does not have is "not run"; without a note there is no note paragraph.
+    text = previous_changes_markdown(old, current[current["section"] != "generalization"], None)
+    assert text.split("\n\n")[1].startswith("The previous run's checks")
+    assert table_cells(text.split("\n\n")[-1])[2] == [["generalization", "confirmed", "not run"]]
+
+
+def test_a_check_is_open_strictly_between_the_decided_shares():
+    from lengthgen.drift import is_open
+    from lengthgen.thresholds import DECIDED_FRACTION
+    shares = pd.Series([0.0, 1 - DECIDED_FRACTION, 1 - DECIDED_FRACTION + 0.01, 0.5, DECIDED_FRACTION - 0.01,
+                        DECIDED_FRACTION, 1.0])
+    assert is_open(shares).tolist() == [False, False, True, True, True, False, False]
+
+
+def test_relative_drift_is_relative_to_the_reference_absolute_at_zero_and_zero_where_both_agree():
+    from lengthgen.drift import relative_drift
+    reference = pd.Series([2.0, -4.0, 0.0, float("nan"), float("nan"), 1.0, 3.0])
+    run = pd.Series([2.5, -3.0, 0.25, float("nan"), 1.0, float("nan"), 3.0])
+    drift = relative_drift(reference, run)
+    assert drift.iloc[:4].tolist() == [0.25, 0.25, 0.25, 0.0] and drift.iloc[6] == 0.0
+    assert drift.iloc[4:6].isna().all()  # a value in one run only has no drift
+
+
+def test_compare_runs_forgives_nothing_unless_asked(tmp_path):
+    from lengthgen.drift import compare_runs
+    reference = write_run(tmp_path / "portable", [0.709, 0.6, 0.9], [0.709, 0.12], holds_fraction=(0.6, 1.0, 1.0))
+    open_flip = write_run(tmp_path / "native", [0.49, 0.6, 0.9], [0.49, 0.12], holds_fraction=(0.4, 1.0, 1.0))
+    assert compare_runs(reference, open_flip)[1] is False
+    assert compare_runs(reference, open_flip, open_may_differ=True)[1] is True
+
+
+@pytest.mark.parametrize("open_in", ["reference", "run"])
+def test_an_outcome_open_in_either_run_alone_may_differ(tmp_path, capsys, open_in):
+    fractions = {"reference": ((0.6, 1.0, 1.0), (0.0, 1.0, 1.0)), "run": ((1.0, 1.0, 1.0), (0.4, 1.0, 1.0))}[open_in]
+    reference = write_run(tmp_path / "a", [0.709, 0.6, 0.9], [0.709, 0.12], holds_fraction=fractions[0])
+    flipped = write_run(tmp_path / "b", [0.3, 0.6, 0.9], [0.3, 0.12], holds_fraction=fractions[1])
+    assert main(["--open-may-differ", str(reference), str(flipped)]) == 0
+    assert "outcomes that differ where the seed bootstrap leaves the check open: 1" in capsys.readouterr().out
+
+
+def test_a_check_without_a_spread_row_is_not_open(tmp_path):
+    # A spread table that lacks a check says nothing about it: its changed outcome is not forgiven.
+    from lengthgen.drift import compare_runs
+    reference = write_run(tmp_path / "a", [0.709, 0.6, 0.9], [0.709, 0.12])
+    flipped = write_run(tmp_path / "b", [0.3, 0.6, 0.9], [0.3, 0.12])
+    for folder in (reference, flipped):
+        path = folder / "tables" / "claim_spread.parquet"
+        spread = read_table(path, CLAIM_SPREAD)
+        write_table(spread[spread["claim"] != "rope stays above chance"], path, CLAIM_SPREAD)
+    assert compare_runs(reference, flipped, open_may_differ=True)[1] is False
+
+
+def test_runs_without_accuracy_summaries_compare_their_checks_alone(tmp_path, capsys):
+    reference = write_run(tmp_path / "a", [0.7, 0.6, 0.9], [0.7, 0.12])
+    run = write_run(tmp_path / "b", [0.7, 0.6, 0.9], [0.7, 0.12])
+    (run / "tables" / "accuracy_summary.parquet").unlink()
+    assert main([str(reference), str(run)]) == 0
+    out = capsys.readouterr().out
+    assert "3 in both runs" in out and "accuracy summary" not in out
+
+
+def test_every_differing_variants_class_is_listed_after_the_checks(tmp_path, capsys):
+    reference = write_run(tmp_path / "a", [0.7, 0.6, 0.9], [0.7, 0.12],
+                          classes={"fire": "decays gracefully", "alibi": "fails in range"})
+    other = write_run(tmp_path / "b", [0.7, 0.6, 0.9], [0.7, 0.12],
+                      classes={"fire": "fails in range", "alibi": "decays gracefully"})
+    assert main([str(reference), str(other)]) == 1
+    out = capsys.readouterr().out
+    assert markdown_rows(out, DRIFT_HEADER)  # the checks' table is still there
+    classes = out.split("variants classes that differ: ")[1].strip().split("; ")
+    assert sorted(classes) == ["alibi K=2: fails in range -> decays gracefully",
+                               "fire K=2: decays gracefully -> fails in range"]

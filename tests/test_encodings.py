@@ -226,3 +226,24 @@ def test_monotone_in_offset_is_what_a_sequence_of_one_repeated_token_shows(pe):
         steps = attention_logits(model, tokens)[0].diff()
         monotone.append(bool((steps >= -1e-12).all() or (steps <= 1e-12).all()))
     assert all(monotone) if model.encoding.monotone_in_offset else not all(monotone)
+
+
+# --- Mutation testing (docs/mutation.md): the rotation's direction, pinned on its own ------------------------------
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_rope_rotates_each_block_counterclockwise_by_position_times_its_frequency(dtype):
+    """Block i of (x_2i, x_2i+1) as x_2i + i x_2i+1 is multiplied by exp(i p theta_i): the unit vector (1, 0) goes
+    to (cos p theta_i, sin p theta_i), and (0, 1) to (-sin p theta_i, cos p theta_i)."""
+    encoding = build_encoding("rope@base=100", EncodingConfig(d_model=4, trained_positions=16))
+    theta = [1.0, 100.0 ** -0.5]  # base^(-2i/D) for i = 0, 1 with D = 4
+    positions = torch.tensor([0, 1, 3])
+    east = torch.tensor([[1.0, 0.0, 1.0, 0.0]] * 3, dtype=dtype)
+    north = torch.tensor([[0.0, 1.0, 0.0, 1.0]] * 3, dtype=dtype)
+    tolerance = 1e-12 if dtype == torch.float64 else 1e-6
+    for row, p in enumerate(positions.tolist()):
+        expected_east = [math.cos(p * theta[0]), math.sin(p * theta[0]), math.cos(p * theta[1]), math.sin(p * theta[1])]
+        expected_north = [-math.sin(p * theta[0]), math.cos(p * theta[0]), -math.sin(p * theta[1]),
+                          math.cos(p * theta[1])]
+        assert encoding.rotate(east, positions)[row].tolist() == pytest.approx(expected_east, abs=tolerance)
+        assert encoding.rotate(north, positions)[row].tolist() == pytest.approx(expected_north, abs=tolerance)
+    assert encoding.rotate(east, positions).dtype == dtype

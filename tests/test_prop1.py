@@ -442,3 +442,45 @@ def test_figures_show_measured_and_predicted_means_per_offset():
 def test_the_figure_draws_every_predictor():
     assert tuple(PREDICTOR_STYLES) == PREDICTORS
     assert set(ACCURACY_ONLY) == set(prop1.BORROWED_ATTENTION)
+
+
+# --- Mutation testing (docs/mutation.md): each profile predictor written out from its definition ------------------
+
+def test_profile_predictors_follow_their_definitions_with_the_query_alone_at_delta_zero():
+    """mean_logit: softmax over delta of the content-averaged logit, where at delta = 0 the key is the query itself
+    (the mean of S[a, a, 0], not of S[a, b, 0]); mean_field: per query token a, softmax over delta of
+    log E_b exp S[a, b, delta] (delta = 0: S[a, a, 0]); mean_field_target: the same with the target token t's own
+    logit S[a, t, K] at delta = K."""
+    vocab_size, offset, length = 3, 2, 5
+    kernel = random_kernel(11, vocab_size, length + 2)
+    kernel[:, :, 0] += 4.0 * torch.eye(vocab_size, dtype=torch.float64)  # the diagonal far from the rest at delta 0
+    profiles = attention_profiles(kernel, offset, length)
+
+    def softmax(values):
+        exps = [np.exp(value) for value in values]
+        return [value / sum(exps) for value in exps]
+
+    def mean_over_pairs(delta):
+        return np.mean([kernel[a, b, delta].item() for a in range(vocab_size) for b in range(vocab_size)])
+
+    mean = [np.mean([kernel[a, a, 0].item() for a in range(vocab_size)])] + [mean_over_pairs(d)
+                                                                            for d in range(1, length)]
+    expected_mean_logit = softmax(mean)
+    plain = softmax([mean_over_pairs(d) for d in range(length)])  # delta 0 averaged over every key token: wrong
+    assert abs(expected_mean_logit[offset] - plain[offset]) > 0.01
+    for a in range(vocab_size):
+        log_mean = [kernel[a, a, 0].item()] + [np.log(np.mean([np.exp(kernel[a, b, d].item())
+                                                                for b in range(vocab_size)])) for d in range(1, length)]
+        for t in range(vocab_size):
+            assert profiles["mean_logit"][a, t].tolist() == pytest.approx(expected_mean_logit, abs=1e-12)
+            assert profiles["mean_field"][a, t].tolist() == pytest.approx(softmax(log_mean), abs=1e-12)
+            with_target = log_mean[:offset] + [kernel[a, t, offset].item()] + log_mean[offset + 1:]
+            assert profiles["mean_field_target"][a, t].tolist() == pytest.approx(softmax(with_target), abs=1e-12)
+    for profile in profiles.values():
+        assert profile.shape == (vocab_size, vocab_size, length)  # the kernel cut at the length
+
+
+@pytest.mark.parametrize("offset, length", [(0, 4), (4, 4), (2, 8)])
+def test_profiles_refuse_an_offset_outside_the_sequence_or_a_length_past_the_kernel(offset, length):
+    with pytest.raises(ValueError, match="need 0 < offset < length <= kernel offsets"):
+        attention_profiles(random_kernel(0, 2, 7), offset, length)

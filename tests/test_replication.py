@@ -321,8 +321,304 @@ def test_a_confirmation_run_written_before_a_rename_is_matched_under_the_current
     """catalog.RENAMED_EXPERIMENTS: a committed confirmation run's checks of base are checks of generalization."""
     checks, comparison, claims = replicate([row("generalization", "c", "s", 1, 0.9, 1.0),
                                             row("multiseed", "generalization: rope", "s", None, 1.0, 1.0)],
-                                           {"other": [row("base", "c", "s", 1, 0.8, 1.0),
+                                           {"other": [row("generalization", "c", "s", 1, 0.8, 1.0),
                                                       row("multiseed", "base: rope", "s", None, 1.0, 1.0)]})
     assert set(checks["experiment"]) == {"generalization", "multiseed"}
     assert comparison["replicates"].all() and len(comparison) == 2
     assert claims.set_index("experiment")["replication"]["generalization"] == "replicated"
+
+
+# --- Mutation testing (docs/mutation.md): the section's tables and sentences, cell by cell ------------------------
+
+from lengthgen import replication  # noqa: E402
+
+
+def table_cells(text: str) -> tuple[list[str], list[str], list[list[str]]]:
+    """(header, alignment markers, body rows) of the one markdown table in ``text``; an escaped ``\\|`` stays."""
+    lines = [line for line in text.splitlines() if line.startswith("|")]
+    import re
+    split = [[cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip()[1:-1])] for line in lines]
+    return split[0], split[1], split[2:]
+
+
+def spread_row(value, holds, n_seeds, *, low=0.25, high=0.75, fraction=0.5, failing=None, checked=None):
+    return pd.DataFrame([{"value": value, "holds": holds, "n_seeds": n_seeds, "spread_low": low, "spread_high": high,
+                          "holds_fraction": fraction, "seeds_failing": failing, "seeds_checked": checked}])
+
+
+def test_a_cell_shows_value_spread_share_failing_seeds_and_outcome():
+    assert replication._cell(spread_row(0.5, True, 1).iloc[:0]) == "-"
+    assert replication._cell(spread_row(0.5, True, 1)) == "0.5 yes"  # one seed: no spread
+    assert replication._cell(spread_row(0.5, False, 1)) == "0.5 no"
+    assert replication._cell(spread_row(0.5, True, 2)) == "0.5 [0.25, 0.75], 50% yes"  # two seeds: a spread
+    assert replication._cell(spread_row(0.125, False, 3, failing=2, checked=3)) == (
+        "0.125 [0.25, 0.75], 50%, 2/3 seeds fail: no")
+
+
+def test_tables_keep_numbers_as_written():
+    text = replication._markdown([["1.00", "2.50"], ["3", "x"]], ["a", "b"])
+    header, alignment, rows = table_cells(text)
+    assert header == ["a", "b"] and rows == [["1.00", "2.50"], ["3", "x"]]
+    assert all(marker.startswith(":") and not marker.endswith(":") for marker in alignment)  # all text: left
+
+
+RUN = {"name": "fresh", "seeds": [10, 11], "vocab_size": 8, "train_lengths": [6, 24], "offsets": [1, 3],
+       "left_out": {"transformer": "too slow", "variants": "no base"}, "differences": ["seeds: new", "a|b"],
+       "same_task": True, "note": "why | not"}
+EXPLORED = {"name": EXPLORATORY, "seeds": [0], "vocab_size": 16, "train_lengths": [4, 32], "offsets": [2],
+            "left_out": {}, "same_task": False, "note": None}
+
+
+def test_the_runs_table_has_one_row_per_run_with_its_settings():
+    header, _, rows = table_cells(replication.runs_markdown([RUN], EXPLORED))
+    assert header == ["run", "seeds", "V", "training lengths", "K", "differs from the exploratory config in",
+                      "left out", "why"]
+    assert rows == [[EXPLORATORY, "0", "16", "4..32", "2", "-", "nothing", "-"],
+                    ["fresh", "10, 11", "8", "6..24", "1, 3", "`seeds: new`; `a\\|b`",
+                     "`transformer` (too slow), `variants` (no base)", "why \\| not"]]
+
+
+RECORD = {"commit": "0123456789abcdef" * 2, "date": "2026-11-30", "subject": "freeze", "changes": [], "diffstat": "",
+          "error": ""}
+HEAD = ("**Rules fixed before the confirmation runs**: commit `0123456789ab` (2026-11-30, \"freeze\"). Every claim "
+        "rule and predictor the runs applied is in `a.py`, `b.py`. ")
+
+
+def test_the_rules_record_says_whether_the_rule_files_changed_since_the_frozen_commit():
+    files = ["a.py", "b.py"]
+    assert replication.rules_markdown(RECORD, files) == HEAD + "None of these files has changed since that commit."
+    changed = {**RECORD, "changes": ["abc1234 loosen", "def5678 fix"], "diffstat": " a.py | 2 +-"}
+    assert replication.rules_markdown(changed, files) == (
+        HEAD + "They changed since that commit, so the confirmation does not test these rules as fixed:\n\n"
+        "- `abc1234 loosen`\n- `def5678 fix`\n\n```\n a.py | 2 +-\n```")
+    uncommitted = {**RECORD, "diffstat": " b.py | 1 +"}
+    assert replication.rules_markdown(uncommitted, files) == (
+        HEAD + "They changed since that commit, so the confirmation does not test these rules as fixed:\n\n"
+        "- (no commit: uncommitted edits)\n\n```\n b.py | 1 +\n```")
+    committed_only = {**RECORD, "changes": ["abc1234 loosen"]}  # a commit whose diff is empty still counts
+    assert replication.rules_markdown(committed_only, files).startswith(HEAD + "They changed since that commit")
+    failed = {**RECORD, "error": "no git"}
+    assert replication.rules_markdown(failed, files) == (
+        "**Rules fixed before the confirmation runs**: not established (no git). The rules and predictors "
+        "(`a.py`, `b.py`) the runs applied are those of this checkout.")
+
+
+def test_the_claims_table_shows_each_runs_verdict_whether_it_replicates_and_the_causes():
+    claims = pd.DataFrame([
+        {"experiment": "generalization", "verdicts": {EXPLORATORY: "confirmed", "b": "mixed", "c": "confirmed"},
+         "replicates": {"b": False, "c": True}, "replication": "partly", "causes": {"rule": 1, "claim": 2}},
+        {"experiment": "shift", "verdicts": {"c": "mixed"}, "replicates": {}, "replication": "not tested",
+         "causes": {}}])
+    header, _, rows = table_cells(replication.claims_markdown(claims, ["a", "b", "c"]))
+    assert header == ["claim", EXPLORATORY, "a", "b", "c", "replication", "why not (checks)"]
+    assert rows == [["`generalization`", "confirmed", "not run", "mixed (does not replicate)", "confirmed (replicates)",
+                     "**partly**", "rule: 1, claim: 2"],
+                    ["`shift`", "-", "not run", "not run", "mixed", "**not tested**", "-"]]
+
+
+def comparison_row(experiment, run, replicates, cause="", kind="evidence", claim="c", statistic="s"):
+    return {"experiment": experiment, "claim": claim, "statistic": statistic, "kind": kind, "run": run,
+            "exploratory_outcome": "holds", "outcome": "holds" if replicates else "fails", "replicates": replicates,
+            "cause": cause, "explanation": "why" if cause else ""}
+
+
+def test_the_reasons_list_each_failing_check_under_its_own_claim():
+    claims = pd.DataFrame([{"experiment": "generalization", "replication": "partly", "causes": {"rule": 1}},
+                           {"experiment": "shift", "replication": "not replicated", "causes": {"claim": 1, "rule": 1}},
+                           {"experiment": "prop1", "replication": "replicated", "causes": {}}])
+    comparison = pd.DataFrame([comparison_row("generalization", "a", False, "rule"), comparison_row("generalization", "b", True),
+                               comparison_row("shift", "a", False, "claim", statistic="s|t"),
+                               comparison_row("shift", "b", False, "rule"),
+                               comparison_row("prop1", "a", False, "rule", kind="sanity")])
+    assert replication.reasons_markdown(claims, comparison) == (
+        "- **`generalization`: partly.** 1 check(s) by rule.\n"
+        "  - a, *c \\| s*: holds -> fails; **rule**: why.\n"
+        "- **`shift`: not replicated.** 1 check(s) by claim; 1 check(s) by rule.\n"
+        "  - a, *c \\| s\\|t*: holds -> fails; **claim**: why.\n"
+        "  - b, *c \\| s*: holds -> fails; **rule**: why.")
+    assert replication.reasons_markdown(claims.iloc[2:], comparison) == (
+        "Every claim measured by a confirmation run replicated.")
+
+
+def test_the_sanity_list_counts_the_compared_and_names_those_that_do_not_replicate():
+    assert replication.sanity_markdown(pd.DataFrame([comparison_row("generalization", "a", True)])) == (
+        "**Sanity checks**: none compared.")
+    fine = pd.DataFrame([comparison_row("generalization", "a", True, kind="sanity"), comparison_row("generalization", "b", True,
+                                                                                            kind="sanity")])
+    assert replication.sanity_markdown(fine) == (
+        "**Sanity checks** (tests of the code; in no claim's replication): all 2 compared replicate.")
+    broken = pd.DataFrame([comparison_row("generalization", "a", False, "rule", kind="sanity"),
+                           comparison_row("shift", "b", False, "claim", kind="sanity"),
+                           comparison_row("prop1", "a", True, kind="sanity")])
+    assert replication.sanity_markdown(broken) == (
+        "**Sanity checks** (tests of the code; in no claim's replication): 2 of 3 compared do not replicate, so the "
+        "code behaves differently in another run:\n"
+        "- `generalization`: a, *c \\| s*: holds -> fails; **rule**: why.\n"
+        "- `shift`: b, *c \\| s*: holds -> fails; **claim**: why.")
+
+
+def test_report_order_keeps_first_appearance_of_experiments_and_checks_then_offsets_pooled_first():
+    # Two checks share a claim, two share a statistic: each (claim, statistic) pair is its own check.
+    frame = pd.DataFrame({"experiment": ["shift", "generalization", "shift", "shift", "shift", "generalization", "shift"],
+                          "claim": ["x", "c", "y", "x", "x", "c", "x"],
+                          "statistic": ["s", "s", "s", "t", "s", "s", "s"],
+                          "offset": pd.array([2, 1, 1, 1, 1, None, None], dtype="Int64")},
+                         index=[10, 11, 12, 13, 14, 15, 16])
+    ordered = replication.report_order(frame)
+    assert ordered.index.tolist() == [16, 14, 10, 12, 13, 15, 11]
+    pd.testing.assert_frame_equal(ordered, frame.loc[[16, 14, 10, 12, 13, 15, 11]])
+
+
+def test_the_checks_table_follows_report_order_and_says_which_checks_were_never_compared():
+    exploratory = [row("shift", "rope", "s", 1, 0.9, 1.0), row("generalization", "c", "s", 1, 0.9, 1.0, rule="explored rule")]
+    confirmation = [row("generalization", "c", "s", 1, 0.2, 0.0, rule="other rule"), row("generalization", "new", "s", 1, 0.9, 1.0,
+                                                                                 rule="only here")]
+    checks, comparison, _ = replicate(exploratory, {"other": confirmation})
+    header, _, rows = table_cells(replication.checks_markdown(checks, comparison, ["other"], "evidence"))
+    assert header == ["claim", "check", "K", "rule (exploratory)", EXPLORATORY, "other", "check replication"]
+    assert [cells[:4] + cells[-1:] for cells in rows] == [
+        ["`shift`", "rope \\| s", "K=1", ">= 0.5", "not tested"],
+        ["`generalization`", "c \\| s", "K=1", "explored rule", "not replicated"],
+        ["`generalization`", "new \\| s", "K=1", "only here", "not tested"]]
+    assert rows[0][5] == "-" and rows[2][4] == "-"
+
+
+def test_the_section_counts_claims_by_replication_and_the_exploratory_seeds():
+    checks, comparison, claims = replicate(
+        [row("generalization", "c", "s", 1, 0.9, 1.0, seeds=5), row("shift", "c", "s", 1, 0.9, 1.0, seeds=5),
+         row("prop1", "c", "s", 1, 0.9, 1.0, seeds=5), row("mechanics", "c", "s", 1, 0.9, 1.0, seeds=5)],
+        {"b": [row("generalization", "c", "s", 1, 0.9, 1.0, seeds=3), row("shift", "c", "s", 1, 0.1, 0.0, seeds=3),
+               row("prop1", "c", "s", 1, 0.1, 0.0, seeds=3)],
+         "c": [row("generalization", "c", "s", 1, 0.9, 1.0, seeds=3), row("shift", "c", "s", 1, 0.9, 1.0, seeds=3),
+               row("prop1", "c", "s", 1, 0.1, 0.0, seeds=3)]})
+    runs = [{**RUN, "name": "b"}, {**RUN, "name": "c"}]
+    text = section_markdown(checks, comparison, claims, runs, EXPLORED, RECORD, [], "")
+    assert "under 2 other configurations (fresh seeds" in text
+    assert "Of 4 claims: 1 replicated, 1 partly, 1 not replicated, 1 not tested." in text
+    assert "(here 5 seeds in the exploratory run)" in text
+    assert "![every check in every run](figures/replication.png)" in text
+
+
+def test_a_check_is_decided_only_with_two_seeds_or_more_and_a_share_of_resamples_at_or_past_the_bar():
+    from lengthgen.thresholds import DECIDED_FRACTION
+    low, high = 1 - DECIDED_FRACTION, DECIDED_FRACTION
+    cases = [  # (seeds, share of resamples in which it holds, decided)
+        (1, 1.0, False), (1, 0.0, False),  # one seed decides nothing, whatever its bootstrap says
+        (2, 1.0, True), (2, 0.0, True), (2, high, True), (2, low, True),
+        (2, high - 0.01, False), (2, low + 0.01, False), (5, 0.5, False)]
+    rows = [row("generalization", f"c{index}", "s", 1, 0.9, fraction, seeds=seeds) for index, (seeds, fraction, _) in
+            enumerate(cases)]
+    checks = annotated_checks({EXPLORATORY: run_tables(*rows)})
+    assert checks["decided"].tolist() == [decided for _, _, decided in cases]
+
+
+def test_the_experiment_verdict_is_per_run_and_counts_evidence_only():
+    checks = annotated_checks({
+        EXPLORATORY: run_tables(row("generalization", "a", "s", 1, 0.9, 1.0), row("generalization", "b", "s", 1, 0.1, 0.0),
+                                row("prop1", "a", "s", 1, 0.9, 1.0), row("prop1", "z", "s", 1, 0.1, 0.0,
+                                                                         kind="sanity")),
+        "other": run_tables(row("generalization", "a", "s", 1, 0.9, 1.0), row("generalization", "b", "s", 1, 0.9, 1.0))})
+    verdicts = checks.drop_duplicates(["run", "experiment"]).set_index(["run", "experiment"])["experiment_verdict"]
+    assert verdicts.to_dict() == {(EXPLORATORY, "generalization"): "mixed", (EXPLORATORY, "prop1"): "confirmed",
+                                  ("other", "generalization"): "confirmed"}
+    assert checks["run"].tolist() == [EXPLORATORY] * 4 + ["other"] * 2
+
+
+def test_spreads_that_do_not_list_the_claims_checks_are_refused():
+    claims, spread = run_tables(row("generalization", "a", "s", 1, 0.9, 1.0), row("generalization", "b", "s", 1, 0.9, 1.0))
+    with pytest.raises(ValueError, match="run other: the claim spreads do not list the checks of its claims table"):
+        annotated_checks({"other": (claims, spread.iloc[::-1])})
+
+
+def test_where_the_exploratory_run_failed_its_miss_and_the_confirmations_clearance_decide():
+    # The exploratory run fails by 90% of the threshold on every seed; a confirmation holds, clearing it by 10%:
+    # the failing side is the exploratory one, and a miss that large against that clearance is the claim.
+    _, comparison, _ = replicate([row("generalization", "c", "s", 1, 0.05, 0.0, failing=5)],
+                                 {"other": [row("generalization", "c", "s", 1, 0.55, 1.0, failing=0)]})
+    found = only(comparison)
+    assert not found["replicates"] and found["exploratory_outcome"] == "fails" and found["outcome"] == "holds"
+    assert found["cause"] == "claim"
+    assert "misses the threshold by up to 90% of it, the other clears it by 10% (median)" in found["explanation"]
+
+
+# decide_cause on its own, every branch written out in full (CAUSE_RULE in lengthgen/thresholds.py).
+
+from lengthgen.replication import Evidence, decide_cause  # noqa: E402
+from lengthgen.thresholds import RULE_CAUSE_MAX_MISS  # noqa: E402
+
+NO_COUNT = "no per-seed count (the statistic does not aggregate single seeds), so the seed bootstrap alone"
+# (0 of 2 against 12 of 14) has a two-sided Fisher p of exactly 0.05: at the level, the shares are compatible.
+AT_LEVEL = ((0, 2), (12, 14))
+COMPATIBLE = "0 of 2 against 12 of 14 seeds fail, shares compatible with one rate (Fisher p = 0.05)"
+
+
+def evidence(**changes):
+    return Evidence(**{"seeds": 2, "open": False, "same_task": False, "shares": None, "failing_runs": 1,
+                       "miss": 0.1, "clear": 0.6, **changes})
+
+
+def margins_text(miss, clear):
+    return f"; the failing side misses the threshold by up to {miss} of it, the other clears it by {clear} (median)"
+
+
+def test_one_seed_decides_nothing_and_two_do():
+    assert decide_cause(evidence(seeds=1, shares=((0, 1), (1, 1)), miss=5.0)) == (
+        "measurement", "undecided: a run has one seed, which decides nothing")
+    assert decide_cause(evidence(seeds=2))[0] == "rule"
+
+
+def test_without_per_seed_counts_the_bootstrap_decides_between_measurement_and_the_margins():
+    assert decide_cause(evidence(open=True)) == ("measurement", f"{NO_COUNT}: the outcome is open in at least one run")
+    assert decide_cause(evidence()) == (
+        "rule", f"{NO_COUNT}: decided in both runs{margins_text('10%', '60%')}: the threshold sits between the two "
+                "settings' values")
+
+
+def test_compatible_shares_are_measurement_when_open_or_on_the_same_task_else_judged_by_the_margins():
+    assert decide_cause(evidence(shares=AT_LEVEL, open=True)) == (
+        "measurement", f"{COMPATIBLE}, and the outcome is open in at least one run: seeds alone turned it")
+    assert decide_cause(evidence(shares=AT_LEVEL, same_task=True)) == (
+        "measurement", f"{COMPATIBLE}, and the same task with fresh seeds: seeds alone turned it")
+    assert decide_cause(evidence(shares=AT_LEVEL, miss=0.5, clear=0.1)) == (
+        "claim", f"{COMPATIBLE}, but both runs decide their outcome on another task{margins_text('50%', '10%')}: "
+                 "the effect itself differs")
+
+
+def test_failing_seeds_that_recur_in_several_runs_are_not_measurement():
+    assert decide_cause(evidence(shares=AT_LEVEL, open=True, failing_runs=2)) == (
+        "rule", f"{COMPATIBLE}, and failing seeds recur in 2 runs of the study: a fixed share of seeds fails, which "
+                f"more seeds would not remove{margins_text('10%', '60%')}: the threshold sits between the two "
+                "settings' values")
+    # Without a failing seed in the runs compared, nothing recurs between them.
+    assert decide_cause(evidence(shares=((0, 5), (0, 5)), open=True, failing_runs=2))[0] == "measurement"
+
+
+def test_shares_that_differ_are_judged_by_the_margins_with_a_miss_equal_to_the_allowed_share_the_rule():
+    differ = "0 of 5 against 5 of 5 seeds fail, shares that differ (Fisher p = 0.0079)"
+    assert decide_cause(evidence(shares=((0, 5), (5, 5)), open=True, miss=RULE_CAUSE_MAX_MISS * 0.25,
+                                 clear=0.25))[0] == "rule"
+    assert decide_cause(evidence(shares=((0, 5), (5, 5)), miss=RULE_CAUSE_MAX_MISS * 0.25 + 0.01, clear=0.25)) == (
+        "claim", f"{differ}{margins_text(f'{RULE_CAUSE_MAX_MISS * 0.25 + 0.01:.0%}', '25%')}: the effect itself "
+                 "differs")
+
+
+def test_the_largest_miss_over_every_offset_and_the_median_clearance_over_every_passing_one():
+    # Exploratory K=1..3 clear 0.5 by 60%, 20% and 40% (median 40%); the confirmation misses by 90% at K=1, then
+    # by 10% at K=2 and K=3: the worst miss comes first and still decides.
+    explored = [row("generalization", "c", "s", offset, value, 1.0, failing=0) for offset, value in ((1, 0.8), (2, 0.6),
+                                                                                          (3, 0.7))]
+    _, comparison, _ = replicate(explored, {"other": [row("generalization", "c", "s", 1, 0.05, 0.0, failing=5),
+                                                      row("generalization", "c", "s", 2, 0.45, 0.0, failing=5),
+                                                      row("generalization", "c", "s", 3, 0.45, 0.0, failing=5)]})
+    found = only(comparison)
+    assert found["cause"] == "claim"
+    assert "misses the threshold by up to 90% of it, the other clears it by 40% (median)" in found["explanation"]
+
+
+def test_the_study_table_keeps_one_row_per_check_and_run():
+    checks, _, _ = replicate([row("generalization", "c", "s", 1, 0.9, 1.0), row("generalization", "c", "s", None, 0.9, 1.0)],
+                             {"other": [row("generalization", "c", "s", 1, 0.8, 1.0), row("generalization", "c", "s", None, 0.8, 1.0)]})
+    assert checks["offset"].isna().sum() == 2
+    ordered = replication.report_order(checks)
+    assert len(ordered) == len(checks) == 4  # each row once (the rows of both runs have distinct labels)
+    assert ordered["run"].tolist() == [EXPLORATORY, "other", EXPLORATORY, "other"]

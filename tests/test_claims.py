@@ -1,0 +1,140 @@
+"""The checks and verdicts of lengthgen.claims, on hand-made checks (unit tier)."""
+
+import math
+import re
+import operator
+
+import pandas as pd
+import pytest
+
+from lengthgen import claims
+from lengthgen.claims import check, checks_markdown, verdict, with_keys, with_verdicts
+
+# Each comparison as Python's own operators read it, for the values below, above and at the threshold.
+PYTHON = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq}
+
+
+@pytest.mark.parametrize("comparison", sorted(PYTHON))
+@pytest.mark.parametrize("value", [0.5, 1.0, 1.5])
+def test_a_check_holds_exactly_when_its_comparison_does(comparison, value):
+    row = check("c", "s", value, comparison, 1.0)
+    assert row["holds"] is PYTHON[comparison](value, 1.0)
+    assert (row["value"], row["threshold"], row["comparison"]) == (value, 1.0, comparison)
+
+
+@pytest.mark.parametrize("comparison", sorted(PYTHON))
+def test_a_nan_value_never_holds(comparison):
+    assert check("c", "s", math.nan, comparison, 1.0)["holds"] is False
+
+
+def test_a_check_keeps_its_names_offset_kind_and_rule():
+    row = check("claim A", "stat B", 3, ">=", 2, offset=7, rule="at least two", kind="sanity")
+    assert list(row) == claims.CHECK_COLUMNS
+    assert row == {"claim": "claim A", "statistic": "stat B", "offset": 7, "value": 3.0, "comparison": ">=",
+                   "threshold": 2.0, "rule": "at least two", "holds": True, "kind": "sanity"}
+    assert isinstance(row["value"], float) and isinstance(row["threshold"], float)
+
+
+def test_the_default_rule_is_the_comparison_and_the_threshold_and_the_kind_is_evidence():
+    row = check("c", "s", 0.0, "<", 0.15625)
+    assert row["rule"] == "< 0.1562"  # 4 significant digits
+    assert row["kind"] == "evidence"
+    assert row["offset"] is None
+
+
+@pytest.mark.parametrize("options, message", [({"comparison": "=>"}, "unknown comparison '=>'; one of >=, <=,"),
+                                              ({"kind": "proof"}, "unknown check kind 'proof'; one of evidence, sanity")])
+def test_an_unknown_comparison_or_kind_is_refused_by_name(options, message):
+    arguments = {"comparison": ">=", **options}
+    with pytest.raises(ValueError, match=message):
+        check("c", "s", 1.0, arguments.pop("comparison"), 0.0, **arguments)
+
+
+def test_with_keys_puts_experiment_and_section_in_front_and_keeps_the_order():
+    rows = [check("a", "x", 1, ">=", 0, offset=3), check("a", "x", 1, ">=", 2), check("b", "y", 0, "<", 1, offset=5)]
+    table = with_keys(rows, "prop1", "Proposition 1")
+    assert list(table.columns) == ["experiment", "section", *claims.CHECK_COLUMNS]
+    assert table["experiment"].tolist() == ["prop1"] * 3 and table["section"].tolist() == ["Proposition 1"] * 3
+    assert table["claim"].tolist() == ["a", "a", "b"] and table["holds"].tolist() == [True, False, True]
+    assert str(table["offset"].dtype) == "Int64" and table["offset"].isna().tolist() == [False, True, False]
+    assert table["offset"].dropna().tolist() == [3, 5]
+    assert table.index.tolist() == [0, 1, 2]
+    # A table is taken as its rows.
+    pd.testing.assert_frame_equal(with_keys(pd.DataFrame(rows), "prop1", "Proposition 1"), table)
+
+
+def test_a_repeated_key_is_refused_naming_every_repeated_check():
+    rows = [check("a", "x", 1, ">=", 0, offset=3), check("a", "x", 2, ">=", 0, offset=3),
+            check("b", "y", 1, ">=", 0), check("b", "y", 0, ">=", 0), check("a", "x", 1, ">=", 0, offset=4)]
+    with pytest.raises(ValueError) as error:
+        with_keys(rows, "prop1", "S")
+    assert str(error.value) == "experiment prop1 has checks with the same key: a | x | K=3; b | y | K=None"
+    # A pooled check (no offset) read back from a table (NaN) is the same key as another pooled one.
+    table = pd.DataFrame([check("b", "y", 1, ">=", 0), check("b", "y", 0, ">=", 0)]).astype({"offset": float})
+    with pytest.raises(ValueError, match=re.escape("b | y | K=None")):
+        with_keys(table, "e", "S")
+
+
+def checks_of(*holds: bool, kinds: tuple[str, ...] | None = None) -> pd.DataFrame:
+    kinds = kinds or ("evidence",) * len(holds)
+    return pd.DataFrame({"holds": list(holds), "kind": list(kinds)})
+
+
+@pytest.mark.parametrize("holds, expected", [((True, True), "confirmed"), ((False, False), "not confirmed"),
+                                             ((True, False), "mixed"), ((False, True), "mixed"),
+                                             ((True,), "confirmed"), ((False,), "not confirmed")])
+def test_the_verdict_counts_the_evidence_that_holds(holds, expected):
+    assert verdict(checks_of(*holds)) == expected
+
+
+def test_sanity_checks_count_in_no_verdict():
+    assert verdict(checks_of(True, False, kinds=("evidence", "sanity"))) == "confirmed"
+    assert verdict(checks_of(False, True, kinds=("evidence", "sanity"))) == "not confirmed"
+    assert verdict(checks_of(True, False, kinds=("sanity", "sanity"))) == "no evidence"
+    assert verdict(checks_of()) == "no evidence"
+
+
+def test_every_check_gets_its_own_sections_verdict():
+    rows = [check("a", "x", 1, ">=", 0), check("b", "x", 0, ">=", 1), check("c", "x", 1, ">=", 0),
+            check("d", "x", 0, ">=", 1, kind="sanity")]
+    table = pd.concat([with_keys(rows[:2], "e1", "S1"), with_keys(rows[2:], "e2", "S2")], ignore_index=True)
+    table = with_verdicts(table)
+    assert table["verdict"].tolist() == ["mixed", "mixed", "confirmed", "confirmed"]
+    assert table.drop(columns="verdict").equals(pd.concat([with_keys(rows[:2], "e1", "S1"),
+                                                           with_keys(rows[2:], "e2", "S2")], ignore_index=True))
+
+
+def test_markdown_shows_evidence_then_the_sanity_checks_apart():
+    rows = [check("big", "ratio", 2.0, ">=", 1.5, offset=4), check("pooled", "mean", 0.123456, "<", 0.5),
+            check("identity", "error", 1.0, "<=", 0.0, kind="sanity")]
+    text = checks_markdown(with_keys(rows, "e", "S"))
+    evidence, title, sanity = text.split("\n\n")
+    assert title == "Sanity checks (tests of the code; in no verdict):"
+    lines = evidence.split("\n")
+    assert [cell.strip() for cell in lines[0].strip("|").split("|")] == ["claim", "K", "statistic", "value", "rule",
+                                                                        "holds"]
+    assert [cell.strip() for cell in lines[2].strip("|").split("|")] == ["big", "4", "ratio", "2", ">= 1.5", "yes"]
+    assert [cell.strip() for cell in lines[3].strip("|").split("|")] == ["pooled", "all", "mean", "0.1235", "< 0.5",
+                                                                        "yes"]
+    assert len(lines) == 4
+    sanity_lines = sanity.split("\n")
+    assert [cell.strip() for cell in sanity_lines[2].strip("|").split("|")] == ["identity", "all", "error", "1",
+                                                                               "<= 0", "no"]
+    assert len(sanity_lines) == 3
+
+
+def test_markdown_without_sanity_checks_has_no_sanity_title_and_without_evidence_no_evidence_table():
+    only_evidence = checks_markdown(with_keys([check("a", "x", 1, ">=", 0)], "e", "S"))
+    assert "Sanity" not in only_evidence and "\n\n" not in only_evidence
+    only_sanity = checks_markdown(with_keys([check("a", "x", 1, ">=", 0, kind="sanity")], "e", "S"))
+    assert only_sanity.startswith("Sanity checks (tests of the code; in no verdict):\n\n|")
+    assert checks_markdown(with_keys([], "e", "S")) == ""
+
+
+def test_repeated_keys_with_and_without_an_offset_are_all_named():
+    # The same claim and statistic repeated pooled and at an offset: both keys are named, in a stable order.
+    rows = [check("a", "x", 1, ">=", 0), check("a", "x", 1, ">=", 0, offset=3), check("a", "x", 2, ">=", 0),
+            check("a", "x", 2, ">=", 0, offset=3)]
+    with pytest.raises(ValueError) as error:
+        with_keys(rows, "e", "S")
+    assert str(error.value) == "experiment e has checks with the same key: a | x | K=3; a | x | K=None"
