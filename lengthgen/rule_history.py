@@ -37,6 +37,11 @@ RULE_HISTORY = (
                "the committed run's arm-2 fit (held-out 0.77-0.98) and, before the rule, arm-2 heads trained for the "
                "purpose at bases 1e4 and 0.05 (3 and 5 seeds x K=1..3: their held-out fit, accuracy past the range "
                "and kernel distance); the extrapolation rules were kept as they were"),
+    RuleChange("linear: arm 1's extrapolation and far-weight checks at its configured width dropped (its outcome "
+               "is set by width and base, so failing them is neither a bug nor evidence), and its multiseed headline "
+               "with them", "this commit",
+               "the tiny run, where arm 1 at d = 16 passes 4 of 6 and the report called the failures bugs; the "
+               "committed run's arm 1 (0.73 at 4x); no run of the remaining rules changed"),
     RuleChange("cures: MIN_RECOVERED_FRACTION, CURES_CLAIM_PREDICTOR and the cures checks", "f13f14c",
                "a feasibility prototype on 6 default-size rope heads (2 seeds x 3 offsets); before any "
                "default-size run of the pipeline"),

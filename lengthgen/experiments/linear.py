@@ -402,13 +402,11 @@ def in_range_accuracy(by_length: pd.DataFrame) -> pd.Series:
     return by_length[by_length["in_training_range"]].set_index(["offset", "seed", "length"])["accuracy"]
 
 
-def control_checks(by_length: pd.DataFrame, comparison: pd.DataFrame, train_length_max: int,
-                   vocab_size: int) -> list[dict]:
-    """Arm 1, sanity: well-posed, fits, reaches the closed form (cosine, max error), and, describing the
-    configured point only (its outcome is set by d, ``min_norm_sweep``), extrapolation and decay."""
+def control_checks(by_length: pd.DataFrame, comparison: pd.DataFrame, train_length_max: int) -> list[dict]:
+    """Arm 1, sanity: well-posed, fits, reaches the closed form (cosine, max error): what only a bug fails.
+    Whether it extrapolates is no check: the closed form sets it from d and the base (``min_norm_sweep``), so
+    its failure would be neither a bug nor evidence on the claim; the section's tables report it."""
     label = ARMS[CONTROL]
-    far_length, chance_bound = EXTRAPOLATION_FACTOR * train_length_max, CHANCE_MULTIPLE / vocab_size
-    reference, far = comparison_lengths(by_length["length"], train_length_max)
     return [
         check(f"{label}: the min-norm interpolant is well-posed",
               "condition number of the rotary basis over the training offsets", comparison["condition_number"].max(),
@@ -422,14 +420,6 @@ def control_checks(by_length: pd.DataFrame, comparison: pd.DataFrame, train_leng
         check(f"{label}: training selects the min-norm interpolant (values)",
               "largest max |trained - closed form| over every evaluated offset (target = 1)",
               comparison["max_kernel_error"].max(), "<=", MAX_KERNEL_ERROR, kind="sanity"),
-        check(f"{label}: at its configured width, does not extrapolate",
-              f"mean accuracy at {EXTRAPOLATION_FACTOR}x the longest training length",
-              accuracy_at(by_length, far_length), "<=", chance_bound,
-              rule=f"<= {CHANCE_MULTIPLE}/V = {chance_bound:.3g} (n={far_length})", kind="sanity"),
-        check(f"{label}: at its configured width, distractor weight per key past the range does not decay",
-              "mean |weight| per key in [n/2, n) at the longest length over that at the first length >= 2 L",
-              far_weight_ratio(by_length, train_length_max), ">=", MIN_FAR_WEIGHT_RATIO,
-              rule=f">= {MIN_FAR_WEIGHT_RATIO:g} (n={far} over n={reference})", kind="sanity"),
     ]
 
 
@@ -471,6 +461,6 @@ def claims_linear(by_length: pd.DataFrame, comparison: pd.DataFrame, train_lengt
     """Arm 1's sanity checks (``control_checks``), then arm 2's evidence (``head_checks``). Thresholds from
     ``lengthgen.thresholds``; ``tests/test_linear.py`` builds runs that fail each."""
     return [*control_checks(by_length[by_length["arm"] == CONTROL], comparison[comparison["arm"] == CONTROL],
-                            train_length_max, vocab_size),
+                            train_length_max),
             *head_checks(by_length[by_length["arm"] == HEAD], comparison[comparison["arm"] == HEAD],
                          train_length_max, vocab_size)]
