@@ -39,7 +39,7 @@ RULE_HISTORY = (
                "and kernel distance); the extrapolation rules were kept as they were"),
     RuleChange("linear: arm 1's extrapolation and far-weight checks at its configured width dropped (its outcome "
                "is set by width and base, so failing them is neither a bug nor evidence), and its multiseed headline "
-               "with them", "this commit",
+               "with them", "d880ecc",
                "the tiny run, where arm 1 at d = 16 passes 4 of 6 and the report called the failures bugs; the "
                "committed run's arm 1 (0.73 at 4x); no run of the remaining rules changed"),
     RuleChange("cures: MIN_RECOVERED_FRACTION, CURES_CLAIM_PREDICTOR and the cures checks", "f13f14c",
