@@ -1,11 +1,13 @@
 """Shared fixtures: tiny models and the tiny end-to-end workflow run."""
 
+import atexit
 import inspect
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import types
 from pathlib import Path
 
@@ -18,6 +20,13 @@ from lengthgen.jobs import PORTABLE_CPU_ENV
 # test of bit-for-bit behaviour tests what the jobs do.
 for name, value in PORTABLE_CPU_ENV.items():
     os.environ.setdefault(name, value)
+
+# Caches (matplotlib's font cache, Snakemake's source cache) go to a folder of this test session, removed at its
+# end, not to the user's ~/.cache: the test command writes nothing outside the checkout and the temp folder.
+_CACHE = tempfile.mkdtemp(prefix="lengthgen-test-cache-")
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
+os.environ["XDG_CACHE_HOME"] = _CACHE
+os.environ["MPLCONFIGDIR"] = os.path.join(_CACHE, "matplotlib")
 
 REPO = Path(__file__).resolve().parents[1]
 _running: pytest.Item | None = None    # the test being run (for snakemake_command's check of its marker)
