@@ -215,3 +215,120 @@ def test_a_cuda_device_this_machine_lacks_is_named():
     with pytest.raises(DeviceError, match="device: 'cuda:99' does not exist on this machine"):
         resolve_device("cuda:99")
     assert resolve_device("cpu") == torch.device("cpu")
+
+
+# --- Mutation testing (docs/mutation.md): the definition written out, and the fast paths held to it in the unit tier ---
+
+def head_formula_by_hand(model: AttentionHead, tokens: torch.Tensor, offset: int = 0) -> tuple[list, list, list]:
+    """(output logits, attention logits, weights) per sequence, from the head's formula one key at a time in plain
+    float64 Python: x_t = E[token_t] + p_t; q = W_q x_T + b_q, k_t = W_k x_t + b_k, both rotated by
+    position * theta_i per block (x_2i, x_2i+1) for rope; logit_t = (q . k_t / sqrt(D) + bias_t) * logit factor;
+    weights = softmax over t (or the logits, for linear attention); output = W_u sum_t w_t (W_v x_t + b_v) + b_u.
+    Positions are (t + offset) times the position scale's factor. Only the position term p_t and a learned bias
+    (t5, fire) are read from the encoding's hooks, whose formulas tests/test_encodings.py pins."""
+    config = model.config
+    weight = {name: p.detach().double().tolist() for name, p in model.named_parameters()}
+    length = tokens.shape[1]
+    factor = POSITION_SCALES[config.position_scale](length, config.reference_length)
+    positions = [(t + offset) * factor for t in range(length)]
+    ids = torch.tensor(positions, dtype=torch.float64) if factor != 1 else torch.arange(length) + offset
+    terms = model.encoding.position_embedding(ids)
+    bias = model.encoding.logit_bias(ids[-1:], ids)
+    bias = None if bias is None else bias.detach()
+    kind = config.pe.partition("@")[0]
+
+    def affine(name, x):
+        return [sum(w * v for w, v in zip(row, x)) + b for row, b in zip(weight[f"{name}.weight"], weight[f"{name}.bias"])]
+
+    def rotate(x, p):
+        if kind != "rope":
+            return x
+        base = float(config.pe.partition("=")[2]) if "@" in config.pe else config.rope_base
+        out = []
+        for i in range(0, len(x), 2):
+            angle = p * base ** (-i / len(x))
+            out += [x[i] * math.cos(angle) - x[i + 1] * math.sin(angle), x[i] * math.sin(angle) + x[i + 1] * math.cos(angle)]
+        return out
+
+    scale = LOGIT_SCALES[config.logit_scale](length, config.reference_length)
+    outputs, all_scores, all_weights = [], [], []
+    for sequence in tokens.tolist():
+        xs = [list(weight["token_embedding.weight"][token]) for token in sequence]
+        if terms is not None:
+            xs = [[a + b for a, b in zip(x, term)] for x, term in zip(xs, terms.double().tolist())]
+        query = rotate(affine("query", xs[-1]), positions[-1])
+        scores = []
+        for t, x in enumerate(xs):
+            key = rotate(affine("key", x), positions[t])
+            score = sum(a * b for a, b in zip(query, key)) / math.sqrt(config.d_model)
+            if bias is not None:
+                score += float(bias[0, t])
+            scores.append(score * scale)
+        if config.attention == "softmax":
+            exps = [math.exp(s - max(scores)) for s in scores]
+            weights = [e / sum(exps) for e in exps]
+        else:
+            weights = scores
+        values = [affine("value", x) for x in xs]
+        attended = [sum(w * value[d] for w, value in zip(weights, values)) for d in range(config.d_model)]
+        outputs.append(affine("unembedding", attended))
+        all_scores.append(scores)
+        all_weights.append(weights)
+    return outputs, all_scores, all_weights
+
+
+@pytest.mark.parametrize("pe, options", [
+    ("nope", {}), ("learned", {}), ("sinusoidal", {}), ("rope", {}), ("rope@base=100", {}), ("alibi@slope=0.5", {}),
+    ("t5", {}), ("fire", {}), ("rope", {"attention": "linear"}), ("learned", {"attention": "linear"}),
+    ("rope", {"logit_scale": "log_length", "reference_length": 4}), ("learned", {"logit_scale": "yarn", "reference_length": 4}),
+    ("rope", {"position_scale": "interpolate", "reference_length": 4}),
+    ("learned", {"position_scale": "interpolate", "reference_length": 4}),
+])
+def test_reference_predict_is_the_heads_formula_written_out(pe, options):
+    """The definition itself, against the formula computed key by key (with a shift of every position id)."""
+    model = head(pe, seed=3, d_model=4, learned_init_std=1.0, **options).double()
+    tokens = torch.randint(8, (2, 7), generator=torch.Generator().manual_seed(5))
+    logits, scores, weights = model.reference_predict(tokens, position_offset=2)
+    expected_logits, expected_scores, expected_weights = head_formula_by_hand(model, tokens, offset=2)
+    torch.testing.assert_close(scores, torch.tensor(expected_scores, dtype=torch.float64), rtol=0, atol=1e-12)
+    torch.testing.assert_close(weights, torch.tensor(expected_weights, dtype=torch.float64), rtol=0, atol=1e-12)
+    torch.testing.assert_close(logits, torch.tensor(expected_logits, dtype=torch.float64), rtol=0, atol=1e-12)
+    assert (scores[:, 1:] - scores[:, :-1]).abs().max() > 1e-6  # the keys' logits differ: an index slip shows
+
+
+# Every registered encoding, with per-sequence ids where it can take them (randomized ones draw their own).
+FAST_PATH_CASES = [(pe, {}) for pe in sorted(ENCODINGS)] + [
+    ("rope", {"attention": "linear"}), ("learned", {"attention": "linear"}), ("t5", {"attention": "linear"}),
+    ("randomized_learned", {"attention": "linear"}),
+    ("rope", {"logit_scale": "log_length", "reference_length": 4}), ("learned", {"logit_scale": "yarn", "reference_length": 4}),
+    ("alibi@slope=0.5", {"logit_scale": "yarn", "reference_length": 4}),
+    ("rope", {"position_scale": "interpolate", "reference_length": 4}),
+    ("learned", {"position_scale": "interpolate", "reference_length": 4}),
+]
+
+
+@pytest.mark.parametrize("pe, options", FAST_PATH_CASES)
+def test_fast_paths_compute_the_reference_function_and_its_gradients(pe, options):
+    """The unit tier's fixed examples of the heavy test above: ``predict`` and ``attention`` (token tables, and
+    per-sequence ids) equal ``reference_predict``, values and gradients, with a shift of every position id."""
+    model = head(pe, seed=2, learned_init_std=1.0, **options).double()
+    rng = torch.Generator().manual_seed(7)
+    tokens = torch.randint(8, (3, 9), generator=rng)
+    targets = torch.randint(8, (3,), generator=rng)
+    drawn = model.encoding.sample_positions(3, 9, rng)
+    cases = [(3, None)] if drawn is None else []
+    if "position_scale" not in options:  # a position scale is defined for 0..T-1 only
+        cases.append((0, drawn) if drawn is not None else (2, sorted_random_subsets(3, 9, 40, rng)))
+    for shift, positions in cases:
+        (logits, weights), (scores, same_weights) = model.predict(tokens, shift, positions), model.attention(tokens, shift, positions)
+        reference_logits, reference_scores, reference_weights = model.reference_predict(tokens, shift, positions)
+        for fast, reference in ((logits, reference_logits), (scores, reference_scores), (weights, reference_weights),
+                                (same_weights, reference_weights), (model(tokens, None, shift, positions)[0], reference_logits)):
+            torch.testing.assert_close(fast, reference, rtol=0, atol=1e-12)
+        parameters = list(model.parameters())
+        gradients = torch.autograd.grad(F.cross_entropy(logits, targets), parameters, allow_unused=True)
+        reference_gradients = torch.autograd.grad(F.cross_entropy(reference_logits, targets), parameters, allow_unused=True)
+        for (name, _), fast, reference in zip(model.named_parameters(), gradients, reference_gradients):
+            assert (fast is None) == (reference is None), name
+            if fast is not None:
+                torch.testing.assert_close(fast, reference, rtol=0, atol=1e-12, msg=name)
