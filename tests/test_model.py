@@ -332,3 +332,64 @@ def test_fast_paths_compute_the_reference_function_and_its_gradients(pe, options
             assert (fast is None) == (reference is None), name
             if fast is not None:
                 torch.testing.assert_close(fast, reference, rtol=0, atol=1e-12, msg=name)
+
+
+# The meta device holds no data, only shapes, dtypes and devices: a tensor made on the CPU by mistake (a device
+# argument dropped) meets the head's meta tensors and fails, on a machine without any accelerator. The learned
+# table reads its position ids' values (rows drawn past the stored ones), which the meta device does not have.
+@pytest.mark.parametrize("pe", [pe for pe in sorted(ENCODINGS) if pe != "learned"])
+def test_the_head_computes_on_the_device_its_weights_are_on(pe):
+    model = head(pe).to("meta")
+    tokens = torch.zeros(2, 5, dtype=torch.long, device="meta")
+    positions = torch.arange(5, device="meta").expand(2, 5)
+    per_sequence = [] if model.config.position_scale != "none" else [positions]
+    for given in [None, *per_sequence]:
+        logits, weights = model.predict(tokens, 1, given)
+        scores, _ = model.attention(tokens, 1, given)
+        reference_logits, reference_scores, _ = model.reference_predict(tokens, 1, given)
+        _, loss = model(tokens, tokens[:, 0], 1, given)
+        for tensor, shape in ((logits, (2, 8)), (weights, (2, 5)), (scores, (2, 5)), (reference_logits, (2, 8)),
+                              (reference_scores, (2, 5)), (loss, ())):
+            assert tensor.device.type == "meta" and tensor.shape == shape
+
+
+def test_a_saved_head_loads_onto_the_device_asked_for(tmp_path):
+    save_model(head("rope"), tmp_path / "model.pt")
+    assert {p.device.type for p in load_head(tmp_path / "model.pt", device="meta").parameters()} == {"meta"}
+    assert not load_head(tmp_path / "model.pt").training  # in eval mode
+
+
+def test_per_sequence_ids_under_a_position_scale_are_refused_by_name():
+    model = head("rope", position_scale="interpolate", reference_length=4)
+    tokens = torch.zeros(1, 6, dtype=torch.long)
+    for call in (model.predict, model.attention, model.reference_predict):
+        with pytest.raises(ValueError, match="^position_scale 'interpolate' rescales 0..T-1; it is not defined for "
+                                             "per-sequence position ids$"):
+            call(tokens, 0, torch.arange(6)[None])
+
+
+def test_per_sequence_ids_with_both_a_position_term_and_a_rotation_are_refused_by_name():
+    """No registered encoding has both (per-sequence ids would need the rotation key by key); one that did is named."""
+
+    class RotatedLearned(ENCODINGS["learned"]):
+        rotate = ENCODINGS["rope"].rotate
+
+        def __init__(self, config):
+            super().__init__(config)
+            self.register_buffer("theta", ENCODINGS["rope"](config).theta, persistent=False)
+
+    model = head("learned")
+    model.encoding = RotatedLearned(model.config.encoding_config())
+    with pytest.raises(NotImplementedError, match="^learned: per-sequence ids with both a position term and a rotation$"):
+        model.predict(torch.zeros(1, 4, dtype=torch.long), 0, torch.arange(4)[None])
+
+
+def test_a_float32_head_keeps_float32_with_a_float64_position_term():
+    """The sinusoidal term is computed in float64; the head casts it to its own dtype on every path."""
+    model = head("sinusoidal")
+    tokens = torch.randint(8, (2, 6), generator=torch.Generator().manual_seed(0))
+    for positions in (None, sorted_random_subsets(2, 6, 30, torch.Generator().manual_seed(1))):
+        logits, weights = model.predict(tokens, 0, positions)
+        reference_logits, _, _ = model.reference_predict(tokens, 0, positions)
+        assert logits.dtype == weights.dtype == reference_logits.dtype == torch.float32
+        torch.testing.assert_close(logits, reference_logits, rtol=1e-5, atol=1e-5)
