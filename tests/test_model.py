@@ -14,6 +14,7 @@ from lengthgen.evaluation import accuracy_by_length
 from lengthgen.length_scaling import LOGIT_SCALES, POSITION_SCALES
 from lengthgen.model import ATTENTION_KINDS, AttentionHead, HeadConfig, load_head
 from lengthgen.runtime import DeviceError, resolve_device
+from lengthgen.seeding import derive_seed
 from lengthgen.task import TaskConfig, make_eval_set
 from lengthgen.training import TrainConfig, TrainingDiverged, check_not_diverged, init_head, train_head
 
@@ -393,3 +394,16 @@ def test_a_float32_head_keeps_float32_with_a_float64_position_term():
         reference_logits, _, _ = model.reference_predict(tokens, 0, positions)
         assert logits.dtype == weights.dtype == reference_logits.dtype == torch.float32
         torch.testing.assert_close(logits, reference_logits, rtol=1e-5, atol=1e-5)
+
+
+def test_the_heads_encoding_gets_its_base_init_width_and_seed():
+    """The head's settings reach its encoding: rope's frequencies base^(-2i/D), and each learned row drawn
+    N(0, learned_init_std^2) from the generator of (learned_row, init_seed, position) (encodings.LearnedAbsolute)."""
+    rope = AttentionHead(HeadConfig(vocab_size=8, d_model=16, pe="rope", trained_positions=8, rope_base=100.0))
+    torch.testing.assert_close(rope.encoding.theta, 100.0 ** (-torch.arange(0, 16, 2, dtype=torch.float64) / 16),
+                               rtol=1e-15, atol=0)
+    learned = AttentionHead(HeadConfig(vocab_size=8, d_model=16, pe="learned", trained_positions=8,
+                                       learned_init_std=0.5, init_seed=5))
+    for position in (0, 7, 30):  # stored rows, and one drawn past them
+        row = torch.randn(16, generator=torch.Generator().manual_seed(derive_seed("learned_row", 5, position))) * 0.5
+        assert torch.equal(learned.encoding.position_embedding(torch.tensor([position]))[0], row)
