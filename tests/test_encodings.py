@@ -247,3 +247,57 @@ def test_rope_rotates_each_block_counterclockwise_by_position_times_its_frequenc
         assert encoding.rotate(east, positions)[row].tolist() == pytest.approx(expected_east, abs=tolerance)
         assert encoding.rotate(north, positions)[row].tolist() == pytest.approx(expected_north, abs=tolerance)
     assert encoding.rotate(east, positions).dtype == dtype
+
+
+# --- Mutation testing: formulas and settings not pinned above -----------------------------------------------------
+
+def test_sinusoidal_term_is_sin_and_cos_of_position_times_frequency_interleaved():
+    """Vaswani et al.: PE(p, 2i) = sin(p / 10000^(2i/D)), PE(p, 2i+1) = cos(p / 10000^(2i/D)), computed by hand."""
+    encoding = build_encoding("sinusoidal", EncodingConfig(d_model=6, trained_positions=16))
+    positions = [0, 1, 5, 1000]
+    term = encoding.position_embedding(torch.tensor(positions))
+    for row, p in enumerate(positions):
+        expected = [f(p / 10000 ** (2 * i / 6)) for i in range(3) for f in (math.sin, math.cos)]
+        assert term[row].tolist() == pytest.approx(expected, abs=1e-12)
+    assert term.dtype == torch.float64 and encoding.position_embedding(torch.tensor([2.5]))[0, 0].item() == pytest.approx(
+        math.sin(2.5), abs=1e-15)
+
+
+@pytest.mark.parametrize("pe", ["sinusoidal", "rope"])
+def test_fixed_frequencies_are_no_weights_and_follow_the_positions_device(pe):
+    """The frequencies are a constant of the encoding: not in the saved weights (a checkpoint holds weights only),
+    and moved to wherever the position ids are (here the meta device, which holds shapes only)."""
+    model = head(pe)
+    assert not any(name.endswith("theta") for name in model.state_dict())
+    encoding = build_encoding(pe, EncodingConfig(d_model=8, trained_positions=16))
+    positions = torch.arange(5, device="meta")
+    out = encoding.position_embedding(positions) if pe == "sinusoidal" else encoding.rotate(torch.zeros(5, 8, device="meta"), positions)
+    assert out.device.type == "meta" and out.shape == (5, 8)
+
+
+def test_t5_bucket_biases_start_normal_with_standard_deviation_one_over_root_d_model():
+    """As huggingface's T5: bucket_bias ~ N(0, (d_model^-1/2)^2), one draw per bucket, 32 buckets."""
+    torch.manual_seed(11)
+    encoding = build_encoding("t5", EncodingConfig(d_model=16, trained_positions=16))
+    torch.manual_seed(11)
+    assert torch.equal(encoding.bucket_bias.detach(), torch.randn(32) / 4)
+
+
+def test_t5_refuses_fractional_positions_by_name():
+    encoding = build_encoding("t5", EncodingConfig(d_model=8, trained_positions=16))
+    with pytest.raises(ValueError, match=r"^t5 buckets integer offsets; fractional positions \(position interpolation\) "
+                                         r"have none$"):
+        encoding.logit_bias(torch.tensor([3.5]), torch.tensor([0.0, 1.75, 3.5]))
+
+
+def test_register_adds_a_new_name_and_refuses_one_taken():
+    from lengthgen.encodings import NoPositionalEncoding, register
+    try:
+        assert register("test_only_nope")(NoPositionalEncoding) is NoPositionalEncoding
+        assert ENCODINGS["test_only_nope"] is NoPositionalEncoding
+        assert isinstance(build_encoding("test_only_nope", EncodingConfig(8, 16)), NoPositionalEncoding)
+    finally:
+        ENCODINGS.pop("test_only_nope", None)
+    with pytest.raises(ValueError, match="^positional encoding 'rope' is registered twice$"):
+        register("rope")(NoPositionalEncoding)
+    assert ENCODINGS["rope"].__name__ == "Rotary"
