@@ -263,12 +263,21 @@ def test_sinusoidal_term_is_sin_and_cos_of_position_times_frequency_interleaved(
         math.sin(2.5), abs=1e-15)
 
 
+@pytest.mark.parametrize("pe, weights", [
+    ("sinusoidal", set()), ("rope", set()), ("alibi", set()), ("alibi_learned", {"slope"}),
+    ("fire", {"c", "threshold_scale"}), ("fire_fixed", {"c"}),
+])
+def test_a_checkpoint_holds_an_encodings_weights_and_none_of_its_constants(pe, weights):
+    """Fixed frequencies, a fixed slope, a fixed threshold and its initial value are settings of the name, not
+    weights: the saved state holds only what training may change (a head saved before a constant was added still
+    loads)."""
+    saved = {name.removeprefix("encoding.") for name in head(pe).state_dict() if name.startswith("encoding.")}
+    assert {name for name in saved if not name.startswith("mlp.")} == weights
+
+
 @pytest.mark.parametrize("pe", ["sinusoidal", "rope"])
-def test_fixed_frequencies_are_no_weights_and_follow_the_positions_device(pe):
-    """The frequencies are a constant of the encoding: not in the saved weights (a checkpoint holds weights only),
-    and moved to wherever the position ids are (here the meta device, which holds shapes only)."""
-    model = head(pe)
-    assert not any(name.endswith("theta") for name in model.state_dict())
+def test_fixed_frequencies_follow_the_positions_device(pe):
+    """The frequencies are moved to wherever the position ids are (here the meta device, which holds shapes only)."""
     encoding = build_encoding(pe, EncodingConfig(d_model=8, trained_positions=16))
     positions = torch.arange(5, device="meta")
     out = encoding.position_embedding(positions) if pe == "sinusoidal" else encoding.rotate(torch.zeros(5, 8, device="meta"), positions)
@@ -301,3 +310,55 @@ def test_register_adds_a_new_name_and_refuses_one_taken():
     with pytest.raises(ValueError, match="^positional encoding 'rope' is registered twice$"):
         register("rope")(NoPositionalEncoding)
     assert ENCODINGS["rope"].__name__ == "Rotary"
+
+
+def test_encoding_description_states_the_class_properties_and_the_first_paragraph():
+    for pe in ENCODINGS:
+        cls = ENCODINGS[pe]
+        description = encoding_description(pe)
+        assert {key: value for key, value in description.items() if key != "summary"} == {
+            "offset_only": cls.offset_only, "trained_past_range": cls.trained_past_range,
+            "monotone_in_offset": cls.monotone_in_offset, "random_positions": pe.startswith("randomized")}
+    assert encoding_description("nope")["summary"] == "No positional encoding (NoPE): the head sees a bag of tokens."
+    assert encoding_description("rope@base=100")["summary"].endswith("unless the name sets it (``rope@base=100``).")
+
+
+def test_alibi_and_fire_biases_keep_the_encodings_dtype_at_fractional_positions():
+    """Under position interpolation the ids are float64; a float32 encoding still gives a float32 bias (fire's MLP
+    takes only its own dtype), with the formula's values."""
+    queries, keys = torch.tensor([3.5], dtype=torch.float64), torch.tensor([0.0, 1.75, 3.5], dtype=torch.float64)
+    alibi = build_encoding("alibi@slope=0.5", EncodingConfig(8, 16)).logit_bias(queries, keys)
+    assert alibi.dtype == torch.float32 and alibi[0].tolist() == [-1.75, -0.875, 0.0]
+    fire = build_encoding("fire@threshold=2", EncodingConfig(8, 16))
+    bias = fire.logit_bias(queries, keys)
+    fraction = torch.log(0.1 * (3.5 - keys.float()) + 1) / (math.log(0.1 * 3.5 + 1) + 1e-6)  # max(L = 2, i = 3.5)
+    assert bias.dtype == torch.float32
+    torch.testing.assert_close(bias[0], fire.mlp(fraction[:, None])[:, 0], rtol=0, atol=1e-6)
+
+
+def test_fire_is_f_of_one_input_through_32_relu_units_and_starts_at_threshold_512():
+    """f: 1 -> 32 -> 1 (the paper's MLP); the learned multiplier s starts at 1, so L = 512 at init: queries below
+    512 see the same bias at equal offsets, queries past it a squeezed one."""
+    fire = build_encoding("fire", EncodingConfig(8, 16))
+    assert [tuple(p.shape) for p in fire.mlp.parameters()] == [(32, 1), (32,), (1, 32), (1,)]
+    assert fire.threshold_scale.item() == 1.0
+    keys = torch.arange(6)
+    def bias(query):
+        return fire.logit_bias(torch.tensor([query]), query - keys)[0]
+    torch.testing.assert_close(bias(100), bias(511), rtol=0, atol=1e-6)
+    with torch.no_grad():
+        fire.mlp[0].weight.fill_(1.0)  # one increasing unit, so the squeeze shows
+        fire.mlp[0].bias.zero_()
+        fire.mlp[2].weight.fill_(1.0)
+    assert (bias(700) - bias(600)).abs().max() > 1e-4
+
+
+def test_randomized_rope_rotates_fractional_ids_by_the_rope_formula():
+    """Ids off the table (fractional, from a position scale) are rotated by angle p theta_i as rope does."""
+    encoding = build_encoding("randomized_rope@noise_max_length=16", EncodingConfig(d_model=4, trained_positions=16))
+    positions = torch.tensor([0.5, 2.25], dtype=torch.float64)
+    east = torch.tensor([[1.0, 0.0, 1.0, 0.0]] * 2, dtype=torch.float64)
+    rotated = encoding.rotate(east, positions)
+    for row, p in enumerate(positions.tolist()):
+        angles = [p, p * 10000.0 ** -0.5]
+        assert rotated[row].tolist() == pytest.approx([f(a) for a in angles for f in (math.cos, math.sin)], abs=1e-12)
