@@ -362,3 +362,20 @@ def test_randomized_rope_rotates_fractional_ids_by_the_rope_formula():
     for row, p in enumerate(positions.tolist()):
         angles = [p, p * 10000.0 ** -0.5]
         assert rotated[row].tolist() == pytest.approx([f(a) for a in angles for f in (math.cos, math.sin)], abs=1e-12)
+
+
+@pytest.mark.parametrize("size, population, by_largest", [(3, 5, True), (3, 6, False), (4, 11, True), (4, 12, False)])
+def test_random_position_rows_are_drawn_by_the_largest_draws_exactly_when_repeats_would_be_common(size, population,
+                                                                                                  by_largest):
+    """The documented switch: a row of ``size`` ids repeats one more often than not once size (size - 1) exceeds the
+    population; then the rows are the ``size`` largest of ``population`` uniform float64 draws, else a draw with
+    replacement, sorted, kept where it has no repeat."""
+    rows = sorted_random_subsets(200, size, population, generator("switch", size, population))
+    rng = generator("switch", size, population)
+    if by_largest:
+        expected = torch.rand(200, population, generator=rng, dtype=torch.float64).topk(size, dim=-1).indices.sort(-1).values
+        assert torch.equal(rows, expected)
+    else:
+        first = torch.randint(population, (200, size), generator=rng).sort(-1).values
+        kept = (first.diff(dim=-1) > 0).all(-1)
+        assert 0 < int(kept.sum()) < 200 and torch.equal(rows[kept], first[kept])
