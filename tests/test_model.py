@@ -407,3 +407,21 @@ def test_the_heads_encoding_gets_its_base_init_width_and_seed():
     for position in (0, 7, 30):  # stored rows, and one drawn past them
         row = torch.randn(16, generator=torch.Generator().manual_seed(derive_seed("learned_row", 5, position))) * 0.5
         assert torch.equal(learned.encoding.position_embedding(torch.tensor([position]))[0], row)
+
+
+def test_default_position_ids_start_at_zero_on_every_path():
+    """Without a shift the ids are 0..T-1: the definition, the fast paths and the formula agree for an absolute encoding."""
+    model = head("learned", seed=1, d_model=4, learned_init_std=1.0).double()
+    tokens = torch.randint(8, (2, 5), generator=torch.Generator().manual_seed(3))
+    expected_logits, expected_scores, _ = head_formula_by_hand(model, tokens)
+    reference_logits, reference_scores, _ = model.reference_predict(tokens)
+    torch.testing.assert_close(reference_scores, torch.tensor(expected_scores, dtype=torch.float64), rtol=0, atol=1e-12)
+    torch.testing.assert_close(reference_logits, torch.tensor(expected_logits, dtype=torch.float64), rtol=0, atol=1e-12)
+    torch.testing.assert_close(model.predict(tokens)[0], reference_logits, rtol=0, atol=1e-12)
+    torch.testing.assert_close(model.attention(tokens)[0], reference_scores, rtol=0, atol=1e-12)
+    torch.testing.assert_close(model(tokens)[0], reference_logits, rtol=0, atol=1e-12)
+
+
+def test_an_unknown_attention_kind_is_named_with_the_known_ones():
+    with pytest.raises(ValueError, match=r"^attention must be one of \('softmax', 'linear'\), got 'sigmoid'$"):
+        head("rope", attention="sigmoid")
