@@ -379,3 +379,10 @@ def test_random_position_rows_are_drawn_by_the_largest_draws_exactly_when_repeat
         first = torch.randint(population, (200, size), generator=rng).sort(-1).values
         kept = (first.diff(dim=-1) > 0).all(-1)
         assert 0 < int(kept.sum()) < 200 and torch.equal(rows[kept], first[kept])
+
+
+def test_learned_rows_drawn_past_the_stored_ones_join_the_table_on_its_device():
+    """Rows past the table are drawn on the CPU and moved to the table's device (here meta: shapes only)."""
+    encoding = build_encoding("learned", EncodingConfig(d_model=8, trained_positions=4)).to("meta")
+    rows = encoding.position_embedding(torch.tensor([0, 3, 6, 9]))
+    assert rows.device.type == "meta" and rows.shape == (4, 8)
