@@ -484,3 +484,49 @@ def test_profile_predictors_follow_their_definitions_with_the_query_alone_at_del
 def test_profiles_refuse_an_offset_outside_the_sequence_or_a_length_past_the_kernel(offset, length):
     with pytest.raises(ValueError, match="need 0 < offset < length <= kernel offsets"):
         attention_profiles(random_kernel(0, 2, 7), offset, length)
+
+
+# --- Mutation testing (docs/mutation.md): analyze and kernel_tables, assembled from the pieces tested above ---------
+
+def test_analyze_assembles_each_table_from_its_pieces():
+    """Two rope heads (offsets 1 and 2, seeds 0 and 3): each table is what its documented pieces give, head by head,
+    and fits its schema; the measured rows are the generalization experiment's rope rows."""
+    from lengthgen.evaluation import accuracy_by_length, label_runs
+    task = {"vocab_size": 5, "train_length_min": 4, "train_length_max": 8, "eval_lengths": [8, 12]}
+    runs = [({"offset": 1, "seed": 0}, small_head(0)), ({"offset": 2, "seed": 3}, small_head(1))]
+    eval_sets = {offset: {length: make_eval_set(offset, offset, length, 40, 5) for length in task["eval_lengths"]}
+                 for offset in (1, 2)}
+    measured = pd.concat([label_runs(accuracy_by_length(model, eval_sets[run["offset"]], run["offset"], run["seed"]),
+                                     "generalization", 4, 8, pe="rope", **run) for run, model in runs], ignore_index=True)
+    other = measured.assign(pe="learned", accuracy=0.0)  # another encoding's rows: not read
+    inputs = {"models": runs, "eval_sets": eval_sets, "accuracy_by_length": pd.concat([measured, other], ignore_index=True)}
+    out = prop1.analyze(inputs, {"task": task, "prop1": {"n_samples": 30}})
+
+    predictions = pd.concat([predict_dilution(model, run["offset"], run["seed"], [8, 12], 30) for run, model in runs],
+                            ignore_index=True)
+    expected = compare_with_measured(predictions, measured)
+    pd.testing.assert_frame_equal(out["prop1_prediction"], expected)
+    untrained = pd.concat([untrained_comparison(model, eval_sets[run["offset"]], run["offset"], run["seed"], task, 30)
+                           for run, model in runs], ignore_index=True)
+    pd.testing.assert_frame_equal(out["prop1_untrained_prediction"], untrained)
+    pd.testing.assert_frame_equal(out["prop1_error"], pd.concat(
+        [prediction_errors(expected, 8, 5, "trained"), prediction_errors(untrained, 8, 5, "untrained")], ignore_index=True))
+    for (run, model), (_, kernel_rows) in zip(runs, out["prop1_kernel"].groupby(["offset", "seed"], sort=False)):
+        profile = kernel_profile(logit_kernel(model, 12), run["offset"], train_length_max=8)  # out to the longest length
+        pd.testing.assert_frame_equal(kernel_rows.reset_index(drop=True), profile.assign(**run))
+        row = out["prop1_kernel_summary"].set_index(["offset", "seed"]).loc[(run["offset"], run["seed"])]
+        assert row.to_dict() == pytest.approx(kernel_summary(profile, run["offset"]), nan_ok=True)
+    assert out["prop1_kernel_summary"]["first_unseen_beating_delta"].dtype == "Int64"
+    assert out["prop1_kernel_summary"]["delta_of_max_mean_relative_unseen"].dtype == "Int64"
+    for name, schema in (("prop1_prediction", PROP1_PREDICTION), ("prop1_untrained_prediction", PROP1_UNTRAINED_PREDICTION),
+                         ("prop1_error", PROP1_ERROR), ("prop1_kernel", PROP1_KERNEL),
+                         ("prop1_kernel_summary", PROP1_KERNEL_SUMMARY)):
+        tables.to_arrow(out[name], schema)
+
+
+def test_kernel_tables_are_the_profile_and_summary_of_the_heads_kernel_with_its_keys():
+    model = small_head(2)
+    profile, summary = prop1.kernel_tables(model, offset=2, seed=5, length=20, train_length_max=8)
+    expected = kernel_profile(logit_kernel(model, 20), 2, train_length_max=8)
+    pd.testing.assert_frame_equal(profile, expected.assign(offset=2, seed=5))
+    assert summary == {"offset": 2, "seed": 5, **kernel_summary(expected, 2)}
