@@ -530,3 +530,99 @@ def test_kernel_tables_are_the_profile_and_summary_of_the_heads_kernel_with_its_
     expected = kernel_profile(logit_kernel(model, 20), 2, train_length_max=8)
     pd.testing.assert_frame_equal(profile, expected.assign(offset=2, seed=5))
     assert summary == {"offset": 2, "seed": 5, **kernel_summary(expected, 2)}
+
+
+def test_prediction_errors_come_in_scope_then_lengths_then_predictor_order():
+    """Per offset in increasing order, then all offsets; past the range, then all lengths; predictors by name,
+    whatever order the comparison lists them in."""
+    measured = measured_table([(offset, 0, length, 0.5, 0.5) for offset in (2, 1) for length in (32, 64)])
+    predictions = predictions_table([(offset, 0, length, name, 0.4, 0.4) for offset in (2, 1) for length in (32, 64)
+                                     for name in ("mean_logit", "exact", "mean_field")])
+    errors = prediction_errors(compare_with_measured(predictions, measured), train_length_max=32, vocab_size=16)
+    blocks = errors[["scope", "lengths"]].drop_duplicates().apply(tuple, axis=1).tolist()
+    assert blocks == [(scope, lengths) for scope in ("K=1", "K=2", "all") for lengths in ("beyond_training", "all")]
+    for _, block in errors.groupby(["scope", "lengths"]):
+        assert block["predictor"].drop_duplicates().tolist() == ["chance", "exact", "mean_field", "mean_logit", "no_decay"]
+
+
+def error_row(mae: float, predictor: str = "mean_field", heads: str = "trained", scope: str = "all",
+              lengths: str = "beyond_training", quantity: str = "target_attention") -> dict:
+    return {"heads": heads, "scope": scope, "lengths": lengths, "predictor": predictor, "quantity": quantity,
+            "n": 1, "mae": mae, "bias": 0.0, "correlation": float("nan")}
+
+
+def test_best_predictor_reads_the_trained_heads_over_all_offsets_past_the_range_only():
+    """Each decoy row has a lower MAE than mean_logit's but differs in one of the row's keys, or is no candidate."""
+    errors = pd.DataFrame([
+        error_row(0.3, "mean_field"), error_row(0.2, "mean_logit"),
+        error_row(0.01, "mean_field", heads="untrained"), error_row(0.01, "mean_field", scope="K=1"),
+        error_row(0.01, "mean_field", lengths="all"), error_row(0.01, "mean_field", quantity="accuracy"),
+        error_row(0.01, "exact"),
+    ])
+    assert best_predictor(errors) == "mean_logit"
+    assert best_predictor(errors, quantity="accuracy") == "mean_field"
+
+
+def test_beyond_mae_reads_its_own_row_and_is_nan_without_one():
+    errors = pd.DataFrame([error_row(0.1, scope="K=1"), error_row(0.2, scope="K=2"), error_row(0.3, scope="all"),
+                           error_row(0.4, scope="K=2", lengths="all")])
+    assert [prop1.beyond_mae(errors, "trained", scope, "mean_field", "target_attention")
+            for scope in ("K=1", "K=2", "all")] == [0.1, 0.2, 0.3]
+    assert np.isnan(prop1.beyond_mae(errors, "trained", "K=1", "exact", "target_attention"))
+
+
+def test_kernel_profile_gap_statistics_by_hand_on_a_random_kernel():
+    """Gaps s_ab(delta) - s_at(K) over every triple (a, t, b), b != t, counted one by one: min, linear-interpolated
+    5/50/95% quantiles, max, and the share of all V^3 triples in which b != t beats the target."""
+    kernel, offset = random_kernel(4, 3, 6), 2
+    profile = kernel_profile(kernel, offset, train_length_max=4).set_index("delta")
+    for delta in range(1, 6):
+        gaps = [float(kernel[a, b, delta] - kernel[a, t, offset]) for a in range(3) for t in range(3) for b in range(3)
+                if b != t]
+        row = profile.loc[delta]
+        assert row["gap_min"] == pytest.approx(min(gaps), abs=1e-12) and row["gap_max"] == pytest.approx(max(gaps), abs=1e-12)
+        for column, q in (("gap_q05", 0.05), ("gap_median", 0.5), ("gap_q95", 0.95)):
+            assert row[column] == pytest.approx(np.quantile(gaps, q), abs=1e-12)
+        assert row["beat_probability"] == pytest.approx(sum(gap > 0 for gap in gaps) / 27, abs=1e-12)
+
+
+def test_a_distractor_that_only_ties_the_target_does_not_beat_it():
+    """Gap 0 is no beat (the module's "> 0: it beats it"): neither in beat_probability nor in the summary's first
+    unseen beating delta."""
+    kernel = step_kernel(4, 64, offset=1, far_delta=40)
+    kernel[:, :, 40] = 1.0  # the far key's logit now equals the target's
+    profile = kernel_profile(kernel, 1, train_length_max=32)
+    assert profile.set_index("delta").loc[40, ["gap_max", "beat_probability"]].tolist() == [0.0, 0.0]
+    summary = kernel_summary(profile, 1)
+    assert summary["first_unseen_beating_delta"] is None and summary["max_gap_unseen"] == 0.0
+    assert summary["expected_unseen_beaters"] == 0.0
+
+
+def test_kernel_summary_of_the_mean_logit_seen_and_unseen_and_of_a_profile_with_no_unseen_delta():
+    profile = kernel_profile(step_kernel(4, 64, offset=1, far_delta=40), 1, train_length_max=32)
+    summary = kernel_summary(profile, 1)
+    # mean logit 0 at every distractor delta but 2 at 40 (unseen), 1 at the target: relative -1 seen, +1 unseen
+    assert (summary["max_mean_relative_seen"], summary["max_mean_relative_unseen"]) == (-1.0, 1.0)
+    assert summary["delta_of_max_mean_relative_unseen"] == 40
+    all_seen = kernel_summary(kernel_profile(step_kernel(4, 64, offset=1, far_delta=40), 1, train_length_max=64), 1)
+    assert all_seen["max_mean_relative_seen"] == 1.0 and all_seen["max_gap_seen"] == 1.0
+    assert all_seen["delta_of_max_mean_relative_unseen"] is None and all_seen["first_unseen_beating_delta"] is None
+    assert np.isnan(all_seen["max_mean_relative_unseen"]) and np.isnan(all_seen["max_gap_unseen"])
+    assert all_seen["expected_unseen_beaters"] == 0.0
+
+
+def test_checks_show_the_untrained_heads_values_and_the_ranking_check_can_hold():
+    """prop1.checks on tables where mean_field reads the accuracy better than ranking: the ranking check holds with
+    value claim MAE - ranking MAE, and each rule shows the values it was decided on, the untrained heads' included."""
+    measured = measured_table([(1, 0, length, 0.5, 0.5) for length in (32, 64)])
+    predictions = predictions_table([row for length in (32, 64) for row in ((1, 0, length, "mean_field", 0.55, 0.52),
+                                                                           (1, 0, length, "ranking", 0.55, 0.6))])
+    at_chance = measured.assign(target_attention=1 / measured["length"], accuracy=1 / 16)
+    tables_in = {"prop1_prediction": compare_with_measured(predictions, measured),
+                 "prop1_untrained_prediction": compare_with_measured(predictions, at_chance)}
+    checks = with_keys(prop1.checks(tables_in, {"task": {"train_length_max": 32, "vocab_size": 16}}), "prop1", "prop1")
+    ranking = checks.iloc[-1]
+    assert bool(ranking["holds"]) and ranking["value"] == pytest.approx(0.02 - 0.1)
+    assert ranking["rule"] == "< 0 (mean_field 0.02, ranking 0.1)"
+    untrained_attention_mae = abs(0.55 - 1 / 64)  # the one length past the range, 64
+    assert checks.iloc[0]["rule"] == f"<= 0.1 (untrained heads: {untrained_attention_mae:.3g})"
