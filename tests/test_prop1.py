@@ -626,3 +626,26 @@ def test_checks_show_the_untrained_heads_values_and_the_ranking_check_can_hold()
     assert ranking["rule"] == "< 0 (mean_field 0.02, ranking 0.1)"
     untrained_attention_mae = abs(0.55 - 1 / 64)  # the one length past the range, 64
     assert checks.iloc[0]["rule"] == f"<= 0.1 (untrained heads: {untrained_attention_mae:.3g})"
+
+
+def test_offset_scopes_are_the_trained_heads_offsets_in_numeric_order():
+    errors = pd.DataFrame([error_row(0.1, scope=scope) for scope in ("K=10", "all", "K=2", "K=1")]
+                          + [error_row(0.1, heads="untrained", scope="K=3")])
+    assert prop1.offset_scopes(errors) == ["K=1", "K=2", "K=10"]
+
+
+def test_prediction_checks_name_their_claim_and_statistics_and_skip_an_offset_with_no_length_past_the_range():
+    """The claim and statistic texts are the check's key (claims.KEY), by which drift and replication match a check
+    across runs; an offset whose heads were measured only inside the range (no beyond_training rows) has no check."""
+    errors = pd.DataFrame([error_row(0.02, predictor=predictor, scope=scope, lengths=lengths, quantity=quantity,
+                                     heads=heads)
+                           for predictor in ("mean_field", "chance", "no_decay") for heads in ("trained", "untrained")
+                           for quantity in ("target_attention", "accuracy")
+                           for scope, lengths in (("K=1", "beyond_training"), ("K=1", "all"), ("K=2", "all"))])
+    checks = prediction_checks(errors, "mean_field", max_attention_mae=0.1, max_accuracy_mae=0.1)
+    assert [row["offset"] for row in checks] == [1] * 4
+    assert {row["claim"] for row in checks} == {"graceful decay follows the dilution law"}
+    assert [row["statistic"] for row in checks[:2]] == [
+        "mean_field: MAE of predicted target_attention past the training range",
+        "mean_field: MAE of predicted target_attention past the training range, below the better of the chance and "
+        "no-decay baselines' MAEs"]
