@@ -624,6 +624,8 @@ def test_checks_show_the_untrained_heads_values_and_the_ranking_check_can_hold()
     ranking = checks.iloc[-1]
     assert bool(ranking["holds"]) and ranking["value"] == pytest.approx(0.02 - 0.1)
     assert ranking["rule"] == "< 0 (mean_field 0.02, ranking 0.1)"
+    assert ranking["claim"] == "dilution rather than ranking errors sets rope's accuracy past the range"  # the key
+    assert ranking["statistic"] == "accuracy MAE past the training range, mean_field minus ranking"
     untrained_attention_mae = abs(0.55 - 1 / 64)  # the one length past the range, 64
     assert checks.iloc[0]["rule"] == f"<= 0.1 (untrained heads: {untrained_attention_mae:.3g})"
 
