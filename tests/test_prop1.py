@@ -651,3 +651,64 @@ def test_prediction_checks_name_their_claim_and_statistics_and_skip_an_offset_wi
         "mean_field: MAE of predicted target_attention past the training range",
         "mean_field: MAE of predicted target_attention past the training range, below the better of the chance and "
         "no-decay baselines' MAEs"]
+
+
+def test_error_statistics_without_a_correlation_give_nan_without_a_warning():
+    """One row, or a constant side: no correlation is defined, and none is computed (numpy would warn and divide by
+    zero); with spread on both sides it is Pearson's r, here of exactly anti-correlated values. (The constants are
+    exact in binary: a constant such as 0.4 gets a std of rounding noise and a noise correlation, FINDINGS.md 1.)"""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for predicted, measured in (([0.3], [0.5]), ([0.3, 0.3, 0.3], [0.1, 0.5, 0.2]), ([0.1, 0.5, 0.2], [0.25, 0.25, 0.25])):
+            stats = prop1.error_statistics(pd.Series(predicted), pd.Series(measured))
+            assert np.isnan(stats["correlation"]) and stats["n"] == len(predicted)
+        assert prop1.error_statistics(pd.Series([0.1, 0.2, 0.4]), pd.Series([0.4, 0.3, 0.1]))["correlation"] == pytest.approx(-1.0)
+
+
+def test_error_statistics_read_an_object_column_as_floats():
+    """A column of object dtype (as a concat with missing rows leaves it) gives the statistics of its float values."""
+    predicted, measured = [0.1, 0.5, 0.3], [0.2, 0.1, 0.4]
+    as_objects = prop1.error_statistics(pd.Series(predicted, dtype=object), pd.Series(measured, dtype=object))
+    assert as_objects == pytest.approx(prop1.error_statistics(pd.Series(predicted), pd.Series(measured)))
+    assert as_objects["mae"] == pytest.approx((0.1 + 0.4 + 0.1) / 3) and as_objects["bias"] == pytest.approx(0.2 / 3)
+
+
+def test_measurements_with_two_rows_for_one_key_or_none_are_refused_by_name():
+    predictions = predictions_table([(1, 0, 64, "mean_field", 0.5, 0.5)])
+    twice = measured_table([(1, 0, 64, 0.4, 0.4), (1, 0, 64, 0.6, 0.6)])  # the same key, different values
+    with pytest.raises(ValueError, match=r"^the measurements have several rows for one \(offset, seed, length\)$"):
+        compare_with_measured(predictions, twice)
+    with pytest.raises(ValueError, match=r"^no measurement for \(offset, seed, length\) \[\[1, 0, 64\]\]$"):
+        compare_with_measured(predictions, measured_table([(1, 0, 32, 0.9, 1.0)]))
+
+
+def test_predicted_accuracy_is_the_readout_on_sequences_of_the_generator_of_seed_offset_and_length():
+    """Module doc: the sequences come from a seeded generator per (seed, offset, length), the same for every predictor:
+    each profile predictor's accuracy is its readout on them, and exact's the kernel's own softmax on them."""
+    from lengthgen.seeding import generator
+    model = small_head(0)
+    rows = predict_dilution(model, offset=2, seed=7, lengths=[6, 9], n_samples=200).set_index(["length", "predictor"])
+    values, unembedding, bias = token_outputs(model)
+    for length in (6, 9):
+        tokens = torch.randint(5, (200, length), generator=generator("prop1", 7, 2, length))
+        kernel = logit_kernel(model, length)
+        weights = {name: profile_weights(profile, tokens, 2) for name, profile in attention_profiles(kernel, 2, length).items()}
+        weights["exact"] = kernel_softmax_weights(kernel, tokens)
+        for name, chosen in weights.items():
+            assert rows.at[(length, name), "predicted_accuracy"] == readout_accuracy(chosen, tokens, values, unembedding,
+                                                                                    bias, 2)
+    with pytest.raises(ValueError, match="^the dilution law is about softmax attention; got a linear-attention head$"):
+        predict_dilution(init_head(HeadConfig(5, 8, "rope", trained_positions=64, attention="linear"), 0), 1, 0, [8], 10)
+
+
+def test_untrained_comparison_measures_a_randomized_head_at_the_positions_of_its_seed():
+    task = {"vocab_size": 5, "train_length_min": 8, "train_length_max": 16, "eval_lengths": [16, 24]}
+    eval_sets = {length: make_eval_set(0, 2, length, 60, 5) for length in task["eval_lengths"]}
+    trained = init_head(HeadConfig(5, 8, "randomized_rope@noise_max_length=64", trained_positions=16), 9)
+    rows = untrained_comparison(trained, eval_sets, offset=2, seed=4, task=task, n_samples=20)
+    from lengthgen.evaluation import accuracy_by_length
+    expected = accuracy_by_length(init_head(trained.config, 4).eval(), eval_sets, 2, 4).set_index("length")
+    measured = rows.drop_duplicates("length").set_index("length")
+    assert measured["measured_accuracy"].tolist() == expected.loc[measured.index, "accuracy"].tolist()
+    assert measured["measured_attention"].tolist() == expected.loc[measured.index, "target_attention"].tolist()
