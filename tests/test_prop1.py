@@ -712,3 +712,14 @@ def test_untrained_comparison_measures_a_randomized_head_at_the_positions_of_its
     measured = rows.drop_duplicates("length").set_index("length")
     assert measured["measured_accuracy"].tolist() == expected.loc[measured.index, "accuracy"].tolist()
     assert measured["measured_attention"].tolist() == expected.loc[measured.index, "target_attention"].tolist()
+
+
+@pytest.mark.parametrize("offset, length", [(0, 4), (4, 4), (2, 8)])
+def test_ranking_and_exact_refuse_an_offset_outside_the_sequence_or_a_length_past_the_kernel(offset, length):
+    kernel = random_kernel(0, 2, 7)
+    with pytest.raises(ValueError, match=rf"^need 0 < offset < length <= kernel offsets, got {offset}, {length}, 7$"):
+        ranking_probability(kernel, offset, length)
+    with pytest.raises(ValueError, match=rf"^need 0 < offset < every length <= kernel offsets, got {offset}, \[{length}\]$"):
+        exact_target_attention(kernel, offset, [length])
+    with pytest.raises(ValueError, match=rf"^need 0 < offset < length <= kernel offsets, got {offset}, {length}, 7$"):
+        attention_profiles(kernel, offset, length)
