@@ -247,3 +247,142 @@ def test_rope_rotates_each_block_counterclockwise_by_position_times_its_frequenc
         assert encoding.rotate(east, positions)[row].tolist() == pytest.approx(expected_east, abs=tolerance)
         assert encoding.rotate(north, positions)[row].tolist() == pytest.approx(expected_north, abs=tolerance)
     assert encoding.rotate(east, positions).dtype == dtype
+
+
+# --- Mutation testing: formulas and settings not pinned above -----------------------------------------------------
+
+def test_sinusoidal_term_is_sin_and_cos_of_position_times_frequency_interleaved():
+    """Vaswani et al.: PE(p, 2i) = sin(p / 10000^(2i/D)), PE(p, 2i+1) = cos(p / 10000^(2i/D)), computed by hand."""
+    encoding = build_encoding("sinusoidal", EncodingConfig(d_model=6, trained_positions=16))
+    positions = [0, 1, 5, 1000]
+    term = encoding.position_embedding(torch.tensor(positions))
+    for row, p in enumerate(positions):
+        expected = [f(p / 10000 ** (2 * i / 6)) for i in range(3) for f in (math.sin, math.cos)]
+        assert term[row].tolist() == pytest.approx(expected, abs=1e-12)
+    assert term.dtype == torch.float64 and encoding.position_embedding(torch.tensor([2.5]))[0, 0].item() == pytest.approx(
+        math.sin(2.5), abs=1e-15)
+
+
+@pytest.mark.parametrize("pe, weights", [
+    ("sinusoidal", set()), ("rope", set()), ("alibi", set()), ("alibi_learned", {"slope"}),
+    ("fire", {"c", "threshold_scale"}), ("fire_fixed", {"c"}),
+])
+def test_a_checkpoint_holds_an_encodings_weights_and_none_of_its_constants(pe, weights):
+    """Fixed frequencies, a fixed slope, a fixed threshold and its initial value are settings of the name, not
+    weights: the saved state holds only what training may change (a head saved before a constant was added still
+    loads)."""
+    saved = {name.removeprefix("encoding.") for name in head(pe).state_dict() if name.startswith("encoding.")}
+    assert {name for name in saved if not name.startswith("mlp.")} == weights
+
+
+@pytest.mark.parametrize("pe", ["sinusoidal", "rope"])
+def test_fixed_frequencies_follow_the_positions_device(pe):
+    """The frequencies are moved to wherever the position ids are (here the meta device, which holds shapes only)."""
+    encoding = build_encoding(pe, EncodingConfig(d_model=8, trained_positions=16))
+    positions = torch.arange(5, device="meta")
+    out = encoding.position_embedding(positions) if pe == "sinusoidal" else encoding.rotate(torch.zeros(5, 8, device="meta"), positions)
+    assert out.device.type == "meta" and out.shape == (5, 8)
+
+
+def test_t5_bucket_biases_start_normal_with_standard_deviation_one_over_root_d_model():
+    """As huggingface's T5: bucket_bias ~ N(0, (d_model^-1/2)^2), one draw per bucket, 32 buckets."""
+    torch.manual_seed(11)
+    encoding = build_encoding("t5", EncodingConfig(d_model=16, trained_positions=16))
+    torch.manual_seed(11)
+    assert torch.equal(encoding.bucket_bias.detach(), torch.randn(32) / 4)
+
+
+def test_t5_refuses_fractional_positions_by_name():
+    encoding = build_encoding("t5", EncodingConfig(d_model=8, trained_positions=16))
+    with pytest.raises(ValueError, match=r"^t5 buckets integer offsets; fractional positions \(position interpolation\) "
+                                         r"have none$"):
+        encoding.logit_bias(torch.tensor([3.5]), torch.tensor([0.0, 1.75, 3.5]))
+
+
+def test_register_adds_a_new_name_and_refuses_one_taken():
+    from lengthgen.encodings import NoPositionalEncoding, register
+    try:
+        assert register("test_only_nope")(NoPositionalEncoding) is NoPositionalEncoding
+        assert ENCODINGS["test_only_nope"] is NoPositionalEncoding
+        assert isinstance(build_encoding("test_only_nope", EncodingConfig(8, 16)), NoPositionalEncoding)
+    finally:
+        ENCODINGS.pop("test_only_nope", None)
+    with pytest.raises(ValueError, match="^positional encoding 'rope' is registered twice$"):
+        register("rope")(NoPositionalEncoding)
+    assert ENCODINGS["rope"].__name__ == "Rotary"
+
+
+def test_encoding_description_states_the_class_properties_and_the_first_paragraph():
+    for pe in ENCODINGS:
+        cls = ENCODINGS[pe]
+        description = encoding_description(pe)
+        assert {key: value for key, value in description.items() if key != "summary"} == {
+            "offset_only": cls.offset_only, "trained_past_range": cls.trained_past_range,
+            "monotone_in_offset": cls.monotone_in_offset, "random_positions": pe.startswith("randomized")}
+    assert encoding_description("nope")["summary"] == "No positional encoding (NoPE): the head sees a bag of tokens."
+    assert encoding_description("rope@base=100")["summary"].endswith("unless the name sets it (``rope@base=100``).")
+
+
+def test_alibi_and_fire_biases_keep_the_encodings_dtype_at_fractional_positions():
+    """Under position interpolation the ids are float64; a float32 encoding still gives a float32 bias (fire's MLP
+    takes only its own dtype), with the formula's values."""
+    queries, keys = torch.tensor([3.5], dtype=torch.float64), torch.tensor([0.0, 1.75, 3.5], dtype=torch.float64)
+    alibi = build_encoding("alibi@slope=0.5", EncodingConfig(8, 16)).logit_bias(queries, keys)
+    assert alibi.dtype == torch.float32 and alibi[0].tolist() == [-1.75, -0.875, 0.0]
+    fire = build_encoding("fire@threshold=2", EncodingConfig(8, 16))
+    bias = fire.logit_bias(queries, keys)
+    fraction = torch.log(0.1 * (3.5 - keys.float()) + 1) / (math.log(0.1 * 3.5 + 1) + 1e-6)  # max(L = 2, i = 3.5)
+    assert bias.dtype == torch.float32
+    torch.testing.assert_close(bias[0], fire.mlp(fraction[:, None])[:, 0], rtol=0, atol=1e-6)
+
+
+def test_fire_is_f_of_one_input_through_32_relu_units_and_starts_at_threshold_512():
+    """f: 1 -> 32 -> 1 (the paper's MLP); the learned multiplier s starts at 1, so L = 512 at init: queries below
+    512 see the same bias at equal offsets, queries past it a squeezed one."""
+    fire = build_encoding("fire", EncodingConfig(8, 16))
+    assert [tuple(p.shape) for p in fire.mlp.parameters()] == [(32, 1), (32,), (1, 32), (1,)]
+    assert fire.threshold_scale.item() == 1.0
+    keys = torch.arange(6)
+    def bias(query):
+        return fire.logit_bias(torch.tensor([query]), query - keys)[0]
+    torch.testing.assert_close(bias(100), bias(511), rtol=0, atol=1e-6)
+    with torch.no_grad():
+        fire.mlp[0].weight.fill_(1.0)  # one increasing unit, so the squeeze shows
+        fire.mlp[0].bias.zero_()
+        fire.mlp[2].weight.fill_(1.0)
+    assert (bias(700) - bias(600)).abs().max() > 1e-4
+
+
+def test_randomized_rope_rotates_fractional_ids_by_the_rope_formula():
+    """Ids off the table (fractional, from a position scale) are rotated by angle p theta_i as rope does."""
+    encoding = build_encoding("randomized_rope@noise_max_length=16", EncodingConfig(d_model=4, trained_positions=16))
+    positions = torch.tensor([0.5, 2.25], dtype=torch.float64)
+    east = torch.tensor([[1.0, 0.0, 1.0, 0.0]] * 2, dtype=torch.float64)
+    rotated = encoding.rotate(east, positions)
+    for row, p in enumerate(positions.tolist()):
+        angles = [p, p * 10000.0 ** -0.5]
+        assert rotated[row].tolist() == pytest.approx([f(a) for a in angles for f in (math.cos, math.sin)], abs=1e-12)
+
+
+@pytest.mark.parametrize("size, population, by_largest", [(3, 5, True), (3, 6, False), (4, 11, True), (4, 12, False)])
+def test_random_position_rows_are_drawn_by_the_largest_draws_exactly_when_repeats_would_be_common(size, population,
+                                                                                                  by_largest):
+    """The documented switch: a row of ``size`` ids repeats one more often than not once size (size - 1) exceeds the
+    population; then the rows are the ``size`` largest of ``population`` uniform float64 draws, else a draw with
+    replacement, sorted, kept where it has no repeat."""
+    rows = sorted_random_subsets(200, size, population, generator("switch", size, population))
+    rng = generator("switch", size, population)
+    if by_largest:
+        expected = torch.rand(200, population, generator=rng, dtype=torch.float64).topk(size, dim=-1).indices.sort(-1).values
+        assert torch.equal(rows, expected)
+    else:
+        first = torch.randint(population, (200, size), generator=rng).sort(-1).values
+        kept = (first.diff(dim=-1) > 0).all(-1)
+        assert 0 < int(kept.sum()) < 200 and torch.equal(rows[kept], first[kept])
+
+
+def test_learned_rows_drawn_past_the_stored_ones_join_the_table_on_its_device():
+    """Rows past the table are drawn on the CPU and moved to the table's device (here meta: shapes only)."""
+    encoding = build_encoding("learned", EncodingConfig(d_model=8, trained_positions=4)).to("meta")
+    rows = encoding.position_embedding(torch.tensor([0, 3, 6, 9]))
+    assert rows.device.type == "meta" and rows.shape == (4, 8)

@@ -14,6 +14,7 @@ from lengthgen.evaluation import accuracy_by_length
 from lengthgen.length_scaling import LOGIT_SCALES, POSITION_SCALES
 from lengthgen.model import ATTENTION_KINDS, AttentionHead, HeadConfig, load_head
 from lengthgen.runtime import DeviceError, resolve_device
+from lengthgen.seeding import derive_seed
 from lengthgen.task import TaskConfig, make_eval_set
 from lengthgen.training import TrainConfig, TrainingDiverged, check_not_diverged, init_head, train_head
 
@@ -215,3 +216,212 @@ def test_a_cuda_device_this_machine_lacks_is_named():
     with pytest.raises(DeviceError, match="device: 'cuda:99' does not exist on this machine"):
         resolve_device("cuda:99")
     assert resolve_device("cpu") == torch.device("cpu")
+
+
+# --- Mutation testing (docs/mutation.md): the definition written out, and the fast paths held to it in the unit tier ---
+
+def head_formula_by_hand(model: AttentionHead, tokens: torch.Tensor, offset: int = 0) -> tuple[list, list, list]:
+    """(output logits, attention logits, weights) per sequence, from the head's formula one key at a time in plain
+    float64 Python: x_t = E[token_t] + p_t; q = W_q x_T + b_q, k_t = W_k x_t + b_k, both rotated by
+    position * theta_i per block (x_2i, x_2i+1) for rope; logit_t = (q . k_t / sqrt(D) + bias_t) * logit factor;
+    weights = softmax over t (or the logits, for linear attention); output = W_u sum_t w_t (W_v x_t + b_v) + b_u.
+    Positions are (t + offset) times the position scale's factor. Only the position term p_t and a learned bias
+    (t5, fire) are read from the encoding's hooks, whose formulas tests/test_encodings.py pins."""
+    config = model.config
+    weight = {name: p.detach().double().tolist() for name, p in model.named_parameters()}
+    length = tokens.shape[1]
+    factor = POSITION_SCALES[config.position_scale](length, config.reference_length)
+    positions = [(t + offset) * factor for t in range(length)]
+    ids = torch.tensor(positions, dtype=torch.float64) if factor != 1 else torch.arange(length) + offset
+    terms = model.encoding.position_embedding(ids)
+    bias = model.encoding.logit_bias(ids[-1:], ids)
+    bias = None if bias is None else bias.detach()
+    kind = config.pe.partition("@")[0]
+
+    def affine(name, x):
+        return [sum(w * v for w, v in zip(row, x)) + b for row, b in zip(weight[f"{name}.weight"], weight[f"{name}.bias"])]
+
+    def rotate(x, p):
+        if kind != "rope":
+            return x
+        base = float(config.pe.partition("=")[2]) if "@" in config.pe else config.rope_base
+        out = []
+        for i in range(0, len(x), 2):
+            angle = p * base ** (-i / len(x))
+            out += [x[i] * math.cos(angle) - x[i + 1] * math.sin(angle), x[i] * math.sin(angle) + x[i + 1] * math.cos(angle)]
+        return out
+
+    scale = LOGIT_SCALES[config.logit_scale](length, config.reference_length)
+    outputs, all_scores, all_weights = [], [], []
+    for sequence in tokens.tolist():
+        xs = [list(weight["token_embedding.weight"][token]) for token in sequence]
+        if terms is not None:
+            xs = [[a + b for a, b in zip(x, term)] for x, term in zip(xs, terms.double().tolist())]
+        query = rotate(affine("query", xs[-1]), positions[-1])
+        scores = []
+        for t, x in enumerate(xs):
+            key = rotate(affine("key", x), positions[t])
+            score = sum(a * b for a, b in zip(query, key)) / math.sqrt(config.d_model)
+            if bias is not None:
+                score += float(bias[0, t])
+            scores.append(score * scale)
+        if config.attention == "softmax":
+            exps = [math.exp(s - max(scores)) for s in scores]
+            weights = [e / sum(exps) for e in exps]
+        else:
+            weights = scores
+        values = [affine("value", x) for x in xs]
+        attended = [sum(w * value[d] for w, value in zip(weights, values)) for d in range(config.d_model)]
+        outputs.append(affine("unembedding", attended))
+        all_scores.append(scores)
+        all_weights.append(weights)
+    return outputs, all_scores, all_weights
+
+
+@pytest.mark.parametrize("pe, options", [
+    ("nope", {}), ("learned", {}), ("sinusoidal", {}), ("rope", {}), ("rope@base=100", {}), ("alibi@slope=0.5", {}),
+    ("t5", {}), ("fire", {}), ("rope", {"attention": "linear"}), ("learned", {"attention": "linear"}),
+    ("rope", {"logit_scale": "log_length", "reference_length": 4}), ("learned", {"logit_scale": "yarn", "reference_length": 4}),
+    ("rope", {"position_scale": "interpolate", "reference_length": 4}),
+    ("learned", {"position_scale": "interpolate", "reference_length": 4}),
+])
+def test_reference_predict_is_the_heads_formula_written_out(pe, options):
+    """The definition itself, against the formula computed key by key (with a shift of every position id)."""
+    model = head(pe, seed=3, d_model=4, learned_init_std=1.0, **options).double()
+    tokens = torch.randint(8, (2, 7), generator=torch.Generator().manual_seed(5))
+    logits, scores, weights = model.reference_predict(tokens, position_offset=2)
+    expected_logits, expected_scores, expected_weights = head_formula_by_hand(model, tokens, offset=2)
+    torch.testing.assert_close(scores, torch.tensor(expected_scores, dtype=torch.float64), rtol=0, atol=1e-12)
+    torch.testing.assert_close(weights, torch.tensor(expected_weights, dtype=torch.float64), rtol=0, atol=1e-12)
+    torch.testing.assert_close(logits, torch.tensor(expected_logits, dtype=torch.float64), rtol=0, atol=1e-12)
+    assert (scores[:, 1:] - scores[:, :-1]).abs().max() > 1e-6  # the keys' logits differ: an index slip shows
+
+
+# Every registered encoding, with per-sequence ids where it can take them (randomized ones draw their own).
+FAST_PATH_CASES = [(pe, {}) for pe in sorted(ENCODINGS)] + [
+    ("rope", {"attention": "linear"}), ("learned", {"attention": "linear"}), ("t5", {"attention": "linear"}),
+    ("randomized_learned", {"attention": "linear"}),
+    ("rope", {"logit_scale": "log_length", "reference_length": 4}), ("learned", {"logit_scale": "yarn", "reference_length": 4}),
+    ("alibi@slope=0.5", {"logit_scale": "yarn", "reference_length": 4}),
+    ("rope", {"position_scale": "interpolate", "reference_length": 4}),
+    ("learned", {"position_scale": "interpolate", "reference_length": 4}),
+]
+
+
+@pytest.mark.parametrize("pe, options", FAST_PATH_CASES)
+def test_fast_paths_compute_the_reference_function_and_its_gradients(pe, options):
+    """The unit tier's fixed examples of the heavy test above: ``predict`` and ``attention`` (token tables, and
+    per-sequence ids) equal ``reference_predict``, values and gradients, with a shift of every position id."""
+    model = head(pe, seed=2, learned_init_std=1.0, **options).double()
+    rng = torch.Generator().manual_seed(7)
+    tokens = torch.randint(8, (3, 9), generator=rng)
+    targets = torch.randint(8, (3,), generator=rng)
+    drawn = model.encoding.sample_positions(3, 9, rng)
+    cases = [(3, None)] if drawn is None else []
+    if "position_scale" not in options:  # a position scale is defined for 0..T-1 only
+        cases.append((0, drawn) if drawn is not None else (2, sorted_random_subsets(3, 9, 40, rng)))
+    for shift, positions in cases:
+        (logits, weights), (scores, same_weights) = model.predict(tokens, shift, positions), model.attention(tokens, shift, positions)
+        reference_logits, reference_scores, reference_weights = model.reference_predict(tokens, shift, positions)
+        for fast, reference in ((logits, reference_logits), (scores, reference_scores), (weights, reference_weights),
+                                (same_weights, reference_weights), (model(tokens, None, shift, positions)[0], reference_logits)):
+            torch.testing.assert_close(fast, reference, rtol=0, atol=1e-12)
+        parameters = list(model.parameters())
+        gradients = torch.autograd.grad(F.cross_entropy(logits, targets), parameters, allow_unused=True)
+        reference_gradients = torch.autograd.grad(F.cross_entropy(reference_logits, targets), parameters, allow_unused=True)
+        for (name, _), fast, reference in zip(model.named_parameters(), gradients, reference_gradients):
+            assert (fast is None) == (reference is None), name
+            if fast is not None:
+                torch.testing.assert_close(fast, reference, rtol=0, atol=1e-12, msg=name)
+
+
+# The meta device holds no data, only shapes, dtypes and devices: a tensor made on the CPU by mistake (a device
+# argument dropped) meets the head's meta tensors and fails, on a machine without any accelerator. The learned
+# table reads its position ids' values (rows drawn past the stored ones), which the meta device does not have.
+@pytest.mark.parametrize("pe", [pe for pe in sorted(ENCODINGS) if pe != "learned"])
+def test_the_head_computes_on_the_device_its_weights_are_on(pe):
+    model = head(pe).to("meta")
+    tokens = torch.zeros(2, 5, dtype=torch.long, device="meta")
+    positions = torch.arange(5, device="meta").expand(2, 5)
+    per_sequence = [] if model.config.position_scale != "none" else [positions]
+    for given in [None, *per_sequence]:
+        logits, weights = model.predict(tokens, 1, given)
+        scores, _ = model.attention(tokens, 1, given)
+        reference_logits, reference_scores, _ = model.reference_predict(tokens, 1, given)
+        _, loss = model(tokens, tokens[:, 0], 1, given)
+        for tensor, shape in ((logits, (2, 8)), (weights, (2, 5)), (scores, (2, 5)), (reference_logits, (2, 8)),
+                              (reference_scores, (2, 5)), (loss, ())):
+            assert tensor.device.type == "meta" and tensor.shape == shape
+
+
+def test_a_saved_head_loads_onto_the_device_asked_for(tmp_path):
+    save_model(head("rope"), tmp_path / "model.pt")
+    assert {p.device.type for p in load_head(tmp_path / "model.pt", device="meta").parameters()} == {"meta"}
+    assert not load_head(tmp_path / "model.pt").training  # in eval mode
+
+
+def test_per_sequence_ids_under_a_position_scale_are_refused_by_name():
+    model = head("rope", position_scale="interpolate", reference_length=4)
+    tokens = torch.zeros(1, 6, dtype=torch.long)
+    for call in (model.predict, model.attention, model.reference_predict):
+        with pytest.raises(ValueError, match="^position_scale 'interpolate' rescales 0..T-1; it is not defined for "
+                                             "per-sequence position ids$"):
+            call(tokens, 0, torch.arange(6)[None])
+
+
+def test_per_sequence_ids_with_both_a_position_term_and_a_rotation_are_refused_by_name():
+    """No registered encoding has both (per-sequence ids would need the rotation key by key); one that did is named."""
+
+    class RotatedLearned(ENCODINGS["learned"]):
+        rotate = ENCODINGS["rope"].rotate
+
+        def __init__(self, config):
+            super().__init__(config)
+            self.register_buffer("theta", ENCODINGS["rope"](config).theta, persistent=False)
+
+    model = head("learned")
+    model.encoding = RotatedLearned(model.config.encoding_config())
+    with pytest.raises(NotImplementedError, match="^learned: per-sequence ids with both a position term and a rotation$"):
+        model.predict(torch.zeros(1, 4, dtype=torch.long), 0, torch.arange(4)[None])
+
+
+def test_a_float32_head_keeps_float32_with_a_float64_position_term():
+    """The sinusoidal term is computed in float64; the head casts it to its own dtype on every path."""
+    model = head("sinusoidal")
+    tokens = torch.randint(8, (2, 6), generator=torch.Generator().manual_seed(0))
+    for positions in (None, sorted_random_subsets(2, 6, 30, torch.Generator().manual_seed(1))):
+        logits, weights = model.predict(tokens, 0, positions)
+        reference_logits, _, _ = model.reference_predict(tokens, 0, positions)
+        assert logits.dtype == weights.dtype == reference_logits.dtype == torch.float32
+        torch.testing.assert_close(logits, reference_logits, rtol=1e-5, atol=1e-5)
+
+
+def test_the_heads_encoding_gets_its_base_init_width_and_seed():
+    """The head's settings reach its encoding: rope's frequencies base^(-2i/D), and each learned row drawn
+    N(0, learned_init_std^2) from the generator of (learned_row, init_seed, position) (encodings.LearnedAbsolute)."""
+    rope = AttentionHead(HeadConfig(vocab_size=8, d_model=16, pe="rope", trained_positions=8, rope_base=100.0))
+    torch.testing.assert_close(rope.encoding.theta, 100.0 ** (-torch.arange(0, 16, 2, dtype=torch.float64) / 16),
+                               rtol=1e-15, atol=0)
+    learned = AttentionHead(HeadConfig(vocab_size=8, d_model=16, pe="learned", trained_positions=8,
+                                       learned_init_std=0.5, init_seed=5))
+    for position in (0, 7, 30):  # stored rows, and one drawn past them
+        row = torch.randn(16, generator=torch.Generator().manual_seed(derive_seed("learned_row", 5, position))) * 0.5
+        assert torch.equal(learned.encoding.position_embedding(torch.tensor([position]))[0], row)
+
+
+def test_default_position_ids_start_at_zero_on_every_path():
+    """Without a shift the ids are 0..T-1: the definition, the fast paths and the formula agree for an absolute encoding."""
+    model = head("learned", seed=1, d_model=4, learned_init_std=1.0).double()
+    tokens = torch.randint(8, (2, 5), generator=torch.Generator().manual_seed(3))
+    expected_logits, expected_scores, _ = head_formula_by_hand(model, tokens)
+    reference_logits, reference_scores, _ = model.reference_predict(tokens)
+    torch.testing.assert_close(reference_scores, torch.tensor(expected_scores, dtype=torch.float64), rtol=0, atol=1e-12)
+    torch.testing.assert_close(reference_logits, torch.tensor(expected_logits, dtype=torch.float64), rtol=0, atol=1e-12)
+    torch.testing.assert_close(model.predict(tokens)[0], reference_logits, rtol=0, atol=1e-12)
+    torch.testing.assert_close(model.attention(tokens)[0], reference_scores, rtol=0, atol=1e-12)
+    torch.testing.assert_close(model(tokens)[0], reference_logits, rtol=0, atol=1e-12)
+
+
+def test_an_unknown_attention_kind_is_named_with_the_known_ones():
+    with pytest.raises(ValueError, match=r"^attention must be one of \('softmax', 'linear'\), got 'sigmoid'$"):
+        head("rope", attention="sigmoid")

@@ -484,3 +484,242 @@ def test_profile_predictors_follow_their_definitions_with_the_query_alone_at_del
 def test_profiles_refuse_an_offset_outside_the_sequence_or_a_length_past_the_kernel(offset, length):
     with pytest.raises(ValueError, match="need 0 < offset < length <= kernel offsets"):
         attention_profiles(random_kernel(0, 2, 7), offset, length)
+
+
+# --- Mutation testing (docs/mutation.md): analyze and kernel_tables, assembled from the pieces tested above ---------
+
+def test_analyze_assembles_each_table_from_its_pieces():
+    """Two rope heads (offsets 1 and 2, seeds 0 and 3): each table is what its documented pieces give, head by head,
+    and fits its schema; the measured rows are the generalization experiment's rope rows."""
+    from lengthgen.evaluation import accuracy_by_length, label_runs
+    task = {"vocab_size": 5, "train_length_min": 4, "train_length_max": 8, "eval_lengths": [8, 12]}
+    runs = [({"offset": 1, "seed": 0}, small_head(0)), ({"offset": 2, "seed": 3}, small_head(1))]
+    eval_sets = {offset: {length: make_eval_set(offset, offset, length, 40, 5) for length in task["eval_lengths"]}
+                 for offset in (1, 2)}
+    measured = pd.concat([label_runs(accuracy_by_length(model, eval_sets[run["offset"]], run["offset"], run["seed"]),
+                                     "generalization", 4, 8, pe="rope", **run) for run, model in runs], ignore_index=True)
+    other = measured.assign(pe="learned", accuracy=0.0)  # another encoding's rows: not read
+    inputs = {"models": runs, "eval_sets": eval_sets, "accuracy_by_length": pd.concat([measured, other], ignore_index=True)}
+    out = prop1.analyze(inputs, {"task": task, "prop1": {"n_samples": 30}})
+
+    predictions = pd.concat([predict_dilution(model, run["offset"], run["seed"], [8, 12], 30) for run, model in runs],
+                            ignore_index=True)
+    expected = compare_with_measured(predictions, measured)
+    pd.testing.assert_frame_equal(out["prop1_prediction"], expected)
+    untrained = pd.concat([untrained_comparison(model, eval_sets[run["offset"]], run["offset"], run["seed"], task, 30)
+                           for run, model in runs], ignore_index=True)
+    pd.testing.assert_frame_equal(out["prop1_untrained_prediction"], untrained)
+    pd.testing.assert_frame_equal(out["prop1_error"], pd.concat(
+        [prediction_errors(expected, 8, 5, "trained"), prediction_errors(untrained, 8, 5, "untrained")], ignore_index=True))
+    for (run, model), (_, kernel_rows) in zip(runs, out["prop1_kernel"].groupby(["offset", "seed"], sort=False)):
+        profile = kernel_profile(logit_kernel(model, 12), run["offset"], train_length_max=8)  # out to the longest length
+        pd.testing.assert_frame_equal(kernel_rows.reset_index(drop=True), profile.assign(**run))
+        row = out["prop1_kernel_summary"].set_index(["offset", "seed"]).loc[(run["offset"], run["seed"])]
+        assert row.to_dict() == pytest.approx(kernel_summary(profile, run["offset"]), nan_ok=True)
+    assert out["prop1_kernel_summary"]["first_unseen_beating_delta"].dtype == "Int64"
+    assert out["prop1_kernel_summary"]["delta_of_max_mean_relative_unseen"].dtype == "Int64"
+    for name, schema in (("prop1_prediction", PROP1_PREDICTION), ("prop1_untrained_prediction", PROP1_UNTRAINED_PREDICTION),
+                         ("prop1_error", PROP1_ERROR), ("prop1_kernel", PROP1_KERNEL),
+                         ("prop1_kernel_summary", PROP1_KERNEL_SUMMARY)):
+        tables.to_arrow(out[name], schema)
+
+
+def test_kernel_tables_are_the_profile_and_summary_of_the_heads_kernel_with_its_keys():
+    model = small_head(2)
+    profile, summary = prop1.kernel_tables(model, offset=2, seed=5, length=20, train_length_max=8)
+    expected = kernel_profile(logit_kernel(model, 20), 2, train_length_max=8)
+    pd.testing.assert_frame_equal(profile, expected.assign(offset=2, seed=5))
+    assert summary == {"offset": 2, "seed": 5, **kernel_summary(expected, 2)}
+
+
+def test_prediction_errors_come_in_scope_then_lengths_then_predictor_order():
+    """Per offset in increasing order, then all offsets; past the range, then all lengths; predictors by name,
+    whatever order the comparison lists them in."""
+    measured = measured_table([(offset, 0, length, 0.5, 0.5) for offset in (2, 1) for length in (32, 64)])
+    predictions = predictions_table([(offset, 0, length, name, 0.4, 0.4) for offset in (2, 1) for length in (32, 64)
+                                     for name in ("mean_logit", "exact", "mean_field")])
+    errors = prediction_errors(compare_with_measured(predictions, measured), train_length_max=32, vocab_size=16)
+    blocks = errors[["scope", "lengths"]].drop_duplicates().apply(tuple, axis=1).tolist()
+    assert blocks == [(scope, lengths) for scope in ("K=1", "K=2", "all") for lengths in ("beyond_training", "all")]
+    for _, block in errors.groupby(["scope", "lengths"]):
+        assert block["predictor"].drop_duplicates().tolist() == ["chance", "exact", "mean_field", "mean_logit", "no_decay"]
+
+
+def error_row(mae: float, predictor: str = "mean_field", heads: str = "trained", scope: str = "all",
+              lengths: str = "beyond_training", quantity: str = "target_attention") -> dict:
+    return {"heads": heads, "scope": scope, "lengths": lengths, "predictor": predictor, "quantity": quantity,
+            "n": 1, "mae": mae, "bias": 0.0, "correlation": float("nan")}
+
+
+def test_best_predictor_reads_the_trained_heads_over_all_offsets_past_the_range_only():
+    """Each decoy row has a lower MAE than mean_logit's but differs in one of the row's keys, or is no candidate."""
+    errors = pd.DataFrame([
+        error_row(0.3, "mean_field"), error_row(0.2, "mean_logit"),
+        error_row(0.01, "mean_field", heads="untrained"), error_row(0.01, "mean_field", scope="K=1"),
+        error_row(0.01, "mean_field", lengths="all"), error_row(0.01, "mean_field", quantity="accuracy"),
+        error_row(0.01, "exact"),
+    ])
+    assert best_predictor(errors) == "mean_logit"
+    assert best_predictor(errors, quantity="accuracy") == "mean_field"
+
+
+def test_beyond_mae_reads_its_own_row_and_is_nan_without_one():
+    errors = pd.DataFrame([error_row(0.1, scope="K=1"), error_row(0.2, scope="K=2"), error_row(0.3, scope="all"),
+                           error_row(0.4, scope="K=2", lengths="all")])
+    assert [prop1.beyond_mae(errors, "trained", scope, "mean_field", "target_attention")
+            for scope in ("K=1", "K=2", "all")] == [0.1, 0.2, 0.3]
+    assert np.isnan(prop1.beyond_mae(errors, "trained", "K=1", "exact", "target_attention"))
+
+
+def test_kernel_profile_gap_statistics_by_hand_on_a_random_kernel():
+    """Gaps s_ab(delta) - s_at(K) over every triple (a, t, b), b != t, counted one by one: min, linear-interpolated
+    5/50/95% quantiles, max, and the share of all V^3 triples in which b != t beats the target."""
+    kernel, offset = random_kernel(4, 3, 6), 2
+    profile = kernel_profile(kernel, offset, train_length_max=4).set_index("delta")
+    for delta in range(1, 6):
+        gaps = [float(kernel[a, b, delta] - kernel[a, t, offset]) for a in range(3) for t in range(3) for b in range(3)
+                if b != t]
+        row = profile.loc[delta]
+        assert row["gap_min"] == pytest.approx(min(gaps), abs=1e-12) and row["gap_max"] == pytest.approx(max(gaps), abs=1e-12)
+        for column, q in (("gap_q05", 0.05), ("gap_median", 0.5), ("gap_q95", 0.95)):
+            assert row[column] == pytest.approx(np.quantile(gaps, q), abs=1e-12)
+        assert row["beat_probability"] == pytest.approx(sum(gap > 0 for gap in gaps) / 27, abs=1e-12)
+
+
+def test_a_distractor_that_only_ties_the_target_does_not_beat_it():
+    """Gap 0 is no beat (the module's "> 0: it beats it"): neither in beat_probability nor in the summary's first
+    unseen beating delta."""
+    kernel = step_kernel(4, 64, offset=1, far_delta=40)
+    kernel[:, :, 40] = 1.0  # the far key's logit now equals the target's
+    profile = kernel_profile(kernel, 1, train_length_max=32)
+    assert profile.set_index("delta").loc[40, ["gap_max", "beat_probability"]].tolist() == [0.0, 0.0]
+    summary = kernel_summary(profile, 1)
+    assert summary["first_unseen_beating_delta"] is None and summary["max_gap_unseen"] == 0.0
+    assert summary["expected_unseen_beaters"] == 0.0
+
+
+def test_kernel_summary_of_the_mean_logit_seen_and_unseen_and_of_a_profile_with_no_unseen_delta():
+    profile = kernel_profile(step_kernel(4, 64, offset=1, far_delta=40), 1, train_length_max=32)
+    summary = kernel_summary(profile, 1)
+    # mean logit 0 at every distractor delta but 2 at 40 (unseen), 1 at the target: relative -1 seen, +1 unseen
+    assert (summary["max_mean_relative_seen"], summary["max_mean_relative_unseen"]) == (-1.0, 1.0)
+    assert summary["delta_of_max_mean_relative_unseen"] == 40
+    all_seen = kernel_summary(kernel_profile(step_kernel(4, 64, offset=1, far_delta=40), 1, train_length_max=64), 1)
+    assert all_seen["max_mean_relative_seen"] == 1.0 and all_seen["max_gap_seen"] == 1.0
+    assert all_seen["delta_of_max_mean_relative_unseen"] is None and all_seen["first_unseen_beating_delta"] is None
+    assert np.isnan(all_seen["max_mean_relative_unseen"]) and np.isnan(all_seen["max_gap_unseen"])
+    assert all_seen["expected_unseen_beaters"] == 0.0
+
+
+def test_checks_show_the_untrained_heads_values_and_the_ranking_check_can_hold():
+    """prop1.checks on tables where mean_field reads the accuracy better than ranking: the ranking check holds with
+    value claim MAE - ranking MAE, and each rule shows the values it was decided on, the untrained heads' included."""
+    measured = measured_table([(1, 0, length, 0.5, 0.5) for length in (32, 64)])
+    predictions = predictions_table([row for length in (32, 64) for row in ((1, 0, length, "mean_field", 0.55, 0.52),
+                                                                           (1, 0, length, "ranking", 0.55, 0.6))])
+    at_chance = measured.assign(target_attention=1 / measured["length"], accuracy=1 / 16)
+    tables_in = {"prop1_prediction": compare_with_measured(predictions, measured),
+                 "prop1_untrained_prediction": compare_with_measured(predictions, at_chance)}
+    checks = with_keys(prop1.checks(tables_in, {"task": {"train_length_max": 32, "vocab_size": 16}}), "prop1", "prop1")
+    ranking = checks.iloc[-1]
+    assert bool(ranking["holds"]) and ranking["value"] == pytest.approx(0.02 - 0.1)
+    assert ranking["rule"] == "< 0 (mean_field 0.02, ranking 0.1)"
+    assert ranking["claim"] == "dilution rather than ranking errors sets rope's accuracy past the range"  # the key
+    assert ranking["statistic"] == "accuracy MAE past the training range, mean_field minus ranking"
+    untrained_attention_mae = abs(0.55 - 1 / 64)  # the one length past the range, 64
+    assert checks.iloc[0]["rule"] == f"<= 0.1 (untrained heads: {untrained_attention_mae:.3g})"
+
+
+def test_offset_scopes_are_the_trained_heads_offsets_in_numeric_order():
+    errors = pd.DataFrame([error_row(0.1, scope=scope) for scope in ("K=10", "all", "K=2", "K=1")]
+                          + [error_row(0.1, heads="untrained", scope="K=3")])
+    assert prop1.offset_scopes(errors) == ["K=1", "K=2", "K=10"]
+
+
+def test_prediction_checks_name_their_claim_and_statistics_and_skip_an_offset_with_no_length_past_the_range():
+    """The claim and statistic texts are the check's key (claims.KEY), by which drift and replication match a check
+    across runs; an offset whose heads were measured only inside the range (no beyond_training rows) has no check."""
+    errors = pd.DataFrame([error_row(0.02, predictor=predictor, scope=scope, lengths=lengths, quantity=quantity,
+                                     heads=heads)
+                           for predictor in ("mean_field", "chance", "no_decay") for heads in ("trained", "untrained")
+                           for quantity in ("target_attention", "accuracy")
+                           for scope, lengths in (("K=1", "beyond_training"), ("K=1", "all"), ("K=2", "all"))])
+    checks = prediction_checks(errors, "mean_field", max_attention_mae=0.1, max_accuracy_mae=0.1)
+    assert [row["offset"] for row in checks] == [1] * 4
+    assert {row["claim"] for row in checks} == {"graceful decay follows the dilution law"}
+    assert [row["statistic"] for row in checks[:2]] == [
+        "mean_field: MAE of predicted target_attention past the training range",
+        "mean_field: MAE of predicted target_attention past the training range, below the better of the chance and "
+        "no-decay baselines' MAEs"]
+
+
+def test_error_statistics_without_a_correlation_give_nan_without_a_warning():
+    """One row, or a constant side: no correlation is defined, and none is computed (numpy would warn and divide by
+    zero); with spread on both sides it is Pearson's r, here of exactly anti-correlated values. (The constants are
+    exact in binary: a constant such as 0.4 gets a std of rounding noise and a noise correlation, FINDINGS.md 1.)"""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for predicted, measured in (([0.3], [0.5]), ([0.3, 0.3, 0.3], [0.1, 0.5, 0.2]), ([0.1, 0.5, 0.2], [0.25, 0.25, 0.25])):
+            stats = prop1.error_statistics(pd.Series(predicted), pd.Series(measured))
+            assert np.isnan(stats["correlation"]) and stats["n"] == len(predicted)
+        assert prop1.error_statistics(pd.Series([0.1, 0.2, 0.4]), pd.Series([0.4, 0.3, 0.1]))["correlation"] == pytest.approx(-1.0)
+
+
+def test_error_statistics_read_an_object_column_as_floats():
+    """A column of object dtype (as a concat with missing rows leaves it) gives the statistics of its float values."""
+    predicted, measured = [0.1, 0.5, 0.3], [0.2, 0.1, 0.4]
+    as_objects = prop1.error_statistics(pd.Series(predicted, dtype=object), pd.Series(measured, dtype=object))
+    assert as_objects == pytest.approx(prop1.error_statistics(pd.Series(predicted), pd.Series(measured)))
+    assert as_objects["mae"] == pytest.approx((0.1 + 0.4 + 0.1) / 3) and as_objects["bias"] == pytest.approx(0.2 / 3)
+
+
+def test_measurements_with_two_rows_for_one_key_or_none_are_refused_by_name():
+    predictions = predictions_table([(1, 0, 64, "mean_field", 0.5, 0.5)])
+    twice = measured_table([(1, 0, 64, 0.4, 0.4), (1, 0, 64, 0.6, 0.6)])  # the same key, different values
+    with pytest.raises(ValueError, match=r"^the measurements have several rows for one \(offset, seed, length\)$"):
+        compare_with_measured(predictions, twice)
+    with pytest.raises(ValueError, match=r"^no measurement for \(offset, seed, length\) \[\[1, 0, 64\]\]$"):
+        compare_with_measured(predictions, measured_table([(1, 0, 32, 0.9, 1.0)]))
+
+
+def test_predicted_accuracy_is_the_readout_on_sequences_of_the_generator_of_seed_offset_and_length():
+    """Module doc: the sequences come from a seeded generator per (seed, offset, length), the same for every predictor:
+    each profile predictor's accuracy is its readout on them, and exact's the kernel's own softmax on them."""
+    from lengthgen.seeding import generator
+    model = small_head(0)
+    rows = predict_dilution(model, offset=2, seed=7, lengths=[6, 9], n_samples=200).set_index(["length", "predictor"])
+    values, unembedding, bias = token_outputs(model)
+    for length in (6, 9):
+        tokens = torch.randint(5, (200, length), generator=generator("prop1", 7, 2, length))
+        kernel = logit_kernel(model, length)
+        weights = {name: profile_weights(profile, tokens, 2) for name, profile in attention_profiles(kernel, 2, length).items()}
+        weights["exact"] = kernel_softmax_weights(kernel, tokens)
+        for name, chosen in weights.items():
+            assert rows.at[(length, name), "predicted_accuracy"] == readout_accuracy(chosen, tokens, values, unembedding,
+                                                                                    bias, 2)
+    with pytest.raises(ValueError, match="^the dilution law is about softmax attention; got a linear-attention head$"):
+        predict_dilution(init_head(HeadConfig(5, 8, "rope", trained_positions=64, attention="linear"), 0), 1, 0, [8], 10)
+
+
+def test_untrained_comparison_measures_a_randomized_head_at_the_positions_of_its_seed():
+    task = {"vocab_size": 5, "train_length_min": 8, "train_length_max": 16, "eval_lengths": [16, 24]}
+    eval_sets = {length: make_eval_set(0, 2, length, 60, 5) for length in task["eval_lengths"]}
+    trained = init_head(HeadConfig(5, 8, "randomized_rope@noise_max_length=64", trained_positions=16), 9)
+    rows = untrained_comparison(trained, eval_sets, offset=2, seed=4, task=task, n_samples=20)
+    from lengthgen.evaluation import accuracy_by_length
+    expected = accuracy_by_length(init_head(trained.config, 4).eval(), eval_sets, 2, 4).set_index("length")
+    measured = rows.drop_duplicates("length").set_index("length")
+    assert measured["measured_accuracy"].tolist() == expected.loc[measured.index, "accuracy"].tolist()
+    assert measured["measured_attention"].tolist() == expected.loc[measured.index, "target_attention"].tolist()
+
+
+@pytest.mark.parametrize("offset, length", [(0, 4), (4, 4), (2, 8)])
+def test_ranking_and_exact_refuse_an_offset_outside_the_sequence_or_a_length_past_the_kernel(offset, length):
+    kernel = random_kernel(0, 2, 7)
+    with pytest.raises(ValueError, match=rf"^need 0 < offset < length <= kernel offsets, got {offset}, {length}, 7$"):
+        ranking_probability(kernel, offset, length)
+    with pytest.raises(ValueError, match=rf"^need 0 < offset < every length <= kernel offsets, got {offset}, \[{length}\]$"):
+        exact_target_attention(kernel, offset, [length])
+    with pytest.raises(ValueError, match=rf"^need 0 < offset < length <= kernel offsets, got {offset}, {length}, 7$"):
+        attention_profiles(kernel, offset, length)
