@@ -656,7 +656,7 @@ def test_prediction_checks_name_their_claim_and_statistics_and_skip_an_offset_wi
 def test_error_statistics_without_a_correlation_give_nan_without_a_warning():
     """One row, or a constant side: no correlation is defined, and none is computed (numpy would warn and divide by
     zero); with spread on both sides it is Pearson's r, here of exactly anti-correlated values. (The constants are
-    exact in binary: a constant such as 0.4 gets a std of rounding noise and a noise correlation, FINDINGS.md 1.)"""
+    exact in binary: a constant such as 0.4 gets a std of rounding noise and a noise correlation: docs/mutation.md, Findings.)"""
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("error")
