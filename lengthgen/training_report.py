@@ -73,11 +73,28 @@ def training_markdown(summary: pd.DataFrame) -> str:
     failing = summary[~summary["converged"]].sort_values(["family", "pe", "offset", "seed"])
     if failing.empty:
         return "\n\n".join(parts + ["Every model fits its training range and has converged."])
-    unexpected = int(failing["why"].str.startswith("not expected").sum())
-    failing_table = pd.DataFrame([[f"{row.family}", f"{row.pe}", f"{row.offset}", f"{row.seed}",
-                                   f"{row.heldout_accuracy:.3f}", f"{row.final_loss:.3f}", f"{row.why}"]
-                                  for row in failing.itertuples()],
-                                 columns=["family", "encoding", "K", "seed", "held-out accuracy", "final loss", "why"])
-    return "\n\n".join(parts + [f"Models that do not converge ({len(failing)}; {unexpected} of them not expected "
-                                  "from their encoding's properties):",
-                                  failing_table.to_markdown(index=False, disable_numparse=True)])
+    is_unexpected = failing["why"].str.startswith("not expected")
+    unexpected, expected = failing[is_unexpected], failing[~is_unexpected]
+    parts.append(f"Models that do not converge: {len(failing)}, {len(unexpected)} of them not expected from their "
+                 "encoding's properties.")
+    if not unexpected.empty:
+        rows = [[f"{row.family}", f"{row.pe}", f"{row.offset}", f"{row.seed}", f"{row.heldout_accuracy:.3f}",
+                 f"{row.final_loss:.3f}", f"{row.why}"] for row in unexpected.itertuples()]
+        parts += ["Not expected, model by model:",
+                  pd.DataFrame(rows, columns=["family", "encoding", "K", "seed", "held-out accuracy", "final loss",
+                                              "why"]).to_markdown(index=False, disable_numparse=True)]
+    if not expected.empty:
+        trained = summary.groupby(["family", "pe", "offset"]).size()
+        groups = expected.groupby(["family", "pe", "offset"], sort=False)
+        rows = [[family, pe, f"{offset}", f"{len(group)} of {trained[family, pe, offset]}",
+                 _value_range(group["heldout_accuracy"]), _value_range(group["final_loss"]), group["why"].iloc[0]]
+                for (family, pe, offset), group in groups]
+        parts += ["Expected from their encoding's properties, per encoding and K:",
+                  pd.DataFrame(rows, columns=["family", "encoding", "K", "not converged", "held-out accuracy",
+                                              "final loss", "why"]).to_markdown(index=False, disable_numparse=True)]
+    return "\n\n".join(parts)
+
+
+def _value_range(values: pd.Series) -> str:
+    low, high = f"{values.min():.3f}", f"{values.max():.3f}"
+    return low if low == high else f"{low} to {high}"

@@ -81,25 +81,29 @@ def test_fit_record_applies_both_rules():
     assert mid_spike["fitted"] and not mid_spike["converged"]
 
 
-def test_training_table_names_each_model_that_does_not_fit_and_why():
+def test_training_table_names_each_unexpected_failure_and_groups_the_expected_ones():
     import pandas as pd
     fits = {"head": pd.DataFrame([{"pe": "rope", "offset": 1, "seed": 0, **fit_record(1.0, 0.0)},
                                   {"pe": "alibi", "offset": 2, "seed": 1, **fit_record(0.3, 1.5)},
+                                  {"pe": "alibi", "offset": 2, "seed": 2, **fit_record(0.2, 1.7)},
+                                  {"pe": "alibi", "offset": 2, "seed": 3, **fit_record(1.0, 0.0)},
                                   {"pe": "fire", "offset": 2, "seed": 4, **fit_record(0.25, 1.6)}]),
             "linear": pd.DataFrame([{"pe": "rope", "offset": 1, "seed": 0, **fit_record(0.9, 0.2)}])}
     descriptions = {"rope": {"monotone_in_offset": False, "random_positions": False},
                     "alibi": {"monotone_in_offset": True, "random_positions": False},
                     "fire": {"monotone_in_offset": False, "random_positions": False}}
     summary = training_summary(fits, descriptions)
-    assert summary["why"].isna().sum() == 1
+    assert summary["why"].isna().sum() == 2
     text = training_markdown(summary)
-    failing = {tuple(row[:2]): row[2:] for row in markdown_rows(text, "|family|encoding|K|seed|")}
-    assert set(failing) == {("head", "alibi"), ("head", "fire"), ("linear", "rope")}
-    assert failing[("head", "alibi")][:4] == ["2", "1", "0.300", "1.500"]
-    assert failing[("head", "alibi")][4].startswith("expected: its position term is monotone")
-    assert failing[("head", "fire")][:4] == ["2", "4", "0.250", "1.600"]
-    assert failing[("head", "fire")][4].startswith("not expected: a training failure")
-    assert "3 of them" not in text and "(3; 1 of them not expected" in text
+    assert "Models that do not converge: 4, 1 of them not expected" in text
+    unexpected = markdown_rows(text, "|family|encoding|K|seed|")
+    assert [row[:6] for row in unexpected] == [["head", "fire", "2", "4", "0.250", "1.600"]]
+    assert unexpected[0][6].startswith("not expected: a training failure")
+    expected = {tuple(row[:3]): row[3:] for row in markdown_rows(text, "|family|encoding|K|notconverged|")}
+    assert set(expected) == {("head", "alibi", "2"), ("linear", "rope", "1")}
+    assert expected[("head", "alibi", "2")][:3] == ["2 of 3", "0.200 to 0.300", "1.500 to 1.700"]
+    assert expected[("head", "alibi", "2")][3].startswith("expected: its position term is monotone")
+    assert expected[("linear", "rope", "1")][:3] == ["1 of 1", "0.900", "0.200"]
     assert why_not_fitted("linear", descriptions["rope"]).startswith("expected")
     assert why_not_fitted("head", {"monotone_in_offset": False, "random_positions": True}).startswith("expected")
 
