@@ -298,10 +298,12 @@ def per_job(experiment, make):
 
 
 def figure_caption(experiment, figure):
-    """A figure's caption in the HTML report: workflow/captions/<figure>.rst, else its experiment's."""
-    own = f"{schema_of(figure)}.rst"
-    caption = own if (REPO / "workflow" / "captions" / own).exists() else f"{experiment.name}.rst"
-    return f"../captions/{caption}"
+    """A figure's caption in the HTML report: workflow/captions/<figure>.rst, else its experiment's, else none
+    (a caption is optional; Snakemake fails the report on a caption file that does not exist)."""
+    for name in (schema_of(figure), experiment.name):
+        if (REPO / "workflow" / "captions" / f"{name}.rst").exists():
+            return f"../captions/{name}.rst"
+    return None
 
 
 def job_file(folder, rule, experiment, suffix):
@@ -312,6 +314,12 @@ def job_file(folder, rule, experiment, suffix):
 
 def section_name(experiment, offset):
     return f"{experiment.name}_K{offset}" if experiment.per_offset else experiment.name
+
+
+def experiment_sections(experiment):
+    """Its sections, each with the offset of its job: one per offset for a per-offset experiment, else one."""
+    offsets = setting(config, experiment.per_offset) if experiment.per_offset else [None]
+    return {section_name(experiment, offset): offset for offset in offsets}
 
 
 # The experiments that run under this config, and why the others are left out
