@@ -46,6 +46,34 @@ DERIVED_SETTINGS = {
 }
 
 
+# The task keys each kind of job reads, and no others: a job's params hold only these, so changing another key
+# reruns none of its jobs (new evaluation lengths retrain no model). Jobs that train a model, or run a trained
+# one over the evaluation sets (which label each length as in or past the training range), read the training
+# distribution; the jobs that make the evaluation sets read what the sets are drawn from.
+TASK_READ_BY = {
+    "models": ("train_length_max", "train_length_min", "vocab_size"),
+    "eval_sets": ("eval_lengths", "eval_samples", "eval_seed", "vocab_size"),
+}
+
+
+def job_task(config: dict, job: str) -> dict:
+    """The task as a ``job`` of ``TASK_READ_BY`` sees it, one dict (its rule's ``task`` param), keys sorted so
+    that reordering the config changes no job's params."""
+    return {key: config["task"][key] for key in sorted(TASK_READ_BY[job])}
+
+
+def model_settings(settings: dict, task: dict) -> dict:
+    """A model's settings: its config section's ``settings``, and ``trained_positions``, the longest training
+    length of ``task`` (the rows a learned position table stores)."""
+    return {**settings, "trained_positions": task["train_length_max"]}
+
+
+def model_file_settings(model: dict, task: dict) -> dict:
+    """What the file of a model trained on ``task`` with ``model`` settings holds besides its encoding, as
+    ``checkpoint.load_model`` checks it: the task's vocabulary, then the model's settings."""
+    return {"vocab_size": task["vocab_size"], **model}
+
+
 def prepare_config(config: dict, schema_path: Path) -> None:
     """Validate ``config`` in place against the schema file, fill its defaults and derived settings, and check it."""
     from snakemake.utils import validate  # the workflow has it loaded already; other callers pay at first use

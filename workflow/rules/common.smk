@@ -9,7 +9,7 @@ import pandas as pd
 import yaml
 from snakemake.utils import Paramspace
 
-from lengthgen.config import ConfigError, prepare_config
+from lengthgen.config import ConfigError, job_task, model_file_settings, model_settings, prepare_config
 from lengthgen.encoding_catalog import ENCODING_NAME_PATTERN, encoding_description  # torch-free: read from the source
 from lengthgen.experiments.catalog import plan
 from lengthgen.experiments.declaration import EvalSets, Evaluations, Models, RangeFits, Table, TrainingCurves
@@ -111,11 +111,11 @@ def variant_runs():
     return as_runs(VARIANTS)
 
 
-# What every training job of a single head gets: the task (its training part) and the head's
-# settings. Nothing else: a setting that does not change the weights (the evaluation lengths)
-# is no parameter of a training job, so changing it retrains nothing.
-TASK = config_slice("task", ["vocab_size", "train_length_min", "train_length_max"])
-HEAD_TRAINING = {**config_slice("model"), "trained_positions": config["task"]["train_length_max"]}
+# The task of every job that trains or evaluates a model (lengthgen/config.py: job_task), and what every
+# training job of a single head gets besides: the head's settings. Nothing else: a setting that does not
+# change the weights (the evaluation lengths) is no parameter of a training job, so changing it retrains nothing.
+MODELS_TASK = job_task(config, "models")
+HEAD_TRAINING = model_settings(config_slice("model"), MODELS_TASK)
 
 # Heads trained beside the sweep by train_<name>: the sweep's RoPE head with one head option
 # changed, one per (seed, offset), in models/<name>/. Per name: the head options, its training
@@ -127,9 +127,10 @@ MODIFIED_HEADS = {
         config_slice("linear", ["steps", "batch_size", "lr", "warmup_fraction"]),
         config["sweep"]["seed"],
     ),
-    # cures: log-length scaling of the logits during training and evaluation (SSMax-style)
+    # cures: log-length scaling of the logits during training and evaluation (SSMax-style), by the length
+    # over the longest training length
     "log_length": (
-        {"logit_scale": "log_length", "reference_length": config["task"]["train_length_max"]},
+        {"logit_scale": "log_length", "reference_length": HEAD_TRAINING["trained_positions"]},
         config_slice("train"),
         config["cures"]["seeds"],
     ),
@@ -163,12 +164,11 @@ TRANSFORMER_SEEDS = config["transformer"]["seeds"]
 
 # The settings every trained model.pt of this config holds (besides its encoding): readers check
 # them (checkpoint.load_model), so a foreign or stale file is named, not silently used.
-HEAD = {"vocab_size": config["task"]["vocab_size"], **HEAD_TRAINING}
-TRANSFORMER_TRAINING = {
-    **config_slice("transformer", ["n_layers", "n_heads", "d_model"]),
-    **config_slice("model", ["rope_base", "learned_init_std"]),
-    "trained_positions": config["task"]["train_length_max"],
-}
+HEAD = model_file_settings(HEAD_TRAINING, MODELS_TASK)
+TRANSFORMER_TRAINING = model_settings(
+    {**config_slice("transformer", ["n_layers", "n_heads", "d_model"]), **config_slice("model", ["rope_base", "learned_init_std"])},
+    MODELS_TASK,
+)
 
 
 def modified_head(name):
@@ -221,7 +221,7 @@ def family_expected(family):
     """The settings every model file of a family holds (checkpoint.load_model checks them)."""
     if family in MODIFIED_HEADS:
         return modified_head(family)
-    return {"vocab_size": config["task"]["vocab_size"], **TRANSFORMER_TRAINING} if family == "transformer" else HEAD
+    return model_file_settings(TRANSFORMER_TRAINING, MODELS_TASK) if family == "transformer" else HEAD
 
 
 def source_files(source, offset=None):
