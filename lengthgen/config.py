@@ -7,11 +7,14 @@ raises ``ConfigError`` with one line that names the key, what is wrong and what 
   (``workflow/schemas/config.schema.yaml``) and rewrites the first error for a reader: an
   unknown key gets the close known names, a number YAML read as text gets the spelling it needs
   (Snakemake's own ``validate`` prints the whole schema instead); Snakemake's ``validate`` then
-  fills the schema's defaults (``set_default=True``), so a default lives in the schema alone;
+  fills the schema's defaults (``set_default=True``), so a default lives in the schema alone
+  (config.yaml sets only what differs from it);
 - ``derive_settings`` fills every setting of ``DERIVED_SETTINGS`` that is left out (or null)
   from the sweep and the task, so a config that changes only those two runs every experiment;
 - ``check_config`` checks how keys relate (an offset must be shorter than the shortest training
   sequence, a randomized encoding's id range must cover the longest evaluation length, ...).
+
+The filled config lists its keys in the schema's order, whichever file set them (RESULTS.md prints it).
 """
 
 import difflib
@@ -79,11 +82,23 @@ def prepare_config(config: dict, schema_path: Path) -> None:
     from snakemake.utils import validate  # the workflow has it loaded already; other callers pay at first use
     import yaml
 
-    validate_config(config, yaml.safe_load(Path(schema_path).read_text()))
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    validate_config(config, schema)
     # Validates again (it passes) and sets every default the schema gives a key the config leaves out.
     validate(config, str(Path(schema_path).resolve()), set_default=True)
     derive_settings(config)
     check_config(config)
+    order_as_schema(config, schema)
+
+
+def order_as_schema(config: dict, schema: dict) -> None:
+    """Reorder, in place, every section's keys as the schema lists them: filled defaults and derived settings
+    would otherwise follow the keys the files set."""
+    properties = list(schema.get("properties", {}))
+    for key in sorted(config, key=properties.index):
+        config[key] = config.pop(key)
+        if isinstance(config[key], dict):
+            order_as_schema(config[key], schema["properties"][key])
 
 
 def longest_in_training_range(task: dict) -> int:

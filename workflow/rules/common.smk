@@ -121,7 +121,7 @@ HEAD_TRAINING = model_settings(config_slice("model"), MODELS_TASK)
 # changed, one per (seed, offset), in models/<name>/. Per name: the head options, its training
 # settings, and its seeds (every sweep offset).
 MODIFIED_HEADS = {
-    # the linear-attention control (arm 2): no softmax, and a rotary base of its own (config.yaml says why)
+    # the linear-attention control (arm 2): no softmax, and a rotary base of its own (the config schema says why)
     "linear": (
         {"attention": "linear", "rope_base": config["linear"]["rope_base"]},
         config_slice("linear", ["steps", "batch_size", "lr", "warmup_fraction"]),
