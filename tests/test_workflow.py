@@ -72,6 +72,12 @@ def test_the_default_config_filled_is_the_committed_runs():
         assert {**config, "report": None} == {**used, "report": None}, results
 
 
+def test_ci_runs_the_readme_test_command():
+    blocks = re.findall(r"```bash\n(.*?)\n```", (REPO / "README.md").read_text(), flags=re.DOTALL)
+    test_command = next(block for block in blocks if "pytest" in block)
+    assert (REPO / ".ci" / "run").read_text().rstrip().splitlines()[-1] == test_command
+
+
 def test_lint_reports_nothing(tmp_path):
     result = snakemake(tmp_path, "--lint")
     assert "Congratulations, your workflow is in a good condition!" in result.stdout + result.stderr
