@@ -24,7 +24,7 @@ for _name, _value in PORTABLE_CPU_ENV.items():
 import torch  # noqa: E402
 import yaml  # noqa: E402
 
-from lengthgen.config import derive_settings  # noqa: E402
+from lengthgen.config import prepare_config  # noqa: E402
 from lengthgen.runtime import configure_torch, resolve_device  # noqa: E402
 from lengthgen.task import TaskConfig  # noqa: E402
 from lengthgen.training import TrainConfig  # noqa: E402
@@ -36,7 +36,8 @@ WARMUP_STEPS = 20
 
 
 def load_config(paths: list[str]) -> dict:
-    """config.yaml updated, section by section, by each of ``paths`` in turn."""
+    """config.yaml updated, section by section, by each of ``paths`` in turn, with the schema's defaults and
+    the derived settings filled in as the workflow fills them."""
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     for path in paths:
         for section, values in yaml.safe_load(Path(path).read_text()).items():
@@ -44,7 +45,7 @@ def load_config(paths: list[str]) -> dict:
                 config.setdefault(section, {}).update(values)
             else:
                 config[section] = values
-    derive_settings(config)
+    prepare_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
     return config
 
 
@@ -73,7 +74,7 @@ def main() -> None:
     parser.add_argument("--pe", default="rope")
     args = parser.parse_args()
     config = load_config(args.config)
-    warmup_fraction = config["transformer"].get("warmup_fraction", 0.1)
+    warmup_fraction = config["transformer"]["warmup_fraction"]
     if args.steps * warmup_fraction == 1:
         parser.error(f"--steps {args.steps}: its warmup would be one step, where OneCycleLR divides by zero")
     configure_torch(args.threads)
@@ -89,7 +90,7 @@ def main() -> None:
     print(f"model: {transformer['n_layers']} layers, {transformer['n_heads']} heads, d_model {transformer['d_model']}, "
           f"pe {args.pe}; batch {transformer['batch_size']}, lengths {task['train_length_min']}.."
           f"{task['train_length_max']}; {args.steps} timed steps")
-    precisions = ["float32", "bf16"] if device.startswith("cuda") else [transformer.get("precision", "float32")]
+    precisions = ["float32", "bf16"] if device.startswith("cuda") else [transformer["precision"]]
     for precision in precisions:
         train = TrainConfig(args.steps, transformer["batch_size"], transformer["lr"], args.steps, precision,
                             warmup_fraction)

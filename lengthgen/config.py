@@ -7,11 +7,14 @@ raises ``ConfigError`` with one line that names the key, what is wrong and what 
   (``workflow/schemas/config.schema.yaml``) and rewrites the first error for a reader: an
   unknown key gets the close known names, a number YAML read as text gets the spelling it needs
   (Snakemake's own ``validate`` prints the whole schema instead); Snakemake's ``validate`` then
-  fills the schema's defaults (``set_default=True``), so a default lives in the schema alone;
+  fills the schema's defaults (``set_default=True``), so a default lives in the schema alone
+  (config.yaml sets only what differs from it);
 - ``derive_settings`` fills every setting of ``DERIVED_SETTINGS`` that is left out (or null)
   from the sweep and the task, so a config that changes only those two runs every experiment;
 - ``check_config`` checks how keys relate (an offset must be shorter than the shortest training
   sequence, a randomized encoding's id range must cover the longest evaluation length, ...).
+
+The filled config lists its keys in the schema's order, whichever file set them (RESULTS.md prints it).
 """
 
 import difflib
@@ -46,16 +49,56 @@ DERIVED_SETTINGS = {
 }
 
 
+# The task keys each kind of job reads, and no others: a job's params hold only these, so changing another key
+# reruns none of its jobs (new evaluation lengths retrain no model). Jobs that train a model, or run a trained
+# one over the evaluation sets (which label each length as in or past the training range), read the training
+# distribution; the jobs that make the evaluation sets read what the sets are drawn from.
+TASK_READ_BY = {
+    "models": ("train_length_max", "train_length_min", "vocab_size"),
+    "eval_sets": ("eval_lengths", "eval_samples", "eval_seed", "vocab_size"),
+}
+
+
+def job_task(config: dict, job: str) -> dict:
+    """The task as a ``job`` of ``TASK_READ_BY`` sees it, one dict (its rule's ``task`` param), keys sorted so
+    that reordering the config changes no job's params."""
+    return {key: config["task"][key] for key in sorted(TASK_READ_BY[job])}
+
+
+def model_settings(settings: dict, task: dict) -> dict:
+    """A model's settings: its config section's ``settings``, and ``trained_positions``, the longest training
+    length of ``task`` (the rows a learned position table stores)."""
+    return {**settings, "trained_positions": task["train_length_max"]}
+
+
+def model_file_settings(model: dict, task: dict) -> dict:
+    """What the file of a model trained on ``task`` with ``model`` settings holds besides its encoding, as
+    ``checkpoint.load_model`` checks it: the task's vocabulary, then the model's settings."""
+    return {"vocab_size": task["vocab_size"], **model}
+
+
 def prepare_config(config: dict, schema_path: Path) -> None:
     """Validate ``config`` in place against the schema file, fill its defaults and derived settings, and check it."""
     from snakemake.utils import validate  # the workflow has it loaded already; other callers pay at first use
     import yaml
 
-    validate_config(config, yaml.safe_load(Path(schema_path).read_text()))
+    schema = yaml.safe_load(Path(schema_path).read_text())
+    validate_config(config, schema)
     # Validates again (it passes) and sets every default the schema gives a key the config leaves out.
     validate(config, str(Path(schema_path).resolve()), set_default=True)
     derive_settings(config)
     check_config(config)
+    order_as_schema(config, schema)
+
+
+def order_as_schema(config: dict, schema: dict) -> None:
+    """Reorder, in place, every section's keys as the schema lists them: filled defaults and derived settings
+    would otherwise follow the keys the files set."""
+    properties = list(schema.get("properties", {}))
+    for key in sorted(config, key=properties.index):
+        config[key] = config.pop(key)
+        if isinstance(config[key], dict):
+            order_as_schema(config[key], schema["properties"][key])
 
 
 def longest_in_training_range(task: dict) -> int:

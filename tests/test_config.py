@@ -53,6 +53,36 @@ def test_schema_defaults_are_filled():
     assert derived["results_dir"] == "results" and derived["device"] == "cpu"
 
 
+def defaults_repeated(config: dict, schema: dict, where: str = "") -> list[str]:
+    """The keys of ``config`` set to the default ``schema`` gives them."""
+    repeated = []
+    for key, value in config.items():
+        key_schema = schema["properties"][key]
+        if isinstance(value, dict) and "properties" in key_schema:
+            repeated += defaults_repeated(value, key_schema, f"{where}{key}.")
+        elif "default" in key_schema and key_schema["default"] == value:
+            repeated.append(f"{where}{key}")
+    return repeated
+
+
+def test_config_yaml_sets_only_what_differs_from_the_schemas_defaults():
+    # A default lives in the schema alone: repeated in config.yaml, the two could disagree, and config.yaml's won.
+    assert defaults_repeated(DEFAULT, yaml.safe_load(SCHEMA.read_text())) == []
+    assert defaults_repeated({"model": {"d_model": 64, "rope_base": 10000.0}}, yaml.safe_load(SCHEMA.read_text())) == [
+        "model.rope_base"]
+
+
+def test_the_filled_config_lists_its_keys_in_the_schemas_order():
+    config = copy.deepcopy(SMOKE)
+    config = {"train": config.pop("train"), **config}  # a file's order
+    config["train"] = dict(reversed(config["train"].items()))
+    schema = yaml.safe_load(SCHEMA.read_text())
+    filled = prepared(config)
+    assert list(filled) == [key for key in schema["properties"] if key in filled]
+    assert list(filled["train"]) == list(schema["properties"]["train"]["properties"])
+    assert list(filled)[:2] == ["results_dir", "device"]
+
+
 def test_the_experiments_settings_follow_the_sweep_unless_given():
     config = copy.deepcopy(DEFAULT)
     config["sweep"].update(seed=[7, 8, 9, 10], offset=[2, 3])

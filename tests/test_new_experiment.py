@@ -1,6 +1,7 @@
 """Adding an experiment is its module, its section text, its plot and one catalog line
 (docs/adding-an-experiment.md): a toy experiment, added to a copy of the repository exactly so,
-runs through the real workflow on the tiny config."""
+runs through the real workflow on the tiny config, by its own target, and shows in the HTML report
+without a caption of its own."""
 
 import os
 import shutil
@@ -12,6 +13,7 @@ import pandas as pd
 import pytest
 
 from conftest import REPO, SMOKE_CONFIG
+from test_html_report import script_json
 
 TOY_MODULE = '''"""A toy experiment: the sweep's mean accuracy in the training range."""
 import pandas as pd
@@ -74,14 +76,15 @@ def test_a_toy_experiment_added_as_documented_runs_through_the_workflow(tmp_path
         catalog.write(TOY_ENTRY)
     results = tmp_path / "work" / "results"
     command = [sys.executable, "-m", "snakemake", "--snakefile", str(fork / "Snakefile"), "--directory",
-               str(tmp_path / "work"), "--configfile", str(SMOKE_CONFIG), "--cores", "2",
-               "results/sections/toy.md", "results/figures/toy.png"]
+               str(tmp_path / "work"), "--configfile", str(SMOKE_CONFIG), "--cores", "2"]
     # The workflow (and its jobs) import the fork's lengthgen, as they would in a fork's checkout.
     environment = {**os.environ, "PYTHONPATH": str(fork)}
-    dry_run = subprocess.run([*command[:-2], "-n"], capture_output=True, text=True, env=environment, cwd=fork)
+    dry_run = subprocess.run([*command, "-n"], capture_output=True, text=True, env=environment, cwd=fork)
     assert "analyze_toy" in dry_run.stdout and "plot_toy" in dry_run.stdout  # part of the default target
-    run = subprocess.run(command, capture_output=True, text=True, env=environment, cwd=fork)
+    # `snakemake toy`: the target named like the experiment, its section and figure and what they need, no more.
+    run = subprocess.run([*command, "toy"], capture_output=True, text=True, env=environment, cwd=fork)
     assert run.returncode == 0, run.stdout + run.stderr
+    assert not (results / "RESULTS.md").exists() and not (results / "figures/generalization.png").exists()
     claims = pd.read_parquet(results / "claims/toy.parquet")
     accuracy = pd.read_parquet(results / "tables/accuracy_by_length.parquet")
     in_range = accuracy.loc[accuracy["in_training_range"], "accuracy"].mean()
@@ -89,3 +92,11 @@ def test_a_toy_experiment_added_as_documented_runs_through_the_workflow(tmp_path
         ["toy", "heads beat chance in range", in_range]]
     assert f"Read {len(accuracy)} evaluations." in (results / "sections/toy.md").read_text()
     assert (results / "figures/toy.png").read_bytes()[:4] == b"\x89PNG"
+
+    # A caption is optional: without workflow/captions/toy.rst the HTML report holds the figure, uncaptioned.
+    report = tmp_path / "report.html"
+    made = subprocess.run([*command, "--report", str(report), "toy"], capture_output=True, text=True,
+                          env=environment, cwd=fork)
+    assert made.returncode == 0, made.stdout + made.stderr
+    entry = script_json(report.read_text(), "results")["results/figures/toy.png"]
+    assert entry["caption"].strip() == ""

@@ -1,5 +1,6 @@
 """The workflow as users run it: dry runs, lint, a real tiny run, reruns, and bad input."""
 
+import copy
 import re
 from collections import Counter
 from itertools import product
@@ -9,8 +10,9 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from conftest import REPO, SMOKE_CONFIG, markdown_rows, snakemake, write_config
-from lengthgen.config import derive_settings
+from conftest import REPO, SCHEMA, SMOKE_CONFIG, markdown_rows, snakemake, write_config
+from lengthgen.config import derive_settings, prepare_config
+from lengthgen.confirmation import confirmation_runs
 from lengthgen.table_schemas.core import ACCURACY_BY_LENGTH
 
 
@@ -48,6 +50,32 @@ def test_default_config_dry_run_trains_each_encoding_and_offset_once_with_every_
     assert jobs["eval_set"] == len(config["sweep"]["offset"])
     assert jobs["train_linear"] == jobs["train_log_length"] == len(config["sweep"]["offset"])
     assert jobs["train_transformer"] == jobs["evaluate_transformer"] == len(config["sweep"]["pe"]) * 2
+
+
+def configuration_used(results) -> dict:
+    """The config a committed RESULTS.md says its run used (its Setup section)."""
+    text = (results / "RESULTS.md").read_text()
+    return yaml.safe_load(re.search(r"Configuration used:\n\n```yaml\n(.*?)\n```", text, flags=re.DOTALL).group(1))
+
+
+def test_the_default_config_filled_is_the_committed_runs():
+    # config.yaml with the schema's defaults, and each confirmation run layered over it, is key for key the config
+    # its committed RESULTS.md prints: a default moved between config.yaml and the schema, or changed in either,
+    # would make the next run differ from the committed one. The report section, text on how this run compares
+    # with the previous one, is left out: it may be rewritten before the next run.
+    as_given = yaml.safe_load((REPO / "config.yaml").read_text())
+    prepared = copy.deepcopy(as_given)
+    prepare_config(prepared, SCHEMA)
+    runs = confirmation_runs(as_given, prepared, REPO, SCHEMA)
+    for config, results in [(prepared, REPO / "results"), *((run.prepared, REPO / run.results_dir) for run in runs.values())]:
+        used = configuration_used(results)
+        assert {**config, "report": None} == {**used, "report": None}, results
+
+
+def test_ci_runs_the_readme_test_command():
+    blocks = re.findall(r"```bash\n(.*?)\n```", (REPO / "README.md").read_text(), flags=re.DOTALL)
+    test_command = next(block for block in blocks if "pytest" in block)
+    assert (REPO / ".ci" / "run").read_text().rstrip().splitlines()[-1] == test_command
 
 
 def test_lint_reports_nothing(tmp_path):

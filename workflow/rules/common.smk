@@ -9,7 +9,7 @@ import pandas as pd
 import yaml
 from snakemake.utils import Paramspace
 
-from lengthgen.config import ConfigError, prepare_config
+from lengthgen.config import ConfigError, job_task, model_file_settings, model_settings, prepare_config
 from lengthgen.encoding_catalog import ENCODING_NAME_PATTERN, encoding_description  # torch-free: read from the source
 from lengthgen.experiments.catalog import plan
 from lengthgen.experiments.declaration import EvalSets, Evaluations, Models, RangeFits, Table, TrainingCurves
@@ -111,25 +111,26 @@ def variant_runs():
     return as_runs(VARIANTS)
 
 
-# What every training job of a single head gets: the task (its training part) and the head's
-# settings. Nothing else: a setting that does not change the weights (the evaluation lengths)
-# is no parameter of a training job, so changing it retrains nothing.
-TASK = config_slice("task", ["vocab_size", "train_length_min", "train_length_max"])
-HEAD_TRAINING = {**config_slice("model"), "trained_positions": config["task"]["train_length_max"]}
+# The task of every job that trains or evaluates a model (lengthgen/config.py: job_task), and what every
+# training job of a single head gets besides: the head's settings. Nothing else: a setting that does not
+# change the weights (the evaluation lengths) is no parameter of a training job, so changing it retrains nothing.
+MODELS_TASK = job_task(config, "models")
+HEAD_TRAINING = model_settings(config_slice("model"), MODELS_TASK)
 
 # Heads trained beside the sweep by train_<name>: the sweep's RoPE head with one head option
 # changed, one per (seed, offset), in models/<name>/. Per name: the head options, its training
 # settings, and its seeds (every sweep offset).
 MODIFIED_HEADS = {
-    # the linear-attention control (arm 2): no softmax, and a rotary base of its own (config.yaml says why)
+    # the linear-attention control (arm 2): no softmax, and a rotary base of its own (the config schema says why)
     "linear": (
         {"attention": "linear", "rope_base": config["linear"]["rope_base"]},
         config_slice("linear", ["steps", "batch_size", "lr", "warmup_fraction"]),
         config["sweep"]["seed"],
     ),
-    # cures: log-length scaling of the logits during training and evaluation (SSMax-style)
+    # cures: log-length scaling of the logits during training and evaluation (SSMax-style), by the length
+    # over the longest training length
     "log_length": (
-        {"logit_scale": "log_length", "reference_length": config["task"]["train_length_max"]},
+        {"logit_scale": "log_length", "reference_length": HEAD_TRAINING["trained_positions"]},
         config_slice("train"),
         config["cures"]["seeds"],
     ),
@@ -163,12 +164,11 @@ TRANSFORMER_SEEDS = config["transformer"]["seeds"]
 
 # The settings every trained model.pt of this config holds (besides its encoding): readers check
 # them (checkpoint.load_model), so a foreign or stale file is named, not silently used.
-HEAD = {"vocab_size": config["task"]["vocab_size"], **HEAD_TRAINING}
-TRANSFORMER_TRAINING = {
-    **config_slice("transformer", ["n_layers", "n_heads", "d_model"]),
-    **config_slice("model", ["rope_base", "learned_init_std"]),
-    "trained_positions": config["task"]["train_length_max"],
-}
+HEAD = model_file_settings(HEAD_TRAINING, MODELS_TASK)
+TRANSFORMER_TRAINING = model_settings(
+    {**config_slice("transformer", ["n_layers", "n_heads", "d_model"]), **config_slice("model", ["rope_base", "learned_init_std"])},
+    MODELS_TASK,
+)
 
 
 def modified_head(name):
@@ -221,7 +221,7 @@ def family_expected(family):
     """The settings every model file of a family holds (checkpoint.load_model checks them)."""
     if family in MODIFIED_HEADS:
         return modified_head(family)
-    return {"vocab_size": config["task"]["vocab_size"], **TRANSFORMER_TRAINING} if family == "transformer" else HEAD
+    return model_file_settings(TRANSFORMER_TRAINING, MODELS_TASK) if family == "transformer" else HEAD
 
 
 def source_files(source, offset=None):
@@ -298,10 +298,12 @@ def per_job(experiment, make):
 
 
 def figure_caption(experiment, figure):
-    """A figure's caption in the HTML report: workflow/captions/<figure>.rst, else its experiment's."""
-    own = f"{schema_of(figure)}.rst"
-    caption = own if (REPO / "workflow" / "captions" / own).exists() else f"{experiment.name}.rst"
-    return f"../captions/{caption}"
+    """A figure's caption in the HTML report: workflow/captions/<figure>.rst, else its experiment's, else none
+    (a caption is optional; Snakemake fails the report on a caption file that does not exist)."""
+    for name in (schema_of(figure), experiment.name):
+        if (REPO / "workflow" / "captions" / f"{name}.rst").exists():
+            return f"../captions/{name}.rst"
+    return None
 
 
 def job_file(folder, rule, experiment, suffix):
@@ -312,6 +314,12 @@ def job_file(folder, rule, experiment, suffix):
 
 def section_name(experiment, offset):
     return f"{experiment.name}_K{offset}" if experiment.per_offset else experiment.name
+
+
+def experiment_sections(experiment):
+    """Its sections, each with the offset of its job: one per offset for a per-offset experiment, else one."""
+    offsets = setting(config, experiment.per_offset) if experiment.per_offset else [None]
+    return {section_name(experiment, offset): offset for offset in offsets}
 
 
 # The experiments that run under this config, and why the others are left out

@@ -5,7 +5,7 @@ rule eval_set:
     output:
         f"{RESULTS}/data/eval/offset~{{offset}}.parquet",
     params:
-        task=config_slice("task", ["eval_seed", "eval_lengths", "eval_samples", "vocab_size"]),
+        task=job_task(config, "eval_sets"),
     group:
         "eval_sets"
     conda:

@@ -15,7 +15,7 @@ for batch_rule, (encodings, seeds) in HEAD_BATCHES.items():
         params:
             runs=lambda w, seeds=seeds: [{"pe": w.pe, "seed": seed, "offset": int(w.offset)} for seed in seeds],
             expected=HEAD,
-            task=TASK,
+            task=MODELS_TASK,
             device=config["device"],
         threads: 1
         resources:

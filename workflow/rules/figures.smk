@@ -1,8 +1,8 @@
 # Each section's figures, keyed like EXPERIMENTS; only those of the experiments that run are built.
 FIGURES_BY_SECTION = {
-    section_name(experiment, offset): [f"{RESULTS}/figures/{figure}.png" for figure in experiment_figures(experiment, offset)]
+    section: [f"{RESULTS}/figures/{figure}.png" for figure in experiment_figures(experiment, offset)]
     for experiment in PLAN.running
-    for offset in (setting(config, experiment.per_offset) if experiment.per_offset else [None])
+    for section, offset in experiment_sections(experiment).items()
 }
 FIGURES = [figure for section in EXPERIMENTS for figure in FIGURES_BY_SECTION[section]]
 # Every figure's dpi, set once: layered over the style file (workflow/matplotlibrc) by every figure job.
@@ -15,16 +15,18 @@ rule plot_all:
         FIGURES,
 
 
-rule transformer:
-    """The transformer experiment alone: its section and figures (e.g. under configs/transformer_gpu.yaml)."""
-    input:
-        f"{RESULTS}/sections/transformer.md",
-        FIGURES_BY_SECTION.get("transformer", []),
-
-
 # One figure job per experiment that runs (per offset for a per-offset experiment): its plot module
-# (lengthgen/plots/<name>.py) draws its figures from its tables.
+# (lengthgen/plots/<name>.py) draws its figures from its tables. And a target named like the experiment
+# (`snakemake transformer`): its sections and figures, and only what they need.
 for experiment in PLAN.running:
+
+    rule:
+        """One experiment alone: its sections and figures."""
+        name:
+            experiment.name
+        input:
+            [f"{RESULTS}/sections/{section}.md" for section in experiment_sections(experiment)],
+            [figure for section in experiment_sections(experiment) for figure in FIGURES_BY_SECTION[section]],
 
     rule:
         name:

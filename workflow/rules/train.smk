@@ -18,7 +18,7 @@ for batch_rule, (encodings, seeds) in HEAD_BATCHES.items():
             pe=alternatives(encodings),
         params:
             runs=lambda w, seeds=seeds: [{"pe": w.pe, "seed": seed, "offset": int(w.offset)} for seed in seeds],
-            task=TASK,
+            task=MODELS_TASK,
             model=HEAD_TRAINING,
             train=config_slice("train"),
             device=config["device"],
@@ -53,7 +53,7 @@ for modified, (options, settings, seeds) in MODIFIED_HEADS.items():
             fit=seed_files(f"{RESULTS}/models/{modified}/{SEED_OFFSET_FOLDER}/range_fit.parquet", seeds),
         params:
             runs=lambda w, seeds=seeds: [{"pe": "rope", "seed": seed, "offset": int(w.offset)} for seed in seeds],
-            task=TASK,
+            task=MODELS_TASK,
             model={**HEAD_TRAINING, **options},
             train=settings,
             device=config["device"],
@@ -84,7 +84,7 @@ rule train_transformer:
         fit=seed_files(f"{RESULTS}/models/transformer/{RUN_FOLDER}/range_fit.parquet", TRANSFORMER_SEEDS),
     params:
         runs=lambda w: [{"pe": w.pe, "seed": seed, "offset": int(w.offset)} for seed in TRANSFORMER_SEEDS],
-        task=TASK,
+        task=MODELS_TASK,
         model=TRANSFORMER_TRAINING,
         train=config_slice("transformer", ["steps", "batch_size", "lr", "log_every", "precision", "warmup_fraction"]),
         device=config["device"],
