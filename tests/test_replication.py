@@ -6,8 +6,9 @@ import pytest
 from conftest import markdown_rows
 from lengthgen.claims import COMPARISONS, KEY, check, with_keys, with_verdicts
 from lengthgen.plots.replication import replication_figure
+from lengthgen.prose import replication as prose
 from lengthgen.replication import (EXPLORATORY, SPREAD_KEY, annotated_checks, claim_replication, compare_runs, margin,
-                                   replication_table, section_markdown, worked_example)
+                                   replication_table)
 from lengthgen.rule_history import RULE_HISTORY, history_markdown
 from lengthgen.table_schemas.replication import REPLICATION
 from lengthgen.tables import to_arrow
@@ -192,7 +193,7 @@ def test_over_offsets_the_largest_miss_decides():
 
 
 def test_the_worked_example_in_the_section_is_decided_by_the_rule():
-    text = worked_example()
+    text = prose.worked_example()
     assert "as it is: **measurement**" in text and "at any offset: **claim**" in text
     assert "if 6 of the 10 seeds failed it: **claim**" in text and "(worst 0.45): **rule**" in text
 
@@ -249,7 +250,7 @@ def test_sanity_checks_are_compared_but_count_in_no_claims_replication_or_verdic
     run = {"name": "other", "seeds": [5], "vocab_size": 16, "train_lengths": [6, 24], "offsets": [1], "left_out": {},
            "differences": [], "same_task": False, "note": ""}
     record = {"commit": "a" * 40, "date": "2026-11-30", "subject": "freeze", "changes": [], "diffstat": "", "error": ""}
-    text = section_markdown(checks, comparison, claims, [run], {**run, "name": EXPLORATORY}, record, [], "")
+    text = prose.section(checks, comparison, claims, [run], {**run, "name": EXPLORATORY}, record, [], "")
     assert "1 of 1 compared do not replicate" in text and "*rope \\| float64 identity*: holds -> fails" in text
     assert "Every claim measured by a confirmation run replicated." in text
     evidence, sanity = text.split("**Sanity checks** in every run")
@@ -267,7 +268,7 @@ def test_the_section_states_the_rule_the_numbers_and_the_history():
            "differences": ["task.vocab_size: 16 -> 8"], "same_task": False, "note": "another task"}
     explored = {**run, "name": EXPLORATORY, "seeds": [0], "vocab_size": 16, "differences": []}
     record = {"commit": "a" * 40, "date": "2026-11-30", "subject": "freeze", "changes": [], "diffstat": "", "error": ""}
-    text = section_markdown(checks, comparison, claims, [run], explored, record, ["lengthgen/thresholds.py"],
+    text = prose.section(checks, comparison, claims, [run], explored, record, ["lengthgen/thresholds.py"],
                             history_markdown())
     assert markdown_rows(text, "|claim|exploratory|other|replication|whynot(checks)|") == [
         ["`generalization`", "confirmed", "not confirmed (does not replicate)", "**not replicated**", "claim: 1"]]
@@ -330,8 +331,6 @@ def test_a_confirmation_run_written_before_a_rename_is_matched_under_the_current
 
 # --- Mutation testing (docs/mutation.md): the section's tables and sentences, cell by cell ------------------------
 
-from lengthgen import replication  # noqa: E402
-
 
 def table_cells(text: str) -> tuple[list[str], list[str], list[list[str]]]:
     """(header, alignment markers, body rows) of the one markdown table in ``text``; an escaped ``\\|`` stays."""
@@ -347,16 +346,16 @@ def spread_row(value, holds, n_seeds, *, low=0.25, high=0.75, fraction=0.5, fail
 
 
 def test_a_cell_shows_value_spread_share_failing_seeds_and_outcome():
-    assert replication._cell(spread_row(0.5, True, 1).iloc[:0]) == "-"
-    assert replication._cell(spread_row(0.5, True, 1)) == "0.5 yes"  # one seed: no spread
-    assert replication._cell(spread_row(0.5, False, 1)) == "0.5 no"
-    assert replication._cell(spread_row(0.5, True, 2)) == "0.5 [0.25, 0.75], 50% yes"  # two seeds: a spread
-    assert replication._cell(spread_row(0.125, False, 3, failing=2, checked=3)) == (
+    assert prose._cell(spread_row(0.5, True, 1).iloc[:0]) == "-"
+    assert prose._cell(spread_row(0.5, True, 1)) == "0.5 yes"  # one seed: no spread
+    assert prose._cell(spread_row(0.5, False, 1)) == "0.5 no"
+    assert prose._cell(spread_row(0.5, True, 2)) == "0.5 [0.25, 0.75], 50% yes"  # two seeds: a spread
+    assert prose._cell(spread_row(0.125, False, 3, failing=2, checked=3)) == (
         "0.125 [0.25, 0.75], 50%, 2/3 seeds fail: no")
 
 
 def test_tables_keep_numbers_as_written():
-    text = replication._markdown([["1.00", "2.50"], ["3", "x"]], ["a", "b"])
+    text = prose._markdown([["1.00", "2.50"], ["3", "x"]], ["a", "b"])
     header, alignment, rows = table_cells(text)
     assert header == ["a", "b"] and rows == [["1.00", "2.50"], ["3", "x"]]
     assert all(marker.startswith(":") and not marker.endswith(":") for marker in alignment)  # all text: left
@@ -370,7 +369,7 @@ EXPLORED = {"name": EXPLORATORY, "seeds": [0], "vocab_size": 16, "train_lengths"
 
 
 def test_the_runs_table_has_one_row_per_run_with_its_settings():
-    header, _, rows = table_cells(replication.runs_markdown([RUN], EXPLORED))
+    header, _, rows = table_cells(prose.runs_markdown([RUN], EXPLORED))
     assert header == ["run", "seeds", "V", "training lengths", "K", "differs from the exploratory config in",
                       "left out", "why"]
     assert rows == [[EXPLORATORY, "0", "16", "4..32", "2", "-", "nothing", "-"],
@@ -386,19 +385,19 @@ HEAD = ("**Rules fixed before the confirmation runs**: commit `0123456789ab` (20
 
 def test_the_rules_record_says_whether_the_rule_files_changed_since_the_frozen_commit():
     files = ["a.py", "b.py"]
-    assert replication.rules_markdown(RECORD, files) == HEAD + "None of these files has changed since that commit."
+    assert prose.rules_markdown(RECORD, files) == HEAD + "None of these files has changed since that commit."
     changed = {**RECORD, "changes": ["abc1234 loosen", "def5678 fix"], "diffstat": " a.py | 2 +-"}
-    assert replication.rules_markdown(changed, files) == (
+    assert prose.rules_markdown(changed, files) == (
         HEAD + "They changed since that commit, so the confirmation does not test these rules as fixed:\n\n"
         "- `abc1234 loosen`\n- `def5678 fix`\n\n```\n a.py | 2 +-\n```")
     uncommitted = {**RECORD, "diffstat": " b.py | 1 +"}
-    assert replication.rules_markdown(uncommitted, files) == (
+    assert prose.rules_markdown(uncommitted, files) == (
         HEAD + "They changed since that commit, so the confirmation does not test these rules as fixed:\n\n"
         "- (no commit: uncommitted edits)\n\n```\n b.py | 1 +\n```")
     committed_only = {**RECORD, "changes": ["abc1234 loosen"]}  # a commit whose diff is empty still counts
-    assert replication.rules_markdown(committed_only, files).startswith(HEAD + "They changed since that commit")
+    assert prose.rules_markdown(committed_only, files).startswith(HEAD + "They changed since that commit")
     failed = {**RECORD, "error": "no git"}
-    assert replication.rules_markdown(failed, files) == (
+    assert prose.rules_markdown(failed, files) == (
         "**Rules fixed before the confirmation runs**: not established (no git). The rules and predictors "
         "(`a.py`, `b.py`) the runs applied are those of this checkout.")
 
@@ -409,7 +408,7 @@ def test_the_claims_table_shows_each_runs_verdict_whether_it_replicates_and_the_
          "replicates": {"b": False, "c": True}, "replication": "partly", "causes": {"rule": 1, "claim": 2}},
         {"experiment": "shift", "verdicts": {"c": "mixed"}, "replicates": {}, "replication": "not tested",
          "causes": {}}])
-    header, _, rows = table_cells(replication.claims_markdown(claims, ["a", "b", "c"]))
+    header, _, rows = table_cells(prose.claims_markdown(claims, ["a", "b", "c"]))
     assert header == ["claim", EXPLORATORY, "a", "b", "c", "replication", "why not (checks)"]
     assert rows == [["`generalization`", "confirmed", "not run", "mixed (does not replicate)", "confirmed (replicates)",
                      "**partly**", "rule: 1, claim: 2"],
@@ -430,27 +429,27 @@ def test_the_reasons_list_each_failing_check_under_its_own_claim():
                                comparison_row("shift", "a", False, "claim", statistic="s|t"),
                                comparison_row("shift", "b", False, "rule"),
                                comparison_row("prop1", "a", False, "rule", kind="sanity")])
-    assert replication.reasons_markdown(claims, comparison) == (
+    assert prose.reasons_markdown(claims, comparison) == (
         "- **`generalization`: partly.** 1 check(s) by rule.\n"
         "  - a, *c \\| s*: holds -> fails; **rule**: why.\n"
         "- **`shift`: not replicated.** 1 check(s) by claim; 1 check(s) by rule.\n"
         "  - a, *c \\| s\\|t*: holds -> fails; **claim**: why.\n"
         "  - b, *c \\| s*: holds -> fails; **rule**: why.")
-    assert replication.reasons_markdown(claims.iloc[2:], comparison) == (
+    assert prose.reasons_markdown(claims.iloc[2:], comparison) == (
         "Every claim measured by a confirmation run replicated.")
 
 
 def test_the_sanity_list_counts_the_compared_and_names_those_that_do_not_replicate():
-    assert replication.sanity_markdown(pd.DataFrame([comparison_row("generalization", "a", True)])) == (
+    assert prose.sanity_markdown(pd.DataFrame([comparison_row("generalization", "a", True)])) == (
         "**Sanity checks**: none compared.")
     fine = pd.DataFrame([comparison_row("generalization", "a", True, kind="sanity"), comparison_row("generalization", "b", True,
                                                                                             kind="sanity")])
-    assert replication.sanity_markdown(fine) == (
+    assert prose.sanity_markdown(fine) == (
         "**Sanity checks** (tests of the code; in no claim's replication): all 2 compared replicate.")
     broken = pd.DataFrame([comparison_row("generalization", "a", False, "rule", kind="sanity"),
                            comparison_row("shift", "b", False, "claim", kind="sanity"),
                            comparison_row("prop1", "a", True, kind="sanity")])
-    assert replication.sanity_markdown(broken) == (
+    assert prose.sanity_markdown(broken) == (
         "**Sanity checks** (tests of the code; in no claim's replication): 2 of 3 compared do not replicate, so the "
         "code behaves differently in another run:\n"
         "- `generalization`: a, *c \\| s*: holds -> fails; **rule**: why.\n"
@@ -464,7 +463,7 @@ def test_report_order_keeps_first_appearance_of_experiments_and_checks_then_offs
                           "statistic": ["s", "s", "s", "t", "s", "s", "s"],
                           "offset": pd.array([2, 1, 1, 1, 1, None, None], dtype="Int64")},
                          index=[10, 11, 12, 13, 14, 15, 16])
-    ordered = replication.report_order(frame)
+    ordered = prose.report_order(frame)
     assert ordered.index.tolist() == [16, 14, 10, 12, 13, 15, 11]
     pd.testing.assert_frame_equal(ordered, frame.loc[[16, 14, 10, 12, 13, 15, 11]])
 
@@ -474,7 +473,7 @@ def test_the_checks_table_follows_report_order_and_says_which_checks_were_never_
     confirmation = [row("generalization", "c", "s", 1, 0.2, 0.0, rule="other rule"), row("generalization", "new", "s", 1, 0.9, 1.0,
                                                                                  rule="only here")]
     checks, comparison, _ = replicate(exploratory, {"other": confirmation})
-    header, _, rows = table_cells(replication.checks_markdown(checks, comparison, ["other"], "evidence"))
+    header, _, rows = table_cells(prose.checks_markdown(checks, comparison, ["other"], "evidence"))
     assert header == ["claim", "check", "K", "rule (exploratory)", EXPLORATORY, "other", "check replication"]
     assert [cells[:4] + cells[-1:] for cells in rows] == [
         ["`shift`", "rope \\| s", "K=1", ">= 0.5", "not tested"],
@@ -492,7 +491,7 @@ def test_the_section_counts_claims_by_replication_and_the_exploratory_seeds():
          "c": [row("generalization", "c", "s", 1, 0.9, 1.0, seeds=3), row("shift", "c", "s", 1, 0.9, 1.0, seeds=3),
                row("prop1", "c", "s", 1, 0.1, 0.0, seeds=3)]})
     runs = [{**RUN, "name": "b"}, {**RUN, "name": "c"}]
-    text = section_markdown(checks, comparison, claims, runs, EXPLORED, RECORD, [], "")
+    text = prose.section(checks, comparison, claims, runs, EXPLORED, RECORD, [], "")
     assert "under 2 other configurations (fresh seeds" in text
     assert "Of 4 claims: 1 replicated, 1 partly, 1 not replicated, 1 not tested." in text
     assert "(here 5 seeds in the exploratory run)" in text
@@ -619,6 +618,6 @@ def test_the_study_table_keeps_one_row_per_check_and_run():
     checks, _, _ = replicate([row("generalization", "c", "s", 1, 0.9, 1.0), row("generalization", "c", "s", None, 0.9, 1.0)],
                              {"other": [row("generalization", "c", "s", 1, 0.8, 1.0), row("generalization", "c", "s", None, 0.8, 1.0)]})
     assert checks["offset"].isna().sum() == 2
-    ordered = replication.report_order(checks)
+    ordered = prose.report_order(checks)
     assert len(ordered) == len(checks) == 4  # each row once (the rows of both runs have distinct labels)
     assert ordered["run"].tolist() == [EXPLORATORY, "other", EXPLORATORY, "other"]
