@@ -65,7 +65,7 @@ def seed_bootstrap(claims_of: Callable[..., pd.DataFrame], tables: dict[str, pd.
     for _ in range(resamples):
         draw = generator.choice(seeds, size=len(seeds), replace=True)
         redone.append(claims_of(**resample_seeds(by_seed, draw))[KEY + ["value", "holds"]])
-    draws = pd.concat(redone, ignore_index=True) if redone else checks[KEY + ["value", "holds"]].iloc[:0]
+    draws = pd.concat(redone) if redone else checks[KEY + ["value", "holds"]].iloc[:0]
     tail = (1 - SPREAD_INTERVAL) / 2
     spread = draws.groupby(KEY, dropna=False).agg(
         resamples=("holds", "size"), holds_fraction=("holds", "mean"),
@@ -87,7 +87,7 @@ def failing_seeds(claims_of: Callable[..., pd.DataFrame], by_seed: dict, seeds: 
     where no seed alone makes it or gives it a value (a NaN value: a statistic that needs two seeds). A check not
     declared per seed is not listed: it has no count, whatever its outcome."""
     alone = [claims_of(**resample_seeds(by_seed, [seed]))[KEY + ["value", "holds"]] for seed in seeds]
-    made = pd.concat(alone, ignore_index=True) if alone else checks[KEY + ["value", "holds"]].iloc[:0]
+    made = pd.concat(alone) if alone else checks[KEY + ["value", "holds"]].iloc[:0]
     made = made[made["value"].notna()].assign(fails=lambda frame: ~frame["holds"].astype(bool))
     counted = made.groupby(KEY, dropna=False).agg(seeds_checked=("fails", "size"), seeds_failing=("fails", "sum"))
     declared = checks.loc[checks["per_seed"].astype(bool), KEY]

@@ -26,12 +26,14 @@ values lie from the threshold (``margin``):
   with one rate (a two-sided Fisher exact test does not reject), the outcome is open in either run or the
   run poses the same task with fresh seeds, and the failing seeds are not seen in several runs of the study;
 - *rule*: otherwise (the shares differ, failing seeds recur across runs, or both runs decide their outcome
-  on another task), when the failing side misses the threshold by no more than the passing side clears it:
+  on another task), when the failing side misses the threshold by no more than the passing side clears it
+  (``clearance``: one seed's share for a check that holds on its threshold, such as an equality):
   the threshold sits between two settings' values, a threshold that fit one setting;
 - *claim*: the same, with a larger miss: the effect itself is absent there, the phenomenon is not general.
 
-A check that no single seed gives a value (a statistic over seed pairs, a t-interval) has no shares: the
-bootstrap alone decides between *measurement* (open in a run) and the margins.
+A check not counted per seed (declared so, ``claims.check``'s ``per_seed``: one seed's value set against
+another's, a t-interval) has no shares: the bootstrap alone decides between *measurement* (open in a run)
+and the margins. ``Cause.basis`` says which of these steps decided a cause.
 
 Everything here reads tables and plain data: no torch. The section text is ``lengthgen.prose.replication`` (its
 ``worked_example`` states the rule on numbers).
@@ -83,6 +85,21 @@ def margins(rows: pd.DataFrame) -> pd.Series:
                       in zip(rows["value"], rows["comparison"], rows["threshold"])], dtype=float)
 
 
+def clearance(value: float, comparison: str, threshold: float, seeds: int) -> float:
+    """How far a check that holds lies from failing, relative to the threshold as ``margin`` is: its margin, and for
+    one that holds on its threshold (margin 0: an equality, or a share at its bound such as ``>= 1``) one seed's
+    share, 1 / ``seeds``. Every such check of the study is a share at 0 or 1 (of seeds, runs, cells or pairs: no
+    one, every one) and one seed is the least a run's seeds can move it by, so a failing side that misses by one
+    seed's share or less misses by no more than the holding side could have cleared."""
+    found = margin(value, comparison, threshold)
+    return found if found > 0 else 1.0 / seeds / (abs(threshold) or 1.0)
+
+
+def clearances(rows: pd.DataFrame) -> pd.Series:
+    return pd.Series([clearance(value, comparison, threshold, seeds) for value, comparison, threshold, seeds
+                      in zip(rows["value"], rows["comparison"], rows["threshold"], rows["n_seeds"])], dtype=float)
+
+
 # ---------------------------------------------------------------------------------------------
 # Every run's checks, side by side
 
@@ -113,24 +130,23 @@ def outcome(holds: pd.Series) -> str:
 
 
 def check_outcomes(checks: pd.DataFrame) -> pd.DataFrame:
-    """Per (run, check): its outcome over its offsets, and whether the bootstrap decides all of them."""
-    grouped = checks.groupby(["run", *CHECK], sort=False)
-    return pd.DataFrame({"outcome": grouped["holds"].agg(outcome), "decided": grouped["decided"].all()})
+    """Per (run, check): its outcome over its offsets (columns run, experiment, claim, statistic, outcome)."""
+    return checks.groupby(["run", *CHECK], sort=False)["holds"].agg(outcome).rename("outcome").reset_index()
 
 
 def seeds_text(row) -> str:
-    """``fails on 1 of 5 seeds alone``, or that no single seed gives the check a value."""
+    """``fails on 1 of 5 seeds alone``, or that the check is not counted per seed."""
     if pd.isna(row.seeds_failing):
-        return "no per-seed value"
+        return "no per-seed count"
     return f"fails on {int(row.seeds_failing)} of {int(row.seeds_checked)} seeds alone"
 
 
 def describe_values(rows: pd.DataFrame) -> str:
-    """``run K=1: 0.709 [0.63, 0.79], holds in 88% of resamples, fails on 1 of 5 seeds alone`` for each instance,
-    and the rule."""
-    parts = [f"{row.run} {instance_name(row.offset)}: {row.value:.3g} [{row.spread_low:.3g}, {row.spread_high:.3g}], "
-             f"holds in {row.holds_fraction:.0%} of resamples, {seeds_text(row)}" for row in rows.itertuples()]
-    return "; ".join(parts) + f" (rule {rows['rule'].iloc[0]})"
+    """``run K=1: 0.709 [0.63, 0.79], holds in 88% of resamples, fails on 1 of 5 seeds alone, rule >= 0.5`` for each
+    instance: each with its own run's rule, whose threshold may follow that run's settings or data."""
+    return "; ".join(f"{row.run} {instance_name(row.offset)}: {row.value:.3g} [{row.spread_low:.3g}, "
+                     f"{row.spread_high:.3g}], holds in {row.holds_fraction:.0%} of resamples, {seeds_text(row)}, "
+                     f"rule {row.rule}" for row in rows.itertuples())
 
 
 def expectations(exploratory: pd.DataFrame, confirmation: pd.DataFrame) -> list[tuple[pd.Series, bool, pd.DataFrame]]:
@@ -158,7 +174,23 @@ class Evidence(NamedTuple):
     shares: tuple[tuple[int, int], tuple[int, int]] | None  # (k, n) failing seeds in each run; None: no count
     failing_runs: int  # runs of the study where the check fails on some seed alone (at any offset)
     miss: float  # the failing side's largest miss below the threshold, relative to it
-    clear: float  # the passing side's median clearance above it
+    clear: float  # the passing side's median clearance above it (``clearance``)
+
+
+# What decided a cause (``Cause.basis``). The first two leave it *measurement* because the data cannot decide it.
+ONE_SEED = "one seed"  # a run has one seed
+OPEN_WITHOUT_COUNT = "open without a per-seed count"  # not counted per seed, and the bootstrap leaves it open
+SHARES = "shares"  # compatible shares of failing seeds, the outcome open or the same task: seeds alone turned it
+MARGINS = "margins"  # the miss against the clearance: rule or claim
+
+
+class Cause(NamedTuple):
+    cause: str  # measurement, rule or claim
+    basis: str  # what decided it: ONE_SEED, OPEN_WITHOUT_COUNT, SHARES or MARGINS
+    why: str  # in words, with the numbers
+
+
+NO_CAUSE = Cause("", "", "")  # a check that replicates
 
 
 def shares_p_value(shares: tuple[tuple[int, int], tuple[int, int]]) -> float:
@@ -171,14 +203,14 @@ def share_text(share: tuple[int, int]) -> str:
     return f"{share[0]} of {share[1]}"
 
 
-def decide_cause(evidence: Evidence) -> tuple[str, str]:
-    """(cause, why, in words with the numbers) by ``CAUSE_RULE``."""
+def decide_cause(evidence: Evidence) -> Cause:
+    """The cause, what decided it and why, by ``CAUSE_RULE``."""
     if evidence.seeds < 2:
-        return "measurement", "undecided: a run has one seed, which decides nothing"
+        return Cause("measurement", ONE_SEED, "undecided: a run has one seed, which decides nothing")
     if evidence.shares is None:
-        found = "no per-seed count (the statistic does not aggregate single seeds), so the seed bootstrap alone"
+        found = "no per-seed count (the check is not computed per seed), so the seed bootstrap alone"
         if evidence.open:
-            return "measurement", f"{found}: the outcome is open in at least one run"
+            return Cause("measurement", OPEN_WITHOUT_COUNT, f"{found}: the outcome is open in at least one run")
         return by_margin(evidence, f"{found}: decided in both runs")
     p_value = shares_p_value(evidence.shares)
     shares = " against ".join(share_text(share) for share in evidence.shares) + " seeds fail"
@@ -191,18 +223,18 @@ def decide_cause(evidence: Evidence) -> tuple[str, str]:
                                    "study: a fixed share of seeds fails, which more seeds would not remove")
     if evidence.open or evidence.same_task:
         turned = "the outcome is open in at least one run" if evidence.open else "the same task with fresh seeds"
-        return "measurement", f"{compatible}, and {turned}: seeds alone turned it"
+        return Cause("measurement", SHARES, f"{compatible}, and {turned}: seeds alone turned it")
     return by_margin(evidence, f"{compatible}, but both runs decide their outcome on another task")
 
 
-def by_margin(evidence: Evidence, found: str) -> tuple[str, str]:
+def by_margin(evidence: Evidence, found: str) -> Cause:
     """*rule* where the failing side misses the threshold by no more than ``RULE_CAUSE_MAX_MISS`` x the passing
     side's clearance, else *claim*."""
     where = (f"{found}; the failing side misses the threshold by up to {evidence.miss:.0%} of it, the other clears "
              f"it by {evidence.clear:.0%} (median)")
     if evidence.miss <= RULE_CAUSE_MAX_MISS * evidence.clear:
-        return "rule", f"{where}: the threshold sits between the two settings' values"
-    return "claim", f"{where}: the effect itself differs"
+        return Cause("rule", MARGINS, f"{where}: the threshold sits between the two settings' values")
+    return Cause("claim", MARGINS, f"{where}: the effect itself differs")
 
 
 def failure_share(rows: pd.DataFrame) -> tuple[int, int] | None:
@@ -213,39 +245,40 @@ def failure_share(rows: pd.DataFrame) -> tuple[int, int] | None:
 
 
 def misses_and_clears(mismatches: list[tuple[pd.Series, bool, pd.DataFrame]]) -> tuple[float, float]:
-    """The failing side's largest relative miss (over every instance compared) and the passing side's median
-    relative clearance."""
+    """The failing side's largest relative miss (over every instance compared; NaN only where every miss is) and
+    the passing side's median relative clearance. Every mismatch has a failing and a passing side."""
     misses, clears = [], []
     for row, expected, reference in mismatches:
         failing, passing = (pd.DataFrame([row]), reference) if expected else (reference, pd.DataFrame([row]))
         misses += list(-margins(failing[~failing["holds"].astype(bool)]))
-        clears += list(margins(passing[passing["holds"].astype(bool)]))
-    return max(misses, default=0.0), float(pd.Series(clears, dtype=float).median()) if clears else 0.0
+        clears += list(clearances(passing[passing["holds"].astype(bool)]))
+    return float(pd.Series(misses).max()), float(pd.Series(clears).median())
 
 
-def cause(mismatches: list[tuple[pd.Series, bool, pd.DataFrame]], same_task: bool,
-          failing_runs: int) -> tuple[str, str]:
-    """(cause, explanation with the numbers) of the instances where a confirmation run does not have the outcome
-    the exploratory run expects (``expectations``), by ``CAUSE_RULE``. ``failing_runs``: the runs of the study in
-    which the check fails on some seed alone."""
+def cause(mismatches: list[tuple[pd.Series, bool, pd.DataFrame]], same_task: bool, failing_runs: int) -> Cause:
+    """The cause, its basis and its explanation with the numbers, of the instances where a confirmation run does
+    not have the outcome the exploratory run expects (``expectations``), by ``CAUSE_RULE``. ``failing_runs``: the
+    runs of the study in which the check fails on some seed alone."""
     confirmation = pd.DataFrame([row for row, _, _ in mismatches])
-    exploratory = pd.concat([reference for _, _, reference in mismatches]).drop_duplicates("offset")
-    both = pd.concat([exploratory, confirmation], ignore_index=True)
+    references = pd.concat([reference for _, _, reference in mismatches])
+    exploratory = references[~references.index.duplicated()]  # a pooled prediction's rows come once per instance
+    both = pd.concat([exploratory, confirmation])
     shares = failure_share(exploratory), failure_share(confirmation)
     miss, clear = misses_and_clears(mismatches)
     evidence = Evidence(seeds=int(both["n_seeds"].min()), open=not both["decided"].all(), same_task=same_task,
                         shares=None if None in shares else shares, failing_runs=failing_runs, miss=miss, clear=clear)
-    found, why = decide_cause(evidence)
-    return found, f"{why}; {describe_values(both)}"
+    found = decide_cause(evidence)
+    return found._replace(why=f"{found.why}; {describe_values(both)}")
 
 
-COMPARISON_COLUMNS = [*CHECK, "kind", "run", "exploratory_outcome", "outcome", "replicates", "cause", "explanation"]
+COMPARISON_COLUMNS = [*CHECK, "kind", "run", "exploratory_outcome", "outcome", "replicates", "cause", "basis",
+                      "explanation"]
 
 
 def compare_runs(checks: pd.DataFrame, same_task: dict[str, bool]) -> pd.DataFrame:
     """Per (check, confirmation run) where the exploratory run expects an outcome (``expectations``): the check's
     kind (the exploratory run's), both runs' outcomes over their own offsets, whether it replicates (every
-    expected outcome met), and if not its cause and explanation."""
+    expected outcome met), and if not its cause, what decided it (``Cause.basis``) and its explanation."""
     explored = dict(iter(checks[checks["run"] == EXPLORATORY].groupby(CHECK, sort=False)))
     failing_runs = checks[checks["seeds_failing"].fillna(0) > 0].groupby(CHECK)["run"].nunique()
     rows = []
@@ -255,11 +288,11 @@ def compare_runs(checks: pd.DataFrame, same_task: dict[str, bool]) -> pd.DataFra
             if not expected:
                 continue  # the exploratory run makes no prediction here
             mismatches = [entry for entry in expected if bool(entry[0]["holds"]) != entry[1]]
-            found = cause(mismatches, same_task[run], int(failing_runs.get(key, 0))) if mismatches else ("", "")
+            found = cause(mismatches, same_task[run], int(failing_runs.get(key, 0))) if mismatches else NO_CAUSE
             rows.append({**dict(zip(CHECK, key)), "kind": explored[key]["kind"].iloc[0], "run": run,
                          "exploratory_outcome": outcome(explored[key]["holds"]),
                          "outcome": outcome(confirmation["holds"]), "replicates": not mismatches,
-                         "cause": found[0], "explanation": found[1]})
+                         "cause": found.cause, "basis": found.basis, "explanation": found.why})
     return pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
 
 
@@ -280,7 +313,7 @@ def claim_replication(checks: pd.DataFrame, comparison: pd.DataFrame) -> pd.Data
     in_run = evidence.groupby(["experiment", "run"], sort=False)["replicates"].all()
     rows = []
     for experiment in dict.fromkeys(checks["experiment"]):
-        replicates = in_run[experiment] if experiment in in_run.index.get_level_values(0) else pd.Series(dtype=bool)
+        replicates = in_run[in_run.index.get_level_values("experiment") == experiment].droplevel("experiment")
         failed = evidence[(evidence["experiment"] == experiment) & ~evidence["replicates"]]
         rows.append({"experiment": experiment, "verdicts": verdicts.loc[experiment].dropna().to_dict(),
                      "replicates": replicates.to_dict(), "replication": replication_verdict(replicates),
@@ -292,8 +325,7 @@ def replication_table(checks: pd.DataFrame, comparison: pd.DataFrame, claims: pd
     """The ``replication`` table: every check of every run (one row per instance), with its outcome in that run,
     whether it replicates there, the cause where it does not, its experiment's verdict in the run and its
     experiment's replication verdict over the study."""
-    outcomes = check_outcomes(checks).reset_index()
-    table = checks.merge(outcomes[["run", *CHECK, "outcome"]], on=["run", *CHECK], how="left")
+    table = checks.merge(check_outcomes(checks), on=["run", *CHECK], how="left")
     table = table.merge(comparison[["run", *CHECK, "replicates", "cause"]], on=["run", *CHECK], how="left")
     table["replicates"] = table["replicates"].map({True: "yes", False: "no"}).fillna("")
     table["cause"] = table["cause"].fillna("")

@@ -259,5 +259,15 @@ def test_a_table_without_seeds_or_without_rows_is_passed_whole_to_every_resample
 def test_no_resamples_gives_each_check_no_spread_but_still_its_per_seed_count():
     spread = seed_bootstrap(mean_check(0.65), {"runs": per_seed([0.6, 0.7, 0.8])}, resamples=0, seed=0).iloc[0]
     assert spread["resamples"] == 0 and pd.isna(spread["holds_fraction"])
+    assert seed_bootstrap(mean_check(0.65), {"runs": per_seed([0.6])}, resamples=0, seed=0)["resamples"].dtype == int
     assert pd.isna(spread["spread_low"]) and pd.isna(spread["spread_high"])
     assert spread["seeds_checked"] == 3 and spread["seeds_failing"] == 1  # 0.6 alone fails >= 0.65
+
+
+def test_a_run_without_seeds_draws_nothing_and_counts_every_declared_check_on_no_seed():
+    def from_settings(settings):
+        return with_keys([check("fixed", "threshold", settings["threshold"].iloc[0], ">=", 0.5)], "toy", "toy")
+
+    spread = seed_bootstrap(from_settings, {"settings": pd.DataFrame({"threshold": [0.7]})}, resamples=3, seed=0)
+    assert spread[["n_seeds", "resamples", "holds_fraction", "seeds_checked", "seeds_failing"]].values.tolist() == [
+        [0, 3, 1.0, 0, 0]]

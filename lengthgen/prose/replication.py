@@ -7,8 +7,8 @@ causes) runs in the replication job, which passes its tables here. Nothing here 
 import pandas as pd
 
 from lengthgen.claims import KEY
-from lengthgen.replication import (CHECK, EXPLORATORY, Evidence, decide_cause, instance_name, margin,
-                                   replication_verdict)
+from lengthgen.replication import (CHECK, EXPLORATORY, ONE_SEED, OPEN_WITHOUT_COUNT, Evidence, decide_cause,
+                                   instance_name, margin, replication_verdict)
 from lengthgen.thresholds import CAUSE_RULE, REPLICATION_RULE, SPREAD_INTERVAL
 
 
@@ -23,7 +23,7 @@ def worked_example() -> str:
              ("if 6 of the 10 seeds failed it", evidence._replace(shares=((0, 30), (6, 10)), open=False)),
              ("if those 6 seeds missed by little (worst 0.45)",
               evidence._replace(shares=((0, 30), (6, 10)), open=False, miss=-margin(0.45, ">=", 0.5)))]
-    lines = [f"- {name}: **{found}** ({why})." for name, (found, why) in
+    lines = [f"- {name}: **{found.cause}** ({found.why})." for name, found in
              ((name, decide_cause(case)) for name, case in cases)]
     return ("**Worked example** (illustrative numbers). A check that the learned head keeps most attention mass "
             "inside the training range, `min over seeds >= 0.5`, holds in the exploratory run at K=1..3 (worst "
@@ -49,14 +49,16 @@ def report_order(checks: pd.DataFrame) -> pd.DataFrame:
 
 
 def _cell(rows: pd.DataFrame) -> str:
+    """``0.0519 [0.00744, 0.116], 63%, 7/10 seeds fail; rule <= 0.0865: yes``: the value, its spread, the failing
+    seeds and the threshold of the run's own rule (some follow the run's settings or data)."""
     if rows.empty:
         return "-"
     row = rows.iloc[0]
     mark = "yes" if row["holds"] else "no"
     spread = ("" if row["n_seeds"] < 2 else
               f" [{row['spread_low']:.3g}, {row['spread_high']:.3g}], {row['holds_fraction']:.0%}")
-    seeds = "" if pd.isna(row["seeds_failing"]) else f", {row['seeds_failing']}/{row['seeds_checked']} seeds fail:"
-    return f"{row['value']:.3g}{spread}{seeds} {mark}"
+    seeds = "" if pd.isna(row["seeds_failing"]) else f", {row['seeds_failing']}/{row['seeds_checked']} seeds fail"
+    return f"{row['value']:.3g}{spread}{seeds}; rule {row['comparison']} {row['threshold']:.4g}: {mark}"
 
 
 def _escape(text: str) -> str:
@@ -134,6 +136,17 @@ def reasons_markdown(claims: pd.DataFrame, comparison: pd.DataFrame) -> str:
     return "\n".join(items) if items else "Every claim measured by a confirmation run replicated."
 
 
+def undecidable_markdown(comparison: pd.DataFrame) -> str:
+    """How many evidence checks that do not replicate are *measurement* only because the data cannot decide a
+    cause (``replication.UNDECIDABLE``): a run with one seed, or no per-seed count and an outcome left open."""
+    failed = comparison[(comparison["kind"] == "evidence") & ~comparison["replicates"].astype(bool)]
+    one_seed, open_without_count = ((failed["basis"] == basis).sum() for basis in (ONE_SEED, OPEN_WITHOUT_COUNT))
+    return (f"Of the {len(failed)} evidence checks that do not replicate, {one_seed} are *measurement* because a run "
+            f"compared has one seed, and {open_without_count} because the check is not counted per seed and the seed "
+            "bootstrap leaves its outcome open in a run: for these the data cannot tell a cause, so *measurement* is "
+            "a default there, not a finding.")
+
+
 def sanity_markdown(comparison: pd.DataFrame) -> str:
     """The sanity checks (tests of the code) that do not replicate: each points at a bug, not at the claim."""
     sanity = comparison[comparison["kind"] == "sanity"]
@@ -164,9 +177,8 @@ def checks_markdown(checks: pd.DataFrame, comparison: pd.DataFrame, run_names: l
     return _markdown(table, header)
 
 
-def section(checks: pd.DataFrame, comparison: pd.DataFrame, claims: pd.DataFrame, runs: list[dict],
-                     exploratory: dict, record: dict, rule_files: list[str], history: str,
-                     figure: str = "replication.png") -> str:
+def section(checks: pd.DataFrame, comparison: pd.DataFrame, claims: pd.DataFrame, runs: list[dict], exploratory: dict,
+            record: dict, rule_files: list[str], history: str, figure: str = "replication.png") -> str:
     run_names = [run["name"] for run in runs]
     seeds = int(checks.loc[checks["run"] == EXPLORATORY, "n_seeds"].max())
     tally = claims["replication"].value_counts()
@@ -198,12 +210,14 @@ def section(checks: pd.DataFrame, comparison: pd.DataFrame, claims: pd.DataFrame
         "**Why a claim does not replicate**, check by check, with each run's values (95% bootstrap interval, the "
         "share of resamples in which the check holds, on how many seeds it fails computed on each alone):",
         reasons_markdown(claims, comparison),
+        undecidable_markdown(comparison),
         sanity_markdown(comparison),
         f"![every check in every run](figures/{figure})",
         "**Every check** in every run: value [95% seed-bootstrap interval], share of resamples in which it holds, "
-        "k/n seeds on which it fails computed on each alone (none where one seed gives it no value), and whether it "
-        "holds (yes/no); `-` where the run does not measure it. The numbers in a rule (such as the "
-        "length n) follow each run's settings; the rule shown is the exploratory run's.",
+        "k/n seeds on which it fails computed on each alone (none for a check not counted per seed), the threshold "
+        "of the run's own rule, and whether it holds (yes/no); `-` where the run does not measure it. The numbers in "
+        "a rule follow each run's settings (such as the length n) or data (such as cures' recovery bar, half the "
+        "run's own hard-attention ceiling); the rule text shown beside the check is the exploratory run's.",
         checks_markdown(checks, comparison, run_names, "evidence"),
         *sanity,
         history,
