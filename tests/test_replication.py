@@ -501,6 +501,7 @@ def test_the_section_counts_claims_by_replication_and_the_exploratory_seeds():
     assert "Of 4 claims: 1 replicated, 1 partly, 1 not replicated, 1 not tested." in text
     assert "(here 5 seeds in the exploratory run)" in text
     assert "![every check in every run](figures/replication.png)" in text
+    assert prose.undecidable_markdown(comparison) in text.split("**Sanity checks**")[0]
 
 
 def test_a_check_is_decided_only_with_two_seeds_or_more_and_a_share_of_resamples_at_or_past_the_bar():

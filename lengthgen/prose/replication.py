@@ -208,7 +208,8 @@ def section(checks: pd.DataFrame, comparison: pd.DataFrame, claims: pd.DataFrame
         worked_example(),
         claims_markdown(claims, run_names),
         "**Why a claim does not replicate**, check by check, with each run's values (95% bootstrap interval, the "
-        "share of resamples in which the check holds, on how many seeds it fails computed on each alone):",
+        "share of resamples in which the check holds, on how many seeds it fails computed on each alone) and the rule "
+        "that run applied:",
         reasons_markdown(claims, comparison),
         undecidable_markdown(comparison),
         sanity_markdown(comparison),
