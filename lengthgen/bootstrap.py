@@ -12,11 +12,12 @@ its outcome is decided by the data or could go either way with other seeds
 (``thresholds.DECIDED_FRACTION``).
 
 The same machinery with a one-seed "resample" per seed evaluates every check on each seed alone:
-per check, the seeds on which it has a value (``seeds_checked``, n) and those of them on which it
-fails (``seeds_failing``, k), which replication sets against another run's (``thresholds.CAUSE_RULE``).
-A check with no value on any single seed (a statistic over seed pairs), or whose count contradicts
-it (a t-interval, which can hold on all seeds and fail on each alone), has neither (null). pandas
-and numpy only: every job that writes claims runs it.
+per check declared per seed (``claims.check``'s ``per_seed``), the seeds on which it has a value
+(``seeds_checked``, n) and those of them on which it fails (``seeds_failing``, k), which replication
+sets against another run's (``thresholds.CAUSE_RULE``). A check not declared per seed (one seed's
+value set against another's, a t-interval, which can hold on all seeds and fail on each alone) has
+neither (null), in every run: the declaration, not the run's outcome, says which checks are counted.
+pandas and numpy only: every job that writes claims runs it.
 """
 
 from typing import Callable
@@ -64,7 +65,7 @@ def seed_bootstrap(claims_of: Callable[..., pd.DataFrame], tables: dict[str, pd.
     for _ in range(resamples):
         draw = generator.choice(seeds, size=len(seeds), replace=True)
         redone.append(claims_of(**resample_seeds(by_seed, draw))[KEY + ["value", "holds"]])
-    draws = pd.concat(redone, ignore_index=True) if redone else checks[KEY + ["value", "holds"]].iloc[:0]
+    draws = pd.concat(redone) if redone else checks[KEY + ["value", "holds"]].iloc[:0]
     tail = (1 - SPREAD_INTERVAL) / 2
     spread = draws.groupby(KEY, dropna=False).agg(
         resamples=("holds", "size"), holds_fraction=("holds", "mean"),
@@ -81,19 +82,14 @@ def seed_bootstrap(claims_of: Callable[..., pd.DataFrame], tables: dict[str, pd.
 
 def failing_seeds(claims_of: Callable[..., pd.DataFrame], by_seed: dict, seeds: list[int],
                   checks: pd.DataFrame) -> pd.DataFrame:
-    """Per check of ``checks`` (all seeds) that has a per-seed count (``KEY``): on how many seeds alone it has a
-    value (``seeds_checked``) and on how many of those it fails (``seeds_failing``).
-
-    A value of NaN on one seed (a statistic that needs two) does not count. A statistic that aggregates seeds (a
-    minimum, a mean, a share) holds on all of them where it holds on each alone and fails where it fails on each;
-    a check that holds on every seed alone yet fails on all (or the reverse) is not such a statistic (an interval
-    that widens on fewer runs, a minimum of one seed's value less the maximum of another's), so it has no count:
-    it is not listed."""
+    """Per check of ``checks`` (all seeds) declared per seed (``claims.check``'s ``per_seed``; ``KEY``): on how many
+    seeds alone it has a value (``seeds_checked``) and on how many of those it fails (``seeds_failing``); 0 of 0
+    where no seed alone makes it or gives it a value (a NaN value: a statistic that needs two seeds). A check not
+    declared per seed is not listed: it has no count, whatever its outcome."""
     alone = [claims_of(**resample_seeds(by_seed, [seed]))[KEY + ["value", "holds"]] for seed in seeds]
-    made = pd.concat(alone, ignore_index=True) if alone else checks[KEY + ["value", "holds"]].iloc[:0]
+    made = pd.concat(alone) if alone else checks[KEY + ["value", "holds"]].iloc[:0]
     made = made[made["value"].notna()].assign(fails=lambda frame: ~frame["holds"].astype(bool))
     counted = made.groupby(KEY, dropna=False).agg(seeds_checked=("fails", "size"), seeds_failing=("fails", "sum"))
-    counted = counted.reset_index().merge(checks[KEY + ["holds"]], on=KEY)
-    contradicts = (counted["holds"] & (counted["seeds_failing"] == counted["seeds_checked"])) | (
-        ~counted["holds"] & (counted["seeds_failing"] == 0))
-    return counted[~contradicts].drop(columns="holds")
+    declared = checks.loc[checks["per_seed"].astype(bool), KEY]
+    counts = declared.merge(counted.reset_index(), on=KEY, how="left")
+    return counts.fillna({"seeds_checked": 0, "seeds_failing": 0})

@@ -8,6 +8,12 @@ that key. Each check also carries its comparison and threshold as numbers, wheth
 its kind: *evidence* (a plausible world could fail it) or *sanity* (only a bug can fail it: an
 identity of the code, an impossibility). A section's verdict counts evidence only.
 
+A check also declares whether it is computed *per seed* (``per_seed``, by default yes): whether the same check
+on each seed alone asks that seed the question the check asks of all of them, as it does for a minimum, a mean or
+a share over seeds. The seed bootstrap counts the seeds that fail it alone only where it is (a statistic that
+sets one seed's value against another's, a t-interval whose width follows the number of runs, is not). The
+declaration is the check's, the same in every run, so a check has a per-seed count in every run or in none.
+
 The verdict of a section is *confirmed* when every evidence check holds, *not confirmed* when
 none does, and *mixed* otherwise.
 """
@@ -22,14 +28,16 @@ VERDICT_RULE = ("confirmed if every evidence check holds, not confirmed if none 
 KEY = ["experiment", "claim", "statistic", "offset"]
 KINDS = ("evidence", "sanity")
 # A check's own columns (``check``); ``with_keys`` adds its experiment and section in front.
-CHECK_COLUMNS = ["claim", "statistic", "offset", "value", "comparison", "threshold", "rule", "holds", "kind"]
+CHECK_COLUMNS = ["claim", "statistic", "offset", "value", "comparison", "threshold", "rule", "holds", "kind",
+                 "per_seed"]
 COMPARISONS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq}
 
 
 def check(claim: str, statistic: str, value: float, comparison: str, threshold: float, *, offset: int | None = None,
-          rule: str | None = None, kind: str = "evidence") -> dict:
+          rule: str | None = None, kind: str = "evidence", per_seed: bool = True) -> dict:
     """One check: holds when ``value <comparison> threshold`` (never when the value is NaN). ``rule`` is the
-    text shown for it (``>= 5 x chance = 0.156``); by default the comparison and threshold."""
+    text shown for it (``>= 5 x chance = 0.156``); by default the comparison and threshold. ``per_seed=False``:
+    the check on one seed alone is not this check on that seed, so the seed bootstrap counts no seeds for it."""
     if comparison not in COMPARISONS:
         raise ValueError(f"unknown comparison {comparison!r}; one of {', '.join(COMPARISONS)}")
     if kind not in KINDS:
@@ -37,7 +45,8 @@ def check(claim: str, statistic: str, value: float, comparison: str, threshold: 
     value, threshold = float(value), float(threshold)
     holds = not math.isnan(value) and bool(COMPARISONS[comparison](value, threshold))
     return {"claim": claim, "statistic": statistic, "offset": offset, "value": value, "comparison": comparison,
-            "threshold": threshold, "rule": rule or f"{comparison} {threshold:.4g}", "holds": holds, "kind": kind}
+            "threshold": threshold, "rule": rule or f"{comparison} {threshold:.4g}", "holds": holds, "kind": kind,
+            "per_seed": bool(per_seed)}
 
 
 def with_keys(checks: list[dict] | pd.DataFrame, experiment: str, section: str) -> pd.DataFrame:

@@ -88,6 +88,15 @@ RULE_HISTORY = (
                "RECURRING_RUNS; RULE_CAUSE_MAX_MISS kept)", "b93632a",
                "the full confirmation study (fresh_seeds, small_vocab, large_vocab), whose 18 non-replicating checks "
                "the old rule all classed measurement; it decides causes only, no claim's verdict"),
+    RuleChange("replication: the cause rule's clearance of a check that holds on its threshold (an equality, a share "
+               "at its bound: one seed's share, was 0) and per-seed counts declared per check (claims.check per_seed; "
+               "the share over untrained heads and cures' t-interval pooled only), was inferred from each run's "
+               "outcome", "12b1ac8",
+               "the committed confirmation study's replication section, audited for issue 17 (every equality miss "
+               "classed claim; the cures t-interval counted in 3 runs of 4, the frequency margin in 8 of 9): fixed "
+               "after reading it, and the next run draws the same seeds, so not blind; on the committed tables it "
+               "moves 3 checks from claim to rule (mechanics' rope contrast in small_vocab, two multiseed "
+               "headlines); it decides causes only, no claim's verdict"),
 )
 
 

@@ -309,8 +309,11 @@ REPLICATION_RULE = (
 #   RULE_CAUSE_MAX_MISS x that clearance means the statistic moved less than the threshold's own margin, so
 #   the threshold fit one setting (*rule*); a larger miss means the effect itself is absent for those seeds
 #   or in that setting (*claim*). The factor 1 is the symmetric choice: either side's distance counts the same.
-# - A check with no per-seed count in a run (a statistic over seed pairs, a t-interval) has no shares: the
-#   bootstrap alone, *measurement* where the outcome is open in either run, the margins otherwise.
+#   A check that holds on its threshold (an equality, a share at its bound such as ">= 1") has margin 0, which
+#   would make every miss *claim*; every such check of the study is a share at 0 or 1 whose seeds weigh the
+#   same, so its clearance is one seed's share (1/n of its n seeds), the least its seeds can move it by.
+# - A check not counted per seed (declared so: one seed's value set against another's, a t-interval) has no
+#   shares: the bootstrap alone, *measurement* where the outcome is open in either run, the margins otherwise.
 SHARES_DIFFER_LEVEL = 0.05
 RECURRING_RUNS = 2
 RULE_CAUSE_MAX_MISS = 1.0
@@ -325,7 +328,8 @@ CAUSE_RULE = (
     f"same task with fresh seeds, unless failing seeds recur in {RECURRING_RUNS} or more runs of the study (a fixed "
     "share of seeds fails, which more seeds would not remove); every other case is *rule* when the failing side's "
     "largest miss below the threshold is no more than the passing side's median clearance above it (the threshold "
-    "sits between two settings' values, a threshold that fit one setting) and *claim* when it misses by more (the "
-    "effect itself is absent there: the phenomenon is not general); a check with no per-seed count (a statistic "
-    "over seed pairs, a t-interval) is *measurement* where the outcome is open in either run, else rule or claim "
-    "by the margins")
+    "sits between two settings' values, a threshold that fit one setting; a check that holds on its threshold, an "
+    "equality or a share at its bound, clears it by one seed's share, 1/n of its n seeds) and *claim* when it misses "
+    "by more (the effect itself is absent there: the phenomenon is not general); a check not counted per seed (one "
+    "seed's value set against another's, a t-interval: declared with the check, the same in every run) is "
+    "*measurement* where the outcome is open in either run, else rule or claim by the margins")

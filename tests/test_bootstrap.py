@@ -1,11 +1,16 @@
-"""The seed bootstrap (lengthgen/bootstrap.py): known spreads, open and decided checks, pairing and relabelling."""
+"""The seed bootstrap (lengthgen/bootstrap.py): known spreads, open and decided checks, pairing and relabelling, and
+the per-seed counts of the checks declared per seed."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from lengthgen.bootstrap import resample_seeds, seed_bootstrap
+from lengthgen.bootstrap import failing_seeds, resample_seeds, run_seeds, seed_bootstrap
 from lengthgen.claims import KEY, check, with_keys
+from lengthgen.thresholds import SPREAD_INTERVAL
+
+SPREAD_COLUMNS = ["experiment", "section", "claim", "statistic", "offset", "n_seeds", "resamples", "spread_low",
+                  "spread_high", "holds_fraction", "seeds_checked", "seeds_failing"]
 
 
 def per_seed(values) -> pd.DataFrame:
@@ -22,26 +27,40 @@ def mean_check(threshold: float):
     return claims_of
 
 
+def resampled_means(values, resamples: int, seed: int) -> np.ndarray:
+    """The means of ``values`` over the seed resamples ``seed_bootstrap`` draws with generator seed ``seed``."""
+    generator = np.random.default_rng(seed)
+    values = np.asarray(values, dtype=float)
+    return np.array([values[generator.choice(len(values), size=len(values), replace=True)].mean()
+                     for _ in range(resamples)])
+
+
 def test_the_interval_of_a_mean_is_its_sampling_spread():
     values = np.arange(10.0)  # mean 4.5, population sd 2.87: the mean's spread over resamples is 2.87 / sqrt(10)
-    spread = seed_bootstrap(mean_check(0.0), {"runs": per_seed(values)}, resamples=1000, seed=1).iloc[0]
+    spread = seed_bootstrap(mean_check(0.0), {"runs": per_seed(values)}, resamples=200, seed=1).iloc[0]
     half_width = 1.96 * values.std() / np.sqrt(len(values))
     assert spread["spread_low"] == pytest.approx(4.5 - half_width, abs=0.25)
     assert spread["spread_high"] == pytest.approx(4.5 + half_width, abs=0.25)
-    assert spread["n_seeds"] == 10 and spread["resamples"] == 1000 and spread["holds_fraction"] == 1.0
+    # Exactly the central SPREAD_INTERVAL of the resampled means (linear interpolation between order statistics).
+    means = resampled_means(values, 200, seed=1)
+    tail = (1 - SPREAD_INTERVAL) / 2
+    assert spread["spread_low"] == pytest.approx(np.quantile(means, tail), abs=1e-12)
+    assert spread["spread_high"] == pytest.approx(np.quantile(means, 1 - tail), abs=1e-12)
+    assert spread["n_seeds"] == 10 and spread["resamples"] == 200 and spread["holds_fraction"] == 1.0
 
 
 def test_a_threshold_inside_the_spread_leaves_the_check_open_and_one_far_outside_decides_it():
     values = per_seed(np.arange(10.0))
-    at_the_mean = seed_bootstrap(mean_check(4.5), {"runs": values}, resamples=400, seed=2).iloc[0]
+    at_the_mean = seed_bootstrap(mean_check(4.5), {"runs": values}, resamples=100, seed=2).iloc[0]
     assert 0.3 < at_the_mean["holds_fraction"] < 0.7  # noise decides it
-    far_below = seed_bootstrap(mean_check(-100.0), {"runs": values}, resamples=100, seed=2).iloc[0]
-    far_above = seed_bootstrap(mean_check(100.0), {"runs": values}, resamples=100, seed=2).iloc[0]
+    assert at_the_mean["holds_fraction"] == pytest.approx(np.mean(resampled_means(np.arange(10.0), 100, 2) >= 4.5))
+    far_below = seed_bootstrap(mean_check(-100.0), {"runs": values}, resamples=20, seed=2).iloc[0]
+    far_above = seed_bootstrap(mean_check(100.0), {"runs": values}, resamples=20, seed=2).iloc[0]
     assert far_below["holds_fraction"] == 1.0 and far_above["holds_fraction"] == 0.0
 
 
 def test_identical_seeds_have_no_spread():
-    spread = seed_bootstrap(mean_check(0.5), {"runs": per_seed([0.7] * 5)}, resamples=100, seed=0).iloc[0]
+    spread = seed_bootstrap(mean_check(0.5), {"runs": per_seed([0.7] * 5)}, resamples=20, seed=0).iloc[0]
     assert spread["spread_low"] == spread["spread_high"] == pytest.approx(0.7)
 
 
@@ -49,7 +68,7 @@ def test_a_seed_drawn_twice_counts_as_two_seeds():
     def distinct_seeds(runs):
         return with_keys([check("seeds", "distinct seeds", runs["seed"].nunique(), ">=", 1)], "toy", "toy")
 
-    spread = seed_bootstrap(distinct_seeds, {"runs": per_seed(range(6))}, resamples=200, seed=3).iloc[0]
+    spread = seed_bootstrap(distinct_seeds, {"runs": per_seed(range(6))}, resamples=30, seed=3).iloc[0]
     assert spread["spread_low"] == spread["spread_high"] == 6
 
 
@@ -61,9 +80,16 @@ def test_tables_are_resampled_together_so_pairs_stay_paired():
         gap = heads.merge(controls, on="seed", suffixes=("", "_control")).eval("value - value_control")
         return with_keys([check("paired", "largest gap", gap.max(), "<=", 0.1 + 1e-12)], "toy", "toy")
 
-    spread = seed_bootstrap(paired, {"heads": heads, "controls": controls}, resamples=200, seed=4).iloc[0]
+    spread = seed_bootstrap(paired, {"heads": heads, "controls": controls}, resamples=30, seed=4).iloc[0]
     assert spread["spread_low"] == pytest.approx(0.1) and spread["spread_high"] == pytest.approx(0.1)
     assert spread["holds_fraction"] == 1.0
+
+
+def test_run_seeds_are_every_seed_of_every_seeded_table_sorted():
+    tables = {"a": pd.DataFrame({"seed": [2, 0, 2]}), "b": pd.DataFrame({"seed": [1, 2]}),
+              "settings": pd.DataFrame({"threshold": [7]})}
+    assert run_seeds(tables) == [0, 1, 2]
+    assert run_seeds({"settings": pd.DataFrame({"threshold": [7]})}) == []
 
 
 def test_a_table_without_seeds_is_taken_whole():
@@ -72,6 +98,19 @@ def test_a_table_without_seeds_is_taken_whole():
                             draw=[2, 2, 0])
     assert tables["settings"] is settings
     assert list(tables["runs"]["seed"]) == [0, 1, 2] and list(tables["runs"]["value"]) == [3, 3, 1]
+    assert list(tables["runs"].index) == [0, 1, 2]  # a fresh index, as a table read from a file has
+
+
+def test_a_drawn_seed_a_table_has_no_rows_of_is_left_out_of_it_and_keeps_its_label_elsewhere():
+    # Seed 1 has no control row: drawn second, it is seed 1 among the heads and absent from the controls.
+    heads = dict(iter(pd.DataFrame({"seed": [0, 1], "value": [0.5, 0.6]}).groupby("seed")))
+    controls = dict(iter(pd.DataFrame({"seed": [0, 0], "value": [0.1, 0.2]}).groupby("seed")))
+    tables = resample_seeds({"heads": heads, "controls": controls}, draw=[0, 1, 0])
+    assert tables["heads"].to_dict("list") == {"seed": [0, 1, 2], "value": [0.5, 0.6, 0.5]}
+    assert tables["controls"].to_dict("list") == {"seed": [0, 0, 2, 2], "value": [0.1, 0.2, 0.1, 0.2]}
+    # A draw with none of a table's seeds leaves that table empty, with its columns.
+    alone = resample_seeds({"controls": controls}, draw=[1])["controls"]
+    assert alone.empty and list(alone.columns) == ["seed", "value"]
 
 
 def test_same_seed_same_spread_and_a_check_made_only_sometimes_counts_its_resamples():
@@ -82,11 +121,13 @@ def test_same_seed_same_spread_and_a_check_made_only_sometimes_counts_its_resamp
             rows.append(check("high mean", "conditional mean", mean, "<=", 10, offset=1))
         return with_keys(rows, "toy", "toy")
 
-    tables = {"runs": per_seed(np.arange(10.0) + np.eye(10)[0])}  # mean 4.6: the second check is made
-    first = seed_bootstrap(sometimes, tables, resamples=300, seed=5)
-    assert first.equals(seed_bootstrap(sometimes, tables, resamples=300, seed=5))
-    assert not first.equals(seed_bootstrap(sometimes, tables, resamples=300, seed=6))
-    assert first["resamples"].iloc[0] == 300 and 0 < first["resamples"].iloc[1] < 300
+    values = np.arange(10.0) + np.eye(10)[0]  # mean 4.6: the second check is made
+    tables = {"runs": per_seed(values)}
+    first = seed_bootstrap(sometimes, tables, resamples=40, seed=5)
+    assert first.equals(seed_bootstrap(sometimes, tables, resamples=40, seed=5))
+    assert not first.equals(seed_bootstrap(sometimes, tables, resamples=40, seed=6))
+    made = int((resampled_means(values, 40, 5) > 4.5).sum())
+    assert 0 < made < 40 and list(first["resamples"]) == [40, made]
     assert list(first["statistic"]) == ["mean", "conditional mean"]  # the checks of the full data, in order
 
 
@@ -109,12 +150,14 @@ def test_checks_are_matched_across_resamples_on_their_key_the_pooled_and_each_of
         return with_keys([check("high mean", "mean", mean, ">=", 4.5),
                           check("high mean", "mean", mean + 10, ">=", 4.5, offset=2)], "toy", "toy_K2")
 
-    spread = seed_bootstrap(pooled_and_at_two, {"runs": per_seed(np.arange(10.0))}, resamples=200, seed=8)
-    assert list(spread.columns[:5]) == ["experiment", "section", *KEY[1:]]
+    spread = seed_bootstrap(pooled_and_at_two, {"runs": per_seed(np.arange(10.0))}, resamples=50, seed=8)
+    assert list(spread.columns) == SPREAD_COLUMNS
     assert spread["offset"].isna().tolist() == [True, False] and spread["offset"].iloc[1] == 2
-    assert spread["section"].eq("toy_K2").all() and (spread["resamples"] == 200).all()
+    assert spread["section"].eq("toy_K2").all() and (spread["resamples"] == 50).all()
     assert spread["spread_low"].iloc[1] == pytest.approx(spread["spread_low"].iloc[0] + 10)
     assert 0.3 < spread["holds_fraction"].iloc[0] < 0.7 and spread["holds_fraction"].iloc[1] == 1.0
+    # Each seed alone: the pooled check fails on seeds 0..4 (values below 4.5), the other on none.
+    assert spread["seeds_checked"].tolist() == [10, 10] and spread["seeds_failing"].tolist() == [5, 0]
 
 
 def test_each_seed_alone_counts_how_many_seeds_fail_a_check():
@@ -123,21 +166,26 @@ def test_each_seed_alone_counts_how_many_seeds_fail_a_check():
         return with_keys([check("every seed is high", "min over seeds", runs["value"].min(), ">=", 0.5, offset=1)],
                          "toy", "toy")
 
-    spread = seed_bootstrap(lowest, {"runs": per_seed([0.9, 0.248, 0.7, 0.8, 0.6])}, resamples=200, seed=9).iloc[0]
+    spread = seed_bootstrap(lowest, {"runs": per_seed([0.9, 0.248, 0.7, 0.8, 0.6])}, resamples=40, seed=9).iloc[0]
     assert spread["seeds_checked"] == 5 and spread["seeds_failing"] == 1
     assert 0.2 < spread["holds_fraction"] < 0.5  # (4/5)^5 = 0.33: the bootstrap leaves it open, the count does not
 
 
-def test_a_check_no_single_seed_gives_a_value_has_no_count_and_one_made_on_some_seeds_counts_those():
+def test_a_check_counts_the_seeds_it_has_a_value_on_and_one_declared_pooled_only_has_no_count():
     def spread_and_conditional(runs):
-        rows = [check("seeds agree", "sd over seeds", runs["value"].std(), "<=", 1.0, offset=1)]  # NaN on one seed
+        sd = runs["value"].std()  # NaN on one seed
+        rows = [check("seeds agree", "sd over seeds", sd, "<=", 1.5, offset=1, per_seed=False),
+                check("seeds agree", "sd over seeds, counted", sd, "<=", 1.5, offset=1)]
         if runs["value"].mean() > 2:
             rows.append(check("high mean", "mean where high", runs["value"].mean(), "<=", 3.5, offset=1))
         return with_keys(rows, "toy", "toy")
 
-    spread = seed_bootstrap(spread_and_conditional, {"runs": per_seed([1.0, 3.0, 4.0])}, resamples=50, seed=10)
+    spread = seed_bootstrap(spread_and_conditional, {"runs": per_seed([1.0, 3.0, 4.0])}, resamples=10, seed=10)
     assert spread["seeds_checked"].isna().iloc[0] and spread["seeds_failing"].isna().iloc[0]
-    assert spread["seeds_checked"].iloc[1] == 2 and spread["seeds_failing"].iloc[1] == 1  # seeds 3 and 4 make it
+    # Declared per seed, it is counted in every run: on no seed alone does it have a value, 0 of 0.
+    assert spread["seeds_checked"].iloc[1] == 0 and spread["seeds_failing"].iloc[1] == 0
+    assert spread["seeds_checked"].iloc[2] == 2 and spread["seeds_failing"].iloc[2] == 1  # seeds 3 and 4 make it
+    assert str(spread["seeds_checked"].dtype) == "Int64" and str(spread["seeds_failing"].dtype) == "Int64"
 
 
 def test_the_per_seed_counts_cost_one_call_per_seed_and_leave_the_spread_as_it_was():
@@ -148,34 +196,50 @@ def test_the_per_seed_counts_cost_one_call_per_seed_and_leave_the_spread_as_it_w
         return mean_check(4.5)(runs)
 
     tables = {"runs": per_seed(np.arange(10.0))}
-    spread = seed_bootstrap(counted, tables, resamples=100, seed=11)
-    assert len(calls) == 1 + 100 + 10 and calls[-10:] == [1] * 10  # the checks, the resamples, each seed alone
-    assert list(spread.columns[-7:]) == ["n_seeds", "resamples", "spread_low", "spread_high", "holds_fraction",
-                                         "seeds_checked", "seeds_failing"]
+    spread = seed_bootstrap(counted, tables, resamples=40, seed=11)
+    assert len(calls) == 1 + 40 + 10 and calls[-10:] == [1] * 10  # the checks, the resamples, each seed alone
+    assert list(spread.columns) == SPREAD_COLUMNS
     # The resamples are drawn as before: the same draws, so the same interval and share as without the counts.
-    generator = np.random.default_rng(11)
-    means = [np.mean(generator.choice(np.arange(10.0), size=10, replace=True)) for _ in range(100)]
+    means = resampled_means(np.arange(10.0), 40, 11)
     assert spread["spread_low"].iloc[0] == pytest.approx(np.quantile(means, 0.025))
-    assert spread["holds_fraction"].iloc[0] == pytest.approx(np.mean(np.array(means) >= 4.5))
+    assert spread["spread_high"].iloc[0] == pytest.approx(np.quantile(means, 0.975))
+    assert spread["holds_fraction"].iloc[0] == pytest.approx(np.mean(means >= 4.5))
 
 
-def test_a_check_whose_count_contradicts_it_has_no_count():
+def test_whether_a_check_is_counted_is_its_declaration_not_its_outcome():
     # A t-interval's lower end over runs (two offsets per seed): on all seeds the interval is narrow and above 0, on
-    # one seed's two runs it is wide and reaches below 0. Failing on every seed alone yet holding on all, it is not a
-    # statistic that aggregates seeds, so counting its seeds would say nothing about the check.
-    def lower_end(runs):
+    # one seed's two runs it is wide and reaches below 0. Holding on all seeds yet failing on each alone, it is not
+    # the same check on one seed, so it is declared pooled only: no count. The same statistic declared per seed is
+    # counted whatever its outcome (5 of 5 seeds fail it alone), in every run alike.
+    def lower_end(runs, per_seed=True):
         values = runs["value"].to_numpy()
         low = values.mean() - 12.7 * values.std(ddof=1) / np.sqrt(len(values))  # a wide interval: t(0.975, 1)
-        return with_keys([check("log-length beats rope", "lower end of the interval", low, ">", 0)], "toy", "toy")
+        return with_keys([check("log-length beats rope", "lower end of the interval", low, ">", 0,
+                                per_seed=per_seed)], "toy", "toy")
 
     runs = pd.DataFrame({"seed": np.repeat(range(5), 2),
                          "value": [0.10, 0.14, 0.11, 0.13, 0.11, 0.13, 0.09, 0.15, 0.10, 0.14]})
     assert lower_end(runs)["holds"].iloc[0]  # 0.12 - 12.7 x 0.021 / sqrt(10) = 0.037
-    spread = seed_bootstrap(lower_end, {"runs": runs}, resamples=20, seed=12).iloc[0]
-    assert pd.isna(spread["seeds_checked"]) and pd.isna(spread["seeds_failing"])
+    pooled_only = seed_bootstrap(lambda runs: lower_end(runs, per_seed=False), {"runs": runs}, resamples=5,
+                                 seed=12).iloc[0]
+    assert pd.isna(pooled_only["seeds_checked"]) and pd.isna(pooled_only["seeds_failing"])
+    counted = seed_bootstrap(lower_end, {"runs": runs}, resamples=5, seed=12).iloc[0]
+    assert counted["seeds_checked"] == 5 and counted["seeds_failing"] == 5
 
 
-# --- Mutation testing (docs/mutation.md) ------------------------------------------------------------------------
+def test_failing_seeds_lists_the_declared_checks_with_their_counts():
+    def claims_of(runs):
+        value = runs["value"].min()
+        return with_keys([check("c", "min", value, ">=", 0.5), check("c", "min", value, ">=", 0.5, offset=2),
+                          check("c", "margin", value, ">=", 0.5, per_seed=False)], "toy", "toy")
+
+    by_seed = {"runs": dict(iter(per_seed([0.4, 0.9, 0.3]).groupby("seed")))}
+    checks = claims_of(per_seed([0.4, 0.9, 0.3]))
+    counts = failing_seeds(claims_of, by_seed, [0, 1, 2], checks)
+    assert list(counts.columns) == [*KEY, "seeds_checked", "seeds_failing"]
+    assert counts[["statistic", "seeds_checked", "seeds_failing"]].values.tolist() == [["min", 3, 2], ["min", 3, 2]]
+    assert counts["offset"].isna().tolist() == [True, False]
+
 
 def test_a_table_without_seeds_or_without_rows_is_passed_whole_to_every_resample():
     settings = pd.DataFrame({"threshold": [0.5]})  # no seed column
@@ -195,5 +259,15 @@ def test_a_table_without_seeds_or_without_rows_is_passed_whole_to_every_resample
 def test_no_resamples_gives_each_check_no_spread_but_still_its_per_seed_count():
     spread = seed_bootstrap(mean_check(0.65), {"runs": per_seed([0.6, 0.7, 0.8])}, resamples=0, seed=0).iloc[0]
     assert spread["resamples"] == 0 and pd.isna(spread["holds_fraction"])
+    assert seed_bootstrap(mean_check(0.65), {"runs": per_seed([0.6])}, resamples=0, seed=0)["resamples"].dtype == int
     assert pd.isna(spread["spread_low"]) and pd.isna(spread["spread_high"])
     assert spread["seeds_checked"] == 3 and spread["seeds_failing"] == 1  # 0.6 alone fails >= 0.65
+
+
+def test_a_run_without_seeds_draws_nothing_and_counts_every_declared_check_on_no_seed():
+    def from_settings(settings):
+        return with_keys([check("fixed", "threshold", settings["threshold"].iloc[0], ">=", 0.5)], "toy", "toy")
+
+    spread = seed_bootstrap(from_settings, {"settings": pd.DataFrame({"threshold": [0.7]})}, resamples=3, seed=0)
+    assert spread[["n_seeds", "resamples", "holds_fraction", "seeds_checked", "seeds_failing"]].values.tolist() == [
+        [0, 3, 1.0, 0, 0]]

@@ -31,7 +31,7 @@ def test_a_check_keeps_its_names_offset_kind_and_rule():
     row = check("claim A", "stat B", 3, ">=", 2, offset=7, rule="at least two", kind="sanity")
     assert list(row) == claims.CHECK_COLUMNS
     assert row == {"claim": "claim A", "statistic": "stat B", "offset": 7, "value": 3.0, "comparison": ">=",
-                   "threshold": 2.0, "rule": "at least two", "holds": True, "kind": "sanity"}
+                   "threshold": 2.0, "rule": "at least two", "holds": True, "kind": "sanity", "per_seed": True}
     assert isinstance(row["value"], float) and isinstance(row["threshold"], float)
 
 
@@ -40,6 +40,16 @@ def test_the_default_rule_is_the_comparison_and_the_threshold_and_the_kind_is_ev
     assert row["rule"] == "< 0.1562"  # 4 significant digits
     assert row["kind"] == "evidence"
     assert row["offset"] is None
+    assert row["per_seed"] is True  # a minimum, a mean or a share over seeds: counted seed by seed
+
+
+def test_a_check_declared_pooled_only_keeps_the_declaration_in_its_table():
+    # One seed's value set against another's (a trained minimum less an untrained maximum) has no per-seed count.
+    rows = [check("a", "x", 1, ">=", 0), check("a", "margin", 0.1, ">", 0, per_seed=False)]
+    assert rows[1]["per_seed"] is False
+    table = with_keys(rows, "e", "S")
+    assert table["per_seed"].tolist() == [True, False]
+    assert with_keys(pd.DataFrame(rows), "e", "S")["per_seed"].tolist() == [True, False]
 
 
 @pytest.mark.parametrize("options, message", [({"comparison": "=>"}, "unknown comparison '=>'; one of >=, <=,"),

@@ -1,6 +1,7 @@
 """Rule replication: every check of this run beside the confirmation runs', the replication verdicts, and why."""
 from lengthgen import replication
 from lengthgen.jobs import start_job
+from lengthgen.prose import replication as prose
 from lengthgen.rule_history import history_markdown
 from lengthgen.table_schemas.core import ALL_CLAIMS
 from lengthgen.table_schemas.replication import REPLICATION
@@ -16,6 +17,6 @@ checks = replication.annotated_checks(runs)
 comparison = replication.compare_runs(checks, {run["name"]: run["same_task"] for run in params.runs})
 claims = replication.claim_replication(checks, comparison)
 write_table(replication.replication_table(checks, comparison, claims), output.table, REPLICATION)
-section = replication.section_markdown(checks, comparison, claims, params.runs, params.exploratory, params.rules,
-                                       params.rule_files, history_markdown())
+section = prose.section(checks, comparison, claims, params.runs, params.exploratory, params.rules, params.rule_files,
+                        history_markdown())
 atomic_write_text(section, output.section)
