@@ -85,7 +85,8 @@ CATALOG = [
     Experiment("frequency", reads={"models": Models(pe=("rope",))}, settings=TASK,
                tables=("frequency_blocks", "frequency_summary", "frequency_untrained_summary",
                        "frequency_singular_values"),
-               figures=("frequency_rank",), needs=(trained("rope"),), headline_tables=("frequency_summary",)),
+               figures=("frequency_rank",), needs=(trained("rope"),),
+               headline_tables=("frequency_summary", "frequency_untrained_summary")),
     # Trains its own rope heads without softmax; its decay rate compares two lengths past 2x the range.
     Experiment("linear", reads={"models": Models("linear"), "curves": TrainingCurves("linear"), "eval_sets": EvalSets()},
                settings=(*TASK, "linear", "model.d_model", "model.rope_base"),
