@@ -18,8 +18,10 @@ def inputs(rope_far: dict) -> dict[str, pd.DataFrame]:
     (shift: one table per offset); rope accuracy at 4x set per (offset, seed)."""
     runs = [(offset, seed) for offset in (1, 2) for seed in (0, 1)]
     accuracy = pd.DataFrame(
-        [dict(pe="rope", offset=k, seed=s, length=128, accuracy=rope_far[k, s]) for k, s in runs]
-        + [dict(pe="learned", offset=k, seed=s, length=n, accuracy=0.0625 + 0.01 * s) for k, s in runs for n in (64, 128)])
+        [dict(pe="rope", offset=k, seed=s, length=128, accuracy=rope_far[k, s], in_training_range=False) for k, s in runs]
+        + [dict(pe="learned", offset=k, seed=s, length=n, accuracy=0.0625 + 0.01 * s, in_training_range=False)
+           for k, s in runs for n in (64, 128)]
+        + [dict(pe="learned", offset=k, seed=s, length=32, accuracy=1.0, in_training_range=True) for k, s in runs])
     mechanics = pd.DataFrame([dict(pe="learned", offset=k, seed=s, length=64, past_training_range=True,
                                    modal_fraction=0.9) for k, s in runs])
     shift = {f"shift_changes_K{offset}": pd.DataFrame([
@@ -31,7 +33,8 @@ def inputs(rope_far: dict) -> dict[str, pd.DataFrame]:
                                in_training_range=n <= 32) for k, s in runs for n in (32, 64)])
     frequency = pd.DataFrame([dict(offset=k, seed=s, top4_share=0.95, top4_alignment=0.97) for k, s in runs])
     untrained = pd.DataFrame([dict(offset=k, seed=s, top4_share=0.6 + 0.1 * s, top4_alignment=0.1) for k, s in runs])
-    linear = pd.DataFrame([dict(arm=arm, offset=k, seed=s, length=128, accuracy=0.1) for k, s in runs
+    linear = pd.DataFrame([dict(arm=arm, offset=k, seed=s, length=n, accuracy=0.1 if n > 32 else 1.0,
+                                in_training_range=n <= 32) for k, s in runs for n in (32, 128)
                            for arm in ("min_norm_control", "attention_head")])
     return {"accuracy_by_length": accuracy, "mechanics_by_length": mechanics, **shift,
             "prop1_prediction": prop1, "frequency_summary": frequency, "frequency_untrained_summary": untrained,
@@ -45,7 +48,8 @@ def test_headlines_are_read_per_run_and_checked_in_every_run():
     assert len(by_seed) == 4 * len(multiseed.HEADLINES)
     rope = by_seed[by_seed["headline"].str.startswith("generalization: rope")].set_index(["offset", "seed"])["value"]
     assert rope.to_dict() == rope_far
-    learned = by_seed[by_seed["headline"].str.startswith("generalization: learned")].set_index(["offset", "seed"])["value"]
+    learned = by_seed[by_seed["headline"].str.startswith("generalization: learned distance")].set_index(
+        ["offset", "seed"])["value"]
     assert learned[(1, 1)] == pytest.approx(0.01)
     prop1 = by_seed[by_seed["headline"] == "prop1: mean-field target-attention error past the range"]["value"]
     assert prop1.tolist() == pytest.approx([0.05] * 4)  # only the length past the range counts
@@ -107,12 +111,20 @@ def test_a_head_that_learned_nothing_meets_the_mae_headline_but_not_its_baseline
     at_chance = runs["prop1_prediction"].assign(predicted_attention=lambda f: 1 / f["length"] + 1e-4,
                                                 measured_attention=lambda f: 1 / f["length"])
     untrained_share = runs["frequency_summary"].assign(top4_share=0.7)
-    by_seed = multiseed.analyze({**runs, "prop1_prediction": at_chance, "frequency_summary": untrained_share},
+    learned_at_chance = runs["accuracy_by_length"].assign(accuracy=lambda f: f["accuracy"].where(
+        f["pe"] != "learned", 0.0625))
+    linear_at_chance = runs["linear_by_length"].assign(accuracy=0.0625)
+    by_seed = multiseed.analyze({**runs, "prop1_prediction": at_chance, "frequency_summary": untrained_share,
+                                 "accuracy_by_length": learned_at_chance, "linear_by_length": linear_at_chance},
                                 SETTINGS)["headline_by_seed"]
     checks = pd.DataFrame(multiseed.checks({"headline_by_seed": by_seed}, SETTINGS)).set_index("claim")["holds"]
     assert checks["prop1: mean-field target-attention error past the range"]
     assert not checks["prop1: mean-field target-attention error past the range, below the better trivial baseline's"]
     assert not checks["frequency: energy share of the top 4 rotary blocks over the highest of the same heads untrained"]
+    assert checks["generalization: learned distance from chance past the range (max over lengths)"]
+    assert not checks["generalization: learned lowest accuracy in the training range"]
+    assert checks["linear, arm 2 (linear-attention head): accuracy at 4x the training length"]
+    assert not checks["linear, arm 2 (linear-attention head): lowest accuracy in the training range"]
 
 
 def test_intervals_stay_inside_the_range_of_their_value():
@@ -137,7 +149,7 @@ def test_the_figure_shows_each_run_the_mean_and_the_rule():
                     for value in collection.get_offsets()[:, 1])
     assert points == pytest.approx(sorted(rope_far.values()))
     assert rope.get_lines()[-1].get_ydata()[0] == pytest.approx(5 / 16)  # the rule's threshold
-    assert panels[3].get_yscale() == "log"  # the shift headline spans orders of magnitude
-    assert panels[5].get_title().replace("\n", " ").endswith("below the better trivial baseline's rule: >= 0.05")
+    assert panels[4].get_yscale() == "log"  # the shift headline spans orders of magnitude
+    assert panels[6].get_title().replace("\n", " ").endswith("below the better trivial baseline's rule: >= 0.05")
     assert not any(ax.get_legend() for ax in panels)
 

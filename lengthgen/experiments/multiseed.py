@@ -3,9 +3,10 @@
 Each headline is one number per trained run, read from an experiment's tables, with the
 threshold its experiment's rule uses. The multiseed claim is that each headline meets
 its threshold in every single run (every seed at every offset), not only on average.
-A headline that claims learned structure comes with its experiment's baseline, as a headline of
+A headline that an untrained head would meet comes with its experiment's baseline, as a headline of
 its own: frequency's top-4 share against the same heads untrained, prop1's MAE against the better
-trivial predictor (a head at chance has a small MAE too).
+trivial predictor (a head at chance has a small MAE too), and a head at chance past the range (learned,
+linear arm 2) with its fit of the training range.
 
 Its inputs are the headline tables of the experiments that run (``catalog.plan`` fills them in
 from each declaration's ``headline_tables``), named by their files: ``accuracy_by_length``, or
@@ -80,11 +81,16 @@ HEADLINES = [
     Headline("generalization: rope accuracy at 4x the training length", ("accuracy_by_length",), ">=",
              lambda s: thresholds.ABOVE_CHANCE_FACTOR / s["vocab_size"],
              lambda f, s: _by_run(_at_four_x(f[f["pe"] == "rope"], s), "accuracy", "mean"), bounds=UNIT),
+    # A head that learned nothing is at chance too: the distance is paired with the fit of the range, as the
+    # generalization section's verdict pairs them.
     Headline("generalization: learned distance from chance past the range (max over lengths)", ("accuracy_by_length",),
              "<=",
              lambda s: thresholds.CHANCE_TOLERANCE,
              lambda f, s: _by_run(_past(f[f["pe"] == "learned"], s).assign(
                  distance=lambda g: (g["accuracy"] - 1 / s["vocab_size"]).abs()), "distance", "max")),
+    Headline("generalization: learned lowest accuracy in the training range", ("accuracy_by_length",), ">=",
+             lambda s: thresholds.NEAR_PERFECT,
+             lambda f, s: _by_run(f[(f["pe"] == "learned") & f["in_training_range"]], "accuracy", "min"), bounds=UNIT),
     Headline("mechanics: learned fraction of sequences at the modal position (min over lengths)",
              ("mechanics_by_length",), ">=", lambda s: thresholds.MIN_MODAL_FRACTION,
              lambda f, s: _by_run(f[(f["pe"] == "learned") & f["past_training_range"]], "modal_fraction", "min"),
@@ -114,9 +120,15 @@ HEADLINES = [
     Headline("frequency: alignment of the top 4 blocks with K", ("frequency_summary",), ">=",
              lambda s: thresholds.MIN_TOP4_ALIGNMENT, lambda f, s: _by_run(f, "top4_alignment", "mean"), bounds=(-1, 1)),
     # Arm 2 only: arm 1's extrapolation is set by its width and base (experiments/linear.py, control_checks).
+    # A head that learned nothing does not extrapolate either: paired with arm 2's fit of the range, the
+    # precondition of linear's own checks.
     Headline(f"linear, {LINEAR_ARMS[LINEAR_HEAD]}: accuracy at 4x the training length", ("linear_by_length",), "<=",
              lambda s: thresholds.CHANCE_MULTIPLE / s["vocab_size"],
              lambda f, s: _by_run(_at_four_x(f[f["arm"] == LINEAR_HEAD], s), "accuracy", "mean"), bounds=UNIT),
+    Headline(f"linear, {LINEAR_ARMS[LINEAR_HEAD]}: lowest accuracy in the training range", ("linear_by_length",), ">=",
+             lambda s: thresholds.LINEAR_HEAD_FIT_ACCURACY,
+             lambda f, s: _by_run(f[(f["arm"] == LINEAR_HEAD) & f["in_training_range"]], "accuracy", "min"),
+             bounds=UNIT),
 ]
 CHECKED = ("headline_by_seed",)
 
