@@ -188,8 +188,8 @@ LINEAR_CUTOFFS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8)
 # "Undo much of it": a sharpening cure (log_length, yarn) must win back at least half of the
 # accuracy rope loses past the training range, pooled over offsets, seeds and lengths:
 # mean(cured - uncured) / mean(1 - uncured) >= 0.5. Half, because "much" of a loss is at least as much as
-# is left: below half the cure leaves more of the decay than it undoes. Effect size: rope at 0.67 uncured
-# (K = 1 at 4x, committed run) would have to reach 0.84. A cure that does nothing scores 0 and fails by 0.5;
+# is left: below half the cure leaves more of the decay than it undoes. Effect size: a rope head at 0.67
+# past the range (K = 1 at 4x in the committed variants run) would have to reach 0.84. A cure that does nothing scores 0 and fails by 0.5;
 # no untrained head enters (the cures act on the trained rope heads).
 MIN_RECOVERED_FRACTION = 0.5
 # The cured heads are predicted by the same law as prop1: its claim predictor and its MAE limits
