@@ -93,7 +93,8 @@ RULE_HISTORY = (
     RuleChange("variants: the predicted class of an encoding with no position term (NoPE) is 'fails in range' at "
                "every K, and random position ids at K >= RANDOM_POSITIONS_FAIL_FROM_OFFSET are an impossibility: "
                "both sanity checks now, like a monotone term at K >= 2 (lengthgen/variant_predictions.py); the "
-               "Training table calls a failure to fit expected only where that class is predicted", "65575ef",
+               "Training table calls a failure to fit expected only where that class is predicted for a single "
+               "softmax head", "65575ef, de5afa1",
                "the committed run 426117b: NoPE's lowest in-range accuracy 0.163-0.168 (K=1 had no prediction), "
                "the randomized encodings' 0.27-0.36 at K=2,3 (evidence checks, all holding), and its Training table, "
                "which called alibi@slope=0.5 at K=1 (held-out 0.97) and the randomized encodings at K=1 expected"),
