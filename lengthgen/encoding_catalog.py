@@ -12,7 +12,8 @@ What it reads, for every class decorated ``@register("name")``:
 - its mechanism properties, class attributes looked up along the method resolution order of the
   classes the module defines (the defaults being ``PositionalEncoding``'s), and whether it draws
   its position ids at random (a class on that order other than ``PositionalEncoding`` defines
-  ``sample_positions``);
+  ``sample_positions``), and whether it has a position term at all (such a class defines any
+  of the position hooks, ``POSITION_HOOKS``);
 - its parameters: the keyword-only arguments of the first ``__init__`` on that order;
 
 and the module constants ``ENCODING_NAME_PATTERN`` and ``DEFAULT_NOISE_MAX_LENGTH``.
@@ -27,6 +28,8 @@ from pathlib import Path
 ENCODINGS_SOURCE = Path(__file__).with_name("encodings.py")
 BASE_CLASS = "PositionalEncoding"
 PROPERTIES = ("offset_only", "trained_past_range", "monotone_in_offset")
+# The hooks through which an encoding puts positions into the logit (``PositionalEncoding``'s are the identity).
+POSITION_HOOKS = ("position_embedding", "rotate", "logit_bias", "sample_positions")
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,7 @@ class CatalogEntry:
     trained_past_range: bool
     monotone_in_offset: bool
     random_positions: bool
+    position_term: bool
     parameters: tuple[str, ...]
 
 
@@ -133,10 +137,12 @@ def catalog_entry(name: str) -> CatalogEntry:
     order = [classes[cls] for cls in method_resolution_order(name)]
     lookup = {prop: next(cls.attributes[prop] for cls in order if prop in cls.attributes) for prop in PROPERTIES}
     draws_positions = next((cls.node.name for cls in order if "sample_positions" in cls.methods), BASE_CLASS) != BASE_CLASS
+    position_term = any(cls.methods & set(POSITION_HOOKS) for cls in order if cls.node.name != BASE_CLASS)
     parameters = next((cls.init_parameters for cls in order if cls.init_parameters is not None), ())
     # The first paragraph, whitespace collapsed (get_docstring cleans it as inspect.cleandoc does).
     summary = " ".join((ast.get_docstring(classes[name].node) or "").split("\n\n")[0].split())
-    return CatalogEntry(summary=summary, random_positions=draws_positions, parameters=parameters, **lookup)
+    return CatalogEntry(summary=summary, random_positions=draws_positions, position_term=position_term,
+                        parameters=parameters, **lookup)
 
 
 @cache
@@ -180,6 +186,14 @@ def resolve_encoding_name(name: str) -> tuple[str, dict[str, float]]:
         except ValueError:
             raise ValueError(f"positional encoding {name!r}: {key}={value} is not a number") from None
     return registered, parameters
+
+
+def has_position_term(name: str) -> bool:
+    """Whether the logit of encoding ``name`` depends on positions at all: some class on its order other than
+    ``PositionalEncoding`` defines one of ``POSITION_HOOKS`` (NoPE defines none: its head sees a bag of tokens).
+    Not part of ``encoding_description``, which states what ``encodings.encoding_description`` does."""
+    registered, _ = resolve_encoding_name(name)
+    return encoding_catalog()[registered].position_term
 
 
 def encoding_description(name: str) -> dict:

@@ -1,8 +1,11 @@
 """Every claim's rule, in one place: the thresholds and choices each experiment's checks apply.
 
-They were fixed before the runs they judge, each from the claim's wording in SCIENCE.md, and
-each carries the reason for its value. Keeping them in one file makes any change to a rule a
-visible change to this file (``git log lengthgen/thresholds.py``), which RESULTS.md can point to.
+Each carries the reason for its value and its effect size in words (how much better than chance, or
+than an untrained head, a model must be to pass it), and says whether an untrained or broken model
+would pass it (then the check is paired with a baseline, or is a sanity check). Most were fixed before
+the runs they judge, from the claim's wording in SCIENCE.md; ``lengthgen/rule_history.py`` records
+when each was fixed and what had been seen by then. Keeping them in one file makes any change to a rule
+a visible change to this file (``git log lengthgen/thresholds.py``), which RESULTS.md can point to.
 This module imports nothing, so figures and reports read the rules without loading a model.
 """
 
@@ -23,7 +26,8 @@ ABOVE_CHANCE_FACTOR = 5.0
 # over 1000 sequences at chance has a binomial sd of 0.008 per seed, so 0.05 is 6 sd of one seed: no
 # sampling noise fails a head at chance, while a head right on 5 more answers in 100 than guessing
 # gives (0.11 at V = 16) is no longer at chance. An untrained head passes it,
-# which is why the section's verdict also asks both heads to fit the range (NEAR_PERFECT).
+# which is why the section's verdict also asks both heads to fit the range (NEAR_PERFECT), and the
+# multiseed headline is paired with the learned head's fit in every run.
 CHANCE_TOLERANCE = 0.05
 
 # --- mechanics: the learned head pins to a position inside the training range -------------------
@@ -33,6 +37,9 @@ CHANCE_TOLERANCE = 0.05
 # Effect sizes: at n = 1024 a head spreading its attention evenly (as an untrained one nearly does) puts
 # its argmax on any one position for about 1 sequence in 1024 and 32/1024 = 3% of its mass in range, so
 # it fails both by an order of magnitude; a head that pins passes with most of its sequences and mass.
+# Measured (after the committed run, no number changed): the default heads at their seeded init (10 seeds,
+# K = 1..3) fail every pinning check, modal fraction at most 0.013 and mass in range 0.031; the mechanics
+# section measures the same heads at init in every run and each check's rule states how they fare.
 MIN_MODAL_FRACTION = 0.5
 MIN_MASS_IN_RANGE = 0.5
 
@@ -43,9 +50,15 @@ MIN_MASS_IN_RANGE = 0.5
 # below the absolute encodings' threshold.
 ROPE_MAX_CHANGE = 1e-9
 # learned, sinusoidal: "change by O(1) or more". 0.1 is the bottom of order one (a
-# change of 0.1 in a logit moves its softmax weight by about 10%); asked of the largest
-# change over the defined shifts, in float64 so rounding cannot be the cause.
+# change of 0.1 in a logit moves its softmax weight by about 10%), 8 orders of magnitude above rope's
+# rounding bound; asked of the largest change over the defined shifts, in float64 so rounding cannot be
+# the cause. It is asked of trained heads. An absolute head at its seeded init moves by the scale of its
+# init (sinusoidal: 1.70 in the committed run), not by anything learned, so there the check is sanity and asks only a change
+# above ROPE_MAX_CHANGE (above rounding: only a bug keeps an absolute encoding's logits from moving).
 ABSOLUTE_MIN_CHANGE = 0.1
+# Not a threshold: the precision of the claim's measurement. In float64 rope's logits move by rounding alone
+# up to 1.4e-10 (committed run), below ROPE_MAX_CHANGE; in float32 by up to 5e-5, above it, so a float32
+# measurement could not tell the relative encoding's identity from a bug.
 SHIFT_CLAIM_DTYPE = "float64"
 # The encodings the shift claims compare: rope (relative) against the absolute ones. Those the sweep
 # does not train are measured at their seeded initialization (shift.pe_at_init follows from this).
@@ -53,9 +66,10 @@ SHIFT_ABSOLUTE_ENCODINGS = ("learned", "sinusoidal")
 SHIFT_ENCODINGS = ("rope", *SHIFT_ABSOLUTE_ENCODINGS)
 
 # --- prop1: graceful decay follows the attention-dilution law -------------------------------------
-# SCIENCE.md names the mean-field form, which fit within ~0.07 in the feasibility run; 0.1 leaves
-# room for seed-to-seed spread. Effect size: an MAE of 0.1 is 10 points of accuracy (or of target
-# attention) per (seed, length); a head at chance passes it, hence the baseline gain below.
+# The claim's predictor (a choice, not a threshold) is the mean-field form SCIENCE.md names, which fit within
+# ~0.07 in the feasibility run; the MAE bars of 0.1 leave room for seed-to-seed spread. Effect size: an MAE of
+# 0.1 is 10 points of accuracy (or of target attention) per (seed, length); a head at chance passes it, hence
+# the baseline gain below.
 PROP1_CLAIM_PREDICTOR = "mean_field"
 MAX_ATTENTION_MAE = 0.1
 MAX_ACCURACY_MAE = 0.1
@@ -68,7 +82,7 @@ MAX_ACCURACY_MAE = 0.1
 # the better trivial guess misses; half the MAE bar, so a predictor within the bar cannot pass by the
 # baselines being almost as good. A head at init cannot pass: it is at chance, so the chance baseline is
 # within ~0.01 of it. (Trained default heads, feasibility: gains of 0.13-0.33 on accuracy, 0.39-0.44 on
-# attention.)
+# attention.) The same pairing holds for the cures' MAE checks and the multiseed headline of prop1's MAE.
 MIN_MAE_GAIN_OVER_TRIVIAL = 0.05
 # Issue 18's question, fixed before the full run: is rope's accuracy past the range set by dilution (the
 # target keeps the highest logit, but shares the softmax), as the paper says, or by ranking errors (a key of
@@ -77,13 +91,25 @@ MIN_MAE_GAIN_OVER_TRIVIAL = 0.05
 # experiments/prop1.py. The check, oriented as the paper's account so that its failure counts against the
 # law in the verdict: per offset, mean_field's accuracy MAE past the range minus ranking's is below 0, i.e.
 # the dilution law predicts the measured accuracy better than the ranking account does. It compares two
-# accounts on the same heads and lengths, so any margin would be arbitrary; the prose reports both MAEs. Feasibility (9 default heads, 3 seeds x K = 1, 2, 3, on which the ranking predictor's form was
-# chosen, so not a test): ranking 0.013, 0.029, 0.025 against mean_field 0.107, 0.048, 0.044 per offset.
+# accounts on the same heads and lengths, so any margin would be arbitrary: the effect size is the sign (the
+# better account by any amount), and the prose reports both MAEs. Feasibility (9 default heads, 3 seeds x
+# K = 1, 2, 3, on which the ranking predictor's form was chosen, so not a test): ranking 0.013, 0.029, 0.025
+# against mean_field 0.107, 0.048, 0.044 per offset.
 MAX_CLAIM_MINUS_RANKING_MAE = 0.0
 
 # --- frequency: the learned rule is a low-rank carrier aligned with K ------------------------------
-# Feasibility: top-4 share 0.91-0.99, alignment 0.91-0.99.
+# Feasibility: top-4 share 0.91-0.99, alignment 0.91-0.99; 0.8 leaves room for seed-to-seed spread below both.
+# "Low-rank": 4 blocks of 32 (an eighth of them) hold at least four fifths of the energy, 6.4 times the 4/32
+# an even spread gives them. An untrained head comes close: the same heads at init hold 0.36-0.76 (600 default
+# heads, 200 seeds x K = 1..3, measured after the committed run), transformer heads up to 0.85; so the share is
+# paired with its margin over the same heads untrained (MIN_SHARE_MARGIN_OVER_UNTRAINED, below), here and in
+# the multiseed headlines.
 MIN_TOP4_SHARE = 0.8
+# "Aligned with K": the energy-weighted cos(K theta + phi) of those blocks at least 0.8, i.e. their peaks sit
+# within arccos 0.8 = 37 degrees of phase of offset K (a tenth of a period); a block of random phase gives 0 on
+# average. Per head an untrained one passes now and then (1.7% of the 600 heads at init above, at most 0.93),
+# so the check asks it of every seed: all 10 untrained heads of an offset pass it with probability about
+# 0.017^10, 2e-18, and every trained one must.
 MIN_TOP4_ALIGNMENT = 0.8
 # The share alone does not show learned structure: the same heads at their seeded init already hold
 # 0.46-0.75 of their energy in their top 4 of 32 blocks (10 seeds), and default transformer heads at init
@@ -92,21 +118,33 @@ MIN_TOP4_ALIGNMENT = 0.8
 # at init (same seeds, and in the transformer the same layer and head) must exceed this margin, i.e.
 # every trained head is more concentrated than every untrained one. Were the trained and untrained value
 # of each seed exchangeable (training leaves the share's distribution as it was), that happens by chance
-# with probability at most 2^-n over n seeds (1/8 at 3, 1/1024 at 10). The alignment keeps its absolute
-# bar: no untrained head reaches it (at most 0.76 single heads, 0.77 transformer heads, in the same sets),
-# and the check asks it of every seed.
+# with probability at most 2^-n over n seeds (1/8 at 3, 1/1024 at 10): the effect size is the ordering,
+# so the margin is 0. The alignment keeps its absolute bar, asked of every seed: no untrained head of these
+# sets of 10 seeds reached it (at most 0.76 single heads, 0.77 transformer heads); of 600 single heads at
+# init, 1.7% do (MIN_TOP4_ALIGNMENT).
 MIN_SHARE_MARGIN_OVER_UNTRAINED = 0.0
 
 # --- linear: without normalization, training selects a min-norm interpolant that does not extrapolate ----
-MIN_IN_RANGE_ACCURACY = 0.9  # each arm must fit the training range for the rest to mean anything
+# Arm 1 (the min-norm control, a sanity check) fits its range: mean in-range accuracy at least 0.9, right on 9
+# answers in 10, 14 times chance at V = 16; an untrained control (w = 0: every key weighs 0) is at chance and
+# misses it by 0.84. Its closed form interpolates the training offsets exactly, so anything short of it is a
+# bug of the training loop; 0.9 rather than NEAR_PERFECT leaves room for SGD stopped at a finite step.
+MIN_IN_RANGE_ACCURACY = 0.9
 # Arm 2, the claim's test, must fit its range as the softmax heads do before its extrapolation is judged:
 # accuracy >= 0.99 at every in-range evaluation length of every (offset, seed), the worst run not the mean.
 # At the model's base (1e4) the head missed it by far (held-out mean 0.85 at K=2, worst length 0.57-0.65),
 # and a head below it errs on 1 in 100 in-range queries or more: enough that "fails past the range" could
 # be "never learned the rule". At its own base (0.05) every default head measured meets it (worst 0.999).
 LINEAR_HEAD_FIT_ACCURACY = 0.99
-EXTRAPOLATION_FACTOR = 4  # accuracy is judged at 4x the longest training length ...
-CHANCE_MULTIPLE = 4  # ... where it must be at most 4x chance (0.25 at V=16)
+# "Does not extrapolate": arm 2's mean accuracy at 4x the longest training length is at most 4x chance (0.25
+# at V = 16), i.e. wrong on at least 3 answers in 4. 4x is where generalization and the variants judge
+# extrapolation (three quarters of the keys at unseen offsets), so one length answers all three; 4x chance
+# sits below generalization's "well above chance" (5x), so no head both extrapolates by that rule and fails
+# to by this one. A broken or untrained head (at chance) passes it, which is why it is judged only on a head
+# that fits every in-range length (LINEAR_HEAD_FIT_ACCURACY), beside the kernel checks below, and why its
+# multiseed headline is paired with that fit in every run.
+EXTRAPOLATION_FACTOR = 4
+CHANCE_MULTIPLE = 4
 # Arm 1's min-norm interpolant is well-posed when its rotary basis over the training offsets has a
 # condition number of at most 100: the pseudo-inverse then needs no cut-off (its smallest singular
 # value is >= 1e-2 of the largest, 14 orders above float64 rounding), and gradient descent contracts
@@ -115,9 +153,10 @@ CHANCE_MULTIPLE = 4  # ... where it must be at most 4x chance (0.25 at V=16)
 MAX_CONDITION_NUMBER = 100.0
 # "Training selects the min-norm interpolant": over every evaluated offset (the training offsets and
 # past them up to the longest length, where two interpolants differ) the trained kernel has cosine
-# >= 0.999 with the closed form and no value off by more than 1% of the target's weight. That is far
-# above float64 rounding and above what a converged run leaves; a run stopped early, or another
-# interpolant (the closed form plus any vector the training offsets do not see), misses it.
+# >= 0.999 with the closed form (an angle of 2.6 degrees) and no value off by more than 1% of the target's
+# weight. That is far above float64 rounding and above what a converged run leaves; a run stopped early,
+# or another interpolant (the closed form plus any vector the training offsets do not see), misses it, and
+# an untrained control (w = 0) has no direction at all.
 MIN_CONVERGENCE_COSINE = 0.999
 MAX_KERNEL_ERROR = 0.01
 # "Does not decay": the mean |weight| per distractor key in the last octave [n/2, n) at the longest
@@ -134,7 +173,11 @@ MIN_FAR_WEIGHT_RATIO = 0.5
 # (with none, the pseudo-inverse of a basis with condition number ~1e17 is rounding noise): decades from
 # 1e-1, where only well-resolved directions survive (11 of 32 in the default basis: d=64, base 1e4), to
 # 1e-8, a decade below float32's resolution (1.2e-7): a head computing in float32 cannot set directions
-# weaker than that.
+# weaker than that. Effect size: 0.447 is the relative error of two kernels of equal norm 26 degrees apart;
+# an unrelated kernel over the ~1000 evaluated offsets (an untrained head's) is near 90 degrees away, a
+# relative error of about 1.4, so the bar tells "the min-norm kernel, up to what Adam and cross-entropy
+# leave" from any other. Looser than arm 1's 0.999 cosine because arm 2 is trained by Adam on cross-entropy,
+# which need not reach the min-norm point exactly.
 MIN_COSINE = 0.9
 MAX_RELATIVE_KERNEL_ERROR = (2 * (1 - MIN_COSINE)) ** 0.5
 LINEAR_CUTOFFS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8)
@@ -144,7 +187,10 @@ LINEAR_CUTOFFS = (1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8)
 # had been run when they were written (see the cures section for what it measures).
 # "Undo much of it": a sharpening cure (log_length, yarn) must win back at least half of the
 # accuracy rope loses past the training range, pooled over offsets, seeds and lengths:
-# mean(cured - uncured) / mean(1 - uncured) >= 0.5.
+# mean(cured - uncured) / mean(1 - uncured) >= 0.5. Half, because "much" of a loss is at least as much as
+# is left: below half the cure leaves more of the decay than it undoes. Effect size: a rope head at 0.67
+# past the range (K = 1 at 4x in the committed variants run) would have to reach 0.84. A cure that does nothing scores 0 and fails by 0.5;
+# no untrained head enters (the cures act on the trained rope heads).
 MIN_RECOVERED_FRACTION = 0.5
 # The cured heads are predicted by the same law as prop1: its claim predictor and its MAE limits
 # (PROP1_CLAIM_PREDICTOR, MAX_ATTENTION_MAE, MAX_ACCURACY_MAE), with the kernel scaled as each cure
@@ -155,7 +201,9 @@ MIN_RECOVERED_FRACTION = 0.5
 # The head trained with log-length scaling "extrapolates further than rope" when its mean accuracy
 # past the range exceeds rope's in paired runs (same seed and offset) by a mean whose 95% Student-t
 # interval lies above 0, so that seed-to-seed spread alone cannot pass the check; it must first fit
-# the training range (NEAR_PERFECT), or the comparison means nothing.
+# the training range (NEAR_PERFECT), or the comparison means nothing. Each MAE check on the cured heads is
+# paired with MIN_MAE_GAIN_OVER_TRIVIAL, as prop1's are (added after the committed run: rope collapses to
+# chance under interpolate, where predicting chance meets the MAE bar). The claim's predictor, a choice:
 CURES_CLAIM_PREDICTOR = PROP1_CLAIM_PREDICTOR
 # Added after the full run (which measured the hard-attention ceiling at +0.041 of the lost accuracy,
 # the cures at +0.037 and +0.035, and CURES_CLAIM_PREDICTOR predicting -0.08), beside the check above,
@@ -184,7 +232,10 @@ MIN_DILUTION_SHARE = 0.5
 # 0.9 leaves seen offsets a tenth of the ranking errors: where rope outranks its target in 1 sequence
 # in 10 or more past the range (it loses more than that there: generalization, cures), that is the whole in-range
 # allowance; a lower share means seen-offset keys outrank the target past the range more often than
-# in range, which a logit that is a function of the offset alone cannot do.
+# in range, which a logit that is a function of the offset alone cannot do. So, wherever rope's ranking errors
+# past the range are 1 in 10 answers or more (the rule text states the rate), the share follows from the
+# relative-offset identity and the in-range fit: a sanity check (made one after the committed run, whose
+# values were 0.99995, 1 and 1), which only a bug in the winning offset or the seen/unseen boundary fails.
 MIN_UNSEEN_WINNER_SHARE = 0.9
 
 # --- rope_bases: does the account predict the rope-base variants' order? --------------------------
@@ -230,48 +281,69 @@ STEP_PREDICTION_FACTOR = 1.5
 # Each (encoding, offset) gets one class from its mean accuracy over seeds, decided in this order:
 # - "fails in range": lowest mean accuracy at an in-range length below VARIANT_FIT_ACCURACY. What
 #   happens past the range tells about extrapolation only for a head that learned the task; 0.9 is
-#   the linear control's bar for fitting the range (right nine times in ten).
+#   the linear control's bar for fitting the range: right on nine answers in ten, 14 times chance at V = 16.
+#   A class is a statement about an encoding, so the bar is lower than the Training table's per-model fit
+#   (0.99): an encoding that learns the rule imperfectly is still classified past the range, while one that
+#   cannot learn it (the impossibilities below: at most 0.36 in the committed run) and an untrained head (at
+#   chance) fail it by half the scale or more.
 # - "extrapolates": mean accuracy at VARIANT_LENGTH_FACTOR x train_length_max >= EXTRAPOLATES_ACCURACY
-#   (issue 7's "extrapolates (>= 0.9 at 4x)": the in-range bar, kept where 3/4 of the keys are new).
+#   (issue 7's "extrapolates (>= 0.9 at 4x)": the in-range bar, kept where 3/4 of the keys are new: right on
+#   nine answers in ten at four times the longest training length; a head at chance misses it by 0.84).
 # - "collapses to chance": mean accuracy there at most chance + CHANCE_TOLERANCE, the generalization claim's
 #   "at chance" (one-sided: below chance is no better).
 # - "decays gracefully": the rest. It fits the range and loses accuracy by 4x, yet stays more than
 #   the chance tolerance above chance.
 VARIANT_FIT_ACCURACY = 0.9
 EXTRAPOLATES_ACCURACY = 0.9
+# 4x: the length at which generalization (ABOVE_CHANCE_FACTOR) and linear (EXTRAPOLATION_FACTOR) judge
+# extrapolation too, so every rule reads a head at one length. There three quarters of the keys sit at
+# offsets never seen in training, so a head that keeps 0.9 there extrapolates, and at 128 keys a decaying
+# head is still well apart from chance (rope: 0.67 to 0.94 in the committed run), so the classes separate.
 VARIANT_LENGTH_FACTOR = 4
-# Not a class, a caveat the section prints: a 95% interval over seeds at 4x at least this wide spans
-# more than one class, so the seeds disagree about the class and the mean stands for none of them.
+# Not a class, a caveat the section prints: a 95% interval over seeds at 4x at least half the accuracy scale
+# wide (+-0.25 around the mean) reaches from the middle of "decays gracefully" (0.11 to 0.9) into one of its
+# neighbours, so the seeds disagree about the class and the mean stands for none of them.
 VARIANT_SPREAD_WIDTH = 0.5
-# The account's predictions, fixed before the run: per (encoding, offset) the class it predicts, a
-# function of the registry's mechanism properties (lengthgen/encodings.py: offset_only,
-# trained_past_range, monotone_in_offset, random_positions) and of K alone, never of a measurement
-# (lengthgen/experiments/variants.py, ``predicted_class``). The first rule that applies decides:
-# 1. position term monotone in the offset, K >= MONOTONE_FAILS_FROM_OFFSET: "fails in range". A monotone
-#    term cannot favour offset K over the nearer offsets 1..K-1 (an impossibility: its check is sanity).
-# 2. position ids drawn at random, K >= RANDOM_POSITIONS_FAIL_FROM_OFFSET: "fails in range". The id gap of
+# The account's predictions: per (encoding, offset) the class it predicts, a function of the registry's
+# mechanism properties (lengthgen/encodings.py: offset_only, trained_past_range, monotone_in_offset,
+# random_positions; and whether it has a position term at all, read from the hooks its class defines,
+# lengthgen/encoding_catalog.py) and of K alone, never of a measurement (lengthgen/variant_predictions.py,
+# ``predicted_class``). The first rule that applies decides. Rules 1-3 are impossibilities, so their checks
+# are sanity (``impossibility``); rule 1 at K = 1 and rule 3 were made impossibilities after the committed run.
+# 1. no position term (NoPE), any K: "fails in range". Every key's logit is a function of its token and the
+#    query's, so the keys are exchangeable: the answer is a function of the bag of tokens, where the target
+#    is any key with equal chance. The best such head is right as often as the commonest token's share of the
+#    keys (on average 0.27 of 7 keys and 0.15 of 31 at V = 16), far below the fit bar at every K.
+# 2. position term monotone in the offset, K >= MONOTONE_FAILS_FROM_OFFSET: "fails in range". A monotone
+#    term cannot favour offset K over the nearer offsets 1..K-1.
+# 3. position ids drawn at random, K >= RANDOM_POSITIONS_FAIL_FROM_OFFSET: "fails in range". The id gap of
 #    offset K is a sum of K random spacings, spread as widely as it is large, and overlaps the gaps of
 #    K - 1 and K + 1; a logit that sees ids, not ranks, picks the K-th nearest key in no fixed way.
-# 3. monotone in the offset, K = 1: no prediction. A steep enough slope favours the nearest keys at every
-#    length; a flat one (NoPE, ALiBi's single-head 2^-8) cannot select even K = 1. The slope decides.
-# 4. offset only, every parameter trained: "extrapolates or decays gracefully". A non-monotone offset term
+# 4. monotone in the offset or random ids, K = 1: no prediction. A steep enough slope favours the nearest keys
+#    at every length, a flat one (ALiBi's single-head 2^-8) cannot select even K = 1: the slope decides. The
+#    nearest key also has the smallest random id gap, so a logit falling with the gap can select it.
+# 5. offset only, every parameter trained: "extrapolates or decays gracefully". A non-monotone offset term
 #    can peak at K, so the head fits the range; the logit of every key is the one fit in range at every
 #    length, so only the number of keys changes: dilution, never a collapse to chance.
-# 5. not offset only, some parameter untrained past the range: "collapses to chance". The
+# 6. not offset only, some parameter untrained past the range: "collapses to chance". The
 #    paper's account of learned absolute positions: past the range the logit is made of values training
 #    never constrained, so the rule fit in range does not carry over.
-# 6. any other: no prediction (offset only with untrained parameters, such as T5's far buckets: the
+# 7. any other: no prediction (offset only with untrained parameters, such as T5's far buckets: the
 #    target's logit is kept, the distractors' drawn from the init; absolute, every parameter trained,
-#    such as sinusoidal: fixed features extended past the range in a way no property states; random ids
-#    at K = 1).
+#    such as sinusoidal: fixed features extended past the range in a way no property states).
 # A prediction "matches" when the measured class is one it allows; each (encoding, offset) with a
-# prediction other than rule 1's is one evidence check.
+# prediction of rules 5 or 6 is one evidence check. The Training table calls a model's failure to fit its
+# range expected only where these rules predict "fails in range".
+# Not thresholds on data: K = 1 is the nearest key, the one offset a monotone term or the smallest id gap can
+# single out, so both impossibilities start at K = 2.
 MONOTONE_FAILS_FROM_OFFSET = 2
 RANDOM_POSITIONS_FAIL_FROM_OFFSET = 2
 
 # --- spread and replication: a finding, or one setting's outcome? ---------------------------------
 # Each check's statistic is recomputed on seed resamples (lengthgen/bootstrap.py); its spread is the
-# central 95% of the resampled values.
+# central 95% of the resampled values: the conventional two-sided 5% level, the level of DECIDED_FRACTION and
+# of every Student-t interval in the sections, so a spread and an interval shown side by side mean the same.
+# It decides no check: it shows how far other seeds of the same task could move a statistic.
 SPREAD_INTERVAL = 0.95
 # A check's outcome is decided when it is the same in at least 95% of the seed resamples; otherwise it
 # is open: other seeds of the same task turn it in more than 1 resample in 20 (the two-sided 5% level),

@@ -65,8 +65,9 @@ def test_multiseed_reads_headlines_only_of_experiments_that_run(pe):
     headlines = multiseed.headlines_of(dict.fromkeys(reads))
     left_out = {schema_of(table) for experiment in CATALOG if experiment.name in result.left_out
                 for table in experiment.headline_tables}
-    assert headlines and not {headline.source for headline in headlines} & left_out
-    assert {table.schema_name for table in reads.values()} == {headline.source for headline in headlines}
+    sources = {source for headline in headlines for source in headline.sources}
+    assert headlines and not sources & left_out
+    assert {table.schema_name for table in reads.values()} == sources
 
 
 def test_all_claims_carry_their_sections_verdict_from_evidence_alone():

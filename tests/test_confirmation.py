@@ -12,6 +12,7 @@ from lengthgen.config import ConfigError, prepare_config
 from lengthgen.confirmation import RULE_FILES, confirmation_runs, differences, same_task
 from lengthgen.experiments.catalog import plan
 from lengthgen.report import rules_record
+from lengthgen.sources import lengthgen_files
 from test_user_configs import TINY, USER_CONFIGS
 from test_workflow import scheduled_jobs, trained_runs, training_jobs
 
@@ -145,6 +146,26 @@ def test_the_rules_record_lists_every_change_to_the_rule_files_since_the_commit(
     git(tmp_path, "checkout", "-q", "-")
     assert "not in this checkout's history" in rules_record(str(tmp_path), elsewhere, RULE_FILES)["error"]
     assert "null" in rules_record(str(tmp_path), None, RULE_FILES)["error"]
+
+
+# Experiments whose checks run no model: every lengthgen file they import decides a check, but for the tables'
+# plumbing (schemas, reading and writing).
+NO_MODEL_CHECKS = ("generalization", "variants", "multiseed")
+TABLE_PLUMBING = ("lengthgen/tables.py", "lengthgen/table_schemas/")
+
+
+def covered(path: str) -> bool:
+    return any(path == rule_file or path.startswith(rule_file + "/") for rule_file in RULE_FILES)
+
+
+def test_every_file_that_decides_a_check_is_a_rule_file():
+    """A confirmation applies the rules of ``rules_commit``; an edit to any file that decides a check must show in
+    the record. That includes the encodings' declarations, read as text by the catalog (no import shows it)."""
+    sources = {str(path.relative_to(REPO)) for experiment in NO_MODEL_CHECKS
+               for path in lengthgen_files(REPO, REPO / "lengthgen" / "experiments" / f"{experiment}.py")}
+    deciding = {path for path in sources if not path.startswith(TABLE_PLUMBING)}
+    assert {"lengthgen/encoding_catalog.py", "lengthgen/training_report.py", "lengthgen/stats.py"} <= deciding
+    assert [path for path in sorted(deciding | {"lengthgen/encodings.py"}) if not covered(path)] == []
 
 
 def test_the_recorded_rules_commit_precedes_this_checkout():

@@ -16,7 +16,7 @@ from lengthgen.prose.cures import closest_predictor, predicted_claim_markdown, s
 from lengthgen.table_schemas.core import CLAIMS
 from lengthgen.table_schemas.cures import CURES_BY_LENGTH, CURES_PREDICTION, CURES_RECOVERY
 from lengthgen.tables import to_arrow
-from lengthgen.thresholds import CURES_CLAIM_PREDICTOR
+from lengthgen.thresholds import CURES_CLAIM_PREDICTOR, MIN_MAE_GAIN_OVER_TRIVIAL
 from lengthgen.task import make_eval_set
 from lengthgen.training import init_head
 
@@ -190,14 +190,29 @@ def test_checks_fail_when_sharpening_does_nothing_and_the_learned_head_gains():
     assert holds["interpolate hurts rope's fixed-offset rule"] == [False]
     assert holds["yarn does nothing for the learned head"] == [False]
     assert holds["the log-length head extrapolates further than rope"] == [False]
-    assert holds["the dilution law predicts rope under yarn"] == [True, True]
+    assert holds["the dilution law predicts rope under yarn"] == [True] * 4  # MAE and gain, attention and accuracy
 
 
 def test_checks_of_a_wrong_prediction_fail():
     by_length, predictions = tables({"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8}, 0.2, 0.0)
     wrong = predictions.assign(predicted_accuracy=predictions["predicted_accuracy"] - 0.3)
     holds = checks_by_claim(checks_of(by_length, wrong))
-    assert holds["the dilution law predicts rope under log_length"] == [True, False]  # attention right, accuracy not
+    # attention right (MAE, gain over the baselines), accuracy not
+    assert holds["the dilution law predicts rope under log_length"] == [True, True, False, False]
+
+
+def test_a_prediction_that_does_no_better_than_chance_fails_its_gain_but_not_its_mae():
+    """rope collapsed to chance under a cure, predicted at chance: prop1's MAE bar passes it, its gain over the
+    trivial baselines does not (before the pairing, the cures' MAE checks held for such a head)."""
+    by_length, predictions = tables({"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.9}, 0.2, 0.0)
+    checks = checks_of(by_length, predictions)
+    interpolated = checks[checks["claim"] == "the dilution law predicts rope under interpolate"].set_index("statistic")
+    gains = interpolated[interpolated.index.str.endswith("baselines' MAEs")]
+    maes = interpolated.drop(gains.index)
+    assert maes["holds"].all() and (maes["value"] == 0).all()
+    # accuracy 0.1 - noise past the range, chance 1/10: the chance baseline is off by at most 0.02
+    assert not gains["holds"].any() and (gains["value"] < MIN_MAE_GAIN_OVER_TRIVIAL).all()
+    assert (gains["kind"] == "evidence").all()
 
 
 def markdown_rows(text: str) -> list[list[str]]:

@@ -11,13 +11,14 @@ from hypothesis import strategies as st
 
 from conftest import markdown_rows
 from lengthgen import tables
-from lengthgen.claims import with_keys
+from lengthgen.claims import check, with_keys
 from lengthgen.experiments import mechanics
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.plots import mechanics as plots
 from lengthgen.prose import mechanics as prose
 from lengthgen.table_schemas import schema_named
 from lengthgen.table_schemas.core import CLAIMS
+from lengthgen.training import init_head
 
 TRAIN_MAX = 32
 VOCAB = 4
@@ -118,18 +119,28 @@ def measured_runs(learned_heads, lengths=(16, 64, 128)):
     """The experiment's tables of the heads, through its ``analyze``; each run has its own sequences."""
     measured = [mechanics.analyze({"models": [(run, head)], "eval_sets": {1: token_sets(lengths, seed=run["seed"])}},
                                   SETTINGS) for run, head in learned_runs(learned_heads)]
-    return {name: pd.concat([tables[name] for tables in measured], ignore_index=True) for name in mechanics.TABLES}
+    return {name: pd.concat([tables[name] for tables in measured], ignore_index=True) for name in measured[0]}
 
 
-def keyed_checks(by_length):
-    return with_keys(mechanics.checks({"mechanics_by_length": by_length}, SETTINGS), "mechanics", "mechanics")
+def keyed_checks(by_length, untrained=None):
+    """The checks of ``by_length``, beside ``untrained`` (default: the same rows, so the heads at init pass what
+    the trained ones pass)."""
+    checked = {"mechanics_by_length": by_length,
+               "mechanics_untrained_by_length": by_length if untrained is None else untrained}
+    return with_keys(mechanics.checks(checked, SETTINGS), "mechanics", "mechanics")
 
 
 def test_analyze_measures_every_run_on_the_sets_of_its_offset():
     heads = learned_runs([pinned_learned_head(20, 10.0)])
     eval_sets = {1: token_sets([64, 128]), 2: token_sets([48])}  # every head here has offset 1
     measured = mechanics.analyze({"models": heads, "eval_sets": eval_sets}, SETTINGS)
-    assert set(measured) == set(mechanics.TABLES)
+    assert set(measured) == {*mechanics.TABLES, "mechanics_untrained_by_length"}
+    for name, table in measured.items():
+        tables.to_arrow(table, schema_named(name))
+    untrained = measured["mechanics_untrained_by_length"]
+    assert untrained[["pe", "seed", "length"]].equals(measured["mechanics_by_length"][["pe", "seed", "length"]])
+    # the learned head at its init, not the hand-set pin: its argmax is nowhere in particular
+    assert (untrained.loc[untrained["pe"] == "learned", "modal_fraction"] < 0.5).all()
     by_length = measured["mechanics_by_length"]
     assert sorted(by_length[["pe", "length"]].itertuples(index=False)) == [
         ("learned", 64), ("learned", 128), ("rope", 64), ("rope", 128)]
@@ -138,9 +149,11 @@ def test_analyze_measures_every_run_on_the_sets_of_its_offset():
 
 def test_checks_hold_for_pinned_learned_and_query_following_rope():
     measured = measured_runs([pinned_learned_head(20, 10.0), pinned_learned_head(7, 10.0)])
-    checks = keyed_checks(measured["mechanics_by_length"])
+    checks = keyed_checks(measured["mechanics_by_length"], measured["mechanics_untrained_by_length"])
     tables.to_arrow(checks, CLAIMS)
     assert len(checks) == 5 and checks["holds"].all()
+    # each rule text sets the statistic of the same heads at init beside the threshold
+    assert checks["rule"].str.contains(r"\(untrained heads: [-0-9.e]+, (?:pass|fail)\)$").all()
     assert (checks["offset"] == 1).all() and (checks["kind"] == "evidence").all()
     assert not checks["claim"].str.contains("K=").any()  # the offset is a column, not part of the name
 
@@ -157,6 +170,23 @@ def test_checks_fail_for_a_weak_or_moving_pin():
     assert checks.filter(like="inside the training range", axis=0)["holds"].all()
 
 
+def test_untrained_heads_fail_every_pinning_check():
+    """The baseline the rule was argued from in words, measured: tiny learned heads at their seeded init (three
+    seeds, the default table std) attend nowhere in particular, so none of the four pinning checks holds for
+    them, and the rule text says so."""
+    config = HeadConfig(vocab_size=16, d_model=16, pe="learned", trained_positions=TRAIN_MAX, learned_init_std=0.1)
+    untrained = pd.concat([mechanics.measure_mechanics(init_head(config, seed).eval(),
+                                                       token_sets([64, 128, 256], n=200, seed=seed), 1, seed,
+                                                       TRAIN_MAX)["mechanics_by_length"] for seed in range(3)])
+    pinning = [statistic for statistic in mechanics.pinning_statistics(untrained, 1)
+               if statistic.claim.startswith("learned")]
+    assert len(pinning) == 4 and not any(check(*statistic)["holds"] for statistic in pinning)
+    trained = measured_runs([pinned_learned_head(20, 10.0)])["mechanics_by_length"]
+    checks = keyed_checks(trained, pd.concat([untrained, trained[trained["pe"] == "rope"]])).set_index("claim")
+    learned = checks[checks.index.str.startswith("learned")]
+    assert learned["holds"].all() and learned["rule"].str.endswith(", fail)").all()
+
+
 def test_missing_encoding_gives_checks_that_do_not_hold():
     by_length = measured_runs([pinned_learned_head(20, 10.0)])["mechanics_by_length"]
     checks = keyed_checks(by_length[by_length["pe"] == "learned"])
@@ -167,11 +197,14 @@ def test_missing_encoding_gives_checks_that_do_not_hold():
 def test_section():
     measured = measured_runs([pinned_learned_head(20, 10.0)])
     by_length = measured["mechanics_by_length"]
-    text = prose.section(measured, keyed_checks(by_length), SETTINGS)
+    text = prose.section(measured, keyed_checks(by_length, measured["mechanics_untrained_by_length"]), SETTINGS)
     assert text.startswith("## mechanics")
     learned, rope = (text.split(f"**{pe}**")[1] for pe in ("learned", "rope"))
-    # the learned head's modal position and its fraction at the mode, from the table
-    assert ["1", "128", "20", "1.00, 1.00"] in [row[:4] for row in markdown_rows(learned, "|K|length|")]
+    # the learned head's modal position and its fraction at the mode, from the table, and the same head at init
+    rows = {tuple(row[:2]): row for row in markdown_rows(learned, "|K|length|")}
+    assert rows["1", "128"][2:4] == ["20", "1.00, 1.00"]
+    untrained = measured["mechanics_untrained_by_length"].query("pe == 'learned' and length == 128").iloc[0]
+    assert rows["1", "128"][4] == f"{untrained['modal_fraction']:.2f}, {untrained['modal_fraction']:.2f}"
     assert ["1", "128", "127"] in [row[:3] for row in markdown_rows(rope, "|K|length|")]
     assert "learned table initialized with std 0.02" in text
     assert "(figures/mechanics.png)" in text

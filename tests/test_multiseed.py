@@ -18,20 +18,27 @@ def inputs(rope_far: dict) -> dict[str, pd.DataFrame]:
     (shift: one table per offset); rope accuracy at 4x set per (offset, seed)."""
     runs = [(offset, seed) for offset in (1, 2) for seed in (0, 1)]
     accuracy = pd.DataFrame(
-        [dict(pe="rope", offset=k, seed=s, length=128, accuracy=rope_far[k, s]) for k, s in runs]
-        + [dict(pe="learned", offset=k, seed=s, length=n, accuracy=0.0625 + 0.01 * s) for k, s in runs for n in (64, 128)])
+        [dict(pe="rope", offset=k, seed=s, length=128, accuracy=rope_far[k, s], in_training_range=False) for k, s in runs]
+        + [dict(pe="learned", offset=k, seed=s, length=n, accuracy=0.0625 + 0.01 * s, in_training_range=False)
+           for k, s in runs for n in (64, 128)]
+        + [dict(pe="learned", offset=k, seed=s, length=32, accuracy=1.0, in_training_range=True) for k, s in runs])
     mechanics = pd.DataFrame([dict(pe="learned", offset=k, seed=s, length=64, past_training_range=True,
                                    modal_fraction=0.9) for k, s in runs])
     shift = {f"shift_changes_K{offset}": pd.DataFrame([
         dict(pe="rope", dtype="float64", offset=offset, seed=s, attention_logit_change=1e-12) for s in (0, 1)])
         for offset in (1, 2)}
+    # mean_field off by 0.05 past the range (length 64), where the chance baseline (1/64) is off by 0.43.
     prop1 = pd.DataFrame([dict(predictor="mean_field", offset=k, seed=s, length=n, predicted_attention=0.5,
-                               measured_attention=0.45) for k, s in runs for n in (32, 64)])
+                               measured_attention=0.45, predicted_accuracy=0.5, measured_accuracy=0.5,
+                               in_training_range=n <= 32) for k, s in runs for n in (32, 64)])
     frequency = pd.DataFrame([dict(offset=k, seed=s, top4_share=0.95, top4_alignment=0.97) for k, s in runs])
-    linear = pd.DataFrame([dict(arm=arm, offset=k, seed=s, length=128, accuracy=0.1) for k, s in runs
+    untrained = pd.DataFrame([dict(offset=k, seed=s, top4_share=0.6 + 0.1 * s, top4_alignment=0.1) for k, s in runs])
+    linear = pd.DataFrame([dict(arm=arm, offset=k, seed=s, length=n, accuracy=0.1 if n > 32 else 1.0,
+                                in_training_range=n <= 32) for k, s in runs for n in (32, 128)
                            for arm in ("min_norm_control", "attention_head")])
     return {"accuracy_by_length": accuracy, "mechanics_by_length": mechanics, **shift,
-            "prop1_prediction": prop1, "frequency_summary": frequency, "linear_by_length": linear}
+            "prop1_prediction": prop1, "frequency_summary": frequency, "frequency_untrained_summary": untrained,
+            "linear_by_length": linear}
 
 
 def test_headlines_are_read_per_run_and_checked_in_every_run():
@@ -41,10 +48,16 @@ def test_headlines_are_read_per_run_and_checked_in_every_run():
     assert len(by_seed) == 4 * len(multiseed.HEADLINES)
     rope = by_seed[by_seed["headline"].str.startswith("generalization: rope")].set_index(["offset", "seed"])["value"]
     assert rope.to_dict() == rope_far
-    learned = by_seed[by_seed["headline"].str.startswith("generalization: learned")].set_index(["offset", "seed"])["value"]
+    learned = by_seed[by_seed["headline"].str.startswith("generalization: learned distance")].set_index(
+        ["offset", "seed"])["value"]
     assert learned[(1, 1)] == pytest.approx(0.01)
-    prop1 = by_seed[by_seed["headline"].str.startswith("prop1")]["value"]
+    prop1 = by_seed[by_seed["headline"] == "prop1: mean-field target-attention error past the range"]["value"]
     assert prop1.tolist() == pytest.approx([0.05] * 4)  # only the length past the range counts
+    gain = by_seed[by_seed["headline"].str.endswith("below the better trivial baseline's")]["value"]
+    # no_decay (0.45 held from length 32) is the better baseline, off by 0: the predictor loses 0.05 to it
+    assert gain.tolist() == pytest.approx([-0.05] * 4)
+    margin = by_seed[by_seed["headline"].str.endswith("same heads untrained")]["value"]
+    assert margin.tolist() == pytest.approx([0.95 - 0.7] * 4)  # the highest untrained share at each offset: seed 1
     shift = by_seed[by_seed["headline"].str.startswith("shift")]
     assert sorted(zip(shift["offset"], shift["seed"])) == [(1, 0), (1, 1), (2, 0), (2, 1)]  # both offsets' tables
 
@@ -55,7 +68,8 @@ def test_headlines_are_read_per_run_and_checked_in_every_run():
     assert rope_summary.loc["all", "fraction_of_runs_meeting"] == 0.75
     checks = with_keys(multiseed.checks({"headline_by_seed": by_seed}, SETTINGS), "multiseed", "multiseed")
     assert checks.set_index("claim")["holds"].to_dict() == {
-        headline.name: not headline.name.startswith("generalization: rope") for headline in multiseed.HEADLINES}
+        headline.name: not (headline.name.startswith("generalization: rope") or headline.name.endswith("baseline's"))
+        for headline in multiseed.HEADLINES}
     # The run count is in the rule, not in the statistic, so the key is the same under any number of seeds.
     assert checks["statistic"].nunique() == 1 and checks["offset"].isna().all()
     assert "each of 4 runs" in checks.loc[0, "rule"]
@@ -71,7 +85,7 @@ def test_headlines_are_read_per_run_and_checked_in_every_run():
 def test_headlines_run_only_with_their_tables():
     available = inputs({(1, 0): 1.0, (1, 1): 1.0, (2, 0): 1.0, (2, 1): 1.0})
     only_shift = {name: table for name, table in available.items() if name.startswith("shift_changes")}
-    assert [headline.source for headline in multiseed.headlines_of(only_shift)] == ["shift_changes"]
+    assert [headline.sources for headline in multiseed.headlines_of(only_shift)] == [("shift_changes",)]
     by_seed = multiseed.headline_by_seed({**only_shift, "transformer_shift_changes": available["shift_changes_K1"]},
                                          SETTINGS["task"])
     assert len(by_seed) == 4  # another schema's table that ends like it is not read
@@ -79,7 +93,38 @@ def test_headlines_run_only_with_their_tables():
 
 def test_every_headline_reads_a_table_the_catalog_names():
     declared = {table.schema_name for table in headline_tables(CATALOG, {"shift": {"offsets": [1, 2]}})}
-    assert {headline.source for headline in multiseed.HEADLINES} <= declared
+    assert {source for headline in multiseed.HEADLINES for source in headline.sources} <= declared
+
+
+def test_a_baseline_headline_needs_its_baseline_table():
+    available = inputs({(1, 0): 1.0, (1, 1): 1.0, (2, 0): 1.0, (2, 1): 1.0})
+    without = {name: table for name, table in available.items() if name != "frequency_untrained_summary"}
+    names = [headline.name for headline in multiseed.headlines_of(without)]
+    assert "frequency: energy share of the top 4 rotary blocks" in names
+    assert not any(name.endswith("same heads untrained") for name in names)
+
+
+def test_a_head_that_learned_nothing_meets_the_mae_headline_but_not_its_baseline():
+    """Untrained heads predict and measure chance: a tiny MAE, no gain over the chance baseline. The same for a
+    share no higher than untrained heads'. (Before the baselines were headlines, both held.)"""
+    runs = inputs({(1, 0): 1.0, (1, 1): 1.0, (2, 0): 1.0, (2, 1): 1.0})
+    at_chance = runs["prop1_prediction"].assign(predicted_attention=lambda f: 1 / f["length"] + 1e-4,
+                                                measured_attention=lambda f: 1 / f["length"])
+    untrained_share = runs["frequency_summary"].assign(top4_share=0.7)
+    learned_at_chance = runs["accuracy_by_length"].assign(accuracy=lambda f: f["accuracy"].where(
+        f["pe"] != "learned", 0.0625))
+    linear_at_chance = runs["linear_by_length"].assign(accuracy=0.0625)
+    by_seed = multiseed.analyze({**runs, "prop1_prediction": at_chance, "frequency_summary": untrained_share,
+                                 "accuracy_by_length": learned_at_chance, "linear_by_length": linear_at_chance},
+                                SETTINGS)["headline_by_seed"]
+    checks = pd.DataFrame(multiseed.checks({"headline_by_seed": by_seed}, SETTINGS)).set_index("claim")["holds"]
+    assert checks["prop1: mean-field target-attention error past the range"]
+    assert not checks["prop1: mean-field target-attention error past the range, below the better trivial baseline's"]
+    assert not checks["frequency: energy share of the top 4 rotary blocks over the highest of the same heads untrained"]
+    assert checks["generalization: learned distance from chance past the range (max over lengths)"]
+    assert not checks["generalization: learned lowest accuracy in the training range"]
+    assert checks["linear, arm 2 (linear-attention head): accuracy at 4x the training length"]
+    assert not checks["linear, arm 2 (linear-attention head): lowest accuracy in the training range"]
 
 
 def test_intervals_stay_inside_the_range_of_their_value():
@@ -104,6 +149,7 @@ def test_the_figure_shows_each_run_the_mean_and_the_rule():
                     for value in collection.get_offsets()[:, 1])
     assert points == pytest.approx(sorted(rope_far.values()))
     assert rope.get_lines()[-1].get_ydata()[0] == pytest.approx(5 / 16)  # the rule's threshold
-    assert panels[3].get_yscale() == "log"  # the shift headline spans orders of magnitude
+    assert panels[4].get_yscale() == "log"  # the shift headline spans orders of magnitude
+    assert panels[6].get_title().replace("\n", " ").endswith("below the better trivial baseline's rule: >= 0.05")
     assert not any(ax.get_legend() for ax in panels)
 

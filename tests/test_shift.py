@@ -15,6 +15,7 @@ from lengthgen.plots.shift import draw
 from lengthgen.prose.shift import section
 from lengthgen.table_schemas.core import CLAIMS
 from lengthgen.table_schemas.shift import SHIFT_CHANGES
+from lengthgen.thresholds import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE
 
 VOCAB, D_MODEL = 8, 16
 
@@ -119,9 +120,28 @@ def test_checks_on_untrained_heads():
     assert (checks["offset"] == 1).all()
     rope = checks.filter(like="rope", axis=0).iloc[0]
     assert rope["holds"] and rope["kind"] == "sanity"  # an identity of the encoding: only a bug fails it
-    # Untrained learned rows are std-0.02 noise, so only sinusoidal is sure to clear 0.1.
+    # Heads at init test the code, not what training did: their logits move by more than rounding unless the
+    # positions never reach them. (Untrained learned rows are std-0.02 noise: they need not reach O(1).)
     sinusoidal = checks.filter(like="sinusoidal", axis=0).iloc[0]
-    assert sinusoidal["holds"] and sinusoidal["kind"] == "evidence"
+    assert sinusoidal["holds"] and sinusoidal["kind"] == "sanity"
+    assert (sinusoidal["comparison"], sinusoidal["threshold"]) == (">", ROPE_MAX_CHANGE)
+
+
+def test_a_trained_absolute_head_is_evidence_held_to_order_one():
+    changes = measured(pes=("rope", "sinusoidal")).assign(trained=True)
+    sinusoidal = checks_of(changes).set_index("claim").filter(like="sinusoidal", axis=0).iloc[0]
+    assert sinusoidal["kind"] == "evidence" and sinusoidal["threshold"] == ABSOLUTE_MIN_CHANGE
+    frozen = changes.assign(attention_logit_change=np.where(changes["pe"] == "sinusoidal", 0.05,
+                                                            changes["attention_logit_change"]))
+    assert not checks_of(frozen).set_index("claim").filter(like="sinusoidal", axis=0)["holds"].item()
+
+
+def test_an_absolute_head_at_init_that_does_not_move_is_a_bug():
+    changes = measured(pes=("rope", "sinusoidal"))
+    frozen = changes.assign(attention_logit_change=np.where(changes["pe"] == "sinusoidal", 1e-12,
+                                                            changes["attention_logit_change"]))
+    sinusoidal = checks_of(frozen).set_index("claim").filter(like="sinusoidal", axis=0).iloc[0]
+    assert not sinusoidal["holds"] and sinusoidal["kind"] == "sanity"
 
 
 def test_checks_keep_their_names_at_another_offset():

@@ -2,18 +2,23 @@
 
 import pandas as pd
 import pytest
+import torch
 
 from lengthgen.claims import verdict, with_keys
-from lengthgen.encodings import encoding_description
+from lengthgen.encodings import ENCODINGS, EncodingConfig, build_encoding
 from lengthgen.experiments import variants
-from lengthgen.experiments.variants import (COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION,
-                                            classify, predicted_class)
+from lengthgen.experiments.variants import classify
+from lengthgen.model import HeadConfig
 from lengthgen.plots.variants import draw
-from lengthgen.prose.variants import left_out_markdown, section
-from lengthgen.thresholds import CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY
+from lengthgen.prose.variants import FIRE_DEFAULT_THRESHOLD, FIRE_THRESHOLDS, fire_markdown, left_out_markdown, section
+from lengthgen.seeding import generator
 from lengthgen.table_schemas.variants import VARIANTS_CLASSES, VARIANTS_SUMMARY
 from lengthgen.tables import to_arrow
+from lengthgen.thresholds import CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY
+from lengthgen.training import init_head
 from lengthgen.training_report import runs_that_fit
+from lengthgen.variant_predictions import (COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION, mechanism,
+                                           predicted_class)
 
 VOCAB, TRAIN_MAX = 8, 8
 CHANCE = 1 / VOCAB
@@ -46,7 +51,7 @@ def evaluations(far_by_run: dict) -> pd.DataFrame:
 RUNS = {("rope", 1): (1.0, 0.95), ("rope", 2): (1.0, 0.5), ("learned", 1): (1.0, 0.12), ("learned", 2): (1.0, 0.13),
         ("alibi_learned", 1): (1.0, 1.0), ("alibi_learned", 2): (0.4, 0.3)}
 ORDER = ["rope", "learned", "alibi_learned"]
-DESCRIPTIONS = {pe: encoding_description(pe) for pe in ORDER}
+DESCRIPTIONS = {pe: mechanism(pe) for pe in ORDER}
 
 
 SETTINGS = {"task": {"vocab_size": VOCAB, "train_length_min": 4, "train_length_max": TRAIN_MAX,
@@ -131,7 +136,7 @@ def test_no_prediction_is_no_confirmation():
 PREDICTED = {
     "rope": [NO_COLLAPSE] * 3, "rope@base=100": [NO_COLLAPSE] * 3,
     "learned": [COLLAPSES] * 3, "fire": [COLLAPSES] * 3, "fire_fixed": [COLLAPSES] * 3,
-    "nope": [NO_PREDICTION, FAILS, FAILS], "alibi": [NO_PREDICTION, FAILS, FAILS],
+    "nope": [FAILS] * 3, "alibi": [NO_PREDICTION, FAILS, FAILS],
     "alibi@slope=0.5": [NO_PREDICTION, FAILS, FAILS], "alibi_learned": [NO_PREDICTION, FAILS, FAILS],
     "randomized_rope": [NO_PREDICTION, FAILS, FAILS], "randomized_learned": [NO_PREDICTION, FAILS, FAILS],
     "sinusoidal": [NO_PREDICTION] * 3, "t5": [NO_PREDICTION] * 3,
@@ -140,13 +145,59 @@ PREDICTED = {
 
 @pytest.mark.parametrize("pe", sorted(PREDICTED))
 def test_the_prediction_is_the_rules_of_the_registry_s_properties(pe):
-    assert [predicted_class(encoding_description(pe), offset) for offset in (1, 2, 3)] == PREDICTED[pe]
+    assert [predicted_class(mechanism(pe), offset) for offset in (1, 2, 3)] == PREDICTED[pe]
+
+
+def test_the_impossibilities_are_sanity_checks_and_every_other_prediction_evidence():
+    """No position term (NoPE, at K = 1 too) and random ids at K >= 2 can no more fit the range than a monotone
+    term at K >= 2: those checks test the code. A randomized encoding at K = 1 gets no check."""
+    runs = {("nope", 1): (0.16, 0.1), ("nope", 2): (0.16, 0.1), ("randomized_rope", 1): (0.92, 0.8),
+            ("randomized_rope", 2): (0.35, 0.12), ("randomized_learned", 3): (0.28, 0.09), ("rope", 1): (1.0, 0.7)}
+    settings = {**SETTINGS, "variants": {"pe": ["nope", "randomized_rope", "randomized_learned", "rope"]}}
+    _, _, checks = analysis(runs, settings)
+    kinds = dict(zip(checked_cells(checks), checks["kind"]))
+    assert kinds == {("nope", 1): "sanity", ("nope", 2): "sanity", ("randomized_rope", 2): "sanity",
+                     ("randomized_learned", 3): "sanity", ("rope", 1): "evidence"}
+    claims = dict(zip(checked_cells(checks), checks["claim"]))
+    assert claims[("nope", 1)] == "no position term: cannot select any offset"
+    assert claims[("randomized_rope", 2)] == "position ids drawn at random: cannot select K >= 2"
+    assert checks["holds"].all()
+    fitting = analysis({**runs, ("nope", 1): (0.95, 0.9)}, settings)[2]
+    assert checked_cells(fitting[~fitting["holds"]]) == [("nope", 1)]  # a NoPE head that fits the range is a bug
+    assert verdict(fitting) == "confirmed"  # ... which no verdict counts
+
+
+@pytest.mark.parametrize("pe", sorted(ENCODINGS))
+def test_a_position_term_is_whether_one_repeated_token_gets_different_logits_at_different_keys(pe):
+    """The catalog's position_term (read from the hooks a class defines) against the code: with every token the
+    same, the logits over the keys vary, for some parameters, exactly when the encoding has a position term."""
+    tokens = torch.full((1, 24), 3)
+    varies = []
+    for seed in range(3):
+        model = init_head(HeadConfig(vocab_size=VOCAB, d_model=16, pe=pe, trained_positions=64), seed).double()
+        with torch.no_grad():
+            for parameter in model.parameters():
+                parameter.copy_(torch.randn(parameter.shape, generator=generator("parameters", seed)))
+        positions = model.encoding.sample_positions(*tokens.shape, generator("positions", seed))
+        logits = model.attention(tokens, 0, positions)[0][0]
+        varies.append(bool((logits - logits[0]).abs().max() > 1e-9))
+    assert any(varies) == mechanism(pe)["position_term"]
+
+
+def test_the_fire_sentence_states_each_fire_s_threshold_as_the_registry_has_it():
+    fires = {name: build_encoding(name, EncodingConfig(d_model=8, trained_positions=16)) for name in FIRE_THRESHOLDS}
+    assert {name: encoding.learned_threshold for name, encoding in fires.items()} == {"fire": True, "fire_fixed": False}
+    assert all(encoding.initial_threshold.item() == FIRE_DEFAULT_THRESHOLD for encoding in fires.values())
+    text = fire_markdown(["rope", "fire", "fire_fixed@threshold=64"])[0]
+    assert "`fire` learns its threshold L from 512" in text and "`fire_fixed@threshold=64` keeps its threshold L at 64" in text
+    assert "names no FIRE setting" in text
+    assert fire_markdown(["rope", "learned"]) == []
 
 
 def test_the_prediction_reads_the_properties_alone():
-    """Every combination of the four properties gets a prediction, the same whatever else the description holds."""
-    names = ("offset_only", "trained_past_range", "monotone_in_offset", "random_positions")
-    for flags in range(16):
+    """Every combination of the five properties gets a prediction, the same whatever else the description holds."""
+    names = ("offset_only", "trained_past_range", "monotone_in_offset", "random_positions", "position_term")
+    for flags in range(32):
         mechanism = {name: bool(flags >> bit & 1) for bit, name in enumerate(names)}
         for offset in (1, 2, 5):
             prediction = predicted_class(mechanism, offset)

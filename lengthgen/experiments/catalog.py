@@ -67,7 +67,8 @@ CATALOG = [
                headline_tables=("accuracy_by_length",)),
     Experiment("mechanics", reads={"models": Models(pe=SWEEP_HEADS), "eval_sets": EvalSets()},
                settings=(*TASK, "model.learned_init_std"),
-               tables=("mechanics_by_length", "mechanics_argmax_histogram", "mechanics_attention_profile"),
+               tables=("mechanics_by_length", "mechanics_argmax_histogram", "mechanics_attention_profile",
+                       "mechanics_untrained_by_length"),
                figures=("mechanics",), needs=(trained(*SWEEP_HEADS),), headline_tables=("mechanics_by_length",)),
     # Encodings the sweep does not train are measured at init (shift.pe_at_init), so shift always runs.
     Experiment("shift", reads={"models": Models(), "eval_sets": EvalSets("shift.offsets")},
@@ -85,7 +86,8 @@ CATALOG = [
     Experiment("frequency", reads={"models": Models(pe=("rope",))}, settings=TASK,
                tables=("frequency_blocks", "frequency_summary", "frequency_untrained_summary",
                        "frequency_singular_values"),
-               figures=("frequency_rank",), needs=(trained("rope"),), headline_tables=("frequency_summary",)),
+               figures=("frequency_rank",), needs=(trained("rope"),),
+               headline_tables=("frequency_summary", "frequency_untrained_summary")),
     # Trains its own rope heads without softmax; its decay rate compares two lengths past 2x the range.
     Experiment("linear", reads={"models": Models("linear"), "curves": TrainingCurves("linear"), "eval_sets": EvalSets()},
                settings=(*TASK, "linear", "model.d_model", "model.rope_base"),

@@ -37,7 +37,8 @@ from lengthgen.evaluation import TOKENS_PER_BATCH, accuracy_by_length
 from lengthgen.experiments import prop1
 from lengthgen.model import AttentionHead
 from lengthgen.thresholds import (CHANCE_TOLERANCE, CURES_CLAIM_PREDICTOR, MAX_ACCURACY_MAE, MAX_ATTENTION_MAE,
-                             MAX_RECOVERY_ERROR_OF_CEILING, MIN_RECOVERED_FRACTION, NEAR_PERFECT)
+                             MAX_RECOVERY_ERROR_OF_CEILING, MIN_MAE_GAIN_OVER_TRIVIAL, MIN_RECOVERED_FRACTION,
+                             NEAR_PERFECT)
 from lengthgen.stats import mean_interval
 
 # cure -> the head options it sets; "none" is the head as trained.
@@ -220,17 +221,21 @@ def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
 
 
 def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
-    return cures_checks(tables["cures_by_length"], tables["cures_prediction"], settings["task"]["train_length_max"])
+    task = settings["task"]
+    return cures_checks(tables["cures_by_length"], tables["cures_prediction"], task["train_length_max"],
+                        task["vocab_size"])
 
 
-def cures_checks(by_length: pd.DataFrame, predictions: pd.DataFrame, train_length_max: int) -> list[dict]:
+def cures_checks(by_length: pd.DataFrame, predictions: pd.DataFrame, train_length_max: int,
+                 vocab_size: int) -> list[dict]:
     """The checks of the cures claim (see ``lengthgen.thresholds``), pooled over offsets and seeds.
 
     One is sanity: position interpolation (without the fine-tuning of Chen et al.) moves the target
     of a fixed-offset rule to a fractional position it was never trained at, so it hurting rope is
     close to an impossibility to fail. The rest is evidence: whether sharpening wins accuracy back,
-    whether the law predicts the cured heads and how much each sharpening cure wins back (the one check
-    added after the full run, ``recovery_prediction_checks``), whether any cure helps the learned head,
+    whether the law predicts the cured heads (prop1's MAE limits, each paired, after the full run, with
+    prop1's gain over the trivial baselines) and how much each sharpening cure wins back (also added after
+    the full run, ``recovery_prediction_checks``), whether any cure helps the learned head,
     and how the head trained with log-length scaling fits and extrapolates all depend on what the heads learned.
     """
     past = past_range(by_length, train_length_max)
@@ -241,7 +246,7 @@ def cures_checks(by_length: pd.DataFrame, predictions: pd.DataFrame, train_lengt
     rows.append(check("interpolate hurts rope's fixed-offset rule",
                       "rope mean accuracy past the training range, interpolated minus uncured",
                       interpolated - uncured.mean(), "<", 0, kind="sanity"))
-    rows += prediction_checks(past_range(comparison(by_length, predictions, CURES_CLAIM_PREDICTOR), train_length_max))
+    rows += prediction_checks(by_length, predictions, train_length_max, vocab_size)
     rows += learned_checks(past)
     rows += trained_head_checks(by_length, train_length_max)
     return rows
@@ -270,17 +275,34 @@ def recovery_prediction_checks(recovery: pd.DataFrame) -> list[dict]:
             for cure in SHARPENING]
 
 
-def prediction_checks(compared: pd.DataFrame) -> list[dict]:
-    """Per cure, the claim predictor's MAE past the range for target attention and accuracy (prop1's limits)."""
+def cured_comparison(by_length: pd.DataFrame, predictions: pd.DataFrame, cure: str) -> pd.DataFrame:
+    """rope under ``cure``, the claim predictor beside the measurements (``comparison``) in the columns of prop1's
+    comparison, at every length (its no_decay baseline holds the longest in-range one)."""
+    compared = comparison(by_length, predictions, CURES_CLAIM_PREDICTOR)
+    return (compared[compared["cure"] == cure].assign(predictor=CURES_CLAIM_PREDICTOR)
+            .rename(columns={"accuracy": "measured_accuracy", "target_attention": "measured_attention"}))
+
+
+def prediction_checks(by_length: pd.DataFrame, predictions: pd.DataFrame, train_length_max: int,
+                      vocab_size: int) -> list[dict]:
+    """Per cure and quantity, prop1's pair of checks on the cured rope heads, pooled over offsets: the claim
+    predictor's MAE past the range (prop1's limits), and its gain over the better trivial baseline
+    (``prop1.gain_over_trivial``: an MAE alone is met by a head that collapsed to chance, as rope does under
+    interpolate)."""
     rows = []
     for cure in (cure for cure in CURES if cure != "none"):
-        at_cure = compared[compared["cure"] == cure]
+        errors = prop1.prediction_errors(cured_comparison(by_length, predictions, cure), train_length_max, vocab_size)
         for quantity, threshold in (("target_attention", MAX_ATTENTION_MAE), ("accuracy", MAX_ACCURACY_MAE)):
-            mae = prop1.error_statistics(at_cure["predicted_" + quantity.removeprefix("target_")],
-                                         at_cure[quantity])["mae"]
-            rows.append(check(f"the dilution law predicts rope under {cure}",
-                              f"{CURES_CLAIM_PREDICTOR}: MAE of predicted {quantity} past the training range",
-                              mae, "<=", threshold))
+            claim = f"the dilution law predicts rope under {cure}"
+            statistic = f"{CURES_CLAIM_PREDICTOR}: MAE of predicted {quantity} past the training range"
+            rows += [
+                check(claim, statistic, prop1.beyond_mae(errors, "trained", "all", CURES_CLAIM_PREDICTOR, quantity),
+                      "<=", threshold),
+                check(claim, f"{statistic}, below the better of the chance and no-decay baselines' MAEs",
+                      prop1.gain_over_trivial(errors, "trained", "all", CURES_CLAIM_PREDICTOR, quantity), ">=",
+                      MIN_MAE_GAIN_OVER_TRIVIAL,
+                      rule=f">= {MIN_MAE_GAIN_OVER_TRIVIAL:g} (prop1's pairing, added after the full run)"),
+            ]
     return rows
 
 

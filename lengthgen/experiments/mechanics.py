@@ -8,8 +8,12 @@ every key position (the attention map).
 
 The claim under test (SCIENCE.md): the learned-absolute head pins to a fixed absolute
 position inside the training range, while the RoPE head, whose logits depend on
-relative offset alone, keeps attending near the query.
+relative offset alone, keeps attending near the query. The same statistics on the same
+heads at their seeded init (``mechanics_untrained_by_length``, the weights each run trained
+from) show what a head that learned nothing does; each check states whether those pass.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -19,9 +23,10 @@ from lengthgen.claims import check
 from lengthgen.evaluation import TOKENS_PER_BATCH
 from lengthgen.model import AttentionHead
 from lengthgen.thresholds import MIN_MASS_IN_RANGE, MIN_MODAL_FRACTION
+from lengthgen.training import init_head
 
 TABLES = ("mechanics_by_length", "mechanics_argmax_histogram", "mechanics_attention_profile")
-CHECKED = ("mechanics_by_length",)
+CHECKED = ("mechanics_by_length", "mechanics_untrained_by_length")
 
 
 def as_token_sets(eval_sets: dict) -> dict[int, torch.Tensor]:
@@ -78,12 +83,17 @@ def measure_mechanics(
 
 
 def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
-    """Every trained head of the sweep (rope and learned), measured on the evaluation sets of its offset."""
+    """Every trained head of the sweep (rope and learned), measured on the evaluation sets of its offset; and the
+    statistics of each at its seeded init (the baseline of the checks)."""
     train_length_max = settings["task"]["train_length_max"]
-    measured = [measure_mechanics(model, inputs["eval_sets"][run["offset"]], run["offset"], run["seed"],
-                                  train_length_max)
-                for run, model in inputs["models"]]
-    return {table: pd.concat([tables[table] for tables in measured], ignore_index=True) for table in TABLES}
+    measured, untrained = [], []
+    for run, model in inputs["models"]:
+        eval_sets, offset, seed = inputs["eval_sets"][run["offset"]], run["offset"], run["seed"]
+        measured.append(measure_mechanics(model, eval_sets, offset, seed, train_length_max))
+        at_init = init_head(model.config, seed).to(next(model.parameters()).device).eval()
+        untrained.append(measure_mechanics(at_init, eval_sets, offset, seed, train_length_max)["mechanics_by_length"])
+    tables = {table: pd.concat([tables[table] for tables in measured], ignore_index=True) for table in TABLES}
+    return {**tables, "mechanics_untrained_by_length": pd.concat(untrained, ignore_index=True)}
 
 
 def pinned_runs(by_length: pd.DataFrame) -> pd.DataFrame:
@@ -95,44 +105,65 @@ def pinned_runs(by_length: pd.DataFrame) -> pd.DataFrame:
 
 
 def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
-    return mechanics_checks(tables["mechanics_by_length"])
+    return mechanics_checks(tables["mechanics_by_length"], tables["mechanics_untrained_by_length"])
 
 
-def mechanics_checks(by_length: pd.DataFrame) -> list[dict]:
-    """Five checks per offset, from the ``mechanics_by_length`` table; the rule is fixed above, before the data.
+class Statistic(NamedTuple):
+    """One check's statistic and rule, before it is set beside the untrained heads'."""
+
+    claim: str
+    statistic: str
+    value: float
+    comparison: str
+    threshold: float
+
+
+def pinning_statistics(by_length: pd.DataFrame, offset: int) -> list[Statistic]:
+    """The statistic of each check at ``offset``, from ``mechanics_by_length`` rows; the rule is fixed above,
+    before the data.
 
     learned, for every seed and every length past the range: the modal argmax position
     lies inside the training range; it is the same position at every such length; at
     least ``MIN_MODAL_FRACTION`` of the sequences attend there; at least
     ``MIN_MASS_IN_RANGE`` of the attention mass stays inside the training range.
     rope (the contrast): at no length past the range is its modal argmax position
-    inside the training range. An encoding missing from the sweep leaves its statistics
+    inside the training range. An encoding missing from the rows leaves its statistics
     NaN (the mean or min of no cells), and a NaN check does not hold.
     """
+    past = by_length[by_length["past_training_range"] & (by_length["offset"] == offset)]
+    runs = pinned_runs(by_length)
+    learned, rope = past[past["pe"] == "learned"], past[past["pe"] == "rope"]
+    learned_runs = runs[(runs["pe"] == "learned") & (runs["offset"] == offset)]
+    return [
+        Statistic("learned modal argmax position lies inside the training range",
+                  "fraction of (seed, length) cells past the range with the modal position inside it",
+                  learned["modal_in_training_range"].mean(), "==", 1.0),
+        Statistic("learned modal argmax position is the same at every length past the range",
+                  "fraction of seeds whose modal position is one position at every length past the range",
+                  learned_runs["same_position"].mean(), "==", 1.0),
+        Statistic("learned head sends most sequences to the modal position",
+                  "min over (seed, length) past the range of the fraction of sequences at the modal position",
+                  learned["modal_fraction"].min(), ">=", MIN_MODAL_FRACTION),
+        Statistic("learned head keeps most attention mass inside the training range",
+                  "min over (seed, length) past the range of the mean attention mass on positions < train_length_max",
+                  learned["mass_in_training_range"].min(), ">=", MIN_MASS_IN_RANGE),
+        Statistic("rope head does not pin inside the training range (contrast)",
+                  "fraction of (seed, length) cells past the range with the rope modal position inside it",
+                  rope["modal_in_training_range"].mean(), "==", 0.0),
+    ]
+
+
+def mechanics_checks(by_length: pd.DataFrame, untrained: pd.DataFrame) -> list[dict]:
+    """Five checks per offset (``pinning_statistics``), each rule text with the same statistic on the same heads
+    at their seeded init (``untrained``) and whether they pass it: a check that untrained heads pass could not
+    tell a pinned head from one that learned nothing. (At default size they fail every one: 10 seeds, K=1..3.)"""
     past = by_length[by_length["past_training_range"]]
     if past.empty:
         raise ValueError("mechanics needs evaluation lengths past the training range")
-    runs = pinned_runs(by_length)
     rows = []
     for offset in sorted(past["offset"].unique()):
-        learned = past[(past["pe"] == "learned") & (past["offset"] == offset)]
-        learned_runs = runs[(runs["pe"] == "learned") & (runs["offset"] == offset)]
-        rope = past[(past["pe"] == "rope") & (past["offset"] == offset)]
-        rows += [
-            check("learned modal argmax position lies inside the training range",
-                  "fraction of (seed, length) cells past the range with the modal position inside it",
-                  learned["modal_in_training_range"].mean(), "==", 1.0, offset=offset),
-            check("learned modal argmax position is the same at every length past the range",
-                  "fraction of seeds whose modal position is one position at every length past the range",
-                  learned_runs["same_position"].mean(), "==", 1.0, offset=offset),
-            check("learned head sends most sequences to the modal position",
-                  "min over (seed, length) past the range of the fraction of sequences at the modal position",
-                  learned["modal_fraction"].min(), ">=", MIN_MODAL_FRACTION, offset=offset),
-            check("learned head keeps most attention mass inside the training range",
-                  "min over (seed, length) past the range of the mean attention mass on positions < train_length_max",
-                  learned["mass_in_training_range"].min(), ">=", MIN_MASS_IN_RANGE, offset=offset),
-            check("rope head does not pin inside the training range (contrast)",
-                  "fraction of (seed, length) cells past the range with the rope modal position inside it",
-                  rope["modal_in_training_range"].mean(), "==", 0.0, offset=offset),
-        ]
+        for trained, at_init in zip(pinning_statistics(by_length, offset), pinning_statistics(untrained, offset)):
+            outcome = "pass" if check(*at_init)["holds"] else "fail"
+            rows.append(check(*trained, offset=offset, rule=f"{trained.comparison} {trained.threshold:g} "
+                                                            f"(untrained heads: {at_init.value:.3g}, {outcome})"))
     return rows

@@ -66,6 +66,11 @@ from lengthgen.claims import check
 from lengthgen.evaluation import accuracy_by_length
 from lengthgen.kernel import log_mean_exp_over_keys, logit_kernel, realized_mean_logit, self_logits
 from lengthgen.model import AttentionHead
+# The comparison with the measurements needs no torch: it lives apart for the jobs that read prop1's table
+# without a model (multiseed), and is re-exported here beside the rest of prop1 (error_statistics and
+# trivial_predictions too, which prop1 calls only through prediction_errors).
+from lengthgen.prediction_errors import (BORROWED_ATTENTION, TRIVIAL_PREDICTORS, beyond_mae,  # noqa: F401
+                                         error_statistics, gain_over_trivial, prediction_errors, trivial_predictions)
 from lengthgen.seeding import generator
 from lengthgen.thresholds import (MAX_ACCURACY_MAE, MAX_ATTENTION_MAE, MAX_CLAIM_MINUS_RANKING_MAE,
                                   MIN_MAE_GAIN_OVER_TRIVIAL, PROP1_CLAIM_PREDICTOR)
@@ -74,8 +79,6 @@ from lengthgen.training import init_head
 PREDICTORS = ("mean_logit", "mean_field", "mean_field_target", "ranking", "exact")
 PROFILE_PREDICTORS = PREDICTORS[:3]  # those that give a fixed weight profile per (query, target) token
 ATTENTION_PREDICTORS = (*PROFILE_PREDICTORS, "exact")  # those with an attention prediction of their own
-TRIVIAL_PREDICTORS = ("chance", "no_decay")  # baselines from the measurements (module doc)
-BORROWED_ATTENTION = {"ranking": "mean_field"}  # accuracy-only predictor -> the one whose attention its rows repeat
 PREDICTOR_LABELS = {
     "mean_logit": "exp s(K) / sum_delta exp s(delta), s averaged over token content",
     "mean_field": "exp(logit) averaged over the key token b at each delta, per query token a, then over a",
@@ -288,54 +291,6 @@ def untrained_comparison(model: AttentionHead, eval_sets: dict, offset: int, see
     return join_measured(predictions, measured)
 
 
-def trivial_predictions(comparison: pd.DataFrame, train_length_max: int, vocab_size: int) -> pd.DataFrame:
-    """Rows of ``TRIVIAL_PREDICTORS`` for every measured (offset, seed, length) of ``comparison``.
-
-    ``no_decay`` holds each head at its measurement at the longest length <= ``train_length_max``;
-    a head with no such length has no ``no_decay`` rows.
-    """
-    measured = comparison.drop(columns=["predictor", "predicted_attention", "predicted_accuracy"]).drop_duplicates(
-        ["offset", "seed", "length"])
-    chance = measured.assign(predictor="chance", predicted_attention=1.0 / measured["length"],
-                             predicted_accuracy=1.0 / vocab_size)
-    in_range = measured[measured["length"] <= train_length_max].sort_values("length").groupby(["offset", "seed"]).last()
-    held = in_range[["measured_attention", "measured_accuracy"]].rename(
-        columns={"measured_attention": "predicted_attention", "measured_accuracy": "predicted_accuracy"})
-    no_decay = measured.merge(held, left_on=["offset", "seed"], right_index=True).assign(predictor="no_decay")
-    return pd.concat([chance, no_decay], ignore_index=True)[comparison.columns]
-
-
-def error_statistics(predicted: pd.Series, measured: pd.Series) -> dict:
-    """n, mean absolute error, mean signed error (predicted - measured), Pearson correlation."""
-    predicted, measured = predicted.to_numpy(float), measured.to_numpy(float)
-    spread = predicted.std() > 0 and measured.std() > 0
-    correlation = float(np.corrcoef(predicted, measured)[0, 1]) if len(predicted) > 1 and spread else float("nan")
-    return {"n": len(predicted), "mae": float(np.abs(predicted - measured).mean()),
-            "bias": float((predicted - measured).mean()), "correlation": correlation}
-
-
-def prediction_errors(comparison: pd.DataFrame, train_length_max: int, vocab_size: int,
-                      heads: str = "trained") -> pd.DataFrame:
-    """``prop1_error`` rows of one set of heads, per offset and over all offsets: every predictor of
-    ``comparison`` and the trivial baselines (ranking: accuracy only)."""
-    rows_with_baselines = pd.concat([comparison, trivial_predictions(comparison, train_length_max, vocab_size)],
-                                    ignore_index=True)
-    scopes = [(f"K={offset}", group) for offset, group in rows_with_baselines.groupby("offset", sort=True)]
-    scopes.append(("all", rows_with_baselines))
-    rows = []
-    for scope, frame in scopes:
-        for lengths, subset in (("beyond_training", frame[frame["length"] > train_length_max]), ("all", frame)):
-            for predictor, rows_of_predictor in subset.groupby("predictor", sort=True):
-                for quantity, column in (("target_attention", "attention"), ("accuracy", "accuracy")):
-                    if quantity == "target_attention" and predictor in BORROWED_ATTENTION:
-                        continue  # a copy of another predictor's attention
-                    stats = error_statistics(rows_of_predictor[f"predicted_{column}"],
-                                             rows_of_predictor[f"measured_{column}"])
-                    rows.append({"heads": heads, "scope": scope, "lengths": lengths, "predictor": predictor,
-                                 "quantity": quantity, **stats})
-    return pd.DataFrame(rows)
-
-
 def best_predictor(errors: pd.DataFrame, quantity: str = "target_attention",
                    candidates: tuple[str, ...] = PROFILE_PREDICTORS) -> str:
     """Among ``candidates`` (default: the approximate forms, not ``exact``), the one with the lowest
@@ -435,21 +390,6 @@ def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
                                              ("untrained", "prop1_untrained_prediction"))], ignore_index=True)
     return (prediction_checks(errors, PROP1_CLAIM_PREDICTOR, MAX_ATTENTION_MAE, MAX_ACCURACY_MAE)
             + ranking_checks(errors, PROP1_CLAIM_PREDICTOR))
-
-
-def beyond_mae(errors: pd.DataFrame, heads: str, scope: str, predictor: str, quantity: str) -> float:
-    """The MAE past the training range of one row of ``prop1_error`` (NaN where it has none)."""
-    found = errors.loc[(errors["heads"] == heads) & (errors["scope"] == scope)
-                       & (errors["lengths"] == "beyond_training") & (errors["predictor"] == predictor)
-                       & (errors["quantity"] == quantity), "mae"]
-    return float(found.iloc[0]) if len(found) else math.nan
-
-
-def gain_over_trivial(errors: pd.DataFrame, heads: str, scope: str, predictor: str, quantity: str) -> float:
-    """The lower of the trivial baselines' MAEs past the range minus the predictor's: how much of what a
-    trivial guess misses the predictor gets right."""
-    trivial = min(beyond_mae(errors, heads, scope, name, quantity) for name in TRIVIAL_PREDICTORS)
-    return trivial - beyond_mae(errors, heads, scope, predictor, quantity)
 
 
 def offset_scopes(errors: pd.DataFrame) -> list[str]:

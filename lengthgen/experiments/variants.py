@@ -2,53 +2,27 @@
 happens past the training range, each class set beside the one the account predicts from the
 mechanism its registry entry states.
 
-The mechanism comes in as plain data (``encoding_catalog.encoding_description``, read from the
-registry's source), so this job loads no model and no torch. The classes and the account's
-predictions are the rules of ``lengthgen.thresholds`` (variants block); a prediction is a function
-of the properties and the offset alone, so it is fixed before any run.
+The mechanism comes in as plain data (``variant_predictions.mechanism``, read from the registry's
+source), so this job loads no model and no torch. The classes and the account's predictions are the
+rules of ``lengthgen.thresholds`` (variants block); a prediction (``lengthgen/variant_predictions.py``)
+is a function of the properties and the offset alone, so it is fixed before any run.
 """
 
 import pandas as pd
 
 from lengthgen.claims import check
-from lengthgen.encoding_catalog import encoding_description
 from lengthgen.experiments.generalization import summarize_accuracy
-from lengthgen.thresholds import (CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
-                             RANDOM_POSITIONS_FAIL_FROM_OFFSET, VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR)
+from lengthgen.thresholds import CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR
 from lengthgen.training_report import fit_counts, runs_that_fit
+from lengthgen.variant_predictions import (ALLOWED_CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_PREDICTION,
+                                           impossibility, mechanism, predicted_class)
 
 EXPERIMENT = "variants"
-FAILS, EXTRAPOLATES, DECAYS, COLLAPSES = "fails in range", "extrapolates", "decays gracefully", "collapses to chance"
-CLASSES = (EXTRAPOLATES, DECAYS, COLLAPSES, FAILS)
-# What the account can predict, and the measured classes each prediction allows.
-NO_COLLAPSE, NO_PREDICTION = f"{EXTRAPOLATES} or {DECAYS}", "no prediction"
-ALLOWED_CLASSES = {NO_COLLAPSE: {EXTRAPOLATES, DECAYS}, COLLAPSES: {COLLAPSES}, FAILS: {FAILS}}
 
 
 def mechanisms(encodings) -> dict[str, dict]:
-    """What the registry states about each encoding (``encoding_catalog.encoding_description``)."""
-    return {pe: encoding_description(pe) for pe in encodings}
-
-
-def predicted_class(mechanism: dict, offset: int) -> str:
-    """The class the account predicts for an encoding of these mechanism properties at offset K: the
-    rules of ``lengthgen.thresholds`` (variants block), in their order."""
-    if is_impossibility(mechanism, offset):
-        return FAILS
-    if mechanism["random_positions"] and offset >= RANDOM_POSITIONS_FAIL_FROM_OFFSET:
-        return FAILS
-    if mechanism["monotone_in_offset"]:
-        return NO_PREDICTION  # the slope decides whether the nearest key wins
-    if mechanism["offset_only"] and mechanism["trained_past_range"]:
-        return NO_COLLAPSE
-    if not mechanism["offset_only"] and not mechanism["trained_past_range"]:
-        return COLLAPSES
-    return NO_PREDICTION
-
-
-def is_impossibility(mechanism: dict, offset: int) -> bool:
-    """Whether the prediction is rule 1's, an impossibility only a bug can contradict (a sanity check)."""
-    return mechanism["monotone_in_offset"] and offset >= MONOTONE_FAILS_FROM_OFFSET
+    """What the registry states about each encoding (``variant_predictions.mechanism``)."""
+    return {pe: mechanism(pe) for pe in encodings}
 
 
 def predictions(classes: pd.DataFrame, descriptions: dict[str, dict]) -> pd.DataFrame:
@@ -120,18 +94,19 @@ def variants_checks(classes: pd.DataFrame, descriptions: dict[str, dict], vocab_
     """One check per (encoding, offset) the account predicts a class for (``predicted_class``): the
     measured class is one the prediction allows.
 
-    Evidence, except where the prediction is an impossibility (a position term monotone in the offset
-    cannot select K >= 2): a head that fits there is a bug, in the encoding or in its registry entry, so
-    that check is sanity and states the lowest in-range accuracy against the fit bar.
+    Evidence, except where the prediction is an impossibility (``variant_predictions.impossibility``: no
+    position term; a position term monotone in the offset at K >= 2; random position ids at K >= 2): a head
+    that fits there is a bug, in the encoding or in its registry entry, so that check is sanity and states the
+    lowest in-range accuracy against the fit bar.
     """
     chance = 1.0 / vocab_size
     rows = []
     for cell in predictions(classes, descriptions).itertuples():
         if cell.predicted == NO_PREDICTION:
             continue
-        if is_impossibility(descriptions[cell.pe], cell.offset):
-            rows.append(check(f"position term monotone in the offset: cannot select K >= {MONOTONE_FAILS_FROM_OFFSET}",
-                              f"{cell.pe}: lowest mean accuracy in training range", cell.lowest_in_range, "<",
+        cannot = impossibility(descriptions[cell.pe], cell.offset)
+        if cannot:
+            rows.append(check(cannot, f"{cell.pe}: lowest mean accuracy in training range", cell.lowest_in_range, "<",
                               VARIANT_FIT_ACCURACY, offset=cell.offset,
                               rule=f"< {VARIANT_FIT_ACCURACY} (fails in range)", kind="sanity"))
             continue

@@ -6,24 +6,32 @@ from lengthgen.claims import checks_markdown
 from lengthgen.thresholds import MIN_MASS_IN_RANGE, MIN_MODAL_FRACTION
 
 
-def past_range_markdown(by_length: pd.DataFrame, pe: str) -> str:
+def past_range_markdown(by_length: pd.DataFrame, untrained: pd.DataFrame, pe: str) -> str:
     """Per (offset, length) past the range: the modal position of each seed, and the spread over seeds of the
-    fraction of sequences at the mode and of the attention mass in the training range."""
-    past = by_length[by_length["past_training_range"] & (by_length["pe"] == pe)].sort_values("seed")
+    fraction of sequences at the mode and of the attention mass in the training range, trained and, beside
+    them, the same heads at their seeded init (``untrained``)."""
+    def spread(cells: pd.DataFrame, column: str, digits: int) -> str:
+        return f"{cells[column].mean():.{digits}f}, {cells[column].min():.{digits}f}"
+
+    def past(frame: pd.DataFrame) -> pd.DataFrame:
+        return frame[frame["past_training_range"] & (frame["pe"] == pe)].sort_values("seed")
+
+    at_init = past(untrained).groupby(["offset", "length"])
     rows = [{"K": offset, "length": length,
              "modal position per seed": ", ".join(map(str, cells["modal_position"])),
-             "fraction at mode (mean, min)": f"{cells['modal_fraction'].mean():.2f}, {cells['modal_fraction'].min():.2f}",
-             "mass in training range (mean, min)":
-                 f"{cells['mass_in_training_range'].mean():.3f}, {cells['mass_in_training_range'].min():.3f}"}
-            for (offset, length), cells in past.groupby(["offset", "length"])]
-    columns = ["K", "length", "modal position per seed", "fraction at mode (mean, min)",
-               "mass in training range (mean, min)"]
+             "fraction at mode (mean, min)": spread(cells, "modal_fraction", 2),
+             "untrained: fraction at mode": spread(at_init.get_group((offset, length)), "modal_fraction", 2),
+             "mass in training range (mean, min)": spread(cells, "mass_in_training_range", 3),
+             "untrained: mass in range": spread(at_init.get_group((offset, length)), "mass_in_training_range", 3)}
+            for (offset, length), cells in past(by_length).groupby(["offset", "length"])]
+    columns = ["K", "length", "modal position per seed", "fraction at mode (mean, min)", "untrained: fraction at mode",
+               "mass in training range (mean, min)", "untrained: mass in range"]
     # The cells are formatted already: tabulate must not read "1.00" back as a number and print "1".
     return pd.DataFrame(rows, columns=columns).to_markdown(index=False, disable_numparse=True)
 
 
 def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:
-    by_length = tables["mechanics_by_length"]
+    by_length, untrained = tables["mechanics_by_length"], tables["mechanics_untrained_by_length"]
     train_length_max = settings["task"]["train_length_max"]
     seeds = sorted(by_length["seed"].unique())
     return "\n\n".join([
@@ -33,13 +41,15 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "(modal) argmax position, the fraction of sequences attending there, and the mean attention "
         f"mass on the positions seen in training, [0, {train_length_max}). "
         f"Seeds {', '.join(map(str, seeds))}; learned table initialized with std "
-        f"{settings['model']['learned_init_std']:g}.",
+        f"{settings['model']['learned_init_std']:g}. Beside each statistic, the same heads at their seeded init "
+        "(the weights each run trained from): what a head that learned nothing does.",
         "**learned** (absolute table):",
-        past_range_markdown(by_length, "learned"),
+        past_range_markdown(by_length, untrained, "learned"),
         "**rope** (contrast):",
-        past_range_markdown(by_length, "rope"),
+        past_range_markdown(by_length, untrained, "rope"),
         "Claims (rule fixed before the data: pinning means a majority of sequences at one position "
-        f"(>= {MIN_MODAL_FRACTION}) and a majority of the mass (>= {MIN_MASS_IN_RANGE}) inside the training range):",
+        f"(>= {MIN_MODAL_FRACTION}) and a majority of the mass (>= {MIN_MASS_IN_RANGE}) inside the training range; "
+        "each rule states the untrained heads' value and whether they pass it):",
         checks_markdown(checks),
         "![Attention of the learned and rope heads past the training range](figures/mechanics.png)",
     ])

@@ -4,13 +4,32 @@ properties, and per (encoding, offset) the class the account predicts from them 
 import pandas as pd
 
 from lengthgen.claims import checks_markdown
-from lengthgen.encoding_catalog import DEFAULT_NOISE_MAX_LENGTH
-from lengthgen.experiments.variants import (CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION,
-                                            mechanisms, predictions)
+from lengthgen.encoding_catalog import DEFAULT_NOISE_MAX_LENGTH, resolve_encoding_name
+from lengthgen.experiments.variants import mechanisms, predictions
 from lengthgen.prose.generalization import accuracy_markdown, format_interval
 from lengthgen.thresholds import (CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
                              RANDOM_POSITIONS_FAIL_FROM_OFFSET, VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR,
                              VARIANT_SPREAD_WIDTH)
+from lengthgen.variant_predictions import CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION
+
+# FIRE's two threshold policies in the registry (``learned_threshold`` of ``FIRE`` and ``FixedThresholdFIRE``), and
+# its initial threshold L where the name sets none (``threshold`` of ``FIRE.__init__``; tests/test_variants.py checks
+# both against the registry).
+FIRE_THRESHOLDS = {"fire": "learns its threshold L from {threshold:g}, as FIRE's reference code does",
+                   "fire_fixed": "keeps its threshold L at {threshold:g}"}
+FIRE_DEFAULT_THRESHOLD = 512.0
+
+
+def fire_markdown(order: list[str]) -> list[str]:
+    """The sentence saying which FIRE each FIRE name of ``order`` is, and that the paper sets none; none without FIRE."""
+    named = [(pe, *resolve_encoding_name(pe)) for pe in order]
+    fires = [f"`{pe}` " + FIRE_THRESHOLDS[registered].format(threshold=parameters.get("threshold", FIRE_DEFAULT_THRESHOLD))
+             for pe, registered, parameters in named if registered in FIRE_THRESHOLDS]
+    if not fires:
+        return []
+    return ["**FIRE.** The paper names no FIRE setting (its abstract and its supplement's file list, "
+            "`../shared/paper/README.md`, mention FIRE nowhere), so no FIRE run here is the paper's: "
+            + "; ".join(fires) + "."]
 
 
 def spread_caveat(cell) -> str:
@@ -36,7 +55,8 @@ def properties_markdown(descriptions: dict[str, dict], order: list[str]) -> str:
     def yes_no(value: bool) -> str:
         return "yes" if value else "no"
 
-    rows = [{"encoding": pe, "offset only": yes_no(descriptions[pe]["offset_only"]),
+    rows = [{"encoding": pe, "position term": yes_no(descriptions[pe]["position_term"]),
+             "offset only": yes_no(descriptions[pe]["offset_only"]),
              "trained past range": yes_no(descriptions[pe]["trained_past_range"]),
              "monotone in offset": yes_no(descriptions[pe]["monotone_in_offset"]),
              "random ids": yes_no(descriptions[pe]["random_positions"]),
@@ -88,15 +108,17 @@ def classes_rule(chance: float, far_length: int, tally: str) -> str:
 
 def predictions_rule() -> str:
     return (
-        "**Predictions**, fixed before the run (`lengthgen/thresholds.py`, `predicted_class` in "
-        "`lengthgen/experiments/variants.py`): a function of these properties and K alone, the first rule that "
-        f"applies deciding. A position term monotone in the offset *{FAILS}* at K >= {MONOTONE_FAILS_FROM_OFFSET} "
-        "(it cannot favour offset K over the nearer ones); so do random position ids at K >= "
-        f"{RANDOM_POSITIONS_FAIL_FROM_OFFSET} (the id gap of offset K overlaps those of its neighbours); a monotone "
-        "term at K=1 gets no prediction (its slope decides); a logit of the offset alone with every parameter "
-        f"trained *{NO_COLLAPSE}* (only the number of keys changes with length); a logit of absolute positions "
-        f"with parameters untrained past the range *{COLLAPSES}* (the paper's account of learned positions); "
-        f"anything else gets {NO_PREDICTION}.")
+        "**Predictions**, fixed in the code before the run (`lengthgen/thresholds.py`, `predicted_class` in "
+        "`lengthgen/variant_predictions.py`; when each rule was fixed, and what had been seen by then, is in the "
+        "replication section): a function of these properties and K alone, the first rule that applies deciding. "
+        f"Three are impossibilities, each predicting *{FAILS}*: no position term, at every K (its keys differ by "
+        f"content alone); a position term monotone in the offset, at K >= {MONOTONE_FAILS_FROM_OFFSET} (it cannot "
+        f"favour offset K over the nearer ones); random position ids, at K >= {RANDOM_POSITIONS_FAIL_FROM_OFFSET} "
+        "(the id gap of offset K overlaps those of its neighbours). A monotone term, or random ids, at K=1 get no "
+        "prediction (a steep enough slope, or ids in rank order, can favour the nearest key); a logit of the offset "
+        f"alone with every parameter trained *{NO_COLLAPSE}* (only the number of keys changes with length); a logit "
+        f"of absolute positions with parameters untrained past the range *{COLLAPSES}* (the paper's account of "
+        f"learned positions); anything else gets {NO_PREDICTION}.")
 
 
 def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:
@@ -117,6 +139,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "evaluation length here: Ruoss et al. take a range well above the longest test length). Mean accuracy "
         "over seeds with a 95% Student-t interval; lengths marked * lie in the training range; chance is "
         f"{chance:.4f}.",
+        *fire_markdown(order),
         accuracy_markdown(summary),
         "![accuracy of every encoding by length](figures/pe_variants.png)",
         classes_rule(chance, VARIANT_LENGTH_FACTOR * task["train_length_max"], tally),
@@ -125,13 +148,14 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "**Mechanism.** Each registry entry states whether its logit is a function of the offset alone, whether "
         "every parameter shaping it past the training range is trained, whether its position term is monotone in "
         "the offset, and whether it draws its position ids at random (`lengthgen/encodings.py`, each statement "
-        "tested against the code):",
+        "tested against the code); whether it has a position term at all is read from the hooks its class "
+        "defines (`lengthgen/encoding_catalog.py`):",
         properties_markdown(descriptions, order),
         predictions_rule(),
         predictions_markdown(classes, descriptions, order),
         f"**Claim**: the mechanism decides the class: every predicted class above is the measured one "
         f"({predictions_tally(classes, descriptions)}). Each prediction is one evidence check, holding when the "
-        "measured class is one it allows; the impossibility (a monotone position term at K >= "
-        f"{MONOTONE_FAILS_FROM_OFFSET}) is a sanity check instead, on the lowest in-range accuracy.",
+        "measured class is one it allows; an impossibility is a sanity check instead, on the lowest in-range "
+        "accuracy (only a bug in the encoding or its declaration can fit the range there).",
         checks_markdown(checks),
     ])

@@ -12,6 +12,10 @@ MECHANICS_BY_LENGTH = TableSchema("mechanics_by_length", pa.schema(RUN_KEYS + [
     ("mass_in_training_range", pa.float64()), ("target_attention", pa.float64()), ("max_weight", pa.float64()),
 ]), ("pe", "offset", "seed", "length"))
 
+# The same rows for each head at its seeded initialization (before training): the baseline of the checks.
+MECHANICS_UNTRAINED_BY_LENGTH = TableSchema("mechanics_untrained_by_length", MECHANICS_BY_LENGTH.schema,
+                                            ("pe", "offset", "seed", "length"))
+
 # One row per (run, length, key position) that is the argmax of at least one sequence.
 MECHANICS_ARGMAX_HISTOGRAM = TableSchema("mechanics_argmax_histogram", pa.schema(RUN_KEYS + [
     ("length", pa.int32()), ("position", pa.int32()), ("count", pa.int32()),

@@ -1,0 +1,81 @@
+"""prop1's comparison of predictions with measurements, without torch: the trivial baselines, the error
+statistics of every predictor, and how far a predictor beats the better baseline (``gain_over_trivial``).
+
+``lengthgen/experiments/prop1.py`` makes the predictions from a head's parameters (torch) and re-exports
+these; the multiseed job, which reads prop1's table and runs no model, uses them per run.
+
+Trivial baselines (``TRIVIAL_PREDICTORS``), computed from the measurements: ``chance`` (attention 1/n,
+accuracy 1/V: a head that lost everything, as an untrained head does) and ``no_decay`` (each head's measured
+value at its longest in-range length, held at every length).
+"""
+
+import math
+
+import numpy as np
+import pandas as pd
+
+TRIVIAL_PREDICTORS = ("chance", "no_decay")  # baselines from the measurements (module doc)
+BORROWED_ATTENTION = {"ranking": "mean_field"}  # accuracy-only predictor -> the one whose attention its rows repeat
+
+
+def trivial_predictions(comparison: pd.DataFrame, train_length_max: int, vocab_size: int) -> pd.DataFrame:
+    """Rows of ``TRIVIAL_PREDICTORS`` for every measured (offset, seed, length) of ``comparison``.
+
+    ``no_decay`` holds each head at its measurement at the longest length <= ``train_length_max``;
+    a head with no such length has no ``no_decay`` rows.
+    """
+    measured = comparison.drop(columns=["predictor", "predicted_attention", "predicted_accuracy"]).drop_duplicates(
+        ["offset", "seed", "length"])
+    chance = measured.assign(predictor="chance", predicted_attention=1.0 / measured["length"],
+                             predicted_accuracy=1.0 / vocab_size)
+    in_range = measured[measured["length"] <= train_length_max].sort_values("length").groupby(["offset", "seed"]).last()
+    held = in_range[["measured_attention", "measured_accuracy"]].rename(
+        columns={"measured_attention": "predicted_attention", "measured_accuracy": "predicted_accuracy"})
+    no_decay = measured.merge(held, left_on=["offset", "seed"], right_index=True).assign(predictor="no_decay")
+    return pd.concat([chance, no_decay], ignore_index=True)[comparison.columns]
+
+
+def error_statistics(predicted: pd.Series, measured: pd.Series) -> dict:
+    """n, mean absolute error, mean signed error (predicted - measured), Pearson correlation."""
+    predicted, measured = predicted.to_numpy(float), measured.to_numpy(float)
+    spread = predicted.std() > 0 and measured.std() > 0
+    correlation = float(np.corrcoef(predicted, measured)[0, 1]) if len(predicted) > 1 and spread else float("nan")
+    return {"n": len(predicted), "mae": float(np.abs(predicted - measured).mean()),
+            "bias": float((predicted - measured).mean()), "correlation": correlation}
+
+
+def prediction_errors(comparison: pd.DataFrame, train_length_max: int, vocab_size: int,
+                      heads: str = "trained") -> pd.DataFrame:
+    """``prop1_error`` rows of one set of heads, per offset and over all offsets: every predictor of
+    ``comparison`` and the trivial baselines (ranking: accuracy only)."""
+    rows_with_baselines = pd.concat([comparison, trivial_predictions(comparison, train_length_max, vocab_size)],
+                                    ignore_index=True)
+    scopes = [(f"K={offset}", group) for offset, group in rows_with_baselines.groupby("offset", sort=True)]
+    scopes.append(("all", rows_with_baselines))
+    rows = []
+    for scope, frame in scopes:
+        for lengths, subset in (("beyond_training", frame[frame["length"] > train_length_max]), ("all", frame)):
+            for predictor, rows_of_predictor in subset.groupby("predictor", sort=True):
+                for quantity, column in (("target_attention", "attention"), ("accuracy", "accuracy")):
+                    if quantity == "target_attention" and predictor in BORROWED_ATTENTION:
+                        continue  # a copy of another predictor's attention
+                    stats = error_statistics(rows_of_predictor[f"predicted_{column}"],
+                                             rows_of_predictor[f"measured_{column}"])
+                    rows.append({"heads": heads, "scope": scope, "lengths": lengths, "predictor": predictor,
+                                 "quantity": quantity, **stats})
+    return pd.DataFrame(rows)
+
+
+def beyond_mae(errors: pd.DataFrame, heads: str, scope: str, predictor: str, quantity: str) -> float:
+    """The MAE past the training range of one row of ``prop1_error`` (NaN where it has none)."""
+    found = errors.loc[(errors["heads"] == heads) & (errors["scope"] == scope)
+                       & (errors["lengths"] == "beyond_training") & (errors["predictor"] == predictor)
+                       & (errors["quantity"] == quantity), "mae"]
+    return float(found.iloc[0]) if len(found) else math.nan
+
+
+def gain_over_trivial(errors: pd.DataFrame, heads: str, scope: str, predictor: str, quantity: str) -> float:
+    """The lower of the trivial baselines' MAEs past the range minus the predictor's: how much of what a
+    trivial guess misses the predictor gets right."""
+    trivial = min(beyond_mae(errors, heads, scope, name, quantity) for name in TRIVIAL_PREDICTORS)
+    return trivial - beyond_mae(errors, heads, scope, predictor, quantity)
