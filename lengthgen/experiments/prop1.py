@@ -76,6 +76,9 @@ PROFILE_PREDICTORS = PREDICTORS[:3]  # those that give a fixed weight profile pe
 ATTENTION_PREDICTORS = (*PROFILE_PREDICTORS, "exact")  # those with an attention prediction of their own
 TRIVIAL_PREDICTORS = ("chance", "no_decay")  # baselines from the measurements (module doc)
 BORROWED_ATTENTION = {"ranking": "mean_field"}  # accuracy-only predictor -> the one whose attention its rows repeat
+# The predictors ``best_predictor`` compares on each quantity: every one that predicts it but ``exact`` (the
+# kernel's own softmax, a consistency check rather than an approximation); ranking predicts accuracy only.
+COMPARED_PREDICTORS = {"target_attention": PROFILE_PREDICTORS, "accuracy": (*PROFILE_PREDICTORS, "ranking")}
 PREDICTOR_LABELS = {
     "mean_logit": "exp s(K) / sum_delta exp s(delta), s averaged over token content",
     "mean_field": "exp(logit) averaged over the key token b at each delta, per query token a, then over a",
@@ -336,13 +339,12 @@ def prediction_errors(comparison: pd.DataFrame, train_length_max: int, vocab_siz
     return pd.DataFrame(rows)
 
 
-def best_predictor(errors: pd.DataFrame, quantity: str = "target_attention",
-                   candidates: tuple[str, ...] = PROFILE_PREDICTORS) -> str:
-    """Among ``candidates`` (default: the approximate forms, not ``exact``), the one with the lowest
-    MAE over all offsets at lengths beyond the training range, on the trained heads."""
+def best_predictor(errors: pd.DataFrame, quantity: str = "target_attention") -> str:
+    """Among the predictors compared on ``quantity`` (``COMPARED_PREDICTORS``), the one with the lowest MAE
+    over all offsets at lengths beyond the training range, on the trained heads."""
     overall = errors[(errors["heads"] == "trained") & (errors["scope"] == "all")
                      & (errors["lengths"] == "beyond_training") & (errors["quantity"] == quantity)
-                     & errors["predictor"].isin(candidates)]
+                     & errors["predictor"].isin(COMPARED_PREDICTORS[quantity])]
     return str(overall.loc[overall["mae"].idxmin(), "predictor"])
 
 
