@@ -283,7 +283,10 @@ def findings_markdown(claims: pd.DataFrame, replication: pd.DataFrame | None = N
         f"One row per claim of the paper's abstract. Its verdict counts the evidence checks of the experiments that "
         f"test it ({VERDICT_RULE}); its replication is over the confirmation runs (the rule of the replication "
         f"section, applied to this row's checks); what decides it is the check furthest past its threshold where "
-        f"some fail, else the one closest to it (distances relative to the threshold). The multiseed checks a row "
-        f"counts are the headlines of its experiments, in every seed at every offset.",
+        f"some fail, else the one closest to it (distances relative to the threshold). Where a row has direct tests "
+        f"of the mechanism it names, against a rival account, they are said apart from the checks of its "
+        f"predictions, which the rival can pass too; this pipeline's own hypotheses are said beside a row, in no "
+        f"verdict. The multiseed checks a row counts are the headlines of its experiments, in every seed at every "
+        f"offset.",
         table.to_markdown(index=False, disable_numparse=True),
     ])
