@@ -38,7 +38,7 @@ NO_CONFIRMATION = "no confirmation runs"
 
 
 # What a part's checks test (module doc).
-CLAIM, PREDICTION, MECHANISM, BEYOND = "claim", "prediction", "mechanism", "beyond"
+CLAIM, PREDICTION, MECHANISM, BEYOND = TESTS = ("claim", "prediction", "mechanism", "beyond")
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,12 @@ class Part:
     claim_prefix: str = ""
     tests: str = CLAIM
     if_failing: str = ""
+
+    def __post_init__(self):
+        if self.tests not in TESTS:
+            raise ValueError(f"unknown part kind {self.tests!r}; one of {', '.join(TESTS)}")
+        if (self.tests == MECHANISM) != bool(self.if_failing):
+            raise ValueError(f"part {self.name()}: a test of a mechanism, and only one, says what its failure means")
 
     def name(self) -> str:
         return f"`{self.experiment}`" + (f" ({self.claim_prefix.rstrip(':')})" if self.claim_prefix else "")

@@ -1,9 +1,10 @@
 """What this reproduction finds: each abstract claim's row, from constructed claims and replication tables."""
 
 import pandas as pd
+import pytest
 
 from lengthgen.claims import check, with_keys
-from lengthgen.findings import FINDINGS, NO_CONFIRMATION, NOT_TESTED, findings_table
+from lengthgen.findings import FINDINGS, MECHANISM, NO_CONFIRMATION, NOT_TESTED, Part, findings_table
 
 CARRIER = "the learned rule is a low-rank carrier aligned with K"
 DILUTION = "graceful decay follows the dilution law"
@@ -210,3 +211,12 @@ def test_a_check_no_confirmation_run_compares_leaves_its_claim_not_tested_there(
     table = pd.concat([replication_rows(claims, "exploratory", [""] * 3, [""] * 3),
                        replication_rows(claims, "fresh", [""] * 3, [""] * 3)], ignore_index=True)
     assert row(findings_table(claims, table), "the carrier")["replication"] == "not tested"
+
+
+def test_a_part_names_a_known_kind_and_a_test_of_a_mechanism_says_what_its_failure_means():
+    with pytest.raises(ValueError, match="unknown part kind 'fit'"):
+        Part("prop1", tests="fit")
+    with pytest.raises(ValueError, match="says what its failure means"):
+        Part("errors", "rope's wrong answers", MECHANISM)
+    with pytest.raises(ValueError, match="says what its failure means"):
+        Part("prop1", if_failing="a meaning without a mechanism")
