@@ -15,6 +15,14 @@ offsets, which is the abstract's "confirmed across seeds and offsets"). Per row:
   paper. Distances are ``replication.margin`` (relative to the threshold). An experiment a row names that has
   no checks in this run is said to be not tested, with the reason the catalog gives.
 
+Each part says what its checks test (``Part.tests``): the paper's claim (``CLAIM``); for an account of a
+mechanism, its predictions against the measurements (``PREDICTION``: fits and orders, which a rival account can
+pass too) apart from the direct tests of the mechanism against its rival (``MECHANISM``); or this pipeline's own
+hypothesis (``BEYOND``), shown beside the row and counted in neither its verdict nor its replication. A row with
+direct tests of its mechanism says the two kinds apart: predictions can hold while the mechanism fails, and the
+sentence then says which of the mechanism's tests contradict the paper's account, and what that failure means
+(``Part.if_failing``), with their values.
+
 Torch-free: it reads the claims and replication tables.
 """
 
@@ -29,12 +37,25 @@ NOT_TESTED = "not tested under this config"
 NO_CONFIRMATION = "no confirmation runs"
 
 
+# What a part's checks test (module doc).
+CLAIM, PREDICTION, MECHANISM, BEYOND = TESTS = ("claim", "prediction", "mechanism", "beyond")
+
+
 @dataclass(frozen=True)
 class Part:
     """The checks of one experiment that bear on a claim: those whose claim name starts with ``claim_prefix``
-    (every one of the experiment's when it is empty)."""
+    (every one of the experiment's when it is empty); what they test (``tests``); for a test of a mechanism, what
+    its failing checks say instead (``if_failing``)."""
     experiment: str
     claim_prefix: str = ""
+    tests: str = CLAIM
+    if_failing: str = ""
+
+    def __post_init__(self):
+        if self.tests not in TESTS:
+            raise ValueError(f"unknown part kind {self.tests!r}; one of {', '.join(TESTS)}")
+        if (self.tests == MECHANISM) != bool(self.if_failing):
+            raise ValueError(f"part {self.name()}: a test of a mechanism, and only one, says what its failure means")
 
     def name(self) -> str:
         return f"`{self.experiment}`" + (f" ({self.claim_prefix.rstrip(':')})" if self.claim_prefix else "")
@@ -66,16 +87,25 @@ FINDINGS = (
     # the paper's account of the decay only if most of them are dilution errors. Its other claim, where the ranking
     # errors' winning keys lie, is about the other account and decides nothing here; so is ``rope_bases``' check of
     # the ranking account, while its check of the dilution law's order is a test of the law on unseen encodings.
+    # prop1's MAE checks, rope_bases' order and the multiseed headline test the law's predictions, which the ranking
+    # account also makes well; prop1's comparison with ranking and errors' split test the mechanism itself.
     Finding("the dilution law", "the graceful accuracy decay is an attention-dilution law, predicted from the "
             "head's parameters, across seeds and offsets",
-            (Part("prop1"), Part("errors", "rope's wrong answers past the training range are mostly dilution errors"),
-             Part("rope_bases", "the dilution law"), Part("multiseed", "prop1:"))),
+            (Part("prop1", "graceful decay follows the dilution law", PREDICTION),
+             Part("prop1", "dilution rather than ranking errors", MECHANISM,
+                  "the ranking predictor predicts rope's accuracy past the range better than the dilution law"),
+             Part("errors", "rope's wrong answers past the training range are mostly dilution errors", MECHANISM,
+                  "most of rope's wrong answers past the range are ranking errors, not dilution errors"),
+             Part("rope_bases", "the dilution law", PREDICTION), Part("multiseed", "prop1:", PREDICTION))),
     Finding("the linear control", "without softmax normalization, training selects a min-norm interpolant that "
             "does not extrapolate",
             (Part("linear"), Part("multiseed", "linear"))),
+    # The transformer's claims by name (experiments/transformer.py's FINDINGS); its steps finding, that the retrieval
+    # head's kernel predicts where the accuracy steps down, is this pipeline's hypothesis, not the paper's.
     Finding("transfer to the transformer", "the phenomenon, the equivariance and the carrier transfer to a "
             "multi-layer, multi-head transformer on the full-sequence task",
-            (Part("transformer"),)),
+            (Part("transformer", "phenomenon"), Part("transformer", "equivariance"), Part("transformer", "carrier"),
+             Part("transformer", "steps", BEYOND))),
 )
 
 
@@ -120,12 +150,74 @@ def sanity_clause(sanity: pd.DataFrame) -> str:
     return f"a sanity check fails, a bug to fix before this row can be read: {decisive}"
 
 
-def sentence(checks: pd.DataFrame, missing: list[Part], left_out: dict[str, str]) -> str:
-    """One sentence: the deciding evidence check, the row's sanity check, and the parts this config leaves out."""
-    evidence, sanity = checks[checks["kind"] == "evidence"], checks[checks["kind"] == "sanity"]
-    clauses = [evidence_sentence(evidence)] if not evidence.empty else (
-        ["no evidence check"] if not checks.empty else [])
+def listed_offsets(checks: pd.DataFrame) -> str:
+    """``= 0.0475 (K=1), 0.244 (K=2)``: one statistic's values at its offsets."""
+    return "= " + ", ".join(f"{row.value:.3g}" + ("" if pd.isna(row.offset) else f" ({instance_name(row.offset)})")
+                            for row in checks.itertuples())
+
+
+def mechanism_sentence(evidence: pd.DataFrame, parts: list[tuple[Part, pd.DataFrame]]) -> str:
+    """The direct tests of a mechanism: whether they hold, and where they fail what that means, with the failing
+    values of each statistic."""
+    held, total = int(evidence["holds"].sum()), len(evidence)
+    if held == total:
+        return (f"the direct tests of its mechanism hold: {total} of {total}; the closest to its threshold is "
+                f"{describe(deciding_check(evidence))}")
+    meanings = []
+    for part, rows in parts:
+        failing = rows[(rows["kind"] == "evidence") & ~rows["holds"].astype(bool)]
+        values = "; ".join(f"`{part.experiment}`, {statistic} {listed_offsets(group)}"
+                           for statistic, group in failing.groupby("statistic", sort=False))
+        meanings += [f"{part.if_failing}: {values}"] if not failing.empty else []
+    count = f"none of the {total} holds" if held == 0 else f"{total - held} of {total} fail"
+    return f"but the direct tests of its mechanism contradict the paper's account: {count} ({'; '.join(meanings)})"
+
+
+def predictions_sentence(evidence: pd.DataFrame) -> str:
+    """The checks of an account's predictions against the measurements (which a rival account can pass too)."""
+    held, total = int(evidence["holds"].sum()), len(evidence)
+    decisive = describe(deciding_check(evidence))
+    if held == total:
+        return (f"its predictions against the measurements hold: {total} of {total} evidence checks; the closest "
+                f"to its threshold is {decisive}")
+    return (f"its predictions against the measurements hold in {held} of {total} evidence checks; the furthest "
+            f"from its threshold is {decisive}")
+
+
+def beyond_clause(part: Part, rows: pd.DataFrame) -> str:
+    """A part that tests this pipeline's own hypothesis: its evidence, apart from the row's verdict."""
+    evidence = rows[rows["kind"] == "evidence"]
+    held, total = int(evidence["holds"].sum()), len(evidence)
+    nearest = "the closest to its threshold" if held == total else "the furthest from its threshold"
+    return (f"beyond the paper, this pipeline's own hypothesis {part.name()} (in no verdict): {held} of {total} "
+            f"evidence checks hold; {nearest} is {describe(deciding_check(evidence))}")
+
+
+def evidence_clauses(selected: list[tuple[Part, pd.DataFrame]]) -> list[str]:
+    """The row's evidence in words: one clause, or, where it has direct tests of a mechanism, its predictions and
+    its mechanism apart."""
+    evidence = {part: rows[rows["kind"] == "evidence"] for part, rows in selected}
+    mechanism = [(part, rows) for part, rows in selected if part.tests == MECHANISM and not evidence[part].empty]
+    if not mechanism:
+        counted = [rows for rows in evidence.values() if not rows.empty]
+        return [evidence_sentence(pd.concat(counted))] if counted else []
+    others = [rows for part, rows in evidence.items() if part.tests != MECHANISM and not rows.empty]
+    return ([predictions_sentence(pd.concat(others))] if others else []) + [
+        mechanism_sentence(pd.concat(evidence[part] for part, _ in mechanism), mechanism)]
+
+
+def sentence(selected: list[tuple[Part, pd.DataFrame]], left_out: dict[str, str]) -> str:
+    """One sentence: the deciding evidence (predictions and mechanism apart where the row has both), the row's
+    sanity check, this pipeline's own hypotheses beside it, and the parts this config leaves out."""
+    counted = [(part, rows) for part, rows in selected if part.tests != BEYOND and not rows.empty]
+    checks = pd.concat([rows for _, rows in counted]) if counted else pd.DataFrame(columns=["kind"])
+    sanity = checks[checks["kind"] == "sanity"]
+    clauses = evidence_clauses(counted) or (["no evidence check"] if not checks.empty else [])
     clauses += [sanity_clause(sanity)] if not sanity.empty else []
+    clauses += [beyond_clause(part, rows) for part, rows in selected
+                if part.tests == BEYOND and not rows[rows["kind"] == "evidence"].empty]
+    # A hypothesis of this pipeline is said where it has checks; the steps' have none in a run without a step.
+    missing = [part for part, rows in selected if rows.empty and part.tests != BEYOND]
     if missing:
         reasons = ", ".join(part.name() + (f" ({left_out[part.experiment]})" if part.experiment in left_out else
                                            " (no checks in this run)") for part in missing)
@@ -150,16 +242,28 @@ def replication_of(checks: pd.DataFrame, table: pd.DataFrame | None) -> str:
                      + ")")
 
 
+def tested_by(selected: list[tuple[Part, pd.DataFrame]]) -> list[str]:
+    """The experiments whose checks count in the row, each once, with the claims of its parts that ran when
+    they are not all of its checks: ``prop1`` (a; b)."""
+    prefixes: dict[str, list[str]] = {}
+    for part, rows in selected:
+        if part.tests != BEYOND and not rows.empty:
+            prefixes.setdefault(part.experiment, []).append(part.claim_prefix.rstrip(":"))
+    return [f"`{experiment}`" + (f" ({'; '.join(claims)})" if all(claims) else "")
+            for experiment, claims in prefixes.items()]
+
+
 def finding_row(finding: Finding, claims: pd.DataFrame, replication: pd.DataFrame | None,
                 left_out: dict[str, str]) -> dict:
+    """One row of ``findings_table``; the parts that test this pipeline's own hypothesis count in neither its
+    verdict nor its replication."""
     selected = [(part, part.select(claims)) for part in finding.parts]
-    checks = pd.concat([rows for _, rows in selected])
-    missing = [part for part, rows in selected if rows.empty]
-    return {"finding": finding.name, "paper": finding.paper,
-            "tested_by": [part.name() for part, rows in selected if not rows.empty],
+    counted = [rows for part, rows in selected if part.tests != BEYOND]
+    checks = pd.concat(counted) if counted else claims.iloc[:0]
+    return {"finding": finding.name, "paper": finding.paper, "tested_by": tested_by(selected),
             "verdict": verdict(checks) if not checks.empty else NOT_TESTED,
             "replication": replication_of(checks, replication) if not checks.empty else NOT_TESTED,
-            "sentence": sentence(checks, missing, left_out)}
+            "sentence": sentence(selected, left_out)}
 
 
 def findings_table(claims: pd.DataFrame, replication: pd.DataFrame | None = None,
@@ -186,7 +290,10 @@ def findings_markdown(claims: pd.DataFrame, replication: pd.DataFrame | None = N
         f"One row per claim of the paper's abstract. Its verdict counts the evidence checks of the experiments that "
         f"test it ({VERDICT_RULE}); its replication is over the confirmation runs (the rule of the replication "
         f"section, applied to this row's checks); what decides it is the check furthest past its threshold where "
-        f"some fail, else the one closest to it (distances relative to the threshold). The multiseed checks a row "
-        f"counts are the headlines of its experiments, in every seed at every offset.",
+        f"some fail, else the one closest to it (distances relative to the threshold). Where a row has direct tests "
+        f"of the mechanism it names, against a rival account, they are said apart from the checks of its "
+        f"predictions, which the rival can pass too; this pipeline's own hypotheses are said beside a row, in no "
+        f"verdict. The multiseed checks a row counts are the headlines of its experiments, in every seed at every "
+        f"offset.",
         table.to_markdown(index=False, disable_numparse=True),
     ])

@@ -12,7 +12,7 @@ from lengthgen.experiments import cures
 from lengthgen.experiments.prop1 import PREDICTORS, predict_dilution
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.plots.cures import CURE_STYLES, TRAINED_HEAD, draw
-from lengthgen.prose.cures import closest_predictor, predicted_claim_markdown, section
+from lengthgen.prose.cures import closest_predictor, predicted_claim_markdown, section, sharpening_markdown
 from lengthgen.table_schemas.core import CLAIMS
 from lengthgen.table_schemas.cures import CURES_BY_LENGTH, CURES_PREDICTION, CURES_RECOVERY
 from lengthgen.tables import to_arrow
@@ -276,8 +276,9 @@ def test_section_and_figure_from_the_tables():
     assert ["log_length", *[f"{0.3 / 0.41:+.3f}"] * (1 + len(PREDICTORS)), ceiling] in rows
     assert ["interpolate", *[f"{-0.4 / 0.41:+.3f}"] * (1 + len(PREDICTORS)), "-"] in rows
     assert "At n=32, rope's mean attention on the target is 0.590 uncured and 0.890 under log_length" in text
-    assert f"the hard-attention ceiling, {ceiling}, in the limit" in text
-    assert "The measured cures stay at or below it." in text
+    assert f"The hard-attention ceiling, {ceiling}, is what logit scaling wins back in its limit" in text
+    assert "Pooled, the measured cures stay at or below it." in text
+    assert "hard-attention accuracy for log_length on 0 of 6, yarn on 0 of 6 rope heads." in text
     assert "comes closest to the measured one: for log_length, `mean_logit` (off by 0.000" in text
     assert "**Claim** (pre-registered" in text and "**Claim added after the full run**" in text
     assert "figures/dilution_cures.png" in text and "Sanity checks" in text
@@ -289,8 +290,22 @@ def test_section_and_figure_from_the_tables():
     assert list(lines["rope, log_length: measured"].get_ydata()) == pytest.approx([1.0, 0.89, 0.89])
     assert list(lines["rope, hard attention (limit of sharpening)"].get_ydata()) == pytest.approx([1.0, 0.94, 0.94])
     assert list(lines["rope trained with log-length scaling"].get_ydata()) == pytest.approx([1.0, 0.78, 0.78])
-    bars = [patch.get_height() for patch in panels["rope: recovery past the range (all K)"].patches]
+    recovery_panel = panels["rope: recovery past the range (all K)"]
+    bars = [patch.get_height() for patch in recovery_panel.patches]
     assert bars[:2] == pytest.approx([0.3 / 0.41, 0.25 / 0.41])  # measured: log_length, yarn
+    assert len(bars) == 2 * (1 + len(PREDICTORS))  # the measurement and every predictor, per sharpening cure
+    labels = recovery_panel.get_legend_handles_labels()[1]
+    assert [f"recovery, predicted: {name}" in labels for name in PREDICTORS] == [True] * len(PREDICTORS)
+
+
+def test_a_finite_scale_that_beats_the_hard_attention_limit_is_said_pooled_and_head_by_head():
+    loss = {"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8, "hard_attention": 0.12}
+    by_length, predictions = tables(loss, 0.2, 0.0)
+    by_length.loc[(by_length["seed"] == 0) & (by_length["cure"] == "yarn"), "accuracy"] += 0.04  # 0.89 > 0.88
+    recovery = cures.recovery_table(by_length, predictions, train_length_max=8)
+    text = sharpening_markdown(by_length, recovery)
+    assert "Pooled, log_length exceeds it here." in text
+    assert "hard-attention accuracy for log_length on 6 of 6, yarn on 2 of 6 rope heads." in text
 
 
 def test_a_scaled_head_needs_a_reference_length_of_two_or_more_and_an_unscaled_one_none():

@@ -1,9 +1,10 @@
 """What this reproduction finds: each abstract claim's row, from constructed claims and replication tables."""
 
 import pandas as pd
+import pytest
 
 from lengthgen.claims import check, with_keys
-from lengthgen.findings import FINDINGS, NO_CONFIRMATION, NOT_TESTED, findings_table
+from lengthgen.findings import FINDINGS, MECHANISM, NO_CONFIRMATION, NOT_TESTED, Part, findings_table
 
 CARRIER = "the learned rule is a low-rank carrier aligned with K"
 DILUTION = "graceful decay follows the dilution law"
@@ -81,22 +82,101 @@ def test_a_claim_none_of_whose_experiments_ran_is_not_tested_with_the_reason():
                                   f"`multiseed` (linear) (no checks in this run).")
 
 
+ERRORS_CLAIM = "rope's wrong answers past the training range are mostly dilution errors"
+RANKING_CLAIM = "dilution rather than ranking errors sets rope's accuracy past the range"
+
+
+def errors_checks(dilution_share: float) -> list[dict]:
+    return [check(ERRORS_CLAIM, "rope: share of wrong answers past the training range that are dilution errors",
+                  dilution_share, ">=", 0.5, offset=1),
+            check("rope's ranking errors past the training range come from offsets unseen in training",
+                  "rope: share of ranking errors whose winning key is at an unseen offset", 0.9, ">=", 0.5, offset=1)]
+
+
+def ranking_checks(*differences: float) -> list[dict]:
+    """prop1's comparison of the dilution law with ranking, per offset (1, 2, ...): it holds below 0."""
+    return [check(RANKING_CLAIM, "accuracy MAE past the training range, mean_field minus ranking", difference, "<",
+                  0.0, offset=offset) for offset, difference in enumerate(differences, start=1)]
+
+
 def test_the_dilution_law_counts_the_errors_experiment_when_it_runs_and_says_when_it_does_not():
     without = row(findings_table(claims_of(prop1=prop1(0.04, 0.06))), "the dilution law")
     assert without["verdict"] == "confirmed"
-    assert f"{NOT_TESTED}: `errors`" in without["sentence"]
-    errors = [check("rope's wrong answers past the training range are mostly dilution errors",
-                    "rope: share of wrong answers past the training range that are dilution errors", 0.04, ">=", 0.5,
-                    offset=1),
-              check("rope's ranking errors past the training range come from offsets unseen in training",
-                    "rope: share of ranking errors whose winning key is at an unseen offset", 0.9, ">=", 0.5, offset=1)]
-    with_errors = row(findings_table(claims_of(prop1=prop1(0.04, 0.06), errors=errors)), "the dilution law")
+    assert f"{NOT_TESTED}: `prop1` (dilution rather than ranking errors) (no checks in this run), `errors`" in \
+        without["sentence"]
+    with_errors = row(findings_table(claims_of(prop1=prop1(0.04, 0.06), errors=errors_checks(0.04))),
+                      "the dilution law")
     assert with_errors["verdict"] == "mixed"  # the ranking errors' offsets are no evidence for or against dilution
-    assert with_errors["tested_by"][:2] == ["`prop1`", "`errors` (rope's wrong answers past the training range are "
-                                                       "mostly dilution errors)"]
-    assert "contradict the paper in part: 1 of 3 evidence checks fail" in with_errors["sentence"]
-    assert "dilution errors = 0.04 (rule >= 0.5)" in with_errors["sentence"]
-    assert "`errors`" not in with_errors["sentence"].split(NOT_TESTED)[-1]  # only multiseed is untested
+    assert with_errors["tested_by"][:2] == ["`prop1` (graceful decay follows the dilution law)",
+                                            f"`errors` ({ERRORS_CLAIM})"]
+    assert "`errors`" not in with_errors["sentence"].split(NOT_TESTED)[-1]  # only multiseed and a prop1 part
+
+
+def test_the_dilution_law_says_its_fits_hold_and_its_mechanism_fails_apart():
+    """The MAE fits hold and one multiseed headline of them fails; every direct test of the mechanism fails. The
+    row says the two apart, the mechanism's failures with what they mean and their values; its verdict counts all."""
+    headline = [check("prop1: mean-field target-attention error past the range", "fraction of runs meeting the "
+                      "headline's threshold", 0.9, "==", 1.0)]
+    claims = claims_of(prop1=prop1(0.04, 0.06) + ranking_checks(0.055, 0.021), errors=errors_checks(0.0475),
+                       multiseed=headline)
+    law = row(findings_table(claims), "the dilution law")
+    assert law["verdict"] == "mixed"
+    assert law["tested_by"] == ["`prop1` (graceful decay follows the dilution law; dilution rather than ranking "
+                                "errors)", f"`errors` ({ERRORS_CLAIM})", "`multiseed` (prop1)"]
+    assert law["sentence"].startswith(
+        "Its predictions against the measurements hold in 2 of 3 evidence checks; the furthest from its threshold is "
+        "`multiseed`, prop1: mean-field target-attention error past the range: fraction of runs meeting the "
+        "headline's threshold = 0.9 (rule == 1); but the direct tests of its mechanism contradict the paper's "
+        "account: none of the 3 holds (the ranking predictor predicts rope's accuracy past the range better than "
+        "the dilution law: `prop1`, accuracy MAE past the training range, mean_field minus ranking = 0.055 (K=1), "
+        "0.021 (K=2); most of rope's wrong answers past the range are ranking errors, not dilution errors: "
+        "`errors`, rope: share of wrong answers past the training range that are dilution errors = 0.0475 (K=1)); ")
+    assert "contradict the paper in part" not in law["sentence"]
+
+
+def test_the_mechanism_clause_counts_by_the_part_not_by_the_words_of_a_statistic():
+    """prop1's comparison with ranking is an MAE statistic, yet a test of the mechanism, because its part says so;
+    when it holds at one offset and fails at another only the failing value is listed."""
+    claims = claims_of(prop1=prop1(0.04, 0.06) + ranking_checks(-0.01, 0.03))
+    sentence = row(findings_table(claims), "the dilution law")["sentence"]
+    assert sentence.startswith("Its predictions against the measurements hold: 2 of 2 evidence checks")
+    assert ("contradict the paper's account: 1 of 2 fail (the ranking predictor predicts rope's accuracy past the "
+            "range better than the dilution law: `prop1`, accuracy MAE past the training range, mean_field minus "
+            "ranking = 0.03 (K=2))") in sentence
+    holding = row(findings_table(claims_of(prop1=prop1(0.04, 0.06) + ranking_checks(-0.01))), "the dilution law")
+    assert holding["verdict"] == "confirmed"
+    assert "the direct tests of its mechanism hold: 1 of 1; the closest to its threshold is `prop1`" in \
+        holding["sentence"]
+
+
+def transformer_checks(drop: float, step_factor: float) -> list[dict]:
+    return [check("phenomenon", "rope: lowest accuracy over seeds and every evaluation length past the range, last "
+                  "window", 0.58, ">=", 0.3125, offset=2),
+            check("phenomenon", "rope: largest drop over seeds of the mean accuracy from the window before a position "
+                  "past the range to the window from it on", drop, "<", 0.25, offset=2),
+            check("carrier", "retrieval head: lowest top-4 energy share over seeds", 0.98, ">=", 0.8, offset=2),
+            check("steps", "retrieval head: largest factor between its kernel's predicted step and the found step, "
+                  "over seeds with a step", step_factor, "<=", 1.5, offset=2)]
+
+
+def test_the_transformer_row_counts_the_papers_findings_and_shows_the_steps_hypothesis_apart():
+    transfer = row(findings_table(claims_of(transformer=transformer_checks(drop=0.4, step_factor=float("inf")))),
+                   "transfer to the transformer")
+    assert transfer["verdict"] == "mixed"  # the step contradicts graceful decay; the kernel's miss counts in nothing
+    assert transfer["tested_by"] == ["`transformer` (phenomenon; carrier)"]
+    assert transfer["sentence"].startswith(
+        "The data contradict the paper in part: 1 of 3 evidence checks fail; the furthest from its threshold is "
+        "`transformer`, phenomenon (K=2): rope: largest drop over seeds")
+    assert ("beyond the paper, this pipeline's own hypothesis `transformer` (steps) (in no verdict): 0 of 1 evidence "
+            "checks hold; the furthest from its threshold is `transformer`, steps (K=2)") in transfer["sentence"]
+    assert "`transformer` (equivariance) (no checks in this run)" in transfer["sentence"]
+    graceful = row(findings_table(claims_of(transformer=transformer_checks(drop=0.1, step_factor=1.0))),
+                   "transfer to the transformer")
+    assert graceful["verdict"] == "confirmed"
+    assert "`transformer` (steps) (in no verdict): 1 of 1 evidence checks hold" in graceful["sentence"]
+    no_steps = row(findings_table(claims_of(transformer=transformer_checks(0.1, 1.0)[:3])),
+                   "transfer to the transformer")
+    assert "steps" not in no_steps["sentence"]  # no step found: nothing to predict, no hypothesis to say
 
 
 def test_an_equality_that_holds_does_not_decide_while_an_inequality_can():
@@ -131,3 +211,12 @@ def test_a_check_no_confirmation_run_compares_leaves_its_claim_not_tested_there(
     table = pd.concat([replication_rows(claims, "exploratory", [""] * 3, [""] * 3),
                        replication_rows(claims, "fresh", [""] * 3, [""] * 3)], ignore_index=True)
     assert row(findings_table(claims, table), "the carrier")["replication"] == "not tested"
+
+
+def test_a_part_names_a_known_kind_and_a_test_of_a_mechanism_says_what_its_failure_means():
+    with pytest.raises(ValueError, match="unknown part kind 'fit'"):
+        Part("prop1", tests="fit")
+    with pytest.raises(ValueError, match="says what its failure means"):
+        Part("errors", "rope's wrong answers", MECHANISM)
+    with pytest.raises(ValueError, match="says what its failure means"):
+        Part("prop1", if_failing="a meaning without a mechanism")

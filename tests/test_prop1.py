@@ -273,6 +273,7 @@ def test_errors_from_hand_made_tables():
     assert row("no_decay", "accuracy")["mae"] == pytest.approx(0.3)
     assert row("mean_field", "accuracy", heads="untrained")["mae"] == pytest.approx(0.01)
     assert best_predictor(errors) == "mean_field"
+    assert best_predictor(errors, "accuracy") == "ranking"  # 0.05 against mean_field's 0.15
 
     checks = with_keys(prediction_checks(errors, "mean_field", max_attention_mae=0.1 + 1e-9, max_accuracy_mae=0.1)
                        + ranking_checks(errors, "mean_field"), "prop1", "prop1")
@@ -292,6 +293,7 @@ def test_errors_from_hand_made_tables():
     assert rows[("K=1", "mean_field")][:3] == ["0.100", "+0.000", "1.000"]
     assert rows[("K=1", "ranking")][3:6] == ["0.050", "+0.050", "1.000"]
     assert rows[("K=1", "no_decay")][3] == "0.300"
+    assert "the data support `mean_field` for target attention and `ranking` for accuracy" in text
     assert rows[("K=1", "1")][4:6] == ["+1.00 to +1.00", "40"]  # the kernel table: first unseen beating offset
     assert "rope@base=100" in text
 
@@ -561,6 +563,18 @@ def test_best_predictor_reads_the_trained_heads_over_all_offsets_past_the_range_
     ])
     assert best_predictor(errors) == "mean_logit"
     assert best_predictor(errors, quantity="accuracy") == "mean_field"
+
+
+def test_best_predictor_of_accuracy_counts_ranking_and_of_attention_does_not():
+    """ranking predicts accuracy only: among the accuracy candidates it wins with the lowest MAE; a ranking row of
+    target attention (the table holds none) and exact's accuracy are no candidates."""
+    errors = pd.DataFrame([
+        error_row(0.05, "mean_field", quantity="accuracy"), error_row(0.023, "ranking", quantity="accuracy"),
+        error_row(0.001, "exact", quantity="accuracy"), error_row(0.03, "mean_field"),
+        error_row(0.001, "ranking"), error_row(0.001, "exact"),
+    ])
+    assert best_predictor(errors, quantity="accuracy") == "ranking"
+    assert best_predictor(errors) == "mean_field"
 
 
 def test_beyond_mae_reads_its_own_row_and_is_nan_without_one():

@@ -124,3 +124,45 @@ def test_section_and_figure_show_the_measured_and_predicted_means(analyzed):
     table = tables["rope_bases_prediction"]
     expected = sorted(table[table["length"] == 16].groupby("pe")["measured_accuracy"].mean())
     assert drawn == pytest.approx(expected)
+
+
+def test_accuracy_errors_per_offset_and_encoding_pooled_and_over_all():
+    table = pd.concat([prediction_table(MEASURED, {PROP1_CLAIM_PREDICTOR: {"rope@base=100": 0.3, "rope": 0.5,
+                                                                           "rope@base=1e6": 0.6},
+                                                   "ranking": MEASURED}, offset=offset) for offset in (1, 2)])
+    errors = rope_bases.accuracy_errors(table).set_index(["offset", "pe", "predictor"])
+    assert errors.loc[(1, "rope@base=100", PROP1_CLAIM_PREDICTOR), "bias"] == pytest.approx(0.1)
+    assert errors.loc[(2, rope_bases.EVERY_BASE, PROP1_CLAIM_PREDICTOR), "mae"] == pytest.approx(0.1)  # 0.1, 0, 0.2
+    assert errors.loc[(2, rope_bases.EVERY_BASE, PROP1_CLAIM_PREDICTOR), "bias"] == pytest.approx(-0.1 / 3)
+    pooled = errors.xs(rope_bases.EVERY_BASE, level="pe")
+    pooled = pooled[pooled.index.get_level_values("offset").isna()]  # over every offset
+    assert pooled.loc[(slice(None), PROP1_CLAIM_PREDICTOR), "n"].item() == 6
+    assert pooled.loc[(slice(None), "ranking"), "mae"].item() == 0.0
+
+
+def test_the_section_says_which_account_errs_less_and_where_one_orders_a_pair_wrong():
+    swapped = {"rope@base=100": 0.4, "rope": 0.3, "rope@base=1e6": 0.9}  # 100 above rope, measured below
+    table = prediction_table(MEASURED, {PROP1_CLAIM_PREDICTOR: MEASURED, "ranking": swapped})
+    tables = {"rope_bases_prediction": table, "rope_bases_order": rope_bases.mean_accuracy_past_range(table)}
+    checks = with_keys(rope_bases.checks(tables, SETTINGS), "rope_bases", "rope_bases")
+    text = prose.section(tables, checks, SETTINGS)
+    assert (f"`{PROP1_CLAIM_PREDICTOR}` predicts the accuracy with the lower MAE, 0.000 against `ranking`'s 0.167; "
+            "it is the lower in 3 of the 3 (offset, encoding) cells.") in text
+    assert (f"`{PROP1_CLAIM_PREDICTOR}` orders every decided pair as measured; `ranking` gets the order wrong at "
+            "K=1 (rope@base=100 predicted at least as high as rope).") in text
+    rows = [line.replace(" ", "").split("|")[1:-1] for line in text.splitlines() if line.startswith("| all")]
+    assert rows == [["all", "everybase", "0.000(+0.000)", "0.167(+0.033)"]]
+
+
+def test_the_section_says_where_no_pair_is_decided():
+    flat = dict.fromkeys(BASES, 0.5)
+    table = prediction_table(flat, {name: MEASURED for name in rope_bases.ORDER_PREDICTORS})
+    assert prose.order_sentence(rope_bases.mean_accuracy_past_range(table)).endswith(
+        "; at K=1 no pair is decided, so no account is tested there.")
+
+
+def test_the_section_says_when_the_order_tells_no_account_apart():
+    table = prediction_table(MEASURED, {name: MEASURED for name in rope_bases.ORDER_PREDICTORS})
+    assert prose.order_sentence(rope_bases.mean_accuracy_past_range(table)) == (
+        "Every account orders every decided pair as measured, at every offset: the order does not tell the accounts "
+        "apart.")

@@ -50,13 +50,51 @@ def test_windows_are_the_last_training_length_of_each_length():
 def test_phenomenon_holds_for_rope_that_extrapolates_and_learned_at_chance():
     table = by_position({"rope": lambda t: 1.0, "learned": lambda t: 1.0 if t < TRAIN_MAX else 1 / VOCAB})
     claims = pd.DataFrame(experiment.claims_phenomenon(experiment.accuracy_windows(table, TRAIN_MAX), VOCAB, TRAIN_MAX))
-    assert claims["holds"].all() and len(claims) == 4
+    assert claims["holds"].all() and len(claims) == 5
 
 
 def test_phenomenon_fails_when_rope_collapses_or_learned_extrapolates():
     table = by_position({"rope": lambda t: 1.0 if t < TRAIN_MAX else 1 / VOCAB, "learned": lambda t: 1.0})
     claims = pd.DataFrame(experiment.claims_phenomenon(experiment.accuracy_windows(table, TRAIN_MAX), VOCAB, TRAIN_MAX))
-    assert claims["holds"].tolist() == [True, True, False, False]
+    # in range (rope, learned), rope at 4x, rope at every length past the range, learned at chance
+    assert claims["holds"].tolist() == [True, True, False, False, False]
+
+
+def test_rope_is_judged_at_every_length_past_the_range_not_only_at_4x():
+    """rope above the bar at 4x (n=32) but under it in one seed at 8x (n=64): the 4x check holds, the
+    every-length one fails on that seed's window and names the length."""
+    table = by_position({"rope": lambda t: 1.0 if t < 48 else 1 / VOCAB}, lengths=(8, 32, 64), seeds=(0,))
+    table = pd.concat([table, by_position({"rope": lambda t: 1.0}, lengths=(8, 32, 64), seeds=(1,))])
+    claims = pd.DataFrame(experiment.claims_phenomenon(experiment.accuracy_windows(table, TRAIN_MAX), VOCAB, TRAIN_MAX))
+    four_x, every = (claims[claims["statistic"].str.contains(text)].iloc[0]
+                     for text in ("at 4x", "every evaluation length"))
+    assert four_x["holds"] and four_x["value"] == 1.0
+    assert not every["holds"] and every["value"] == pytest.approx(1 / VOCAB)  # seed 0's window 56..63
+    assert every["rule"] == f">= 5 x chance = {5 / VOCAB:.3f} (lowest at n=64; under it at n=64)"
+    fine = pd.DataFrame(experiment.claims_phenomenon(experiment.accuracy_windows(
+        table[table["seed"] == 1], TRAIN_MAX), VOCAB, TRAIN_MAX))
+    assert fine[fine["statistic"].str.contains("every evaluation length")]["holds"].item()
+
+
+def test_a_step_past_the_range_fails_graceful_decay_and_a_smooth_decay_holds():
+    stepped = by_position({"rope": lambda t: 1.0 if t < 40 else 0.5, "learned": lambda t: 1 / VOCAB},
+                          lengths=(8, 64))
+    claim = experiment.claims_graceful(stepped, TRAIN_MAX)
+    assert len(claim) == 1 and claim[0]["claim"] == "phenomenon" and not claim[0]["holds"]
+    assert claim[0]["value"] == pytest.approx(0.5)  # rope only: learned's fall at the range's end is no test
+    assert claim[0]["rule"] == "< 0.25, a step (largest: seed 0 at position 40, 1.000 to 0.500)"
+    smooth = by_position({"rope": lambda t: max(1 / VOCAB, 1.0 - (1 - 1 / VOCAB) * t / 56)}, lengths=(8, 64))
+    graceful = experiment.claims_graceful(smooth, TRAIN_MAX)[0]
+    assert graceful["holds"] and graceful["value"] == pytest.approx((1 - 1 / VOCAB) * 8 / 56)
+
+
+def test_largest_drops_look_past_the_start_only():
+    # a fall at 10, before the start 16 (its windows end at 13), and a smaller one at 40
+    table = by_position({"rope": lambda t: 1.0 if t < 10 else (0.5 if t < 40 else 0.3)}, lengths=(64,), seeds=(0,))
+    drops = experiment.largest_drops(table, width=4, start=16)
+    assert drops["position"].tolist() == [40] and drops["accuracy_before"].item() == pytest.approx(0.5)
+    assert experiment.largest_drops(table, width=4, start=8)["position"].tolist() == [10]
+    assert experiment.largest_drops(table, width=4, start=61).empty  # no window of 4 fits from 61 on
 
 
 def test_a_missing_encoding_gives_checks_that_do_not_hold():
@@ -100,6 +138,7 @@ def test_the_step_prediction_check_counts_seeds_with_a_step():
     to_arrow(near, TRANSFORMER_STEP_PREDICTIONS)
     claims = experiment.claims_step_prediction(near)
     assert len(claims) == 1 and claims[0]["holds"] and claims[0]["value"] == pytest.approx(561 / 560)
+    assert claims[0]["claim"] == "steps" and "steps" not in experiment.PAPER_FINDINGS  # this pipeline's hypothesis
     missed = experiment.claims_step_prediction(predictions([None, 100], [560, 560]))
     assert missed[0]["value"] == math.inf and not missed[0]["holds"]
     assert experiment.claims_step_prediction(predictions([561], [None])) == []  # no step: nothing to predict
@@ -280,8 +319,8 @@ def test_analysis_section_and_figures_from_models():
 
     checks = with_keys(experiment.checks({name: tables[name] for name in experiment.CHECKED}, SETTINGS),
                        "transformer", "transformer")
-    assert checks["claim"].tolist() == ["phenomenon"] * 4 + ["equivariance"] * 2 + ["carrier"] * 4
-    assert checks["offset"].tolist() == [1] * 10
+    assert checks["claim"].tolist() == ["phenomenon"] * 6 + ["equivariance"] * 2 + ["carrier"] * 4
+    assert checks["offset"].tolist() == [1] * 12
     untrained = tables["transformer_untrained_carrier"]
     assert len(untrained) == 2 and untrained["trained_retrieval_head"].sum() == 1  # every head of the rope model
     # these models are at init, so the retrieval head's share equals its share at init: not learned
@@ -302,6 +341,8 @@ def test_analysis_section_and_figures_from_models():
     assert tables["transformer_steps"]["pe"].tolist() == ["learned"]  # learned falls at the range's end
     assert tables["transformer_step_predictions"]["found_step"].isna().all()
     assert "of the 0 rope steps" in section and markdown_rows(section, "|K|n=8|n=32|")
+    assert "No rope model's accuracy falls in a step past the range" in section
+    assert "| steps        | this pipeline |" in section
 
     figures = draw(tables, SETTINGS)
     assert set(figures) == {"transformer_shift", "transformer"}
@@ -315,8 +356,35 @@ def test_analysis_section_and_figures_from_models():
               for text in ax.get_legend().get_texts()]
     at_init = untrained.loc[untrained["trained_retrieval_head"], "top4_share"].item()
     assert any(f"(at init {at_init:.2f})" in label for label in labels)  # the carrier's baseline, beside it
+    # The steps on the accuracy panel: a rope step past the range (solid) and a predicted one (dashed); learned's
+    # fall at the range's end is not marked.
+    stepped = dict(tables, transformer_steps=pd.DataFrame({
+        "pe": ["rope", "learned"], "offset": 1, "seed": 0, "position": [20, 9], "accuracy_before": 1.0,
+        "accuracy_after": 0.2}), transformer_step_predictions=tables["transformer_step_predictions"].assign(
+        predicted_step=pd.array([24], dtype="Int64")))
+    panel = draw(stepped, SETTINGS)["transformer"].axes[0]
+    vertical = {(line.get_xdata()[0], line.get_linestyle()) for line in panel.get_lines()
+                if len(set(line.get_xdata())) == 1}
+    assert vertical == {(20, "-"), (24, "--")}
+    assert {"rope step found (a drop of a window's accuracy)", "step the retrieval head's kernel predicts"} <= {
+        text.get_text() for text in panel.get_legend().get_texts()}
     output_panel = figures["transformer_shift"].axes[0]
     bold = {line.get_label(): line for line in output_panel.get_lines() if line.get_label().startswith("learned, ")}
     learned = changes[(changes["pe"] == "learned") & (changes["dtype"] == "float64")]
     assert list(bold["learned, float64"].get_xdata()) == [1, 100]
     np.testing.assert_allclose(bold["learned, float64"].get_ydata(), learned["output_logit_change"])
+
+
+def test_the_section_says_where_rope_steps_down_and_counts_the_kernels_false_alarms():
+    windows = pd.DataFrame({"pe": "rope", "offset": [1, 1, 2], "seed": [0, 1, 0], "length": 64, "accuracy": 0.9})
+    steps = pd.DataFrame({"pe": ["rope", "rope", "learned"], "offset": [1, 1, 1], "seed": [1, 1, 0],
+                          "position": [4, 40, 9], "accuracy_before": [1.0, 0.96, 1.0],
+                          "accuracy_after": [0.5, 0.706, 0.1]})
+    assert prose.steps_finding(steps, windows, TRAIN_MAX) == (
+        "rope's accuracy past the range falls in steps, not gracefully, in 1 of the 3 rope models: K=1 seed 1 at "
+        "position 40 (0.960 to 0.706). At a step a far offset overtakes the target, and the accuracy drops at once.")
+    assert prose.steps_finding(steps.iloc[[0, 2]], windows, TRAIN_MAX).startswith(
+        "No rope model's accuracy falls in a step past the range")
+    found = prose.prediction_finding(predictions([561, 900, None], [560, None, None]))
+    assert found == ("The kernel predicts 1 of the 1 rope steps within a factor 1.5; of the 2 rope models without a "
+                     "step, 1 have a predicted step all the same (false alarms).")

@@ -79,6 +79,9 @@ from lengthgen.training import init_head
 PREDICTORS = ("mean_logit", "mean_field", "mean_field_target", "ranking", "exact")
 PROFILE_PREDICTORS = PREDICTORS[:3]  # those that give a fixed weight profile per (query, target) token
 ATTENTION_PREDICTORS = (*PROFILE_PREDICTORS, "exact")  # those with an attention prediction of their own
+# The predictors ``best_predictor`` compares on each quantity: every one that predicts it but ``exact`` (the
+# kernel's own softmax, a consistency check rather than an approximation); ranking predicts accuracy only.
+COMPARED_PREDICTORS = {"target_attention": PROFILE_PREDICTORS, "accuracy": (*PROFILE_PREDICTORS, "ranking")}
 PREDICTOR_LABELS = {
     "mean_logit": "exp s(K) / sum_delta exp s(delta), s averaged over token content",
     "mean_field": "exp(logit) averaged over the key token b at each delta, per query token a, then over a",
@@ -291,13 +294,12 @@ def untrained_comparison(model: AttentionHead, eval_sets: dict, offset: int, see
     return join_measured(predictions, measured)
 
 
-def best_predictor(errors: pd.DataFrame, quantity: str = "target_attention",
-                   candidates: tuple[str, ...] = PROFILE_PREDICTORS) -> str:
-    """Among ``candidates`` (default: the approximate forms, not ``exact``), the one with the lowest
-    MAE over all offsets at lengths beyond the training range, on the trained heads."""
+def best_predictor(errors: pd.DataFrame, quantity: str = "target_attention") -> str:
+    """Among the predictors compared on ``quantity`` (``COMPARED_PREDICTORS``), the one with the lowest MAE
+    over all offsets at lengths beyond the training range, on the trained heads."""
     overall = errors[(errors["heads"] == "trained") & (errors["scope"] == "all")
                      & (errors["lengths"] == "beyond_training") & (errors["quantity"] == quantity)
-                     & errors["predictor"].isin(candidates)]
+                     & errors["predictor"].isin(COMPARED_PREDICTORS[quantity])]
     return str(overall.loc[overall["mae"].idxmin(), "predictor"])
 
 

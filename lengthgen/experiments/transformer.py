@@ -6,10 +6,12 @@ findings of the single head:
 
 1. **phenomenon**: accuracy per position, in windows of ``train_length_max`` positions: the last
    window of each evaluation length n (positions max(K, n - train_length_max) .. n - 1), which is the
-   analogue of the single head's query at length n. rope is near perfect in range and well above
-   chance at 4x; learned is near perfect in range and at chance past it. Reported at every length: rope's
-   lowest window over seeds. Its **steps**: positions where the accuracy falls by at least
-   ``thresholds.STEP_MIN_DROP`` between the window before and the window from there on (``find_steps``);
+   analogue of the single head's query at length n. rope is near perfect in range, well above chance at
+   4x (the single head's rule) and at every evaluation length past the range (``rope_floor_by_length``:
+   the lowest over seeds at each length), and decays gracefully: no **step** past the range, a position
+   where the accuracy falls by at least ``thresholds.STEP_MIN_DROP`` between the window before and the
+   window from there on (``find_steps``, ``largest_drops``); learned is near perfect in range and at
+   chance past it;
 2. **equivariance**: the largest change of any output logit when every position id is shifted by s
    (``experiments.shift``, the same measurement as the single head's): rounding only for rope, O(1)
    for learned;
@@ -21,11 +23,13 @@ findings of the single head:
    the per-head attention at every offset shows how. The baseline: every head of the same model at its
    seeded initialization (the weights its training started from), measured the same way on the same
    sequences; the retrieval head's top-4 share must exceed that of the same (layer, head) at init.
-   Its kernel predicts a step at the first unseen offset where it comes back within
-   ``thresholds.STEP_KERNEL_MARGIN`` of its in-range lead of s(K) (``predict_step``): a far offset whose
-   average logit ties the target's; checked against the first rope step past the range.
+4. **steps** (this pipeline's own hypothesis, not the paper's claim): the retrieval head's kernel predicts
+   a step at the first unseen offset where it comes back within ``thresholds.STEP_KERNEL_MARGIN`` of its
+   in-range lead of s(K) (``predict_step``): a far offset whose average logit ties the target's; checked
+   against the first rope step past the range.
 
-Each check's claim is its finding's name (``FINDINGS``); the section's text is ``prose/transformer.py``.
+Each check's claim is its finding's name (``FINDINGS``; the paper's are ``PAPER_FINDINGS``); the section's
+text is ``prose/transformer.py``.
 """
 
 import math
@@ -43,9 +47,10 @@ from lengthgen.thresholds import (ABOVE_CHANCE_FACTOR, ABSOLUTE_MIN_CHANGE, CHAN
 from lengthgen.training import seeded_init
 from lengthgen.transformer import AttentionTrace, Transformer
 
-FINDINGS = ("phenomenon", "equivariance", "carrier")
-CHECKED = ("transformer_windows", "transformer_shift_changes", "transformer_carrier", "transformer_untrained_carrier",
-           "transformer_step_predictions")
+PAPER_FINDINGS = ("phenomenon", "equivariance", "carrier")  # what the paper claims transfers
+FINDINGS = (*PAPER_FINDINGS, "steps")
+CHECKED = ("transformer_by_position", "transformer_windows", "transformer_shift_changes", "transformer_carrier",
+           "transformer_untrained_carrier", "transformer_step_predictions")
 
 
 def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
@@ -65,6 +70,7 @@ def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
     """Every check of the three findings, in order."""
     task = settings["task"]
     return (claims_phenomenon(tables["transformer_windows"], task["vocab_size"], task["train_length_max"])
+            + claims_graceful(tables["transformer_by_position"], task["train_length_max"])
             + claims_equivariance(tables["transformer_shift_changes"])
             + claims_carrier(tables["transformer_carrier"], tables["transformer_untrained_carrier"])
             + claims_step_prediction(tables["transformer_step_predictions"]))
@@ -119,8 +125,8 @@ def accuracy_windows(by_position: pd.DataFrame, train_length_max: int) -> pd.Dat
 
 
 def rope_floor_by_length(windows: pd.DataFrame) -> pd.DataFrame:
-    """Per (offset, length): rope's lowest last-window accuracy over seeds, the 4x check's statistic at every
-    length."""
+    """Per (offset, length): rope's lowest last-window accuracy over seeds, the statistic the phenomenon's
+    checks judge at 4x and at every length past the range."""
     rope = windows[windows["pe"] == "rope"]
     return rope.groupby(["offset", "length"], as_index=False)["accuracy"].min()
 
@@ -140,11 +146,17 @@ def find_steps(by_position: pd.DataFrame, width: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def run_steps(positions: np.ndarray, accuracy: np.ndarray, width: int) -> list[tuple[int, float, float]]:
-    """(position, mean before, mean after) of each step in one run's accuracy at consecutive ``positions``."""
+def window_means(accuracy: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(index, mean before, mean after): for each index i of ``accuracy`` where both fit, the mean over the
+    ``width`` values before i and over the ``width`` from i on."""
     sums = np.concatenate([[0.0], np.cumsum(accuracy)])
     index = np.arange(width, len(accuracy) - width + 1)
-    before, after = (sums[index] - sums[index - width]) / width, (sums[index + width] - sums[index]) / width
+    return index, (sums[index] - sums[index - width]) / width, (sums[index + width] - sums[index]) / width
+
+
+def run_steps(positions: np.ndarray, accuracy: np.ndarray, width: int) -> list[tuple[int, float, float]]:
+    """(position, mean before, mean after) of each step in one run's accuracy at consecutive ``positions``."""
+    index, before, after = window_means(accuracy, width)
     steep = before - after >= STEP_MIN_DROP
     if not len(index):
         return []
@@ -158,6 +170,23 @@ def run_steps(positions: np.ndarray, accuracy: np.ndarray, width: int) -> list[t
     return steps
 
 
+def largest_drops(by_position: pd.DataFrame, width: int, start: int) -> pd.DataFrame:
+    """Per run, on its longest evaluation length: the position p >= ``start`` where the mean accuracy over
+    positions p - width .. p - 1 minus that over p .. p + width - 1 is largest, whatever its size (a step is
+    one of at least ``STEP_MIN_DROP``), with both means; no row for a run where no such window fits."""
+    rows = []
+    for (pe, offset, seed), run in by_position.groupby(["pe", "offset", "seed"], sort=True):
+        longest = run[run["length"] == run["length"].max()].sort_values("position")
+        positions = longest["position"].to_numpy()
+        index, before, after = window_means(longest["accuracy"].to_numpy(), width)
+        past = np.flatnonzero(positions[index] >= start)
+        if len(past):
+            at = past[np.argmax((before - after)[past])]
+            rows.append({"pe": pe, "offset": offset, "seed": seed, "position": int(positions[index[at]]),
+                         "accuracy_before": float(before[at]), "accuracy_after": float(after[at])})
+    return pd.DataFrame(rows, columns=["pe", "offset", "seed", "position", "accuracy_before", "accuracy_after"])
+
+
 def _extreme(values: pd.Series, how: str) -> float:
     """min or max of ``values``; NaN when there are none (an encoding missing from the run)."""
     return float(getattr(values, how)()) if len(values) else math.nan
@@ -165,10 +194,14 @@ def _extreme(values: pd.Series, how: str) -> float:
 
 def claims_phenomenon(windows: pd.DataFrame, vocab_size: int, train_length_max: int) -> list[dict]:
     """Per offset, over every seed: rope and learned near perfect in range (the generalization rule's
-    ``NEAR_PERFECT``); rope >= ``ABOVE_CHANCE_FACTOR`` x chance in the window at 4x train_length_max;
-    learned within ``CHANCE_TOLERANCE`` of chance in every window past the range."""
+    ``NEAR_PERFECT``); rope >= ``ABOVE_CHANCE_FACTOR`` x chance in the window at 4x train_length_max (the
+    single head's rule) and at every evaluation length past the range (the lowest of ``rope_floor_by_length``
+    there; the 4x check is one of its lengths, kept as the single head's analogue); learned within
+    ``CHANCE_TOLERANCE`` of chance in every window past the range."""
     chance = 1.0 / vocab_size
+    bar = ABOVE_CHANCE_FACTOR * chance
     four_x = 4 * train_length_max
+    floors = rope_floor_by_length(windows)
     rows = []
     for offset, cells in windows.groupby("offset", sort=True):
         for pe in ("rope", "learned"):
@@ -177,14 +210,50 @@ def claims_phenomenon(windows: pd.DataFrame, vocab_size: int, train_length_max: 
                               NEAR_PERFECT, offset=offset))
         far = _extreme(cells.loc[(cells["pe"] == "rope") & (cells["length"] == four_x), "accuracy"], "min")
         rows.append(check("phenomenon", "rope: lowest accuracy over seeds, last window at 4x the training maximum",
-                          far, ">=", ABOVE_CHANCE_FACTOR * chance, offset=offset,
-                          rule=f">= {ABOVE_CHANCE_FACTOR:g} x chance = {ABOVE_CHANCE_FACTOR * chance:.3f} "
-                               f"(n={four_x})"))
+                          far, ">=", bar, offset=offset,
+                          rule=f">= {ABOVE_CHANCE_FACTOR:g} x chance = {bar:.3f} (n={four_x})"))
+        rows.append(every_length_check(floors[(floors["offset"] == offset)
+                                              & (floors["length"] > train_length_max)], bar, offset))
         past = cells.loc[(cells["pe"] == "learned") & cells["past_training_range"], "accuracy"]
         distance = _extreme((past - chance).abs(), "max")
         rows.append(check("phenomenon", "learned: largest distance from chance over seeds and windows past the range",
                           distance, "<=", CHANCE_TOLERANCE, offset=offset,
                           rule=f"<= {CHANCE_TOLERANCE} (chance = {chance:.4f})"))
+    return rows
+
+
+def every_length_check(floor: pd.DataFrame, bar: float, offset: int) -> dict:
+    """rope's lowest last-window accuracy over seeds and every length past the range (``floor``: one offset's
+    rows of ``rope_floor_by_length`` there) against ``bar``; the rule names where it is lowest and every length
+    under the bar."""
+    lowest = _extreme(floor["accuracy"], "min")
+    where = (f"lowest at n={int(floor.loc[floor['accuracy'].idxmin(), 'length'])}" if len(floor)
+             else "no rope window past the range")
+    under = floor.loc[floor["accuracy"] < bar, "length"]
+    if len(under):
+        where += "; under it at n=" + ", ".join(str(int(length)) for length in sorted(under))
+    return check("phenomenon", "rope: lowest accuracy over seeds and every evaluation length past the range, last "
+                 "window", lowest, ">=", bar, offset=offset,
+                 rule=f">= {ABOVE_CHANCE_FACTOR:g} x chance = {bar:.3f} ({where})")
+
+
+def claims_graceful(by_position: pd.DataFrame, train_length_max: int) -> list[dict]:
+    """Per offset: rope decays gracefully past the range, i.e. no rope run steps down there: the largest drop
+    over seeds (``largest_drops`` from position ``train_length_max`` on, windows of ``train_length_max``)
+    stays under ``STEP_MIN_DROP``, the size of a step (``find_steps``). Evidence: a far offset overtaking the
+    target drops the accuracy at one position, which a smooth dilution does not."""
+    drops = largest_drops(by_position[by_position["pe"] == "rope"], train_length_max, train_length_max)
+    rows = []
+    for offset in sorted(by_position["offset"].unique()):
+        runs = drops[drops["offset"] == offset]
+        size = runs["accuracy_before"] - runs["accuracy_after"]
+        largest = runs.loc[size.idxmax()] if len(runs) else None
+        where = ("no rope window past the range" if largest is None else
+                 f"largest: seed {largest['seed']} at position {largest['position']}, "
+                 f"{largest['accuracy_before']:.3f} to {largest['accuracy_after']:.3f}")
+        rows.append(check("phenomenon", "rope: largest drop over seeds of the mean accuracy from the window before a "
+                          "position past the range to the window from it on", _extreme(size, "max"), "<",
+                          STEP_MIN_DROP, offset=int(offset), rule=f"< {STEP_MIN_DROP:g}, a step ({where})"))
     return rows
 
 
@@ -371,7 +440,7 @@ def claims_step_prediction(predictions: pd.DataFrame) -> list[dict]:
         factors = [prediction_factor(row.predicted_step, row.found_step) for row in runs.itertuples()]
         found = ", ".join(f"seed {row.seed}: {row.found_step} vs "
                           f"{'none' if pd.isna(row.predicted_step) else row.predicted_step}" for row in runs.itertuples())
-        rows.append(check("carrier", "retrieval head: largest factor between its kernel's predicted step and the "
+        rows.append(check("steps", "retrieval head: largest factor between its kernel's predicted step and the "
                           "found step, over seeds with a step", max(factors), "<=", STEP_PREDICTION_FACTOR,
                           offset=offset, rule=f"<= {STEP_PREDICTION_FACTOR:g} (found vs predicted: {found})"))
     return rows

@@ -16,8 +16,6 @@ CURE_STYLES = {
     "interpolate": {"color": "tab:orange", "marker": "s"},
 }
 TRAINED_HEAD = "rope_log_length"  # experiments.cures.TRAINED_HEAD (that module runs models, so it is not imported)
-# Bars of the recovery panel: the measurement, then the predictors of experiments.prop1 that predict a loss.
-RECOVERY_SOURCES = {"measured": "k", "mean_field": "tab:blue", "mean_field_target": "tab:green", "exact": "tab:purple"}
 
 
 def mean_by_length(frame: pd.DataFrame, column: str) -> pd.Series:
@@ -54,10 +52,13 @@ def draw_recovery(ax, recovery: pd.DataFrame) -> None:
     hard-attention limit as a horizontal line."""
     cures = [cure for cure in CURE_STYLES if cure not in ("none", "interpolate")]
     wide = recovery.pivot(index="cure", columns="source", values="recovered_fraction")
-    width = 0.8 / len(RECOVERY_SOURCES)
-    for index, (source, color) in enumerate(RECOVERY_SOURCES.items()):
-        values = [wide.at[cure, source] if source in wide.columns else np.nan for cure in cures]
-        ax.bar(np.arange(len(cures)) + (index - (len(RECOVERY_SOURCES) - 1) / 2) * width, values, width, color=color,
+    # The measurement, then every predictor the table holds (a predictor that predicts no loss draws no bar).
+    sources = ["measured", *(source for source in dict.fromkeys(recovery["source"]) if source != "measured")]
+    width = 0.8 / len(sources)
+    for index, source in enumerate(sources):
+        values = [wide.at[cure, source] for cure in cures]
+        ax.bar(np.arange(len(cures)) + (index - (len(sources) - 1) / 2) * width, values, width,
+               color="k" if source == "measured" else f"C{index - 1}",
                label=f"recovery, {source if source == 'measured' else f'predicted: {source}'}")
     ax.axhline(wide.at["hard_attention", "measured"], color="0.45", linewidth=2.5, linestyle=":",
                label="recovery, hard-attention limit")

@@ -1,6 +1,6 @@
 """Figures of the transformer experiment: its shift equivariance (``transformer_shift``, the
-supplement's name), and its accuracy by position with the retrieval heads and their carriers
-(``transformer``)."""
+supplement's name), and its accuracy by position with its steps (found and predicted), the retrieval heads
+and their carriers (``transformer``)."""
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -14,7 +14,8 @@ def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
     return {"transformer_shift": plot_transformer_shift(tables["transformer_shift_changes"]),
             "transformer": plot_transformer(tables["transformer_by_position"], tables["transformer_heads"],
                                             tables["transformer_blocks"], tables["transformer_carrier"],
-                                            tables["transformer_untrained_carrier"],
+                                            tables["transformer_untrained_carrier"], tables["transformer_steps"],
+                                            tables["transformer_step_predictions"],
                                             task["vocab_size"], task["train_length_max"])}
 
 
@@ -32,8 +33,24 @@ def plot_transformer_shift(changes: pd.DataFrame):
     return fig
 
 
-def _accuracy_panel(ax, by_position: pd.DataFrame, vocab_size: int, train_length_max: int) -> None:
-    """Accuracy at every position of the longest evaluation length: mean over seeds (bold), each seed (thin)."""
+def _mark_steps(ax, steps: pd.DataFrame, predictions: pd.DataFrame, train_length_max: int) -> None:
+    """A vertical line at each rope step past the range (solid) and at each step a retrieval head's kernel
+    predicts (dashed), each with its seed at the top."""
+    found = steps[(steps["pe"] == "rope") & (steps["position"] >= train_length_max)]
+    predicted = predictions[predictions["predicted_step"].notna()]
+    for (positions, seeds), style, label in (
+            ((found["position"], found["seed"]), "-", "rope step found (a drop of a window's accuracy)"),
+            ((predicted["predicted_step"], predicted["seed"]), "--", "step the retrieval head's kernel predicts")):
+        for index, (position, seed) in enumerate(zip(positions, seeds)):
+            ax.axvline(int(position), color="k", ls=style, lw=0.9, alpha=0.7, label=label if index == 0 else None)
+            ax.annotate(f"s{seed}", (int(position), 1.0), xycoords=("data", "axes fraction"), fontsize="x-small",
+                        ha="left", va="top", rotation=90)
+
+
+def _accuracy_panel(ax, by_position: pd.DataFrame, steps: pd.DataFrame, predictions: pd.DataFrame,
+                    vocab_size: int, train_length_max: int) -> None:
+    """Accuracy at every position of the longest evaluation length: mean over seeds (bold), each seed (thin),
+    and the rope steps, found and predicted (``_mark_steps``)."""
     longest = by_position[by_position["length"] == by_position["length"].max()]
     ax.axvspan(longest["position"].min(), train_length_max - 1, color="0.9", zorder=0,
                label="positions seen in training")
@@ -45,6 +62,7 @@ def _accuracy_panel(ax, by_position: pd.DataFrame, vocab_size: int, train_length
         ax.plot(mean.index, mean.to_numpy(), color=color, lw=1.2,
                 label=f"{pe} (mean over {runs['seed'].nunique()} seeds)")
     ax.axhline(1 / vocab_size, color="k", ls="--", lw=1, label="chance")
+    _mark_steps(ax, steps, predictions, train_length_max)
     ax.set_xscale("log", base=2)
     ax.set_ylim(-0.02, 1.02)
     ax.set_xlabel(f"position t (sequences of length {int(longest['length'].max())})")
@@ -82,18 +100,27 @@ def _blocks_panel(ax, blocks: pd.DataFrame, carrier: pd.DataFrame, untrained: pd
 
 
 def plot_transformer(by_position: pd.DataFrame, heads: pd.DataFrame, blocks: pd.DataFrame, carrier: pd.DataFrame,
-                     untrained: pd.DataFrame, vocab_size: int, train_length_max: int):
-    """One column per offset: accuracy by position; each rope head's attention by offset; the carriers."""
+                     untrained: pd.DataFrame, steps: pd.DataFrame, predictions: pd.DataFrame, vocab_size: int,
+                     train_length_max: int):
+    """One column per offset: accuracy by position with the steps; each rope head's attention by offset; the
+    carriers."""
     offsets = sorted(by_position["offset"].unique())
     fig, axes = plt.subplots(3, len(offsets), figsize=(6.5 * len(offsets), 13), squeeze=False, layout="constrained")
     for column, offset in zip(axes.T, offsets):
-        _accuracy_panel(column[0], by_position[by_position["offset"] == offset], vocab_size, train_length_max)
+        _accuracy_panel(column[0], by_position[by_position["offset"] == offset], steps[steps["offset"] == offset],
+                        predictions[predictions["offset"] == offset], vocab_size, train_length_max)
         column[0].set_title(f"K={offset}: accuracy by position")
         at_offset = carrier[carrier["offset"] == offset]
         _heads_panel(column[1], heads[heads["offset"] == offset], at_offset, offset)
         _blocks_panel(column[2], blocks[blocks["offset"] == offset], at_offset,
                       untrained[untrained["offset"] == offset], offset)
-    # Every column's accuracy panel draws the same encodings: one legend, below the first, covering no curve.
-    axes[0][0].legend(fontsize="small", loc="upper center", bbox_to_anchor=(0.5, -0.2), ncols=2)
+    # Every column's accuracy panel draws the same encodings: one legend, below the first, covering no curve;
+    # the step lines' entries from whichever panels have them.
+    handles = dict(zip(*reversed(axes[0][0].get_legend_handles_labels())))
+    for ax in axes[0][1:]:
+        handles.update({label: handle for handle, label in zip(*ax.get_legend_handles_labels())
+                        if label not in handles})
+    axes[0][0].legend(handles.values(), handles.keys(), fontsize="small", loc="upper center",
+                      bbox_to_anchor=(0.5, -0.2), ncols=2)
     fig.suptitle("transformer on the full-sequence task")
     return fig

@@ -92,9 +92,10 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "points); bias = mean(predicted - measured), r = Pearson correlation (n/a where a prediction is "
         "constant; - where a predictor does not predict the quantity).",
         errors_markdown(errors, "trained", (*PREDICTORS, *TRIVIAL_PREDICTORS)),
-        f"Of the closed-form approximations, the data support `{best_attention}` for target attention and "
-        f"`{best_accuracy}` for accuracy (lowest MAE over all offsets past the training range). `exact` shows "
-        "how much of their error comes from averaging over token content rather than from the dilution account.",
+        f"Of the approximate predictors (every one but `exact`; `ranking` predicts accuracy only), the data "
+        f"support `{best_attention}` for target attention and `{best_accuracy}` for accuracy (lowest MAE over all "
+        "offsets past the training range). `exact` shows how much of the dilution forms' error comes from "
+        "averaging over token content rather than from the dilution account.",
         "The same heads at their seeded init (the weights each run trained from), measured on the same "
         "evaluation sets: a head that learned nothing. Its predicted and measured values sit at chance, so an "
         "MAE bar alone would pass it; this is why each MAE check is paired with the predictor's gain over the "
