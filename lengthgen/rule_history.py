@@ -70,7 +70,9 @@ RULE_HISTORY = (
                "runs do not test the form blind; the confirmation runs (fresh seeds, other tasks) do"),
     RuleChange("errors: MIN_DILUTION_SHARE (the paper's prediction), MIN_UNSEEN_WINNER_SHARE", "b93632a",
                "issue 18's account of seed 0's rope heads (winning keys at unseen offsets), the tiny run and 3 "
-               "default-size rope heads of seed 0 trained for the purpose (dilution shares 0.035-0.28)"),
+               "default-size rope heads of seed 0 trained for the purpose (dilution shares 0.035-0.28). Seed 0 is one of "
+               "the sweep's seeds, so the full runs judge MIN_DILUTION_SHARE on heads whose shares were seen (it is "
+               "the paper's number, not fitted to them); the confirmation runs judge it on fresh seeds and tasks"),
     RuleChange("variants: the predicted class of each encoding from its declared properties, "
                "RANDOM_POSITIONS_FAIL_FROM_OFFSET", "b93632a",
                "the previous full run's variants classes (17 of 19 predictions match; FIRE's 2 do not, and the rule "

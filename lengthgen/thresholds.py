@@ -264,7 +264,8 @@ MIN_RETRIEVAL_ATTENTION = 0.5
 # spread evenly over the 32x range loses about 0.94 / 31 = 0.03 per window, and a window's mean over
 # 200 sequences x 32 positions has a binomial sd below 0.01, so only a fall concentrated at one
 # offset passes; a fall to chance passes by far. (Fixed after seeing the stored run's largest drops,
-# 0.04 to 0.84 over rope seeds, all at position 560-561: the next full run judges it.)
+# 0.04 to 0.84 over rope seeds, all at position 560-561. The next runs draw the same seeds and so
+# recompute those drops: no run has tested it blind.)
 STEP_MIN_DROP = 0.25
 # The retrieval head's content-averaged kernel predicts a step at the first unseen offset where it
 # comes back to within STEP_KERNEL_MARGIN x its in-range lead (s(K) minus the median of s over the
