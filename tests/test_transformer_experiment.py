@@ -387,4 +387,4 @@ def test_the_section_says_where_rope_steps_down_and_counts_the_kernels_false_ala
         "No rope model's accuracy falls in a step past the range")
     found = prose.prediction_finding(predictions([561, 900, None], [560, None, None]))
     assert found == ("The kernel predicts 1 of the 1 rope steps within a factor 1.5; of the 2 rope models without a "
-                     "step, 1 have a predicted step all the same (false alarms).")
+                     "step, 1 has a predicted step all the same (false alarms).")

@@ -83,8 +83,8 @@ def prediction_finding(predictions: pd.DataFrame) -> str:
     unstepped = predictions[predictions["found_step"].isna()]
     false_alarms = int(unstepped["predicted_step"].notna().sum())
     return (f"The kernel predicts {hits} of the {len(stepped)} rope steps within a factor {STEP_PREDICTION_FACTOR:g}; "
-            f"of the {len(unstepped)} rope models without a step, {false_alarms} have a predicted step all the same "
-            "(false alarms).")
+            f"of the {len(unstepped)} rope models without a step, {false_alarms} {'has' if false_alarms == 1 else 'have'} "
+            "a predicted step all the same (false alarms).")
 
 
 def shift_markdown(changes: pd.DataFrame) -> str:
