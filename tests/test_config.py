@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from conftest import REPO, SCHEMA, SMOKE_CONFIG
-from lengthgen.config import ConfigError, describe, prepare_config
+from lengthgen.config import ConfigError, describe, job_task, model_file_settings, model_settings, prepare_config
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 SMOKE = yaml.safe_load(SMOKE_CONFIG.read_text())
@@ -226,6 +226,12 @@ def test_the_table_covers_at_least_25_mistakes():
     ({"type": ["array", "null"], "items": {"type": "integer", "minimum": 1}, "minItems": 1},
      "a non-empty list of integers >= 1, or null to follow the sweep and the task"),
     ({"type": "string", "description": "auto or cpu"}, "auto or cpu"),
+    ({}, "a value"),  # a schema without a type allows any value
+    # the order of a type list means nothing in JSON schema
+    ({"type": ["null", "integer"], "minimum": 0}, "an integer >= 0, or null to follow the sweep and the task"),
+    ({"type": "array", "items": {"type": "array", "items": {"type": "integer"}, "minItems": 1}},
+     "a list of non-empty lists of integers"),
+    ({"type": "array", "items": {"type": "object", "properties": {"a": {}, "b": {}}}}, "a list of sections with keys a, b"),
 ])
 def test_schemas_are_described_in_words(schema, words):
     assert describe(schema) == words
@@ -311,3 +317,127 @@ def test_the_transformers_head_width_errors_are_written_out_in_full():
         "transformer.eval_samples (65) exceeds task.eval_samples (64); allowed: at most task.eval_samples (it "
         "evaluates on the first sequences of the shared sets)")
     prepared(changed(transformer__n_heads=8))  # a head width of 2: one rotary block
+
+
+# --- What each job sees of the config (workflow/rules/common.smk passes these as rule params).
+
+def test_a_training_job_sees_the_keys_that_shape_a_model_and_an_evaluation_set_job_those_that_draw_the_sets():
+    default = prepared(DEFAULT)
+    assert list(job_task(default, "models").items()) == [
+        ("train_length_max", 32), ("train_length_min", 8), ("vocab_size", 16)]
+    assert list(job_task(default, "eval_sets").items()) == [
+        ("eval_lengths", [16, 32, 64, 128, 256, 512, 1024]), ("eval_samples", 1000), ("eval_seed", 0), ("vocab_size", 16)]
+    # New evaluation lengths redraw the sets and retrain no model; a longer training range retrains the models
+    # and redraws no set.
+    longer_eval = copy.deepcopy(default)
+    longer_eval["task"]["eval_lengths"] = [16, 32, 128, 2048]
+    assert job_task(longer_eval, "models") == job_task(default, "models")
+    assert job_task(longer_eval, "eval_sets")["eval_lengths"] == [16, 32, 128, 2048]
+    longer_train = copy.deepcopy(default)
+    longer_train["task"].update(train_length_max=48, vocab_size=20)
+    assert job_task(longer_train, "models") == {"train_length_max": 48, "train_length_min": 8, "vocab_size": 20}
+    assert job_task(longer_train, "eval_sets") == {**job_task(default, "eval_sets"), "vocab_size": 20}
+
+
+def test_a_job_task_lists_its_keys_in_the_same_order_whatever_the_configs_order():
+    default = prepared(DEFAULT)
+    reordered = {**default, "task": dict(reversed(default["task"].items()))}
+    for job in ("models", "eval_sets"):
+        assert list(job_task(reordered, job)) == list(job_task(default, job)) == sorted(job_task(default, job))
+
+
+def test_a_models_settings_hold_its_trained_positions_and_its_file_the_tasks_vocabulary_first():
+    task = {"train_length_max": 24, "train_length_min": 6, "vocab_size": 12}
+    settings = model_settings({"d_model": 64, "rope_base": 10000.0}, task)
+    # A learned table stores one row per position up to the longest training length.
+    assert settings == {"d_model": 64, "rope_base": 10000.0, "trained_positions": 24}
+    assert list(model_file_settings(settings, task).items()) == [
+        ("vocab_size", 12), ("d_model", 64), ("rope_base", 10000.0), ("trained_positions", 24)]
+    default_task = job_task(prepared(DEFAULT), "models")
+    assert model_file_settings(model_settings({"d_model": 16}, default_task), default_task) == {
+        "vocab_size": 16, "d_model": 16, "trained_positions": 32}
+
+
+# --- The whole line a user reads for representative mistakes: the key, what is wrong, what is allowed and why.
+
+def two_misspelled_keys():
+    return with_change("train", {**SMOKE["train"], "stpes": 1, "bach_size": 2})
+
+
+FULL_MESSAGES = [
+    # schema errors: with and without a number hint, a close name, a description
+    ("train.steps", lambda: with_change("train.steps", "many"),
+     "train.steps: 'many' is not of type 'integer'; allowed: an integer >= 1"),
+    ("train.lr", lambda: with_change("train.lr", "1e-3"),
+     "train.lr: '1e-3' is not of type 'number' (YAML reads 1e-3 as text; write a number with a dot, e.g. 1.0e-3); "
+     "allowed: a number > 0"),
+    ("model.d_model", lambda: with_change("model.d_model", 0),
+     "model.d_model: 0 is less than the minimum of 2; allowed: an integer >= 2"),
+    ("train.warmup_fraction", lambda: with_change("train.warmup_fraction", 1),
+     "train.warmup_fraction: 1 is greater than or equal to the maximum of 1; allowed: a number > 0 and < 1"),
+    ("model.width", lambda: with_change("model.width", 64),
+     "model.width: unknown key in section model; allowed: d_model, rope_base, learned_init_std"),
+    ("train.stpes+bach_size", two_misspelled_keys,
+     "train.bach_size: unknown key in section train (did you mean 'batch_size', 'steps'?); "
+     "allowed: steps, batch_size, lr, warmup_fraction, log_every"),
+    ("linear.min_norm", lambda: with_change("linear.min_norm", DELETE),
+     "linear.min_norm: missing; allowed: arm 1, the min-norm control (rotary features, plain SGD from zero, squared "
+     "loss)"),
+    ("shift.pe_at_init", lambda: with_change("shift.pe_at_init", "rope"),
+     "shift.pe_at_init: 'rope' is not of type 'array', 'null'; "
+     "allowed: a list of distinct texts, or null to follow the sweep and the task"),
+    ("report.previous_claims", lambda: with_change("report.previous_claims", 3),
+     "report.previous_claims: 3 is not of type 'string', 'null'; "
+     "allowed: a path, relative to the repository, of a claims.parquet of an earlier run, or null for none"),
+    # a config file that is not a mapping (a direct caller, e.g. bench/benchmark.py, reading an empty config.yaml)
+    ("the config", lambda: None,
+     "the config: None is not of type 'object'; "
+     "allowed: lengthgen configuration (config.yaml). Unknown keys are errors, so a typo stops the run."),
+    # how keys relate
+    ("task.eval_lengths", lambda: with_change("task.eval_lengths", [8, 16]),
+     "task.eval_lengths must include 4 x task.train_length_max = 32: the generalization and linear claims are tested "
+     "there"),
+    ("shift.offsets", lambda: with_change("shift.offsets", [3]),
+     "shift.offsets: [3] not in sweep.offset [1, 2]; allowed: values of sweep.offset (shift measures the sweep's "
+     "heads; or leave shift.offsets out: it follows the sweep)"),
+    ("shift.lengths", lambda: with_change("shift.lengths", [12]),
+     "shift.lengths: length 12 is not in task.eval_lengths [8, 16, 32]; allowed: evaluation lengths (or leave "
+     "shift.lengths out: it follows the task)"),
+    ("variants.seeds", lambda: with_change("variants.seeds", [0, 9]),
+     "variants.seeds: [9] not in sweep.seed [0, 1]; allowed: values of sweep.seed (the variants share its runs; or "
+     "leave variants.seeds out: it follows the sweep)"),
+    ("variants.offsets", lambda: with_change("variants.offsets", [4]),
+     "variants.offsets: [4] not in sweep.offset [1, 2]; allowed: values of sweep.offset (the variants share its "
+     "runs; or leave variants.offsets out: it follows the sweep)"),
+    ("cures.seeds", lambda: with_change("cures.seeds", [0, 9]),
+     "cures.seeds: [9] not in sweep.seed [0, 1]; allowed: values of sweep.seed (the log-length head is compared "
+     "with the sweep's rope head of the same seed; or leave cures.seeds out: it follows the sweep)"),
+    ("variants.pe", lambda: with_change("variants.pe", ["randomized_rope@noise_max_length=16"]),
+     "variants.pe: randomized_rope@noise_max_length=16 draws position ids from [0, 16), fewer than the longest "
+     "task.eval_lengths (32); allowed: randomized_rope@noise_max_length=N with N >= 32, or shorter evaluation "
+     "lengths"),
+]
+
+
+@pytest.mark.parametrize("config, message", [case[1:] for case in FULL_MESSAGES], ids=[case[0] for case in FULL_MESSAGES])
+def test_a_representative_mistake_reads_in_full(config, message):
+    assert refusal(config()) == message
+
+
+def schema_fragments(schema: dict, where: str = ""):
+    """(dotted key, schema) of every key of ``schema``, nested sections' and list items' included."""
+    for key, fragment in schema.get("properties", {}).items():
+        yield f"{where}{key}", fragment
+        yield from schema_fragments(fragment, f"{where}{key}.")
+        if "items" in fragment:
+            yield f"{where}{key}[]", fragment["items"]
+
+
+def test_every_key_of_the_schema_has_a_type_describe_names_and_every_section_and_list_says_what_it_holds():
+    # describe's fallbacks (a kind it has no noun for, a section without keys, a list without items) would give a
+    # user's "allowed:" no content.
+    for key, fragment in schema_fragments(yaml.safe_load(SCHEMA.read_text())):
+        types = [fragment["type"]] if isinstance(fragment["type"], str) else fragment["type"]
+        assert set(types) - {"null"} <= {"integer", "number", "string", "array", "object"}, key
+        assert "array" not in types or "items" in fragment, key
+        assert "object" not in types or fragment.get("properties"), key
