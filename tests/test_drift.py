@@ -124,8 +124,11 @@ def test_a_claims_table_older_than_structured_checks_fails_naming_the_file(tmp_p
             main([*flags, *map(str, folders)])
         assert exit.value.code == 2
         err = capsys.readouterr().err
-        assert f"{old / 'tables' / 'claims.parquet'}: predates structured checks" in err and "regenerate it" in err
-        assert "lacks the columns section, offset, comparison, threshold, kind" in err and "Traceback" not in err
+        # The whole message: which file, what it lacks, why that cannot be compared, and what to do about it.
+        assert (f"{old / 'tables' / 'claims.parquet'}: predates structured checks (it lacks the columns section, "
+                "offset, comparison, threshold, kind): its checks were matched on their text and cannot be compared "
+                "with this code's; regenerate it with this code (rerun the workflow that wrote it)\n") in err
+        assert "Traceback" not in err
 
 
 def test_an_outcome_may_differ_only_where_the_seed_bootstrap_leaves_it_open(tmp_path, capsys):
@@ -287,7 +290,9 @@ def test_the_previous_runs_changes_from_its_file_current_or_older_than_structure
     text = previous_changes_markdown(old, current, " Fresh seeds. ")
     parts = text.split("\n\n")
     assert parts[0] == "## Changes since the previous run" and parts[1] == "Fresh seeds."
-    assert parts[2].startswith("The previous run's checks (`claims.parquet`) predate structured checks")
+    assert parts[2] == ("The previous run's checks (`claims.parquet`) predate structured checks: they were keyed by "
+                        "their text, so they cannot be matched check by check with this run's, and the previous "
+                        "verdicts counted every check, where these count evidence only. The verdicts, side by side:")
     assert len(parts) == 4
     header, _, rows = table_cells(parts[3])
     assert header == ["section", "verdict (previous)", "verdict (now)"]
@@ -364,3 +369,46 @@ def test_every_differing_variants_class_is_listed_after_the_checks(tmp_path, cap
     classes = out.split("variants classes that differ: ")[1].strip().split("; ")
     assert sorted(classes) == ["alibi K=2: fails in range -> decays gracefully",
                                "fire K=2: decays gracefully -> fails in range"]
+
+
+def test_a_check_in_the_run_only_is_counted_under_the_checks_table(tmp_path, capsys):
+    reference = write_run(tmp_path / "fewer", [0.7, 0.6, 0.9], [0.7, 0.12], leave_out=(1,))
+    run = write_run(tmp_path / "all", [0.7, 0.6, 0.9], [0.75, 0.12])
+    assert main([str(reference), str(run)]) == 1
+    lines = capsys.readouterr().out.rstrip("\n").split("\n")
+    # The checks' table (header, separator, three checks), a blank line, the counts, the accuracy summary.
+    assert (["generalization", "learned at chance", "learned: distance from chance", "1", "-", "0.6", "-",
+             "- -> yes ONLY IN RUN"] in markdown_rows("\n".join(lines[:5]), DRIFT_HEADER))
+    assert lines[5:] == [
+        "", "checks: 2 in both runs, 0 in the reference only, 1 in the run only; 0 values drifted (largest relative "
+            "drift 0.00e+00); 0 outcomes, 0 kinds and 0 verdicts changed",
+        "accuracy summary: 2 cells in both runs; largest drift of a mean accuracy 0.0500 (rope, K=1, n=32: "
+        "0.7000 -> 0.7500)"]
+
+
+@pytest.mark.parametrize("without_row", ["reference", "run"])
+def test_a_check_open_in_one_run_is_forgiven_where_the_other_has_no_spread_row(tmp_path, capsys, without_row):
+    # The other run's bootstrap says nothing about the check: the one that calls it open decides.
+    open_fractions = (0.6, 1.0, 1.0) if without_row == "run" else (0.4, 1.0, 1.0)
+    reference = write_run(tmp_path / "a", [0.709, 0.6, 0.9], [0.709, 0.12], holds_fraction=open_fractions)
+    flipped = write_run(tmp_path / "b", [0.3, 0.6, 0.9], [0.3, 0.12], holds_fraction=open_fractions)
+    path = {"reference": reference, "run": flipped}[without_row] / "tables" / "claim_spread.parquet"
+    spread = read_table(path, CLAIM_SPREAD)
+    write_table(spread[spread["claim"] != "rope stays above chance"], path, CLAIM_SPREAD)
+    assert main(["--open-may-differ", str(reference), str(flipped)]) == 0
+    assert "outcomes that differ where the seed bootstrap leaves the check open: 1" in capsys.readouterr().out
+    assert main([str(reference), str(flipped)]) == 1
+
+
+def test_help_says_what_the_command_and_each_argument_are(capsys):
+    with pytest.raises(SystemExit) as exit:
+        main(["--help"])
+    assert exit.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines to the terminal's width
+    assert "How far one run's checked numbers drifted from another's, e.g. yours from the committed run." in text
+    for argument, meaning in [
+            ("reference", "results folder to compare against, e.g. results (committed)"),
+            ("run", "results folder of the run to check"),
+            ("--open-may-differ", "forgive an outcome that differs where either run's seed bootstrap leaves the check "
+                                  "open")]:
+        assert f" {argument} {meaning}" in text
