@@ -737,3 +737,39 @@ def test_ranking_and_exact_refuse_an_offset_outside_the_sequence_or_a_length_pas
         exact_target_attention(kernel, offset, [length])
     with pytest.raises(ValueError, match=rf"^need 0 < offset < length <= kernel offsets, got {offset}, {length}, 7$"):
         attention_profiles(kernel, offset, length)
+
+
+# --- Mutation testing (docs/mutation.md): ties in ranking, the readout's bias, the grid of exact ------------------
+
+def test_a_key_that_only_ties_the_target_does_not_outrank_it_in_ranking():
+    """ranking_probability's doc: a tie counts for the target, at a distractor's delta as at the query's own key.
+    On a flat kernel every key ties the target and none outranks it: ranking is certain for every (a, t). A kernel
+    of 0s and 1s is full of ties, and agrees with the enumeration (which counts only a strictly higher logit)."""
+    flat = torch.zeros(3, 3, 6, dtype=torch.float64)
+    assert torch.all(ranking_probability(flat, 2, 6) == 1.0)
+    ties = torch.randint(2, (3, 3, 5), generator=torch.Generator().manual_seed(4)).double()
+    assert torch.allclose(ranking_probability(ties, 2, 5), enumerated_ranking(ties, 2, 5), atol=1e-12)
+
+
+def test_readout_accuracy_adds_the_unembedding_bias():
+    """All the attention on the target, identity values and unembedding, and a bias of 5 toward token 2: every
+    answer is 2, right exactly where the target is 2."""
+    vocab_size, length, offset = 4, 12, 3
+    profile = torch.zeros(vocab_size, vocab_size, length, dtype=torch.float64)
+    profile[:, :, offset] = 1.0
+    tokens = torch.randint(vocab_size, (400, length), generator=torch.Generator().manual_seed(5))
+    values, unembedding, _ = identity_readout(vocab_size)
+    bias = torch.tensor([0.0, 0.0, 5.0, 0.0], dtype=torch.float64)
+    accuracy = readout_accuracy(profile_weights(profile, tokens, offset), tokens, values, unembedding, bias, offset)
+    assert accuracy == (tokens[:, offset] == 2).double().mean().item()
+
+
+def test_profile_weights_are_the_row_of_each_sequences_query_and_target_tokens():
+    """w[a, t, .] with a the token at delta 0 (the query) and t the one at the offset, whatever lies between."""
+    vocab_size, length, offset = 4, 6, 3
+    a, t, delta = torch.meshgrid(*(torch.arange(size, dtype=torch.float64) for size in (vocab_size, vocab_size, length)),
+                                 indexing="ij")
+    profile = 100 * a + 10 * t + delta  # each (a, t, delta) its own value
+    tokens = torch.randint(vocab_size, (50, length), generator=torch.Generator().manual_seed(6))
+    expected = 100 * tokens[:, :1] + 10 * tokens[:, offset:offset + 1] + torch.arange(length)
+    assert torch.equal(profile_weights(profile, tokens, offset), expected.double())
