@@ -1,6 +1,7 @@
 """prop1: the dilution-law predictors against closed forms and exact enumeration."""
 
 import itertools
+import math
 
 import numpy as np
 import pandas as pd
@@ -773,3 +774,17 @@ def test_profile_weights_are_the_row_of_each_sequences_query_and_target_tokens()
     tokens = torch.randint(vocab_size, (50, length), generator=torch.Generator().manual_seed(6))
     expected = 100 * tokens[:, :1] + 10 * tokens[:, offset:offset + 1] + torch.arange(length)
     assert torch.equal(profile_weights(profile, tokens, offset), expected.double())
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_exact_without_distractors_misses_only_the_integral_below_the_grid(seed):
+    """length = offset + 1: E[x / (x + z + Y)] is x / (x + z) (logits shifted to a maximum of 0 per query token).
+    The grid's only visible loss is the integral over u < exp(LOG_U_MIN), at most x exp(LOG_U_MIN) (module
+    constants): the step's error is ~exp(-pi^2 / step) and the integrand past the grid's end below exp(-TAIL).
+    (1.1 leaves room for the trapezoid's endpoint correction, step^2 / 12 of it; 1e-14 for rounding.)"""
+    kernel = random_kernel(seed, 4, 2)
+    shifted = kernel - kernel.amax((1, 2), keepdim=True)
+    x, z = shifted[:, :, 1].exp(), shifted[:, :, 0].diagonal().exp()[:, None]  # (V_a, V_t), (V_a, 1)
+    missing = x / (x + z) - exact_target_attention(kernel, 1, [2])[0]
+    assert torch.all(missing >= -1e-14)
+    assert torch.all(missing <= 1.1 * x * math.exp(prop1.LOG_U_MIN) + 1e-14)
