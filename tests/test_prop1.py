@@ -514,6 +514,10 @@ def test_analyze_assembles_each_table_from_its_pieces():
     pd.testing.assert_frame_equal(out["prop1_untrained_prediction"], untrained)
     pd.testing.assert_frame_equal(out["prop1_error"], pd.concat(
         [prediction_errors(expected, 8, 5, "trained"), prediction_errors(untrained, 8, 5, "untrained")], ignore_index=True))
+    # Each head's kernel rows and summary carry its keys (the groupby below would skip a key that is missing).
+    keys = [[run["offset"], run["seed"]] for run, _ in runs]
+    assert out["prop1_kernel"][["offset", "seed"]].drop_duplicates().values.tolist() == keys
+    assert out["prop1_kernel_summary"][["offset", "seed"]].values.tolist() == keys
     for (run, model), (_, kernel_rows) in zip(runs, out["prop1_kernel"].groupby(["offset", "seed"], sort=False)):
         profile = kernel_profile(logit_kernel(model, 12), run["offset"], train_length_max=8)  # out to the longest length
         pd.testing.assert_frame_equal(kernel_rows.reset_index(drop=True), profile.assign(**run))
