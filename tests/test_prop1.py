@@ -792,3 +792,26 @@ def test_exact_without_distractors_misses_only_the_integral_below_the_grid(seed)
     missing = x / (x + z) - exact_target_attention(kernel, 1, [2])[0]
     assert torch.all(missing >= -1e-14)
     assert torch.all(missing <= 1.1 * x * math.exp(prop1.LOG_U_MIN) + 1e-14)
+
+
+def test_untrained_comparison_runs_the_head_at_init_on_the_trained_heads_device(monkeypatch):
+    """The head at init is measured and predicted where the trained head lives (a GPU run keeps it on the GPU), in
+    eval mode. A head on the meta device stands in for one off the CPU; the measurement and the predictions are
+    stubs that record the head they get."""
+    task = {"vocab_size": 5, "train_length_min": 8, "train_length_max": 16, "eval_lengths": [16]}
+    heads = []
+
+    def measure(head, eval_sets, offset, seed):
+        heads.append(head)
+        return pd.DataFrame({"length": [16], "target_attention": [0.5], "accuracy": [0.5]})
+
+    def predict(head, offset, seed, lengths, n_samples, with_exact):
+        heads.append(head)
+        return predictions_table([(offset, seed, 16, "mean_field", 0.4, 0.4)])
+
+    monkeypatch.setattr(prop1, "accuracy_by_length", measure)
+    monkeypatch.setattr(prop1, "predict_dilution", predict)
+    rows = untrained_comparison(small_head(3).to("meta"), {}, offset=2, seed=4, task=task, n_samples=10)
+    assert rows[["measured_attention", "predicted_attention"]].values.tolist() == [[0.5, 0.4]]
+    assert [next(head.parameters()).device.type for head in heads] == ["meta", "meta"]
+    assert not any(head.training for head in heads)
