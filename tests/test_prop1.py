@@ -1,6 +1,7 @@
 """prop1: the dilution-law predictors against closed forms and exact enumeration."""
 
 import itertools
+import math
 
 import numpy as np
 import pandas as pd
@@ -513,6 +514,10 @@ def test_analyze_assembles_each_table_from_its_pieces():
     pd.testing.assert_frame_equal(out["prop1_untrained_prediction"], untrained)
     pd.testing.assert_frame_equal(out["prop1_error"], pd.concat(
         [prediction_errors(expected, 8, 5, "trained"), prediction_errors(untrained, 8, 5, "untrained")], ignore_index=True))
+    # Each head's kernel rows and summary carry its keys (the groupby below would skip a key that is missing).
+    keys = [[run["offset"], run["seed"]] for run, _ in runs]
+    assert out["prop1_kernel"][["offset", "seed"]].drop_duplicates().values.tolist() == keys
+    assert out["prop1_kernel_summary"][["offset", "seed"]].values.tolist() == keys
     for (run, model), (_, kernel_rows) in zip(runs, out["prop1_kernel"].groupby(["offset", "seed"], sort=False)):
         profile = kernel_profile(logit_kernel(model, 12), run["offset"], train_length_max=8)  # out to the longest length
         pd.testing.assert_frame_equal(kernel_rows.reset_index(drop=True), profile.assign(**run))
@@ -737,3 +742,76 @@ def test_ranking_and_exact_refuse_an_offset_outside_the_sequence_or_a_length_pas
         exact_target_attention(kernel, offset, [length])
     with pytest.raises(ValueError, match=rf"^need 0 < offset < length <= kernel offsets, got {offset}, {length}, 7$"):
         attention_profiles(kernel, offset, length)
+
+
+# --- Mutation testing (docs/mutation.md): ties in ranking, the readout's bias, the grid of exact ------------------
+
+def test_a_key_that_only_ties_the_target_does_not_outrank_it_in_ranking():
+    """ranking_probability's doc: a tie counts for the target, at a distractor's delta as at the query's own key.
+    On a flat kernel every key ties the target and none outranks it: ranking is certain for every (a, t). A kernel
+    of 0s and 1s is full of ties, and agrees with the enumeration (which counts only a strictly higher logit)."""
+    flat = torch.zeros(3, 3, 6, dtype=torch.float64)
+    assert torch.all(ranking_probability(flat, 2, 6) == 1.0)
+    ties = torch.randint(2, (3, 3, 5), generator=torch.Generator().manual_seed(4)).double()
+    assert torch.allclose(ranking_probability(ties, 2, 5), enumerated_ranking(ties, 2, 5), atol=1e-12)
+
+
+def test_readout_accuracy_adds_the_unembedding_bias():
+    """All the attention on the target, identity values and unembedding, and a bias of 5 toward token 2: every
+    answer is 2, right exactly where the target is 2."""
+    vocab_size, length, offset = 4, 12, 3
+    profile = torch.zeros(vocab_size, vocab_size, length, dtype=torch.float64)
+    profile[:, :, offset] = 1.0
+    tokens = torch.randint(vocab_size, (400, length), generator=torch.Generator().manual_seed(5))
+    values, unembedding, _ = identity_readout(vocab_size)
+    bias = torch.tensor([0.0, 0.0, 5.0, 0.0], dtype=torch.float64)
+    accuracy = readout_accuracy(profile_weights(profile, tokens, offset), tokens, values, unembedding, bias, offset)
+    assert accuracy == (tokens[:, offset] == 2).double().mean().item()
+
+
+def test_profile_weights_are_the_row_of_each_sequences_query_and_target_tokens():
+    """w[a, t, .] with a the token at delta 0 (the query) and t the one at the offset, whatever lies between."""
+    vocab_size, length, offset = 4, 6, 3
+    a, t, delta = torch.meshgrid(*(torch.arange(size, dtype=torch.float64) for size in (vocab_size, vocab_size, length)),
+                                 indexing="ij")
+    profile = 100 * a + 10 * t + delta  # each (a, t, delta) its own value
+    tokens = torch.randint(vocab_size, (50, length), generator=torch.Generator().manual_seed(6))
+    expected = 100 * tokens[:, :1] + 10 * tokens[:, offset:offset + 1] + torch.arange(length)
+    assert torch.equal(profile_weights(profile, tokens, offset), expected.double())
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_exact_without_distractors_misses_only_the_integral_below_the_grid(seed):
+    """length = offset + 1: E[x / (x + z + Y)] is x / (x + z) (logits shifted to a maximum of 0 per query token).
+    The grid's only visible loss is the integral over u < exp(LOG_U_MIN), at most x exp(LOG_U_MIN) (module
+    constants): the step's error is ~exp(-pi^2 / step) and the integrand past the grid's end below exp(-TAIL).
+    (1.1 leaves room for the trapezoid's endpoint correction, step^2 / 12 of it; 1e-14 for rounding.)"""
+    kernel = random_kernel(seed, 4, 2)
+    shifted = kernel - kernel.amax((1, 2), keepdim=True)
+    x, z = shifted[:, :, 1].exp(), shifted[:, :, 0].diagonal().exp()[:, None]  # (V_a, V_t), (V_a, 1)
+    missing = x / (x + z) - exact_target_attention(kernel, 1, [2])[0]
+    assert torch.all(missing >= -1e-14)
+    assert torch.all(missing <= 1.1 * x * math.exp(prop1.LOG_U_MIN) + 1e-14)
+
+
+def test_untrained_comparison_runs_the_head_at_init_on_the_trained_heads_device(monkeypatch):
+    """The head at init is measured and predicted where the trained head lives (a GPU run keeps it on the GPU), in
+    eval mode. A head on the meta device stands in for one off the CPU; the measurement and the predictions are
+    stubs that record the head they get."""
+    task = {"vocab_size": 5, "train_length_min": 8, "train_length_max": 16, "eval_lengths": [16]}
+    heads = []
+
+    def measure(head, eval_sets, offset, seed):
+        heads.append(head)
+        return pd.DataFrame({"length": [16], "target_attention": [0.5], "accuracy": [0.5]})
+
+    def predict(head, offset, seed, lengths, n_samples, with_exact):
+        heads.append(head)
+        return predictions_table([(offset, seed, 16, "mean_field", 0.4, 0.4)])
+
+    monkeypatch.setattr(prop1, "accuracy_by_length", measure)
+    monkeypatch.setattr(prop1, "predict_dilution", predict)
+    rows = untrained_comparison(small_head(3).to("meta"), {}, offset=2, seed=4, task=task, n_samples=10)
+    assert rows[["measured_attention", "predicted_attention"]].values.tolist() == [[0.5, 0.4]]
+    assert [next(head.parameters()).device.type for head in heads] == ["meta", "meta"]
+    assert not any(head.training for head in heads)
