@@ -12,6 +12,7 @@ import yaml
 
 from conftest import REPO, SCHEMA, SMOKE_CONFIG
 from lengthgen.config import ConfigError, describe, job_task, model_file_settings, model_settings, prepare_config
+from lengthgen.encoding_catalog import DEFAULT_NOISE_MAX_LENGTH
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 SMOKE = yaml.safe_load(SMOKE_CONFIG.read_text())
@@ -292,6 +293,16 @@ def test_a_randomized_encodings_id_range_may_equal_the_longest_evaluation_length
     assert refusal(changed(variants__pe=["rope", "randomized_rope@noise_max_length=31"])).startswith(
         "variants.pe: randomized_rope@noise_max_length=31 draws position ids from [0, 31)")
     assert refusal(changed(sweep__pe=["rope", "randomized_rope@noise_max_length=31"])).startswith("sweep.pe: ")
+
+
+def test_a_randomized_encoding_named_without_parameters_draws_from_the_default_range_and_is_told_how_to_widen_it():
+    # The smoke variants list the bare name randomized_rope: its range is the registry's DEFAULT_NOISE_MAX_LENGTH.
+    prepared(changed(task__eval_lengths=[8, 16, 32, DEFAULT_NOISE_MAX_LENGTH]))
+    longest = DEFAULT_NOISE_MAX_LENGTH + 1
+    assert refusal(changed(task__eval_lengths=[8, 16, 32, longest])) == (
+        f"variants.pe: randomized_rope draws position ids from [0, {DEFAULT_NOISE_MAX_LENGTH}), fewer than the "
+        f"longest task.eval_lengths ({longest}); allowed: randomized_rope@noise_max_length=N with N >= {longest}, "
+        "or shorter evaluation lengths")
 
 
 def test_the_transformer_may_evaluate_on_every_shared_sequence_but_not_more():
