@@ -412,3 +412,20 @@ def test_help_says_what_the_command_and_each_argument_are(capsys):
             ("--open-may-differ", "forgive an outcome that differs where either run's seed bootstrap leaves the check "
                                   "open")]:
         assert f" {argument} {meaning}" in text
+
+
+def test_with_spread_adds_only_whether_each_check_is_open_matched_on_its_whole_key():
+    from lengthgen.drift import with_spread
+    claims, _ = run_claims([0.7, 0.6, 0.9])
+    spread = pd.DataFrame({"experiment": ["generalization", "generalization", "shift"],
+                           "claim": ["rope stays above chance", "learned at chance", "rope is shift invariant"],
+                           "statistic": ["rope: mean accuracy far out", "learned: distance from chance",
+                                         "largest float64 change"],
+                           "offset": [2, 1, None], "holds_fraction": [0.5, 1.0, 0.5]})
+    marked = with_spread(claims, spread)
+    pd.testing.assert_frame_equal(marked.drop(columns="open"), claims)  # the claims as they were, offset Int64
+    assert pd.isna(marked["open"].iloc[0])  # the spread's row at K=2 is another check
+    assert marked["open"].iloc[1:].tolist() == [False, True]
+    # A spread of pooled checks only: pandas holds its all-null offset column as objects, still matched.
+    pooled = with_spread(claims, spread.tail(1).assign(offset=None))
+    assert pooled["open"].isna().tolist() == [True, True, False] and bool(pooled["open"].iloc[2])
