@@ -75,6 +75,13 @@ def test_bad_names_say_what_is_wrong(name, message):
         resolve_encoding(name)
 
 
+@pytest.mark.parametrize("pe", ["rope", "randomized_rope"])
+def test_rotary_refuses_an_odd_head_width_by_its_value(pe):
+    """Rotary pairs the coordinates of each head: 6 wide in 2 heads leaves heads of 3, which the error names."""
+    with pytest.raises(ValueError, match=r"rope needs an even head width \(d_model / n_heads\), got 3"):
+        build_encoding(pe, EncodingConfig(d_model=6, trained_positions=8, n_heads=2))
+
+
 # --- each encoding's defining formula -------------------------------------------------------------
 
 def test_alibi_bias_is_minus_slope_times_offset_with_the_single_head_slope_by_default():
@@ -141,7 +148,8 @@ def test_fire_is_a_function_of_the_offset_only_below_its_threshold():
     assert (below - above).abs().max() > 1e-3
 
 
-@pytest.mark.parametrize("size, population", [(2, 8), (6, 8), (40, 1024), (1024, 1024)])
+# (30, 900) redraws rows with repeats that fall anywhere in the row, not only next to its smallest id.
+@pytest.mark.parametrize("size, population", [(2, 8), (6, 8), (30, 900), (40, 1024), (1024, 1024)])
 def test_random_position_rows_are_sorted_distinct_in_range_and_seeded(size, population):
     rows = sorted_random_subsets(50, size, population, generator("subsets", 0))
     assert rows.shape == (50, size) and rows.min() >= 0 and rows.max() < population
@@ -149,6 +157,14 @@ def test_random_position_rows_are_sorted_distinct_in_range_and_seeded(size, popu
     assert torch.equal(rows, sorted_random_subsets(50, size, population, generator("subsets", 0)))
     with pytest.raises(ValueError, match="exceeds noise_max_length"):
         sorted_random_subsets(1, population + 1, population, generator("subsets", 0))
+
+
+def test_a_row_drawn_alone_redraws_a_repeat_wherever_it_falls():
+    """One sequence at a time (a batch of one row): 30 ids of 900 repeat one about 2 times in 5 (of 20 rows here, 4 only
+    away from their smallest id), and every row comes back distinct."""
+    for seed in range(20):
+        row = sorted_random_subsets(1, 30, 900, generator("one row", seed))
+        assert row.shape == (1, 30) and (row.diff(dim=-1) > 0).all()
 
 
 @pytest.mark.parametrize("size", [2, 6])  # both ways of drawing: with redraws (2 of 8), by the largest draws (6 of 8)
@@ -167,6 +183,16 @@ def test_randomized_learned_has_a_row_per_possible_position_id():
         assert f"noise_max_length = {DEFAULT_NOISE_MAX_LENGTH}" in encoding_description(pe)["summary"]
     with pytest.raises(ValueError, match="positive integer"):
         build_encoding("randomized_rope@noise_max_length=2.5", EncodingConfig(8, 64))
+
+
+def test_noise_max_length_is_any_positive_integer():
+    """A range of one id is the smallest there is: a sequence of length 1 always gets id 0. Zero or below is refused."""
+    encoding = build_encoding("randomized_learned@noise_max_length=1", EncodingConfig(8, 64))
+    assert encoding.table.shape == (1, 8)
+    assert encoding.sample_positions(3, 1, generator("one id", 0)).tolist() == [[0], [0], [0]]
+    for bad in ("0", "-3"):
+        with pytest.raises(ValueError, match=f"positive integer, got {float(bad)}"):
+            build_encoding(f"randomized_rope@noise_max_length={bad}", EncodingConfig(8, 64))
 
 
 # --- the mechanism properties each class states ---------------------------------------------------
