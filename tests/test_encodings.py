@@ -67,12 +67,17 @@ def test_a_name_with_parameters_builds_the_class_with_them():
     ("rope@bse=100", "rope has no parameter 'bse' \\(parameters: base\\)"),
     ("learned@base=100", "learned has no parameter 'base' \\(parameters: none\\)"),
     ("rope@base=1e", "base=1e is not a number"),
-    ("Rope", "not of the form"),
+    ("Rope", r"'Rope' is not of the form name or name@key=value,key=value \(lower-case names, numeric values\)$"),
     ("rope@base", "not of the form"),
 ])
 def test_bad_names_say_what_is_wrong(name, message):
     with pytest.raises(ValueError, match=message):
         resolve_encoding(name)
+
+
+def test_a_width_that_heads_do_not_divide_is_refused_naming_both():
+    with pytest.raises(ValueError, match=r"^d_model \(10\) must be a multiple of n_heads \(4\)$"):
+        EncodingConfig(d_model=10, trained_positions=8, n_heads=4)
 
 
 @pytest.mark.parametrize("pe", ["rope", "randomized_rope"])
