@@ -10,8 +10,9 @@ import torch
 import torch.nn.functional as F
 from scipy import stats
 
-from lengthgen.encodings import (DEFAULT_NOISE_MAX_LENGTH, ENCODINGS, EncodingConfig, build_encoding, causal_offset_bucket, encoding_description,
-                                 resolve_encoding, rotary_frequencies, sorted_random_subsets)
+from lengthgen.encodings import (DEFAULT_NOISE_MAX_LENGTH, ENCODINGS, EncodingConfig, NoPositionalEncoding, build_encoding,
+                                 causal_offset_bucket, encoding_description, resolve_encoding, rotary_frequencies,
+                                 sorted_random_subsets)
 from lengthgen.model import HeadConfig
 from lengthgen.seeding import generator
 from lengthgen.training import init_head
@@ -331,7 +332,7 @@ def test_t5_refuses_fractional_positions_by_name():
 
 
 def test_register_adds_a_new_name_and_refuses_one_taken():
-    from lengthgen.encodings import NoPositionalEncoding, register
+    from lengthgen.encodings import register
     try:
         assert register("test_only_nope")(NoPositionalEncoding) is NoPositionalEncoding
         assert ENCODINGS["test_only_nope"] is NoPositionalEncoding
@@ -341,6 +342,28 @@ def test_register_adds_a_new_name_and_refuses_one_taken():
     with pytest.raises(ValueError, match="^positional encoding 'rope' is registered twice$"):
         register("rope")(NoPositionalEncoding)
     assert ENCODINGS["rope"].__name__ == "Rotary"
+
+
+def test_a_name_sets_several_parameters_and_an_unknown_one_lists_them_all(monkeypatch):
+    """A user's encoding with two parameters: the name sets both, comma-separated, and a key it does not
+    take is refused with every parameter it does take."""
+
+    class TwoParameters(NoPositionalEncoding):
+        def __init__(self, config, *, scale=1.0, width=2.0):
+            super().__init__(config)
+
+    monkeypatch.setitem(ENCODINGS, "two_parameters", TwoParameters)
+    assert resolve_encoding("two_parameters@scale=0.5,width=3") == (TwoParameters, {"scale": 0.5, "width": 3.0})
+    with pytest.raises(ValueError, match=r"two_parameters has no parameter 'depth' \(parameters: scale, width\)$"):
+        resolve_encoding("two_parameters@depth=1")
+
+
+def test_an_unknown_encoding_is_refused_with_every_registered_name():
+    with pytest.raises(ValueError) as refused:
+        resolve_encoding("rotary")
+    message, allowed = str(refused.value).split("; allowed: ")
+    assert message == "unknown positional encoding 'rotary'"
+    assert allowed.split(", ") == sorted(ENCODINGS)
 
 
 def test_encoding_description_states_the_class_properties_and_the_first_paragraph():
