@@ -35,7 +35,7 @@ from lengthgen.experiments.catalog import with_current_names
 from lengthgen.thresholds import DECIDED_FRACTION
 from lengthgen.table_schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
-from lengthgen.table_schemas.variants import VARIANTS_CLASSES
+from lengthgen.experiments.variants.tables import VARIANTS_CLASSES
 from lengthgen.tables import TableError, TableSchema, read_table
 
 SUMMARY_KEYS = ["experiment", "pe", "offset", "length"]

@@ -1,7 +1,7 @@
 """prop1's comparison of predictions with measurements, without torch: the trivial baselines, the error
 statistics of every predictor, and how far a predictor beats the better baseline (``gain_over_trivial``).
 
-``lengthgen/experiments/prop1.py`` makes the predictions from a head's parameters (torch) and re-exports
+``lengthgen/experiments/prop1/analysis.py`` makes the predictions from a head's parameters (torch) and re-exports
 these; the multiseed job, which reads prop1's table and runs no model, uses them per run.
 
 Trivial baselines (``TRIVIAL_PREDICTORS``), computed from the measurements: ``chance`` (attention 1/n,

@@ -4,7 +4,7 @@ import pytest
 from scipy import stats
 
 from lengthgen.claims import verdict, with_keys
-from lengthgen.experiments.generalization import generalization_checks, summarize_accuracy
+from lengthgen.experiments.generalization.analysis import generalization_checks, summarize_accuracy
 from lengthgen.stats import mean_interval
 
 
@@ -62,7 +62,7 @@ def test_summary_interval_stays_inside_zero_one():
 
 
 def test_generalization_figure_draws_each_encodings_means_and_keeps_its_legend_off_the_panels():
-    from lengthgen.plots.generalization import draw
+    from lengthgen.experiments.generalization.figures import draw
 
     summary = summarize_accuracy(accuracy_table(0.9, 0.13))
     settings = {"task": {"vocab_size": 8, "train_length_min": 8, "train_length_max": 8}}

@@ -9,7 +9,7 @@ import yaml
 from conftest import REPO, SCHEMA
 from lengthgen.claims import with_verdicts
 from lengthgen.config import prepare_config
-from lengthgen.experiments import multiseed
+from lengthgen.experiments.multiseed import analysis as multiseed
 from lengthgen.experiments.catalog import (CATALOG, RENAMED_EXPERIMENTS, Experiment, plan, seeds, trained,
                                            with_current_names)
 from lengthgen.experiments.declaration import schema_of

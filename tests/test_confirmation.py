@@ -151,7 +151,8 @@ def test_the_rules_record_lists_every_change_to_the_rule_files_since_the_commit(
 # Experiments whose checks run no model: every lengthgen file they import decides a check, but for the tables'
 # plumbing (schemas, reading and writing).
 NO_MODEL_CHECKS = ("generalization", "variants", "multiseed")
-TABLE_PLUMBING = ("lengthgen/tables.py", "lengthgen/table_schemas/")
+TABLE_PLUMBING = ("lengthgen/tables.py", "lengthgen/table_schemas/", "lengthgen/experiments/multiseed/tables.py",
+                  "lengthgen/experiments/variants/tables.py")
 
 
 def covered(path: str) -> bool:
@@ -162,7 +163,7 @@ def test_every_file_that_decides_a_check_is_a_rule_file():
     """A confirmation applies the rules of ``rules_commit``; an edit to any file that decides a check must show in
     the record. That includes the encodings' declarations, read as text by the catalog (no import shows it)."""
     sources = {str(path.relative_to(REPO)) for experiment in NO_MODEL_CHECKS
-               for path in lengthgen_files(REPO, REPO / "lengthgen" / "experiments" / f"{experiment}.py")}
+               for path in lengthgen_files(REPO, REPO / "lengthgen" / "experiments" / experiment / "analysis.py")}
     deciding = {path for path in sources if not path.startswith(TABLE_PLUMBING)}
     assert {"lengthgen/encoding_catalog.py", "lengthgen/training_report.py", "lengthgen/stats.py"} <= deciding
     assert [path for path in sorted(deciding | {"lengthgen/encodings.py"}) if not covered(path)] == []

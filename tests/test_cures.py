@@ -8,13 +8,13 @@ import torch
 
 from lengthgen import length_scaling
 from lengthgen.claims import with_keys
-from lengthgen.experiments import cures
-from lengthgen.experiments.prop1 import PREDICTORS, predict_dilution
+from lengthgen.experiments.cures import analysis as cures
+from lengthgen.experiments.prop1.analysis import PREDICTORS, predict_dilution
 from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.plots.cures import CURE_STYLES, TRAINED_HEAD, draw
-from lengthgen.prose.cures import closest_predictor, predicted_claim_markdown, section, sharpening_markdown
+from lengthgen.experiments.cures.figures import CURE_STYLES, TRAINED_HEAD, draw
+from lengthgen.experiments.cures.section import closest_predictor, predicted_claim_markdown, section, sharpening_markdown
 from lengthgen.table_schemas.core import CLAIMS
-from lengthgen.table_schemas.cures import CURES_BY_LENGTH, CURES_PREDICTION, CURES_RECOVERY
+from lengthgen.experiments.cures.tables import CURES_BY_LENGTH, CURES_PREDICTION, CURES_RECOVERY
 from lengthgen.tables import to_arrow
 from lengthgen.thresholds import CURES_CLAIM_PREDICTOR, MIN_MAE_GAIN_OVER_TRIVIAL
 from lengthgen.task import make_eval_set

@@ -8,7 +8,7 @@ from lengthgen.claims import check, with_keys, with_verdicts
 from lengthgen.drift import changes_markdown, main, previous_changes_markdown
 from lengthgen.table_schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
-from lengthgen.table_schemas.variants import VARIANTS_CLASSES
+from lengthgen.experiments.variants.tables import VARIANTS_CLASSES
 from lengthgen.tables import read_table, write_table
 
 

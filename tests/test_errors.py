@@ -10,11 +10,11 @@ import torch
 from conftest import markdown_rows
 from lengthgen import tables
 from lengthgen.claims import with_keys
-from lengthgen.experiments import errors
+from lengthgen.experiments.errors import analysis as errors
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.training import init_head
-from lengthgen.plots import errors as plots
-from lengthgen.prose import errors as prose
+from lengthgen.experiments.errors import figures as plots
+from lengthgen.experiments.errors import section as prose
 from lengthgen.table_schemas import schema_named
 
 VOCAB = 4

@@ -12,17 +12,17 @@ from hypothesis import strategies as st
 from conftest import markdown_rows
 from lengthgen import tables
 from lengthgen.claims import with_keys
-from lengthgen.experiments import frequency
-from lengthgen.experiments.frequency import (analyze_coefficients, analyze_head, block_spectrum, entropy_rank,
+from lengthgen.experiments.frequency import analysis as frequency
+from lengthgen.experiments.frequency.analysis import (analyze_coefficients, analyze_head, block_spectrum, entropy_rank,
                                              participation_ratio, position_kernel_matrix, rank_for_share)
 from lengthgen.kernel import cosine_sum, logit_kernel, mean_block_coefficients, rotary_blocks
 from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.plots import frequency as plots
-from lengthgen.plots.frequency import carrier_kernel
-from lengthgen.prose import frequency as prose
+from lengthgen.experiments.frequency import figures as plots
+from lengthgen.experiments.frequency.figures import carrier_kernel
+from lengthgen.experiments.frequency import section as prose
 from lengthgen.table_schemas import schema_named
 from lengthgen.table_schemas.core import CLAIMS
-from lengthgen.table_schemas.frequency import FREQUENCY_BLOCKS, FREQUENCY_SUMMARY
+from lengthgen.experiments.frequency.tables import FREQUENCY_BLOCKS, FREQUENCY_SUMMARY
 from lengthgen.training import init_head
 
 D_MODEL = 8

@@ -12,14 +12,14 @@ from hypothesis import strategies as st
 
 from lengthgen import thresholds, tables
 from lengthgen.claims import with_keys
-from lengthgen.experiments import linear
+from lengthgen.experiments.linear import analysis as linear
 from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.plots import linear as linear_plot
-from lengthgen.prose import linear as linear_prose
+from lengthgen.experiments.linear import figures as linear_plot
+from lengthgen.experiments.linear import section as linear_prose
 from lengthgen.rotary_regression import (RegressionConfig, condition_number, interpolation_target, min_norm_solution,
                                          numerical_rank, regression_outputs, rotary_basis, row_space_fraction,
                                          squared_loss, train_regression)
-from lengthgen.table_schemas import linear as schemas
+from lengthgen.experiments.linear import tables as schemas
 from lengthgen.table_schemas.core import CLAIMS
 from lengthgen.task import TaskConfig, make_eval_set
 from lengthgen.training import TrainConfig, train_heads

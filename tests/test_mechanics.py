@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 from conftest import markdown_rows
 from lengthgen import tables
 from lengthgen.claims import check, with_keys
-from lengthgen.experiments import mechanics
+from lengthgen.experiments.mechanics import analysis as mechanics
 from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.plots import mechanics as plots
-from lengthgen.prose import mechanics as prose
+from lengthgen.experiments.mechanics import figures as plots
+from lengthgen.experiments.mechanics import section as prose
 from lengthgen.table_schemas import schema_named
 from lengthgen.table_schemas.core import CLAIMS
 from lengthgen.training import init_head

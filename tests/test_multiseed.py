@@ -5,10 +5,10 @@ import pytest
 from matplotlib.collections import PathCollection
 
 from lengthgen.claims import with_keys
-from lengthgen.experiments import multiseed
+from lengthgen.experiments.multiseed import analysis as multiseed
 from lengthgen.experiments.catalog import CATALOG, headline_tables
-from lengthgen.plots.multiseed import draw
-from lengthgen.prose import multiseed as prose
+from lengthgen.experiments.multiseed.figures import draw
+from lengthgen.experiments.multiseed import section as prose
 
 SETTINGS = {"task": {"vocab_size": 16, "train_length_max": 32}}
 

@@ -69,9 +69,10 @@ def repository_copy(destination: Path) -> Path:
 @pytest.mark.workflow
 def test_a_toy_experiment_added_as_documented_runs_through_the_workflow(tmp_path):
     fork = repository_copy(tmp_path / "fork")
-    (fork / "lengthgen/experiments/toy.py").write_text(TOY_MODULE)
-    (fork / "lengthgen/prose/toy.py").write_text(TOY_PROSE)
-    (fork / "lengthgen/plots/toy.py").write_text(TOY_PLOT)
+    (fork / "lengthgen/experiments/toy").mkdir()
+    (fork / "lengthgen/experiments/toy/analysis.py").write_text(TOY_MODULE)
+    (fork / "lengthgen/experiments/toy/section.py").write_text(TOY_PROSE)
+    (fork / "lengthgen/experiments/toy/figures.py").write_text(TOY_PLOT)
     with open(fork / "lengthgen/experiments/catalog.py", "a") as catalog:
         catalog.write(TOY_ENTRY)
     results = tmp_path / "work" / "results"
@@ -93,7 +94,7 @@ def test_a_toy_experiment_added_as_documented_runs_through_the_workflow(tmp_path
     assert f"Read {len(accuracy)} evaluations." in (results / "sections/toy.md").read_text()
     assert (results / "figures/toy.png").read_bytes()[:4] == b"\x89PNG"
 
-    # A caption is optional: without workflow/captions/toy.rst the HTML report holds the figure, uncaptioned.
+    # A caption is optional: without lengthgen/experiments/toy/caption.rst the HTML report holds the figure, uncaptioned.
     report = tmp_path / "report.html"
     made = subprocess.run([*command, "--report", str(report), "toy"], capture_output=True, text=True,
                           env=environment, cwd=fork)

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from lengthgen import tables
 from lengthgen.claims import with_keys
-from lengthgen.experiments import prop1
-from lengthgen.experiments.prop1 import (ATTENTION_PREDICTORS, PREDICTORS, PROFILE_PREDICTORS, attention_profiles,
+from lengthgen.experiments.prop1 import analysis as prop1
+from lengthgen.experiments.prop1.analysis import (ATTENTION_PREDICTORS, PREDICTORS, PROFILE_PREDICTORS, attention_profiles,
                                          best_predictor, compare_with_measured, exact_target_attention,
                                          kernel_profile, kernel_softmax_weights, kernel_summary, predict_dilution,
                                          prediction_checks, prediction_errors, profile_weights, ranking_checks,
@@ -22,10 +22,10 @@ from lengthgen.experiments.prop1 import (ATTENTION_PREDICTORS, PREDICTORS, PROFI
                                          untrained_comparison)
 from lengthgen.kernel import logit_kernel
 from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.plots.prop1 import ACCURACY_ONLY, PREDICTOR_STYLES, draw
-from lengthgen.prose.prop1 import section
+from lengthgen.experiments.prop1.figures import ACCURACY_ONLY, PREDICTOR_STYLES, draw
+from lengthgen.experiments.prop1.section import section
 from lengthgen.table_schemas.core import CLAIMS
-from lengthgen.table_schemas.prop1 import (PROP1_ERROR, PROP1_KERNEL, PROP1_KERNEL_SUMMARY, PROP1_PREDICTION,
+from lengthgen.experiments.prop1.tables import (PROP1_ERROR, PROP1_KERNEL, PROP1_KERNEL_SUMMARY, PROP1_PREDICTION,
                                            PROP1_UNTRAINED_PREDICTION)
 from lengthgen.task import make_eval_set
 from lengthgen.training import init_head

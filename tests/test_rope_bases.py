@@ -8,10 +8,11 @@ import pytest
 import torch
 
 from lengthgen.claims import with_keys
-from lengthgen.experiments import prop1, rope_bases
+from lengthgen.experiments.prop1 import analysis as prop1
+from lengthgen.experiments.rope_bases import analysis as rope_bases
 from lengthgen.model import HeadConfig
-from lengthgen.plots import rope_bases as plots
-from lengthgen.prose import rope_bases as prose
+from lengthgen.experiments.rope_bases import figures as plots
+from lengthgen.experiments.rope_bases import section as prose
 from lengthgen.thresholds import ORDER_MIN_ACCURACY_GAP, PROP1_CLAIM_PREDICTOR
 from lengthgen.training import init_head
 

@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 
 from lengthgen import tables
 from lengthgen.claims import with_keys
-from lengthgen.experiments import shift
-from lengthgen.plots.shift import draw
-from lengthgen.prose.shift import section
+from lengthgen.experiments.shift import analysis as shift
+from lengthgen.experiments.shift.figures import draw
+from lengthgen.experiments.shift.section import section
 from lengthgen.table_schemas.core import CLAIMS
-from lengthgen.table_schemas.shift import SHIFT_CHANGES
+from lengthgen.experiments.shift.tables import SHIFT_CHANGES
 from lengthgen.thresholds import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE
 
 VOCAB, D_MODEL = 8, 16

@@ -14,7 +14,7 @@ NO_MODEL_SCRIPTS = ["plot.py", "write_report.py", "combine_tables.py", "combine_
                     "replicate.py"]
 # Experiments that read no model: their analysis jobs, and every figure job, start without torch.
 NO_MODEL_EXPERIMENTS = ["generalization", "variants", "multiseed"]
-PLOTS = sorted(path.stem for path in (REPO / "lengthgen" / "plots").glob("[a-z]*.py"))
+PLOTS = sorted(path.parent.name for path in (REPO / "lengthgen" / "experiments").glob("*/figures.py"))
 
 
 def modules(script: str) -> list[str]:
@@ -49,14 +49,14 @@ def test_package_docstrings_are_not_inputs_but_a_package_imported_by_name_is():
 @pytest.mark.heavy
 @pytest.mark.parametrize("experiment", NO_MODEL_EXPERIMENTS)
 def test_experiments_that_read_no_model_do_not_import_torch(experiment):
-    assert_torch_free(["lengthgen.experiments.runner", f"lengthgen.experiments.{experiment}",
-                       f"lengthgen.prose.{experiment}"])
+    assert_torch_free(["lengthgen.experiments.runner", f"lengthgen.experiments.{experiment}.analysis",
+                       f"lengthgen.experiments.{experiment}.section"])
 
 
 @pytest.mark.heavy
 @pytest.mark.parametrize("plot", PLOTS)
 def test_figure_jobs_do_not_import_torch(plot):
-    assert_torch_free([f"lengthgen.plots.{plot}"])
+    assert_torch_free([f"lengthgen.experiments.{plot}.figures"])
 
 
 @pytest.mark.heavy

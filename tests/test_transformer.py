@@ -13,7 +13,7 @@ from torch import nn
 from lengthgen.checkpoint import save_model
 from lengthgen.encodings import ENCODINGS, PositionalEncoding, register
 from lengthgen.evaluation import accuracy_by_position
-from lengthgen.experiments import shift
+from lengthgen.experiments.shift import analysis as shift
 from lengthgen.task import IGNORE_INDEX, TaskConfig, full_sequence_targets, sample_training_batch
 from lengthgen.training import TrainConfig, TrainingDiverged, seeded_init
 from lengthgen.transformer import Transformer, TransformerConfig, load_transformer, train_transformer

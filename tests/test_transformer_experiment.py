@@ -11,14 +11,14 @@ import torch
 from conftest import markdown_rows
 from lengthgen.claims import verdict, with_keys
 from lengthgen.encodings import EncodingConfig, Rotary
-from lengthgen.experiments import transformer as experiment
+from lengthgen.experiments.transformer import analysis as experiment
 from lengthgen.kernel import cosine_sum
-from lengthgen.plots.transformer import draw
-from lengthgen.prose import transformer as prose
+from lengthgen.experiments.transformer.figures import draw
+from lengthgen.experiments.transformer import section as prose
 from lengthgen.thresholds import MIN_RETRIEVAL_ATTENTION
 from lengthgen.table_schemas import schema_named
 from lengthgen import transformer as transformer_module
-from lengthgen.table_schemas.transformer import (TRANSFORMER_BLOCKS, TRANSFORMER_CARRIER, TRANSFORMER_HEADS,
+from lengthgen.experiments.transformer.tables import (TRANSFORMER_BLOCKS, TRANSFORMER_CARRIER, TRANSFORMER_HEADS,
                                            TRANSFORMER_SHIFT_CHANGES, TRANSFORMER_STEP_PREDICTIONS,
                                            TRANSFORMER_STEPS, TRANSFORMER_UNTRAINED_CARRIER, TRANSFORMER_WINDOWS)
 from lengthgen.tables import to_arrow

@@ -6,13 +6,13 @@ import torch
 
 from lengthgen.claims import verdict, with_keys
 from lengthgen.encodings import ENCODINGS, EncodingConfig, build_encoding
-from lengthgen.experiments import variants
-from lengthgen.experiments.variants import classify
+from lengthgen.experiments.variants import analysis as variants
+from lengthgen.experiments.variants.analysis import classify
 from lengthgen.model import HeadConfig
-from lengthgen.plots.variants import draw
-from lengthgen.prose.variants import FIRE_DEFAULT_THRESHOLD, FIRE_THRESHOLDS, fire_markdown, left_out_markdown, section
+from lengthgen.experiments.variants.figures import draw
+from lengthgen.experiments.variants.section import FIRE_DEFAULT_THRESHOLD, FIRE_THRESHOLDS, fire_markdown, left_out_markdown, section
 from lengthgen.seeding import generator
-from lengthgen.table_schemas.variants import VARIANTS_CLASSES, VARIANTS_SUMMARY
+from lengthgen.experiments.variants.tables import VARIANTS_CLASSES, VARIANTS_SUMMARY
 from lengthgen.tables import to_arrow
 from lengthgen.thresholds import CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY
 from lengthgen.training import init_head

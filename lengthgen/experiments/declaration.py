@@ -3,7 +3,7 @@
 An ``Experiment`` is plain data, read by the workflow at start-up (so this module imports no
 torch): the workflow turns each declaration into one ``analyze_<name>`` and one ``plot_<name>``
 job, and ``workflow/scripts/analyze.py`` hands the declared inputs, loaded, to the experiment's
-module (``lengthgen/experiments/<name>.py``, see ``runner.py`` for what it defines).
+module (``lengthgen/experiments/<name>/analysis.py``, see ``runner.py`` for what it defines).
 
 Inputs are named sources, resolved to files by the workflow and loaded by the runner:
 
@@ -77,8 +77,8 @@ def from_plain(plain: dict) -> Source:
 
 @dataclass(frozen=True)
 class Experiment:
-    """One experiment: its module is ``lengthgen/experiments/<name>.py``, its figure module
-    ``lengthgen/plots/<name>.py``, its section text ``lengthgen/prose/<name>.py``."""
+    """One experiment: its module is ``lengthgen/experiments/<name>/analysis.py``, its figure module
+    ``lengthgen/experiments/<name>/figures.py``, its section text ``lengthgen/experiments/<name>/section.py``."""
 
     name: str
     reads: dict[str, Source]  # input name -> source; the module receives them loaded, by these names

@@ -1,6 +1,6 @@
 """One experiment's analysis job: load its declared inputs, run its module, check, bootstrap, write.
 
-An experiment's module (``lengthgen/experiments/<name>.py``) defines:
+An experiment's module (``lengthgen/experiments/<name>/analysis.py``) defines:
 
 - ``analyze(inputs, settings) -> {table name: DataFrame}``: its tables, one per declared table
   (named by schema: ``shift_changes`` for ``shift_changes_K{offset}``);
@@ -8,7 +8,7 @@ An experiment's module (``lengthgen/experiments/<name>.py``) defines:
 - ``checks(tables, settings) -> DataFrame``: its checks (``claims.check``), from those tables
   alone, so that the seed bootstrap can recompute them on resampled seeds.
 
-Its section text is ``lengthgen/prose/<name>.py``'s ``section(tables, checks, settings)``, which
+Its section text is ``lengthgen/experiments/<name>/section.py``'s ``section(tables, checks, settings)``, which
 gets every input and table by name. ``settings`` is the declared config keys, nested as in the
 config, plus ``offset`` for an experiment that runs per offset.
 """
@@ -35,11 +35,11 @@ EVALUATION_TABLES = {"transformer": "transformer_by_position"}
 
 
 def experiment_module(name: str):
-    return importlib.import_module(f"lengthgen.experiments.{name}")
+    return importlib.import_module(f"lengthgen.experiments.{name}.analysis")
 
 
 def prose_module(name: str):
-    return importlib.import_module(f"lengthgen.prose.{name}")
+    return importlib.import_module(f"lengthgen.experiments.{name}.section")
 
 
 @dataclass

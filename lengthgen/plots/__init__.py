@@ -1,4 +1,4 @@
-"""Figures, one module per experiment; this module holds what they share.
+"""Figures: one module per experiment (``lengthgen/experiments/<name>/figures.py``); this module holds what they share.
 
 An experiment's plot module defines ``draw(tables, settings) -> {figure name: Figure}``: its
 figures from its tables (by schema name) and its settings, returned unsaved, so that a test can
@@ -41,10 +41,10 @@ def draw_figures(experiment: str, tables: dict[str, tuple[str, str]], settings: 
                  figure_paths: dict[str, str]) -> None:
     """Read an experiment's tables (name -> (path, schema name)), draw its figures, save each to its path."""
     tables = {name: read_table(path, schema_named(schema)) for name, (path, schema) in tables.items()}
-    figures = importlib.import_module(f"lengthgen.plots.{experiment}").draw(tables, settings)
+    figures = importlib.import_module(f"lengthgen.experiments.{experiment}.figures").draw(tables, settings)
     missing = sorted(set(figure_paths) - set(figures))
     if missing:
-        raise ValueError(f"lengthgen/plots/{experiment}.py drew no figure {', '.join(missing)}")
+        raise ValueError(f"lengthgen/experiments/{experiment}/figures.py drew no figure {', '.join(missing)}")
     for name, path in figure_paths.items():
         save_figure(figures[name], path)
     for name in set(figures) - set(figure_paths):

@@ -250,10 +250,10 @@ def source_details(source, offset=None):
 def experiment_sources(name, dispatcher):
     """The lengthgen files one experiment's job runs: the dispatcher script's imports, and the experiment's
     own modules (its analysis and section text, or its plot) with theirs."""
-    modules = ["experiments", "prose"] if dispatcher == "analyze.py" else ["plots"]
+    modules = ["analysis", "section"] if dispatcher == "analyze.py" else ["figures"]
     files = set(script_sources(dispatcher))
-    for package in modules:
-        source = REPO / "lengthgen" / package / f"{name}.py"
+    for module in modules:
+        source = REPO / "lengthgen" / "experiments" / name / f"{module}.py"
         files |= {str(source), *map(str, lengthgen_files(REPO, source))}
     return sorted(files)
 
@@ -298,11 +298,12 @@ def per_job(experiment, make):
 
 
 def figure_caption(experiment, figure):
-    """A figure's caption in the HTML report: workflow/captions/<figure>.rst, else its experiment's, else none
-    (a caption is optional; Snakemake fails the report on a caption file that does not exist)."""
-    for name in (schema_of(figure), experiment.name):
-        if (REPO / "workflow" / "captions" / f"{name}.rst").exists():
-            return f"../captions/{name}.rst"
+    """A figure's caption in the HTML report: lengthgen/experiments/<name>/<figure>.rst, else its experiment's
+    caption.rst, else none (a caption is optional; Snakemake fails the report on a caption file that does not exist)."""
+    folder = REPO / "lengthgen" / "experiments" / experiment.name
+    for name in (schema_of(figure), "caption"):
+        if (folder / f"{name}.rst").exists():
+            return f"../../lengthgen/experiments/{experiment.name}/{name}.rst"
     return None
 
 

@@ -16,7 +16,7 @@ rule plot_all:
 
 
 # One figure job per experiment that runs (per offset for a per-offset experiment): its plot module
-# (lengthgen/plots/<name>.py) draws its figures from its tables. And a target named like the experiment
+# (lengthgen/experiments/<name>/figures.py) draws its figures from its tables. And a target named like the experiment
 # (`snakemake transformer`): its sections and figures, and only what they need.
 for experiment in PLAN.running:
 

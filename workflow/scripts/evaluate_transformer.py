@@ -7,7 +7,7 @@ from lengthgen.evaluation import accuracy_by_position
 from lengthgen.jobs import start_job
 from lengthgen.runtime import configure_torch, resolve_device
 from lengthgen.table_schemas.core import EVAL_SET
-from lengthgen.table_schemas.transformer import TRANSFORMER_BY_POSITION
+from lengthgen.experiments.transformer.tables import TRANSFORMER_BY_POSITION
 from lengthgen.tables import read_table, write_table
 from lengthgen.transformer import load_transformer
 

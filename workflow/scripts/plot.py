@@ -1,4 +1,4 @@
-"""Rule plot_<experiment>: its figures, drawn by lengthgen/plots/<experiment>.py from its tables."""
+"""Rule plot_<experiment>: its figures, drawn by lengthgen/experiments/<experiment>/figures.py from its tables."""
 import matplotlib.pyplot as plt
 
 from lengthgen.jobs import start_job

@@ -11,7 +11,7 @@ is a function of the properties and the offset alone, so it is fixed before any 
 import pandas as pd
 
 from lengthgen.claims import check
-from lengthgen.experiments.generalization import summarize_accuracy
+from lengthgen.experiments.generalization.analysis import summarize_accuracy
 from lengthgen.thresholds import CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR
 from lengthgen.training_report import fit_counts, runs_that_fit
 from lengthgen.variant_predictions import (ALLOWED_CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_PREDICTION,

@@ -12,7 +12,7 @@ import pandas as pd
 
 from lengthgen.plots import shade_training_range
 from lengthgen.thresholds import MAX_RELATIVE_KERNEL_ERROR
-from lengthgen.table_schemas.linear import ARMS
+from lengthgen.experiments.linear.tables import ARMS
 
 ARM_STYLES = {arm: (label, ls, marker) for (arm, label), ls, marker in zip(ARMS.items(), ("-", "--"), ("o", "s"))}
 SOLUTION_STYLES = {"trained": {"color": "tab:purple", "ls": "-"}, "min_norm": {"color": "tab:orange", "ls": "--"}}

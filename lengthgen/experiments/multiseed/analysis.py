@@ -26,7 +26,7 @@ from lengthgen.claims import check
 from lengthgen.experiments.declaration import PER_OFFSET
 from lengthgen.prediction_errors import gain_over_trivial, prediction_errors
 from lengthgen.stats import summarize_over_seeds
-from lengthgen.table_schemas.linear import ARMS as LINEAR_ARMS
+from lengthgen.experiments.linear.tables import ARMS as LINEAR_ARMS
 
 COMPARISONS = {">=": operator.ge, "<=": operator.le, ">": operator.gt}
 UNIT = (0.0, 1.0)

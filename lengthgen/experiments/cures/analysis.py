@@ -34,7 +34,7 @@ import torch
 
 from lengthgen.claims import check
 from lengthgen.evaluation import TOKENS_PER_BATCH, accuracy_by_length
-from lengthgen.experiments import prop1
+from lengthgen.experiments.prop1 import analysis as prop1
 from lengthgen.model import AttentionHead
 from lengthgen.thresholds import (CHANCE_TOLERANCE, CURES_CLAIM_PREDICTOR, MAX_ACCURACY_MAE, MAX_ATTENTION_MAE,
                              MAX_RECOVERY_ERROR_OF_CEILING, MIN_MAE_GAIN_OVER_TRIVIAL, MIN_RECOVERED_FRACTION,

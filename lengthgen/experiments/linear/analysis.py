@@ -65,7 +65,7 @@ from lengthgen.rotary_regression import (RegressionConfig, condition_number, int
 from lengthgen.thresholds import (CHANCE_MULTIPLE, EXTRAPOLATION_FACTOR, LINEAR_CUTOFFS, LINEAR_HEAD_FIT_ACCURACY,
                                   MAX_CONDITION_NUMBER, MAX_KERNEL_ERROR, MAX_RELATIVE_KERNEL_ERROR,
                                   MIN_CONVERGENCE_COSINE, MIN_FAR_WEIGHT_RATIO, MIN_IN_RANGE_ACCURACY)
-from lengthgen.table_schemas.linear import ARMS
+from lengthgen.experiments.linear.tables import ARMS
 from lengthgen.task import TaskConfig
 
 log = logging.getLogger(__name__)
@@ -316,7 +316,7 @@ def min_norm_sweep(d_models, rope_bases, train_length_max: int, eval_sets_by_off
 
     ``eval_sets_by_offset`` is {offset: {length: (tokens, targets)}}. The interpolant is taken at the cut-off
     ``SWEEP_CUTOFF`` (rank says how many directions it keeps) and divided by its value at the offset.
-    Columns as ``table_schemas.linear.LINEAR_MIN_NORM_SWEEP``.
+    Columns as ``tables.LINEAR_MIN_NORM_SWEEP``.
     """
     rows = []
     for d_model in d_models:

@@ -29,7 +29,7 @@ findings of the single head:
    against the first rope step past the range.
 
 Each check's claim is its finding's name (``FINDINGS``; the paper's are ``PAPER_FINDINGS``); the section's
-text is ``prose/transformer.py``.
+text is ``section.py``.
 """
 
 import math
@@ -39,7 +39,8 @@ import pandas as pd
 import torch
 
 from lengthgen.claims import check
-from lengthgen.experiments import frequency, shift
+from lengthgen.experiments.frequency import analysis as frequency
+from lengthgen.experiments.shift import analysis as shift
 from lengthgen.kernel import as_complex_blocks, cosine_sum
 from lengthgen.thresholds import (ABOVE_CHANCE_FACTOR, ABSOLUTE_MIN_CHANGE, CHANCE_TOLERANCE, MIN_RETRIEVAL_ATTENTION,
                              MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE, NEAR_PERFECT, ROPE_MAX_CHANGE, SHIFT_CLAIM_DTYPE,

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from lengthgen.plots import encoding_color
-from lengthgen.plots.shift import change_panel
+from lengthgen.experiments.shift.figures import change_panel
 
 
 def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:

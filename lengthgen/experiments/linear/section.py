@@ -5,9 +5,9 @@ progress, the checks."""
 import pandas as pd
 
 from lengthgen.claims import checks_markdown
-from lengthgen.experiments.linear import CONTROL, HEAD, SWEEP_CUTOFF, comparison_lengths
+from lengthgen.experiments.linear.analysis import CONTROL, HEAD, SWEEP_CUTOFF, comparison_lengths
 from lengthgen.thresholds import EXTRAPOLATION_FACTOR, LINEAR_CUTOFFS
-from lengthgen.table_schemas.linear import ARMS
+from lengthgen.experiments.linear.tables import ARMS
 
 FIGURE = "linear_control.png"
 

@@ -5,8 +5,8 @@ import pandas as pd
 
 from lengthgen.claims import checks_markdown
 from lengthgen.encoding_catalog import DEFAULT_NOISE_MAX_LENGTH, resolve_encoding_name
-from lengthgen.experiments.variants import mechanisms, predictions
-from lengthgen.prose.generalization import accuracy_markdown, format_interval
+from lengthgen.experiments.variants.analysis import mechanisms, predictions
+from lengthgen.experiments.generalization.section import accuracy_markdown, format_interval
 from lengthgen.thresholds import (CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
                              RANDOM_POSITIONS_FAIL_FROM_OFFSET, VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR,
                              VARIANT_SPREAD_WIDTH)

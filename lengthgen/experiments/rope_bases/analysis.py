@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.claims import check
-from lengthgen.experiments.prop1 import predict_dilution
-from lengthgen.table_schemas.rope_bases import ORDER_PREDICTORS
+from lengthgen.experiments.prop1.analysis import predict_dilution
+from lengthgen.experiments.rope_bases.tables import ORDER_PREDICTORS
 from lengthgen.thresholds import ORDER_MIN_ACCURACY_GAP, PROP1_CLAIM_PREDICTOR
 
 PREDICTOR_CLAIMS = {PROP1_CLAIM_PREDICTOR: "the dilution law predicts the rope-base variants' order past the range",

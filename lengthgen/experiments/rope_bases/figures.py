@@ -4,7 +4,7 @@
 import matplotlib.pyplot as plt
 import pandas as pd
 
-from lengthgen.table_schemas.rope_bases import ORDER_PREDICTORS
+from lengthgen.experiments.rope_bases.tables import ORDER_PREDICTORS
 from lengthgen.plots import encoding_color
 
 PREDICTOR_STYLES = dict(zip(ORDER_PREDICTORS, ("--", ":")))

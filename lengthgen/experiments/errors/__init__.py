@@ -1,0 +1,1 @@
+"""The errors experiment: its analysis and checks, section text, figures and table schemas."""

@@ -1,0 +1,1 @@
+"""The frequency experiment: its analysis and checks, section text, figures and table schemas."""

@@ -1,0 +1,1 @@
+"""The rope_bases experiment: its analysis and checks, section text, figures and table schemas."""
