@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lengthgen.jobs import PORTABLE_CPU_ENV
+from lengthgen.jobs import PORTABLE_CPU_ENV, RECORD_MODULES
 
 # The tests run the CPU kernels the workflow's jobs run (set before torch's first kernel), so a
 # test of bit-for-bit behaviour tests what the jobs do.
@@ -90,7 +90,8 @@ def parquet_files(results: Path) -> dict[str, bytes]:
 def smoke_run(tmp_path_factory) -> Path:
     """A complete run of the tiny config; tests read its outputs and dry-run changes on it."""
     workdir = tmp_path_factory.mktemp("smoke_run")
-    snakemake(workdir)
+    # Every job writes the lengthgen files it loaded to its log (lengthgen/jobs.py): test_provenance checks them.
+    snakemake(workdir, env={**os.environ, RECORD_MODULES: "1"})
     return workdir
 
 

@@ -15,7 +15,7 @@ from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.training import init_head
 from lengthgen.experiments.errors import figures as plots
 from lengthgen.experiments.errors import section as prose
-from lengthgen.table_schemas import schema_named
+from lengthgen.table_schemas.registry import schema_named
 
 VOCAB = 4
 D_MODEL = VOCAB + 1  # dimension 0 carries the position, 1..VOCAB the token

@@ -20,7 +20,7 @@ from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.experiments.frequency import figures as plots
 from lengthgen.experiments.frequency.figures import carrier_kernel
 from lengthgen.experiments.frequency import section as prose
-from lengthgen.table_schemas import schema_named
+from lengthgen.table_schemas.registry import schema_named
 from lengthgen.table_schemas.core import CLAIMS
 from lengthgen.experiments.frequency.tables import FREQUENCY_BLOCKS, FREQUENCY_SUMMARY
 from lengthgen.training import init_head

@@ -16,7 +16,7 @@ from lengthgen.experiments.mechanics import analysis as mechanics
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.experiments.mechanics import figures as plots
 from lengthgen.experiments.mechanics import section as prose
-from lengthgen.table_schemas import schema_named
+from lengthgen.table_schemas.registry import schema_named
 from lengthgen.table_schemas.core import CLAIMS
 from lengthgen.training import init_head
 

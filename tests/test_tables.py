@@ -58,7 +58,7 @@ def test_a_truncated_or_foreign_file_is_named_with_what_is_wrong(tmp_path, damag
 
 
 def test_every_experiment_schema_is_listed():
-    from lengthgen.table_schemas import describe_schemas
+    from lengthgen.table_schemas.registry import describe_schemas
 
     listing = describe_schemas()
     for kind in ("accuracy_by_length", "claims", "mechanics_by_length", "shift_changes", "prop1_prediction",

@@ -16,7 +16,7 @@ from lengthgen.kernel import cosine_sum
 from lengthgen.experiments.transformer.figures import draw
 from lengthgen.experiments.transformer import section as prose
 from lengthgen.thresholds import MIN_RETRIEVAL_ATTENTION
-from lengthgen.table_schemas import schema_named
+from lengthgen.table_schemas.registry import schema_named
 from lengthgen import transformer as transformer_module
 from lengthgen.experiments.transformer.tables import (TRANSFORMER_BLOCKS, TRANSFORMER_CARRIER, TRANSFORMER_HEADS,
                                            TRANSFORMER_SHIFT_CHANGES, TRANSFORMER_STEP_PREDICTIONS,

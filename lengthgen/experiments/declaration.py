@@ -65,6 +65,25 @@ Source = Models | Evaluations | RangeFits | TrainingCurves | EvalSets | Table
 SOURCE_KINDS = {kind.__name__: kind for kind in (Models, Evaluations, RangeFits, TrainingCurves, EvalSets, Table)}
 
 
+# The table each run of a family writes as its evaluation.
+EVALUATION_TABLES = {"transformer": "transformer_by_position"}
+
+
+def schemas_read(source: Source) -> list[str]:
+    """The schemas a job reads one declared input with (models read none)."""
+    if isinstance(source, EvalSets):
+        return ["eval_set"]
+    if isinstance(source, Table):
+        return [source.schema_name]
+    if isinstance(source, Evaluations):
+        return [EVALUATION_TABLES.get(source.family, "accuracy_by_length")]
+    if isinstance(source, RangeFits):
+        return ["range_fit"]
+    if isinstance(source, TrainingCurves):
+        return ["training_curve"]
+    return []
+
+
 def as_plain(source: Source) -> dict:
     """A source as plain data (a rule's params): its kind and fields."""
     return {"kind": type(source).__name__, **{name: getattr(source, name) for name in source.__dataclass_fields__}}

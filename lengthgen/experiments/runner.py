@@ -22,17 +22,13 @@ import pandas as pd
 from lengthgen.bootstrap import seed_bootstrap
 from lengthgen.claims import with_keys
 from lengthgen.experiments.declaration import (EvalSets, Evaluations, Models, RangeFits, Source, Table,
-                                               TrainingCurves, from_plain)
-from lengthgen.table_schemas import schema_named
+                                               TrainingCurves, from_plain, schemas_read)
+from lengthgen.table_schemas.registry import schema_named
 from lengthgen.table_schemas.core import CLAIMS
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import atomic_write_text, read_table, read_tables, write_table
 
 log = logging.getLogger(__name__)
-
-# The table each run of a family writes as its evaluation.
-EVALUATION_TABLES = {"transformer": "transformer_by_position"}
-
 
 def experiment_module(name: str):
     return importlib.import_module(f"lengthgen.experiments.{name}.analysis")
@@ -78,12 +74,8 @@ def load_source(source: Source, files: list[str], details: dict, device: str):
         return {offset: eval_sets_from_frame(read_table(path, eval_set)) for offset, path in zip(details["offsets"], files)}
     if isinstance(source, Table):
         return read_table(files[0], schema_named(source.schema_name))
-    if isinstance(source, Evaluations):
-        return read_tables(files, schema_named(EVALUATION_TABLES.get(source.family, "accuracy_by_length")))
-    if isinstance(source, RangeFits):
-        return read_tables(files, schema_named("range_fit"))
-    if isinstance(source, TrainingCurves):
-        return read_tables(files, schema_named("training_curve"))
+    if isinstance(source, (Evaluations, RangeFits, TrainingCurves)):
+        return read_tables(files, schema_named(*schemas_read(source)))
     raise TypeError(f"unknown input source {source!r}")
 
 

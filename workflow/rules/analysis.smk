@@ -28,7 +28,7 @@ for experiment in PLAN.running:
             f"analyze_{experiment.name}"
         input:
             unpack(per_job(experiment, lambda offset, experiment=experiment: {
-                "sources": experiment_sources(experiment.name, "analyze.py"),
+                "sources": experiment_sources(experiment, "analyze.py"),
                 **{name: source_files(source, offset) for name, source in experiment.reads.items()},
             })),
         output:

@@ -13,11 +13,12 @@ from lengthgen.config import ConfigError, job_task, model_file_settings, model_s
 from lengthgen.encoding_catalog import ENCODING_NAME_PATTERN, encoding_description  # torch-free: read from the source
 from lengthgen.experiments.catalog import plan
 from lengthgen.experiments.declaration import EvalSets, Evaluations, Models, RangeFits, Table, TrainingCurves
-from lengthgen.experiments.declaration import as_plain, schema_of, setting, settings_of
+from lengthgen.experiments.declaration import as_plain, schema_of, schemas_read, setting, settings_of
 from lengthgen.jobs import PORTABLE_CPU_ENV
 from lengthgen.report import code_version
 from lengthgen.seeding import derive_seed
 from lengthgen.sources import lengthgen_files
+from lengthgen.table_schemas.registry import schema_sources
 
 REPO = Path(workflow.current_basedir).parents[1]  # this file is workflow/rules/common.smk; also as a module
 CONFIG_SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -247,11 +248,19 @@ def source_details(source, offset=None):
     return {}
 
 
-def experiment_sources(name, dispatcher):
-    """The lengthgen files one experiment's job runs: the dispatcher script's imports, and the experiment's
-    own modules (its analysis and section text, or its plot) with theirs."""
+def experiment_sources(experiment, dispatcher):
+    """The lengthgen files one experiment's job runs: the dispatcher script's imports, the experiment's
+    own modules (its analysis and section text, or its figures) with theirs, and the schema module of every
+    table it reads or writes (loaded by name at run time, so no import shows them)."""
+    name = experiment.name
     modules = ["analysis", "section"] if dispatcher == "analyze.py" else ["figures"]
     files = set(script_sources(dispatcher))
+    if dispatcher == "analyze.py":
+        schemas = [schema for source in experiment.reads.values() for schema in schemas_read(source)]
+        schemas += [schema_of(table) for table in experiment.tables]
+    else:
+        schemas = [schema for _, schema in figure_tables(experiment).values()]
+    files |= set(map(str, schema_sources(schemas)))
     for module in modules:
         source = REPO / "lengthgen" / "experiments" / name / f"{module}.py"
         files |= {str(source), *map(str, lengthgen_files(REPO, source))}

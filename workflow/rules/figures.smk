@@ -33,7 +33,7 @@ for experiment in PLAN.running:
             f"plot_{experiment.name}"
         input:
             unpack(per_job(experiment, lambda offset, experiment=experiment: {
-                "sources": experiment_sources(experiment.name, "plot.py"),
+                "sources": experiment_sources(experiment, "plot.py"),
                 "style": FIGURE_STYLE,
                 **{name: path for name, (path, _) in figure_tables(experiment, offset).items()},
             })),

@@ -1,0 +1,64 @@
+"""Every lengthgen file a job runs is among its inputs: proved from the jobs of the tiny run themselves.
+
+Each job of the smoke run records the lengthgen modules it loaded (``sys.modules`` at exit, written to its log
+because ``LENGTHGEN_RECORD_MODULES`` is set; lengthgen/jobs.py). Snakemake's record of the job
+(``.snakemake/metadata``) holds its inputs. A file loaded but not an input would let an edit to it leave the job's
+outputs stale: loading by name (``importlib``: schema modules, the runner's and the plot dispatcher's lookups) is
+invisible to the import scan of lengthgen/sources.py, so the rules must name those files themselves.
+"""
+
+import ast
+import base64
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+LOADED = "loaded: "
+
+
+def runs_nothing(path: Path) -> bool:
+    """A module with no import, function or class (a package's docstring, a version string): loading it runs no
+    code a job's outputs could depend on, so it need not be an input (and editing it reruns nothing)."""
+    return not any(isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef))
+                   for node in ast.walk(ast.parse(path.read_text())))
+
+
+def job_records(workdir: Path) -> list[tuple[str, set[str], set[str]]]:
+    """(job, its inputs, the lengthgen files it loaded) for every job of the run in ``workdir`` that logged them."""
+    records = {}
+    for file in (workdir / ".snakemake" / "metadata").iterdir():
+        meta = json.loads(file.read_text())
+        for log in meta.get("log") or []:
+            log_path = workdir / log
+            if log in records or not log_path.is_file():
+                continue
+            loaded = {line[len(LOADED):].strip() for line in log_path.read_text().splitlines() if line.startswith(LOADED)}
+            job = f"{meta['rule']} ({log})"
+            records[log] = (job, {str(Path(path).resolve()) for path in meta["input"]}, loaded)
+    return list(records.values())
+
+
+def unlisted(records) -> list[str]:
+    """Every (job, file) where the job loaded a lengthgen file that is not among its inputs."""
+    return [f"{job} loaded {path}, which is not among its inputs"
+            for job, inputs, loaded in records for path in sorted(loaded)
+            if str(Path(path).resolve()) not in inputs and not runs_nothing(Path(path))]
+
+
+def test_every_lengthgen_file_a_job_loads_is_among_its_inputs(smoke_run):
+    records = job_records(smoke_run)
+    assert len(records) > 40 and all(loaded for _, _, loaded in records)  # every job recorded what it loaded
+    rules = {job.split(" ")[0] for job, _, _ in records}
+    assert {"analyze_prop1", "plot_prop1", "train_sweep", "report"} <= rules
+    assert unlisted(records) == []
+
+
+def test_a_schema_module_dropped_from_a_rules_inputs_fails_naming_the_job_and_the_file(smoke_run):
+    records = job_records(smoke_run)
+    schema = str((REPO / "lengthgen" / "experiments" / "prop1" / "tables.py").resolve())
+    job, inputs, loaded = next(record for record in records if record[0].startswith("analyze_prop1 "))
+    assert schema in inputs and schema in loaded
+    assert unlisted([(job, inputs - {schema}, loaded)]) == [f"{job} loaded {schema}, which is not among its inputs"]
