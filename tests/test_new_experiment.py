@@ -1,4 +1,4 @@
-"""Adding an experiment is its module, its section text, its plot and one catalog line
+"""Adding an experiment is one folder (its analysis, section text and figures) and one catalog line
 (docs/adding-an-experiment.md): a toy experiment, added to a copy of the repository exactly so,
 runs through the real workflow on the tiny config, by its own target, and shows in the HTML report
 without a caption of its own."""
