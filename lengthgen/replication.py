@@ -43,7 +43,6 @@ import math
 from typing import NamedTuple
 
 import pandas as pd
-from scipy.stats import fisher_exact
 
 from lengthgen.claims import KEY, verdict
 from lengthgen.experiments.catalog import with_current_names
@@ -196,6 +195,10 @@ NO_CAUSE = Cause("", "", "")  # a check that replicates
 def shares_p_value(shares: tuple[tuple[int, int], tuple[int, int]]) -> float:
     """Two-sided Fisher exact test of k1 of n1 against k2 of n2 failing seeds."""
     (k1, n1), (k2, n2) = shares
+    # Imported here, not at the top: the workflow's parse imports this module (report -> findings), and
+    # scipy.stats costs about a second there, at every dry run.
+    from scipy.stats import fisher_exact
+
     return float(fisher_exact([[k1, n1 - k1], [k2, n2 - k2]]).pvalue)
 
 

@@ -21,6 +21,7 @@ from torch.func import functional_call, stack_module_state
 from lengthgen.checkpoint import save_model
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.runtime import resolve_device
+from lengthgen.stacked_head import StackedHeads, stackable
 from lengthgen.table_schemas.core import RANGE_FIT, TRAINING_CURVE
 from lengthgen.seeding import derive_seed, generator
 from lengthgen.tables import write_table
@@ -134,7 +135,11 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
     # backward hands each seed its own gradient): an optimizer over stacked tensors would give a
     # seed's entries other places in its vectorized loops than alone, and other last bits.
     # The fused step updates every parameter in one kernel: a third of the per-step cost otherwise.
-    optimizer = torch.optim.Adam([parameter for model in models for parameter in model.parameters()], lr=train.lr,
+    # Single heads without per-sequence positions run stacked (lengthgen/stacked_head.py: the same bits as the
+    # mapped path, without vmap or restacking); the optimizer gets each seed's parameters as views, as before.
+    stacked = StackedHeads(models) if all(stackable(model) for model in models) else None
+    optimizer = torch.optim.Adam(stacked.seed_parameters() if stacked else
+                                 [parameter for model in models for parameter in model.parameters()], lr=train.lr,
                                  fused=True)
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, partial(learning_rate_factor, train))
     # Positions are stacked per seed where an encoding draws them, and absent (None) otherwise.
@@ -157,10 +162,16 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
         positions = None if drawn[0] is None else torch.stack(drawn).to(device)  # (S, B, T) or None
         tokens, batch_targets = tokens.to(device), batch_targets.to(device)
         with torch.autocast(device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
-            parameters = {name: torch.stack(per_seed)
-                          for name, per_seed in zip(names, zip(*(model.parameters() for model in models)))}
-            loss, logits = seed_step[positions is not None](parameters, buffers, tokens, batch_targets, positions)
-        optimizer.zero_grad(set_to_none=True)
+            if stacked:
+                loss, logits = stacked.forward(tokens, batch_targets)
+            else:
+                parameters = {name: torch.stack(per_seed)
+                              for name, per_seed in zip(names, zip(*(model.parameters() for model in models)))}
+                loss, logits = seed_step[positions is not None](parameters, buffers, tokens, batch_targets, positions)
+        if stacked:
+            stacked.zero_grad()  # in place: the optimizer's views of the gradients stay valid
+        else:
+            optimizer.zero_grad(set_to_none=True)
         loss.sum().backward()
         optimizer.step()
         rates.append(schedule.get_last_lr()[0])
@@ -177,6 +188,8 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
             log.info("step %d/%d  length %d  lr %.2e  loss %s  accuracy %s", step + 1, train.steps, length, rates[-1],
                      " ".join(f"{value:.4f}" for value in losses[step].tolist()),
                      " ".join(f"{value:.3f}" for value in accuracies[step].tolist()))
+    if stacked:
+        stacked.write_back()
     trained = []
     for index, (seed, model) in enumerate(zip(seeds, models)):
         curve = pd.DataFrame({"step": range(1, train.steps + 1), "length": lengths, "lr": rates,
