@@ -69,19 +69,19 @@ SOURCE_KINDS = {kind.__name__: kind for kind in (Models, Evaluations, RangeFits,
 EVALUATION_TABLES = {"transformer": "transformer_by_position"}
 
 
-def schemas_read(source: Source) -> list[str]:
-    """The schemas a job reads one declared input with (models read none)."""
+def schema_read(source: Source) -> str | None:
+    """The schema a job reads one declared input with; None for models, which are no table."""
     if isinstance(source, EvalSets):
-        return ["eval_set"]
+        return "eval_set"
     if isinstance(source, Table):
-        return [source.schema_name]
+        return source.schema_name
     if isinstance(source, Evaluations):
-        return [EVALUATION_TABLES.get(source.family, "accuracy_by_length")]
+        return EVALUATION_TABLES.get(source.family, "accuracy_by_length")
     if isinstance(source, RangeFits):
-        return ["range_fit"]
+        return "range_fit"
     if isinstance(source, TrainingCurves):
-        return ["training_curve"]
-    return []
+        return "training_curve"
+    return None
 
 
 def as_plain(source: Source) -> dict:

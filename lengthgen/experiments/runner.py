@@ -22,7 +22,7 @@ import pandas as pd
 from lengthgen.bootstrap import seed_bootstrap
 from lengthgen.claims import with_keys
 from lengthgen.experiments.declaration import (EvalSets, Evaluations, Models, RangeFits, Source, Table,
-                                               TrainingCurves, from_plain, schemas_read)
+                                               TrainingCurves, from_plain, schema_read)
 from lengthgen.table_schemas.registry import schema_named
 from lengthgen.table_schemas.core import CLAIMS
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
@@ -70,12 +70,12 @@ def load_source(source: Source, files: list[str], details: dict, device: str):
     if isinstance(source, EvalSets):
         from lengthgen.data import eval_sets_from_frame
 
-        eval_set = schema_named("eval_set")
+        eval_set = schema_named(schema_read(source))
         return {offset: eval_sets_from_frame(read_table(path, eval_set)) for offset, path in zip(details["offsets"], files)}
     if isinstance(source, Table):
-        return read_table(files[0], schema_named(source.schema_name))
+        return read_table(files[0], schema_named(schema_read(source)))
     if isinstance(source, (Evaluations, RangeFits, TrainingCurves)):
-        return read_tables(files, schema_named(*schemas_read(source)))
+        return read_tables(files, schema_named(schema_read(source)))
     raise TypeError(f"unknown input source {source!r}")
 
 

@@ -56,11 +56,7 @@ def schema_index() -> dict[str, str]:
 @cache
 def schema_named(name: str) -> TableSchema:
     """The schema of the table ``name`` (a table file is named after its schema: ``tables/<name>.parquet``)."""
-    index = schema_index()
-    if name not in index:
-        raise KeyError(f"no table schema named {name!r} in lengthgen/table_schemas/ or lengthgen/experiments/*/tables.py "
-                       f"(known: {', '.join(sorted(index))})")
-    members = vars(importlib.import_module(index[name])).values()
+    members = vars(importlib.import_module(schema_named_module(name))).values()
     return next(member for member in members if isinstance(member, TableSchema) and member.name == name)
 
 
@@ -76,9 +72,11 @@ def schema_sources(names) -> list[Path]:
 
 
 def schema_named_module(name: str) -> str:
+    """The module that declares the schema ``name``."""
     index = schema_index()
     if name not in index:
-        raise KeyError(f"no table schema named {name!r} (known: {', '.join(sorted(index))})")
+        raise KeyError(f"no table schema named {name!r} in lengthgen/table_schemas/ or lengthgen/experiments/*/tables.py "
+                       f"(known: {', '.join(sorted(index))})")
     return index[name]
 
 

@@ -13,7 +13,7 @@ from lengthgen.config import ConfigError, job_task, model_file_settings, model_s
 from lengthgen.encoding_catalog import ENCODING_NAME_PATTERN, encoding_description  # torch-free: read from the source
 from lengthgen.experiments.catalog import plan
 from lengthgen.experiments.declaration import EvalSets, Evaluations, Models, RangeFits, Table, TrainingCurves
-from lengthgen.experiments.declaration import as_plain, schema_of, schemas_read, setting, settings_of
+from lengthgen.experiments.declaration import as_plain, schema_of, schema_read, setting, settings_of
 from lengthgen.jobs import PORTABLE_CPU_ENV
 from lengthgen.report import code_version
 from lengthgen.seeding import derive_seed
@@ -256,7 +256,7 @@ def experiment_sources(experiment, dispatcher):
     modules = ["analysis", "section"] if dispatcher == "analyze.py" else ["figures"]
     files = set(script_sources(dispatcher))
     if dispatcher == "analyze.py":
-        schemas = [schema for source in experiment.reads.values() for schema in schemas_read(source)]
+        schemas = [schema_read(source) for source in experiment.reads.values() if schema_read(source)]
         schemas += [schema_of(table) for table in experiment.tables]
     else:
         schemas = [schema for _, schema in figure_tables(experiment).values()]
