@@ -1,8 +1,8 @@
 """prop1's comparison of predictions with measurements, without torch: the trivial baselines, the error
 statistics of every predictor, and how far a predictor beats the better baseline (``gain_over_trivial``).
 
-``lengthgen/experiments/prop1/analysis.py`` makes the predictions from a head's parameters (torch) and re-exports
-these; the multiseed job, which reads prop1's table and runs no model, uses them per run.
+``lengthgen/dilution.py`` makes the predictions from a head's parameters (torch); the multiseed job, which
+reads prop1's table and runs no model, uses this module per run.
 
 Trivial baselines (``TRIVIAL_PREDICTORS``), computed from the measurements: ``chance`` (attention 1/n,
 accuracy 1/V: a head that lost everything, as an untrained head does) and ``no_decay`` (each head's measured
@@ -15,6 +15,10 @@ import numpy as np
 import pandas as pd
 
 TRIVIAL_PREDICTORS = ("chance", "no_decay")  # baselines from the measurements (module doc)
+TRIVIAL_LABELS = {
+    "chance": "baseline: attention 1/n, accuracy 1/V (everything lost, as at init)",
+    "no_decay": "baseline: each head's measured value at its longest in-range length, at every length",
+}
 BORROWED_ATTENTION = {"ranking": "mean_field"}  # accuracy-only predictor -> the one whose attention its rows repeat
 
 

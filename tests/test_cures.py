@@ -9,7 +9,7 @@ import torch
 from lengthgen import length_scaling
 from lengthgen.claims import with_keys
 from lengthgen.experiments.cures import analysis as cures
-from lengthgen.experiments.prop1.analysis import PREDICTORS, predict_dilution
+from lengthgen.dilution import PREDICTORS, predict_dilution
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.experiments.cures.figures import CURE_STYLES, TRAINED_HEAD, draw
 from lengthgen.experiments.cures.section import closest_predictor, predicted_claim_markdown, section, sharpening_markdown

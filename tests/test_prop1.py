@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 from lengthgen import tables
 from lengthgen.claims import with_keys
 from lengthgen.experiments.prop1 import analysis as prop1
-from lengthgen.experiments.prop1.analysis import (ATTENTION_PREDICTORS, PREDICTORS, PROFILE_PREDICTORS, attention_profiles,
-                                         best_predictor, compare_with_measured, exact_target_attention,
-                                         kernel_profile, kernel_softmax_weights, kernel_summary, predict_dilution,
-                                         prediction_checks, prediction_errors, profile_weights, ranking_checks,
-                                         ranking_probability, readout_accuracy, token_outputs,
-                                         trivial_predictions,
-                                         untrained_comparison)
+from lengthgen import dilution, prediction_errors as errors_of_predictions
+from lengthgen.dilution import (ATTENTION_PREDICTORS, PREDICTORS, PROFILE_PREDICTORS, attention_profiles,
+                                exact_target_attention, kernel_softmax_weights, predict_dilution, profile_weights,
+                                ranking_probability, readout_accuracy, token_outputs)
+from lengthgen.experiments.prop1.analysis import (best_predictor, compare_with_measured, kernel_profile, kernel_summary,
+                                                  prediction_checks, ranking_checks, untrained_comparison)
+from lengthgen.prediction_errors import prediction_errors, trivial_predictions
 from lengthgen.kernel import logit_kernel
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.experiments.prop1.figures import ACCURACY_ONLY, PREDICTOR_STYLES, draw
@@ -445,7 +445,7 @@ def test_figures_show_measured_and_predicted_means_per_offset():
 
 def test_the_figure_draws_every_predictor():
     assert tuple(PREDICTOR_STYLES) == PREDICTORS
-    assert set(ACCURACY_ONLY) == set(prop1.BORROWED_ATTENTION)
+    assert set(ACCURACY_ONLY) == set(errors_of_predictions.BORROWED_ATTENTION)
 
 
 # --- Mutation testing (docs/mutation.md): each profile predictor written out from its definition ------------------
@@ -586,9 +586,9 @@ def test_best_predictor_of_accuracy_counts_ranking_and_of_attention_does_not():
 def test_beyond_mae_reads_its_own_row_and_is_nan_without_one():
     errors = pd.DataFrame([error_row(0.1, scope="K=1"), error_row(0.2, scope="K=2"), error_row(0.3, scope="all"),
                            error_row(0.4, scope="K=2", lengths="all")])
-    assert [prop1.beyond_mae(errors, "trained", scope, "mean_field", "target_attention")
+    assert [errors_of_predictions.beyond_mae(errors, "trained", scope, "mean_field", "target_attention")
             for scope in ("K=1", "K=2", "all")] == [0.1, 0.2, 0.3]
-    assert np.isnan(prop1.beyond_mae(errors, "trained", "K=1", "exact", "target_attention"))
+    assert np.isnan(errors_of_predictions.beyond_mae(errors, "trained", "K=1", "exact", "target_attention"))
 
 
 def test_kernel_profile_gap_statistics_by_hand_on_a_random_kernel():
@@ -681,16 +681,16 @@ def test_error_statistics_without_a_correlation_give_nan_without_a_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         for predicted, measured in (([0.3], [0.5]), ([0.3, 0.3, 0.3], [0.1, 0.5, 0.2]), ([0.1, 0.5, 0.2], [0.25, 0.25, 0.25])):
-            stats = prop1.error_statistics(pd.Series(predicted), pd.Series(measured))
+            stats = errors_of_predictions.error_statistics(pd.Series(predicted), pd.Series(measured))
             assert np.isnan(stats["correlation"]) and stats["n"] == len(predicted)
-        assert prop1.error_statistics(pd.Series([0.1, 0.2, 0.4]), pd.Series([0.4, 0.3, 0.1]))["correlation"] == pytest.approx(-1.0)
+        assert errors_of_predictions.error_statistics(pd.Series([0.1, 0.2, 0.4]), pd.Series([0.4, 0.3, 0.1]))["correlation"] == pytest.approx(-1.0)
 
 
 def test_error_statistics_read_an_object_column_as_floats():
     """A column of object dtype (as a concat with missing rows leaves it) gives the statistics of its float values."""
     predicted, measured = [0.1, 0.5, 0.3], [0.2, 0.1, 0.4]
-    as_objects = prop1.error_statistics(pd.Series(predicted, dtype=object), pd.Series(measured, dtype=object))
-    assert as_objects == pytest.approx(prop1.error_statistics(pd.Series(predicted), pd.Series(measured)))
+    as_objects = errors_of_predictions.error_statistics(pd.Series(predicted, dtype=object), pd.Series(measured, dtype=object))
+    assert as_objects == pytest.approx(errors_of_predictions.error_statistics(pd.Series(predicted), pd.Series(measured)))
     assert as_objects["mae"] == pytest.approx((0.1 + 0.4 + 0.1) / 3) and as_objects["bias"] == pytest.approx(0.2 / 3)
 
 
@@ -792,7 +792,7 @@ def test_exact_without_distractors_misses_only_the_integral_below_the_grid(seed)
     x, z = shifted[:, :, 1].exp(), shifted[:, :, 0].diagonal().exp()[:, None]  # (V_a, V_t), (V_a, 1)
     missing = x / (x + z) - exact_target_attention(kernel, 1, [2])[0]
     assert torch.all(missing >= -1e-14)
-    assert torch.all(missing <= 1.1 * x * math.exp(prop1.LOG_U_MIN) + 1e-14)
+    assert torch.all(missing <= 1.1 * x * math.exp(dilution.LOG_U_MIN) + 1e-14)
 
 
 def test_untrained_comparison_runs_the_head_at_init_on_the_trained_heads_device(monkeypatch):

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from lengthgen.claims import with_keys
-from lengthgen.experiments.prop1 import analysis as prop1
+from lengthgen import dilution
 from lengthgen.experiments.rope_bases import analysis as rope_bases
 from lengthgen.model import HeadConfig
 from lengthgen.experiments.rope_bases import figures as plots
@@ -95,7 +95,7 @@ def test_analysis_predicts_each_head_past_the_range_as_prop1_does(analyzed):
     table = tables["rope_bases_prediction"]
     assert sorted(table["length"].unique()) == [16, 32]  # past train_length_max = 8 only
     run, model = heads[2]
-    expected = prop1.predict_dilution(model, 1, run["seed"], [16, 32], 64, with_exact=False)
+    expected = dilution.predict_dilution(model, 1, run["seed"], [16, 32], 64, with_exact=False)
     expected = expected.set_index(["length", "predictor"])["predicted_accuracy"]
     rows = table[(table["pe"] == run["pe"]) & (table["seed"] == run["seed"])]
     for row in rows.itertuples():

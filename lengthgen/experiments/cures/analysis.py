@@ -34,7 +34,7 @@ import torch
 
 from lengthgen.claims import check
 from lengthgen.evaluation import TOKENS_PER_BATCH, accuracy_by_length
-from lengthgen.experiments.prop1 import analysis as prop1
+from lengthgen import dilution, prediction_errors
 from lengthgen.model import AttentionHead
 from lengthgen.thresholds import (CHANCE_TOLERANCE, CURES_CLAIM_PREDICTOR, MAX_ACCURACY_MAE, MAX_ATTENTION_MAE,
                              MAX_RECOVERY_ERROR_OF_CEILING, MIN_MAE_GAIN_OVER_TRIVIAL, MIN_RECOVERED_FRACTION,
@@ -125,7 +125,7 @@ def label(frame: pd.DataFrame, head: str, offset: int, seed: int, train_length_m
 def predict_cures(model: AttentionHead, offset: int, seed: int, lengths: list[int], n_samples: int,
                   reference_length: int) -> pd.DataFrame:
     """``cures_prediction`` rows of one rope head under every cure but none (prop1 has those)."""
-    frames = [prop1.predict_dilution(cured(model, cure, reference_length), offset, seed, lengths, n_samples)
+    frames = [dilution.predict_dilution(cured(model, cure, reference_length), offset, seed, lengths, n_samples)
               .assign(cure=cure) for cure in CURES if cure != "none"]
     return pd.concat(frames, ignore_index=True).assign(head=model.config.pe)
 
@@ -174,7 +174,7 @@ def recovery_table(by_length: pd.DataFrame, predictions: pd.DataFrame, train_len
             continue
         measured = recovered_fraction(uncured["accuracy"], rows_of(past, "rope", cure)["accuracy"])
         rows.append({"cure": cure, "source": "measured", "recovered_fraction": measured})
-        for predictor in prop1.PREDICTORS:
+        for predictor in dilution.PREDICTORS:
             predicted = past_range(predictions[predictions["predictor"] == predictor], train_length_max)
             rows.append({"cure": cure, "source": predictor, "recovered_fraction": recovered_fraction(
                 rows_of(predicted, "rope", "none")["predicted_accuracy"],
@@ -287,19 +287,19 @@ def prediction_checks(by_length: pd.DataFrame, predictions: pd.DataFrame, train_
                       vocab_size: int) -> list[dict]:
     """Per cure and quantity, prop1's pair of checks on the cured rope heads, pooled over offsets: the claim
     predictor's MAE past the range (prop1's limits), and its gain over the better trivial baseline
-    (``prop1.gain_over_trivial``: an MAE alone is met by a head that collapsed to chance, as rope does under
+    (``prediction_errors.gain_over_trivial``: an MAE alone is met by a head that collapsed to chance, as rope does under
     interpolate)."""
     rows = []
     for cure in (cure for cure in CURES if cure != "none"):
-        errors = prop1.prediction_errors(cured_comparison(by_length, predictions, cure), train_length_max, vocab_size)
+        errors = prediction_errors.prediction_errors(cured_comparison(by_length, predictions, cure), train_length_max, vocab_size)
         for quantity, threshold in (("target_attention", MAX_ATTENTION_MAE), ("accuracy", MAX_ACCURACY_MAE)):
             claim = f"the dilution law predicts rope under {cure}"
             statistic = f"{CURES_CLAIM_PREDICTOR}: MAE of predicted {quantity} past the training range"
             rows += [
-                check(claim, statistic, prop1.beyond_mae(errors, "trained", "all", CURES_CLAIM_PREDICTOR, quantity),
+                check(claim, statistic, prediction_errors.beyond_mae(errors, "trained", "all", CURES_CLAIM_PREDICTOR, quantity),
                       "<=", threshold),
                 check(claim, f"{statistic}, below the better of the chance and no-decay baselines' MAEs",
-                      prop1.gain_over_trivial(errors, "trained", "all", CURES_CLAIM_PREDICTOR, quantity), ">=",
+                      prediction_errors.gain_over_trivial(errors, "trained", "all", CURES_CLAIM_PREDICTOR, quantity), ">=",
                       MIN_MAE_GAIN_OVER_TRIVIAL,
                       rule=f">= {MIN_MAE_GAIN_OVER_TRIVIAL:g} (prop1's pairing, added after the full run)"),
             ]

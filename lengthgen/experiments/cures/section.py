@@ -5,7 +5,7 @@ import pandas as pd
 
 from lengthgen.claims import checks_markdown
 from lengthgen.experiments.cures.analysis import CURES, SHARPENING, TRAINED_HEAD, comparison
-from lengthgen.experiments.prop1.analysis import PREDICTORS
+from lengthgen.dilution import PREDICTORS
 from lengthgen.length_scaling import FORMULAS
 from lengthgen.thresholds import CURES_CLAIM_PREDICTOR, MAX_RECOVERY_ERROR_OF_CEILING, MIN_RECOVERED_FRACTION
 

@@ -34,7 +34,7 @@ import torch
 from lengthgen.claims import check
 from lengthgen.encodings import Rotary
 from lengthgen.evaluation import TOKENS_PER_BATCH
-from lengthgen.experiments.prop1.analysis import ranking_probability
+from lengthgen.dilution import ranking_probability
 from lengthgen.kernel import logit_kernel
 from lengthgen.model import AttentionHead
 from lengthgen.thresholds import MIN_DILUTION_SHARE, MIN_UNSEEN_WINNER_SHARE, PROP1_CLAIM_PREDICTOR

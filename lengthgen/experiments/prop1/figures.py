@@ -6,7 +6,7 @@ import pandas as pd
 
 from lengthgen.plots import shade_training_range
 
-# One style per predictor of ``experiments.prop1.PREDICTORS``, drawn in this order.
+# One style per predictor of ``dilution.PREDICTORS``, drawn in this order.
 PREDICTOR_STYLES = {
     "mean_logit": {"color": "tab:orange", "linestyle": ":", "marker": "v"},
     "mean_field": {"color": "tab:blue", "linestyle": "--", "marker": "s"},
@@ -14,7 +14,7 @@ PREDICTOR_STYLES = {
     "ranking": {"color": "tab:red", "linestyle": (0, (5, 1)), "marker": "^"},
     "exact": {"color": "tab:purple", "linestyle": "-", "marker": "x", "linewidth": 3, "alpha": 0.6},
 }
-# Predictors of accuracy only (experiments.prop1.BORROWED_ATTENTION; that module runs models, so it is
+# Predictors of accuracy only (prediction_errors.BORROWED_ATTENTION; dilution runs models, so it is
 # not imported): their attention column repeats another predictor's.
 ACCURACY_ONLY = ("ranking",)
 

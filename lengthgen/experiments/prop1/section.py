@@ -5,8 +5,9 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.claims import checks_markdown
-from lengthgen.experiments.prop1.analysis import (PREDICTOR_LABELS, PREDICTORS, QUANTITIES, TRIVIAL_LABELS, TRIVIAL_PREDICTORS,
-                                         best_predictor, scope_offset)
+from lengthgen.dilution import PREDICTOR_LABELS, PREDICTORS, QUANTITIES
+from lengthgen.experiments.prop1.analysis import best_predictor, scope_offset
+from lengthgen.prediction_errors import TRIVIAL_LABELS, TRIVIAL_PREDICTORS
 from lengthgen.thresholds import MIN_MAE_GAIN_OVER_TRIVIAL, PROP1_CLAIM_PREDICTOR
 
 

@@ -10,7 +10,7 @@ PREDICTION_COLUMNS = pa.schema([
     ("predicted_accuracy", pa.float64()), ("measured_accuracy", pa.float64()),
 ])
 # One row per (offset, seed, length, predictor): prediction from parameters vs measurement.
-# ranking predicts accuracy only: its predicted_attention repeats mean_field's (experiments/prop1.py).
+# ranking predicts accuracy only: its predicted_attention repeats mean_field's (lengthgen/dilution.py).
 PROP1_PREDICTION = TableSchema("prop1_prediction", PREDICTION_COLUMNS, ("offset", "seed", "length", "predictor"))
 # The same for each rope head of the sweep at its seeded init (the baseline), measured by prop1.
 PROP1_UNTRAINED_PREDICTION = TableSchema("prop1_untrained_prediction", PREDICTION_COLUMNS,

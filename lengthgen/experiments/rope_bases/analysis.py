@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.claims import check
-from lengthgen.experiments.prop1.analysis import predict_dilution
+from lengthgen.dilution import predict_dilution
 from lengthgen.experiments.rope_bases.tables import ORDER_PREDICTORS
 from lengthgen.thresholds import ORDER_MIN_ACCURACY_GAP, PROP1_CLAIM_PREDICTOR
 
