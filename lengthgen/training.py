@@ -18,6 +18,7 @@ import torch
 from torch import nn
 from torch.func import functional_call, stack_module_state
 
+from lengthgen.adam import FusedAdam
 from lengthgen.checkpoint import save_model
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.runtime import resolve_device
@@ -138,10 +139,8 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
     # Single heads without per-sequence positions run stacked (lengthgen/stacked_head.py: the same bits as the
     # mapped path, without vmap or restacking); the optimizer gets each seed's parameters as views, as before.
     stacked = StackedHeads(models) if all(stackable(model) for model in models) else None
-    optimizer = torch.optim.Adam(stacked.seed_parameters() if stacked else
-                                 [parameter for model in models for parameter in model.parameters()], lr=train.lr,
-                                 fused=True)
-    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, partial(learning_rate_factor, train))
+    optimizer = FusedAdam(stacked.seed_parameters() if stacked else
+                          [parameter for model in models for parameter in model.parameters()])
     # Positions are stacked per seed where an encoding draws them, and absent (None) otherwise.
     seed_step = {drawn: torch.func.vmap(partial(_seed_step, template), in_dims=(0, 0, 0, 0, 0 if drawn else None))
                  for drawn in (False, True)}
@@ -171,11 +170,11 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
         if stacked:
             stacked.zero_grad()  # in place: the optimizer's views of the gradients stay valid
         else:
-            optimizer.zero_grad(set_to_none=True)
+            for parameter in optimizer.parameters:
+                parameter.grad = None
         loss.sum().backward()
-        optimizer.step()
-        rates.append(schedule.get_last_lr()[0])
-        schedule.step()
+        rates.append(train.lr * learning_rate_factor(train, step))  # as LambdaLR computes it
+        optimizer.step(rates[-1])
         losses[step] = loss.detach()
         accuracies[step] = torch.stack([accuracy(seed_logits, seed_targets)
                                         for seed_logits, seed_targets in zip(logits.detach(), batch_targets)])
