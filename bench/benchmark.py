@@ -5,6 +5,7 @@
     python bench/benchmark.py --last-run   # the same, for the run in this checkout (its jobs' benchmark: files)
     python bench/benchmark.py --per-model  # also CPU seconds per trained model, per family, alone and batched
     python bench/benchmark.py --per-model --steps 20 --quick --output /tmp/bench.md   # a quick try of it
+    python bench/benchmark.py --speed      # only the speed figures of issue 26, side by side (a few minutes)
 
 Training is timed on one CPU thread, in this process, for the table-based head that the
 pipeline runs and for the plain per-sequence computation (``AttentionHead.reference_predict``,
@@ -22,6 +23,12 @@ heads; the transformer), alone (one seed) and with a batch of seeds side by side
 in this process after an untimed warm-up call, at its config's steps (or at ``--steps``, for a
 quick try) and at a tenth of them: the difference gives the cost per step, the rest the fixed
 cost per model (init, the range-fit check), and the two give the cost at the config's steps.
+
+``--speed`` prints only the figures the speed budgets are judged by, side by side in one run: CPU ms per
+seed-step of every model family against the minimal stacked rope head (``bench/reference_head.py``, the same
+computation in as few ops as it takes, on the same kernels), whose ratio is the figure that counts; a job's
+fixed cost (a fresh Python importing what each rule's script imports, and a whole no-op Snakemake job)
+against a bare ``import torch``; and the CPU seconds by stage of the run in this checkout, if it has one.
 """
 
 import argparse
@@ -30,6 +37,7 @@ import datetime
 import os
 import platform
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -62,6 +70,7 @@ from lengthgen.runtime import configure_torch  # noqa: E402
 from lengthgen.sources import lengthgen_files  # noqa: E402
 from lengthgen.task import TaskConfig  # noqa: E402
 from lengthgen.transformer import TransformerConfig, train_transformers  # noqa: E402
+from reference_head import train_minimal  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 # The default config as the workflow sees it: defaults filled, derived settings derived.
@@ -286,6 +295,109 @@ def per_model_section(steps: int | None, seeds: int, transformer_seeds: int) -> 
     return "\n".join(lines)
 
 
+SPEED_STEPS = 100  # per timed call: enough that the per-step cost dominates the fixed one (fit apart below)
+
+
+def minimal_cost(n_seeds: int, steps: int) -> float:
+    """CPU ms per seed-step of the minimal stacked rope head at the default head's settings."""
+    task, model, train = DEFAULT_CONFIG["task"], DEFAULT_CONFIG["model"], DEFAULT_CONFIG["train"]
+
+    def run(n: int) -> float:
+        return cpu_seconds(lambda: train_minimal(n_seeds, task["vocab_size"], model["d_model"], model["rope_base"], n,
+                                                 train["batch_size"], (task["train_length_min"], task["train_length_max"]),
+                                                 OFFSET, train["lr"]))
+
+    run(steps // 10)  # warm-up
+    short, full = run(steps // 10), run(steps)
+    return 1000 * (full - short) / (steps - steps // 10) / n_seeds
+
+
+def training_speed_section(steps: int) -> str:
+    """Every family's CPU ms per seed-step (per step, the fixed cost fitted apart) beside the minimal head's."""
+    reference = {n: minimal_cost(n, steps) for n in {10, len(DEFAULT_CONFIG["transformer"]["seeds"])}}
+    lines = ["## Training: CPU ms per seed-step against the minimal stacked rope head", "",
+             f"One thread, {steps} steps timed and {steps // 10} (the difference is the per-step cost), after a "
+             "warm-up call. The minimal head (`bench/reference_head.py`) is the default rope head's computation in "
+             f"as few ops as it takes: {reference[10]:.3f} ms per seed-step at 10 seeds. The budget: the default "
+             "rope head at most 1.2x it.", "",
+             table_line(["family", "seeds side by side", "ms per seed-step", "x the minimal rope head"]),
+             "|---|---|---|---|"]
+    print("\n".join(lines), flush=True)
+    for family in model_families(10, len(DEFAULT_CONFIG["transformer"]["seeds"])):
+        per_step = 1000 * training_cost(family, family.batched, steps).per_step
+        ratio = per_step / reference[10 if family.batched == 10 else family.batched]
+        lines.append(table_line([family.label, str(family.batched), f"{per_step:.3f}", f"{ratio:.2f}x"]))
+        print(lines[-1], flush=True)
+    return "\n".join(lines)
+
+
+def child_seconds(command: list[str], cwd: Path) -> tuple[float, float]:
+    """(wall, CPU) seconds of running ``command`` to its end, CPU as the OS counts the finished children."""
+    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    subprocess.run(command, check=True, cwd=cwd, capture_output=True)
+    wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def median_child_seconds(command: list[str], cwd: Path, repeats: int = 3) -> tuple[float, float]:
+    runs = [child_seconds(command, cwd) for _ in range(repeats)]
+    return statistics.median(run[0] for run in runs), statistics.median(run[1] for run in runs)
+
+
+NOOP_WORKFLOW = """
+rule job:
+    output: "done"
+    script: "job.py"
+"""
+
+
+def snakemake_job_floor(script_body: str) -> tuple[float, float]:
+    """(wall, CPU) seconds a one-job Snakemake workflow adds over its own dry run, for a script job whose
+    body is ``script_body``: Snakemake's cost of one job, with what the script itself does."""
+    with scratch_folder() as folder:
+        (folder / "Snakefile").write_text(NOOP_WORKFLOW)
+        (folder / "job.py").write_text(script_body + "\nopen(snakemake.output[0], 'w').close()\n")
+        snakemake_command = [sys.executable, "-m", "snakemake", "--cores", "1", "--quiet", "all"]
+        dry = median_child_seconds(snakemake_command + ["-n", "--forceall"], folder)
+        job = median_child_seconds(snakemake_command + ["--forceall"], folder)
+    return job[0] - dry[0], job[1] - dry[1]
+
+
+def job_cost_section() -> str:
+    """A job's fixed cost: the imports of each rule's script, and a whole no-op Snakemake job, beside
+    ``import torch`` alone."""
+    bare = median_child_seconds([sys.executable, "-c", "import torch"], REPO)
+    rows = [("a fresh Python: `import torch`", bare)]
+    for script in ("train.py", "evaluate.py", "analyze.py", "plot.py", "write_report.py"):
+        names = [".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
+                 for path in lengthgen_files(REPO, REPO / "workflow" / "scripts" / script)]
+        command = [sys.executable, "-c", "; ".join(f"import {name}" for name in names) or "pass"]
+        rows.append((f"a fresh Python importing what `{script}` imports", median_child_seconds(command, REPO)))
+    rows.append(("one Snakemake script job doing nothing (over the dry run)", snakemake_job_floor("")))
+    rows.append(("one Snakemake script job importing torch (over the dry run)", snakemake_job_floor("import torch")))
+    lines = ["## A job's fixed cost", "", "Median of 3, each a fresh process; CPU as the OS counts the finished "
+             "processes.", "", table_line(["what", "wall s", "CPU s", "CPU x `import torch`"]), "|---|---|---|---|"]
+    lines += [table_line([what, f"{wall:.2f}", f"{cpu:.2f}", f"{cpu / bare[1]:.2f}x"]) for what, (wall, cpu) in rows]
+    return "\n".join(lines)
+
+
+def stage_section(results: Path) -> str:
+    """The CPU seconds by stage of the run in ``results``, from its jobs' ``benchmark:`` files."""
+    runs = {"exploratory": stage_table(results / "benchmarks")}
+    runs.update({f"confirm/{folder.parent.name}": stage_table(folder) for folder in confirmation_benchmarks(results)})
+    every = pd.concat(runs.values())
+    if every.empty:
+        return (f"## The run by stage\n\nNo `benchmark:` files under `{results.relative_to(REPO)}`: run the "
+                "pipeline here first (`--pipeline` times one from scratch).")
+    training_cpu = every.loc[every.index.str.startswith("train")]["CPU s"].sum()
+    lines = ["## The run by stage", "", f"{every['jobs'].sum()} jobs, {every['CPU s'].sum():.0f} CPU s summed, "
+             f"training {100 * training_cpu / every['CPU s'].sum():.0f}% (budget: jobs other than training at most 20%).",
+             "", table_line(["run", "stage", "jobs", "wall s", "CPU s", "max RSS MB"]), "|---" * 6 + "|"]
+    for run, table in runs.items():
+        lines += stage_lines(table, run)
+    return "\n".join(lines)
+
+
 def peak_rss_mb() -> float:
     """This process's peak resident memory so far (Linux VmHWM), in MB."""
     for line in Path("/proc/self/status").read_text().splitlines():
@@ -454,6 +566,9 @@ def main() -> None:
     parser.add_argument("--transformer-seeds", type=int, default=len(DEFAULT_CONFIG["transformer"]["seeds"]),
                         help="with --per-model: seeds of a batch of transformers (default: transformer.seeds, as "
                              "one train_transformer job trains them)")
+    parser.add_argument("--speed", action="store_true",
+                        help="only the speed figures, side by side: each family's ms per seed-step against the "
+                             "minimal stacked rope head, a job's fixed cost against import torch, the run by stage")
     parser.add_argument("--output", default=str(REPO / "bench" / "RESULTS.md"))
     args = parser.parse_args()
     if args.steps is not None:
@@ -471,6 +586,12 @@ def main() -> None:
                 + ", ".join(f"{name}={os.environ[name]}" for name in PORTABLE_CPU_ENV)
                 + "; every time is a median of repeated runs, except per trained model"]
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    if args.speed:
+        devices = []
+        for section in (training_speed_section(SPEED_STEPS), job_cost_section(),
+                        stage_section(REPO / DEFAULT_CONFIG["results_dir"])):
+            sections.append(section)
+            print(section, flush=True)
     for device in devices:
         evaluation = evaluation_rows(device)  # first: its peak memory is measured against this process's
         rows = training_rows(device, args.quick) + evaluation

@@ -1,6 +1,7 @@
 """bench/benchmark.py's split of a run by stage, from the jobs' ``benchmark:`` files."""
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture(scope="module")
 def bench():
     """bench/benchmark.py as a module (bench/ is scripts, not a package)."""
+    sys.path.insert(0, str(REPO / "bench"))  # as running bench/benchmark.py puts it, for its reference_head
     spec = importlib.util.spec_from_file_location("bench_benchmark", REPO / "bench" / "benchmark.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -54,3 +56,25 @@ def test_confirmation_runs_benchmarks_are_found_in_their_own_results_folders(ben
         write_benchmark(tmp_path / "confirm" / name / "benchmarks/report.tsv", 1.0, 100.0, 1.0)
     (tmp_path / "confirm/no_benchmarks_yet").mkdir()
     assert [folder.parent.name for folder in bench.confirmation_benchmarks(tmp_path)] == ["fresh_seeds", "small_vocab"]
+
+
+def test_the_minimal_head_computes_the_pipelines_rope_head(bench):
+    """The yardstick of ``--speed`` does the pipeline's work: with the same weights, the rope head's loss."""
+    import torch
+
+    from lengthgen.model import AttentionHead, HeadConfig
+    from reference_head import MinimalRopeHeads
+
+    minimal = MinimalRopeHeads(1, 16, 64, 1e4, torch.Generator().manual_seed(0))
+    head = AttentionHead(HeadConfig(vocab_size=16, d_model=64, pe="rope", trained_positions=32))
+    weights = {"token_embedding.weight": minimal.embedding, "query.weight": minimal.query, "key.weight": minimal.key,
+               "value.weight": minimal.value, "unembedding.weight": minimal.unembedding,
+               "query.bias": minimal.query_bias, "key.bias": minimal.key_bias, "value.bias": minimal.value_bias,
+               "unembedding.bias": minimal.unembedding_bias}
+    head.load_state_dict({name: value.detach()[0].reshape(-1) if name.endswith("bias") else value.detach()[0]
+                          for name, value in weights.items()})
+    tokens = torch.randint(16, (1, 64, 24), generator=torch.Generator().manual_seed(1))
+    targets = tokens[..., -3]
+    _, expected = head(tokens[0], targets[0])
+    assert minimal.loss(tokens, targets).item() == pytest.approx(expected.item(), rel=1e-5)
+    assert expected.item() > 1.0  # random weights: far from a solved task, so the losses are not both ~0

@@ -1,0 +1,68 @@
+"""The minimal stacked rope head: the yardstick the pipeline's training step is measured against.
+
+The same computation as the pipeline's rope head (``lengthgen.stacked_head``) on the same kernels, written
+in as few ops as it takes and nothing else: parameters with a leading seed dimension (S, ...), the V x T x V
+logit table of the last position's query against every (key token, position), softmax over the gathered
+logits, the value readout by attention mass per token, cross-entropy, and Adam's fused step. No encoding
+registry, no hooks, no length scales, no progress checks: what ``bench/benchmark.py --speed`` divides by.
+"""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from lengthgen.adam import FusedAdam
+
+
+class MinimalRopeHeads:
+    def __init__(self, n_seeds: int, vocab_size: int, d_model: int, rope_base: float, generator: torch.Generator):
+        def draw(*shape):
+            return (torch.randn(n_seeds, *shape, generator=generator) / math.sqrt(shape[-1])).requires_grad_()
+
+        self.embedding = draw(vocab_size, d_model)
+        self.query, self.key, self.value = (draw(d_model, d_model) for _ in range(3))
+        self.query_bias, self.key_bias, self.value_bias = (draw(1, d_model) for _ in range(3))
+        self.unembedding, self.unembedding_bias = draw(vocab_size, d_model), draw(1, vocab_size)
+        self.parameters = [self.embedding, self.query, self.query_bias, self.key, self.key_bias, self.value,
+                           self.value_bias, self.unembedding, self.unembedding_bias]
+        self.theta = rope_base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)  # (D/2,)
+
+    def rotate(self, x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
+        """x (..., T, D) rotated by position: block i as a complex number times e^{i p theta_i}."""
+        phasors = torch.polar(torch.ones(len(positions), len(self.theta), dtype=torch.float64),
+                              positions.double()[:, None] * self.theta).to(torch.complex64)
+        return torch.view_as_real(torch.view_as_complex(x.unflatten(-1, (-1, 2))) * phasors).flatten(-2)
+
+    def loss(self, tokens: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+        """The summed per-seed mean cross-entropy of batches ``tokens`` (S, B, T), targets (S, B)."""
+        n_seeds, batch, length = tokens.shape
+        vocab_size, d = self.embedding.shape[1:]
+        positions = torch.arange(length)
+        queries = self.embedding @ self.query.mT + self.query_bias
+        queries = self.rotate(queries[:, :, None], positions[-1:])[:, :, 0]  # (S, V, D)
+        keys = self.rotate((self.embedding @ self.key.mT + self.key_bias)[:, :, None], positions)  # (S, V, T, D)
+        table = (keys.reshape(n_seeds, vocab_size * length, d) @ queries.mT / math.sqrt(d))  # (S, V*T, V)
+        cells = (tokens * length + positions) * vocab_size + tokens[..., -1:]
+        cells = cells + table[0].numel() * torch.arange(n_seeds)[:, None, None]
+        weights = table.reshape(-1)[cells.reshape(-1)].view(n_seeds, batch, length).softmax(-1)
+        slots = tokens + vocab_size * torch.arange(n_seeds * batch).view(n_seeds, batch, 1)
+        mass = weights.new_zeros(n_seeds * batch * vocab_size).index_add(0, slots.reshape(-1), weights.reshape(-1))
+        readout = (self.embedding @ self.value.mT + self.value_bias) @ self.unembedding.mT  # (S, V, V)
+        output = mass.view(n_seeds, batch, vocab_size) @ readout + self.unembedding_bias
+        return F.cross_entropy(output.reshape(n_seeds * batch, -1), targets.reshape(-1)) * n_seeds
+
+
+def train_minimal(n_seeds: int, vocab_size: int, d_model: int, rope_base: float, steps: int, batch_size: int,
+                  lengths: tuple[int, int], offset: int, lr: float) -> None:
+    """``steps`` Adam steps of ``n_seeds`` minimal heads on random batches of the retrieval task."""
+    generator = torch.Generator().manual_seed(0)
+    heads = MinimalRopeHeads(n_seeds, vocab_size, d_model, rope_base, generator)
+    adam = FusedAdam(heads.parameters)
+    for _ in range(steps):
+        length = int(torch.randint(lengths[0], lengths[1] + 1, (), generator=generator))
+        tokens = torch.randint(vocab_size, (n_seeds, batch_size, length), generator=generator)
+        for parameter in heads.parameters:
+            parameter.grad = None
+        heads.loss(tokens, tokens[..., -1 - offset]).backward()
+        adam.step(lr)
