@@ -30,17 +30,14 @@ the model, the workflow and the config checks pick it up.
 
 import inspect
 import math
-import re
 from dataclasses import dataclass, replace
 from typing import Callable
 
 import torch
 from torch import nn
 
+from lengthgen.names import parse_name
 from lengthgen.seeding import generator
-
-# A registry name, optionally with numeric parameters: the Snakemake wildcard of the model folders.
-ENCODING_NAME_PATTERN = r"[a-z0-9_]+(?:@[a-z_]+=[0-9.e+-]+(?:,[a-z_]+=[0-9.e+-]+)*)?"
 
 
 @dataclass(frozen=True)
@@ -125,26 +122,10 @@ def encoding_parameters(cls) -> list[str]:
 
 def resolve_encoding(name: str) -> tuple[type, dict[str, float]]:
     """(class, parameters) of a registry name such as ``rope`` or ``rope@base=100``; a clear
-    error names what is wrong (the form, an unknown encoding, or an unknown parameter)."""
-    if not re.fullmatch(ENCODING_NAME_PATTERN, name):
-        raise ValueError(f"positional encoding {name!r} is not of the form name or name@key=value,key=value "
-                         "(lower-case names, numeric values)")
-    registered, _, arguments = name.partition("@")
-    if registered not in ENCODINGS:
-        known = ", ".join(sorted(ENCODINGS))
-        raise ValueError(f"unknown positional encoding {registered!r}; allowed: {known}")
-    cls = ENCODINGS[registered]
-    parameters = {}
-    for argument in filter(None, arguments.split(",")):
-        key, value = argument.split("=")
-        if key not in encoding_parameters(cls):
-            allowed = ", ".join(encoding_parameters(cls)) or "none"
-            raise ValueError(f"positional encoding {name!r}: {registered} has no parameter {key!r} (parameters: {allowed})")
-        try:
-            parameters[key] = float(value)
-        except ValueError:
-            raise ValueError(f"positional encoding {name!r}: {key}={value} is not a number") from None
-    return cls, parameters
+    error names what is wrong (the form, an unknown encoding, or an unknown parameter: ``names.parse_name``)."""
+    registry = {registered: tuple(encoding_parameters(cls)) for registered, cls in ENCODINGS.items()}
+    registered, parameters = parse_name(name, "positional encoding", registry)
+    return ENCODINGS[registered], parameters
 
 
 def build_encoding(name: str, config: EncodingConfig) -> PositionalEncoding:
