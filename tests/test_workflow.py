@@ -217,6 +217,19 @@ def test_changing_training_steps_retrains(smoke_run, tmp_path):
     assert training_jobs(jobs) == len({(pe, offset) for pe, _, offset in runs})
 
 
+def test_changing_an_init_retrains_the_models_it_is_the_init_of(smoke_run, tmp_path):
+    """model.init reaches every single head's training params (sweep, variants, linear, log-length) and no
+    transformer's; transformer.init the transformers' alone (lengthgen/initialization.py)."""
+    runs = trained_runs(yaml.safe_load(SMOKE_CONFIG.read_text()))
+    heads = scheduled_jobs(snakemake(smoke_run, "-n", configfile=write_config(
+        tmp_path / "heads.yaml", model={"init": "normal@std=0.1"})).stdout)
+    assert training_jobs(heads) == len({(pe, offset) for pe, _, offset in runs})
+    assert heads["train_linear"] > 0 and heads["train_log_length"] > 0 and heads["train_transformer"] == 0
+    decoders = scheduled_jobs(snakemake(smoke_run, "-n", configfile=write_config(
+        tmp_path / "transformer.yaml", transformer={"init": "normal@std=0.1"})).stdout)
+    assert decoders["train_transformer"] > 0 and training_jobs(decoders) == 0 and decoders["train_linear"] == 0
+
+
 def test_variants_train_their_own_runs_in_folders_named_by_the_encoding(smoke_run):
     config = yaml.safe_load(SMOKE_CONFIG.read_text())
     variants = config["variants"]
