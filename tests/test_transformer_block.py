@@ -1,0 +1,117 @@
+"""The decoder block and the whole decoder against a hand-written pre-norm transformer.
+
+The reference below is written from the architecture's definition with plain tensor operations on the
+module's own weights (every one of them drawn at random, LayerNorm gains and biases included, so that a
+dropped or swapped norm shows): x + attention(norm_1(x)), then x + mlp(norm_2(x)); causal softmax attention
+per head with logits q.k / sqrt(head_dim) plus an additive bias; an MLP of exact (erf) GELU; and for the
+whole model, token plus position embedding, the blocks, a final norm and the unembedding."""
+
+import math
+
+import pytest
+import torch
+
+from lengthgen.encodings import build_encoding
+from lengthgen.transformer import Block, Transformer, TransformerConfig
+
+VOCAB, LENGTH, HEADS, WIDTH = 5, 6, 2, 8
+
+
+def config(pe="nope", n_layers=1):
+    return TransformerConfig(vocab_size=VOCAB, pe=pe, n_layers=n_layers, n_heads=HEADS, d_model=WIDTH,
+                             trained_positions=LENGTH)
+
+
+def randomized(module, seed=0):
+    """``module`` in float64 with every parameter drawn from N(0, 0.5) (LayerNorm gains around 1)."""
+    module = module.double()
+    rng = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, parameter in module.named_parameters():
+            noise = 0.5 * torch.randn(parameter.shape, generator=rng, dtype=torch.float64)
+            parameter.copy_(noise + (1.0 if "norm" in name and name.endswith("weight") else 0.0))
+    return module.eval()
+
+
+def layer_norm(x, norm):
+    mean = x.mean(-1, keepdim=True)
+    variance = ((x - mean) ** 2).mean(-1, keepdim=True)  # biased, as LayerNorm's
+    return (x - mean) / torch.sqrt(variance + 1e-5) * norm.weight + norm.bias
+
+
+def linear(x, layer):
+    return x @ layer.weight.T + layer.bias
+
+
+def hand_attention(x, attention, bias):
+    """Causal multi-head softmax attention; ``bias`` (T, T) added to every head's logits."""
+    length, head_dim = x.shape[1], WIDTH // HEADS
+    qkv = linear(x, attention.qkv)
+    query, key, value = qkv[..., :WIDTH], qkv[..., WIDTH:2 * WIDTH], qkv[..., 2 * WIDTH:]
+    heads = []
+    for head in range(HEADS):
+        part = slice(head * head_dim, (head + 1) * head_dim)
+        logits = query[..., part] @ key[..., part].transpose(-2, -1) / math.sqrt(head_dim) + bias
+        future = torch.ones(length, length, dtype=torch.bool).triu(1)  # key after the query
+        weights = logits.masked_fill(future, -math.inf).softmax(-1)
+        heads.append(weights @ value[..., part])
+    return linear(torch.cat(heads, dim=-1), attention.projection)
+
+
+def hand_mlp(x, mlp):
+    hidden = linear(x, mlp.up)
+    return linear(0.5 * hidden * (1 + torch.erf(hidden / math.sqrt(2))), mlp.down)
+
+
+def hand_block(x, block, bias):
+    x = x + hand_attention(layer_norm(x, block.attention_norm), block.attention, bias)
+    return x + hand_mlp(layer_norm(x, block.mlp_norm), block.mlp)
+
+
+def inputs(seed=1):
+    return torch.randn(3, LENGTH, WIDTH, generator=torch.Generator().manual_seed(seed), dtype=torch.float64)
+
+
+@pytest.mark.parametrize("record", [None, []], ids=["fused", "plain"])
+def test_block_is_the_hand_written_pre_norm_block(record):
+    block = randomized(Block(config()))
+    encoding = build_encoding("nope", config().encoding_config())
+    x = inputs()
+    got = block(x, encoding, torch.arange(LENGTH), None, record)
+    torch.testing.assert_close(got, hand_block(x, block, 0.0), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("record", [None, []], ids=["fused", "plain"])
+def test_block_adds_the_given_mask_to_the_logits(record):
+    block = randomized(Block(config()), seed=2)
+    encoding = build_encoding("nope", config().encoding_config())
+    bias = torch.randn(LENGTH, LENGTH, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    mask = bias.masked_fill(torch.ones(LENGTH, LENGTH, dtype=torch.bool).triu(1), -math.inf)
+    x = inputs()
+    got = block(x, encoding, torch.arange(LENGTH), mask, record)
+    torch.testing.assert_close(got, hand_block(x, block, bias), rtol=1e-10, atol=1e-10)
+
+
+def test_the_reference_is_not_blind_to_the_norms():
+    """The weights above make each norm matter: without either the reference moves far."""
+    block = randomized(Block(config()))
+    x = inputs()
+    unnormed = x + hand_attention(x, block.attention, 0.0)
+    unnormed = unnormed + hand_mlp(layer_norm(unnormed, block.mlp_norm), block.mlp)
+    assert (unnormed - hand_block(x, block, 0.0)).abs().max() > 0.1
+
+
+@pytest.mark.parametrize("pe", ["learned", "nope"])
+def test_decoder_is_embedding_blocks_final_norm_unembedding(pe):
+    model = randomized(Transformer(config(pe, n_layers=2)), seed=4)
+    tokens = torch.randint(VOCAB, (3, LENGTH), generator=torch.Generator().manual_seed(5))
+    x = model.token_embedding.weight[tokens]
+    if pe == "learned":
+        x = x + model.encoding.table[:LENGTH]
+    for block in model.blocks:
+        x = hand_block(x, block, 0.0)
+    expected = linear(layer_norm(x, model.final_norm), model.unembedding)
+    logits, _ = model(tokens)
+    torch.testing.assert_close(logits, expected, rtol=1e-10, atol=1e-10)
+    traced, _ = model.trace(tokens)
+    torch.testing.assert_close(traced, expected, rtol=1e-10, atol=1e-10)

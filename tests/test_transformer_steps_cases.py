@@ -1,0 +1,120 @@
+"""Step detection and accuracy windows of the transformer experiment, pinned to values worked out by hand.
+
+A step is a position p where the mean accuracy over the ``width`` positions before p minus that over the
+``width`` from p on is at least ``STEP_MIN_DROP`` (0.25). The curves below place a fall at a known position:
+of exactly 0.25, at the first and the last position whose windows fit, twice, in a shorter evaluation
+length only, and nowhere. Every accuracy is a multiple of 1/4, so every window mean is exact in binary."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lengthgen.experiments.transformer import analysis as experiment
+from lengthgen.thresholds import STEP_MIN_DROP
+
+WIDTH = 4
+
+
+def steps_of(accuracy, first_position=0):
+    return experiment.run_steps(np.arange(len(accuracy)) + first_position, np.array(accuracy, dtype=float), WIDTH)
+
+
+def test_the_rule_is_a_quarter():
+    assert STEP_MIN_DROP == 0.25  # the cases below are sized for it
+
+
+def test_window_means_by_hand():
+    index, before, after = experiment.window_means(np.array([1.0, 1.0, 0.5, 0.5, 0.0, 0.0]), 2)
+    assert index.tolist() == [2, 3, 4]  # the first index with 2 values before it, the last with 2 from it on
+    assert before.tolist() == [1.0, 0.75, 0.5] and after.tolist() == [0.5, 0.25, 0.0]
+
+
+def test_a_fall_of_exactly_a_quarter_is_a_step():
+    # at 8: before 1, after 0.75; at 7 and 9 the windows straddle the fall: 0.1875 only
+    assert steps_of([1.0] * 8 + [0.75] * 8) == [(8, 1.0, 0.75)]
+
+
+def test_a_fall_just_under_a_quarter_is_not_a_step():
+    assert steps_of([1.0] * 8 + [0.8125] * 8) == []
+
+
+def test_a_steep_stretch_is_one_step_at_its_largest_drop():
+    # a fall of 0.5 at 8: drops 0.25, 0.375, 0.5, 0.375, 0.25 at 6..10, one stretch
+    assert steps_of([1.0] * 8 + [0.5] * 8) == [(8, 1.0, 0.5)]
+
+
+def test_two_falls_are_two_steps():
+    assert steps_of([1.0] * 8 + [0.5] * 8 + [0.0] * 8) == [(8, 1.0, 0.5), (16, 0.5, 0.0)]
+
+
+def test_a_rise_and_a_flat_curve_are_no_steps():
+    assert steps_of([0.0] * 8 + [1.0] * 8) == [] and steps_of([0.5] * 16) == []
+
+
+def test_a_fall_at_the_first_position_whose_windows_fit():
+    assert steps_of([1.0] * 4 + [0.0] * 12) == [(4, 1.0, 0.0)]
+    # a fall at 3 is before any window fits: found at 4, with 0.75 before it
+    assert steps_of([1.0] * 3 + [0.0] * 13) == [(4, 0.75, 0.0)]
+
+
+def test_a_fall_at_the_last_position_whose_windows_fit():
+    # 16 values: the last window from p on starts at 12; drops 0.25, 0.5, 0.75, 1 at 9..12
+    assert steps_of([1.0] * 12 + [0.0] * 4) == [(12, 1.0, 0.0)]
+    # a fall at 13 leaves no full window after it: the largest drop seen is 0.75, at 12
+    assert steps_of([1.0] * 13 + [0.0] * 3) == [(12, 1.0, 0.25)]
+
+
+def test_too_short_for_two_windows_has_no_step():
+    assert steps_of([1.0] * 4 + [0.0] * 3) == []
+    assert steps_of([1.0] * 4 + [0.0] * 4) == [(4, 1.0, 0.0)]  # exactly two windows
+
+
+def test_positions_are_reported_not_indices():
+    # the first position with a target is K = 2: the fall at index 8 is at position 10
+    assert steps_of([1.0] * 8 + [0.5] * 8, first_position=2) == [(10, 1.0, 0.5)]
+
+
+def by_position(curves: dict, offset=1):
+    """{(pe, seed, length): accuracy from position ``offset`` on} as a by-position table."""
+    rows = [{"pe": pe, "offset": offset, "seed": seed, "length": length, "position": offset + i, "accuracy": value,
+             "loss": 0.0}
+            for (pe, seed, length), curve in curves.items() for i, value in enumerate(curve)]
+    return pd.DataFrame(rows).sample(frac=1, random_state=0)  # the functions must sort by position themselves
+
+
+def test_find_steps_reads_the_longest_length_of_each_run():
+    table = by_position({
+        ("rope", 0, 17): [1.0] * 8 + [0.5] * 8,  # the longest: a step at index 8, position 9
+        ("rope", 0, 13): [1.0] * 4 + [0.0] * 8,  # a shorter length's step is not looked at
+        ("rope", 1, 17): [1.0] * 16,
+        ("learned", 0, 17): [1.0] * 4 + [0.25] * 12,
+    })
+    steps = experiment.find_steps(table, WIDTH)
+    assert list(steps.itertuples(index=False, name=None)) == [("learned", 1, 0, 5, 1.0, 0.25),
+                                                              ("rope", 1, 0, 9, 1.0, 0.5)]
+
+
+def test_largest_drop_from_the_start_on():
+    table = by_position({("rope", 0, 25): [1.0] * 8 + [0.5] * 8 + [0.25] * 8})  # falls at positions 9 and 17
+    drop = experiment.largest_drops(table, WIDTH, start=9).iloc[0]
+    assert (drop["position"], drop["accuracy_before"], drop["accuracy_after"]) == (9, 1.0, 0.5)
+    later = experiment.largest_drops(table, WIDTH, start=10).iloc[0]  # 9 left out: the straddling 10 vs 17
+    assert (later["position"], later["accuracy_before"], later["accuracy_after"]) == (10, 0.875, 0.5)
+    assert experiment.largest_drops(table, WIDTH, start=12)["position"].tolist() == [17]
+    assert experiment.largest_drops(table, WIDTH, start=21)["position"].tolist() == [21]  # the last that fits
+    assert experiment.largest_drops(table, WIDTH, start=22).empty
+
+
+TRAIN_MAX = 8
+
+
+def test_windows_at_the_range_boundary():
+    # lengths 8 (= train_length_max), 15 (the window starts at 7: across the boundary) and 16 (starts at 8)
+    curve = {length: [1.0 if position < 10 else 0.0 for position in range(1, length)] for length in (8, 15, 16)}
+    windows = experiment.accuracy_windows(by_position({("rope", 0, n): c for n, c in curve.items()}), TRAIN_MAX)
+    rows = windows.set_index("length")
+    assert rows["window_start"].tolist() == [1, 7, 8]  # max(K, n - train_length_max)
+    assert rows["in_training_range"].tolist() == [True, False, False]
+    assert rows["past_training_range"].tolist() == [False, False, True]
+    # 8: positions 1..7, all right; 15: 7..14, three right of 8; 16: 8..15, two right
+    assert rows["accuracy"].tolist() == [1.0, 3 / 8, 2 / 8]
