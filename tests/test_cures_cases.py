@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from lengthgen.experiments.cures import analysis as cures
-from lengthgen.experiments.prop1.analysis import PREDICTORS
+from lengthgen.dilution import PREDICTORS
 from lengthgen.model import TokenTables
 from lengthgen.thresholds import CURES_CLAIM_PREDICTOR
 
