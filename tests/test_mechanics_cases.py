@@ -136,7 +136,7 @@ def test_checks_set_each_offset_beside_its_untrained_value():
 
 
 def test_no_length_past_the_range_is_an_error():
-    with pytest.raises(ValueError, match="past the training range"):
+    with pytest.raises(ValueError, match=r"^mechanics needs evaluation lengths past the training range$"):
         mechanics.mechanics_checks(BY_LENGTH.assign(past_training_range=False), BY_LENGTH)
 
 
