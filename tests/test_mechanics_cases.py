@@ -136,10 +136,28 @@ def test_checks_set_each_offset_beside_its_untrained_value():
 
 
 def test_no_length_past_the_range_is_an_error():
-    with pytest.raises(ValueError, match="past the training range"):
+    with pytest.raises(ValueError, match=r"^mechanics needs evaluation lengths past the training range$"):
         mechanics.mechanics_checks(BY_LENGTH.assign(past_training_range=False), BY_LENGTH)
 
 
 def test_a_missing_encoding_leaves_nan():
     learned_only = BY_LENGTH[BY_LENGTH["pe"] == "learned"]
     assert math.isnan(mechanics.pinning_statistics(learned_only, 1)[4].value)
+
+
+def test_check_keys_are_the_texts_drift_matches_across_runs():
+    """drift matches a check of two runs by (experiment, claim, statistic, offset): a reworded text is a check
+    removed and another added, so the texts are pinned."""
+    keys = [(statistic.claim, statistic.statistic) for statistic in mechanics.pinning_statistics(BY_LENGTH, 1)]
+    assert keys == [
+        ("learned modal argmax position lies inside the training range",
+         "fraction of (seed, length) cells past the range with the modal position inside it"),
+        ("learned modal argmax position is the same at every length past the range",
+         "fraction of seeds whose modal position is one position at every length past the range"),
+        ("learned head sends most sequences to the modal position",
+         "min over (seed, length) past the range of the fraction of sequences at the modal position"),
+        ("learned head keeps most attention mass inside the training range",
+         "min over (seed, length) past the range of the mean attention mass on positions < train_length_max"),
+        ("rope head does not pin inside the training range (contrast)",
+         "fraction of (seed, length) cells past the range with the rope modal position inside it"),
+    ]
