@@ -100,8 +100,14 @@ def train_head(head_config: HeadConfig, task: TaskConfig, train: TrainConfig, se
     return trained.model, trained.curve
 
 
+def stack_heads(models: list[nn.Module]) -> StackedHeads | None:
+    """The single heads ``models`` stacked, or None where ``StackedHeads`` does not compute them (the mapped path)."""
+    return StackedHeads(models) if all(stackable(model) for model in models) else None
+
+
 def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: TrainConfig, device: str,
-        targets: Callable[[torch.Tensor, int], torch.Tensor], run: str) -> list[TrainedModel]:
+        targets: Callable[[torch.Tensor, int], torch.Tensor], run: str,
+        stack: Callable[[list[nn.Module]], StackedHeads | None] = stack_heads) -> list[TrainedModel]:
     """Train one model per seed (each ``models[i]`` initialized from ``seeds[i]``) with Adam on fresh
     batches, side by side: their parameters are stacked along a leading seed dimension and one
     ``torch.func.vmap`` of the model's forward runs every seed's batch in one pass. That saves the
@@ -123,12 +129,15 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
     are paired. Losses stay on the device until a progress line is due; there a seed that diverged
     (``check_not_diverged``) raises ``TrainingDiverged`` naming the run (``run`` with the seed put in
     for ``{seed}``) and the step.
+
+    ``stack(models)`` gives the models' stacked parameters and forward pass (``stack_heads``;
+    ``stacked_transformer.stack_transformers``), or None for the mapped path.
     """
     device = resolve_device(device)
     if len(models) == 1:
         # A stack of one takes other kernels in places (a batched matrix product of one matrix is
         # computed as a plain one), so a lone seed trains beside a twin, whose results are dropped.
-        return fit(models + [copy.deepcopy(models[0])], seeds * 2, task, train, device, targets, run)[:1]
+        return fit(models + [copy.deepcopy(models[0])], seeds * 2, task, train, device, targets, run, stack)[:1]
     models = [model.to(device) for model in models]
     template = copy.deepcopy(models[0]).to("meta")
     _, buffers = stack_module_state(models)
@@ -137,9 +146,10 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
     # backward hands each seed its own gradient): an optimizer over stacked tensors would give a
     # seed's entries other places in its vectorized loops than alone, and other last bits.
     # The fused step updates every parameter in one kernel: a third of the per-step cost otherwise.
-    # Single heads without per-sequence positions run stacked (lengthgen/stacked_head.py: the same bits as the
-    # mapped path, without vmap or restacking); the optimizer gets each seed's parameters as views, as before.
-    stacked = StackedHeads(models) if all(stackable(model) for model in models) else None
+    # Single heads and transformers without per-sequence positions run stacked (lengthgen/stacked_head.py,
+    # stacked_transformer.py: the same bits as the mapped path, without vmap or restacking); the optimizer
+    # gets each seed's parameters as views, as before.
+    stacked = stack(models)
     optimizer = FusedAdam(stacked.seed_parameters() if stacked else
                           [parameter for model in models for parameter in model.parameters()])
     # Positions are stacked per seed where an encoding draws them, and absent (None) otherwise.

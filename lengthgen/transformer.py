@@ -26,6 +26,7 @@ from torch import nn
 from lengthgen.checkpoint import load_model
 from lengthgen.encodings import EncodingConfig, PositionalEncoding, build_encoding
 from lengthgen.initialization import initialize, parse_init
+from lengthgen.stacked_transformer import stack_transformers
 from lengthgen.task import IGNORE_INDEX, TaskConfig, full_sequence_targets
 from lengthgen.training import TrainConfig, TrainedModel, fit, seeded_init
 
@@ -166,12 +167,16 @@ class Transformer(nn.Module):
         position_terms = self.encoding.position_embedding(positions)  # (T, D) or None
         if position_terms is not None:
             x = x + position_terms.to(x.dtype)
-        bias = self.encoding.logit_bias(positions, positions)  # (T, T), (H, T, T) or None
-        # One mask for every layer; with no bias the fused kernel's own causal mask is cheaper.
-        mask = None if bias is None else bias + causal_mask(length, tokens.device, bias.dtype)
+        mask = self.attention_mask(positions)
         for block in self.blocks:
             x = block(x, self.encoding, positions, mask, record)
         return self.unembedding(self.final_norm(x))  # (B, T, V)
+
+    def attention_mask(self, positions: torch.Tensor) -> torch.Tensor | None:
+        """The additive mask of every layer at ``positions`` (T,): the encoding's logit bias plus the
+        causal mask, (T, T) or (H, T, T); None without a bias, where the fused kernel's own causal mask is cheaper."""
+        bias = self.encoding.logit_bias(positions, positions)  # (T, T), (H, T, T) or None
+        return None if bias is None else bias + causal_mask(len(positions), positions.device, bias.dtype)
 
 
 def load_transformer(path, device: str | torch.device = "cpu", expected: dict | None = None) -> Transformer:
@@ -182,10 +187,11 @@ def load_transformer(path, device: str | torch.device = "cpu", expected: dict | 
 def train_transformers(config: TransformerConfig, task: TaskConfig, train: TrainConfig, seeds: list[int],
                        device: str = "auto") -> list[TrainedModel]:
     """One transformer per seed, trained side by side on the full-sequence task, every position
-    t >= K, by the loop that trains the single head (``training.fit``)."""
+    t >= K, by the loop that trains the single head (``training.fit``), stacked where
+    ``stacked_transformer`` computes the encoding."""
     run = f"transformer pe={config.pe} seed={{seed}} offset={task.offset}"
     models = [seeded_init(Transformer, config, seed) for seed in seeds]
-    return fit(models, seeds, task, train, device, full_sequence_targets, run)
+    return fit(models, seeds, task, train, device, full_sequence_targets, run, stack_transformers)
 
 
 def train_transformer(config: TransformerConfig, task: TaskConfig, train: TrainConfig, seed: int,

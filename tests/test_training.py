@@ -55,14 +55,16 @@ def test_a_seed_trains_to_the_same_bits_alone_and_beside_other_seeds(name):
     assert not same_weights(beside[5].model, beside[3].model)  # the seeds are not one model four times
 
 
-@pytest.mark.parametrize("init", ["nanogpt", "normal@std=0.1"])
-def test_transformer_seeds_train_to_the_same_bits_alone_and_beside_others(init):
+@pytest.mark.parametrize("pe, init", [("rope", "nanogpt"), ("learned", "nanogpt"), ("alibi@slope=0.5", "nanogpt"),
+                                      ("rope", "normal@std=0.1")])  # stacked (lengthgen/stacked_transformer.py)
+def test_transformer_seeds_train_to_the_same_bits_alone_and_beside_others(pe, init):
     torch.set_num_threads(1)
-    config = TransformerConfig(vocab_size=6, pe="rope", n_layers=1, n_heads=2, d_model=8, trained_positions=9,
-                               init=init)
+    config = TransformerConfig(vocab_size=6, pe=pe, n_layers=2, n_heads=2, d_model=8, trained_positions=9, init=init)
     alone, = train_transformers(config, TASK, TRAIN, [1], "cpu")
-    beside = train_transformers(config, TASK, TRAIN, [1, 2], "cpu")
-    assert same_weights(alone.model, beside[0].model)
+    beside = {trained.seed: trained for trained in train_transformers(config, TASK, TRAIN, [2, 1, 0], "cpu")}
+    assert same_weights(alone.model, beside[1].model)
+    assert alone.curve.equals(beside[1].curve)
+    assert not same_weights(beside[2].model, beside[1].model)
 
 
 def test_learning_rate_warms_up_then_decays_to_near_zero():
