@@ -27,6 +27,7 @@ from jsonschema.exceptions import ValidationError, best_match
 # draws its positions, and the workflow parses this at every start, so torch stays out of it.
 from lengthgen.encoding_catalog import DEFAULT_NOISE_MAX_LENGTH, encoding_description, resolve_encoding_name
 from lengthgen.experiments.catalog import CATALOG
+from lengthgen.initialization import parse_init
 from lengthgen.thresholds import SHIFT_ENCODINGS
 
 
@@ -194,6 +195,14 @@ def check_encodings(key: str, names: list[str]) -> None:
             raise ConfigError(f"{key}: {error}") from None
 
 
+def check_init(key: str, name: str) -> None:
+    """The init name resolves (``initialization.parse_init``); the error names the key."""
+    try:
+        parse_init(name)
+    except ValueError as error:
+        raise ConfigError(f"{key}: {error}") from None
+
+
 def check_offsets(key: str, offsets: list[int], train_length_min: int) -> None:
     """Every offset must leave a target in the shortest training sequence."""
     for offset in offsets:
@@ -258,6 +267,7 @@ def check_config(config: dict) -> None:
         if length not in task["eval_lengths"]:
             raise ConfigError(f"shift.lengths: length {length} is not in task.eval_lengths {task['eval_lengths']}; "
                               "allowed: evaluation lengths (or leave shift.lengths out: it follows the task)")
+    check_init("model.init", model["init"])
     if model["d_model"] % 2:
         raise ConfigError(f"model.d_model: {model['d_model']} is odd; allowed: even numbers (rotary blocks are pairs)")
     if config["linear"]["min_norm"]["d_model"] % 2:
@@ -279,6 +289,7 @@ def check_config(config: dict) -> None:
 def check_transformer(config: dict) -> None:
     transformer, task = config["transformer"], config["task"]
     check_encodings("transformer.pe", transformer["pe"])
+    check_init("transformer.init", transformer["init"])
     for name in transformer["pe"]:
         if encoding_description(name)["random_positions"]:
             raise ConfigError(f"transformer.pe: {name} draws position ids per sequence; allowed: encodings with "

@@ -26,13 +26,15 @@ from lengthgen.experiments.catalog import plan
 # Where the claims' rules and predictors live: thresholds, verdicts, the replication rules, each
 # experiment's checks and predictors, and the exact kernel the dilution law's predictors use. Besides: the
 # encodings' declared properties, from which the variants predict each class (encodings.py, read through
-# encoding_catalog.py; variant_predictions.py); which models count as fitting their range (the rule in
-# training_record.py, the filter of past-range claims in training_report.py); the comparison of predictions
-# with their trivial baselines (prediction_errors.py); and the intervals checks are decided on (stats.py).
+# encoding_catalog.py, whose names names.py parses; variant_predictions.py); which models count as fitting
+# their range (the rule in training_record.py, the filter of past-range claims in training_report.py); the
+# comparison of predictions with their trivial baselines (prediction_errors.py); and the intervals checks are
+# decided on (stats.py).
 RULE_FILES = ("lengthgen/thresholds.py", "lengthgen/claims.py", "lengthgen/replication.py", "lengthgen/bootstrap.py",
               "lengthgen/experiments", "lengthgen/kernel.py", "lengthgen/length_scaling.py", "lengthgen/encodings.py",
-              "lengthgen/encoding_catalog.py", "lengthgen/variant_predictions.py", "lengthgen/training_record.py",
-              "lengthgen/training_report.py", "lengthgen/prediction_errors.py", "lengthgen/stats.py")
+              "lengthgen/encoding_catalog.py", "lengthgen/names.py", "lengthgen/variant_predictions.py",
+              "lengthgen/training_record.py", "lengthgen/training_report.py", "lengthgen/prediction_errors.py",
+              "lengthgen/stats.py")
 RUN_PREFIX = "confirm_"
 # Keys that say where and how a run is written and shown, or which other studies it runs, not what it measures.
 PRESENTATION_KEYS = ("results_dir", "device", "figures", "confirmation", "robustness", "bootstrap", "report")

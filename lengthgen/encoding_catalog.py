@@ -16,14 +16,18 @@ What it reads, for every class decorated ``@register("name")``:
   of the position hooks, ``POSITION_HOOKS``);
 - its parameters: the keyword-only arguments of the first ``__init__`` on that order;
 
-and the module constants ``ENCODING_NAME_PATTERN`` and ``DEFAULT_NOISE_MAX_LENGTH``.
+and the module constant ``DEFAULT_NOISE_MAX_LENGTH``. The spelling of a name with parameters
+(``ENCODING_NAME_PATTERN``, the ``{pe}`` wildcard) and its parser are ``lengthgen/names.py``'s, shared with
+the model inits.
 """
 
 import ast
-import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+
+from lengthgen.names import NAME_PATTERN as ENCODING_NAME_PATTERN  # noqa: F401 (the {pe} wildcard)
+from lengthgen.names import parse_name
 
 ENCODINGS_SOURCE = Path(__file__).with_name("encodings.py")
 BASE_CLASS = "PositionalEncoding"
@@ -159,33 +163,14 @@ def encoding_catalog() -> dict[str, CatalogEntry]:
     return catalog
 
 
-ENCODING_NAME_PATTERN: str = module_constant("ENCODING_NAME_PATTERN")
 DEFAULT_NOISE_MAX_LENGTH: int = module_constant("DEFAULT_NOISE_MAX_LENGTH")
 
 
 def resolve_encoding_name(name: str) -> tuple[str, dict[str, float]]:
     """(registered name, parameters) of a name such as ``rope`` or ``rope@base=100``, with the errors
-    of ``encodings.resolve_encoding`` (same words, so a config error reads the same either way)."""
-    if not re.fullmatch(ENCODING_NAME_PATTERN, name):
-        raise ValueError(f"positional encoding {name!r} is not of the form name or name@key=value,key=value "
-                         "(lower-case names, numeric values)")
-    registered, _, arguments = name.partition("@")
-    catalog = encoding_catalog()
-    if registered not in catalog:
-        known = ", ".join(sorted(catalog))
-        raise ValueError(f"unknown positional encoding {registered!r}; allowed: {known}")
-    allowed = catalog[registered].parameters
-    parameters = {}
-    for argument in filter(None, arguments.split(",")):
-        key, value = argument.split("=")
-        if key not in allowed:
-            raise ValueError(f"positional encoding {name!r}: {registered} has no parameter {key!r} "
-                             f"(parameters: {', '.join(allowed) or 'none'})")
-        try:
-            parameters[key] = float(value)
-        except ValueError:
-            raise ValueError(f"positional encoding {name!r}: {key}={value} is not a number") from None
-    return registered, parameters
+    of ``encodings.resolve_encoding`` (the same parser, ``names.parse_name``, so a config error reads the same either way)."""
+    return parse_name(name, "positional encoding", {registered: entry.parameters for registered, entry
+                                                     in encoding_catalog().items()})
 
 
 def has_position_term(name: str) -> bool:

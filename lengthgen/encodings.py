@@ -30,17 +30,15 @@ the model, the workflow and the config checks pick it up.
 
 import inspect
 import math
-import re
 from dataclasses import dataclass, replace
 from typing import Callable
 
 import torch
 from torch import nn
 
+from lengthgen.initialization import Init, initialize
+from lengthgen.names import parse_name
 from lengthgen.seeding import generator
-
-# A registry name, optionally with numeric parameters: the Snakemake wildcard of the model folders.
-ENCODING_NAME_PATTERN = r"[a-z0-9_]+(?:@[a-z_]+=[0-9.e+-]+(?:,[a-z_]+=[0-9.e+-]+)*)?"
 
 
 @dataclass(frozen=True)
@@ -52,7 +50,10 @@ class EncodingConfig:
     ``trained_positions``: positions 0..trained_positions-1 are those training reaches (the
     longest training sequence), the rows a learned table stores. ``init_seed`` seeds the init of
     whatever an encoding draws row by row (the learned table), so a row past the stored ones is
-    drawn at evaluation with the numbers a longer table would have held.
+    drawn at evaluation with the numbers a longer table would have held. ``init_std``: the std of a
+    named normal init (``model.init``, ``lengthgen/initialization.py``), which every weight of the
+    encoding is drawn with (the learned table, t5's buckets, FIRE's MLP; biases zero); None: each
+    encoding's own init.
     """
 
     d_model: int
@@ -61,6 +62,7 @@ class EncodingConfig:
     learned_init_std: float = 0.02
     n_heads: int = 1
     init_seed: int = 0
+    init_std: float | None = None
 
     def __post_init__(self):
         if self.d_model % self.n_heads:
@@ -125,26 +127,10 @@ def encoding_parameters(cls) -> list[str]:
 
 def resolve_encoding(name: str) -> tuple[type, dict[str, float]]:
     """(class, parameters) of a registry name such as ``rope`` or ``rope@base=100``; a clear
-    error names what is wrong (the form, an unknown encoding, or an unknown parameter)."""
-    if not re.fullmatch(ENCODING_NAME_PATTERN, name):
-        raise ValueError(f"positional encoding {name!r} is not of the form name or name@key=value,key=value "
-                         "(lower-case names, numeric values)")
-    registered, _, arguments = name.partition("@")
-    if registered not in ENCODINGS:
-        known = ", ".join(sorted(ENCODINGS))
-        raise ValueError(f"unknown positional encoding {registered!r}; allowed: {known}")
-    cls = ENCODINGS[registered]
-    parameters = {}
-    for argument in filter(None, arguments.split(",")):
-        key, value = argument.split("=")
-        if key not in encoding_parameters(cls):
-            allowed = ", ".join(encoding_parameters(cls)) or "none"
-            raise ValueError(f"positional encoding {name!r}: {registered} has no parameter {key!r} (parameters: {allowed})")
-        try:
-            parameters[key] = float(value)
-        except ValueError:
-            raise ValueError(f"positional encoding {name!r}: {key}={value} is not a number") from None
-    return cls, parameters
+    error names what is wrong (the form, an unknown encoding, or an unknown parameter: ``names.parse_name``)."""
+    registry = {registered: tuple(encoding_parameters(cls)) for registered, cls in ENCODINGS.items()}
+    registered, parameters = parse_name(name, "positional encoding", registry)
+    return ENCODINGS[registered], parameters
 
 
 def build_encoding(name: str, config: EncodingConfig) -> PositionalEncoding:
@@ -227,7 +213,8 @@ class LearnedAbsolute(PositionalEncoding):
 
     def __init__(self, config: EncodingConfig):
         super().__init__()
-        self.init_seed, self.init_std, self.d_model = config.init_seed, config.learned_init_std, config.d_model
+        self.init_seed, self.d_model = config.init_seed, config.d_model
+        self.init_std = config.learned_init_std if config.init_std is None else config.init_std
         self.table = nn.Parameter(torch.stack([self.initial_row(p) for p in range(config.trained_positions)]))
         self._untrained_rows: dict[int, torch.Tensor] = {}
 
@@ -333,7 +320,7 @@ def causal_offset_bucket(offsets: torch.Tensor, num_buckets: int = 32, max_dista
 class T5RelativeBias(PositionalEncoding):
     """T5's relative position bias (Raffel et al., JMLR 2020): a learned scalar per bucket of the
     causal offset i - j (32 buckets, max distance 128, ``causal_offset_bucket``), added to the
-    logits. Initialized N(0, d_model^-1/2) as huggingface's T5 does.
+    logits. Initialized N(0, d_model^-1/2) as huggingface's T5 does (N(0, init_std^2) under a named normal init).
 
     Buckets of offsets longer than any training sequence get no gradient and keep their init.
     """
@@ -343,7 +330,8 @@ class T5RelativeBias(PositionalEncoding):
 
     def __init__(self, config: EncodingConfig):
         super().__init__()
-        self.bucket_bias = nn.Parameter(torch.randn(32) * config.d_model ** -0.5)
+        std = config.d_model ** -0.5 if config.init_std is None else config.init_std
+        self.bucket_bias = nn.Parameter(torch.randn(32) * std)
 
     def logit_bias(self, query_positions: torch.Tensor, key_positions: torch.Tensor) -> torch.Tensor:
         if query_positions.is_floating_point():
@@ -371,6 +359,8 @@ class FIRE(PositionalEncoding):
     def __init__(self, config: EncodingConfig, *, threshold: float = 512.0):
         super().__init__()
         self.mlp = nn.Sequential(nn.Linear(1, 32), nn.ReLU(), nn.Linear(32, 1))
+        if config.init_std is not None:  # a named normal init draws the MLP; c and the threshold keep their values
+            initialize([self.mlp], Init("normal", config.init_std))
         self.c = nn.Parameter(torch.tensor(0.1))
         if self.learned_threshold:
             self.threshold_scale = nn.Parameter(torch.tensor(1.0))

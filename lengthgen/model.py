@@ -24,6 +24,7 @@ from torch import nn
 
 from lengthgen.checkpoint import load_model
 from lengthgen.encodings import EncodingConfig, PositionalEncoding, build_encoding
+from lengthgen.initialization import initialize, parse_init
 from lengthgen.length_scaling import LOGIT_SCALES, POSITION_SCALES, check_scales
 
 ATTENTION_KINDS = ("softmax", "linear")
@@ -62,11 +63,12 @@ class HeadConfig:
     logit_scale: str = "none"
     position_scale: str = "none"
     reference_length: int | None = None
+    init: str = "torch_default"  # the init of every weight, by name (model.init; lengthgen/initialization.py)
     init_seed: int = 0  # the seed of the model's init (training.seeded_init sets it)
 
     def encoding_config(self) -> EncodingConfig:
         return EncodingConfig(self.d_model, self.trained_positions, self.rope_base, self.learned_init_std,
-                              init_seed=self.init_seed)
+                              init_seed=self.init_seed, init_std=parse_init(self.init).encoding_std)
 
 
 class AttentionHead(nn.Module):
@@ -83,6 +85,7 @@ class AttentionHead(nn.Module):
         self.key = nn.Linear(d, d)
         self.value = nn.Linear(d, d)
         self.unembedding = nn.Linear(d, config.vocab_size)
+        initialize([self.token_embedding, self.query, self.key, self.value, self.unembedding], parse_init(config.init))
 
     def predict(self, tokens: torch.Tensor, position_offset: int = 0,
                 positions: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:

@@ -86,7 +86,8 @@ def train_heads(head_config: HeadConfig, task: TaskConfig, train: TrainConfig, s
                 device: str = "auto") -> list[TrainedModel]:
     """The single head, one per seed, trained side by side on the last position's target (see ``fit``)."""
     options = "".join(f" {key}={value}" for key, value in (("attention", head_config.attention),
-                      ("logit_scale", head_config.logit_scale)) if value not in ("softmax", "none"))
+                      ("logit_scale", head_config.logit_scale), ("init", head_config.init))
+                      if value not in ("softmax", "none", "torch_default"))
     run = f"pe={head_config.pe}{options} seed={{seed}} offset={task.offset}"
     return fit([init_head(head_config, seed) for seed in seeds], seeds, task, train, device, retrieval_targets, run)
 

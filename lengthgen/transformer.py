@@ -25,6 +25,7 @@ from torch import nn
 
 from lengthgen.checkpoint import load_model
 from lengthgen.encodings import EncodingConfig, PositionalEncoding, build_encoding
+from lengthgen.initialization import initialize, parse_init
 from lengthgen.task import IGNORE_INDEX, TaskConfig, full_sequence_targets
 from lengthgen.training import TrainConfig, TrainedModel, fit, seeded_init
 
@@ -40,11 +41,12 @@ class TransformerConfig:
     rope_base: float = 1e4
     learned_init_std: float = 0.02
     mlp_ratio: int = 4  # hidden width of the MLP, in multiples of d_model
+    init: str = "nanogpt"  # the init of every weight, by name (transformer.init; lengthgen/initialization.py)
     init_seed: int = 0  # the seed of the model's init (training.seeded_init sets it)
 
     def encoding_config(self) -> EncodingConfig:
         return EncodingConfig(self.d_model, self.trained_positions, self.rope_base, self.learned_init_std,
-                              self.n_heads, self.init_seed)
+                              self.n_heads, self.init_seed, parse_init(self.init).encoding_std)
 
 
 class AttentionTrace(NamedTuple):
@@ -128,20 +130,11 @@ class Transformer(nn.Module):
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layers))
         self.final_norm = nn.LayerNorm(config.d_model)
         self.unembedding = nn.Linear(config.d_model, config.vocab_size)
-        self._init_weights()
-
-    def _init_weights(self) -> None:
-        """nanoGPT's init: N(0, 0.02) weights, zero biases, and the projections into the residual
-        stream scaled by 1/sqrt(2 n_layers) so its variance does not grow with depth. The encoding
-        keeps its own init (the learned table's std is a setting of the experiment)."""
-        for module in [self.token_embedding, self.blocks, self.unembedding]:
-            for name, parameter in module.named_parameters():
-                if name.endswith("bias"):
-                    nn.init.zeros_(parameter)
-                elif parameter.dim() > 1:
-                    residual = name.endswith("projection.weight") or name.endswith("down.weight")
-                    std = 0.02 / math.sqrt(2 * self.config.n_layers) if residual else 0.02
-                    nn.init.normal_(parameter, 0.0, std)
+        # By default nanoGPT's init (lengthgen/initialization.py): the projections into the residual
+        # stream are the attention's output projection and the MLP's down projection.
+        initialize([self.token_embedding, self.blocks, self.unembedding], parse_init(config.init),
+                   residual=lambda name: name.endswith(("projection.weight", "down.weight")),
+                   n_layers=config.n_layers)
 
     def forward(self, tokens: torch.Tensor, targets: torch.Tensor | None = None, position_offset: int = 0):
         """(logits (B, T, V), loss or None). ``targets`` (B, T), ``IGNORE_INDEX`` where a position has

@@ -202,6 +202,16 @@ BAD_CONFIGS = [
     ("transformer.eval_samples", 5000, "transformer.eval_samples (5000) exceeds task.eval_samples (64)",
      "at most task.eval_samples"),
     ("transformer.precision", "fp16", "transformer.precision: 'fp16' is not one of ['float32', 'bf16']", None),
+    # model inits (lengthgen/initialization.py), parsed as the encodings are
+    ("model.init", "xavier", "model.init: unknown model init 'xavier'", "nanogpt, normal, torch_default"),
+    ("model.init", "normal", "model.init: model init 'normal': normal needs a std", "normal@std=S"),
+    ("model.init", "normal@std=0", "model.init: model init 'normal@std=0': std 0 is not positive", "S > 0"),
+    ("model.init", "normal@mean=0", "model.init: model init 'normal@mean=0': normal has no parameter 'mean' "
+     "(parameters: std)", None),
+    ("model.init", "normal@std=x", "model.init: model init 'normal@std=x' is not of the form name or "
+     "name@key=value,key=value", None),
+    ("model.init", 0.02, "model.init: 0.02 is not of type 'string'", None),
+    ("transformer.init", "normal@std=1e", "transformer.init: model init 'normal@std=1e': std=1e is not a number", None),
 ]
 
 
@@ -387,7 +397,7 @@ FULL_MESSAGES = [
     ("train.warmup_fraction", lambda: with_change("train.warmup_fraction", 1),
      "train.warmup_fraction: 1 is greater than or equal to the maximum of 1; allowed: a number > 0 and < 1"),
     ("model.width", lambda: with_change("model.width", 64),
-     "model.width: unknown key in section model; allowed: d_model, rope_base, learned_init_std"),
+     "model.width: unknown key in section model; allowed: d_model, rope_base, learned_init_std, init"),
     ("train.stpes+bach_size", two_misspelled_keys,
      "train.bach_size: unknown key in section train (did you mean 'batch_size', 'steps'?); "
      "allowed: steps, batch_size, lr, warmup_fraction, log_every"),

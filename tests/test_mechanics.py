@@ -24,7 +24,7 @@ TRAIN_MAX = 32
 VOCAB = 4
 SETTINGS = {"task": {"vocab_size": VOCAB, "train_length_min": 8, "train_length_max": TRAIN_MAX,
                      "eval_lengths": [16, 64, 128]},
-            "model": {"learned_init_std": 0.02}}
+            "model": {"learned_init_std": 0.02, "init": "torch_default"}}
 
 
 def pinned_learned_head(position: int, logit: float, trained_positions: int = 256) -> AttentionHead:
@@ -207,6 +207,10 @@ def test_section():
     assert rows["1", "128"][4] == f"{untrained['modal_fraction']:.2f}, {untrained['modal_fraction']:.2f}"
     assert ["1", "128", "127"] in [row[:3] for row in markdown_rows(rope, "|K|length|")]
     assert "learned table initialized with std 0.02" in text
+    # under a named normal init the table was drawn at the init's std, not at its own
+    under_normal = {**SETTINGS, "model": {"learned_init_std": 0.02, "init": "normal@std=0.1"}}
+    assert "learned table initialized with std 0.1." in prose.section(measured, keyed_checks(
+        by_length, measured["mechanics_untrained_by_length"]), under_normal)
     assert "(figures/mechanics.png)" in text
     assert len(markdown_rows(text, "|claim|K|statistic|")) == 5
 

@@ -40,14 +40,17 @@ def test_the_default_study_varies_one_choice_at_a_time_and_runs_only_its_experim
     prepared, points = points_of(DEFAULT)
     assert prepared["robustness"]["experiments"] == STUDY
     assert points  # the default target runs the study
+    inits = {point.prepared["model"]["init"] for point in points.values()}
+    assert {prepared["model"]["init"], "normal@std=0.1", "normal@std=0.02"} <= inits | {prepared["model"]["init"]}
     for name, point in points.items():
         assert point.results_dir == f"results/robustness/{name}"
         assert sorted(plan(point.prepared).experiments) == sorted(STUDY)
         assert point.prepared["confirmation"]["runs"] == [] and point.prepared["robustness"]["points"] == []
         assert point.prepared["sweep"] == prepared["sweep"]  # rope and learned, every seed and offset
         varied = {entry.split(":")[0] for entry in point.differences}
-        # one choice: a key, or the training range with its evaluation lengths
-        assert len(varied) == 1 or varied == {"task.train_length_max", "task.eval_lengths"}, name
+        # one choice: a key, the training range with its evaluation lengths, or the init x width interaction
+        assert len(varied) == 1 or varied in ({"task.train_length_max", "task.eval_lengths"},
+                                              {"model.init", "model.d_model"}), name
         task = point.prepared["task"]
         assert max(task["eval_lengths"]) == 32 * task["train_length_max"]
 

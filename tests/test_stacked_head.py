@@ -18,6 +18,10 @@ CONFIGS = {
     "fire": {}, "fire_fixed": {}, "rope@base=100": {},
     "linear": {"pe": "rope", "attention": "linear"},
     "log_length": {"pe": "rope", "logit_scale": "log_length", "reference_length": 9},
+    # a named normal init (model.init): zero biases, every weight (the encoding's too) N(0, 0.1^2)
+    "rope normal@std=0.1": {"pe": "rope", "init": "normal@std=0.1"},
+    "learned normal@std=0.1": {"pe": "learned", "init": "normal@std=0.1"},
+    "fire normal@std=0.1": {"pe": "fire", "init": "normal@std=0.1"},
 }
 
 

@@ -23,11 +23,19 @@ HEADS = {
     "t5": {},
     "linear": {"attention": "linear"},
     "log_length": {"logit_scale": "log_length", "reference_length": 9},
+    # a named normal init (model.init), drawn from each seed's own generator, in the families it reaches
+    "rope normal@std=0.1": {"init": "normal@std=0.1"},
+    "learned normal@std=0.1": {"init": "normal@std=0.1"},
+    "randomized_learned@noise_max_length=64 normal@std=0.1": {"init": "normal@std=0.1"},
+    "fire normal@std=0.1": {"init": "normal@std=0.1"},
+    "t5 normal@std=0.1": {"init": "normal@std=0.1"},
+    "linear normal@std=0.1": {"attention": "linear", "init": "normal@std=0.1"},
 }
 
 
 def head_config(name: str) -> HeadConfig:
-    pe = "rope" if name in ("linear", "log_length") else name
+    pe = name.split()[0]
+    pe = "rope" if pe in ("linear", "log_length") else pe
     return HeadConfig(vocab_size=6, d_model=8, pe=pe, trained_positions=9, **HEADS[name])
 
 
@@ -47,9 +55,11 @@ def test_a_seed_trains_to_the_same_bits_alone_and_beside_other_seeds(name):
     assert not same_weights(beside[5].model, beside[3].model)  # the seeds are not one model four times
 
 
-def test_transformer_seeds_train_to_the_same_bits_alone_and_beside_others():
+@pytest.mark.parametrize("init", ["nanogpt", "normal@std=0.1"])
+def test_transformer_seeds_train_to_the_same_bits_alone_and_beside_others(init):
     torch.set_num_threads(1)
-    config = TransformerConfig(vocab_size=6, pe="rope", n_layers=1, n_heads=2, d_model=8, trained_positions=9)
+    config = TransformerConfig(vocab_size=6, pe="rope", n_layers=1, n_heads=2, d_model=8, trained_positions=9,
+                               init=init)
     alone, = train_transformers(config, TASK, TRAIN, [1], "cpu")
     beside = train_transformers(config, TASK, TRAIN, [1, 2], "cpu")
     assert same_weights(alone.model, beside[0].model)

@@ -216,8 +216,10 @@ def test_changing_eval_lengths_trains_nothing(smoke_run, tmp_path):
     config = write_config(tmp_path / "config.yaml", task={"eval_lengths": [8, 12, 32]})
     jobs = scheduled_jobs(snakemake(smoke_run, "-n", configfile=config).stdout)
     assert jobs["evaluate_sweep"] > 0 and jobs["confirm_tiny_evaluate_sweep"] > 0
-    assert not any(rule.removeprefix("confirm_tiny_").removeprefix("robust_d_model_8_").startswith("train_")
-                   for rule in jobs), jobs
+    points = yaml.safe_load(SMOKE_CONFIG.read_text())["robustness"]["points"]
+    prefixes = ["confirm_tiny_", *(f"robust_{point['name']}_" for point in points)]  # the module runs' rules
+    own = [next((rule.removeprefix(prefix) for prefix in prefixes if rule.startswith(prefix)), rule) for rule in jobs]
+    assert not any(rule.startswith("train_") for rule in own), jobs
 
 
 def test_changing_training_steps_retrains(smoke_run, tmp_path):
@@ -225,6 +227,19 @@ def test_changing_training_steps_retrains(smoke_run, tmp_path):
     jobs = scheduled_jobs(snakemake(smoke_run, "-n", configfile=config).stdout)
     runs = trained_runs(yaml.safe_load(SMOKE_CONFIG.read_text()))
     assert training_jobs(jobs) == len({(pe, offset) for pe, _, offset in runs})
+
+
+def test_changing_an_init_retrains_the_models_it_is_the_init_of(smoke_run, tmp_path):
+    """model.init reaches every single head's training params (sweep, variants, linear, log-length) and no
+    transformer's; transformer.init the transformers' alone (lengthgen/initialization.py)."""
+    runs = trained_runs(yaml.safe_load(SMOKE_CONFIG.read_text()))
+    heads = scheduled_jobs(snakemake(smoke_run, "-n", configfile=write_config(
+        tmp_path / "heads.yaml", model={"init": "normal@std=0.1"})).stdout)
+    assert training_jobs(heads) == len({(pe, offset) for pe, _, offset in runs})
+    assert heads["train_linear"] > 0 and heads["train_log_length"] > 0 and heads["train_transformer"] == 0
+    decoders = scheduled_jobs(snakemake(smoke_run, "-n", configfile=write_config(
+        tmp_path / "transformer.yaml", transformer={"init": "normal@std=0.1"})).stdout)
+    assert decoders["train_transformer"] > 0 and training_jobs(decoders) == 0 and decoders["train_linear"] == 0
 
 
 def test_variants_train_their_own_runs_in_folders_named_by_the_encoding(smoke_run):

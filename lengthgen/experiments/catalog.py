@@ -66,7 +66,7 @@ CATALOG = [
                tables=("accuracy_summary",), figures=("generalization",), needs=(trained(*SWEEP_HEADS),),
                headline_tables=("accuracy_by_length",)),
     Experiment("mechanics", reads={"models": Models(pe=SWEEP_HEADS), "eval_sets": EvalSets()},
-               settings=(*TASK, "model.learned_init_std"),
+               settings=(*TASK, "model.learned_init_std", "model.init"),
                tables=("mechanics_by_length", "mechanics_argmax_histogram", "mechanics_attention_profile",
                        "mechanics_untrained_by_length"),
                figures=("mechanics",), needs=(trained(*SWEEP_HEADS),), headline_tables=("mechanics_by_length",)),

@@ -167,7 +167,8 @@ TRANSFORMER_SEEDS = config["transformer"]["seeds"]
 # them (checkpoint.load_model), so a foreign or stale file is named, not silently used.
 HEAD = model_file_settings(HEAD_TRAINING, MODELS_TASK)
 TRANSFORMER_TRAINING = model_settings(
-    {**config_slice("transformer", ["n_layers", "n_heads", "d_model"]), **config_slice("model", ["rope_base", "learned_init_std"])},
+    {**config_slice("transformer", ["n_layers", "n_heads", "d_model", "init"]),
+     **config_slice("model", ["rope_base", "learned_init_std"])},
     MODELS_TASK,
 )
 

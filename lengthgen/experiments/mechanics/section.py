@@ -3,6 +3,7 @@
 import pandas as pd
 
 from lengthgen.claims import checks_markdown
+from lengthgen.initialization import parse_init
 from lengthgen.thresholds import MIN_MASS_IN_RANGE, MIN_MODAL_FRACTION
 
 
@@ -30,6 +31,13 @@ def past_range_markdown(by_length: pd.DataFrame, untrained: pd.DataFrame, pe: st
     return pd.DataFrame(rows, columns=columns).to_markdown(index=False, disable_numparse=True)
 
 
+def learned_table_std(settings: dict) -> float:
+    """The std the learned table was drawn with: a named normal init's (``model.init``), else
+    ``model.learned_init_std``."""
+    named = parse_init(settings["model"]["init"]).encoding_std
+    return settings["model"]["learned_init_std"] if named is None else named
+
+
 def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:
     by_length, untrained = tables["mechanics_by_length"], tables["mechanics_untrained_by_length"]
     train_length_max = settings["task"]["train_length_max"]
@@ -40,8 +48,8 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "sequence the argmax-attended key position; per (encoding, K, seed, length) the most common "
         "(modal) argmax position, the fraction of sequences attending there, and the mean attention "
         f"mass on the positions seen in training, [0, {train_length_max}). "
-        f"Seeds {', '.join(map(str, seeds))}; learned table initialized with std "
-        f"{settings['model']['learned_init_std']:g}. Beside each statistic, the same heads at their seeded init "
+        f"Seeds {', '.join(map(str, seeds))}; learned table initialized with std {learned_table_std(settings):g}. "
+        "Beside each statistic, the same heads at their seeded init "
         "(the weights each run trained from): what a head that learned nothing does.",
         "**learned** (absolute table):",
         past_range_markdown(by_length, untrained, "learned"),
