@@ -1,5 +1,6 @@
 # lengthgen: data -> train per (pe, seed, offset) -> evaluate -> analyze -> figures -> RESULTS.md,
-# and the confirmation runs (workflow/rules/confirm.smk), each this same workflow as a module.
+# the confirmation runs (workflow/rules/confirm.smk) and the robustness points (workflow/rules/robustness.smk), each
+# this same workflow as a module.
 import copy
 import os
 
@@ -35,6 +36,7 @@ include: "workflow/rules/evaluate.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/confirm.smk"
+include: "workflow/rules/robustness.smk"
 include: "workflow/rules/report.smk"
 
 
@@ -43,3 +45,4 @@ rule all:
     input:
         f"{RESULTS}/RESULTS.md",
         CONFIRMATION_REPORTS,
+        list(ROBUSTNESS_OUTPUTS.values()),

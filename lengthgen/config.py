@@ -26,6 +26,7 @@ from jsonschema.exceptions import ValidationError, best_match
 # The registry as its source states it: the checks need names, parameters and whether an encoding
 # draws its positions, and the workflow parses this at every start, so torch stays out of it.
 from lengthgen.encoding_catalog import DEFAULT_NOISE_MAX_LENGTH, encoding_description, resolve_encoding_name
+from lengthgen.experiments.catalog import CATALOG
 from lengthgen.initialization import parse_init
 from lengthgen.thresholds import SHIFT_ENCODINGS
 
@@ -231,8 +232,18 @@ def check_position_range(key: str, names: list[str], longest: int) -> None:
                               f"@noise_max_length=N with N >= {longest}, or shorter evaluation lengths")
 
 
+def check_experiment_names(key: str, names: list[str] | None) -> None:
+    """Every name is an experiment of the catalog."""
+    known = [experiment.name for experiment in CATALOG]
+    unknown = [name for name in names or [] if name not in known]
+    if unknown:
+        raise ConfigError(f"{key}: {', '.join(unknown)} not in the catalog; allowed: {', '.join(known)}")
+
+
 def check_config(config: dict) -> None:
     task, model, sweep, shift = config["task"], config["model"], config["sweep"], config["shift"]
+    check_experiment_names("experiments", config["experiments"])
+    check_experiment_names("robustness.experiments", config["robustness"]["experiments"])
     check_encodings("sweep.pe", sweep["pe"])
     check_encodings("shift.pe_at_init", shift["pe_at_init"])
     if task["train_length_min"] > task["train_length_max"]:

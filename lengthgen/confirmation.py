@@ -36,8 +36,8 @@ RULE_FILES = ("lengthgen/thresholds.py", "lengthgen/claims.py", "lengthgen/repli
               "lengthgen/training_record.py", "lengthgen/training_report.py", "lengthgen/prediction_errors.py",
               "lengthgen/stats.py")
 RUN_PREFIX = "confirm_"
-# Keys that say where and how a run is written and shown, not what it measures.
-PRESENTATION_KEYS = ("results_dir", "device", "figures", "confirmation", "bootstrap", "report")
+# Keys that say where and how a run is written and shown, or which other studies it runs, not what it measures.
+PRESENTATION_KEYS = ("results_dir", "device", "figures", "confirmation", "robustness", "bootstrap", "report")
 # Two runs pose the same task when these keys agree (seeds and evaluation draws may differ), and the other
 # run's offsets are among the reference's: checks are compared offset by offset, so fewer offsets pose the same
 # task at each of them.
@@ -129,6 +129,24 @@ def load_run_file(repository: Path, path: str) -> dict:
     return layer
 
 
+def layered_config(as_given: dict, layer: dict, results_dir: str, schema: Path, what: str) -> tuple[dict, dict]:
+    """(as given, prepared) of ``layer`` over the config as given, written into ``results_dir``: a run of a study.
+    It compares with no previous run (the one the exploratory report compares with is not this run's) and runs no
+    robustness study of its own (that study is the exploratory run's; without this the recursion would not stop).
+    A ``ConfigError`` of the layered config names ``what`` it is."""
+    layered = copy.deepcopy(as_given)
+    update_config(layered, layer)
+    layered["results_dir"] = results_dir
+    layered["report"] = {}
+    layered["robustness"] = {**layered.get("robustness", {}), "points": []}
+    run = copy.deepcopy(layered)
+    try:
+        prepare_config(run, schema)
+    except ConfigError as error:
+        raise ConfigError(f"{what}: {error}") from None
+    return layered, run
+
+
 def confirmation_runs(as_given: dict, prepared: dict, repository: Path, schema: Path) -> dict[str, ConfirmationRun]:
     """Every run of ``prepared["confirmation"]["runs"]``, by name, checked.
 
@@ -143,15 +161,9 @@ def confirmation_runs(as_given: dict, prepared: dict, repository: Path, schema: 
         if name in runs:
             raise ConfigError(f"confirmation.runs: {path} and {runs[name].path} both name the run {name!r}; allowed: "
                               "files with distinct names")
-        layered = copy.deepcopy(as_given)
-        update_config(layered, load_run_file(repository, path))
-        layered["results_dir"] = f"{prepared['results_dir']}/confirm/{name}"
-        layered["report"] = {}  # the previous run the exploratory report compares with is not this run's
-        run = copy.deepcopy(layered)
-        try:
-            prepare_config(run, schema)
-        except ConfigError as error:
-            raise ConfigError(f"confirmation run {name} ({path} over this config): {error}") from None
+        layered, run = layered_config(as_given, load_run_file(repository, path),
+                                      f"{prepared['results_dir']}/confirm/{name}", schema,
+                                      f"confirmation run {name} ({path} over this config)")
         if run["confirmation"]["runs"]:
             raise ConfigError(f"{path}: confirmation.runs: a confirmation run runs no confirmations of its own; "
                               "allowed: [] (write confirmation: {runs: []} in the file)")

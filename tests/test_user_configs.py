@@ -28,8 +28,10 @@ TINY = {
     "transformer": {"n_layers": 1, "n_heads": 2, "d_model": 16, "steps": 30, "batch_size": 16, "lr": 0.01,
                     "eval_samples": 16},
     "figures": {"dpi": 40},
-    # Without config.yaml's confirmation runs, layered over each config (tests/test_confirmation.py checks they layer).
+    # Without config.yaml's confirmation runs and robustness points, layered over each config
+    # (tests/test_confirmation.py checks the runs layer, tests/test_robustness.py the points).
     "confirmation": {"runs": []},
+    "robustness": {"points": []},
 }
 
 USER_CONFIGS = {

@@ -167,11 +167,18 @@ def headline_tables(experiments: list[Experiment], config: dict) -> list[Table]:
             for offset in (experiment.offsets(config, experiment.per_offset) or [None])]
 
 
+def not_chosen(name: str, chosen: list[str] | None) -> str | None:
+    """Why an experiment is left out by the config's ``experiments`` list (None: every one runs)."""
+    if chosen is None or name in chosen:
+        return None
+    return f"not among the config's experiments ({', '.join(chosen)})"
+
+
 def plan(config: dict, catalog: list[Experiment] = CATALOG) -> Plan:
     """What runs under ``config`` (derived settings already filled), and why the rest does not."""
     running, sections, left_out = [], [], {}
     for experiment in catalog:
-        reason = experiment.reason_left_out(config)
+        reason = not_chosen(experiment.name, config.get("experiments")) or experiment.reason_left_out(config)
         if reason:
             left_out[experiment.name] = reason
             continue

@@ -1,0 +1,8 @@
+"""The robustness study: do the verdicts survive the choices nobody made (init, width, learning rate, training range)?
+
+Each point of ``robustness.points`` is a set of overrides of the config, one choice varied at a time; the
+experiments of ``robustness.experiments`` rerun at it with every rule of the workflow, into
+``<results_dir>/robustness/<point>`` (``points``, ``workflow/rules/robustness.smk``). The run itself is the default
+point: its results are reused, nothing is retrained. ``analysis`` sets every check beside itself at each point and
+measures the mechanism there; ``section`` says where each claim holds; ``figures`` draws the grid.
+"""

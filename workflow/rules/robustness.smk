@@ -1,0 +1,103 @@
+# The robustness study: every point of robustness.points layered over the config as given (lengthgen/robustness/
+# points.py) and run as this same workflow, a Snakemake module, into <results_dir>/robustness/<point>, its rules named
+# robust_<point>_<rule>; only the study's experiments run there, and only the jobs they need (the sweep's training,
+# one stacked job per (encoding, offset)). Then every point's checks side by side (rule robustness) and their grid
+# (rule plot_robustness). This run is the default point: its tables are read, nothing is retrained. A point runs no
+# points of its own, so its module includes no further modules.
+from lengthgen.robustness.points import DEFAULT_POINT, POINT_PREFIX, robustness_points
+
+try:
+    ROBUSTNESS = robustness_points(CONFIG_AS_GIVEN, config, CONFIG_SCHEMA)
+except ConfigError as error:
+    sys.exit(f"Config error: {error}")
+
+for ROBUSTNESS_NAME, ROBUSTNESS_POINT in ROBUSTNESS.items():
+    # Module and rule-prefix names as variables: Snakemake resolves both at `use rule` (dynamic modules).
+    ROBUSTNESS_MODULE = f"{POINT_PREFIX}{ROBUSTNESS_NAME}"
+    ROBUSTNESS_RULES = f"{POINT_PREFIX}{ROBUSTNESS_NAME}_"
+
+    module:
+        name:
+            ROBUSTNESS_MODULE
+        snakefile:
+            "../../Snakefile"
+        config:
+            ROBUSTNESS_POINT.config
+
+    use rule * from ROBUSTNESS_MODULE as ROBUSTNESS_RULES*
+
+
+# Every point's results folder, the default (this run) first, then in config order.
+ROBUSTNESS_FOLDERS = {DEFAULT_POINT: RESULTS, **{name: point.results_dir for name, point in ROBUSTNESS.items()}}
+ROBUSTNESS_OUTPUTS = (
+    {
+        "robustness_table": f"{RESULTS}/tables/robustness_checks.parquet",
+        "robustness_mechanism": f"{RESULTS}/tables/robustness_mechanism.parquet",
+        "robustness_section": f"{RESULTS}/sections/robustness.md",
+        "robustness_figure": f"{RESULTS}/figures/robustness.png",
+    }
+    if ROBUSTNESS
+    else {}
+)
+
+
+def point_tables(table):
+    """One table of every point, the default first: tables/<table>.parquet below each point's folder."""
+    return [f"{folder}/tables/{table}.parquet" for folder in ROBUSTNESS_FOLDERS.values()]
+
+
+if ROBUSTNESS:
+
+    rule robustness:
+        """Every point's checks of the study's experiments side by side, the mechanism at each point, and the section."""
+        input:
+            script_sources("robustness.py"),
+            claims=point_tables("claims"),
+            errors=point_tables("errors_by_length"),
+            kernels=point_tables("prop1_kernel"),
+            prop1_errors=point_tables("prop1_error"),
+        output:
+            table=ROBUSTNESS_OUTPUTS["robustness_table"],
+            mechanism=ROBUSTNESS_OUTPUTS["robustness_mechanism"],
+            section=ROBUSTNESS_OUTPUTS["robustness_section"],
+        params:
+            points=list(ROBUSTNESS_FOLDERS),
+            changes={DEFAULT_POINT: [], **{name: point.differences for name, point in ROBUSTNESS.items()}},
+            experiments=config["robustness"]["experiments"],
+        group:
+            "summary"
+        conda:
+            CONDA_ENV
+        log:
+            f"{RESULTS}/logs/robustness.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/robustness.tsv"
+        script:
+            "../scripts/robustness.py"
+
+    rule plot_robustness:
+        input:
+            script_sources("plot_robustness.py"),
+            table=ROBUSTNESS_OUTPUTS["robustness_table"],
+            style=FIGURE_STYLE,
+        output:
+            report(ROBUSTNESS_OUTPUTS["robustness_figure"], caption="../captions/robustness.rst", category="robustness"),
+        params:
+            points=list(ROBUSTNESS_FOLDERS),
+            style=FIGURE_SETTINGS,
+        group:
+            "summary"
+        conda:
+            CONDA_ENV
+        log:
+            f"{RESULTS}/logs/plot_robustness.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/plot_robustness.tsv"
+        script:
+            "../scripts/plot_robustness.py"
+
+
+rule robustness_study:
+    """The robustness study: its table, mechanism table, section and figure (nothing without points)."""
+    input:
+        list(ROBUSTNESS_OUTPUTS.values()),

@@ -1,0 +1,13 @@
+"""Rule plot_robustness: every evidence check of the robustness study at every point, coloured by its verdict."""
+import matplotlib.pyplot as plt
+
+from lengthgen.jobs import start_job
+from lengthgen.plots import save_figure
+from lengthgen.robustness.figures import robustness_figure
+from lengthgen.table_schemas.robustness import ROBUSTNESS_CHECKS
+from lengthgen.tables import read_table
+
+start_job(snakemake.log[0])
+plt.style.use([snakemake.input.style, snakemake.params.style])
+save_figure(robustness_figure(read_table(snakemake.input.table, ROBUSTNESS_CHECKS), list(snakemake.params.points)),
+            snakemake.output[0])
