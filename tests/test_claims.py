@@ -31,7 +31,8 @@ def test_a_check_keeps_its_names_offset_kind_and_rule():
     row = check("claim A", "stat B", 3, ">=", 2, offset=7, rule="at least two", kind="sanity")
     assert list(row) == claims.CHECK_COLUMNS
     assert row == {"claim": "claim A", "statistic": "stat B", "offset": 7, "value": 3.0, "comparison": ">=",
-                   "threshold": 2.0, "rule": "at least two", "holds": True, "kind": "sanity", "per_seed": True}
+                   "threshold": 2.0, "rule": "at least two", "holds": True, "kind": "sanity", "per_seed": True,
+                   "seed_sums": None}
     assert isinstance(row["value"], float) and isinstance(row["threshold"], float)
 
 
