@@ -52,17 +52,8 @@ class SeedSums:
     def __sub__(self, other):
         return self._binary(other, operator.sub)
 
-    def __add__(self, other):
-        return self._binary(other, operator.add)
-
     def __mul__(self, other):
         return self._binary(other, operator.mul)
-
-    def __truediv__(self, other):
-        return self._binary(other, operator.truediv)
-
-    def __rsub__(self, other):
-        return combine(lambda values: other - values, self)
 
     def __abs__(self):
         return combine(np.abs, self)
