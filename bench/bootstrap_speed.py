@@ -44,37 +44,35 @@ def claims_functions(experiment: str, settings: dict):
     return summed, recomputed
 
 
-def cpu_seconds(function, repeats: int) -> float:
+def timed(function, repeats: int):
+    """(the result of ``function()``, the median CPU seconds of ``repeats`` calls)."""
     times = []
     for _ in range(repeats):
         start = time.process_time()
-        function()
+        result = function()
         times.append(time.process_time() - start)
-    return statistics.median(times)
+    return result, statistics.median(times)
 
 
 def experiment_row(experiment: str, results: Path, settings: dict, resamples: int, repeats: int) -> str:
     checked = experiment_module(experiment).CHECKED
     tables = {name: read_table(results / "tables" / f"{name}.parquet", schema_named(name)) for name in checked}
     summed, recomputed = claims_functions(experiment, settings)
-    spreads, seconds = [], []
-    for claims_of in (recomputed, summed):
-        spreads.append(seed_bootstrap(claims_of, tables, resamples, seed=0))
-        seconds.append(cpu_seconds(lambda: seed_bootstrap(claims_of, tables, resamples, seed=0), repeats))
-    before, after = spreads
+    (before, seconds_before), (after, seconds_after) = (
+        timed(lambda: seed_bootstrap(claims_of, tables, resamples, seed=0), repeats) for claims_of in (recomputed, summed))
     distance = max(float(np.nanmax(np.abs(after[column] - before[column]), initial=0.0))
                    for column in ("spread_low", "spread_high"))
     same = before["holds_fraction"].equals(after["holds_fraction"]) and before["seeds_failing"].equals(
         after["seeds_failing"])
-    return (f"| {experiment} | {len(before)} | {before['n_seeds'].iloc[0]} | {resamples} | {seconds[0]:.2f} | "
-            f"{seconds[1]:.3f} | {seconds[0] / seconds[1]:.0f}x | {distance:.1e} | {'yes' if same else 'NO'} |")
+    return (f"| {experiment} | {len(before)} | {before['n_seeds'].iloc[0]} | {resamples} | {seconds_before:.2f} | "
+            f"{seconds_after:.3f} | {seconds_before / seconds_after:.0f}x | {distance:.1e} | {'yes' if same else 'NO'} |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workdir", type=Path, default=REPO, help="the folder of a finished run (holds results/)")
     parser.add_argument("--configfile", type=Path, default=REPO / "config.yaml", help="the run's config")
-    parser.add_argument("--repeats", type=int, default=3, help="timings per experiment and way (median)")
+    parser.add_argument("--repeats", type=int, default=1, help="timings per experiment and way (median)")
     args = parser.parse_args()
     config = yaml.safe_load(args.configfile.read_text())
     prepare_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
