@@ -17,6 +17,11 @@ per check declared per seed (``claims.check``'s ``per_seed``), the seeds on whic
 sets against another run's (``thresholds.CAUSE_RULE``). A check not declared per seed (one seed's
 value set against another's, a t-interval, which can hold on all seeds and fail on each alone) has
 neither (null), in every run: the declaration, not the run's outcome, says which checks are counted.
+
+Where every check of an experiment is a statistic of per-seed sums (``lengthgen.seed_sums``), the checks are not
+recomputed: each draw is a row of seed counts, and one matrix product gives every resample's values (and the
+per-seed values, from the identity), with the same draws as the recomputation, so the same interval up to
+rounding. An experiment with any other check is recomputed on every resample, as before.
 pandas and numpy only: every job that writes claims runs it.
 """
 
@@ -25,7 +30,8 @@ from typing import Callable
 import numpy as np
 import pandas as pd
 
-from lengthgen.claims import KEY
+from lengthgen.claims import COMPARISONS, KEY
+from lengthgen.seed_sums import SeedSums
 from lengthgen.thresholds import SPREAD_INTERVAL
 
 
@@ -58,21 +64,25 @@ def seed_bootstrap(claims_of: Callable[..., pd.DataFrame], tables: dict[str, pd.
     """
     checks = claims_of(**tables)
     seeds = run_seeds(tables)
-    by_seed = {name: dict(iter(table.groupby("seed"))) if "seed" in table and len(table) else table
-               for name, table in tables.items()}
     generator = np.random.default_rng(seed)
-    redone = []
-    for _ in range(resamples):
-        draw = generator.choice(seeds, size=len(seeds), replace=True)
-        redone.append(claims_of(**resample_seeds(by_seed, draw))[KEY + ["value", "holds"]])
-    draws = pd.concat(redone) if redone else checks[KEY + ["value", "holds"]].iloc[:0]
+    draws = [generator.choice(seeds, size=len(seeds), replace=True) for _ in range(resamples)]
+    if len(checks) and "seed_sums" in checks and checks["seed_sums"].notna().all():
+        redone, alone = (summed_checks(checks, seeds, weights) for weights in (seed_counts(draws, seeds),
+                                                                              np.eye(len(seeds))))
+    else:
+        by_seed = {name: dict(iter(table.groupby("seed"))) if "seed" in table and len(table) else table
+                   for name, table in tables.items()}
+        redone, alone = ([claims_of(**resample_seeds(by_seed, draw))[KEY + ["value", "holds"]] for draw in chosen]
+                         for chosen in (draws, [[seed] for seed in seeds]))
+    empty = checks[KEY + ["value", "holds"]].iloc[:0]
+    redone, alone = (pd.concat(frames) if len(frames) else empty for frames in (redone, alone))
     tail = (1 - SPREAD_INTERVAL) / 2
-    spread = draws.groupby(KEY, dropna=False).agg(
+    spread = redone.groupby(KEY, dropna=False).agg(
         resamples=("holds", "size"), holds_fraction=("holds", "mean"),
         spread_low=("value", lambda values: values.quantile(tail)),
         spread_high=("value", lambda values: values.quantile(1 - tail)))
     rows = (checks.merge(spread.reset_index(), on=KEY, how="left")
-            .merge(failing_seeds(claims_of, by_seed, seeds, checks), on=KEY, how="left").assign(n_seeds=len(seeds)))
+            .merge(failing_seeds(alone, checks), on=KEY, how="left").assign(n_seeds=len(seeds)))
     return rows.assign(resamples=rows["resamples"].fillna(0).astype(int),
                        seeds_checked=rows["seeds_checked"].astype("Int64"),
                        seeds_failing=rows["seeds_failing"].astype("Int64"))[
@@ -80,15 +90,34 @@ def seed_bootstrap(claims_of: Callable[..., pd.DataFrame], tables: dict[str, pd.
          "seeds_checked", "seeds_failing"]]
 
 
-def failing_seeds(claims_of: Callable[..., pd.DataFrame], by_seed: dict, seeds: list[int],
-                  checks: pd.DataFrame) -> pd.DataFrame:
+def seed_counts(draws: list[np.ndarray], seeds: list[int]) -> np.ndarray:
+    """(draws, seeds): how often each draw holds each seed."""
+    position = {seed: index for index, seed in enumerate(seeds)}
+    counts = np.zeros((len(draws), len(seeds)))
+    for row, draw in enumerate(draws):
+        np.add.at(counts[row], [position[seed] for seed in draw], 1)
+    return counts
+
+
+def summed_checks(checks: pd.DataFrame, seeds: list[int], weights: np.ndarray) -> list[pd.DataFrame]:
+    """Every check of ``checks`` (each with its ``seed_sums``) under each row of ``weights`` (seed counts): its
+    value and whether it holds, the rows ``claims_of`` would give on those resamples (one frame)."""
+    values, holds = [], []
+    for (value, threshold), comparison in zip(checks["seed_sums"], checks["comparison"]):
+        values.append(value.at(weights, seeds))
+        limits = threshold.at(weights, seeds) if isinstance(threshold, SeedSums) else threshold
+        holds.append(~np.isnan(values[-1]) & COMPARISONS[comparison](values[-1], limits))
+    keys = checks.loc[checks.index.repeat(len(weights)), KEY].reset_index(drop=True)
+    return [keys.assign(value=np.concatenate(values), holds=np.concatenate(holds))]
+
+
+def failing_seeds(alone: pd.DataFrame, checks: pd.DataFrame) -> pd.DataFrame:
     """Per check of ``checks`` (all seeds) declared per seed (``claims.check``'s ``per_seed``; ``KEY``): on how many
-    seeds alone it has a value (``seeds_checked``) and on how many of those it fails (``seeds_failing``); 0 of 0
-    where no seed alone makes it or gives it a value (a NaN value: a statistic that needs two seeds). A check not
-    declared per seed is not listed: it has no count, whatever its outcome."""
-    alone = [claims_of(**resample_seeds(by_seed, [seed]))[KEY + ["value", "holds"]] for seed in seeds]
-    made = pd.concat(alone) if alone else checks[KEY + ["value", "holds"]].iloc[:0]
-    made = made[made["value"].notna()].assign(fails=lambda frame: ~frame["holds"].astype(bool))
+    seeds alone (``alone``: the checks' rows on each seed alone, one under the other) it has a value
+    (``seeds_checked``) and on how many of those it fails (``seeds_failing``); 0 of 0 where no seed alone makes it
+    or gives it a value (a NaN value: a statistic that needs two seeds). A check not declared per seed is not
+    listed: it has no count, whatever its outcome."""
+    made = alone[alone["value"].notna()].assign(fails=lambda frame: ~frame["holds"].astype(bool))
     counted = made.groupby(KEY, dropna=False).agg(seeds_checked=("fails", "size"), seeds_failing=("fails", "sum"))
     declared = checks.loc[checks["per_seed"].astype(bool), KEY]
     counts = declared.merge(counted.reset_index(), on=KEY, how="left")

@@ -14,6 +14,11 @@ a share over seeds. The seed bootstrap counts the seeds that fail it alone only 
 sets one seed's value against another's, a t-interval whose width follows the number of runs, is not). The
 declaration is the check's, the same in every run, so a check has a per-seed count in every run or in none.
 
+A check's value (and its threshold, where the data set it) may be a ``seed_sums.SeedSums``: a function of
+sums over each seed's rows. Its row then keeps the statistic (``seed_sums``; ``with_keys`` adds the column where a
+check has one), and the seed bootstrap resamples the sums instead of recomputing the checks; the claims table has no
+such column.
+
 The verdict of a section is *confirmed* when every evidence check holds, *not confirmed* when
 none does, and *mixed* otherwise.
 """
@@ -22,6 +27,8 @@ import math
 import operator
 
 import pandas as pd
+
+from lengthgen.seed_sums import SeedSums
 
 VERDICT_RULE = ("confirmed if every evidence check holds, not confirmed if none holds, mixed otherwise; "
                 "sanity checks (tests of the code) are shown apart and count in no verdict")
@@ -33,20 +40,25 @@ CHECK_COLUMNS = ["claim", "statistic", "offset", "value", "comparison", "thresho
 COMPARISONS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq}
 
 
-def check(claim: str, statistic: str, value: float, comparison: str, threshold: float, *, offset: int | None = None,
-          rule: str | None = None, kind: str = "evidence", per_seed: bool = True) -> dict:
+def check(claim: str, statistic: str, value: float | SeedSums, comparison: str, threshold: float | SeedSums, *,
+          offset: int | None = None, rule: str | None = None, kind: str = "evidence", per_seed: bool = True) -> dict:
     """One check: holds when ``value <comparison> threshold`` (never when the value is NaN). ``rule`` is the
     text shown for it (``>= 5 x chance = 0.156``); by default the comparison and threshold. ``per_seed=False``:
-    the check on one seed alone is not this check on that seed, so the seed bootstrap counts no seeds for it."""
+    the check on one seed alone is not this check on that seed, so the seed bootstrap counts no seeds for it.
+    A ``SeedSums`` value (and threshold) is checked on all seeds and kept as ``seed_sums`` (value, threshold)
+    for the bootstrap, a key only such a check has; a float threshold beside it is kept as it is."""
     if comparison not in COMPARISONS:
         raise ValueError(f"unknown comparison {comparison!r}; one of {', '.join(COMPARISONS)}")
     if kind not in KINDS:
         raise ValueError(f"unknown check kind {kind!r}; one of {', '.join(KINDS)}")
-    value, threshold = float(value), float(threshold)
+    if isinstance(threshold, SeedSums) and not isinstance(value, SeedSums):
+        raise ValueError(f"check {claim!r} | {statistic!r}: a threshold of seed sums needs a value of seed sums")
+    resampled = {"seed_sums": (value, threshold)} if isinstance(value, SeedSums) else {}
+    value, threshold = (part.value() if isinstance(part, SeedSums) else float(part) for part in (value, threshold))
     holds = not math.isnan(value) and bool(COMPARISONS[comparison](value, threshold))
     return {"claim": claim, "statistic": statistic, "offset": offset, "value": value, "comparison": comparison,
             "threshold": threshold, "rule": rule or f"{comparison} {threshold:.4g}", "holds": holds, "kind": kind,
-            "per_seed": bool(per_seed)}
+            "per_seed": bool(per_seed), **resampled}
 
 
 def with_keys(checks: list[dict] | pd.DataFrame, experiment: str, section: str) -> pd.DataFrame:
@@ -59,6 +71,8 @@ def with_keys(checks: list[dict] | pd.DataFrame, experiment: str, section: str) 
         raise ValueError(f"experiment {experiment} has checks with the same key: "
                          + "; ".join(f"{claim} | {statistic} | K={offset}" for claim, statistic, offset in repeated))
     columns = {name: [row[name] for row in rows] for name in CHECK_COLUMNS}
+    if any("seed_sums" in row for row in rows):  # for the bootstrap only: the claims table has no such column
+        columns["seed_sums"] = [row.get("seed_sums") for row in rows]
     return pd.DataFrame({"experiment": experiment, "section": section, **columns},
                         index=range(len(rows))).astype({"offset": "Int64"})
 

@@ -14,12 +14,16 @@ import math
 import numpy as np
 import pandas as pd
 
+from lengthgen import seed_sums
+from lengthgen.seed_sums import SeedSums
+
 TRIVIAL_PREDICTORS = ("chance", "no_decay")  # baselines from the measurements (module doc)
 TRIVIAL_LABELS = {
     "chance": "baseline: attention 1/n, accuracy 1/V (everything lost, as at init)",
     "no_decay": "baseline: each head's measured value at its longest in-range length, at every length",
 }
 BORROWED_ATTENTION = {"ranking": "mean_field"}  # accuracy-only predictor -> the one whose attention its rows repeat
+QUANTITY_COLUMNS = {"target_attention": "attention", "accuracy": "accuracy"}  # quantity -> its columns' suffix
 
 
 def trivial_predictions(comparison: pd.DataFrame, train_length_max: int, vocab_size: int) -> pd.DataFrame:
@@ -39,6 +43,11 @@ def trivial_predictions(comparison: pd.DataFrame, train_length_max: int, vocab_s
     return pd.concat([chance, no_decay], ignore_index=True)[comparison.columns]
 
 
+def with_baselines(comparison: pd.DataFrame, train_length_max: int, vocab_size: int) -> pd.DataFrame:
+    """The rows of ``comparison`` and of the trivial baselines (``trivial_predictions``), one under the other."""
+    return pd.concat([comparison, trivial_predictions(comparison, train_length_max, vocab_size)], ignore_index=True)
+
+
 def error_statistics(predicted: pd.Series, measured: pd.Series) -> dict:
     """n, mean absolute error, mean signed error (predicted - measured), Pearson correlation."""
     predicted, measured = predicted.to_numpy(float), measured.to_numpy(float)
@@ -52,15 +61,14 @@ def prediction_errors(comparison: pd.DataFrame, train_length_max: int, vocab_siz
                       heads: str = "trained") -> pd.DataFrame:
     """``prop1_error`` rows of one set of heads, per offset and over all offsets: every predictor of
     ``comparison`` and the trivial baselines (ranking: accuracy only)."""
-    rows_with_baselines = pd.concat([comparison, trivial_predictions(comparison, train_length_max, vocab_size)],
-                                    ignore_index=True)
+    rows_with_baselines = with_baselines(comparison, train_length_max, vocab_size)
     scopes = [(f"K={offset}", group) for offset, group in rows_with_baselines.groupby("offset", sort=True)]
     scopes.append(("all", rows_with_baselines))
     rows = []
     for scope, frame in scopes:
         for lengths, subset in (("beyond_training", frame[frame["length"] > train_length_max]), ("all", frame)):
             for predictor, rows_of_predictor in subset.groupby("predictor", sort=True):
-                for quantity, column in (("target_attention", "attention"), ("accuracy", "accuracy")):
+                for quantity, column in QUANTITY_COLUMNS.items():
                     if quantity == "target_attention" and predictor in BORROWED_ATTENTION:
                         continue  # a copy of another predictor's attention
                     stats = error_statistics(rows_of_predictor[f"predicted_{column}"],
@@ -83,3 +91,23 @@ def gain_over_trivial(errors: pd.DataFrame, heads: str, scope: str, predictor: s
     trivial guess misses the predictor gets right."""
     trivial = min(beyond_mae(errors, heads, scope, name, quantity) for name in TRIVIAL_PREDICTORS)
     return trivial - beyond_mae(errors, heads, scope, predictor, quantity)
+
+
+def mae_past_range(rows: pd.DataFrame, train_length_max: int, predictor: str, quantity: str,
+                   offset: int | None = None) -> SeedSums:
+    """``beyond_mae`` of ``prediction_errors`` as seed sums, for the seed bootstrap: the MAE past the training range
+    of ``predictor``'s ``quantity`` on ``rows`` (``with_baselines``), at ``offset`` (None: all offsets)."""
+    column = QUANTITY_COLUMNS[quantity]
+    chosen = rows[(rows["length"] > train_length_max) & (rows["predictor"] == predictor)
+                  & ((rows["offset"] == offset) if offset is not None else True)]
+    errors = (chosen[f"predicted_{column}"].astype(float) - chosen[f"measured_{column}"].astype(float)).abs()
+    return seed_sums.mean(chosen.assign(error=errors), "error")
+
+
+def gain_past_range(rows: pd.DataFrame, train_length_max: int, predictor: str, quantity: str,
+                    offset: int | None = None) -> SeedSums:
+    """``gain_over_trivial`` as seed sums (``mae_past_range``): the lower of the trivial baselines' MAEs past the
+    range minus the predictor's."""
+    trivial = seed_sums.smallest([mae_past_range(rows, train_length_max, name, quantity, offset)
+                                  for name in TRIVIAL_PREDICTORS])
+    return trivial - mae_past_range(rows, train_length_max, predictor, quantity, offset)

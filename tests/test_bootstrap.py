@@ -4,7 +4,10 @@ the per-seed counts of the checks declared per seed."""
 import numpy as np
 import pandas as pd
 import pytest
+import yaml
 
+from conftest import SMOKE_CONFIG
+from lengthgen import seed_sums
 from lengthgen.bootstrap import failing_seeds, resample_seeds, run_seeds, seed_bootstrap
 from lengthgen.claims import KEY, check, with_keys
 from lengthgen.thresholds import SPREAD_INTERVAL
@@ -233,9 +236,9 @@ def test_failing_seeds_lists_the_declared_checks_with_their_counts():
         return with_keys([check("c", "min", value, ">=", 0.5), check("c", "min", value, ">=", 0.5, offset=2),
                           check("c", "margin", value, ">=", 0.5, per_seed=False)], "toy", "toy")
 
-    by_seed = {"runs": dict(iter(per_seed([0.4, 0.9, 0.3]).groupby("seed")))}
     checks = claims_of(per_seed([0.4, 0.9, 0.3]))
-    counts = failing_seeds(claims_of, by_seed, [0, 1, 2], checks)
+    alone = pd.concat([claims_of(per_seed([value])) for value in (0.4, 0.9, 0.3)])
+    counts = failing_seeds(alone, checks)
     assert list(counts.columns) == [*KEY, "seeds_checked", "seeds_failing"]
     assert counts[["statistic", "seeds_checked", "seeds_failing"]].values.tolist() == [["min", 3, 2], ["min", 3, 2]]
     assert counts["offset"].isna().tolist() == [True, False]
@@ -271,3 +274,106 @@ def test_a_run_without_seeds_draws_nothing_and_counts_every_declared_check_on_no
     spread = seed_bootstrap(from_settings, {"settings": pd.DataFrame({"threshold": [0.7]})}, resamples=3, seed=0)
     assert spread[["n_seeds", "resamples", "holds_fraction", "seeds_checked", "seeds_failing"]].values.tolist() == [
         [0, 3, 1.0, 0, 0]]
+
+
+# --- Checks of per-seed sums (lengthgen.seed_sums): resampled as numbers, the same draws as the recomputation ---
+
+def uneven_runs() -> pd.DataFrame:
+    """Seeds with 1 to 4 rows each (a mean over rows is not the mean of the seeds' means), and a baseline per row."""
+    generator = np.random.default_rng(13)
+    seeds = np.repeat(range(6), [1, 4, 2, 3, 1, 2])
+    return pd.DataFrame({"seed": seeds, "value": generator.normal(0.5, 0.2, size=len(seeds)),
+                         "baseline": generator.normal(0.45, 0.2, size=len(seeds))})
+
+
+def mean_and_margin(summed: bool, calls: list | None = None):
+    """Two checks of the mean over rows: against a fixed threshold, and against one the data set (1.1 x the
+    baseline's mean, as cures' recovery is held to a share of its hard-attention ceiling); as plain floats or as
+    seed sums."""
+
+    def claims_of(runs):
+        if calls is not None:
+            calls.append(len(runs))
+        value, limit = ((seed_sums.mean(runs, "value"), seed_sums.mean(runs, "baseline") * 1.1) if summed
+                        else (runs["value"].mean(), runs["baseline"].mean() * 1.1))
+        return with_keys([check("mean is high", "mean over rows", value, ">=", 0.5, offset=1),
+                          check("mean beats its baseline", "mean over rows", value, ">=", limit)], "toy", "toy")
+
+    return claims_of
+
+
+def test_a_check_of_seed_sums_gets_the_interval_and_outcomes_of_its_recomputation_from_one_call():
+    calls = []
+    tables = {"runs": uneven_runs()}
+    summed = seed_bootstrap(mean_and_margin(True, calls), tables, resamples=300, seed=14)
+    recomputed = seed_bootstrap(mean_and_margin(False), tables, resamples=300, seed=14)
+    assert calls == [len(tables["runs"])]  # the checks on all seeds, and no recomputation
+    exact = ["experiment", "section", "claim", "statistic", "offset", "n_seeds", "resamples", "holds_fraction",
+             "seeds_checked", "seeds_failing"]
+    pd.testing.assert_frame_equal(summed[exact], recomputed[exact])
+    # The same draws: equal up to the order of summation (rounding), far inside the resamples' own spread.
+    for column in ("spread_low", "spread_high"):
+        np.testing.assert_allclose(summed[column], recomputed[column], rtol=0, atol=1e-12)
+    assert 0 < summed["holds_fraction"].iloc[0] < 1 and 0 < summed["holds_fraction"].iloc[1] < 1  # open: noise counts
+    assert summed["seeds_failing"].tolist() == [int((uneven_runs().groupby("seed")["value"].mean() < 0.5).sum()),
+                                                summed["seeds_failing"].iloc[1]]
+
+
+def test_one_check_that_is_not_of_seed_sums_recomputes_every_check():
+    calls = []
+
+    def mixed(runs):
+        calls.append(len(runs))
+        return with_keys([check("mean is high", "mean", seed_sums.mean(runs, "value"), ">=", 0.5),
+                          check("seeds agree", "sd", runs["value"].std(), "<=", 1, per_seed=False)], "toy", "toy")
+
+    tables = {"runs": uneven_runs()}
+    spread = seed_bootstrap(mixed, tables, resamples=20, seed=15)
+    assert len(calls) == 1 + 20 + 6  # the checks, every resample, each seed alone
+    plain = seed_bootstrap(mean_and_margin(False), tables, resamples=20, seed=15)
+    assert spread["spread_low"].iloc[0] == pytest.approx(plain["spread_low"].iloc[0], abs=1e-12)
+
+
+def test_a_seed_sums_threshold_needs_a_seed_sums_value():
+    with pytest.raises(ValueError, match="threshold of seed sums"):
+        check("c", "s", 0.5, ">=", seed_sums.mean(per_seed([0.1, 0.2]), "value"))
+
+
+# The experiments whose checks are all statistics of seed sums (the costliest bootstraps of the tiny run, issue 26).
+SUMMED_EXPERIMENTS = ("cures", "prop1", "multiseed")
+# How far a summed interval end may sit from the recomputed one. Both come from the same draws; the seed sums add
+# in another order (a few units in the 16th place), and the t-interval of cures' paired check takes its variance from
+# sums of squares (seed_sums.mean_interval_low: up to about 1e-8 of the values' spread). The resamples' own spread,
+# the noise the interval measures, is orders of magnitude wider (0.01 and more in the tiny run).
+SUMMED_TOLERANCE = 1e-7
+
+
+def spreads_summed_and_recomputed(experiment: str, results, settings: dict, resamples: int = 100):
+    """The seed bootstrap of ``experiment``'s checks on a run's tables (``results``: its folder), by seed sums and by
+    recomputing the checks on every resample, as every bootstrap did before seed sums, with the same draws."""
+    from lengthgen.experiments.runner import experiment_module
+    from lengthgen.table_schemas.registry import schema_named
+    from lengthgen.tables import read_table
+
+    module = experiment_module(experiment)
+    tables = {name: read_table(results / "tables" / f"{name}.parquet", schema_named(name)) for name in module.CHECKED}
+
+    def summed(**resampled):
+        return with_keys(module.checks(resampled, settings), experiment, experiment)
+
+    def recomputed(**resampled):
+        return summed(**resampled).assign(seed_sums=None)
+
+    assert summed(**tables)["seed_sums"].notna().all()  # every check is of seed sums: none is recomputed
+    return [seed_bootstrap(claims_of, tables, resamples=resamples, seed=0) for claims_of in (summed, recomputed)]
+
+
+@pytest.mark.parametrize("experiment", SUMMED_EXPERIMENTS)
+def test_the_bootstrap_by_seed_sums_keeps_the_recomputed_intervals_and_outcomes_on_the_tiny_run(smoke_run, experiment):
+    settings = {"task": yaml.safe_load(SMOKE_CONFIG.read_text())["task"]}
+    summed, recomputed = spreads_summed_and_recomputed(experiment, smoke_run / "results", settings)
+    exact = [column for column in summed.columns if column not in ("spread_low", "spread_high")]
+    pd.testing.assert_frame_equal(summed[exact], recomputed[exact])  # counts, shares, per-seed counts: identical
+    for column in ("spread_low", "spread_high"):
+        np.testing.assert_allclose(summed[column], recomputed[column], rtol=0, atol=SUMMED_TOLERANCE)
+    assert (summed["resamples"] == 100).all() and len(summed) >= 4

@@ -148,3 +148,16 @@ def test_repeated_keys_with_and_without_an_offset_are_all_named():
     with pytest.raises(ValueError) as error:
         with_keys(rows, "e", "S")
     assert str(error.value) == "experiment e has checks with the same key: a | x | K=3; a | x | K=None"
+
+
+def test_a_check_of_seed_sums_keeps_its_statistic_for_the_bootstrap_and_plain_checks_have_no_such_column():
+    from lengthgen import seed_sums
+
+    runs = pd.DataFrame({"seed": [0, 0, 1], "value": [0.2, 0.4, 0.9]})
+    summed = check("c", "mean", seed_sums.mean(runs, "value"), ">=", 0.5)
+    assert summed["value"] == pytest.approx(0.5) and summed["holds"] is True  # (0.2 + 0.4 + 0.9) / 3, on all seeds
+    assert summed["seed_sums"][1] == 0.5  # the threshold, kept as given
+    assert "seed_sums" not in check("c", "mean", 0.5, ">=", 0.5)
+    assert "seed_sums" in with_keys([summed, check("c", "plain", 1, ">=", 0)], "e", "S")
+    assert list(with_keys([check("c", "plain", 1, ">=", 0)], "e", "S").columns) == ["experiment", "section",
+                                                                                   *claims.CHECK_COLUMNS]

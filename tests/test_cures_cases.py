@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 import torch
 
+from lengthgen import seed_sums
 from lengthgen.experiments.cures import analysis as cures
 from lengthgen.dilution import PREDICTORS
 from lengthgen.model import TokenTables
@@ -120,15 +121,17 @@ def test_nothing_lost_leaves_the_ceiling_nan():
 
 
 def recovery(ceiling, measured, predicted):
-    """A recovery table: hard-attention ``ceiling``; per sharpening cure its measured and claim-predicted
-    fractions; every other predictor exact (so only the claim predictor can fail)."""
-    rows = [{"cure": "hard_attention", "source": "measured", "recovered_fraction": ceiling}]
+    """``cures.recoveries`` as a one-seed run gives them: hard-attention ``ceiling``; per sharpening cure its
+    measured and claim-predicted fractions; every other predictor exact (so only the claim predictor can fail)."""
+    def fraction(value):
+        return seed_sums.mean(pd.DataFrame({"seed": [0], "fraction": [value]}), "fraction")
+
+    fractions = {("hard_attention", "measured"): fraction(ceiling)}
     for cure in cures.SHARPENING:
-        rows.append({"cure": cure, "source": "measured", "recovered_fraction": measured[cure]})
-        rows += [{"cure": cure, "source": name,
-                  "recovered_fraction": predicted[cure] if name == CURES_CLAIM_PREDICTOR else measured[cure]}
-                 for name in PREDICTORS]
-    return pd.DataFrame(rows)
+        fractions[cure, "measured"] = fraction(measured[cure])
+        fractions.update({(cure, name): fraction(predicted[cure] if name == CURES_CLAIM_PREDICTOR else measured[cure])
+                          for name in PREDICTORS})
+    return fractions
 
 
 def test_the_ceiling_sets_the_tolerance_of_the_recovery_prediction():

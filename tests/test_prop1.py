@@ -19,7 +19,7 @@ from lengthgen.dilution import (ATTENTION_PREDICTORS, PREDICTORS, PROFILE_PREDIC
                                 ranking_probability, readout_accuracy, token_outputs)
 from lengthgen.experiments.prop1.analysis import (best_predictor, compare_with_measured, kernel_profile, kernel_summary,
                                                   prediction_checks, ranking_checks, untrained_comparison)
-from lengthgen.prediction_errors import prediction_errors, trivial_predictions
+from lengthgen.prediction_errors import prediction_errors, trivial_predictions, with_baselines
 from lengthgen.kernel import logit_kernel
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.experiments.prop1.figures import ACCURACY_ONLY, PREDICTOR_STYLES, draw
@@ -277,8 +277,9 @@ def test_errors_from_hand_made_tables():
     assert best_predictor(errors) == "mean_field"
     assert best_predictor(errors, "accuracy") == "ranking"  # 0.05 against mean_field's 0.15
 
-    checks = with_keys(prediction_checks(errors, "mean_field", max_attention_mae=0.1 + 1e-9, max_accuracy_mae=0.1)
-                       + ranking_checks(errors, "mean_field"), "prop1", "prop1")
+    rows = {"trained": with_baselines(comparison, 32, 16), "untrained": with_baselines(untrained, 32, 16)}
+    checks = with_keys(prediction_checks(rows, 32, "mean_field", max_attention_mae=0.1 + 1e-9, max_accuracy_mae=0.1)
+                       + ranking_checks(rows, 32, "mean_field"), "prop1", "prop1")
     tables.to_arrow(checks, CLAIMS)
     # attention MAE, its gain over the better baseline, accuracy MAE, its gain; mean_field minus ranking
     assert checks["holds"].tolist() == [True, True, False, True, False]
@@ -650,27 +651,34 @@ def test_checks_show_the_untrained_heads_values_and_the_ranking_check_can_hold()
     assert checks.iloc[0]["rule"] == f"<= 0.1 (untrained heads: {untrained_attention_mae:.3g})"
 
 
-def test_offset_scopes_are_the_trained_heads_offsets_in_numeric_order():
-    errors = pd.DataFrame([error_row(0.1, scope=scope) for scope in ("K=10", "all", "K=2", "K=1")]
-                          + [error_row(0.1, heads="untrained", scope="K=3")])
-    assert prop1.offset_scopes(errors) == ["K=1", "K=2", "K=10"]
+def comparison_rows(offsets_and_lengths) -> pd.DataFrame:
+    """prop1_prediction rows of mean_field at each (offset, length), seed 0, predicted 0.02 off the measurement."""
+    return pd.DataFrame([{"offset": offset, "seed": 0, "length": length, "predictor": "mean_field",
+                          "measured_attention": 0.5, "measured_accuracy": 0.6, "predicted_attention": 0.52,
+                          "predicted_accuracy": 0.62} for offset, length in offsets_and_lengths])
+
+
+def test_the_checked_offsets_are_the_trained_heads_offsets_in_numeric_order():
+    rows = comparison_rows([(10, 64), (2, 64), (1, 32), (1, 64)])
+    assert prop1.trained_offsets(rows) == [1, 2, 10]
+    assert prop1.trained_offsets(comparison_rows([(10, 32), (2, 64)]), train_length_max=32) == [2]
 
 
 def test_prediction_checks_name_their_claim_and_statistics_and_skip_an_offset_with_no_length_past_the_range():
     """The claim and statistic texts are the check's key (claims.KEY), by which drift and replication match a check
-    across runs; an offset whose heads were measured only inside the range (no beyond_training rows) has no check."""
-    errors = pd.DataFrame([error_row(0.02, predictor=predictor, scope=scope, lengths=lengths, quantity=quantity,
-                                     heads=heads)
-                           for predictor in ("mean_field", "chance", "no_decay") for heads in ("trained", "untrained")
-                           for quantity in ("target_attention", "accuracy")
-                           for scope, lengths in (("K=1", "beyond_training"), ("K=1", "all"), ("K=2", "all"))])
-    checks = prediction_checks(errors, "mean_field", max_attention_mae=0.1, max_accuracy_mae=0.1)
+    across runs; an offset whose heads were measured only inside the range (no length past it) has no check."""
+    comparison = comparison_rows([(1, 32), (1, 64), (2, 16), (2, 32)])
+    rows = {heads: with_baselines(comparison, 32, 16) for heads in ("trained", "untrained")}
+    checks = prediction_checks(rows, 32, "mean_field", max_attention_mae=0.1, max_accuracy_mae=0.1)
     assert [row["offset"] for row in checks] == [1] * 4
     assert {row["claim"] for row in checks} == {"graceful decay follows the dilution law"}
     assert [row["statistic"] for row in checks[:2]] == [
         "mean_field: MAE of predicted target_attention past the training range",
         "mean_field: MAE of predicted target_attention past the training range, below the better of the chance and "
         "no-decay baselines' MAEs"]
+    assert checks[0]["value"] == pytest.approx(0.02) and checks[2]["value"] == pytest.approx(0.02)
+    # no decay (0.5 and 0.6 held from length 32) is exact here: the gain over it is -0.02
+    assert checks[1]["value"] == pytest.approx(-0.02) and checks[3]["value"] == pytest.approx(-0.02)
 
 
 def test_error_statistics_without_a_correlation_give_nan_without_a_warning():

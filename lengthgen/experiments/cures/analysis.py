@@ -27,19 +27,21 @@ compared with the sweep's rope head in paired runs.
 """
 
 import dataclasses
-import math
 
+import numpy as np
 import pandas as pd
 import torch
 
+from lengthgen import dilution, seed_sums
 from lengthgen.claims import check
 from lengthgen.evaluation import TOKENS_PER_BATCH, accuracy_by_length
-from lengthgen import dilution, prediction_errors
 from lengthgen.model import AttentionHead
 from lengthgen.thresholds import (CHANCE_TOLERANCE, CURES_CLAIM_PREDICTOR, MAX_ACCURACY_MAE, MAX_ATTENTION_MAE,
                              MAX_RECOVERY_ERROR_OF_CEILING, MIN_MAE_GAIN_OVER_TRIVIAL, MIN_RECOVERED_FRACTION,
                              NEAR_PERFECT)
-from lengthgen.stats import mean_interval
+from lengthgen.prediction_errors import gain_past_range, mae_past_range, with_baselines
+from lengthgen.seed_sums import SeedSums
+from lengthgen.stats import mean_interval_low
 
 # cure -> the head options it sets; "none" is the head as trained.
 CURES = {
@@ -148,10 +150,12 @@ def rows_of(frame: pd.DataFrame, head: str, cure: str) -> pd.DataFrame:
     return frame[(frame["head"] == head) & (frame["cure"] == cure)].set_index(RUN_KEYS).sort_index()
 
 
-def recovered_fraction(uncured: pd.Series, cured_values: pd.Series) -> float:
-    """mean(cured - uncured) / mean(1 - uncured) over matching rows; NaN when nothing was lost."""
-    lost = float((1 - uncured).mean())
-    return float((cured_values - uncured).mean()) / lost if lost > 0 else float("nan")
+def recovered_fraction(uncured: pd.Series, cured_values: pd.Series) -> SeedSums:
+    """mean(cured - uncured) / mean(1 - uncured) over matching rows (both indexed by ``RUN_KEYS``); NaN when
+    nothing was lost. Seed sums: the seed bootstrap resamples it."""
+    runs = pd.DataFrame({"gain": cured_values - uncured, "lost": 1 - uncured}).reset_index()
+    return seed_sums.combine(lambda gain, lost: np.where(lost > 0, gain / lost, np.nan),
+                             seed_sums.mean(runs, "gain"), seed_sums.mean(runs, "lost"))
 
 
 def comparison(by_length: pd.DataFrame, predictions: pd.DataFrame, predictor: str) -> pd.DataFrame:
@@ -165,36 +169,34 @@ def recovery_table(by_length: pd.DataFrame, predictions: pd.DataFrame, train_len
     """The ``cures_recovery`` table: per cure, the fraction of rope's lost accuracy it wins back past
     the range, measured (source "measured") and as each predictor predicts it from its own cured and
     uncured predictions (source: the predictor); and the hard-attention limit's (cure "hard_attention")."""
+    return pd.DataFrame([{"cure": cure, "source": source, "recovered_fraction": fraction.value()}
+                         for (cure, source), fraction in recoveries(by_length, predictions, train_length_max).items()])
+
+
+def recoveries(by_length: pd.DataFrame, predictions: pd.DataFrame, train_length_max: int) -> dict:
+    """The rows of ``recovery_table`` as {(cure, source): recovered fraction as seed sums}, in its order."""
     past = past_range(by_length, train_length_max)
     uncured = rows_of(past, "rope", "none")
-    rows = [{"cure": "hard_attention", "source": "measured",
-             "recovered_fraction": recovered_fraction(uncured["accuracy"], uncured["hard_accuracy"])}]
-    for cure in CURES:
-        if cure == "none":
-            continue
-        measured = recovered_fraction(uncured["accuracy"], rows_of(past, "rope", cure)["accuracy"])
-        rows.append({"cure": cure, "source": "measured", "recovered_fraction": measured})
+    fractions = {("hard_attention", "measured"): recovered_fraction(uncured["accuracy"], uncured["hard_accuracy"])}
+    for cure in (cure for cure in CURES if cure != "none"):
+        fractions[cure, "measured"] = recovered_fraction(uncured["accuracy"], rows_of(past, "rope", cure)["accuracy"])
         for predictor in dilution.PREDICTORS:
             predicted = past_range(predictions[predictions["predictor"] == predictor], train_length_max)
-            rows.append({"cure": cure, "source": predictor, "recovered_fraction": recovered_fraction(
-                rows_of(predicted, "rope", "none")["predicted_accuracy"],
-                rows_of(predicted, "rope", cure)["predicted_accuracy"])})
-    return pd.DataFrame(rows)
+            fractions[cure, predictor] = recovered_fraction(rows_of(predicted, "rope", "none")["predicted_accuracy"],
+                                                            rows_of(predicted, "rope", cure)["predicted_accuracy"])
+    return fractions
 
 
-def paired_difference(by_length: pd.DataFrame, train_length_max: int) -> tuple[float, float, float, int]:
-    """(mean, low, high, n): the trained log-length head's mean accuracy past the range minus rope's,
-    per (offset, seed) run present for both, with a 95% Student-t interval over runs; NaN and 0 where no run
-    has both (a seed of the sweep that cures.seeds leaves out, alone in the per-seed count of the bootstrap)."""
+def paired_runs(by_length: pd.DataFrame, train_length_max: int) -> pd.DataFrame:
+    """Per (offset, seed) run present for both: the trained log-length head's mean accuracy past the range minus
+    rope's (``difference``); no rows where no run has both (a seed of the sweep that cures.seeds leaves out, alone
+    in the per-seed count of the bootstrap)."""
     past = past_range(by_length[by_length["cure"] == "none"], train_length_max)
     per_run = past.groupby(["head", "offset", "seed"])["accuracy"].mean()
     heads = per_run.index.get_level_values("head")
     if TRAINED_HEAD not in heads or "rope" not in heads:
-        return math.nan, math.nan, math.nan, 0
-    difference = (per_run[TRAINED_HEAD] - per_run["rope"]).dropna()
-    if difference.empty:
-        return math.nan, math.nan, math.nan, 0
-    return (*mean_interval(difference.to_numpy()), len(difference))
+        return pd.DataFrame({"offset": [], "seed": [], "difference": []})
+    return (per_run[TRAINED_HEAD] - per_run["rope"]).dropna().rename("difference").reset_index()
 
 
 CHECKED = ("cures_by_length", "cures_prediction")
@@ -241,11 +243,12 @@ def cures_checks(by_length: pd.DataFrame, predictions: pd.DataFrame, train_lengt
     past = past_range(by_length, train_length_max)
     uncured = rows_of(past, "rope", "none")["accuracy"]
     rows = sharpening_checks(past, uncured)
-    rows += recovery_prediction_checks(recovery_table(by_length, predictions, train_length_max))
-    interpolated = rows_of(past, "rope", "interpolate")["accuracy"].mean()
+    rows += recovery_prediction_checks(recoveries(by_length, predictions, train_length_max))
+    interpolated, uncured_mean = (seed_sums.mean(rows_of(past, "rope", cure).reset_index(), "accuracy")
+                                  for cure in ("interpolate", "none"))
     rows.append(check("interpolate hurts rope's fixed-offset rule",
                       "rope mean accuracy past the training range, interpolated minus uncured",
-                      interpolated - uncured.mean(), "<", 0, kind="sanity"))
+                      interpolated - uncured_mean, "<", 0, kind="sanity"))
     rows += prediction_checks(by_length, predictions, train_length_max, vocab_size)
     rows += learned_checks(past)
     rows += trained_head_checks(by_length, train_length_max)
@@ -259,19 +262,19 @@ def sharpening_checks(past: pd.DataFrame, uncured: pd.Series) -> list[dict]:
             for cure in SHARPENING]
 
 
-def recovery_prediction_checks(recovery: pd.DataFrame) -> list[dict]:
+def recovery_prediction_checks(fraction: dict) -> list[dict]:
     """Per sharpening cure, whether the claim predictor's predicted recovery lies within
-    MAX_RECOVERY_ERROR_OF_CEILING x the hard-attention ceiling of the measured recovery."""
-    fraction = recovery.set_index(["cure", "source"])["recovered_fraction"]
+    MAX_RECOVERY_ERROR_OF_CEILING x the hard-attention ceiling of the measured recovery. ``fraction``:
+    ``recoveries``; the threshold is a statistic of the data too, resampled with the value."""
     ceiling = fraction["hard_attention", "measured"]
-    tolerance = MAX_RECOVERY_ERROR_OF_CEILING * ceiling
+    tolerance = ceiling * MAX_RECOVERY_ERROR_OF_CEILING
     return [check(f"the dilution law predicts how much of rope's decay {cure} undoes",
                   # no "|" for an absolute value: the statistic is a cell of a markdown table
                   f"{CURES_CLAIM_PREDICTOR}: absolute error of the predicted fraction of rope's lost accuracy won "
                   "back past the training range",
                   abs(fraction[cure, "measured"] - fraction[cure, CURES_CLAIM_PREDICTOR]), "<=", tolerance,
-                  rule=f"<= {MAX_RECOVERY_ERROR_OF_CEILING:g} x hard-attention ceiling {ceiling:+.3f} "
-                       f"= {tolerance:.4g}")
+                  rule=f"<= {MAX_RECOVERY_ERROR_OF_CEILING:g} x hard-attention ceiling {ceiling.value():+.3f} "
+                       f"= {tolerance.value():.4g}")
             for cure in SHARPENING]
 
 
@@ -291,15 +294,15 @@ def prediction_checks(by_length: pd.DataFrame, predictions: pd.DataFrame, train_
     interpolate)."""
     rows = []
     for cure in (cure for cure in CURES if cure != "none"):
-        errors = prediction_errors.prediction_errors(cured_comparison(by_length, predictions, cure), train_length_max, vocab_size)
+        compared = with_baselines(cured_comparison(by_length, predictions, cure), train_length_max, vocab_size)
         for quantity, threshold in (("target_attention", MAX_ATTENTION_MAE), ("accuracy", MAX_ACCURACY_MAE)):
             claim = f"the dilution law predicts rope under {cure}"
             statistic = f"{CURES_CLAIM_PREDICTOR}: MAE of predicted {quantity} past the training range"
             rows += [
-                check(claim, statistic, prediction_errors.beyond_mae(errors, "trained", "all", CURES_CLAIM_PREDICTOR, quantity),
+                check(claim, statistic, mae_past_range(compared, train_length_max, CURES_CLAIM_PREDICTOR, quantity),
                       "<=", threshold),
                 check(claim, f"{statistic}, below the better of the chance and no-decay baselines' MAEs",
-                      prediction_errors.gain_over_trivial(errors, "trained", "all", CURES_CLAIM_PREDICTOR, quantity), ">=",
+                      gain_past_range(compared, train_length_max, CURES_CLAIM_PREDICTOR, quantity), ">=",
                       MIN_MAE_GAIN_OVER_TRIVIAL,
                       rule=f">= {MIN_MAE_GAIN_OVER_TRIVIAL:g} (prop1's pairing, added after the full run)"),
             ]
@@ -309,10 +312,13 @@ def prediction_checks(by_length: pd.DataFrame, predictions: pd.DataFrame, train_
 def learned_checks(past: pd.DataFrame) -> list[dict]:
     """Per cure, the largest gain of the learned head's mean accuracy over seeds at any offset and length
     past the range."""
-    learned = past[past["head"] == "learned"].groupby(["cure", "offset", "length"])["accuracy"].mean()
+    learned = seed_sums.means_by(past[past["head"] == "learned"], ["cure", "offset", "length"], "accuracy")
+    places = sorted({(offset, length) for _, offset, length in learned})
+    nothing = seed_sums.smallest([])  # a mean over no rows: NaN, skipped by the largest as pandas' max skips it
     return [check(f"{cure} does nothing for the learned head",
                   "largest gain of learned mean accuracy over seeds at any offset and length past the training range",
-                  (learned[cure] - learned["none"]).max(), "<=", CHANCE_TOLERANCE)
+                  seed_sums.largest([learned.get((cure, *place), nothing) - learned.get(("none", *place), nothing)
+                                     for place in places]), "<=", CHANCE_TOLERANCE)
             for cure in CURES if cure != "none"]
 
 
@@ -320,12 +326,15 @@ def trained_head_checks(by_length: pd.DataFrame, train_length_max: int) -> list[
     """The log-length head fits the range (the precondition), and beats rope past it in paired runs (a t-interval
     over the runs, which widens on one seed's few runs: not counted per seed)."""
     trained = by_length[by_length["head"] == TRAINED_HEAD]
-    in_range = trained[trained["in_training_range"]].groupby(["offset", "length"])["accuracy"].mean().min()
-    mean, low, _, n = paired_difference(by_length, train_length_max)
+    in_range = seed_sums.means_by(trained[trained["in_training_range"]], ["offset", "length"], "accuracy")
+    runs = paired_runs(by_length, train_length_max)
+    mean = seed_sums.mean(runs, "difference").value()
     return [
         check("the log-length head fits the training range (precondition)",
-              "lowest mean accuracy over seeds at an in-range length and offset", in_range, ">=", NEAR_PERFECT),
+              "lowest mean accuracy over seeds at an in-range length and offset",
+              seed_sums.smallest(list(in_range.values())), ">=", NEAR_PERFECT),
         check("the log-length head extrapolates further than rope",
-              "lower end of the 95% interval of the mean paired difference in accuracy past the range", low, ">", 0,
-              rule=f"> 0 ({n} paired runs; mean {mean:+.3f})", per_seed=False),
+              "lower end of the 95% interval of the mean paired difference in accuracy past the range",
+              mean_interval_low(runs, "difference"), ">", 0,
+              rule=f"> 0 ({len(runs)} paired runs; mean {mean:+.3f})", per_seed=False),
     ]

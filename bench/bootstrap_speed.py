@@ -1,0 +1,88 @@
+"""The seed bootstrap by seed sums against recomputing every check per resample (issue 26), on a finished run.
+
+For each experiment whose checks are all statistics of seed sums (``lengthgen/seed_sums.py``): the CPU seconds
+(``time.process_time``, the median of ``--repeats``) of ``bootstrap.seed_bootstrap`` both ways, with the same draws
+and the config's resamples, and the largest distance between their interval ends. Recomputing is what every
+bootstrap did before seed sums (on the checks as they are now). Prints a markdown table.
+
+    python bench/bootstrap_speed.py --workdir <folder of a finished run> --configfile tests/smoke_config.yaml
+"""
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from lengthgen.bootstrap import seed_bootstrap  # noqa: E402
+from lengthgen.claims import with_keys  # noqa: E402
+from lengthgen.config import prepare_config  # noqa: E402
+from lengthgen.experiments.runner import experiment_module  # noqa: E402
+from lengthgen.table_schemas.registry import schema_named  # noqa: E402
+from lengthgen.tables import read_table  # noqa: E402
+
+EXPERIMENTS = ("cures", "prop1", "multiseed")
+
+
+def claims_functions(experiment: str, settings: dict):
+    """(by seed sums, recomputed): the experiment's checks as the runner makes them, and the same checks without
+    their seed sums, which the bootstrap then recomputes on every resample."""
+    module = experiment_module(experiment)
+
+    def summed(**tables):
+        return with_keys(module.checks(tables, settings), experiment, experiment)
+
+    def recomputed(**tables):
+        return summed(**tables).assign(seed_sums=None)
+
+    return summed, recomputed
+
+
+def timed(function, repeats: int):
+    """(the result of ``function()``, the median CPU seconds of ``repeats`` calls)."""
+    times = []
+    for _ in range(repeats):
+        start = time.process_time()
+        result = function()
+        times.append(time.process_time() - start)
+    return result, statistics.median(times)
+
+
+def experiment_row(experiment: str, results: Path, settings: dict, resamples: int, repeats: int) -> str:
+    checked = experiment_module(experiment).CHECKED
+    tables = {name: read_table(results / "tables" / f"{name}.parquet", schema_named(name)) for name in checked}
+    summed, recomputed = claims_functions(experiment, settings)
+    (before, seconds_before), (after, seconds_after) = (
+        timed(lambda: seed_bootstrap(claims_of, tables, resamples, seed=0), repeats) for claims_of in (recomputed, summed))
+    distance = max(float(np.nanmax(np.abs(after[column] - before[column]), initial=0.0))
+                   for column in ("spread_low", "spread_high"))
+    same = before["holds_fraction"].equals(after["holds_fraction"]) and before["seeds_failing"].equals(
+        after["seeds_failing"])
+    return (f"| {experiment} | {len(before)} | {before['n_seeds'].iloc[0]} | {resamples} | {seconds_before:.2f} | "
+            f"{seconds_after:.3f} | {seconds_before / seconds_after:.0f}x | {distance:.1e} | {'yes' if same else 'NO'} |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workdir", type=Path, default=REPO, help="the folder of a finished run (holds results/)")
+    parser.add_argument("--configfile", type=Path, default=REPO / "config.yaml", help="the run's config")
+    parser.add_argument("--repeats", type=int, default=1, help="timings per experiment and way (median)")
+    args = parser.parse_args()
+    config = yaml.safe_load(args.configfile.read_text())
+    prepare_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
+    settings, resamples = {"task": config["task"]}, config["bootstrap"]["resamples"]
+    print("| experiment | checks | seeds | resamples | recomputed (CPU s) | seed sums (CPU s) | speed-up | "
+          "largest interval change | same shares and per-seed counts |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for experiment in EXPERIMENTS:
+        print(experiment_row(experiment, args.workdir / "results", settings, resamples, args.repeats), flush=True)
+
+
+if __name__ == "__main__":
+    main()

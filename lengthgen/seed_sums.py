@@ -1,0 +1,97 @@
+"""Statistics of per-seed sums: checks the seed bootstrap resamples as numbers, without recomputing them.
+
+Most checked statistics are a function of sums over a run's rows: a mean is a sum over a count, an MAE a sum of
+absolute errors over a count, a share of runs a count over a count, and the largest of several means or the
+difference of two is a function of those sums. Each seed's sums are computed once (``SeedSums.sums``, a row per seed,
+a column per sum); a seed resample that draws seed s w_s times has the totals sum_s w_s sums_s, and the statistic is
+a function of the totals (``SeedSums.of``). Every resample's value then comes from one (resamples x seeds) by
+(seeds x sums) product: ``lengthgen.bootstrap`` evaluates a check whose value is a ``SeedSums`` (``claims.check``)
+that way, and one seed alone is the weight vector of that seed.
+
+A statistic of seed sums is one of the multiset of seeds drawn: it cannot read a seed's number, which the
+recomputation relabels (0, 1, ... in the order drawn); every statistic a check makes of its rows' values is one.
+The value on all seeds is the same function at unit weights. It equals the rows' own mean up to rounding (the sum
+is taken in another order: a few units in the last place), not bit for bit. A group a seed has no rows in adds
+nothing to the totals, as its rows would add nothing to a mean; a mean over no rows is NaN, and the largest and
+smallest of several means skip NaN as pandas does (``largest``, ``smallest``).
+pandas and numpy only (scipy where a t-interval is asked for).
+"""
+
+import operator
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass(frozen=True, eq=False)  # compared by identity: sums are frames
+class SeedSums:
+    """A statistic ``of(totals)`` of per-seed sums: ``sums`` is indexed by seed, one float column per sum (named
+    0, 1, ...); ``of`` maps totals (resamples, sums) to values (resamples,)."""
+
+    sums: pd.DataFrame
+    of: Callable[[np.ndarray], np.ndarray]
+
+    def at(self, weights: np.ndarray, seeds: list[int]) -> np.ndarray:
+        """The statistic's value per row of ``weights`` (resamples, len(seeds)): seed ``seeds[i]`` counted
+        ``weights[:, i]`` times; a seed the sums have no row of adds nothing."""
+        totals = np.asarray(weights, float) @ self.sums.reindex(seeds, fill_value=0.0).to_numpy(float)
+        with np.errstate(divide="ignore", invalid="ignore"):  # a mean over no rows is NaN, as pandas gives it
+            return np.asarray(self.of(totals), float)
+
+    def value(self) -> float:
+        """The statistic on every seed once."""
+        return float(self.at(np.ones((1, len(self.sums))), list(self.sums.index))[0])
+
+    def _binary(self, other, function) -> "SeedSums":
+        if isinstance(other, SeedSums):
+            return combine(function, self, other)
+        return combine(lambda values: function(values, other), self)
+
+    def __sub__(self, other):
+        return self._binary(other, operator.sub)
+
+    def __mul__(self, other):
+        return self._binary(other, operator.mul)
+
+    def __abs__(self):
+        return combine(np.abs, self)
+
+
+def combine(function: Callable[..., np.ndarray], *parts: SeedSums) -> SeedSums:
+    """``function`` of the values of ``parts`` (each (resamples,)), as one statistic of all their sums."""
+    sums = pd.concat([part.sums for part in parts], axis=1).fillna(0.0).sort_index()
+    sums.columns = range(sums.shape[1])
+    ends = np.cumsum([part.sums.shape[1] for part in parts])
+    spans = list(zip(ends - [part.sums.shape[1] for part in parts], ends))
+    return SeedSums(sums, lambda totals: function(*(part.of(totals[:, start:end])
+                                                    for part, (start, end) in zip(parts, spans))))
+
+
+def mean(frame: pd.DataFrame, column: str) -> SeedSums:
+    """The mean of ``frame[column]`` over its rows (every seed's, in a resample as often as the seed is drawn)."""
+    by_seed = frame[column].astype(float).groupby(frame["seed"])
+    sums = pd.DataFrame({0: by_seed.sum(), 1: by_seed.count()})  # count: a NaN row is no row, as in pandas' mean
+    return SeedSums(sums.astype(float), lambda totals: totals[:, 0] / totals[:, 1])
+
+
+def means_by(frame: pd.DataFrame, by: list[str], column: str) -> dict[tuple, SeedSums]:
+    """``mean`` of ``frame[column]`` in each group of ``by`` that has rows, by the group's key."""
+    return {key: mean(group, column) for key, group in frame.groupby(by)}
+
+
+def largest(parts: list[SeedSums]) -> SeedSums:
+    """The largest of the values of ``parts``, NaN ones skipped (NaN when all are, or there are none)."""
+    return _reduced(np.fmax, parts)
+
+
+def smallest(parts: list[SeedSums]) -> SeedSums:
+    """The smallest of the values of ``parts``, NaN ones skipped (NaN when all are, or there are none)."""
+    return _reduced(np.fmin, parts)
+
+
+def _reduced(function: np.ufunc, parts: list[SeedSums]) -> SeedSums:
+    if not parts:  # as pandas' max of an empty series
+        return SeedSums(pd.DataFrame(index=pd.Index([], name="seed")), lambda totals: np.full(len(totals), np.nan))
+    return combine(lambda *values: function.reduce(np.stack(values)), *parts)
