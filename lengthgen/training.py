@@ -102,8 +102,9 @@ def train_head(head_config: HeadConfig, task: TaskConfig, train: TrainConfig, se
 def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: TrainConfig, device: str,
         targets: Callable[[torch.Tensor, int], torch.Tensor], run: str) -> list[TrainedModel]:
     """Train one model per seed (each ``models[i]`` initialized from ``seeds[i]``) with Adam on fresh
-    batches, side by side: their parameters are stacked along a leading seed dimension and one
-    ``torch.func.vmap`` of the model's forward runs every seed's batch in one pass. That saves the
+    batches, side by side: their parameters are stacked along a leading seed dimension and one pass
+    runs every seed's batch (single heads as ``StackedHeads``, other models through ``torch.func.vmap``
+    of the model's forward). That saves the
     per-process and per-op overhead of training seeds one by one, not the arithmetic: on the portable
     kernels a default head's step costs about 1 ms per seed either way (README, "Wall time").
 
@@ -136,8 +137,8 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
     # backward hands each seed its own gradient): an optimizer over stacked tensors would give a
     # seed's entries other places in its vectorized loops than alone, and other last bits.
     # The fused step updates every parameter in one kernel: a third of the per-step cost otherwise.
-    # Single heads without per-sequence positions run stacked (lengthgen/stacked_head.py: the same bits as the
-    # mapped path, without vmap or restacking); the optimizer gets each seed's parameters as views, as before.
+    # Single heads run stacked (lengthgen/stacked_head.py: the same bits as the mapped path, without vmap or
+    # restacking), with or without per-sequence positions; the optimizer gets each seed's parameters as views.
     stacked = StackedHeads(models) if all(stackable(model) for model in models) else None
     optimizer = FusedAdam(stacked.seed_parameters() if stacked else
                           [parameter for model in models for parameter in model.parameters()])
@@ -162,7 +163,7 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
         tokens, batch_targets = tokens.to(device), batch_targets.to(device)
         with torch.autocast(device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
             if stacked:
-                loss, logits = stacked.forward(tokens, batch_targets)
+                loss, logits = stacked.forward(tokens, batch_targets, positions)
             else:
                 parameters = {name: torch.stack(per_seed)
                               for name, per_seed in zip(names, zip(*(model.parameters() for model in models)))}
