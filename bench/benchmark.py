@@ -17,7 +17,7 @@ in a temporary folder and splits its jobs by stage (rule): jobs, wall and CPU se
 from the ``benchmark:`` file every job writes (``<results>/benchmarks/<rule>/...tsv``).
 
 ``--per-model`` adds CPU seconds (``time.process_time``) per trained model of every model family
-the pipeline trains (the rope, learned, randomized_rope, fire, linear-attention and log-length
+the pipeline trains (the rope, learned, randomized_rope, randomized_learned, fire, linear-attention and log-length
 heads; the transformer), alone (one seed) and with a batch of seeds side by side (``--seeds``, 10;
 ``--transformer-seeds``, 3 as in the pipeline's transformer jobs), on the CPU. Each is timed once,
 in this process after an untimed warm-up call, at its config's steps (or at ``--steps``, for a
@@ -191,13 +191,14 @@ class Family(NamedTuple):
 
 
 def model_families(seeds: int, transformer_seeds: int) -> list[Family]:
-    """Every model family the default pipeline trains: the sweep's heads, one variant that draws
-    position ids per sequence (randomized_rope) and one whose bias is an MLP (fire), the linear-attention
+    """Every model family the default pipeline trains: the sweep's heads, the variants that draw
+    position ids per sequence (randomized_rope, randomized_learned) and one whose bias is an MLP (fire), the linear-attention
     control and the log-length head (common.smk's MODIFIED_HEADS), and the transformer."""
     train_length_max = DEFAULT_CONFIG["task"]["train_length_max"]
     heads = [("rope head", head_config("rope"), "train"),
              ("learned head", head_config("learned"), "train"),
              ("randomized_rope head (variant)", head_config("randomized_rope"), "train"),
+             ("randomized_learned head (variant)", head_config("randomized_learned"), "train"),
              ("fire head (variant)", head_config("fire"), "train"),
              ("linear-attention head", head_config("rope", attention="linear"), "linear"),
              ("log-length head", head_config("rope", logit_scale="log_length", reference_length=train_length_max),

@@ -186,14 +186,14 @@ class Rotary(PositionalEncoding):
         complex_dtype = torch.complex128 if x.dtype == torch.float64 else torch.complex64
         # Block (x_2i, x_2i+1) as the complex number x_2i + i x_2i+1: the rotation is one product.
         blocks = torch.view_as_complex(x.unflatten(-1, (-1, 2)))  # (..., T, D/2)
-        return torch.view_as_real(blocks * self.phasors(positions).to(complex_dtype)).flatten(-2)
+        return torch.view_as_real(blocks * self.phasors(positions, complex_dtype)).flatten(-2)
 
-    def phasors(self, positions: torch.Tensor) -> torch.Tensor:
-        """e^{i p theta_i} per position id p, complex128. (..., T) -> (..., T, D/2).
+    def phasors(self, positions: torch.Tensor, dtype: torch.dtype = torch.complex128) -> torch.Tensor:
+        """e^{i p theta_i} per position id p, formed in complex128, as ``dtype``. (..., T) -> (..., T, D/2).
 
         Per id, without data-dependent shapes, so that seeds train side by side under vmap."""
         angles = positions.to(torch.float64)[..., None] * self.theta.to(positions.device)  # (..., T, D/2)
-        return torch.polar(torch.ones_like(angles), angles)
+        return torch.polar(torch.ones_like(angles), angles).to(dtype)
 
 
 @register("learned")
@@ -461,14 +461,17 @@ class RandomizedRotary(RandomizedPositions, Rotary):
         Rotary.__init__(self, config)
         self.noise_max_length = noise_max_length_of(noise_max_length)
         # Every id a sequence can draw, rotated once (the same numbers as Rotary.phasors): a batch of
-        # per-sequence ids looks them up instead of taking B x T sines and cosines per step. A plain
-        # attribute, not a buffer: a constant of the encoding, like noise_max_length.
-        self.phasor_table = Rotary.phasors(self, torch.arange(self.noise_max_length))
+        # per-sequence ids looks them up instead of taking B x T sines and cosines per step. Kept in
+        # each complex dtype, so that a float32 head reads (B, T, D/2) complex64 values, not twice as many
+        # bytes of complex128 converted after (the same numbers: the conversion is per element). Plain
+        # attributes, not buffers: constants of the encoding, like noise_max_length.
+        table = Rotary.phasors(self, torch.arange(self.noise_max_length))
+        self.phasor_tables = {dtype: table.to(dtype) for dtype in (torch.complex128, torch.complex64)}
 
-    def phasors(self, positions: torch.Tensor) -> torch.Tensor:
+    def phasors(self, positions: torch.Tensor, dtype: torch.dtype = torch.complex128) -> torch.Tensor:
         if positions.is_floating_point():
-            return Rotary.phasors(self, positions)
-        return self.phasor_table.to(positions.device)[positions]
+            return Rotary.phasors(self, positions, dtype)
+        return self.phasor_tables[dtype].to(positions.device)[positions]
 
 
 @register("randomized_learned")

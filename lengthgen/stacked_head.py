@@ -7,13 +7,16 @@ per parameter with a leading seed dimension and computes the same token tables (
 with plain batched ops, the very kernels vmap dispatched to: a matrix product over (key token, position)
 rows, one flat gather of every seed's logits, one flat ``index_add`` of every seed's attention mass. So the
 numbers are those of the mapped head bit for bit (``tests/test_stacked_head.py`` holds the two equal,
-logits, losses and gradients, for every encoding without per-sequence positions), and ``AttentionHead``
-stays the definition of the head.
+logits, losses and gradients, for every encoding), and ``AttentionHead`` stays the definition of the head.
+
+Encodings that draw position ids per sequence (randomized) give every seed its own ids (S, B, T):
+``AttentionHead._attend_per_sequence`` written with a leading seed dimension: the products on the kernels
+vmap dispatched to (one batched matrix product per (seed, sequence)), every seed's key rows read in one
+flat ``index_select`` (``gather_seed_rows``: vmap's ``gather`` gives the same values, slower).
 
 The encoding's hooks (position embedding, logit bias) are called directly where the encoding has no
 parameters (rope, sinusoidal, nope, alibi), and mapped over the seeds where it has (the learned table,
 t5's buckets, FIRE's MLP, ALiBi's learned slope): small tensors, a few ops per step.
-Encodings that draw position ids per sequence (randomized) keep the mapped path in ``training.fit``.
 """
 
 import math
@@ -39,9 +42,19 @@ class _Hook(nn.Module):
 
 
 def stackable(model: nn.Module) -> bool:
-    """Whether ``StackedHeads`` computes this model: a single head whose encoding draws no position ids."""
-    return (isinstance(model, AttentionHead)
-            and type(model.encoding).sample_positions is PositionalEncoding.sample_positions)
+    """Whether ``StackedHeads`` computes this model: a single head (with or without per-sequence positions)."""
+    return isinstance(model, AttentionHead)
+
+
+def gather_seed_rows(table: torch.Tensor, index: torch.Tensor) -> torch.Tensor:
+    """Each seed's ``model.gather_rows(table[s], index[s])``: one ``index_select`` of whole rows from the seeds'
+    tables flattened to (S * N, D), whose backward is one ``index_add``. vmap computes it as a ``gather`` with
+    the index broadcast over the columns, and its backward as a ``scatter_add``: the same values, and each
+    gradient row summed in the same order (the tests hold the bits equal), at a third of the cost.
+    (S, N, D), (S, ...) -> (S, ..., D)."""
+    n_seeds, rows, columns = table.shape
+    flat = index + rows * torch.arange(n_seeds, device=index.device).view(-1, *[1] * (index.dim() - 1))
+    return table.reshape(n_seeds * rows, columns).index_select(0, flat.reshape(-1)).view(*index.shape, columns)
 
 
 class StackedHeads:
@@ -85,17 +98,18 @@ class StackedHeads:
             for name, parameter in model.named_parameters():
                 parameter.copy_(self.parameters[name][index])
 
-    def _hook(self, method: str, *args):
-        """The encoding's ``method(*args)``: (S, ...) where it has parameters, else unbatched (None where
-        the encoding does not define the hook)."""
+    def _hook(self, method: str, *args, per_seed: bool = False):
+        """The encoding's ``method(*args)``: (S, ...) where it has parameters or ``per_seed`` args (each (S, ...),
+        a seed's own position ids), else unbatched (None where the encoding does not define the hook)."""
         if getattr(type(self.head.encoding), method) is getattr(PositionalEncoding, method):
             return None
-        if not self.encoding_parameters:
+        if not self.encoding_parameters:  # the hooks take position ids of any leading shape
             return getattr(self.head.encoding, method)(*args)
         hook = _Hook(self.head.encoding, method)
-        mapped = torch.func.vmap(lambda parameters: functional_call(hook, {f"encoding.{name}": value for name, value
-                                                                           in parameters.items()}, args))
-        return mapped(self.encoding_parameters)
+        mapped = torch.func.vmap(lambda parameters, *seed_args: functional_call(
+            hook, {f"encoding.{name}": value for name, value in parameters.items()}, seed_args),
+            in_dims=(0, *[0 if per_seed else None] * len(args)))
+        return mapped(self.encoding_parameters, *args)
 
     def _linear(self, x: torch.Tensor, name: str) -> torch.Tensor:
         """Linear layer ``name`` of every seed: (S, N, D) or (N, D) -> (S, N, D_out)."""
@@ -126,29 +140,83 @@ class StackedHeads:
         if bias is not None:
             logits = logits + bias[..., 0, :][..., None, :, None]
         logits = logits * self.head.logit_factor(length)
-        token_outputs = self._linear(embeddings, "value") @ p["unembedding.weight"].transpose(-1, -2)  # (S, V, V_out)
-        position_outputs = None if position_terms is None else (
-            position_terms @ p["value.weight"].transpose(-1, -2) @ p["unembedding.weight"].transpose(-1, -2))
-        return logits, token_outputs, position_outputs
+        return logits, self._token_outputs(), self._position_outputs(position_terms)
 
-    def forward(self, tokens: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(loss (S,), logits (S, B, V_out)) for every seed's batch ``tokens`` (S, B, T) and ``targets`` (S, B):
-        what ``AttentionHead.forward`` gives each seed on its own batch."""
+    def _token_outputs(self) -> torch.Tensor:
+        """(S, V, V_out): ``AttentionHead._token_outputs`` of every seed."""
+        return self._linear(self.parameters["token_embedding.weight"], "value") @ (
+            self.parameters["unembedding.weight"].transpose(-1, -2))
+
+    def _position_outputs(self, position_terms: torch.Tensor | None) -> torch.Tensor | None:
+        """``AttentionHead._position_outputs`` of every seed: (..., D) or (S, ..., D) -> (S, ..., V_out), or None."""
+        p = self.parameters
+        return None if position_terms is None else (
+            position_terms @ p["value.weight"].transpose(-1, -2) @ p["unembedding.weight"].transpose(-1, -2))
+
+    def _attend_per_sequence(self, tokens: torch.Tensor, positions: torch.Tensor):
+        """``AttentionHead._attend_per_sequence`` of every seed, each on its own position ids (S, B, T):
+        (weights (S, B, T), position readout (S, B, V_out) or None). Every product has the shapes it has
+        under vmap: one batched matrix product per (seed, sequence) over its keys."""
+        p = self.parameters
+        embeddings = p["token_embedding.weight"]  # (S, V, D)
         n_seeds, batch, length = tokens.shape
-        logits, token_outputs, position_outputs = self.token_tables(length)
+        d = embeddings.shape[-1]
+        encoding = self.head.encoding
+        position_terms = self._hook("position_embedding", positions, per_seed=True)  # (S, B, T, D) or None
+        query_in = gather_seed_rows(embeddings, tokens[..., -1])  # (S, B, D)
+        if position_terms is not None:
+            if type(encoding).rotate is not PositionalEncoding.rotate:
+                raise NotImplementedError(f"{self.config.pe}: per-sequence ids with both a position term and a rotation")
+            position_terms = position_terms.to(embeddings.dtype)
+            query_in = query_in + position_terms[:, :, -1]
+        query = encoding.rotate(self._linear(query_in, "query")[:, :, None], positions[..., -1:])  # (S, B, 1, D)
+        keys = encoding.rotate(gather_seed_rows(self._linear(embeddings, "key"), tokens), positions)  # (S, B, T, D)
+        scores = (keys @ query.transpose(-1, -2))[..., 0]  # (S, B, T)
+        if position_terms is not None:  # p_t . (W_k^T q), the query of every sequence of a seed in one product
+            key_query = (query.view(n_seeds, batch, d) @ p["key.weight"]).view(n_seeds, batch, 1, d)
+            scores = scores + (position_terms @ key_query.transpose(-1, -2))[..., 0]
+        scores = scores / math.sqrt(d)
+        bias = self._hook("logit_bias", positions[..., -1:], positions, per_seed=True)  # (S, B, 1, T) or None
+        if bias is not None:
+            scores = scores + bias[..., 0, :]
+        scores = scores * self.head.logit_factor(length)
+        weights = scores.softmax(dim=-1) if self.config.attention == "softmax" else scores
+        if position_terms is None:
+            return weights, None
+        attended_positions = (weights[..., None, :] @ position_terms)[..., 0, :]  # (S, B, D)
+        return weights, self._position_outputs(attended_positions)
+
+    def _attend(self, tokens: torch.Tensor, logits: torch.Tensor) -> torch.Tensor:
+        """Attention weights (S, B, T): each seed's key logits gathered in the query token's column, from one
+        flat table (S, V, T, V) of all seeds."""
+        n_seeds, batch, length = tokens.shape
         vocab_size = logits.shape[-1]
-        # Each seed's key logits gathered in the query token's column, from one flat table of all seeds.
         key_rows = tokens * length + torch.arange(length, device=tokens.device)  # (S, B, T)
         cells = key_rows * vocab_size + tokens[..., -1:]
         cells = cells + logits[0].numel() * torch.arange(n_seeds, device=tokens.device)[:, None, None]
         scores = logits.reshape(-1).index_select(0, cells.reshape(-1)).view(n_seeds, batch, length)
-        weights = scores.softmax(dim=-1) if self.config.attention == "softmax" else scores
+        return scores.softmax(dim=-1) if self.config.attention == "softmax" else scores
+
+    def forward(self, tokens: torch.Tensor, targets: torch.Tensor,
+                positions: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(loss (S,), logits (S, B, V_out)) for every seed's batch ``tokens`` (S, B, T) and ``targets`` (S, B),
+        with each seed's per-sequence position ids ``positions`` (S, B, T) where the encoding draws them:
+        what ``AttentionHead.forward`` gives each seed on its own batch."""
+        n_seeds, batch, length = tokens.shape
+        if positions is None:
+            logits, token_outputs, position_outputs = self.token_tables(length)
+            weights = self._attend(tokens, logits)
+            position_readout = None if position_outputs is None else weights @ position_outputs
+        else:
+            weights, position_readout = self._attend_per_sequence(tokens, self.head._per_sequence(positions))
+            token_outputs = self._token_outputs()
+        vocab_size = token_outputs.shape[-2]
         # The attention mass on each token, every (seed, sequence) a row of one flat buffer (model.token_mass).
         slots = tokens + vocab_size * torch.arange(n_seeds * batch, device=tokens.device).view(n_seeds, batch, 1)
         mass = weights.new_zeros(n_seeds * batch * vocab_size).index_add(0, slots.reshape(-1), weights.reshape(-1))
         output = mass.view(n_seeds, batch, vocab_size) @ token_outputs + self.parameters["unembedding.bias"][:, None]
-        if position_outputs is not None:
-            output = output + weights @ position_outputs
+        if position_readout is not None:
+            output = output + position_readout
         loss = F.cross_entropy(output.reshape(n_seeds * batch, -1), targets.reshape(-1),
                                reduction="none").view(n_seeds, batch).mean(1)
         return loss, output

@@ -90,9 +90,11 @@ class StackedTransformers(StackedHeads):
             x = x + self._dense(hidden, f"{block}.mlp.down")
         return self._dense(self._norm(x, "final_norm"), "unembedding")
 
-    def forward(self, tokens: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, tokens: torch.Tensor, targets: torch.Tensor,
+                positions: None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """(loss (S,), logits (S, B, T, V)) for every seed's batch ``tokens`` and ``targets`` (S, B, T): what
-        ``Transformer.forward`` gives each seed, the mean loss over the positions with a target."""
+        ``Transformer.forward`` gives each seed, the mean loss over the positions with a target. ``positions``
+        is always None: a stacked transformer's encoding draws none (``stackable_transformer``)."""
         logits = self.logits(tokens)
         n_seeds = logits.shape[0]
         losses = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=IGNORE_INDEX,

@@ -109,8 +109,9 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
         targets: Callable[[torch.Tensor, int], torch.Tensor], run: str,
         stack: Callable[[list[nn.Module]], StackedHeads | None] = stack_heads) -> list[TrainedModel]:
     """Train one model per seed (each ``models[i]`` initialized from ``seeds[i]``) with Adam on fresh
-    batches, side by side: their parameters are stacked along a leading seed dimension and one
-    ``torch.func.vmap`` of the model's forward runs every seed's batch in one pass. That saves the
+    batches, side by side: their parameters are stacked along a leading seed dimension and one pass
+    runs every seed's batch (single heads as ``StackedHeads``, other models through ``torch.func.vmap``
+    of the model's forward). That saves the
     per-process and per-op overhead of training seeds one by one, not the arithmetic: on the portable
     kernels a default head's step costs about 1 ms per seed either way (README, "Wall time").
 
@@ -146,9 +147,9 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
     # backward hands each seed its own gradient): an optimizer over stacked tensors would give a
     # seed's entries other places in its vectorized loops than alone, and other last bits.
     # The fused step updates every parameter in one kernel: a third of the per-step cost otherwise.
-    # Single heads and transformers without per-sequence positions run stacked (lengthgen/stacked_head.py,
-    # stacked_transformer.py: the same bits as the mapped path, without vmap or restacking); the optimizer
-    # gets each seed's parameters as views, as before.
+    # Single heads (with or without per-sequence positions) and transformers without them run stacked
+    # (lengthgen/stacked_head.py, stacked_transformer.py: the same bits as the mapped path, without vmap or
+    # restacking); the optimizer gets each seed's parameters as views, as before.
     stacked = stack(models)
     optimizer = FusedAdam(stacked.seed_parameters() if stacked else
                           [parameter for model in models for parameter in model.parameters()])
@@ -173,7 +174,7 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
         tokens, batch_targets = tokens.to(device), batch_targets.to(device)
         with torch.autocast(device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
             if stacked:
-                loss, logits = stacked.forward(tokens, batch_targets)
+                loss, logits = stacked.forward(tokens, batch_targets, positions)
             else:
                 parameters = {name: torch.stack(per_seed)
                               for name, per_seed in zip(names, zip(*(model.parameters() for model in models)))}

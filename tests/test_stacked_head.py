@@ -1,5 +1,6 @@
 """The stacked heads compute what the mapped head computes, bit for bit: logits, losses and gradients
-of every seed (``lengthgen/stacked_head.py``), on one CPU thread as every job runs."""
+of every seed (``lengthgen/stacked_head.py``), with per-sequence position ids where the encoding draws
+them, on one CPU thread as every job runs."""
 import copy
 from functools import partial
 
@@ -22,6 +23,9 @@ CONFIGS = {
     "rope normal@std=0.1": {"pe": "rope", "init": "normal@std=0.1"},
     "learned normal@std=0.1": {"pe": "learned", "init": "normal@std=0.1"},
     "fire normal@std=0.1": {"pe": "fire", "init": "normal@std=0.1"},
+    # Position ids drawn per sequence and per seed (AttentionHead._attend_per_sequence).
+    "randomized_rope@noise_max_length=64": {}, "randomized_learned@noise_max_length=64": {},
+    "randomized_linear": {"pe": "randomized_rope@noise_max_length=64", "attention": "linear"},
 }
 
 
@@ -30,13 +34,13 @@ def head_config(name: str) -> HeadConfig:
     return HeadConfig(vocab_size=6, d_model=8, trained_positions=9, **options)
 
 
-def mapped(models, tokens, targets):
+def mapped(models, tokens, targets, positions):
     """(loss, logits, gradients) the way training.fit computed them before the stacked heads."""
     template = copy.deepcopy(models[0]).to("meta")
     parameters, buffers = stack_module_state(models)
     parameters = {name: value.detach().requires_grad_() for name, value in parameters.items()}
-    loss, logits = torch.func.vmap(partial(_seed_step, template), in_dims=(0, 0, 0, 0, None))(
-        parameters, buffers, tokens, targets, None)
+    loss, logits = torch.func.vmap(partial(_seed_step, template), in_dims=(0, 0, 0, 0, None if positions is None else 0))(
+        parameters, buffers, tokens, targets, positions)
     return loss, logits, torch.autograd.grad(loss.sum(), list(parameters.values()))
 
 
@@ -49,19 +53,16 @@ def test_stacked_heads_give_the_mapped_heads_numbers_bit_for_bit(name, seeds):
     for length in (4, 9):
         tokens = torch.stack([sample_sequences(generator("t", seed, length), 7, length, 6) for seed in range(seeds)])
         targets = torch.stack([retrieval_targets(seed_tokens, 2) for seed_tokens in tokens])
-        loss, logits, gradients = mapped(models, tokens, targets)
+        drawn = [models[0].encoding.sample_positions(7, length, generator("p", seed, length)) for seed in range(seeds)]
+        positions = None if drawn[0] is None else torch.stack(drawn)  # (S, B, T)
+        loss, logits, gradients = mapped(models, tokens, targets, positions)
         stacked = StackedHeads(models)
-        stacked_loss, stacked_logits = stacked.forward(tokens, targets)
+        stacked_loss, stacked_logits = stacked.forward(tokens, targets, positions)
         stacked_loss.sum().backward()
         assert torch.equal(stacked_logits, logits)
         assert torch.equal(stacked_loss, loss)
         for (parameter, value), gradient in zip(stacked.parameters.items(), gradients):
             assert torch.equal(value.grad, gradient), parameter
-
-
-def test_randomized_encodings_are_not_stacked():
-    assert not stackable(init_head(HeadConfig(vocab_size=6, d_model=8, pe="randomized_rope@noise_max_length=64",
-                                              trained_positions=9), 0))
 
 
 def test_seed_views_share_the_stacked_values_and_gradients():

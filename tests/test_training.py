@@ -18,6 +18,7 @@ HEADS = {
     "rope": {},
     "learned": {},
     "randomized_learned@noise_max_length=64": {},  # position ids drawn per sequence and per seed
+    "randomized_rope@noise_max_length=64": {},
     "fire": {},
     "alibi_learned": {},
     "t5": {},
