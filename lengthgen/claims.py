@@ -14,8 +14,8 @@ a share over seeds. The seed bootstrap counts the seeds that fail it alone only 
 sets one seed's value against another's, a t-interval whose width follows the number of runs, is not). The
 declaration is the check's, the same in every run, so a check has a per-seed count in every run or in none.
 
-The verdict of a section is *confirmed* when every evidence check holds, *not confirmed* when
-none does, and *mixed* otherwise.
+The verdict of a section is graded in the report's one vocabulary (``lengthgen.verdicts``): *holds* when every
+evidence check holds, *does not hold* when none does, *holds in part* otherwise.
 """
 
 import math
@@ -23,7 +23,9 @@ import operator
 
 import pandas as pd
 
-VERDICT_RULE = ("confirmed if every evidence check holds, not confirmed if none holds, mixed otherwise; "
+from lengthgen.verdicts import graded
+
+VERDICT_RULE = ("holds if every evidence check holds, does not hold if none holds, holds in part otherwise; "
                 "sanity checks (tests of the code) are shown apart and count in no verdict")
 KEY = ["experiment", "claim", "statistic", "offset"]
 KINDS = ("evidence", "sanity")
@@ -64,15 +66,8 @@ def with_keys(checks: list[dict] | pd.DataFrame, experiment: str, section: str) 
 
 
 def verdict(checks: pd.DataFrame) -> str:
-    """The verdict of one section's checks (evidence only); ``no evidence`` when it has none."""
-    evidence = checks.loc[checks["kind"] == "evidence", "holds"]
-    if evidence.empty:
-        return "no evidence"
-    if evidence.all():
-        return "confirmed"
-    if not evidence.any():
-        return "not confirmed"
-    return "mixed"
+    """The verdict of one section's checks (evidence only, ``verdicts.graded``); untestable when it has none."""
+    return graded(checks.loc[checks["kind"] == "evidence", "holds"].astype(bool))
 
 
 def with_verdicts(checks: pd.DataFrame) -> pd.DataFrame:

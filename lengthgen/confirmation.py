@@ -32,7 +32,8 @@ from lengthgen.experiments.catalog import plan
 RULE_FILES = ("lengthgen/thresholds.py", "lengthgen/claims.py", "lengthgen/replication.py", "lengthgen/bootstrap.py",
               "lengthgen/experiments", "lengthgen/kernel.py", "lengthgen/length_scaling.py", "lengthgen/encodings.py",
               "lengthgen/encoding_catalog.py", "lengthgen/variant_predictions.py", "lengthgen/training_record.py",
-              "lengthgen/training_report.py", "lengthgen/prediction_errors.py", "lengthgen/stats.py")
+              "lengthgen/training_report.py", "lengthgen/prediction_errors.py", "lengthgen/stats.py",
+              "lengthgen/verdicts.py")
 RUN_PREFIX = "confirm_"
 # Keys that say where and how a run is written and shown, not what it measures.
 PRESENTATION_KEYS = ("results_dir", "device", "figures", "confirmation", "bootstrap", "report")
