@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> None:
                          changes=changes, left_out=run_plan.left_out, replication=replication,
                          replication_section=committed_sections(results, ["replication"])["replication"]
                          if replication is not None else None)
-    write_pages(pages, args.out)
+    write_pages({args.out / path: text for path, text in pages.items()})
     print(f"{len(pages)} pages under {args.out}")
 
 

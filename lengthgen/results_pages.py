@@ -9,6 +9,7 @@ same ones as its outputs). The pages:
   Figure 1 with its numbers, then links to every page and appendix;
 - ``experiments/<experiment>.md``: the question, the answer with its number, the figures, one table of its checks
   (at most 6 columns), when its rules were fixed, its sanity checks apart, its caveats, a link to its details;
+- ``first_screen.rst``: RESULTS.md as reStructuredText, the HTML report's front page (``first_screen_rst``);
 - ``appendix/*.md``: each experiment's full section (``appendix/<experiment>.md``), the methods (said once), the
   setup and config, the training table, the claims in detail, the rule history, the changes since the previous run
   and the replication, where the run has them.
@@ -19,7 +20,6 @@ No table cell of any page is longer than ``markdown_cells.MAX_CELL``: every page
 import datetime
 import re
 from collections.abc import Mapping
-from pathlib import Path
 
 import pandas as pd
 import yaml
@@ -27,6 +27,7 @@ import yaml
 from lengthgen.claims import VERDICT_RULE
 from lengthgen.claims_table import NOT_RUN, claims_table, headline_check, number
 from lengthgen.findings import FINDINGS, NOT_TESTED, REST, Finding, findings_markdown, row_verdict, selections
+from lengthgen.first_screen_rst import as_rst
 from lengthgen.markdown_cells import fit_cells
 from lengthgen.replication import EXPLORATORY, instance_name
 from lengthgen.rule_history import history_markdown, rule_timing
@@ -35,6 +36,7 @@ from lengthgen.thresholds import DECIDED_FRACTION, SPREAD_INTERVAL
 from lengthgen.verdicts import DEFINITION, DOES_NOT_HOLD, HOLDS, IN_PART, UNTESTABLE, graded
 
 FIXED_APPENDICES = ("methods", "setup", "training", "claims", "rule_history")
+FIRST_SCREEN = "first_screen.rst"  # RESULTS.md for the HTML report (``first_screen_rst``)
 CHANGES, REPLICATION = "changes", "replication"
 PER_OFFSET_SUFFIX = r"_K\d+$"  # a per-offset section's name: <experiment>_K<offset>
 FIGURE_LINK = re.compile(r"!\[([^\]]*)\]\(figures/([^)]+)\)")
@@ -43,7 +45,7 @@ FIGURE_LINK = re.compile(r"!\[([^\]]*)\]\(figures/([^)]+)\)")
 def page_paths(experiments: list[str], previous_run: bool, replication: bool) -> list[str]:
     """Every page ``render_pages`` writes, relative to the results folder, in a fixed order."""
     appendices = [*FIXED_APPENDICES, *([CHANGES] if previous_run else []), *([REPLICATION] if replication else [])]
-    return ["RESULTS.md", *(f"experiments/{name}.md" for name in experiments),
+    return ["RESULTS.md", FIRST_SCREEN, *(f"experiments/{name}.md" for name in experiments),
             *(f"appendix/{name}.md" for name in [*appendices, *experiments])]
 
 
@@ -171,7 +173,8 @@ def results_markdown(config: dict, claims: pd.DataFrame, replication: pd.DataFra
         *figure_one(claims, config),
         "## Pages",
         "The claims above: " + "; ".join(links[name] for name in experiments if name in told) + ".",
-        "Further experiments: " + "; ".join(links[name] for name in experiments if name not in told) + ".",
+        *(["Further experiments: " + "; ".join(links[name] for name in experiments if name not in told) + "."]
+          if set(experiments) - told else []),
         "Appendices: " + ", ".join(f"[{name.replace('_', ' ')}](appendix/{name}.md)" for name in appendices) + ".",
         *([("Not run under this config: " + "; ".join(f"{name.replace('_', ' ')}: {reason}"
                                                       for name, reason in left_out.items()) + ".")]
@@ -193,8 +196,10 @@ def figures_of(sections: list[str]) -> list[str]:
 
 
 def title_of(sections: list[str], experiment: str) -> str:
+    """The heading of an experiment's first section, without its offset (``shift_K1``: ``shift``)."""
     first = sections[0].splitlines()[0] if sections else ""
-    return first.removeprefix("## ").strip() if first.startswith("## ") else experiment
+    title = first.removeprefix("## ").strip() if first.startswith("## ") else experiment
+    return re.sub(PER_OFFSET_SUFFIX.rstrip("$") + r"\b", "", title)
 
 
 def checks_table(checks: pd.DataFrame) -> str:
@@ -259,7 +264,7 @@ def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, 
         *answer(experiment, checks, claims),
         *(rebased(figure) for figure in figures_of(sections)),
         checks_table(checks) if (checks["kind"] == "evidence").any() else "No evidence checks.",
-        f"**How it was tested.** Each check is a rule fixed in code; this experiment's rules were fixed "
+        f"**How it was tested.** Each check is a rule fixed in code. When this experiment's rules were set: "
         f"{rule_timing(experiment)} ([rule history](../appendix/rule_history.md)). "
         f"Verdict words and the seed bootstrap: [methods](../appendix/methods.md).",
         sanity_sentence(checks),
@@ -351,10 +356,12 @@ def render_pages(config: dict, sections: dict[str, str], claims: pd.DataFrame, e
         pages[f"experiments/{experiment}.md"] = experiment_page(experiment, grouped[experiment], checks, claims)
         pages[f"appendix/{experiment}.md"] = appendix_page(title_of(grouped[experiment], experiment),
                                                            "\n\n".join(grouped[experiment]))
-    return {path: fit_cells(pages[path]) for path in paths}
+    pages = {path: fit_cells(pages[path]) for path in pages}
+    pages[FIRST_SCREEN] = as_rst(pages["RESULTS.md"], config["results_dir"])
+    return {path: pages[path] for path in paths}
 
 
-def write_pages(pages: dict[str, str], folder: str) -> None:
-    """Each page under ``folder`` at its path, each written atomically."""
+def write_pages(pages: dict[str, str]) -> None:
+    """Each page at its path, each written atomically."""
     for path, text in pages.items():
-        atomic_write_text(text, str(Path(folder) / path))
+        atomic_write_text(text, path)

@@ -1,4 +1,4 @@
-from lengthgen.results_pages import page_paths
+from lengthgen.results_pages import FIRST_SCREEN, page_paths
 
 # The previous committed run's claims, when the config names them: the changes appendix says what moved since.
 PREVIOUS_RUN = (
@@ -22,14 +22,15 @@ rule report:
         **REPLICATION,
         **PREVIOUS_RUN,
     output:
-        [f"{RESULTS}/{page}" for page in REPORT_PAGES],
+        # The first screen in reStructuredText is the HTML report's front page (workflow/captions/workflow.rst).
+        [report(f"{RESULTS}/{page}", category="results") if page == FIRST_SCREEN else f"{RESULTS}/{page}"
+         for page in REPORT_PAGES],
     params:
         config=config,
         commit=CODE_VERSION,
         sections=EXPERIMENTS,
         experiments=PLAN.experiments,
         pages=REPORT_PAGES,
-        results=RESULTS,
         left_out=PLAN.left_out,
         changes_note=config["report"]["changes_note"],
     group:

@@ -32,7 +32,7 @@ pages = render_pages(params.config, sections, claims, params.experiments, commit
                      date=datetime.date.today(), machine=machine_description(),
                      training=training_markdown(read_table(inputs.training, TRAINING_SUMMARY)), changes=changes,
                      left_out=params.left_out, replication=replication, replication_section=replication_section)
-# The rule declares these pages as its outputs (results_pages.page_paths): the same set, or a bug.
+# The rule's outputs are these pages (results_pages.page_paths), in their order: the same set, or a bug.
 if sorted(pages) != sorted(params.pages):
     raise RuntimeError(f"the pages rendered ({sorted(pages)}) are not the rule's outputs ({sorted(params.pages)})")
-write_pages(pages, params.results)
+write_pages({output: pages[page] for page, output in zip(params.pages, snakemake.output)})
