@@ -19,8 +19,8 @@ sums over each seed's rows. Its row then keeps the statistic (``seed_sums``; ``w
 check has one), and the seed bootstrap resamples the sums instead of recomputing the checks; the claims table has no
 such column.
 
-The verdict of a section is *confirmed* when every evidence check holds, *not confirmed* when
-none does, and *mixed* otherwise.
+The verdict of a section is graded in the report's one vocabulary (``lengthgen.verdicts``): *holds* when every
+evidence check holds, *does not hold* when none does, *holds in part* otherwise.
 """
 
 import math
@@ -29,8 +29,9 @@ import operator
 import pandas as pd
 
 from lengthgen.seed_sums import SeedSums
+from lengthgen.verdicts import graded
 
-VERDICT_RULE = ("confirmed if every evidence check holds, not confirmed if none holds, mixed otherwise; "
+VERDICT_RULE = ("holds if every evidence check holds, does not hold if none holds, holds in part otherwise; "
                 "sanity checks (tests of the code) are shown apart and count in no verdict")
 KEY = ["experiment", "claim", "statistic", "offset"]
 KINDS = ("evidence", "sanity")
@@ -78,15 +79,8 @@ def with_keys(checks: list[dict] | pd.DataFrame, experiment: str, section: str) 
 
 
 def verdict(checks: pd.DataFrame) -> str:
-    """The verdict of one section's checks (evidence only); ``no evidence`` when it has none."""
-    evidence = checks.loc[checks["kind"] == "evidence", "holds"]
-    if evidence.empty:
-        return "no evidence"
-    if evidence.all():
-        return "confirmed"
-    if not evidence.any():
-        return "not confirmed"
-    return "mixed"
+    """The verdict of one section's checks (evidence only, ``verdicts.graded``); untestable when it has none."""
+    return graded(checks.loc[checks["kind"] == "evidence", "holds"].astype(bool))
 
 
 def with_verdicts(checks: pd.DataFrame) -> pd.DataFrame:

@@ -35,7 +35,7 @@ RULE_FILES = ("lengthgen/thresholds.py", "lengthgen/claims.py", "lengthgen/repli
               "lengthgen/experiments", "lengthgen/kernel.py", "lengthgen/length_scaling.py", "lengthgen/encodings.py",
               "lengthgen/encoding_catalog.py", "lengthgen/names.py", "lengthgen/variant_predictions.py",
               "lengthgen/training_record.py", "lengthgen/training_report.py", "lengthgen/dilution.py",
-              "lengthgen/prediction_errors.py", "lengthgen/stats.py", "lengthgen/seed_sums.py")
+              "lengthgen/prediction_errors.py", "lengthgen/stats.py", "lengthgen/seed_sums.py", "lengthgen/verdicts.py")
 RUN_PREFIX = "confirm_"
 # Keys that say where and how a run is written and shown, or which other studies it runs, not what it measures.
 PRESENTATION_KEYS = ("results_dir", "device", "figures", "confirmation", "robustness", "bootstrap", "report")

@@ -37,6 +37,7 @@ from lengthgen.table_schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
 from lengthgen.experiments.variants.tables import VARIANTS_CLASSES
 from lengthgen.tables import TableError, TableSchema, read_table
+from lengthgen.verdicts import normalized
 
 SUMMARY_KEYS = ["experiment", "pe", "offset", "length"]
 # The columns structured checks added (issue 16); a claims or spread table without them is of the old format,
@@ -56,7 +57,9 @@ def relative_drift(reference: pd.Series, run: pd.Series) -> pd.Series:
 def compare_claims(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
     """One row per check of either run, matched on ``claims.KEY``: both values, drift, whether its outcome, its
     kind and its section's verdict changed, and ``only_in`` (reference or run) for a check one run lacks."""
-    reference, run = (frame.assign(offset=frame["offset"].astype("Int64")) for frame in (reference, run))
+    # A run written before the report's one vocabulary has its verdicts in older words (``verdicts.LEGACY``).
+    reference, run = (frame.assign(offset=frame["offset"].astype("Int64"), verdict=frame["verdict"].map(normalized))
+                      for frame in (reference, run))
     both = reference.merge(run, on=KEY, how="outer", suffixes=("_reference", "_run"), indicator=True, sort=False)
     in_both = both["_merge"] == "both"
     return both.assign(
@@ -192,7 +195,7 @@ def previous_changes_markdown(path: Path, current: pd.DataFrame, note: str | Non
     previous = with_current_names(pq.read_table(path, columns=["experiment", "verdict"]).to_pandas())
     previous = previous.drop_duplicates("experiment")
     now = current.drop_duplicates("section").set_index("section")["verdict"]
-    table = pd.DataFrame({"section": previous["experiment"], "verdict (previous)": previous["verdict"],
+    table = pd.DataFrame({"section": previous["experiment"], "verdict (previous)": previous["verdict"].map(normalized),
                           "verdict (now)": previous["experiment"].map(now).fillna("not run")})
     return "\n\n".join(["## Changes since the previous run", *([note.strip()] if note else []),
                          f"The previous run's checks (`{path.name}`) predate structured checks: they were keyed by "

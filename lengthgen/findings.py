@@ -1,6 +1,6 @@
 """What this reproduction finds: one row per claim of the paper's abstract, decided by this run's checks.
 
-Each claim of the abstract (``FINDINGS``) names the checks that decide it by their key (``claims.KEY``): the
+Each claim of the abstract, and the cures this pipeline adds (``FINDINGS``), names the checks that decide it by their key (``claims.KEY``): the
 experiments that test it and, where an experiment tests more than this claim, the start of the claim names that
 count (the multiseed experiment's headlines begin with the name of the experiment they repeat across seeds and
 offsets, which is the abstract's "confirmed across seeds and offsets"). Per row:
@@ -18,7 +18,10 @@ offsets, which is the abstract's "confirmed across seeds and offsets"). Per row:
 Each part says what its checks test (``Part.tests``): the paper's claim (``CLAIM``); for an account of a
 mechanism, its predictions against the measurements (``PREDICTION``: fits and orders, which a rival account can
 pass too) apart from the direct tests of the mechanism against its rival (``MECHANISM``); or this pipeline's own
-hypothesis (``BEYOND``), shown beside the row and counted in neither its verdict nor its replication. A row with
+hypothesis (``BEYOND``), shown beside the row and counted in neither its verdict nor its replication; or a
+*precondition* (``PRECONDITION``: the heads fit their training range), which gates the row's verdict (one failing
+makes it *untestable*, ``verdicts.gated``) and never counts as evidence for it: a precondition's checks are taken
+out of the row's other parts. A row with
 direct tests of its mechanism says the two kinds apart: predictions can hold while the mechanism fails, and the
 sentence then says which of the mechanism's tests contradict the paper's account, and what that failure means
 (``Part.if_failing``), with their values.
@@ -30,26 +33,29 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from lengthgen.claims import VERDICT_RULE, verdict
+from lengthgen.claims import VERDICT_RULE
 from lengthgen.replication import CHECK, EXPLORATORY, instance_name, margins, replication_verdict
+from lengthgen.verdicts import gated
 
 NOT_TESTED = "not tested under this config"
 NO_CONFIRMATION = "no confirmation runs"
 
 
 # What a part's checks test (module doc).
-CLAIM, PREDICTION, MECHANISM, BEYOND = TESTS = ("claim", "prediction", "mechanism", "beyond")
+CLAIM, PREDICTION, MECHANISM, BEYOND, PRECONDITION = TESTS = ("claim", "prediction", "mechanism", "beyond",
+                                                             "precondition")
 
 
 @dataclass(frozen=True)
 class Part:
     """The checks of one experiment that bear on a claim: those whose claim name starts with ``claim_prefix``
-    (every one of the experiment's when it is empty); what they test (``tests``); for a test of a mechanism, what
-    its failing checks say instead (``if_failing``)."""
+    (every one of the experiment's when it is empty) and whose statistic starts with ``statistic_prefix``; what
+    they test (``tests``); for a test of a mechanism, what its failing checks say instead (``if_failing``)."""
     experiment: str
     claim_prefix: str = ""
     tests: str = CLAIM
     if_failing: str = ""
+    statistic_prefix: str = ""
 
     def __post_init__(self):
         if self.tests not in TESTS:
@@ -61,7 +67,35 @@ class Part:
         return f"`{self.experiment}`" + (f" ({self.claim_prefix.rstrip(':')})" if self.claim_prefix else "")
 
     def select(self, checks: pd.DataFrame) -> pd.DataFrame:
-        return checks[(checks["experiment"] == self.experiment) & checks["claim"].str.startswith(self.claim_prefix)]
+        return checks[(checks["experiment"] == self.experiment) & checks["claim"].str.startswith(self.claim_prefix)
+                      & checks["statistic"].str.startswith(self.statistic_prefix)]
+
+
+# The baseline a claim's headline number is set against (``Headline.baseline``).
+CHANCE, UNTRAINED, RIVAL, REST, NONE = BASELINES = ("chance", "untrained", "rival", "rest", "none")
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The one number of a claim's row in the claims table: the check ``experiment`` / ``claim`` / ``statistic``
+    (at the offset that decides it, ``deciding_check``), what it measures with its unit (``measured``), and the
+    baseline it is set against: ``CHANCE`` (1 / V, from the config), ``UNTRAINED`` (the same statistic on the heads
+    at init, which the check's rule states), ``RIVAL`` (the value of the check ``rival`` = (claim, statistic) of
+    the same experiment at the same offset), ``REST`` (one minus the value: the share the rival account takes) or
+    ``NONE``; ``label`` names the rival (or the rest)."""
+    experiment: str
+    claim: str
+    statistic: str
+    measured: str
+    baseline: str = NONE
+    label: str = ""
+    rival: tuple[str, str] | None = None
+
+    def __post_init__(self):
+        if self.baseline not in BASELINES:
+            raise ValueError(f"unknown baseline {self.baseline!r}; one of {', '.join(BASELINES)}")
+        if (self.baseline == RIVAL) != (self.rival is not None):
+            raise ValueError(f"headline {self.claim!r}: a rival baseline, and only one, names its rival check")
 
 
 @dataclass(frozen=True)
@@ -69,20 +103,43 @@ class Finding:
     name: str
     paper: str  # what the abstract claims, in its words
     parts: tuple[Part, ...]
+    headline: Headline
+    short: str  # the claim in a few words, for the claims table
+    page: str  # the experiment whose page tells it
 
 
 FINDINGS = (
     Finding("the gap", "on a minimal fixed-offset retrieval task, rotary heads extrapolate past the training range "
             "(decaying gracefully) and learned absolute heads do not",
-            (Part("generalization"), Part("multiseed", "generalization:"))),
+            (Part("generalization", "both encodings fit the training range", PRECONDITION),
+             Part("multiseed", "generalization: learned lowest accuracy in the training range", PRECONDITION),
+             Part("generalization"), Part("multiseed", "generalization:")),
+            Headline("generalization", "rope stays well above chance at 4x the training length",
+                     "rope: mean accuracy at the longest length <= 4x the training maximum",
+                     "rope accuracy at 4x the training length (share correct)", CHANCE),
+            "rotary heads extrapolate, learned ones do not", "generalization"),
     Finding("equivariance", "rotary encodings make the attention logit a function of relative offset alone, so the "
             "rule learned at training lengths is reproduced at every longer length",
-            (Part("shift"), Part("multiseed", "shift:"))),
+            (Part("shift"), Part("multiseed", "shift:")),
+            Headline("shift", "learned attention logits change under a position shift",
+                     "min over seeds of the max over defined shifts and lengths of the float64 max abs attention logit "
+                     "change", "learned head's logit change under a shift (logits)", RIVAL, "rope (float64 rounding)",
+                     ("rope attention logits depend on relative offset alone",
+                      "max over seeds, lengths and shifts of the float64 max abs attention logit change")),
+            "rotary logits depend on offset alone", "shift"),
     Finding("pinning", "the learned absolute head pins to a fixed absolute position inside the training range",
-            (Part("mechanics"), Part("multiseed", "mechanics:"))),
+            (Part("mechanics"), Part("multiseed", "mechanics:")),
+            Headline("mechanics", "learned head sends most sequences to the modal position",
+                     "min over (seed, length) past the range of the fraction of sequences at the modal position",
+                     "learned head: share of sequences at its one position (lowest)", UNTRAINED),
+            "learned heads pin to one position", "mechanics"),
     Finding("the carrier", "the learned rotary rule is a low-rank carrier kernel aligned with the target offset, "
             "across seeds and offsets",
-            (Part("frequency"), Part("multiseed", "frequency:"))),
+            (Part("frequency"), Part("multiseed", "frequency:")),
+            Headline("frequency", "the learned rule is a low-rank carrier aligned with K",
+                     "lowest top-4 energy share over seeds", "energy share of the top 4 rotary blocks (lowest seed)",
+                     UNTRAINED),
+            "the rotary rule is a low-rank carrier", "frequency"),
     # ``errors`` splits rope's wrong answers past the range into ranking and dilution errors: the dilution law is
     # the paper's account of the decay only if most of them are dilution errors. Its other claim, where the ranking
     # errors' winning keys lie, is about the other account and decides nothing here; so is ``rope_bases``' check of
@@ -96,16 +153,43 @@ FINDINGS = (
                   "the ranking predictor predicts rope's accuracy past the range better than the dilution law"),
              Part("errors", "rope's wrong answers past the training range are mostly dilution errors", MECHANISM,
                   "most of rope's wrong answers past the range are ranking errors, not dilution errors"),
-             Part("rope_bases", "the dilution law", PREDICTION), Part("multiseed", "prop1:", PREDICTION))),
+             Part("rope_bases", "the dilution law", PREDICTION), Part("multiseed", "prop1:", PREDICTION)),
+            Headline("errors", "rope's wrong answers past the training range are mostly dilution errors",
+                     "rope: share of wrong answers past the training range that are dilution errors",
+                     "rope's wrong answers past the range that are dilution errors (share)", REST,
+                     "ranking errors (the rival account)"),
+            "the decay is attention dilution", "errors"),
     Finding("the linear control", "without softmax normalization, training selects a min-norm interpolant that "
             "does not extrapolate",
-            (Part("linear"), Part("multiseed", "linear"))),
+            (Part("linear", "arm 2 (linear-attention head): fits the training range", PRECONDITION),
+             Part("multiseed", "linear, arm 2 (linear-attention head): lowest accuracy in the training range",
+                  PRECONDITION),
+             Part("linear"), Part("multiseed", "linear")),
+            Headline("linear", "arm 2 (linear-attention head): does not extrapolate",
+                     "mean accuracy at 4x the longest training length",
+                     "linear-attention head: accuracy at 4x the training length (share correct)", CHANCE),
+            "without softmax, no extrapolation", "linear"),
     # The transformer's claims by name (experiments/transformer.py's FINDINGS); its steps finding, that the retrieval
     # head's kernel predicts where the accuracy steps down, is this pipeline's hypothesis, not the paper's.
     Finding("transfer to the transformer", "the phenomenon, the equivariance and the carrier transfer to a "
             "multi-layer, multi-head transformer on the full-sequence task",
             (Part("transformer", "phenomenon"), Part("transformer", "equivariance"), Part("transformer", "carrier"),
-             Part("transformer", "steps", BEYOND))),
+             Part("transformer", "phenomenon", PRECONDITION,
+                  statistic_prefix="rope: lowest accuracy over seeds and in-range"),
+             Part("transformer", "phenomenon", PRECONDITION,
+                  statistic_prefix="learned: lowest accuracy over seeds and in-range"),
+             Part("transformer", "steps", BEYOND)),
+            Headline("transformer", "phenomenon", "rope: lowest accuracy over seeds, last window at 4x the training maximum",
+                     "transformer, rope: accuracy at 4x the training length (lowest seed)", CHANCE),
+            "it all transfers to a transformer", "transformer"),
+    # Beyond the abstract: if the decay is dilution, sharpening attention at evaluation time should undo much of it.
+    Finding("the sharpening cures", "if the decay is attention dilution, sharpening attention at evaluation time "
+            "(log-length scaling, YaRN) undoes much of it",
+            (Part("cures", "the log-length head fits the training range", PRECONDITION), Part("cures")),
+            Headline("cures", "log_length undoes much of rope's decay",
+                     "mean(cured - uncured) / mean(1 - uncured) of rope accuracy past the training range",
+                     "share of rope's lost accuracy won back by log-length scaling", NONE),
+            "sharpening attention cures the decay", "cures"),
 )
 
 
@@ -206,18 +290,29 @@ def evidence_clauses(selected: list[tuple[Part, pd.DataFrame]]) -> list[str]:
         mechanism_sentence(pd.concat(evidence[part] for part, _ in mechanism), mechanism)]
 
 
+def precondition_clauses(selected: list[tuple[Part, pd.DataFrame]]) -> list[str]:
+    """Where a precondition fails, that the row cannot be read, with the failing check; nothing where all hold."""
+    rows = [rows for part, rows in selected if part.tests == PRECONDITION and not rows.empty]
+    preconditions = pd.concat(rows) if rows else pd.DataFrame(columns=["holds"])
+    failing = preconditions[~preconditions["holds"].astype(bool)]
+    if failing.empty:
+        return []
+    return [f"untestable: a precondition fails, so its evidence cannot be read ({describe(deciding_check(failing))})"]
+
+
 def sentence(selected: list[tuple[Part, pd.DataFrame]], left_out: dict[str, str]) -> str:
     """One sentence: the deciding evidence (predictions and mechanism apart where the row has both), the row's
     sanity check, this pipeline's own hypotheses beside it, and the parts this config leaves out."""
-    counted = [(part, rows) for part, rows in selected if part.tests != BEYOND and not rows.empty]
+    counted = [(part, rows) for part, rows in selected if part.tests not in (BEYOND, PRECONDITION) and not rows.empty]
     checks = pd.concat([rows for _, rows in counted]) if counted else pd.DataFrame(columns=["kind"])
     sanity = checks[checks["kind"] == "sanity"]
-    clauses = evidence_clauses(counted) or (["no evidence check"] if not checks.empty else [])
+    clauses = precondition_clauses(selected)
+    clauses += evidence_clauses(counted) or (["no evidence check"] if not checks.empty else [])
     clauses += [sanity_clause(sanity)] if not sanity.empty else []
     clauses += [beyond_clause(part, rows) for part, rows in selected
                 if part.tests == BEYOND and not rows[rows["kind"] == "evidence"].empty]
     # A hypothesis of this pipeline is said where it has checks; the steps' have none in a run without a step.
-    missing = [part for part, rows in selected if rows.empty and part.tests != BEYOND]
+    missing = [part for part, rows in selected if rows.empty and part.tests not in (BEYOND, PRECONDITION)]
     if missing:
         reasons = ", ".join(part.name() + (f" ({left_out[part.experiment]})" if part.experiment in left_out else
                                            " (no checks in this run)") for part in missing)
@@ -226,17 +321,27 @@ def sentence(selected: list[tuple[Part, pd.DataFrame]], left_out: dict[str, str]
     return text[0].upper() + text[1:] + "."
 
 
+def compared_in_runs(checks: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """The replication table's rows of ``checks``' evidence, one per (confirmation run, check) that compares it."""
+    keys = checks.loc[checks["kind"] == "evidence", CHECK].drop_duplicates()
+    compared = table[(table["run"] != EXPLORATORY) & (table["kind"] == "evidence")
+                     & table["replicates"].isin(["yes", "no"])]  # empty where the run does not compare the check
+    return compared.merge(keys, on=CHECK).drop_duplicates(["run", *CHECK])
+
+
+def replicates_in_run(checks: pd.DataFrame, table: pd.DataFrame) -> pd.Series:
+    """Per confirmation run that compares any of ``checks``' evidence: whether every one compared there replicates."""
+    compared = compared_in_runs(checks, table)
+    return compared.assign(replicates=compared["replicates"] == "yes").groupby("run")["replicates"].all()
+
+
 def replication_of(checks: pd.DataFrame, table: pd.DataFrame | None) -> str:
     """The row's replication over the confirmation runs (``replication.replication_verdict``), from the
     replication table's rows of its evidence checks, with the causes of the checks that do not replicate."""
     if table is None:
         return NO_CONFIRMATION
-    keys = checks.loc[checks["kind"] == "evidence", CHECK].drop_duplicates()
-    compared = table[(table["run"] != EXPLORATORY) & (table["kind"] == "evidence")
-                     & table["replicates"].isin(["yes", "no"])]  # empty where the run does not compare the check
-    compared = compared.merge(keys, on=CHECK).drop_duplicates(["run", *CHECK])  # one row per (run, check)
-    in_run = compared.assign(replicates=compared["replicates"] == "yes").groupby("run")["replicates"].all()
-    status = replication_verdict(in_run)
+    compared = compared_in_runs(checks, table)
+    status = replication_verdict(replicates_in_run(checks, table))
     causes = compared.loc[compared["replicates"] == "no", "cause"].value_counts()
     return status + ("" if causes.empty else " (" + ", ".join(f"{count} by {cause}" for cause, count in causes.items())
                      + ")")
@@ -247,21 +352,46 @@ def tested_by(selected: list[tuple[Part, pd.DataFrame]]) -> list[str]:
     they are not all of its checks: ``prop1`` (a; b)."""
     prefixes: dict[str, list[str]] = {}
     for part, rows in selected:
-        if part.tests != BEYOND and not rows.empty:
+        if part.tests not in (BEYOND, PRECONDITION) and not rows.empty:
             prefixes.setdefault(part.experiment, []).append(part.claim_prefix.rstrip(":"))
     return [f"`{experiment}`" + (f" ({'; '.join(claims)})" if all(claims) else "")
             for experiment, claims in prefixes.items()]
 
 
+def selections(finding: Finding, claims: pd.DataFrame) -> list[tuple[Part, pd.DataFrame]]:
+    """Each part of ``finding`` with its checks; a precondition's checks are taken out of every other part, so that
+    they gate the row and count as no evidence for it."""
+    preconditions = [part.select(claims) for part in finding.parts if part.tests == PRECONDITION]
+    gate = pd.concat(preconditions).index if preconditions else claims.index[:0]
+    return [(part, part.select(claims) if part.tests == PRECONDITION else part.select(claims).drop(gate, errors="ignore"))
+            for part in finding.parts]
+
+
+def counted_checks(selected: list[tuple[Part, pd.DataFrame]], claims: pd.DataFrame) -> pd.DataFrame:
+    """The checks a row's verdict counts: those of its parts that test the paper's claim, its predictions or its
+    mechanism (not this pipeline's own hypotheses, nor its preconditions)."""
+    counted = [rows for part, rows in selected if part.tests not in (BEYOND, PRECONDITION)]
+    return pd.concat(counted) if counted else claims.iloc[:0]
+
+
+def row_verdict(selected: list[tuple[Part, pd.DataFrame]], claims: pd.DataFrame) -> str:
+    """``verdicts.gated``: the counted evidence, unless a precondition fails; not tested where nothing ran."""
+    checks = counted_checks(selected, claims)
+    if checks.empty:
+        return NOT_TESTED
+    gate = [rows for part, rows in selected if part.tests == PRECONDITION]
+    preconditions = pd.concat(gate)["holds"] if gate else pd.Series([], dtype=bool)
+    return gated(checks.loc[checks["kind"] == "evidence", "holds"].astype(bool), preconditions.astype(bool))
+
+
 def finding_row(finding: Finding, claims: pd.DataFrame, replication: pd.DataFrame | None,
                 left_out: dict[str, str]) -> dict:
     """One row of ``findings_table``; the parts that test this pipeline's own hypothesis count in neither its
-    verdict nor its replication."""
-    selected = [(part, part.select(claims)) for part in finding.parts]
-    counted = [rows for part, rows in selected if part.tests != BEYOND]
-    checks = pd.concat(counted) if counted else claims.iloc[:0]
+    verdict nor its replication, and its preconditions gate its verdict."""
+    selected = selections(finding, claims)
+    checks = counted_checks(selected, claims)
     return {"finding": finding.name, "paper": finding.paper, "tested_by": tested_by(selected),
-            "verdict": verdict(checks) if not checks.empty else NOT_TESTED,
+            "verdict": row_verdict(selected, claims),
             "replication": replication_of(checks, replication) if not checks.empty else NOT_TESTED,
             "sentence": sentence(selected, left_out)}
 

@@ -2,17 +2,18 @@
 
 A check is matched across runs by its key (``claims.KEY``): its experiment, claim and statistic,
 names that stay the same in every run that measures it, and its offset K, the *instance* (null,
-shown ``all``, for a check pooled over offsets). Its *outcome* in a run is ``holds`` (at every offset
-it is measured at), ``fails`` (at none) or ``partly``.
+shown ``all``, for a check pooled over offsets). Its *outcome* in a run is graded in the report's
+vocabulary (``lengthgen.verdicts``): ``holds`` (at every offset it is measured at), ``does not hold`` (at none)
+or ``holds in part``.
 
 The rule (``thresholds.REPLICATION_RULE``, with its reason), fixed with the claims' rules before the confirmation runs:
 
 - a check *replicates* in a confirmation run when it has the exploratory outcome at every offset both
   runs measure, and, at an offset only the confirmation run measures, the outcome the exploratory run
-  had at all of its offsets (where it was partly, the exploratory run predicts nothing there);
+  had at all of its offsets (where it held in part, the exploratory run predicts nothing there);
 - a claim (an experiment's) replicates in a run when every evidence check compared there replicates;
-- over the confirmation runs that compare it, a claim or a check is *replicated* when it replicates
-  in every one, *not replicated* in none, *partly* otherwise (*not tested* where none compares it).
+- over the confirmation runs that compare it, a claim's or a check's replication *holds* when it replicates
+  in every one, *does not hold* in none, *holds in part* otherwise (*untestable* where none compares it).
 
 Sanity checks (``kind`` sanity: only a bug can fail them) are compared the same way, and shown apart:
 they count in no claim's replication, as they count in no verdict.
@@ -47,6 +48,7 @@ import pandas as pd
 from lengthgen.claims import KEY, verdict
 from lengthgen.experiments.catalog import with_current_names
 from lengthgen.thresholds import DECIDED_FRACTION, RECURRING_RUNS, RULE_CAUSE_MAX_MISS, SHARES_DIFFER_LEVEL
+from lengthgen.verdicts import HOLDS, IN_PART, graded
 
 EXPLORATORY = "exploratory"
 CHECK = KEY[:-1]  # a check over its offsets: experiment, claim, statistic
@@ -125,7 +127,7 @@ def annotated_checks(runs: dict[str, tuple[pd.DataFrame, pd.DataFrame]]) -> pd.D
 
 
 def outcome(holds: pd.Series) -> str:
-    return "holds" if holds.all() else "fails" if not holds.any() else "partly"
+    return graded(holds.astype(bool))
 
 
 def check_outcomes(checks: pd.DataFrame) -> pd.DataFrame:
@@ -151,7 +153,7 @@ def describe_values(rows: pd.DataFrame) -> str:
 def expectations(exploratory: pd.DataFrame, confirmation: pd.DataFrame) -> list[tuple[pd.Series, bool, pd.DataFrame]]:
     """(confirmation row, the outcome the exploratory run expects there, the exploratory rows it comes from) for
     every instance of one check that the exploratory run makes a prediction for: its own outcome at an instance
-    both runs measure; at another offset, the outcome it had at all of its own (none where that was partly)."""
+    both runs measure; at another offset, the outcome it had at all of its own (none where it held in part)."""
     pooled = outcome(exploratory["holds"])
     by_instance = {instance(offset): exploratory.loc[[index]] for index, offset in exploratory["offset"].items()}
     found = []
@@ -159,8 +161,8 @@ def expectations(exploratory: pd.DataFrame, confirmation: pd.DataFrame) -> list[
         if instance(row["offset"]) in by_instance:
             reference = by_instance[instance(row["offset"])]
             found.append((row, bool(reference["holds"].iloc[0]), reference))
-        elif pooled != "partly":
-            found.append((row, pooled == "holds", exploratory))
+        elif pooled != IN_PART:
+            found.append((row, pooled == HOLDS, exploratory))
     return found
 
 
@@ -301,9 +303,7 @@ def compare_runs(checks: pd.DataFrame, same_task: dict[str, bool]) -> pd.DataFra
 
 def replication_verdict(replicates: pd.Series) -> str:
     """Over the confirmation runs that measure it: ``REPLICATION_RULE``."""
-    if replicates.empty:
-        return "not tested"
-    return "replicated" if replicates.all() else "not replicated" if not replicates.any() else "partly"
+    return graded(replicates.astype(bool))
 
 
 def claim_replication(checks: pd.DataFrame, comparison: pd.DataFrame) -> pd.DataFrame:

@@ -1,19 +1,13 @@
-"""RESULTS.md: the setup it was run with, what this reproduction finds, then each experiment's generated section."""
+"""What the report says about the run itself: the code version it was made from, the commit its rules were fixed
+at, and the machine. The pages are ``lengthgen.results_pages``."""
 
-import datetime
 import os
 import platform
 import shutil
 import subprocess
 from importlib import metadata
 
-import pandas as pd
-import yaml
-
-from lengthgen.claims import VERDICT_RULE, verdict
-from lengthgen.findings import findings_markdown
 from lengthgen.jobs import PORTABLE_CPU_ENV
-from lengthgen.thresholds import DECIDED_FRACTION, SPREAD_INTERVAL
 
 
 def code_version(repository: str, exclude: list[str]) -> str:
@@ -75,83 +69,3 @@ def machine_description() -> str:
             f"{', '.join(gpus) if gpus else 'no GPU'}; Python {platform.python_version()}, "
             f"torch {metadata.version('torch')}; CPU kernels: "
             + ", ".join(f"{name}={os.environ.get(name, 'unset')}" for name in PORTABLE_CPU_ENV))
-
-
-def verdict_table(claims: pd.DataFrame, replication: dict[str, str] | None = None) -> str:
-    """One row per section: checks holding and the verdict, and with ``replication`` (experiment -> its
-    replication verdict over the confirmation runs) that verdict beside it."""
-    rows = []
-    for (section, experiment), checks in claims.groupby(["section", "experiment"], sort=False):
-        evidence = checks[checks["kind"] == "evidence"]
-        row = {"experiment": section, "evidence checks holding": f"{int(evidence['holds'].sum())}/{len(evidence)}",
-               "sanity checks holding": f"{int(checks['holds'].sum()) - int(evidence['holds'].sum())}/"
-                                        f"{len(checks) - len(evidence)}",
-               "verdict": verdict(checks)}
-        if replication:
-            row["replication"] = replication.get(experiment, "not tested")
-        rows.append(row)
-    return pd.DataFrame(rows).to_markdown(index=False)
-
-
-def spread_markdown(checks: pd.DataFrame) -> str:
-    """How many of a section's checks the seed bootstrap decides (the same outcome in at least
-    ``DECIDED_FRACTION`` of its resamples), and each open one with its statistic's interval beside its rule."""
-    n_seeds, resamples = int(checks["n_seeds"].max()), int(checks["resamples"].max())
-    if n_seeds < 2:
-        return f"Seed bootstrap: {n_seeds} seed, so no seed-to-seed spread to measure."
-    share = checks["holds_fraction"]
-    open_checks = checks[(share < DECIDED_FRACTION) & (share > 1 - DECIDED_FRACTION)]
-    text = (f"Seed bootstrap ({resamples} resamples of the {n_seeds} seeds, `lengthgen/bootstrap.py`): "
-            f"{len(checks) - len(open_checks)} of {len(checks)} checks have the same outcome in at least "
-            f"{DECIDED_FRACTION:.0%} of resamples.")
-    if open_checks.empty:
-        return text
-    return text + " Open, so decided by the seeds drawn: " + "; ".join(
-        f"{row.claim}, {row.statistic}{'' if pd.isna(row.offset) else f' (K={row.offset})'}: {row.value:.4g}, {SPREAD_INTERVAL:.0%} interval [{row.spread_low:.4g}, "
-        f"{row.spread_high:.4g}] (rule {row.rule}), holds in {row.holds_fraction:.0%} of resamples"
-        for row in open_checks.itertuples()) + "."
-
-
-def with_verdict(section: str, checks: pd.DataFrame) -> str:
-    """An experiment's section followed by its verdict, computed from its checks, and (when ``checks`` carry
-    their ``claim_spread`` columns) how far the seed bootstrap decides them."""
-    evidence = checks[checks["kind"] == "evidence"]
-    held = f"{int(evidence['holds'].sum())}/{len(evidence)} evidence checks hold"
-    spread = f"\n\n{spread_markdown(checks)}" if "holds_fraction" in checks else ""
-    return f"{section.rstrip()}\n\n**Verdict: {verdict(checks)}** ({held}; {VERDICT_RULE}).{spread}\n"
-
-
-def left_out_markdown(left_out: dict[str, str]) -> str:
-    """The experiments this config cannot run, one line each with the reason (``experiments.catalog``)."""
-    lines = [f"- `{experiment}`: {reason}" for experiment, reason in left_out.items()]
-    return "Left out under this configuration:\n\n" + "\n".join(lines)
-
-
-def render_results(config: dict, sections: dict[str, str], claims: pd.DataFrame, commit: str,
-                   date: datetime.date, machine: str, training: str, left_out: dict[str, str] | None = None,
-                   replication: dict[str, str] | None = None, replication_section: str | None = None,
-                   replication_table: pd.DataFrame | None = None) -> str:
-    """The whole report; ``sections`` maps each section to its generated markdown, ``training`` is the
-    Training section (``training_record.training_markdown``), ``left_out`` each
-    experiment that did not run to the reason; ``claims`` may carry the ``claim_spread`` columns. With
-    confirmation runs, ``replication`` maps each experiment to its replication verdict,
-    ``replication_section`` is the replication section, which ends the report, and ``replication_table`` is the
-    replication table, from which each of the abstract's claims gets its replication. The report opens, after
-    the setup, with what this reproduction finds (``lengthgen.findings``)."""
-    setup = yaml.safe_dump(config, sort_keys=False, default_flow_style=None).strip()
-    return "\n\n".join([
-        "# Results",
-        "Generated by the lengthgen workflow from its own runs; do not edit by hand "
-        "(`snakemake --cores 8` rewrites it).",
-        "## Setup",
-        f"- code: git commit `{commit}`\n- date: {date.isoformat()}\n- machine: {machine}",
-        "Configuration used:\n\n```yaml\n" + setup + "\n```",
-        findings_markdown(claims, replication_table, left_out),
-        training,
-        "## Verdicts",
-        f"Each experiment's claim is split into checks fixed in advance; its verdict is {VERDICT_RULE}.",
-        verdict_table(claims, replication),
-        *([left_out_markdown(left_out)] if left_out else []),
-        *(with_verdict(text, claims[claims["section"] == section]) for section, text in sections.items()),
-        *([replication_section.rstrip()] if replication_section else []),
-    ]) + "\n"

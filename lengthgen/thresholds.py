@@ -353,14 +353,14 @@ DECIDED_FRACTION = 0.95
 
 # --- replication (lengthgen/replication.py): does a verdict hold beyond the setting it was found in? ---
 # A claim is general when it holds wherever it is tested, so the verdict asks for every run: one run that
-# does not reproduce the outcome makes it *partly* replicated, none *not replicated*. Checks, not verdicts,
-# are compared, so a verdict that stays "mixed" because other checks now fail does not count as replicated.
+# does not reproduce the outcome makes its replication hold in part, none makes it not hold. Checks, not verdicts,
+# are compared, so a verdict that stays "holds in part" because other checks now fail does not count as replicated.
 REPLICATION_RULE = (
-    "a check replicates in a confirmation run when it has the exploratory outcome (holds or fails) at every offset "
+    "a check replicates in a confirmation run when it has the exploratory outcome (holds or does not hold) at every offset "
     "both runs measure it at, and, at an offset only the confirmation run has, the outcome the exploratory run had "
-    "at all of its offsets (no prediction where that was partly); a claim replicates in a run when every check "
-    "compared there replicates; over the confirmation runs that compare it, a claim (or a check) is *replicated* "
-    "when it replicates in every one, *not replicated* in none, and *partly* otherwise")
+    "at all of its offsets (no prediction where it held in part); a claim replicates in a run when every check "
+    "compared there replicates; over the confirmation runs that compare it, a claim's (or a check's) replication "
+    "*holds* when it replicates in every one, *does not hold* in none, and *holds in part* otherwise")
 # Why a check did not replicate (lengthgen/replication.py, ``cause``), decided from numbers that can point
 # either way: in each run, on how many of its seeds the check, computed on that seed alone, fails (k of n,
 # lengthgen/bootstrap.py; summed over the offsets compared), whether the seed bootstrap decides its outcome

@@ -74,7 +74,7 @@ def test_all_claims_carry_their_sections_verdict_from_evidence_alone():
     checks = pd.DataFrame({"experiment": "a", "section": ["a_K1", "a_K1", "a_K2", "a_K2"], "claim": "c",
                            "statistic": "s", "value": 1.0, "rule": "r", "holds": [True, False, True, False],
                            "kind": ["evidence", "evidence", "evidence", "sanity"]})
-    assert with_verdicts(checks)["verdict"].tolist() == ["mixed", "mixed", "confirmed", "confirmed"]
+    assert with_verdicts(checks)["verdict"].tolist() == ["holds in part", "holds in part", "holds", "holds"]
 
 
 def test_a_renamed_experiment_reads_under_its_current_name_in_an_older_table():

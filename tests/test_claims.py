@@ -90,18 +90,18 @@ def checks_of(*holds: bool, kinds: tuple[str, ...] | None = None) -> pd.DataFram
     return pd.DataFrame({"holds": list(holds), "kind": list(kinds)})
 
 
-@pytest.mark.parametrize("holds, expected", [((True, True), "confirmed"), ((False, False), "not confirmed"),
-                                             ((True, False), "mixed"), ((False, True), "mixed"),
-                                             ((True,), "confirmed"), ((False,), "not confirmed")])
+@pytest.mark.parametrize("holds, expected", [((True, True), "holds"), ((False, False), "does not hold"),
+                                             ((True, False), "holds in part"), ((False, True), "holds in part"),
+                                             ((True,), "holds"), ((False,), "does not hold")])
 def test_the_verdict_counts_the_evidence_that_holds(holds, expected):
     assert verdict(checks_of(*holds)) == expected
 
 
 def test_sanity_checks_count_in_no_verdict():
-    assert verdict(checks_of(True, False, kinds=("evidence", "sanity"))) == "confirmed"
-    assert verdict(checks_of(False, True, kinds=("evidence", "sanity"))) == "not confirmed"
-    assert verdict(checks_of(True, False, kinds=("sanity", "sanity"))) == "no evidence"
-    assert verdict(checks_of()) == "no evidence"
+    assert verdict(checks_of(True, False, kinds=("evidence", "sanity"))) == "holds"
+    assert verdict(checks_of(False, True, kinds=("evidence", "sanity"))) == "does not hold"
+    assert verdict(checks_of(True, False, kinds=("sanity", "sanity"))) == "untestable"
+    assert verdict(checks_of()) == "untestable"
 
 
 def test_every_check_gets_its_own_sections_verdict():
@@ -109,7 +109,7 @@ def test_every_check_gets_its_own_sections_verdict():
             check("d", "x", 0, ">=", 1, kind="sanity")]
     table = pd.concat([with_keys(rows[:2], "e1", "S1"), with_keys(rows[2:], "e2", "S2")], ignore_index=True)
     table = with_verdicts(table)
-    assert table["verdict"].tolist() == ["mixed", "mixed", "confirmed", "confirmed"]
+    assert table["verdict"].tolist() == ["holds in part", "holds in part", "holds", "holds"]
     assert table.drop(columns="verdict").equals(pd.concat([with_keys(rows[:2], "e1", "S1"),
                                                            with_keys(rows[2:], "e2", "S2")], ignore_index=True))
 

@@ -160,7 +160,7 @@ def test_changes_since_the_previous_run_name_moved_verdicts_and_every_differing_
                             "Ten seeds instead of five.")
     assert "Ten seeds instead of five." in text
     assert "outcomes changed: 1" in text and "checks in one run only: 1" in text
-    assert "`generalization` mixed -> confirmed" in text and "shift_K1" not in text.split("|")[0]
+    assert "`generalization` holds in part -> holds" in text and "shift_K1" not in text.split("|")[0]
     rows = {line.split("|")[3].strip(): [cell.strip() for cell in line.split("|")[4:-1]]
             for line in text.splitlines() if line.startswith("| ") and "---" not in line}
     assert rows["learned: distance from chance"] == ["1", "0.3", "0.6", "no -> yes", "evidence -> evidence", ""]
@@ -196,7 +196,7 @@ def test_a_run_written_before_an_experiment_was_renamed_matches_under_the_new_na
     assert "checks in one run only: 0" in text and "`base`" not in text
     # One older still, before structured checks: its verdicts are set beside this run's by section.
     text = previous_changes_markdown(write_old_format(tmp_path / "older") / "tables" / "claims.parquet", current, None)
-    assert "| generalization | confirmed" in text and "not run" not in text and "base" not in text
+    assert "| generalization | holds" in text and "not run" not in text and "base" not in text
 
 
 # --- Mutation testing (docs/mutation.md): behaviour the tests above left open ------------------------------------
@@ -228,7 +228,7 @@ def test_changes_name_each_moved_verdict_once_and_every_check_that_differs():
     assert parts[:3] == [
         "## Changes since the previous run", "Ten seeds.",
         "Checks in both runs: 3; outcomes changed: 1; kinds changed: 1; checks in one run only: 2. Verdicts that "
-        "moved: `base` mixed -> confirmed; `shift_K1` no evidence -> confirmed."]
+        "moved: `base` holds in part -> holds; `shift_K1` untestable -> holds."]
     header, separator, rows = table_cells(parts[3])
     assert len(parts) == 4
     assert header == ["experiment", "claim", "statistic", "K", "previous", "now", "holds (previous -> now)",
@@ -296,11 +296,11 @@ def test_the_previous_runs_changes_from_its_file_current_or_older_than_structure
     assert len(parts) == 4
     header, _, rows = table_cells(parts[3])
     assert header == ["section", "verdict (previous)", "verdict (now)"]
-    assert rows == [["generalization", "confirmed", "confirmed"]]
+    assert rows == [["generalization", "holds", "holds"]]
     # A section the current run does not have is "not run"; without a note there is no note paragraph.
     text = previous_changes_markdown(old, current[current["section"] != "generalization"], None)
     assert text.split("\n\n")[1].startswith("The previous run's checks")
-    assert table_cells(text.split("\n\n")[-1])[2] == [["generalization", "confirmed", "not run"]]
+    assert table_cells(text.split("\n\n")[-1])[2] == [["generalization", "holds", "not run"]]
 
 
 def test_a_check_is_open_strictly_between_the_decided_shares():

@@ -40,7 +40,7 @@ def test_every_claim_of_the_abstract_has_a_row_in_its_order():
 
 def test_a_claim_whose_every_check_holds_is_confirmed_and_named_by_the_check_closest_to_its_threshold():
     carrier = row(findings_table(claims_of(frequency=frequency(0.9, 0.95))), "the carrier")
-    assert carrier["verdict"] == "confirmed"
+    assert carrier["verdict"] == "holds"
     assert carrier["tested_by"] == ["`frequency`"]
     assert "3 of 3 evidence checks hold" in carrier["sentence"]
     assert "(K=1): lowest top-4 energy share over seeds = 0.9 (rule >= 0.8)" in carrier["sentence"]  # 0.9 < 0.95
@@ -50,14 +50,14 @@ def test_a_claim_whose_every_check_holds_is_confirmed_and_named_by_the_check_clo
 
 def test_a_claim_no_check_of_which_holds_is_a_plain_contradiction_with_the_furthest_miss():
     carrier = row(findings_table(claims_of(frequency=frequency(0.5, 0.7, alignment=0.1))), "the carrier")
-    assert carrier["verdict"] == "not confirmed"
+    assert carrier["verdict"] == "does not hold"
     assert carrier["sentence"].startswith("The data contradict the paper: none of the 3 evidence checks holds")
     assert "lowest energy-weighted top-4 alignment over seeds = 0.1 (rule >= 0.8)" in carrier["sentence"]
 
 
 def test_a_mixed_claim_says_it_is_contradicted_in_part_by_its_failing_check():
     carrier = row(findings_table(claims_of(frequency=frequency(0.6, 0.95))), "the carrier")
-    assert carrier["verdict"] == "mixed"
+    assert carrier["verdict"] == "holds in part"
     assert "contradict the paper in part: 1 of 3 evidence checks fail" in carrier["sentence"]
     assert "energy share over seeds = 0.6" in carrier["sentence"]
 
@@ -67,7 +67,7 @@ def test_a_sanity_check_counts_in_no_verdict_and_a_failing_one_is_called_a_bug()
                     offset=1, kind="sanity"),
               check("learned attention logits change under a position shift", "min change", 5.0, ">=", 0.1, offset=1)]
     equivariance = row(findings_table(claims_of(shift=checks)), "equivariance")
-    assert equivariance["verdict"] == "confirmed"
+    assert equivariance["verdict"] == "holds"
     assert "a sanity check fails, a bug to fix before this row can be read" in equivariance["sentence"]
     assert "max float64 change = 1 (rule <= 1e-09)" in equivariance["sentence"]
 
@@ -101,12 +101,12 @@ def ranking_checks(*differences: float) -> list[dict]:
 
 def test_the_dilution_law_counts_the_errors_experiment_when_it_runs_and_says_when_it_does_not():
     without = row(findings_table(claims_of(prop1=prop1(0.04, 0.06))), "the dilution law")
-    assert without["verdict"] == "confirmed"
+    assert without["verdict"] == "holds"
     assert f"{NOT_TESTED}: `prop1` (dilution rather than ranking errors) (no checks in this run), `errors`" in \
         without["sentence"]
     with_errors = row(findings_table(claims_of(prop1=prop1(0.04, 0.06), errors=errors_checks(0.04))),
                       "the dilution law")
-    assert with_errors["verdict"] == "mixed"  # the ranking errors' offsets are no evidence for or against dilution
+    assert with_errors["verdict"] == "holds in part"  # the ranking errors' offsets are no evidence for or against dilution
     assert with_errors["tested_by"][:2] == ["`prop1` (graceful decay follows the dilution law)",
                                             f"`errors` ({ERRORS_CLAIM})"]
     assert "`errors`" not in with_errors["sentence"].split(NOT_TESTED)[-1]  # only multiseed and a prop1 part
@@ -120,7 +120,7 @@ def test_the_dilution_law_says_its_fits_hold_and_its_mechanism_fails_apart():
     claims = claims_of(prop1=prop1(0.04, 0.06) + ranking_checks(0.055, 0.021), errors=errors_checks(0.0475),
                        multiseed=headline)
     law = row(findings_table(claims), "the dilution law")
-    assert law["verdict"] == "mixed"
+    assert law["verdict"] == "holds in part"
     assert law["tested_by"] == ["`prop1` (graceful decay follows the dilution law; dilution rather than ranking "
                                 "errors)", f"`errors` ({ERRORS_CLAIM})", "`multiseed` (prop1)"]
     assert law["sentence"].startswith(
@@ -144,7 +144,7 @@ def test_the_mechanism_clause_counts_by_the_part_not_by_the_words_of_a_statistic
             "range better than the dilution law: `prop1`, accuracy MAE past the training range, mean_field minus "
             "ranking = 0.03 (K=2))") in sentence
     holding = row(findings_table(claims_of(prop1=prop1(0.04, 0.06) + ranking_checks(-0.01))), "the dilution law")
-    assert holding["verdict"] == "confirmed"
+    assert holding["verdict"] == "holds"
     assert "the direct tests of its mechanism hold: 1 of 1; the closest to its threshold is `prop1`" in \
         holding["sentence"]
 
@@ -162,7 +162,7 @@ def transformer_checks(drop: float, step_factor: float) -> list[dict]:
 def test_the_transformer_row_counts_the_papers_findings_and_shows_the_steps_hypothesis_apart():
     transfer = row(findings_table(claims_of(transformer=transformer_checks(drop=0.4, step_factor=float("inf")))),
                    "transfer to the transformer")
-    assert transfer["verdict"] == "mixed"  # the step contradicts graceful decay; the kernel's miss counts in nothing
+    assert transfer["verdict"] == "holds in part"  # the step contradicts graceful decay; the kernel's miss counts in nothing
     assert transfer["tested_by"] == ["`transformer` (phenomenon; carrier)"]
     assert transfer["sentence"].startswith(
         "The data contradict the paper in part: 1 of 3 evidence checks fail; the furthest from its threshold is "
@@ -172,7 +172,7 @@ def test_the_transformer_row_counts_the_papers_findings_and_shows_the_steps_hypo
     assert "`transformer` (equivariance) (no checks in this run)" in transfer["sentence"]
     graceful = row(findings_table(claims_of(transformer=transformer_checks(drop=0.1, step_factor=1.0))),
                    "transfer to the transformer")
-    assert graceful["verdict"] == "confirmed"
+    assert graceful["verdict"] == "holds"
     assert "`transformer` (steps) (in no verdict): 1 of 1 evidence checks hold" in graceful["sentence"]
     no_steps = row(findings_table(claims_of(transformer=transformer_checks(0.1, 1.0)[:3])),
                    "transfer to the transformer")
@@ -200,8 +200,8 @@ def test_a_claims_replication_is_over_its_own_checks_in_each_confirmation_run():
         replication_rows(claims, "small", ["no", "no", "yes", "yes", "yes"], ["rule", "rule", "", "", ""]),
     ], ignore_index=True)
     found = findings_table(claims, table)
-    assert row(found, "the carrier")["replication"] == "partly (1 by rule)"  # one check at two offsets: one cause
-    assert row(found, "the dilution law")["replication"] == "replicated"
+    assert row(found, "the carrier")["replication"] == "holds in part (1 by rule)"  # one check at two offsets: one cause
+    assert row(found, "the dilution law")["replication"] == "holds"
     assert row(found, "pinning")["replication"] == NOT_TESTED
     assert row(findings_table(claims), "the carrier")["replication"] == NO_CONFIRMATION
 
@@ -210,7 +210,7 @@ def test_a_check_no_confirmation_run_compares_leaves_its_claim_not_tested_there(
     claims = claims_of(frequency=frequency(0.9, 0.95))
     table = pd.concat([replication_rows(claims, "exploratory", [""] * 3, [""] * 3),
                        replication_rows(claims, "fresh", [""] * 3, [""] * 3)], ignore_index=True)
-    assert row(findings_table(claims, table), "the carrier")["replication"] == "not tested"
+    assert row(findings_table(claims, table), "the carrier")["replication"] == "untestable"
 
 
 def test_a_part_names_a_known_kind_and_a_test_of_a_mechanism_says_what_its_failure_means():

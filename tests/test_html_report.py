@@ -30,7 +30,12 @@ def test_html_report_holds_every_figure_with_its_caption_and_the_rule_graph(smok
     assert {"generalization.png", "replication.png"} <= {figure.name for figure in figures}
     assert any("confirm" in figure.parts for figure in figures)
     results = script_json(html, "results")
-    assert set(results) == {str(figure.relative_to(smoke_run)) for figure in figures}
+    # Every figure, and each run's first screen (RESULTS.md in reStructuredText), which the front page includes.
+    first_screens = sorted((smoke_run / "results").rglob("first_screen.rst"))
+    assert set(results) == {str(path.relative_to(smoke_run)) for path in [*figures, *first_screens]}
+    front = json.loads(re.search(r"var workflow_desc = (\".*?\");\n", html, flags=re.DOTALL).group(1))  # the front page
+    assert "Bottom line." in front and 'href="results/experiments/generalization.md"' in front
+    assert front.count("Bottom line.") == 1  # this run's, not its confirmation runs' too
     for figure in figures:
         entry = results[str(figure.relative_to(smoke_run))]
         media_type, data = entry["data_uri"].split(",", 1)

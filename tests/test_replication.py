@@ -70,12 +70,12 @@ def test_a_check_is_matched_on_its_key_whatever_its_rule_text_says():
         [row("generalization", "rope stays above chance", "rope: mean accuracy far out", 1, 0.9, 1.0, rule=">= 0.5 (n=128)")],
         {"other": [row("generalization", "rope stays above chance", "rope: mean accuracy far out", 1, 0.8, 1.0,
                        rule=">= 0.5 (n=96)")]})
-    assert only(comparison)["replicates"] and claims.iloc[0]["replication"] == "replicated"
+    assert only(comparison)["replicates"] and claims.iloc[0]["replication"] == "holds"
     # Another statistic (a registry name with parameters is a name) is another check: nothing to compare.
     _, comparison, claims = replicate([row("variants", "no collapse", "rope@base=100: mean accuracy", 2, 0.9, 1.0)],
                                       {"other": [row("variants", "no collapse", "rope@base=1e6: mean accuracy", 2,
                                                      0.1, 0.0)]})
-    assert comparison.empty and claims.iloc[0]["replication"] == "not tested"
+    assert comparison.empty and claims.iloc[0]["replication"] == "untestable"
 
 
 def test_a_pooled_check_is_matched_with_the_pooled_check():
@@ -87,7 +87,7 @@ def test_a_pooled_check_is_matched_with_the_pooled_check():
 def test_the_same_outcome_replicates():
     _, comparison, claims = replicate([row("generalization", "c", "s", 1, 0.9, 1.0)],
                                       {"other": [row("generalization", "c", "s", 1, 0.8, 1.0)]})
-    assert only(comparison)["replicates"] and claims.iloc[0]["replication"] == "replicated"
+    assert only(comparison)["replicates"] and claims.iloc[0]["replication"] == "holds"
 
 
 def test_a_flip_the_bootstrap_leaves_open_without_per_seed_counts_is_measurement():
@@ -100,7 +100,7 @@ def test_a_flip_the_bootstrap_leaves_open_without_per_seed_counts_is_measurement
     assert found["explanation"].endswith(
         "; exploratory K=1: 0.52 [0.5, 0.54], holds in 60% of resamples, no per-seed count, rule >= 0.5; other K=1: "
         "0.45 [0.43, 0.47], holds in 0% of resamples, no per-seed count, rule >= 0.5")
-    assert claims.iloc[0]["replication"] == "not replicated" and claims.iloc[0]["causes"] == {"measurement": 1}
+    assert claims.iloc[0]["replication"] == "does not hold" and claims.iloc[0]["causes"] == {"measurement": 1}
 
 
 def test_compatible_shares_of_failing_seeds_and_an_open_outcome_are_measurement():
@@ -220,7 +220,7 @@ def test_an_offset_only_the_confirmation_has_is_predicted_only_by_an_outcome_sha
     assert not only(comparison)["replicates"]  # held at K=1 and K=2, so it should hold at K=4
     partly = [row("mechanics", "pins", "s", 1, 0.9, 1.0), row("mechanics", "pins", "s", 2, 0.2, 0.0)]
     _, comparison, claims = replicate(partly, {"other": [row("mechanics", "pins", "s", 4, 0.2, 0.0)]})
-    assert comparison.empty and claims.iloc[0]["replication"] == "not tested"  # no prediction at K=4
+    assert comparison.empty and claims.iloc[0]["replication"] == "untestable"  # no prediction at K=4
     _, comparison, _ = replicate(partly, {"other": [row("mechanics", "pins", "s", 1, 0.9, 1.0),
                                                     row("mechanics", "pins", "s", 4, 0.9, 1.0)]})
     assert only(comparison)["replicates"]  # K=1 as explored; K=4 is not compared
@@ -232,7 +232,7 @@ def test_a_claim_is_partly_replicated_when_it_replicates_in_some_runs_and_not_te
     checks, comparison, claims = replicate(exploratory, {"same": [row("generalization", "c", "s", 1, 0.8, 1.0)],
                                                          "other": [row("generalization", "c", "s", 1, 0.1, 0.0)]})
     replication = claims.set_index("experiment")["replication"]
-    assert replication["generalization"] == "partly" and replication["shift"] == "not tested"
+    assert replication["generalization"] == "holds in part" and replication["shift"] == "untestable"
     table = replication_table(checks, comparison, claims)
     to_arrow(table, REPLICATION)  # the schema the workflow writes it with
     assert set(table.loc[table["run"] == "other", "replicates"]) == {"no"}
@@ -246,14 +246,14 @@ def test_sanity_checks_are_compared_but_count_in_no_claims_replication_or_verdic
     confirmation = [row("shift", "rope", "change", 1, 0.8, 1.0),
                     row("shift", "rope", "float64 identity", None, 0.1, 0.0, kind="sanity")]
     checks, comparison, claims = replicate(exploratory, {"other": confirmation})
-    assert set(checks["experiment_verdict"]) == {"confirmed"}  # the failing sanity check is in no verdict
-    assert claims.iloc[0]["replication"] == "replicated" and claims.iloc[0]["causes"] == {}
+    assert set(checks["experiment_verdict"]) == {"holds"}  # the failing sanity check is in no verdict
+    assert claims.iloc[0]["replication"] == "holds" and claims.iloc[0]["causes"] == {}
     assert list(comparison.loc[comparison["kind"] == "sanity", "replicates"]) == [False]
     run = {"name": "other", "seeds": [5], "vocab_size": 16, "train_lengths": [6, 24], "offsets": [1], "left_out": {},
            "differences": [], "same_task": False, "note": ""}
     record = {"commit": "a" * 40, "date": "2026-11-30", "subject": "freeze", "changes": [], "diffstat": "", "error": ""}
     text = prose.section(checks, comparison, claims, [run], {**run, "name": EXPLORATORY}, record, [], "")
-    assert "1 of 1 compared do not replicate" in text and "*rope \\| float64 identity*: holds -> fails" in text
+    assert "1 of 1 compared do not replicate" in text and "*rope \\| float64 identity*: holds -> does not hold" in text
     assert "Every claim measured by a confirmation run replicated." in text
     evidence, sanity = text.split("**Sanity checks** in every run")
     assert "float64 identity" not in evidence.split("**Every check**")[1]
@@ -273,7 +273,7 @@ def test_the_section_states_the_rule_the_numbers_and_the_history():
     text = prose.section(checks, comparison, claims, [run], explored, record, ["lengthgen/thresholds.py"],
                             history_markdown())
     assert markdown_rows(text, "|claim|exploratory|other|replication|whynot(checks)|") == [
-        ["`generalization`", "confirmed", "not confirmed (does not replicate)", "**not replicated**", "claim: 1"]]
+        ["`generalization`", "holds", "does not hold (does not replicate)", "**does not hold**", "claim: 1"]]
     assert "0.05 [0.03, 0.07], holds in 0% of resamples" in text
     checks_rows = markdown_rows(text, "|claim|check|K|rule(exploratory)|")
     assert ["`generalization`", "c \\| rope at the longest length", "K=1", ">= 0.5 (n=128)"] in [row[:4] for row in checks_rows]
@@ -297,11 +297,11 @@ def test_the_figure_shows_each_checks_share_per_run_and_its_replication_sanity_l
     figure = replication_figure(replication_table(checks, comparison, claims))
     axes = figure.axes[0]
     labels = [label.get_text() for label in axes.get_yticklabels()]
-    assert labels == ["generalization: c | s [not replicated]", "generalization (sanity): c | identity [replicated]"]
+    assert labels == ["generalization: c | s [does not hold]", "generalization (sanity): c | identity [holds]"]
     assert [label.get_text() for label in axes.get_xticklabels()] == [EXPLORATORY, "other"]
     shares = axes.get_images()[0].get_array()
     assert shares[0, 0] == pytest.approx(0.75) and shares[0, 1] == 0.0  # mean over K=1 and K=2; K=1 only
-    assert [text.get_text() for text in axes.texts] == ["holds", "fails", "holds", "holds"]
+    assert [text.get_text() for text in axes.texts] == ["holds", "does not hold", "holds", "holds"]
 
 
 def test_every_check_of_a_real_run_holds_as_its_comparison_and_threshold_say(smoke_run):
@@ -328,7 +328,7 @@ def test_a_confirmation_run_written_before_a_rename_is_matched_under_the_current
                                                       row("multiseed", "base: rope", "s", None, 1.0, 1.0)]})
     assert set(checks["experiment"]) == {"generalization", "multiseed"}
     assert comparison["replicates"].all() and len(comparison) == 2
-    assert claims.set_index("experiment")["replication"]["generalization"] == "replicated"
+    assert claims.set_index("experiment")["replication"]["generalization"] == "holds"
 
 
 # --- Mutation testing (docs/mutation.md): the section's tables and sentences, cell by cell ------------------------
@@ -409,37 +409,37 @@ def test_the_rules_record_says_whether_the_rule_files_changed_since_the_frozen_c
 
 def test_the_claims_table_shows_each_runs_verdict_whether_it_replicates_and_the_causes():
     claims = pd.DataFrame([
-        {"experiment": "generalization", "verdicts": {EXPLORATORY: "confirmed", "b": "mixed", "c": "confirmed"},
-         "replicates": {"b": False, "c": True}, "replication": "partly", "causes": {"rule": 1, "claim": 2}},
-        {"experiment": "shift", "verdicts": {"c": "mixed"}, "replicates": {}, "replication": "not tested",
+        {"experiment": "generalization", "verdicts": {EXPLORATORY: "holds", "b": "holds in part", "c": "holds"},
+         "replicates": {"b": False, "c": True}, "replication": "holds in part", "causes": {"rule": 1, "claim": 2}},
+        {"experiment": "shift", "verdicts": {"c": "holds in part"}, "replicates": {}, "replication": "untestable",
          "causes": {}}])
     header, _, rows = table_cells(prose.claims_markdown(claims, ["a", "b", "c"]))
     assert header == ["claim", EXPLORATORY, "a", "b", "c", "replication", "why not (checks)"]
-    assert rows == [["`generalization`", "confirmed", "not run", "mixed (does not replicate)", "confirmed (replicates)",
-                     "**partly**", "rule: 1, claim: 2"],
-                    ["`shift`", "-", "not run", "not run", "mixed", "**not tested**", "-"]]
+    assert rows == [["`generalization`", "holds", "not run", "holds in part (does not replicate)", "holds (replicates)",
+                     "**holds in part**", "rule: 1, claim: 2"],
+                    ["`shift`", "-", "not run", "not run", "holds in part", "**untestable**", "-"]]
 
 
 def comparison_row(experiment, run, replicates, cause="", kind="evidence", claim="c", statistic="s"):
     return {"experiment": experiment, "claim": claim, "statistic": statistic, "kind": kind, "run": run,
-            "exploratory_outcome": "holds", "outcome": "holds" if replicates else "fails", "replicates": replicates,
+            "exploratory_outcome": "holds", "outcome": "holds" if replicates else "does not hold", "replicates": replicates,
             "cause": cause, "explanation": "why" if cause else ""}
 
 
 def test_the_reasons_list_each_failing_check_under_its_own_claim():
-    claims = pd.DataFrame([{"experiment": "generalization", "replication": "partly", "causes": {"rule": 1}},
-                           {"experiment": "shift", "replication": "not replicated", "causes": {"claim": 1, "rule": 1}},
-                           {"experiment": "prop1", "replication": "replicated", "causes": {}}])
+    claims = pd.DataFrame([{"experiment": "generalization", "replication": "holds in part", "causes": {"rule": 1}},
+                           {"experiment": "shift", "replication": "does not hold", "causes": {"claim": 1, "rule": 1}},
+                           {"experiment": "prop1", "replication": "holds", "causes": {}}])
     comparison = pd.DataFrame([comparison_row("generalization", "a", False, "rule"), comparison_row("generalization", "b", True),
                                comparison_row("shift", "a", False, "claim", statistic="s|t"),
                                comparison_row("shift", "b", False, "rule"),
                                comparison_row("prop1", "a", False, "rule", kind="sanity")])
     assert prose.reasons_markdown(claims, comparison) == (
-        "- **`generalization`: partly.** 1 check(s) by rule.\n"
-        "  - a, *c \\| s*: holds -> fails; **rule**: why.\n"
-        "- **`shift`: not replicated.** 1 check(s) by claim; 1 check(s) by rule.\n"
-        "  - a, *c \\| s\\|t*: holds -> fails; **claim**: why.\n"
-        "  - b, *c \\| s*: holds -> fails; **rule**: why.")
+        "- **`generalization`: holds in part.** 1 check(s) by rule.\n"
+        "  - a, *c \\| s*: holds -> does not hold; **rule**: why.\n"
+        "- **`shift`: does not hold.** 1 check(s) by claim; 1 check(s) by rule.\n"
+        "  - a, *c \\| s\\|t*: holds -> does not hold; **claim**: why.\n"
+        "  - b, *c \\| s*: holds -> does not hold; **rule**: why.")
     assert prose.reasons_markdown(claims.iloc[2:], comparison) == (
         "Every claim measured by a confirmation run replicated.")
 
@@ -457,8 +457,8 @@ def test_the_sanity_list_counts_the_compared_and_names_those_that_do_not_replica
     assert prose.sanity_markdown(broken) == (
         "**Sanity checks** (tests of the code; in no claim's replication): 2 of 3 compared do not replicate, so the "
         "code behaves differently in another run:\n"
-        "- `generalization`: a, *c \\| s*: holds -> fails; **rule**: why.\n"
-        "- `shift`: b, *c \\| s*: holds -> fails; **claim**: why.")
+        "- `generalization`: a, *c \\| s*: holds -> does not hold; **rule**: why.\n"
+        "- `shift`: b, *c \\| s*: holds -> does not hold; **claim**: why.")
 
 
 def test_report_order_keeps_first_appearance_of_experiments_and_checks_then_offsets_pooled_first():
@@ -481,9 +481,9 @@ def test_the_checks_table_follows_report_order_and_says_which_checks_were_never_
     header, _, rows = table_cells(prose.checks_markdown(checks, comparison, ["other"], "evidence"))
     assert header == ["claim", "check", "K", "rule (exploratory)", EXPLORATORY, "other", "check replication"]
     assert [cells[:4] + cells[-1:] for cells in rows] == [
-        ["`shift`", "rope \\| s", "K=1", ">= 0.5", "not tested"],
-        ["`generalization`", "c \\| s", "K=1", "explored rule", "not replicated"],
-        ["`generalization`", "new \\| s", "K=1", "only here", "not tested"]]
+        ["`shift`", "rope \\| s", "K=1", ">= 0.5", "untestable"],
+        ["`generalization`", "c \\| s", "K=1", "explored rule", "does not hold"],
+        ["`generalization`", "new \\| s", "K=1", "only here", "untestable"]]
     assert rows[0][5] == "-" and rows[2][4] == "-"
 
 
@@ -498,7 +498,7 @@ def test_the_section_counts_claims_by_replication_and_the_exploratory_seeds():
     runs = [{**RUN, "name": "b"}, {**RUN, "name": "c"}]
     text = prose.section(checks, comparison, claims, runs, EXPLORED, RECORD, [], "")
     assert "under 2 other configurations (fresh seeds" in text
-    assert "Of 4 claims: 1 replicated, 1 partly, 1 not replicated, 1 not tested." in text
+    assert "Of 4 claims: 1 holds, 1 holds in part, 1 does not hold, 1 untestable." in text
     assert "(here 5 seeds in the exploratory run)" in text
     assert "![every check in every run](figures/replication.png)" in text
     assert prose.undecidable_markdown(comparison) in text.split("**Sanity checks**")[0]
@@ -524,8 +524,8 @@ def test_the_experiment_verdict_is_per_run_and_counts_evidence_only():
                                                                          kind="sanity")),
         "other": run_tables(row("generalization", "a", "s", 1, 0.9, 1.0), row("generalization", "b", "s", 1, 0.9, 1.0))})
     verdicts = checks.drop_duplicates(["run", "experiment"]).set_index(["run", "experiment"])["experiment_verdict"]
-    assert verdicts.to_dict() == {(EXPLORATORY, "generalization"): "mixed", (EXPLORATORY, "prop1"): "confirmed",
-                                  ("other", "generalization"): "confirmed"}
+    assert verdicts.to_dict() == {(EXPLORATORY, "generalization"): "holds in part", (EXPLORATORY, "prop1"): "holds",
+                                  ("other", "generalization"): "holds"}
     assert checks["run"].tolist() == [EXPLORATORY] * 4 + ["other"] * 2
 
 
@@ -541,7 +541,7 @@ def test_where_the_exploratory_run_failed_its_miss_and_the_confirmations_clearan
     _, comparison, _ = replicate([row("generalization", "c", "s", 1, 0.05, 0.0, failing=5)],
                                  {"other": [row("generalization", "c", "s", 1, 0.55, 1.0, failing=0)]})
     found = only(comparison)
-    assert not found["replicates"] and found["exploratory_outcome"] == "fails" and found["outcome"] == "holds"
+    assert not found["replicates"] and found["exploratory_outcome"] == "does not hold" and found["outcome"] == "holds"
     assert found["cause"] == "claim"
     assert "misses the threshold by up to 90% of it, the other clears it by 10% (median)" in found["explanation"]
 
@@ -719,12 +719,12 @@ def test_a_share_at_its_bound_clears_by_one_seeds_share_where_the_other_side_fai
 
 
 def test_outcomes_and_verdicts_over_offsets_and_runs():
-    assert outcome(pd.Series([True, True])) == "holds" and outcome(pd.Series([False])) == "fails"
-    assert outcome(pd.Series([True, False])) == "partly"
-    assert replication_verdict(pd.Series([True, True])) == "replicated"
-    assert replication_verdict(pd.Series([False, False])) == "not replicated"
-    assert replication_verdict(pd.Series([True, False])) == "partly"
-    assert replication_verdict(pd.Series([], dtype=bool)) == "not tested"
+    assert outcome(pd.Series([True, True])) == "holds" and outcome(pd.Series([False])) == "does not hold"
+    assert outcome(pd.Series([True, False])) == "holds in part"
+    assert replication_verdict(pd.Series([True, True])) == "holds"
+    assert replication_verdict(pd.Series([False, False])) == "does not hold"
+    assert replication_verdict(pd.Series([True, False])) == "holds in part"
+    assert replication_verdict(pd.Series([], dtype=bool)) == "untestable"
 
 
 def test_check_outcomes_are_per_run_and_check_over_its_offsets():
@@ -732,8 +732,8 @@ def test_check_outcomes_are_per_run_and_check_over_its_offsets():
                            "statistic": ["t", "s", "t", "s"], "holds": [True, True, False, False]})
     found = check_outcomes(checks)
     assert list(found.columns) == ["run", "experiment", "claim", "statistic", "outcome"]
-    assert found.values.tolist() == [["b", "e", "c", "t", "partly"], ["b", "e", "c", "s", "holds"],
-                                     ["a", "e", "c", "s", "fails"]]  # in the order of the checks
+    assert found.values.tolist() == [["b", "e", "c", "t", "holds in part"], ["b", "e", "c", "s", "holds"],
+                                     ["a", "e", "c", "s", "does not hold"]]  # in the order of the checks
 
 
 def described(run, offset, value, fraction, failing, checked, rule):
@@ -848,9 +848,9 @@ def test_compare_runs_has_one_row_per_check_and_run_the_exploratory_kind_and_bot
         "basis", "explanation"]
     assert comparison.drop(columns="explanation").values.tolist() == [
         ["shift", "identity", "s", "sanity", "b", "holds", "holds", True, "", ""],
-        ["generalization", "c", "s", "evidence", "b", "holds", "fails", False, "rule", "margins"],
-        ["generalization", "c", "t", "evidence", "b", "partly", "holds", True, "", ""],
-        ["generalization", "c", "t", "evidence", "a", "partly", "holds", False, "claim", "margins"]]
+        ["generalization", "c", "s", "evidence", "b", "holds", "does not hold", False, "rule", "margins"],
+        ["generalization", "c", "t", "evidence", "b", "holds in part", "holds", True, "", ""],
+        ["generalization", "c", "t", "evidence", "a", "holds in part", "holds", False, "claim", "margins"]]
     assert comparison["explanation"].tolist()[::2] == ["", ""]
     assert comparison["explanation"].iloc[1].startswith("0 of 5 against 5 of 5 seeds fail, shares that differ")
 
@@ -865,11 +865,11 @@ def test_claim_replication_is_per_experiment_from_its_evidence_checks():
         "b": [row("generalization", "c", "s", 1, 0.45, 0.0, failing=5), row("generalization", "c", "t", 1, 0.05, 0.0)]})
     assert list(claims.columns) == ["experiment", "verdicts", "replicates", "replication", "causes"]
     assert claims.to_dict("records") == [
-        {"experiment": "generalization", "verdicts": {EXPLORATORY: "confirmed", "a": "confirmed", "b": "not confirmed"},
-         "replicates": {"a": True, "b": False}, "replication": "partly", "causes": {"rule": 1, "claim": 1}},
-        {"experiment": "prop1", "verdicts": {EXPLORATORY: "confirmed", "a": "confirmed"}, "replicates": {"a": True},
-         "replication": "replicated", "causes": {}},
-        {"experiment": "shift", "verdicts": {EXPLORATORY: "confirmed"}, "replicates": {}, "replication": "not tested",
+        {"experiment": "generalization", "verdicts": {EXPLORATORY: "holds", "a": "holds", "b": "does not hold"},
+         "replicates": {"a": True, "b": False}, "replication": "holds in part", "causes": {"rule": 1, "claim": 1}},
+        {"experiment": "prop1", "verdicts": {EXPLORATORY: "holds", "a": "holds"}, "replicates": {"a": True},
+         "replication": "holds", "causes": {}},
+        {"experiment": "shift", "verdicts": {EXPLORATORY: "holds"}, "replicates": {}, "replication": "untestable",
          "causes": {}}]
     # More causes of one kind come first.
     _, _, mixed = replicate(explored[:2] + [row("generalization", "c", "u", 1, 0.8, 1.0, failing=0)], {
@@ -890,12 +890,12 @@ def test_the_replication_table_has_every_run_s_rows_with_outcome_replication_and
                                         "replication"]
     assert table[["run", "experiment", "offset", "outcome", "replicates", "cause", "claim_verdict",
                   "replication"]].astype(str).values.tolist() == [
-        [EXPLORATORY, "generalization", "1", "holds", "", "", "confirmed", "not replicated"],
-        [EXPLORATORY, "generalization", "2", "holds", "", "", "confirmed", "not replicated"],
-        [EXPLORATORY, "shift", "1", "holds", "", "", "confirmed", "replicated"],
-        ["other", "generalization", "1", "partly", "no", "rule", "mixed", "not replicated"],
-        ["other", "generalization", "2", "partly", "no", "rule", "mixed", "not replicated"],
-        ["other", "shift", "1", "holds", "yes", "", "confirmed", "replicated"]]
+        [EXPLORATORY, "generalization", "1", "holds", "", "", "holds", "does not hold"],
+        [EXPLORATORY, "generalization", "2", "holds", "", "", "holds", "does not hold"],
+        [EXPLORATORY, "shift", "1", "holds", "", "", "holds", "holds"],
+        ["other", "generalization", "1", "holds in part", "no", "rule", "holds in part", "does not hold"],
+        ["other", "generalization", "2", "holds in part", "no", "rule", "holds in part", "does not hold"],
+        ["other", "shift", "1", "holds", "yes", "", "holds", "holds"]]
     to_arrow(table, REPLICATION)
 
 
@@ -908,7 +908,7 @@ def test_offsets_read_as_integers_or_floats_and_any_row_labels_are_matched_row_f
     assert checks["offset"].iloc[:2].tolist() == [1, 2] and pd.isna(checks["offset"].iloc[2])
     assert checks.index.tolist() == [0, 1, 2, 3] and checks["holds_fraction"].tolist() == [1.0, 0.0, 0.5, 1.0]
     assert checks["decided"].tolist() == [True, True, False, True]
-    assert checks["experiment_verdict"].tolist() == ["mixed", "mixed", "confirmed", "confirmed"]
+    assert checks["experiment_verdict"].tolist() == ["holds in part", "holds in part", "holds", "holds"]
 
 
 def test_the_section_counts_the_checks_left_measurement_because_the_data_cannot_decide():

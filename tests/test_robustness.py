@@ -126,17 +126,17 @@ def test_the_checks_table_has_a_row_per_study_check_and_point_with_its_claims_ve
     assert len(checks) == 3 * 5  # 4 generalization checks and 1 errors check, at each of 3 points
     assert set(checks["experiment"]) == {"generalization", "errors"}  # shift is not in the study
     verdicts = checks.drop_duplicates(["point", "claim"]).set_index(["point", "claim"])["claim_verdict"]
-    assert verdicts[(DEFAULT_POINT, "extrapolates")] == "confirmed"
-    assert verdicts[("small", "extrapolates")] == "mixed"  # 0.2 < 0.5 at K=2
-    assert verdicts[("wide", "fits")] == "not confirmed"
-    assert verdicts[("wide", "unseen winners")] == "no evidence"
+    assert verdicts[(DEFAULT_POINT, "extrapolates")] == "holds"
+    assert verdicts[("small", "extrapolates")] == "holds in part"  # 0.2 < 0.5 at K=2
+    assert verdicts[("wide", "fits")] == "does not hold"
+    assert verdicts[("wide", "unseen winners")] == "untestable"
     assert checks.loc[checks["point"] == "wide", "changes"].iloc[0] == "model.d_model: 64 -> 128"
     write_table(checks, tmp_path / "robustness_checks.parquet", ROBUSTNESS_CHECKS)
     back = read_table(tmp_path / "robustness_checks.parquet", ROBUSTNESS_CHECKS)
     assert len(back) == len(checks) and back["holds"].sum() == checks["holds"].sum()
     robustness = claim_robustness(checks, POINTS)
-    assert robustness.loc[("generalization", "fits"), "confirmed_at"] == 2
-    assert robustness.loc[("generalization", "extrapolates"), "confirmed_at"] == 2
+    assert robustness.loc[("generalization", "fits"), "holds_at"] == 2
+    assert robustness.loc[("generalization", "extrapolates"), "holds_at"] == 2
     assert ("errors", "unseen winners") not in robustness.index  # sanity: in no verdict
 
 
@@ -197,9 +197,9 @@ def synthetic_mechanism(tmp_path) -> pd.DataFrame:
 
 def test_the_section_says_where_each_claim_holds_and_what_the_mechanism_does(tmp_path):
     text = section(robustness_checks(CLAIMS, CHANGES, STUDY), synthetic_mechanism(tmp_path), POINTS, CHANGES)
-    assert "*fits*: confirmed at 2 of 3 points; differs from the default's (confirmed) at wide (not confirmed)" in text
-    assert "*extrapolates*: confirmed at 2 of 3 points; differs from the default's (confirmed) at small (mixed)" in text
-    assert "Of 2 claims, 0 are confirmed at every one of the 3 points and 0 at none; 2 have a verdict that differs" in text
+    assert "*fits*: holds at 2 of 3 points; differs from the default's (holds) at wide (does not hold)" in text
+    assert "*extrapolates*: holds at 2 of 3 points; differs from the default's (holds) at small (holds in part)" in text
+    assert "Of 2 claims, 0 hold at every one of the 3 points and 0 at none; 2 have a verdict that differs" in text
     assert "from 0.25 (small) to 0.75 (default)" in text
     assert "rank correlation with the carrier kernel's largest value at unseen offsets relative to its value at K is " \
            "+1.00" in text  # ratios 0.5, 0.25, 0.333 go with shares 0.75, 0.25, 0.5

@@ -73,12 +73,16 @@ def test_a_config_that_changes_only_sweep_and_task_runs_the_whole_pipeline(tmp_p
     report = (results / "RESULTS.md").read_text()
     claims = pd.read_parquet(results / "tables" / "claims.parquet")
     assert list(dict.fromkeys(claims["section"])) == what_runs.sections
-    for section in what_runs.sections:
-        assert re.search(rf"^## {section}\b", report, flags=re.MULTILINE), section
+    for experiment in what_runs.experiments:  # each experiment's page, and its sections in its appendix
+        assert (results / "experiments" / f"{experiment}.md").exists(), experiment
+        details = (results / "appendix" / f"{experiment}.md").read_text()
+        for section in claims.loc[claims["experiment"] == experiment, "section"].unique():
+            assert re.search(rf"^## {section}\b", details, flags=re.MULTILINE), section
     for experiment, reason in what_runs.left_out.items():
-        assert f"- `{experiment}`: {reason}" in report
+        assert f"{experiment.replace('_', ' ')}: {reason}" in report
         assert not (results / "claims" / f"{experiment}.parquet").exists()
-    for figure in re.findall(r"\(figures/([\w.]+\.png)\)", report):
+    pages = "\n".join(page.read_text() for page in results.glob("experiments/*.md"))
+    for figure in re.findall(r"\(\.\./figures/([\w.]+\.png)\)", pages):
         assert (results / "figures" / figure).read_bytes().startswith(b"\x89PNG")
     variants = expected["variants"]
     heads = set(product(sweep["pe"], sweep["seed"], sweep["offset"])) | set(

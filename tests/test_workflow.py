@@ -13,6 +13,8 @@ import yaml
 from conftest import REPO, SCHEMA, SMOKE_CONFIG, markdown_rows, snakemake, write_config
 from lengthgen.config import derive_settings, prepare_config
 from lengthgen.confirmation import confirmation_runs
+from lengthgen.markdown_cells import MAX_CELL, table_cells
+from lengthgen.report_preview import committed_config
 from lengthgen.table_schemas.core import ACCURACY_BY_LENGTH
 
 
@@ -53,9 +55,9 @@ def test_default_config_dry_run_trains_each_encoding_and_offset_once_with_every_
 
 
 def configuration_used(results) -> dict:
-    """The config a committed RESULTS.md says its run used (its Setup section)."""
-    text = (results / "RESULTS.md").read_text()
-    return yaml.safe_load(re.search(r"Configuration used:\n\n```yaml\n(.*?)\n```", text, flags=re.DOTALL).group(1))
+    """The config a committed report says its run used (its setup appendix; a report written before the pages, its
+    RESULTS.md)."""
+    return committed_config(results)
 
 
 def test_the_default_config_filled_is_the_committed_runs():
@@ -109,17 +111,22 @@ def test_end_to_end_outputs(smoke_run):
     training = pd.read_parquet(smoke_run / "results/tables/training.parquet")
     assert len(training[training["family"] == "head"]) == len(trained_runs(config))
     assert training["why"].isna().equals(training["converged"])  # a reason for each model that does not fit
-    report = (smoke_run / "results/RESULTS.md").read_text()
-    assert "## Training" in report and "## Changes since the previous run" in report  # config.yaml names one
+    appendix = smoke_run / "results/appendix"
+    assert (appendix / "training.md").read_text().startswith("# Training")
+    assert (appendix / "changes.md").exists()  # config.yaml names a previous run
     figure = (smoke_run / "results/figures/generalization.png").read_bytes()
     assert figure.startswith(b"\x89PNG")
     results = (smoke_run / "results/RESULTS.md").read_text()
-    for heading in ("## Setup", "## Verdicts", "## generalization"):
-        assert heading in results
-    assert "figures/generalization.png" in results and "git commit" in results
+    assert len(results.splitlines()) <= 150 and "**Bottom line.**" in "\n".join(results.splitlines()[:40])
+    assert "(figures/generalization.png)" in results and "git commit" in (appendix / "setup.md").read_text()
     mean_rope_far = accuracy[(accuracy["pe"] == "rope") & (accuracy["length"] == 32) & (accuracy["offset"] == 1)][
         "accuracy"].mean()
-    assert f"{mean_rope_far:.3f}" in results  # the table in RESULTS.md is the measured numbers
+    assert f"{mean_rope_far:.3f}" in (appendix / "generalization.md").read_text()  # its table: the measured numbers
+    pages = [path for pattern in ("RESULTS.md", "experiments/*.md", "appendix/*.md")
+             for path in (smoke_run / "results").rglob(pattern)]  # every run's report, the confirmation runs' too
+    assert len(pages) > 2
+    for page in pages:  # no table cell of any page is a paragraph (sections/ are the report's inputs, not pages)
+        assert max(map(len, table_cells(page.read_text())), default=0) <= MAX_CELL, page
 
 
 def test_every_experiment_has_its_figure_section_and_claims(smoke_run):
@@ -130,19 +137,19 @@ def test_every_experiment_has_its_figure_section_and_claims(smoke_run):
     figures = ["generalization", "mechanics", *(f"shift_equivariance_K{k}" for k in config["shift"]["offsets"]),
                *(f"prop1_validation_K{k}" for k in config["sweep"]["offset"]), "frequency_rank", "linear_control",
                "pe_variants", "dilution_cures", "error_split", "rope_bases", "transformer_shift", "transformer", "multiseed_results"]
-    results = (smoke_run / "results/RESULTS.md").read_text()
+    results = smoke_run / "results"
+    pages = "\n".join(page.read_text() for page in results.glob("experiments/*.md"))
     for figure in figures:
-        assert (smoke_run / f"results/figures/{figure}.png").read_bytes().startswith(b"\x89PNG")
-        assert f"(figures/{figure}.png)" in results
-    claims = pd.read_parquet(smoke_run / "results/tables/claims.parquet")
+        assert (results / f"figures/{figure}.png").read_bytes().startswith(b"\x89PNG")
+        assert f"(../figures/{figure}.png)" in pages
+    claims = pd.read_parquet(results / "tables/claims.parquet")
     assert list(dict.fromkeys(claims["section"])) == experiments
-    verdicts = results.split("## Verdicts")[1]
-    for section in experiments:
-        assert f"\n## {section}" in results
-        checks = claims[claims["section"] == section]
+    for experiment, checks in claims.groupby("experiment", sort=False):  # its page, its sections in its appendix
+        page = (results / f"experiments/{experiment}.md").read_text()
+        details = (results / f"appendix/{experiment}.md").read_text()
+        assert all(f"\n## {section}" in details for section in checks["section"].unique())
         evidence = checks[checks["kind"] == "evidence"]
-        held = f"{int(evidence['holds'].sum())}/{len(evidence)}"
-        assert cells(verdicts, section)[1:4:2] == [held, checks["verdict"].iloc[0]]
+        assert len(markdown_rows(page, "|claim|statistic|K|")) == len(evidence)  # its one table: its evidence
     linear_curve = pd.read_parquet(smoke_run / "results/models/linear/seed~0/offset~1/training_curve.parquet")
     assert len(linear_curve) == config["linear"]["steps"]
     log_length_curve = pd.read_parquet(smoke_run / "results/models/log_length/seed~0/offset~1/training_curve.parquet")
@@ -158,17 +165,17 @@ def test_the_confirmation_run_and_the_replication(smoke_run):
     confirmation = yaml.safe_load((REPO / "tests" / "confirm_tiny.yaml").read_text())
     accuracy = pd.read_parquet(tiny / "tables/accuracy_by_length.parquet")
     assert set(accuracy["seed"]) == set(confirmation["sweep"]["seed"])  # its own models, in its own folder
-    assert "## replication" not in (tiny / "RESULTS.md").read_text()  # a confirmation run confirms nothing
+    assert not (tiny / "appendix/replication.md").exists()  # a confirmation run confirms nothing
     table = pd.read_parquet(results / "tables/replication.parquet")
     assert list(dict.fromkeys(table["run"])) == ["exploratory", "tiny"]
-    report = (results / "RESULTS.md").read_text()
+    report = (results / "appendix/replication.md").read_text()
     assert "## replication" in report and (results / "figures/replication.png").read_bytes().startswith(b"\x89PNG")
-    verdicts = table.drop_duplicates("experiment").set_index("experiment")["replication"]
-    assert cells(report.split("## Verdicts")[1], "generalization")[-1] == verdicts["generalization"]
+    # The claims table's replication: in how many of the one confirmation run every evidence check replicates.
+    claims = markdown_rows((results / "RESULTS.md").read_text(), "|claim|measured|")
+    assert {row[6] for row in claims} <= {"0 of 1 runs", "1 of 1 runs", "not compared", "-"}
     spread = pd.read_parquet(results / "tables/claim_spread.parquet")
-    for section in dict.fromkeys(spread["section"]):  # every section states its seed spread
-        text = report.split(f"\n## {section}", 1)[1].split("\n## ", 1)[0]
-        assert "Seed bootstrap" in text, section
+    for experiment in dict.fromkeys(spread["experiment"]):  # every page states its seed spread
+        assert "**Caveats.**" in (results / f"experiments/{experiment}.md").read_text(), experiment
     # The section's numbers are the table's: each claim's verdicts as they are in both runs.
     for experiment, rows in table.groupby("experiment", sort=False):
         by_run = rows.drop_duplicates("run").set_index("run")["claim_verdict"]

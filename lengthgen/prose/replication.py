@@ -10,6 +10,7 @@ from lengthgen.claims import KEY
 from lengthgen.replication import (CHECK, EXPLORATORY, ONE_SEED, OPEN_WITHOUT_COUNT, Evidence, decide_cause,
                                    instance_name, margin, replication_verdict)
 from lengthgen.thresholds import CAUSE_RULE, REPLICATION_RULE, SPREAD_INTERVAL
+from lengthgen.verdicts import DOES_NOT_HOLD, IN_PART, UNTESTABLE, VERDICTS
 
 
 def worked_example() -> str:
@@ -127,7 +128,7 @@ def reasons_markdown(claims: pd.DataFrame, comparison: pd.DataFrame) -> str:
     numbers."""
     evidence = comparison[comparison["kind"] == "evidence"]
     items = []
-    for row in claims[claims["replication"].isin(["not replicated", "partly"])].itertuples():
+    for row in claims[claims["replication"].isin([DOES_NOT_HOLD, IN_PART])].itertuples():
         failed = evidence[(evidence["experiment"] == row.experiment) & ~evidence["replicates"]]
         lines = [f"- **`{row.experiment}`: {row.replication}.** "
                  + "; ".join(f"{count} check(s) by {name}" for name, count in row.causes.items()) + "."]
@@ -171,7 +172,7 @@ def checks_markdown(checks: pd.DataFrame, comparison: pd.DataFrame, run_names: l
     for (experiment, claim, statistic, offset), rows in ordered.groupby(KEY, sort=False, dropna=False):
         by_run = {run: rows[rows["run"] == run] for run in [EXPLORATORY, *run_names]}
         rule = (by_run[EXPLORATORY] if len(by_run[EXPLORATORY]) else rows)["rule"].iloc[0]
-        status = replicated.get((experiment, claim, statistic), "not tested")
+        status = replicated.get((experiment, claim, statistic), UNTESTABLE)
         table.append([f"`{experiment}`", _escape(f"{claim} | {statistic}"), instance_name(offset), _escape(rule),
                       *(_cell(by_run[run]) for run in [EXPLORATORY, *run_names]), status])
     return _markdown(table, header)
@@ -182,8 +183,7 @@ def section(checks: pd.DataFrame, comparison: pd.DataFrame, claims: pd.DataFrame
     run_names = [run["name"] for run in runs]
     seeds = int(checks.loc[checks["run"] == EXPLORATORY, "n_seeds"].max())
     tally = claims["replication"].value_counts()
-    summary = ", ".join(f"{tally[name]} {name}" for name in ("replicated", "partly", "not replicated", "not tested")
-                        if name in tally)
+    summary = ", ".join(f"{tally[name]} {name}" for name in VERDICTS if name in tally)
     sanity = (["**Sanity checks** in every run (tests of the code; in no verdict and no replication):",
                checks_markdown(checks, comparison, run_names, "sanity")] if (checks["kind"] == "sanity").any() else [])
     return "\n\n".join([

@@ -9,6 +9,7 @@ import pandas as pd
 
 from lengthgen.claims import verdict
 from lengthgen.thresholds import PROP1_CLAIM_PREDICTOR
+from lengthgen.verdicts import HOLDS
 
 CLAIM = ["experiment", "claim"]
 CHECK = ["experiment", "claim", "statistic"]
@@ -73,9 +74,9 @@ def point_mechanism(point: str, errors_by_length: pd.DataFrame, kernel: pd.DataF
 
 def claim_robustness(checks: pd.DataFrame, points: list[str]) -> pd.DataFrame:
     """Per claim with evidence (in the order of the table): its verdict at each point (columns in ``points``
-    order), and the points at which it is confirmed."""
+    order), and the number of points at which it holds."""
     evidence = checks[checks["kind"] == "evidence"]
     verdicts = evidence.drop_duplicates([*CLAIM, "point"]).pivot(index=CLAIM, columns="point", values="claim_verdict")
     order = list(dict.fromkeys(zip(evidence["experiment"], evidence["claim"])))
     verdicts = verdicts.reindex(index=pd.MultiIndex.from_tuples(order, names=CLAIM), columns=points)
-    return verdicts.assign(confirmed_at=(verdicts == "confirmed").sum(axis=1))
+    return verdicts.assign(holds_at=(verdicts == HOLDS).sum(axis=1))

@@ -9,8 +9,9 @@ import pandas as pd
 
 from lengthgen.claims import verdict
 from lengthgen.robustness.analysis import CHECK
+from lengthgen.verdicts import DOES_NOT_HOLD, HOLDS, IN_PART
 
-VERDICT_LEVELS = {"not confirmed": 0.0, "mixed": 0.5, "confirmed": 1.0}  # colour scale positions
+VERDICT_LEVELS = {DOES_NOT_HOLD: 0.0, IN_PART: 0.5, HOLDS: 1.0}  # colour scale positions
 
 
 def check_grid(checks: pd.DataFrame, points: list[str]) -> tuple[list[tuple], np.ndarray, list[list[str]]]:

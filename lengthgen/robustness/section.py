@@ -14,22 +14,22 @@ def points_markdown(points: list[str], changes: dict[str, list[str]]) -> str:
 
 
 def claims_markdown(verdicts: pd.DataFrame, points: list[str]) -> str:
-    """Per claim: confirmed at k of n points, and its verdict at every point that differs from the default's."""
+    """Per claim: holds at k of n points, and its verdict at every point that differs from the default's."""
     lines = []
     for (experiment, claim), row in verdicts.iterrows():
         base = row[DEFAULT_POINT]
         moved = [f"{point} ({row[point] if pd.notna(row[point]) else 'not measured'})"
                  for point in points if point != DEFAULT_POINT and row[point] != base]
         where = f"differs from the default's ({base}) at {', '.join(moved)}" if moved else f"{base} at every point"
-        lines.append(f"- {experiment}: *{claim}*: confirmed at {row['confirmed_at']} of {len(points)} points; {where}.")
+        lines.append(f"- {experiment}: *{claim}*: holds at {row['holds_at']} of {len(points)} points; {where}.")
     return "\n".join(lines)
 
 
 def summary_sentence(verdicts: pd.DataFrame, points: list[str]) -> str:
-    everywhere = verdicts[verdicts["confirmed_at"] == len(points)]
-    nowhere = verdicts[verdicts["confirmed_at"] == 0]
+    everywhere = verdicts[verdicts["holds_at"] == len(points)]
+    nowhere = verdicts[verdicts["holds_at"] == 0]
     changed = (verdicts[points].nunique(axis=1, dropna=False) > 1).sum()
-    return (f"Of {len(verdicts)} claims, {len(everywhere)} are confirmed at every one of the {len(points)} points and "
+    return (f"Of {len(verdicts)} claims, {len(everywhere)} hold at every one of the {len(points)} points and "
             f"{len(nowhere)} at none; {changed} have a verdict that differs between points.")
 
 
@@ -75,7 +75,7 @@ def section(checks: pd.DataFrame, mechanism: pd.DataFrame, points: list[str], ch
         "## Robustness: do the verdicts survive the choices nobody made?",
         "The study's experiments rerun at each point below, each a set of overrides of this run's config (one "
         "choice varied at a time), with the same checks and rules; the default point is this run. A claim is "
-        "confirmed at a point when every one of its evidence checks holds there.",
+        "holding at a point when every one of its evidence checks holds there.",
         points_markdown(points, changes),
         summary_sentence(verdicts, points),
         claims_markdown(verdicts, points),

@@ -8,8 +8,8 @@ from lengthgen.tables import TableSchema
 # One row per (point, check, offset) of the study's experiments: the point (``default``: the run itself) and what it
 # changes from the run ("key: default -> point; ..."; empty for the default), the check's key, kind, value (its
 # headline value), comparison, threshold, rule text and whether it holds there, all as that point's all_claims
-# table has them (the same checks and rules at every point), and its claim's verdict there: confirmed when every
-# evidence check of the claim holds at the point, not confirmed when none does, mixed otherwise.
+# table has them (the same checks and rules at every point), and its claim's verdict there (lengthgen/verdicts.py): holds when
+# every evidence check of the claim holds at the point, does not hold when none does, holds in part otherwise.
 ROBUSTNESS_CHECKS = TableSchema("robustness_checks", pa.schema([("point", pa.string()), ("changes", pa.string()),
                                                                 *CHECK_KEY_FIELDS] + [
     ("kind", pa.string()), ("value", pa.float64()), ("comparison", pa.string()), ("threshold", pa.float64()),

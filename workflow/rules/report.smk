@@ -1,12 +1,17 @@
-# The previous committed run's claims, when the config names them: RESULTS.md says what moved since.
+from lengthgen.results_pages import FIRST_SCREEN, page_paths
+
+# The previous committed run's claims, when the config names them: the changes appendix says what moved since.
 PREVIOUS_RUN = (
     {"previous_claims": str(REPO / config["report"]["previous_claims"])} if config["report"]["previous_claims"] else {}
 )
+# Every page of the report, relative to the results folder (RESULTS.md first).
+REPORT_PAGES = page_paths(PLAN.experiments, bool(PREVIOUS_RUN), bool(REPLICATION))
 
 
 rule report:
-    """RESULTS.md: the setup, the verdicts, every experiment's section with its figure and seed spread, and the
-    replication section when the config has confirmation runs."""
+    """The report: RESULTS.md (setup, bottom line, claims table, Figure 1), a page per experiment and the
+    appendices (methods, setup, training, claims in detail, rule history, changes, replication, each experiment's
+    full section), every one written atomically."""
     input:
         script_sources("write_report.py"),
         figures=FIGURES,
@@ -17,11 +22,15 @@ rule report:
         **REPLICATION,
         **PREVIOUS_RUN,
     output:
-        f"{RESULTS}/RESULTS.md",
+        # The first screen in reStructuredText is the HTML report's front page (workflow/captions/workflow.rst).
+        [report(f"{RESULTS}/{page}", category="results") if page == FIRST_SCREEN else f"{RESULTS}/{page}"
+         for page in REPORT_PAGES],
     params:
         config=config,
         commit=CODE_VERSION,
-        experiments=EXPERIMENTS,
+        sections=EXPERIMENTS,
+        experiments=PLAN.experiments,
+        pages=REPORT_PAGES,
         left_out=PLAN.left_out,
         changes_note=config["report"]["changes_note"],
     group:
