@@ -26,7 +26,9 @@ import pandas as pd
 
 from lengthgen.findings import (CHANCE, FINDINGS, NO_CONFIRMATION, NOT_TESTED, RIVAL, REST, UNTRAINED, Finding,
                                 Headline, counted_checks, deciding_check, replicates_in_run, row_verdict, selections)
+from lengthgen.robustness.points import DEFAULT_POINT
 from lengthgen.rule_history import rule_timing
+from lengthgen.verdicts import HOLDS
 
 NOT_RUN = "not run"
 COLUMNS = ["claim", "measured", "value [95% interval] (n)", "baseline", "rule (fixed)", "verdict", "replication",
@@ -95,6 +97,25 @@ def replication_cell(finding: Finding, claims: pd.DataFrame, replication: pd.Dat
         return NO_CONFIRMATION
     in_run = replicates_in_run(counted_checks(selections(finding, claims), claims), replication)
     return f"{int(in_run.sum())} of {len(in_run)} runs" if len(in_run) else "not compared"
+
+
+def robustness_of_findings(study: pd.DataFrame, claims: pd.DataFrame,
+                           findings: tuple[Finding, ...] = FINDINGS) -> dict[str, tuple[int, int]]:
+    """Per claim the robustness study tests whole: (points at which its verdict holds, points). ``study``: the
+    ``robustness_checks`` table (a point's checks, this run's as the default point among them); a claim's verdict
+    at a point is ``findings.row_verdict`` of its checks there, the rule of its row in the claims table. A claim
+    is left out where the study runs only some of the experiments it is decided on (fewer of its counted checks at
+    the default point than in ``claims``, this run's): its verdict there would rest on a part of its evidence."""
+    robustness = {}
+    by_point = {point: study[study["point"] == point] for point in dict.fromkeys(study["point"])}
+    for finding in findings:
+        counted = counted_checks(selections(finding, claims), claims)
+        at_default = by_point.get(DEFAULT_POINT, study.iloc[:0])
+        if counted.empty or len(counted_checks(selections(finding, at_default), at_default)) < len(counted):
+            continue
+        verdicts = [row_verdict(selections(finding, checks), checks) for checks in by_point.values()]
+        robustness[finding.name] = (sum(verdict == HOLDS for verdict in verdicts), len(verdicts))
+    return robustness
 
 
 def robustness_cell(finding: Finding, robustness: Mapping[str, tuple[int, int]] | None) -> str:

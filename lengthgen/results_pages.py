@@ -37,14 +37,15 @@ from lengthgen.verdicts import DEFINITION, DOES_NOT_HOLD, HOLDS, IN_PART, UNTEST
 
 FIXED_APPENDICES = ("methods", "setup", "training", "claims", "rule_history")
 FIRST_SCREEN = "first_screen.rst"  # RESULTS.md for the HTML report (``first_screen_rst``)
-CHANGES, REPLICATION = "changes", "replication"
+CHANGES, REPLICATION, ROBUSTNESS = "changes", "replication", "robustness"
 PER_OFFSET_SUFFIX = r"_K\d+$"  # a per-offset section's name: <experiment>_K<offset>
 FIGURE_LINK = re.compile(r"!\[([^\]]*)\]\(figures/([^)]+)\)")
 
 
-def page_paths(experiments: list[str], previous_run: bool, replication: bool) -> list[str]:
+def page_paths(experiments: list[str], previous_run: bool, replication: bool, robustness: bool = False) -> list[str]:
     """Every page ``render_pages`` writes, relative to the results folder, in a fixed order."""
-    appendices = [*FIXED_APPENDICES, *([CHANGES] if previous_run else []), *([REPLICATION] if replication else [])]
+    appendices = [*FIXED_APPENDICES, *([CHANGES] if previous_run else []), *([REPLICATION] if replication else []),
+                  *([ROBUSTNESS] if robustness else [])]
     return ["RESULTS.md", FIRST_SCREEN, *(f"experiments/{name}.md" for name in experiments),
             *(f"appendix/{name}.md" for name in [*appendices, *experiments])]
 
@@ -331,12 +332,14 @@ def render_pages(config: dict, sections: dict[str, str], claims: pd.DataFrame, e
                  commit: str, date: datetime.date, machine: str, training: str, changes: str | None = None,
                  left_out: dict[str, str] | None = None, replication: pd.DataFrame | None = None,
                  replication_section: str | None = None,
-                 robustness: Mapping[str, tuple[int, int]] | None = None) -> dict[str, str]:
+                 robustness: Mapping[str, tuple[int, int]] | None = None,
+                 robustness_section: str | None = None) -> dict[str, str]:
     """Every page (module doc), by its path relative to the results folder. ``sections``: each section's markdown;
     ``claims``: ``all_claims`` joined with ``claim_spread``; ``experiments``: those that ran, in report order;
     ``training``: the training section; ``changes``: the changes since the previous run; ``replication`` and
-    ``replication_section``: the replication table and section; ``robustness``: claim -> (points held, points)."""
-    paths = page_paths(experiments, changes is not None, replication is not None)
+    ``replication_section``: the replication table and section; ``robustness``: claim -> (points held, points), and
+    ``robustness_section`` the robustness study's section (``lengthgen/robustness/section.py``)."""
+    paths = page_paths(experiments, changes is not None, replication is not None, robustness_section is not None)
     appendices = [path.removeprefix("appendix/").removesuffix(".md") for path in paths if path.startswith("appendix/")
                   and path.removeprefix("appendix/").removesuffix(".md") not in experiments]
     grouped = sections_by_experiment(sections, claims, experiments)
@@ -351,6 +354,8 @@ def render_pages(config: dict, sections: dict[str, str], claims: pd.DataFrame, e
         pages["appendix/changes.md"] = appendix_page("Changes since the previous run", changes)
     if replication_section is not None:
         pages["appendix/replication.md"] = appendix_page("Replication", replication_section)
+    if robustness_section is not None:
+        pages[f"appendix/{ROBUSTNESS}.md"] = appendix_page("Robustness", robustness_section)
     for experiment in experiments:
         checks = claims[claims["experiment"] == experiment]
         pages[f"experiments/{experiment}.md"] = experiment_page(experiment, grouped[experiment], checks, claims)

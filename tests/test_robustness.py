@@ -244,3 +244,23 @@ def test_the_tiny_run_sets_every_check_beside_itself_at_every_point(smoke_run):
     assert (results / "figures/robustness.png").read_bytes().startswith(b"\x89PNG")
     text = (results / "sections/robustness.md").read_text()
     assert all(f"| {name} " in text for name in names)
+
+
+def test_claims_table_robustness_counts_the_points_a_claim_holds_at_and_skips_claims_the_study_cuts():
+    from lengthgen.claims_table import robustness_of_findings
+    from lengthgen.findings import Finding, Headline, Part
+
+    def rows(point, holds):
+        return [{"point": point, "experiment": experiment, "claim": "c", "statistic": "s", "offset": offset,
+                 "kind": "evidence", "holds": held}
+                for experiment, offset, held in (("generalization", 1, holds[0]), ("generalization", 2, holds[1]))]
+
+    study = pd.DataFrame(rows(DEFAULT_POINT, (True, True)) + rows("small", (True, False)) + rows("wide", (True, True)))
+    run = study[study["point"] == DEFAULT_POINT].drop(columns="point")
+    shift_check = {"experiment": "shift", "claim": "c", "statistic": "s", "offset": 1, "kind": "evidence", "holds": True}
+    headline = Headline("generalization", "c", "s", "accuracy")
+    within = Finding("within", "", (Part("generalization"),), headline, "within", "generalization")
+    beyond = Finding("beyond", "", (Part("generalization"), Part("shift")), headline, "beyond", "generalization")
+    robustness = robustness_of_findings(study, pd.concat([run, pd.DataFrame([shift_check])], ignore_index=True),
+                                        (within, beyond))
+    assert robustness == {"within": (2, 3)}  # holds in part at small; beyond rests on shift, not in the study

@@ -5,7 +5,7 @@ PREVIOUS_RUN = (
     {"previous_claims": str(REPO / config["report"]["previous_claims"])} if config["report"]["previous_claims"] else {}
 )
 # Every page of the report, relative to the results folder (RESULTS.md first).
-REPORT_PAGES = page_paths(PLAN.experiments, bool(PREVIOUS_RUN), bool(REPLICATION))
+REPORT_PAGES = page_paths(PLAN.experiments, bool(PREVIOUS_RUN), bool(REPLICATION), bool(ROBUSTNESS_OUTPUTS))
 
 
 rule report:
@@ -21,6 +21,9 @@ rule report:
         training=f"{RESULTS}/tables/training.parquet",
         **REPLICATION,
         **PREVIOUS_RUN,
+        # Each claim's verdict at every point of the robustness study, for the claims table.
+        **({"robustness": ROBUSTNESS_OUTPUTS["robustness_table"],
+            "robustness_section": ROBUSTNESS_OUTPUTS["robustness_section"]} if ROBUSTNESS_OUTPUTS else {}),
     output:
         # The first screen in reStructuredText is the HTML report's front page (workflow/captions/workflow.rst).
         [report(f"{RESULTS}/{page}", category="results") if page == FIRST_SCREEN else f"{RESULTS}/{page}"

@@ -3,6 +3,7 @@ appendices, from the run's tables, its sections and, with confirmation runs, the
 import datetime
 from pathlib import Path
 
+from lengthgen.claims_table import robustness_of_findings
 from lengthgen.drift import previous_changes_markdown
 from lengthgen.jobs import start_job
 from lengthgen.replication import SPREAD_KEY
@@ -10,6 +11,7 @@ from lengthgen.report import machine_description
 from lengthgen.results_pages import render_pages, write_pages
 from lengthgen.table_schemas.core import ALL_CLAIMS, TRAINING_SUMMARY
 from lengthgen.table_schemas.replication import REPLICATION
+from lengthgen.table_schemas.robustness import ROBUSTNESS_CHECKS
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import read_table
 from lengthgen.training_report import training_markdown
@@ -24,6 +26,10 @@ replication, replication_section = None, None
 if "replication_table" in inputs.keys():
     replication = read_table(inputs.replication_table, REPLICATION)
     replication_section = Path(inputs.replication_section).read_text()
+robustness, robustness_section = None, None
+if "robustness" in inputs.keys():
+    robustness = robustness_of_findings(read_table(inputs.robustness, ROBUSTNESS_CHECKS), claims)
+    robustness_section = Path(inputs.robustness_section).read_text()
 changes = None
 if "previous_claims" in inputs.keys():
     changes = previous_changes_markdown(Path(inputs.previous_claims), read_table(inputs.claims, ALL_CLAIMS),
@@ -31,7 +37,8 @@ if "previous_claims" in inputs.keys():
 pages = render_pages(params.config, sections, claims, params.experiments, commit=params.commit,
                      date=datetime.date.today(), machine=machine_description(),
                      training=training_markdown(read_table(inputs.training, TRAINING_SUMMARY)), changes=changes,
-                     left_out=params.left_out, replication=replication, replication_section=replication_section)
+                     left_out=params.left_out, replication=replication, replication_section=replication_section,
+                     robustness=robustness, robustness_section=robustness_section)
 # The rule's outputs are these pages (results_pages.page_paths), in their order: the same set, or a bug.
 if sorted(pages) != sorted(params.pages):
     raise RuntimeError(f"the pages rendered ({sorted(pages)}) are not the rule's outputs ({sorted(params.pages)})")
