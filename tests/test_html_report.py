@@ -41,15 +41,16 @@ def test_html_report_holds_every_figure_with_its_caption_and_the_rule_graph(smok
         media_type, data = entry["data_uri"].split(",", 1)
         assert media_type.startswith("data:image/png;") and data == base64.b64encode(figure.read_bytes()).decode()
         # Its caption is lengthgen/experiments/<name>/<figure>.rst where a rule draws several figures, else
-        # lengthgen/experiments/<name>/caption.rst for the rule plot_<name> that draws it (replication's is
-        # workflow/captions/replication.rst).
+        # lengthgen/experiments/<name>/caption.rst for the rule plot_<name> that draws it (the studies' beside
+        # the experiments, replication and robustness: workflow/captions/<study>.rst).
         rule = re.sub(r"^confirm_\w+?_plot_", "plot_", entry["job_properties"]["rule"])  # a module's rule
         folder = REPO / "lengthgen" / "experiments" / rule.removeprefix("plot_")
         caption_file = folder / f"{figure.stem}.rst"
         if not caption_file.exists():
             caption_file = folder / "caption.rst"
-        if rule.endswith("replication"):
-            caption_file = REPO / "workflow" / "captions" / "replication.rst"
+        for study in ("replication", "robustness"):
+            if rule.endswith(study):
+                caption_file = REPO / "workflow" / "captions" / f"{study}.rst"
         caption = docutils.core.publish_parts(caption_file.read_text(), writer="html")["fragment"]
         assert entry["caption"].strip() == caption.strip(), figure.name
 

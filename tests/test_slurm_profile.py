@@ -14,6 +14,7 @@ from snakemake.utils import update_config
 from conftest import REPO, SCHEMA, SMOKE_CONFIG, snakemake
 from lengthgen.config import prepare_config
 from lengthgen.confirmation import confirmation_runs
+from lengthgen.robustness.points import robustness_points
 
 PROFILE = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
 MODEL_RULES = {"train_sweep", "train_variant", "train_linear", "train_log_length", "evaluate_sweep",
@@ -52,7 +53,11 @@ def test_every_job_runs_in_a_group_and_groups_are_few(tmp_path):
     prepared = copy.deepcopy(config)
     prepare_config(prepared, SCHEMA)
     runs = confirmation_runs(config, prepared, REPO, SCHEMA)  # the confirmation runs' models group the same way
-    models = model_chains(config) + sum(model_chains(run.config) for run in runs.values())
+    # A robustness point trains the sweep's heads only (its experiments read no other models).
+    points = robustness_points(config, prepared, SCHEMA)
+    sweep_chains = sum(len(set(product(point.config["sweep"]["pe"], point.config["sweep"]["offset"])))
+                       for point in points.values())
+    models = model_chains(config) + sum(model_chains(run.config) for run in runs.values()) + sweep_chains
     per_job = dict(entry.split("=") for entry in PROFILE["group-components"])
     assert groups == {"eval_sets": 1, "models": math.ceil(models / int(per_job["models"])), "summary": 1}
 
@@ -66,5 +71,6 @@ def test_a_cuda_config_asks_for_a_gpu_for_each_job_that_runs_a_model(tmp_path):
         jobs = job_resources(dry_run_with_profile_groups(tmp_path / configfile.stem, configfile))
         assert {rule for rule, _ in jobs} >= MODEL_RULES | {"eval_set", "report"}
         for rule, resources in jobs:
-            rule = re.sub(r"^confirm_\w+?_(?=(train|evaluate)\w*$)", "", rule)  # a confirmation run's, as its own
+            # a confirmation run's or a robustness point's, as its own
+            rule = re.sub(r"^(confirm|robust)_\w+?_(?=(train|evaluate|eval_set)\w*$)", "", rule)
             assert ("gres=gpu:1" in resources) == (rule in gpu_rules), (rule, resources)

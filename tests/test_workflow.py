@@ -240,8 +240,9 @@ def test_changing_an_init_retrains_the_models_it_is_the_init_of(smoke_run, tmp_p
     """model.init reaches every single head's training params (sweep, variants, linear, log-length) and no
     transformer's; transformer.init the transformers' alone (lengthgen/initialization.py)."""
     runs = trained_runs(yaml.safe_load(SMOKE_CONFIG.read_text()))
+    # Without the robustness study: its point init_std_0_1 would change nothing, which the config refuses.
     heads = scheduled_jobs(snakemake(smoke_run, "-n", configfile=write_config(
-        tmp_path / "heads.yaml", model={"init": "normal@std=0.1"})).stdout)
+        tmp_path / "heads.yaml", model={"init": "normal@std=0.1"}, robustness={"points": []})).stdout)
     assert training_jobs(heads) == len({(pe, offset) for pe, _, offset in runs})
     assert heads["train_linear"] > 0 and heads["train_log_length"] > 0 and heads["train_transformer"] == 0
     decoders = scheduled_jobs(snakemake(smoke_run, "-n", configfile=write_config(

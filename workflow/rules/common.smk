@@ -345,3 +345,9 @@ FIGURE_STYLE = str(REPO / "workflow" / "matplotlibrc")
 # config runs models on CUDA; the SLURM executor turns it into `sbatch --gres=gpu:1`. A string
 # resource is not summed over a group, so a group job of several models shares its one GPU.
 MODEL_GRES = "gpu:1" if str(config["device"]).startswith("cuda") else None
+
+
+def point_tables(folders, table):
+    """One table of every results folder of ``folders`` (a robustness study's points, the default first):
+    tables/<table>.parquet below each."""
+    return [f"{folder}/tables/{table}.parquet" for folder in folders.values()]

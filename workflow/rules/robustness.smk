@@ -41,21 +41,16 @@ ROBUSTNESS_OUTPUTS = (
 )
 
 
-def point_tables(table):
-    """One table of every point, the default first: tables/<table>.parquet below each point's folder."""
-    return [f"{folder}/tables/{table}.parquet" for folder in ROBUSTNESS_FOLDERS.values()]
-
-
 if ROBUSTNESS:
 
     rule robustness:
         """Every point's checks of the study's experiments side by side, the mechanism at each point, and the section."""
         input:
             script_sources("robustness.py"),
-            claims=point_tables("claims"),
-            errors=point_tables("errors_by_length"),
-            kernels=point_tables("prop1_kernel"),
-            prop1_errors=point_tables("prop1_error"),
+            claims=point_tables(ROBUSTNESS_FOLDERS, "claims"),
+            errors=point_tables(ROBUSTNESS_FOLDERS, "errors_by_length"),
+            kernels=point_tables(ROBUSTNESS_FOLDERS, "prop1_kernel"),
+            prop1_errors=point_tables(ROBUSTNESS_FOLDERS, "prop1_error"),
         output:
             table=ROBUSTNESS_OUTPUTS["robustness_table"],
             mechanism=ROBUSTNESS_OUTPUTS["robustness_mechanism"],
