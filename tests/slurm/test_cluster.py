@@ -106,8 +106,10 @@ def test_cluster_run_submits_one_slurm_job_per_group_job(runs):
     counts = jobs_per_rule(runs["dry_run"])
     group_jobs = len(re.findall(r"Group job \w+ ", runs["dry_run"]))
     # Each model chain (every seed of one (pe, offset), or of one offset of a modified head) is one `models`
-    # group: it starts with one training job, train_<...> (or a confirmation run's copy, confirm_<name>_train_<...>).
-    models = sum(count for rule, count in counts.items() if re.sub(r"^confirm_\w+?_(?=train_)", "", rule).startswith("train_"))
+    # group: it starts with one training job, train_<...> (or a confirmation run's copy, confirm_<name>_train_<...>,
+    # or a robustness point's, robust_<point>_train_sweep).
+    models = sum(count for rule, count in counts.items()
+                 if re.sub(r"^(confirm|robust)_\w+?_(?=train_)", "", rule).startswith("train_"))
     assert models >= 8
     # eval_sets (one job), the models 8 to a job (profiles/slurm group-components), summary (one job)
     assert group_jobs == 1 + math.ceil(models / 8) + 1
