@@ -3,17 +3,22 @@
 Per claim of ``findings.FINDINGS``, from the ``all_claims`` table joined row for row with ``claim_spread``:
 
 - *claim*: the claim in a few words (``Finding.short``);
-- *measured*: what its headline number is, with its unit (``Headline.measured``);
+- *measured*: what its headline number is, with its unit (``Headline.measured``; ``{far}`` in it is the length
+  4x the longest training length);
 - *value*: the headline check at the offset that decides it (``findings.deciding_check``): its value, its seed
-  bootstrap's 95% interval and its number of seeds, ``0.684 [0.584, 0.777] (n=10), K=1``;
+  bootstrap's 95% interval and its number of seeds, ``0.684 [0.584, 0.777] (10 seeds), K=1``; a worst seed's value
+  gives its bootstrap range instead (it starts at the value), or no range under 5 seeds, where a resample is
+  mostly the same few seeds;
 - *baseline*: what the number is set against (``Headline.baseline``): chance (1 / V), the same heads untrained
-  (as the check's rule states it), the rival account's or the rival head's value;
-- *rule*: the headline check's threshold and when its experiment's rules were fixed (``rule_history.rule_timing``);
-- *verdict*: the row's verdict (``findings.row_verdict``, in ``lengthgen.verdicts``' words) and how many of its
-  evidence checks hold;
-- *replication*: in how many confirmation runs every one of its evidence checks replicates, ``2 of 3 runs``;
-- *robustness*: the hook for a robustness study: ``robustness`` maps a claim's name (``Finding.name``) to
-  (points where it holds, points tested), rendered ``holds at 11 of 12 points``; *not run* without it;
+  (as the check's rule states it), the rival account's or the rival head's value (or a number its rule states);
+- *threshold (when set)*: the headline check's threshold and when its experiment's rules were fixed
+  (``rule_history.rule_timing``);
+- *verdict*: the claim's verdict (``findings.finding_verdict``, in ``lengthgen.verdicts``' words) and how many of
+  its evidence checks hold;
+- *replication*: in how many confirmation runs every one of its evidence checks has its outcome here,
+  ``2 of 3 runs``;
+- *robustness*, only where a robustness study ran: ``robustness`` maps a claim's name (``Finding.name``) to
+  (points where it holds, points tested), rendered ``holds at 11 of 12 points``;
 - *page*: the link to its page.
 
 Torch-free and pure: tables and plain data in, a table of strings out.
@@ -25,14 +30,17 @@ from collections.abc import Mapping
 import pandas as pd
 
 from lengthgen.findings import (CHANCE, FINDINGS, NO_CONFIRMATION, NOT_TESTED, RIVAL, REST, UNTRAINED, Finding,
-                                Headline, counted_checks, deciding_check, replicates_in_run, row_verdict, selections)
-from lengthgen.robustness.points import DEFAULT_POINT
+                                Headline, counted_checks, finding_verdict, headline_check, replicates_in_run,
+                                selections)
+from lengthgen.robustness import DEFAULT_POINT
 from lengthgen.rule_history import rule_timing
 from lengthgen.verdicts import HOLDS
 
 NOT_RUN = "not run"
-COLUMNS = ["claim", "measured", "value [95% interval] (n)", "baseline", "rule (fixed)", "verdict", "replication",
-           "robustness", "page"]
+VALUE = "value [95% interval] (seeds)"
+COLUMNS = ["claim", "measured", VALUE, "baseline", "threshold (when set)", "verdict", "replication", "robustness",
+           "page"]
+FEWEST_SEEDS_FOR_A_RANGE = 5  # below, a bootstrap resample is mostly copies of the same few seeds
 # The same statistic on untrained heads, as a check's rule states it: ``untrained heads: 0.012`` or
 # ``untrained: 0.461 to 0.747``.
 UNTRAINED_IN_RULE = re.compile(r"untrained[^:;]*: ([-+]?[0-9.]+(?:e-?[0-9]+)?)(?: to ([-+]?[0-9.]+(?:e-?[0-9]+)?))?")
@@ -43,21 +51,45 @@ def number(value: float) -> str:
     return f"{value:.3g}"
 
 
-def headline_rows(headline: Headline, claims: pd.DataFrame) -> pd.DataFrame:
-    return claims[(claims["experiment"] == headline.experiment) & (claims["claim"] == headline.claim)
-                  & (claims["statistic"] == headline.statistic)]
+def at_offset(check: pd.Series) -> str:
+    return "" if pd.isna(check["offset"]) else f", K={int(check['offset'])}"
 
 
-def headline_check(headline: Headline, claims: pd.DataFrame) -> pd.Series | None:
-    """The headline's check at the offset that decides it; None where it was not measured."""
-    rows = headline_rows(headline, claims)
-    return None if rows.empty else deciding_check(rows)
+def value_cell(headline: Headline, check: pd.Series) -> str:
+    """The headline number with its spread over seeds (module doc), its offset, and its scale where its rule says."""
+    seeds = int(check["n_seeds"])
+    low, high = number(check["spread_low"]), number(check["spread_high"])
+    if not headline.worst_seed:
+        text = f"{number(check['value'])} [{low}, {high}] ({seeds} seeds)"
+    elif seeds >= FEWEST_SEEDS_FOR_A_RANGE:
+        text = f"{number(check['value'])}, worst of {seeds} seeds (bootstrap range {low} to {high})"
+    else:
+        text = f"{number(check['value'])}, worst of {seeds} seeds"
+    scale = re.search(headline.context, check["rule"]) if headline.context else None
+    return text + at_offset(check) + (f", logits up to {scale.group(1)}" if scale else "")
 
 
-def value_cell(check: pd.Series) -> str:
-    where = "" if pd.isna(check["offset"]) else f", K={int(check['offset'])}"
-    return (f"{number(check['value'])} [{number(check['spread_low'])}, {number(check['spread_high'])}] "
-            f"(n={int(check['n_seeds'])}){where}")
+def rival_check(headline: Headline, check: pd.Series, claims: pd.DataFrame) -> pd.Series | None:
+    """The rival check of a ``RIVAL`` headline at the headline check's offset; None where it was not measured."""
+    claim, statistic = headline.rival
+    rival = claims[(claims["experiment"] == headline.experiment) & (claims["claim"] == claim)
+                   & (claims["statistic"] == statistic)]
+    rival = rival[rival["offset"].isna()] if pd.isna(check["offset"]) else rival[rival["offset"] == check["offset"]]
+    return None if rival.empty else rival.iloc[0]
+
+
+def rival_cell(headline: Headline, check: pd.Series, claims: pd.DataFrame) -> str:
+    rival = rival_check(headline, check, claims)
+    if rival is None:
+        return f"{headline.label}: {NOT_RUN}"
+    if headline.rival_in_rule:
+        found = re.search(headline.rival_in_rule, rival["rule"])
+        if found is None:
+            raise ValueError(f"headline {headline.claim!r}: its rival's rule {rival['rule']!r} states no "
+                             f"{headline.label}")
+        return f"{headline.label} {number(float(found.group(1)))}"
+    scale = re.search(headline.context, rival["rule"]) if headline.context else None
+    return f"{headline.label} {number(rival['value'])}" + (f", logits up to {scale.group(1)}" if scale else "")
 
 
 def baseline_cell(headline: Headline, check: pd.Series, claims: pd.DataFrame, vocab_size: int) -> str:
@@ -70,26 +102,33 @@ def baseline_cell(headline: Headline, check: pd.Series, claims: pd.DataFrame, vo
         low, high = found.groups()
         return f"untrained {low}" + (f" to {high}" if high else "")
     if headline.baseline == RIVAL:
-        claim, statistic = headline.rival
-        rival = claims[(claims["experiment"] == headline.experiment) & (claims["claim"] == claim)
-                       & (claims["statistic"] == statistic)]
-        rival = rival[rival["offset"].isna()] if pd.isna(check["offset"]) else rival[rival["offset"] == check["offset"]]
-        return f"{headline.label} {number(rival['value'].iloc[0])}" if not rival.empty else f"{headline.label}: {NOT_RUN}"
+        return rival_cell(headline, check, claims)
     if headline.baseline == REST:
         return f"{headline.label} {number(1 - check['value'])}"
     return "-"
+
+
+def measured_text(headline: Headline, task: dict) -> str:
+    """What the headline measures, ``{far}`` in it the length 4x the longest training length."""
+    return headline.measured.format(far=4 * task["train_length_max"])
 
 
 def rule_cell(headline: Headline, check: pd.Series) -> str:
     return f"{check['comparison']} {number(check['threshold'])}, {rule_timing(headline.experiment)}"
 
 
+def evidence_count(finding: Finding, claims: pd.DataFrame) -> tuple[int, int]:
+    """(evidence checks that hold, evidence checks) of the claim's counted checks."""
+    evidence = counted_checks(selections(finding, claims), claims).query("kind == 'evidence'")
+    return int(evidence["holds"].sum()), len(evidence)
+
+
 def verdict_cell(finding: Finding, claims: pd.DataFrame) -> str:
-    selected = selections(finding, claims)
-    checks = counted_checks(selected, claims)
-    evidence = checks[checks["kind"] == "evidence"]
-    found = row_verdict(selected, claims)
-    return found if evidence.empty else f"{found} ({int(evidence['holds'].sum())} of {len(evidence)} checks)"
+    held, total = evidence_count(finding, claims)
+    verdict = finding_verdict(finding, claims)
+    notes = [*(["verified to float64 rounding"] if finding.headline.verified else []),
+             *([f"{held} of {total} checks hold"] if total else [])]
+    return verdict + (f" ({'; '.join(notes)})" if notes else "")
 
 
 def replication_cell(finding: Finding, claims: pd.DataFrame, replication: pd.DataFrame | None) -> str:
@@ -103,9 +142,10 @@ def robustness_of_findings(study: pd.DataFrame, claims: pd.DataFrame,
                            findings: tuple[Finding, ...] = FINDINGS) -> dict[str, tuple[int, int]]:
     """Per claim the robustness study tests whole: (points at which its verdict holds, points). ``study``: the
     ``robustness_checks`` table (a point's checks, this run's as the default point among them); a claim's verdict
-    at a point is ``findings.row_verdict`` of its checks there, the rule of its row in the claims table. A claim
-    is left out where the study runs only some of the experiments it is decided on (fewer of its counted checks at
-    the default point than in ``claims``, this run's): its verdict there would rest on a part of its evidence."""
+    at a point is ``findings.finding_verdict`` of its checks there, the rule of its row in the claims table. A
+    claim is left out where the study runs only some of the experiments it is decided on (fewer of its counted
+    checks at the default point than in ``claims``, this run's): its verdict there would rest on a part of its
+    evidence."""
     robustness = {}
     by_point = {point: study[study["point"] == point] for point in dict.fromkeys(study["point"])}
     for finding in findings:
@@ -113,37 +153,40 @@ def robustness_of_findings(study: pd.DataFrame, claims: pd.DataFrame,
         at_default = by_point.get(DEFAULT_POINT, study.iloc[:0])
         if counted.empty or len(counted_checks(selections(finding, at_default), at_default)) < len(counted):
             continue
-        verdicts = [row_verdict(selections(finding, checks), checks) for checks in by_point.values()]
+        verdicts = [finding_verdict(finding, checks) for checks in by_point.values()]
         robustness[finding.name] = (sum(verdict == HOLDS for verdict in verdicts), len(verdicts))
     return robustness
 
 
-def robustness_cell(finding: Finding, robustness: Mapping[str, tuple[int, int]] | None) -> str:
-    if not robustness or finding.name not in robustness:
-        return NOT_RUN
+def robustness_cell(finding: Finding, robustness: Mapping[str, tuple[int, int]]) -> str:
+    if finding.name not in robustness:
+        return "not in the study"
     held, points = robustness[finding.name]
     return f"holds at {held} of {points} points"
 
 
-def claim_row(finding: Finding, claims: pd.DataFrame, replication: pd.DataFrame | None, vocab_size: int,
-              robustness: Mapping[str, tuple[int, int]] | None = None) -> dict:
+def claim_row(finding: Finding, claims: pd.DataFrame, replication: pd.DataFrame | None, task: dict,
+              robustness: Mapping[str, tuple[int, int]]) -> dict:
     """One row of the claims table (module doc); a claim none of whose checks ran says so in every cell."""
     check = headline_check(finding.headline, claims)
-    page = f"[{finding.page}](experiments/{finding.page}.md)"
+    page = f"[page](experiments/{finding.page}.md)"
+    measured = measured_text(finding.headline, task)
     if check is None:
-        return dict(zip(COLUMNS, [finding.short, finding.headline.measured, NOT_RUN, "-", "-", NOT_TESTED, "-",
+        return dict(zip(COLUMNS, [finding.short, measured, NOT_RUN, "-", "-", NOT_TESTED, "-",
                                   robustness_cell(finding, robustness), page]))
     return dict(zip(COLUMNS, [
-        finding.short, finding.headline.measured, value_cell(check),
-        baseline_cell(finding.headline, check, claims, vocab_size), rule_cell(finding.headline, check),
+        finding.short, measured, value_cell(finding.headline, check),
+        baseline_cell(finding.headline, check, claims, task["vocab_size"]), rule_cell(finding.headline, check),
         verdict_cell(finding, claims), replication_cell(finding, claims, replication),
         robustness_cell(finding, robustness), page]))
 
 
-def claims_table(claims: pd.DataFrame, replication: pd.DataFrame | None, vocab_size: int,
+def claims_table(claims: pd.DataFrame, replication: pd.DataFrame | None, task: dict,
                  robustness: Mapping[str, tuple[int, int]] | None = None,
                  findings: tuple[Finding, ...] = FINDINGS) -> pd.DataFrame:
     """The claims table (module doc), one row per finding, in their order. ``claims``: ``all_claims`` joined with
-    ``claim_spread``; ``replication``: the replication table, when the config has confirmation runs."""
-    return pd.DataFrame([claim_row(finding, claims, replication, vocab_size, robustness) for finding in findings],
-                        columns=COLUMNS)
+    ``claim_spread``; ``replication``: the replication table, when the config has confirmation runs; ``task``: the
+    config's task section; without ``robustness`` (no robustness study ran) the table has no robustness column."""
+    table = pd.DataFrame([claim_row(finding, claims, replication, task, robustness or {}) for finding in findings],
+                         columns=COLUMNS)
+    return table if robustness is not None else table.drop(columns="robustness")

@@ -5,8 +5,9 @@ experiments that test it and, where an experiment tests more than this claim, th
 count (the multiseed experiment's headlines begin with the name of the experiment they repeat across seeds and
 offsets, which is the abstract's "confirmed across seeds and offsets"). Per row:
 
-- its *verdict* is ``claims.verdict`` over those checks (evidence only); *not tested under this config* where
-  none of them ran;
+- its *verdict* is ``verdicts.gated`` over those checks (evidence only, gated by its preconditions), and *does
+  not hold* where its headline check (the number that states the claim) is evidence and fails
+  (``finding_verdict``); *not tested under this config* where none of them ran;
 - its *replication* is ``replication.replication_verdict`` over the confirmation runs, from the same checks'
   rows of the replication table: the row replicates in a run when every one of its evidence checks compared
   there replicates;
@@ -35,7 +36,7 @@ import pandas as pd
 
 from lengthgen.claims import VERDICT_RULE
 from lengthgen.replication import CHECK, EXPLORATORY, instance_name, margins, replication_verdict
-from lengthgen.verdicts import gated
+from lengthgen.verdicts import DOES_NOT_HOLD, HOLDS, IN_PART, gated
 
 NOT_TESTED = "not tested under this config"
 NO_CONFIRMATION = "no confirmation runs"
@@ -82,7 +83,13 @@ class Headline:
     baseline it is set against: ``CHANCE`` (1 / V, from the config), ``UNTRAINED`` (the same statistic on the heads
     at init, which the check's rule states), ``RIVAL`` (the value of the check ``rival`` = (claim, statistic) of
     the same experiment at the same offset), ``REST`` (one minus the value: the share the rival account takes) or
-    ``NONE``; ``label`` names the rival (or the rest)."""
+    ``NONE``; ``label`` names the rival (or the rest). ``rival_in_rule``: where the baseline is a number the rival
+    check's rule states rather than its value (a regex whose group is that number: the hard-attention ceiling).
+    ``worst_seed``: the number is the worst seed's (a minimum or maximum over seeds), so its bootstrap interval is a
+    range that starts (ends) at the value, not an interval around a mean. ``verified``: the number verifies a theorem
+    of the code to its precision (a sanity check), reported as such; the claim's evidence is then the contrast the
+    baseline gives. ``context``: a regex on the check's rule whose group states the number's scale (the logits'
+    size beside a logit change)."""
     experiment: str
     claim: str
     statistic: str
@@ -90,6 +97,10 @@ class Headline:
     baseline: str = NONE
     label: str = ""
     rival: tuple[str, str] | None = None
+    rival_in_rule: str = ""
+    worst_seed: bool = False
+    verified: bool = False
+    context: str = ""
 
     def __post_init__(self):
         if self.baseline not in BASELINES:
@@ -106,6 +117,8 @@ class Finding:
     headline: Headline
     short: str  # the claim in a few words, for the claims table
     page: str  # the experiment whose page tells it
+    question: str = ""  # the question its page asks, where "does this hold: <paper>?" is not it
+    beyond: bool = False  # this pipeline's own prediction from the paper's account, not a claim of the paper
 
 
 FINDINGS = (
@@ -116,49 +129,64 @@ FINDINGS = (
              Part("generalization"), Part("multiseed", "generalization:")),
             Headline("generalization", "rope stays well above chance at 4x the training length",
                      "rope: mean accuracy at the longest length <= 4x the training maximum",
-                     "rope accuracy at 4x the training length (share correct)", CHANCE),
+                     "rope accuracy at length {far}, 4x the longest training length (share correct)", CHANCE),
             "rotary heads extrapolate, learned ones do not", "generalization"),
+    # Rope's invariance is a theorem of the code: its headline is verified to float64 precision, and the evidence
+    # that the test can fail is the learned head's logits moving under the same shift, beside their size.
     Finding("equivariance", "rotary encodings make the attention logit a function of relative offset alone, so the "
             "rule learned at training lengths is reproduced at every longer length",
             (Part("shift"), Part("multiseed", "shift:")),
-            Headline("shift", "learned attention logits change under a position shift",
-                     "min over seeds of the max over defined shifts and lengths of the float64 max abs attention logit "
-                     "change", "learned head's logit change under a shift (logits)", RIVAL, "rope (float64 rounding)",
-                     ("rope attention logits depend on relative offset alone",
-                      "max over seeds, lengths and shifts of the float64 max abs attention logit change")),
+            Headline("shift", "rope attention logits depend on relative offset alone",
+                     "max over seeds, lengths and shifts of the float64 max abs attention logit change",
+                     "rope's largest logit change under a position shift (logits)", RIVAL, "learned head",
+                     ("learned attention logits change under a position shift",
+                      "min over seeds of the max over defined shifts and lengths of the float64 max abs attention logit "
+                      "change"), worst_seed=True, verified=True, context=r"logits up to ([0-9.e+-]+)"),
             "rotary logits depend on offset alone", "shift"),
     Finding("pinning", "the learned absolute head pins to a fixed absolute position inside the training range",
             (Part("mechanics"), Part("multiseed", "mechanics:")),
             Headline("mechanics", "learned head sends most sequences to the modal position",
                      "min over (seed, length) past the range of the fraction of sequences at the modal position",
-                     "learned head: share of sequences at its one position (lowest)", UNTRAINED),
+                     "learned head's share of sequences at its most frequent position", UNTRAINED,
+                     worst_seed=True),
             "learned heads pin to one position", "mechanics"),
     Finding("the carrier", "the learned rotary rule is a low-rank carrier kernel aligned with the target offset, "
             "across seeds and offsets",
             (Part("frequency"), Part("multiseed", "frequency:")),
             Headline("frequency", "the learned rule is a low-rank carrier aligned with K",
-                     "lowest top-4 energy share over seeds", "energy share of the top 4 rotary blocks (lowest seed)",
-                     UNTRAINED),
+                     "lowest top-4 energy share over seeds", "energy share of the top 4 rotary blocks", UNTRAINED,
+                     worst_seed=True),
             "the rotary rule is a low-rank carrier", "frequency"),
-    # ``errors`` splits rope's wrong answers past the range into ranking and dilution errors: the dilution law is
-    # the paper's account of the decay only if most of them are dilution errors. Its other claim, where the ranking
-    # errors' winning keys lie, is about the other account and decides nothing here; so is ``rope_bases``' check of
-    # the ranking account, while its check of the dilution law's order is a test of the law on unseen encodings.
-    # prop1's MAE checks, rope_bases' order and the multiseed headline test the law's predictions, which the ranking
-    # account also makes well; prop1's comparison with ranking and errors' split test the mechanism itself.
-    Finding("the dilution law", "the graceful accuracy decay is an attention-dilution law, predicted from the "
+    # The paper's dilution account makes two claims, judged apart: that the law's predictions fit the decay curve
+    # (prop1's MAE checks, rope_bases' order and the multiseed headline), which the rival ranking account can pass
+    # too, and that dilution causes the decay (prop1's comparison with ranking, errors' split of the wrong answers),
+    # the direct tests of the mechanism against that rival. errors' other claim, where the ranking errors' winning
+    # keys lie, is about the rival account and decides nothing here; so is rope_bases' check of the ranking account.
+    Finding("the dilution law", "the graceful accuracy decay follows an attention-dilution law, predicted from the "
             "head's parameters, across seeds and offsets",
             (Part("prop1", "graceful decay follows the dilution law", PREDICTION),
-             Part("prop1", "dilution rather than ranking errors", MECHANISM,
+             Part("rope_bases", "the dilution law", PREDICTION), Part("multiseed", "prop1:", PREDICTION)),
+            Headline("prop1", "graceful decay follows the dilution law",
+                     "mean_field: MAE of predicted accuracy past the training range",
+                     "error of the law's predicted accuracy past the range (mean absolute)", RIVAL,
+                     "the ranking account", ("dilution rather than ranking errors sets rope's accuracy past the range",
+                                             "accuracy MAE past the training range, mean_field minus ranking"),
+                     rival_in_rule=r"ranking ([0-9.e+-]+)"),
+            "the dilution law fits the decay curve", "prop1"),
+    Finding("the dilution mechanism", "the decay is caused by attention dilution: past the training range rope's "
+            "wrong answers are dilution errors, and the dilution law predicts its accuracy better than the rival "
+            "ranking account",
+            (Part("prop1", "dilution rather than ranking errors", MECHANISM,
                   "the ranking predictor predicts rope's accuracy past the range better than the dilution law"),
              Part("errors", "rope's wrong answers past the training range are mostly dilution errors", MECHANISM,
-                  "most of rope's wrong answers past the range are ranking errors, not dilution errors"),
-             Part("rope_bases", "the dilution law", PREDICTION), Part("multiseed", "prop1:", PREDICTION)),
+                  "most of rope's wrong answers past the range are ranking errors, not dilution errors")),
             Headline("errors", "rope's wrong answers past the training range are mostly dilution errors",
                      "rope: share of wrong answers past the training range that are dilution errors",
                      "rope's wrong answers past the range that are dilution errors (share)", REST,
                      "ranking errors (the rival account)"),
-            "the decay is attention dilution", "errors"),
+            "the decay is caused by dilution", "errors",
+            question=("Are rope's wrong answers past the training range mostly dilution errors, as the paper's "
+                      "account of the decay says, or ranking errors?")),
     Finding("the linear control", "without softmax normalization, training selects a min-norm interpolant that "
             "does not extrapolate",
             (Part("linear", "arm 2 (linear-attention head): fits the training range", PRECONDITION),
@@ -167,7 +195,7 @@ FINDINGS = (
              Part("linear"), Part("multiseed", "linear")),
             Headline("linear", "arm 2 (linear-attention head): does not extrapolate",
                      "mean accuracy at 4x the longest training length",
-                     "linear-attention head: accuracy at 4x the training length (share correct)", CHANCE),
+                     "linear-attention head's accuracy at length {far}, 4x the longest training length (share correct)", CHANCE),
             "without softmax, no extrapolation", "linear"),
     # The transformer's claims by name (experiments/transformer.py's FINDINGS); its steps finding, that the retrieval
     # head's kernel predicts where the accuracy steps down, is this pipeline's hypothesis, not the paper's.
@@ -180,7 +208,7 @@ FINDINGS = (
                   statistic_prefix="learned: lowest accuracy over seeds and in-range"),
              Part("transformer", "steps", BEYOND)),
             Headline("transformer", "phenomenon", "rope: lowest accuracy over seeds, last window at 4x the training maximum",
-                     "transformer, rope: accuracy at 4x the training length (lowest seed)", CHANCE),
+                     "the rope transformer's accuracy at length {far}, 4x the longest training length", CHANCE, worst_seed=True),
             "it all transfers to a transformer", "transformer"),
     # Beyond the abstract: if the decay is dilution, sharpening attention at evaluation time should undo much of it.
     Finding("the sharpening cures", "if the decay is attention dilution, sharpening attention at evaluation time "
@@ -188,8 +216,12 @@ FINDINGS = (
             (Part("cures", "the log-length head fits the training range", PRECONDITION), Part("cures")),
             Headline("cures", "log_length undoes much of rope's decay",
                      "mean(cured - uncured) / mean(1 - uncured) of rope accuracy past the training range",
-                     "share of rope's lost accuracy won back by log-length scaling", NONE),
-            "sharpening attention cures the decay", "cures"),
+                     "share of rope's lost accuracy won back by log-length scaling", RIVAL,
+                     "hard-attention ceiling", ("the dilution law predicts how much of rope's decay log_length undoes",
+                                                "mean_field: absolute error of the predicted fraction of rope's lost "
+                                                "accuracy won back past the training range"),
+                     rival_in_rule=r"hard-attention ceiling ([-+0-9.e]+)"),
+            "sharpening attention cures the decay", "cures", beyond=True),
 )
 
 
@@ -254,7 +286,7 @@ def mechanism_sentence(evidence: pd.DataFrame, parts: list[tuple[Part, pd.DataFr
                            for statistic, group in failing.groupby("statistic", sort=False))
         meanings += [f"{part.if_failing}: {values}"] if not failing.empty else []
     count = f"none of the {total} holds" if held == 0 else f"{total - held} of {total} fail"
-    return f"but the direct tests of its mechanism contradict the paper's account: {count} ({'; '.join(meanings)})"
+    return f"the direct tests of its mechanism contradict the paper's account: {count} ({'; '.join(meanings)})"
 
 
 def predictions_sentence(evidence: pd.DataFrame) -> str:
@@ -286,8 +318,9 @@ def evidence_clauses(selected: list[tuple[Part, pd.DataFrame]]) -> list[str]:
         counted = [rows for rows in evidence.values() if not rows.empty]
         return [evidence_sentence(pd.concat(counted))] if counted else []
     others = [rows for part, rows in evidence.items() if part.tests != MECHANISM and not rows.empty]
-    return ([predictions_sentence(pd.concat(others))] if others else []) + [
-        mechanism_sentence(pd.concat(evidence[part] for part, _ in mechanism), mechanism)]
+    said = mechanism_sentence(pd.concat(evidence[part] for part, _ in mechanism), mechanism)
+    contrast = others and "contradict" in said  # the predictions hold apart from the mechanism
+    return ([predictions_sentence(pd.concat(others))] if others else []) + [("but " if contrast else "") + said]
 
 
 def precondition_clauses(selected: list[tuple[Part, pd.DataFrame]]) -> list[str]:
@@ -384,6 +417,25 @@ def row_verdict(selected: list[tuple[Part, pd.DataFrame]], claims: pd.DataFrame)
     return gated(checks.loc[checks["kind"] == "evidence", "holds"].astype(bool), preconditions.astype(bool))
 
 
+def headline_check(headline: Headline, claims: pd.DataFrame) -> pd.Series | None:
+    """The headline's check at the offset that decides it (``deciding_check``); None where it was not measured."""
+    rows = claims[(claims["experiment"] == headline.experiment) & (claims["claim"] == headline.claim)
+                  & (claims["statistic"] == headline.statistic)]
+    return None if rows.empty else deciding_check(rows)
+
+
+def finding_verdict(finding: Finding, claims: pd.DataFrame) -> str:
+    """The claim's verdict: ``row_verdict`` of its checks, except that a claim whose headline check is evidence and
+    fails does not hold, however many of its other checks do. The headline is the number that states the claim (the
+    pinned share, the dilution errors' share), so "holds in part" beside it would grade the claim by its
+    supporting checks while its own number contradicts it; where the verdict is not gated, the claims table says
+    how many of those checks hold."""
+    verdict = row_verdict(selections(finding, claims), claims)
+    check = headline_check(finding.headline, claims)
+    failed = check is not None and check["kind"] == "evidence" and not bool(check["holds"])
+    return DOES_NOT_HOLD if failed and verdict in (HOLDS, IN_PART) else verdict
+
+
 def finding_row(finding: Finding, claims: pd.DataFrame, replication: pd.DataFrame | None,
                 left_out: dict[str, str]) -> dict:
     """One row of ``findings_table``; the parts that test this pipeline's own hypothesis count in neither its
@@ -391,7 +443,7 @@ def finding_row(finding: Finding, claims: pd.DataFrame, replication: pd.DataFram
     selected = selections(finding, claims)
     checks = counted_checks(selected, claims)
     return {"finding": finding.name, "paper": finding.paper, "tested_by": tested_by(selected),
-            "verdict": row_verdict(selected, claims),
+            "verdict": finding_verdict(finding, claims),
             "replication": replication_of(checks, replication) if not checks.empty else NOT_TESTED,
             "sentence": sentence(selected, left_out)}
 

@@ -4,7 +4,7 @@
     python -m lengthgen.report_preview --results results --out /tmp/preview --config config.yaml
 
 It calls the same ``results_pages.render_pages`` as the report rule, on the tables the rule reads
-(``tables/claims.parquet``, ``claim_spread``, ``training``, ``replication`` and the previous run's claims named
+(``tables/claims.parquet``, ``claim_spread``, ``training``, ``replication``, ``accuracy_summary`` and the previous run's claims named
 by the config). The experiments' sections come from ``<results>/sections/*.md`` where a run left them; a committed
 folder has none, so they are cut from its committed RESULTS.md (one ``## `` block per section), which is the one
 thing this preview takes from an older report. The config is the one the committed RESULTS.md's run used where
@@ -22,7 +22,7 @@ from lengthgen.drift import previous_changes_markdown
 from lengthgen.experiments.catalog import plan
 from lengthgen.replication import SPREAD_KEY
 from lengthgen.results_pages import render_pages, write_pages
-from lengthgen.table_schemas.core import ALL_CLAIMS, TRAINING_SUMMARY
+from lengthgen.table_schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS, TRAINING_SUMMARY
 from lengthgen.table_schemas.replication import REPLICATION
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import read_table
@@ -67,6 +67,7 @@ def main(argv: list[str] | None = None) -> None:
     replication_path = results / "tables" / "replication.parquet"
     replication = read_table(replication_path, REPLICATION) if replication_path.exists() else None
     sections = committed_sections(results, run_plan.sections)
+    accuracy_path = results / "tables" / "accuracy_summary.parquet"
     previous = (config.get("report") or {}).get("previous_claims")
     changes = (previous_changes_markdown(Path(previous), read_table(results / "tables" / "claims.parquet", ALL_CLAIMS),
                                          config["report"].get("changes_note")) if previous else None)
@@ -76,7 +77,8 @@ def main(argv: list[str] | None = None) -> None:
                                                                TRAINING_SUMMARY)),
                          changes=changes, left_out=run_plan.left_out, replication=replication,
                          replication_section=committed_sections(results, ["replication"])["replication"]
-                         if replication is not None else None)
+                         if replication is not None else None,
+                         accuracy=read_table(accuracy_path, ACCURACY_SUMMARY) if accuracy_path.exists() else None)
     write_pages({args.out / path: text for path, text in pages.items()})
     print(f"{len(pages)} pages under {args.out}")
 

@@ -25,8 +25,9 @@ import pandas as pd
 import yaml
 
 from lengthgen.claims import VERDICT_RULE
-from lengthgen.claims_table import NOT_RUN, claims_table, headline_check, number
-from lengthgen.findings import FINDINGS, NOT_TESTED, REST, Finding, findings_markdown, row_verdict, selections
+from lengthgen.claims_table import NOT_RUN, VALUE, claims_table, evidence_count, measured_text, number
+from lengthgen.findings import (FINDINGS, NOT_TESTED, PRECONDITION, REST, Finding, compared_in_runs, counted_checks,
+                                deciding_check, finding_verdict, findings_markdown, headline_check, selections)
 from lengthgen.first_screen_rst import as_rst
 from lengthgen.markdown_cells import fit_cells
 from lengthgen.replication import EXPLORATORY, instance_name
@@ -54,86 +55,166 @@ def page_paths(experiments: list[str], previous_run: bool, replication: bool, ro
 # RESULTS.md
 
 
+INIT_WORDS = {"torch_default": "PyTorch's default init"}
+
+
+def seeds_line(config: dict) -> str:
+    """``10 seeds per model (the transformer 3, the encoding variants 5)``."""
+    others = [f"{label} {len(config[section]['seeds'])}" for section, label in
+              (("transformer", "the transformer"), ("variants", "the encoding variants"))
+              if (config.get(section) or {}).get("seeds")]
+    return f"{len(config['sweep']['seed'])} seeds per model" + (f" ({', '.join(others)})" if others else "")
+
+
+def training_line(config: dict) -> str:
+    """``width 64, PyTorch's default init, Adam at peak lr 0.01 for 2000 steps``: the choices a robustness study
+    varies."""
+    model, train = config["model"], config["train"]
+    init = model.get("init")
+    return ", ".join([f"width {model['d_model']}", *([INIT_WORDS.get(init, f"init {init}")] if init else []),
+                      f"Adam at peak lr {train['lr']:g} for {train['steps']} steps"])
+
+
 def setup_lines(config: dict, runs: list[str]) -> list[str]:
     """The task and setup in three lines, every number read from ``config``; ``runs``: the confirmation runs."""
     task, sweep = config["task"], config["sweep"]
     lengths = task["eval_lengths"]
     offsets = ", ".join(str(offset) for offset in sweep["offset"])
     names = ", ".join(run.replace("_", " ") for run in runs)
-    confirm = (f"Each claim is judged again in {len(runs)} confirmation runs ({names}) by the same rules."
+    confirm = (f"Each claim is judged again, by the same rules, in {len(runs)} confirmation runs ({names}): the "
+               f"out-of-sample test, since most thresholds were set after this run's data was seen."
                if runs else "No confirmation runs under this config.")
     return [
         f"**Task.** Read the token K = {offsets} positions back, over V = {task['vocab_size']} symbols "
         f"(chance {number(1 / task['vocab_size'])}), with one attention head.",
-        f"**Setup.** {len(sweep['seed'])} seeds per model, trained on lengths {task['train_length_min']} to "
-        f"{task['train_length_max']}, tested at lengths {min(lengths)} to {max(lengths)}; encodings "
+        f"**Setup.** {seeds_line(config)}; {training_line(config)}; trained on lengths {task['train_length_min']} "
+        f"to {task['train_length_max']}, tested at lengths {min(lengths)} to {max(lengths)}; encodings "
         f"{' and '.join(sweep['pe'])}.",
         f"**Checks.** {confirm} Terms and rules: [methods](appendix/methods.md).",
     ]
 
 
-def finding_number(finding: Finding, claims: pd.DataFrame) -> str:
-    """``measured: 0.0475 at K=1, rule >= 0.5``: the row's headline number beside its rule."""
+TERMS = (
+    "**Terms.** *Rope*: rotary position encoding; *learned*: learned absolute position embeddings; *carrier*: the "
+    "learned rule as a few rotary frequency blocks whose phases point at offset K; *energy share*: the part of the "
+    "rule's weight in its 4 largest blocks (of D/2); *most frequent position*: the position the learned head "
+    "attends to most often past the training range; *dilution error*: a wrong answer where the right key still "
+    "scores highest but its attention is spread too thin; *ranking error*: one where another key scores higher; "
+    "*log-length scaling*: attention logits multiplied by log(n) / log(training length); *hard-attention "
+    "ceiling*: the share of the lost accuracy that attending only to the top-scoring key would win back, the most "
+    "any logit scaling can; *replication*: in how many confirmation runs every check of the claim has the outcome "
+    "it has here; *confirmation runs*: the same experiments on fresh seeds, on a smaller vocabulary and on a "
+    "larger one, with other offsets ([replication](appendix/replication.md)).")
+
+
+def finding_number(finding: Finding, claims: pd.DataFrame, task: dict) -> str:
+    """``Measured: 0.0475 at K=1, rule >= 0.5``: the row's headline number beside its rule."""
     check = headline_check(finding.headline, claims)
+    measured = capitalized(measured_text(finding.headline, task))
     if check is None:
-        return f"{finding.headline.measured}: {NOT_RUN}"
+        return f"{measured}: {NOT_RUN}"
     where = "" if pd.isna(check["offset"]) else f" at {instance_name(check['offset'])}"
-    return (f"{finding.headline.measured}: {number(check['value'])}{where}, rule {check['comparison']} "
-            f"{number(check['threshold'])}")
-
-
-BOTTOM_LINE = ((HOLDS, "Reproduces"), (IN_PART, "Reproduces in part"), (DOES_NOT_HOLD, "Does not reproduce"),
-               (UNTESTABLE, "Untestable (a precondition failed)"), (NOT_TESTED, "Not run"))
-
-
-def contradiction(finding: Finding, claims: pd.DataFrame) -> str | None:
-    """Where a claim's headline check fails, what the data say instead, with its number; else None."""
-    check = headline_check(finding.headline, claims)
-    if check is None or bool(check["holds"]):
-        return None
     rest = (f"; the rest, {finding.headline.label}, {number(1 - check['value'])}"
             if finding.headline.baseline == REST else "")
-    return (f"{finding.short}: {finding.headline.measured} is {number(check['value'])}, against the rule "
-            f"{check['comparison']} {number(check['threshold'])}{rest}")
+    return (f"{measured}: {number(check['value'])}{where}, rule {check['comparison']} {number(check['threshold'])}"
+            f"{rest}")
+
+
+def capitalized(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def worst_check(finding: Finding, claims: pd.DataFrame) -> str:
+    """``rope: largest drop ... = 0.4 at K=2, rule < 0.25``: the evidence check furthest past its threshold; a
+    headline repeated across seeds and offsets is named by its claim."""
+    evidence = counted_checks(selections(finding, claims), claims).query("kind == 'evidence'")
+    check = deciding_check(evidence)
+    where = "" if pd.isna(check["offset"]) else f" at {instance_name(check['offset'])}"
+    what = (f"across seeds and offsets, {check['claim'].split(': ', 1)[-1]}: {check['statistic']}"
+            if check["experiment"] == "multiseed" else check["statistic"])
+    return f"{what} = {number(check['value'])}{where}, rule {check['comparison']} {number(check['threshold'])}"
 
 
 def in_brief(finding: Finding, row: pd.Series) -> str:
     """``claim (0.683 at K=1; chance 0.0625)``: a claim with its headline number and baseline, as the table has them."""
-    if row["value [95% interval] (n)"] == NOT_RUN:
+    if row[VALUE] == NOT_RUN:
         return finding.short
-    value = row["value [95% interval] (n)"]
-    where = value.split(", ")[-1] if ", K=" in value else ""
+    value = row[VALUE]
+    where = re.search(r", (K=\d+)", value)
     against = f"; {row['baseline']}" if row["baseline"] != "-" else ""
-    return f"{finding.short} ({value.split(' ')[0]}{' at ' + where if where else ''}{against})"
+    return f"{finding.short} ({value.split(' ')[0].rstrip(',')}{' at ' + where.group(1) if where else ''}{against})"
 
 
-def bottom_line(claims: pd.DataFrame, replication: pd.DataFrame | None, vocab_size: int,
-                findings: tuple[Finding, ...] = FINDINGS) -> list[str]:
-    """One line per verdict some claim has (the claims with it, each with its headline number), the headline
-    numbers that contradict the paper, and the claims that replicate in every confirmation run."""
-    verdicts = {finding.name: row_verdict(selections(finding, claims), claims) for finding in findings}
-    table = claims_table(claims, replication, vocab_size, findings=findings)
+def contradiction(finding: Finding, claims: pd.DataFrame, task: dict) -> str:
+    """What the data say against a claim that does not fully hold: its headline number against its rule, where the
+    headline fails, else how many checks hold and the worst of them."""
+    check = headline_check(finding.headline, claims)
+    held, total = evidence_count(finding, claims)
+    if check is None or bool(check["holds"]):
+        return f"{finding.short} ({held} of {total} checks hold; worst, {worst_check(finding, claims)})"
+    where = "" if pd.isna(check["offset"]) else f" at {instance_name(check['offset'])}"
+    rest = f", so {finding.headline.label} {number(1 - check['value'])}" if finding.headline.baseline == REST else ""
+    return (f"{finding.short}: {measured_text(finding.headline, task)} is {number(check['value'])}{where}{rest}, "
+            f"against the rule {check['comparison']} {number(check['threshold'])} ({held} of {total} checks hold)")
+
+
+def verdict_lines(findings: list[tuple[Finding, pd.Series]], verdicts: dict[str, str], claims: pd.DataFrame,
+                  task: dict) -> list[str]:
+    """One bullet per verdict some claim of ``findings`` has, each claim in exactly one, with its number."""
     lines = []
     for verdict, title in BOTTOM_LINE:
-        named = [in_brief(finding, row) for finding, (_, row) in zip(findings, table.iterrows())
-                 if verdicts[finding.name] == verdict]
-        if named and verdict != IN_PART:
-            lines.append(f"- **{title}:** " + "; ".join(named) + ".")
-        elif named:  # their numbers are said below where the headline fails, in the table where it holds
-            lines.append(f"- **{title}:** " + "; ".join(finding.short for finding in findings
-                                                        if verdicts[finding.name] == verdict) + ".")
-    against = [text for text in (contradiction(finding, claims) for finding in findings) if text]
-    if against:
-        lines.append("- **Where the data contradict the paper:** " + "; ".join(against) + ".")
-    if replication is not None:
-        everywhere = [short for short, cell in zip(table["claim"], table["replication"])
-                      if re.fullmatch(r"(\d+) of \1 runs", cell)]
-        lines.append(f"- **Replicated in every confirmation run:** {len(everywhere)} of {len(findings)} claims"
-                     + (f" ({'; '.join(everywhere)})." if everywhere else "."))
+        named = [(finding, row) for finding, row in findings if verdicts[finding.name] == verdict]
+        if verdict == HOLDS:
+            said = [in_brief(finding, row) for finding, row in named]
+        elif verdict in (IN_PART, DOES_NOT_HOLD):
+            said = [contradiction(finding, claims, task) for finding, _ in named]
+        else:
+            said = [finding.short for finding, _ in named]
+        lines += [f"- **{title}.** " + capitalized("; ".join(said)) + "."] if said else []
     return lines
 
 
-def figure_one(claims: pd.DataFrame, config: dict) -> list[str]:
+BOTTOM_LINE = ((HOLDS, "Reproduces"), (IN_PART, "Mixed"), (DOES_NOT_HOLD, "Contradicted"),
+               (UNTESTABLE, "Untestable (a precondition failed)"), (NOT_TESTED, "Not run"))
+
+
+def bottom_line(claims: pd.DataFrame, replication: pd.DataFrame | None, task: dict,
+                findings: tuple[Finding, ...] = FINDINGS) -> list[str]:
+    """The paper's claims under three exclusive verdicts (reproduces, mixed, contradicted; untestable and not run
+    where any is), each with the number that says so; this pipeline's own predictions apart, beyond the paper; and
+    the claims whose outcome is the same in every confirmation run, with that outcome."""
+    verdicts = {finding.name: finding_verdict(finding, claims) for finding in findings}
+    table = claims_table(claims, replication, task, findings=findings)
+    rows = list(zip(findings, (row for _, row in table.iterrows())))
+    lines = verdict_lines([(finding, row) for finding, row in rows if not finding.beyond], verdicts, claims, task)
+    for finding, row in rows:
+        if finding.beyond and verdicts[finding.name] not in (NOT_TESTED, UNTESTABLE):
+            said = in_brief(finding, row) if verdicts[finding.name] == HOLDS else contradiction(finding, claims, task)
+            lines.append(f"- **Beyond the paper ({verdicts[finding.name]}).** {capitalized(said)}; baseline: "
+                         f"{row['baseline']}.")
+    if replication is not None:
+        runs = len([run for run in dict.fromkeys(replication["run"]) if run != EXPLORATORY])
+        same = [f"{finding.short} ({verdicts[finding.name]})" for finding, row in rows
+                if re.fullmatch(r"(\d+) of \1 runs", row["replication"]) and row["replication"] != "0 of 0 runs"]
+        lines.append(f"- **Same outcome in all {runs} confirmation runs:** {len(same)} of {len(findings)} claims"
+                     + (f": {'; '.join(same)}." if same else "."))
+    return lines
+
+
+def longest_length_numbers(accuracy: pd.DataFrame | None, task: dict) -> str:
+    """`` At length 1024 (32x): rope 0.4 (K=1), ...``: rope's mean accuracy at the longest evaluation length."""
+    if accuracy is None:
+        return ""
+    longest = max(task["eval_lengths"])
+    rope = accuracy[(accuracy["experiment"] == "generalization") & (accuracy["pe"] == "rope")
+                    & (accuracy["length"] == longest)]
+    if rope.empty:
+        return ""
+    values = ", ".join(f"{number(row.mean)} ({instance_name(row.offset)})" for row in rope.itertuples())
+    return f" At the longest length, {longest} ({longest // task['train_length_max']}x), rope: {values}."
+
+
+def figure_one(claims: pd.DataFrame, config: dict, accuracy: pd.DataFrame | None = None) -> list[str]:
     """Figure 1, the generalization figure, with a caption carrying its numbers; nothing where it did not run."""
     rope = claims[(claims["experiment"] == "generalization") & claims["statistic"].str.startswith("rope: mean accuracy "
                                                                                                    "at the longest")]
@@ -141,37 +222,57 @@ def figure_one(claims: pd.DataFrame, config: dict) -> list[str]:
                      & claims["statistic"].str.startswith("learned: largest distance of mean accuracy from chance")]
     if rope.empty or learned.empty:
         return []
+    task = config["task"]
+    far = 4 * task["train_length_max"]
     at_length = ", ".join(f"{number(row.value)} ({instance_name(row.offset)})" for row in rope.itertuples())
     return ["![Figure 1: accuracy against evaluation length](figures/generalization.png)",
             f"**Figure 1.** Accuracy against evaluation length, mean and 95% interval over "
             f"{len(config['sweep']['seed'])} seeds, one panel per K; grey: training range, dashed: chance "
-            f"{number(1 / config['task']['vocab_size'])}. Rope at the longest length up to 4x the training range: "
-            f"{at_length}. Learned heads past the range stay within {number(learned['value'].max())} of chance."]
+            f"{number(1 / task['vocab_size'])}. Rope at length {far} (4x the longest training length): {at_length}."
+            f"{longest_length_numbers(accuracy, task)} Learned heads past the range stay within "
+            f"{number(learned['value'].max())} of chance."]
+
+
+def told_by(experiment: str) -> Finding | None:
+    """The claim whose page is this experiment's, if any."""
+    return next((finding for finding in FINDINGS if finding.page == experiment), None)
+
+
+def page_title(sections: list[str], experiment: str) -> str:
+    """An experiment page's heading: its section's (``prop1: the attention-dilution law``), or, where that has no
+    words after the name, the name and the claim the page tells."""
+    title = title_of(sections, experiment)
+    finding = told_by(experiment)
+    return title if ":" in title or finding is None else f"{title}: {finding.short}"
 
 
 def plain_title(sections: list[str], experiment: str) -> str:
-    """An experiment's name in words: its section heading's words after the colon (``prop1: the attention-dilution
-    law``), else its name without underscores."""
-    title = title_of(sections, experiment)
+    """An experiment's name in words: its page heading's words after the colon, else its name without
+    underscores."""
+    title = page_title(sections, experiment)
     return title.split(":", 1)[1].strip() if ":" in title else experiment.split("_")[0].replace("_", " ")
 
 
 def results_markdown(config: dict, claims: pd.DataFrame, replication: pd.DataFrame | None,
                      grouped: dict[str, list[str]], appendices: list[str], left_out: dict[str, str],
-                     robustness: Mapping[str, tuple[int, int]] | None) -> str:
+                     robustness: Mapping[str, tuple[int, int]] | None, accuracy: pd.DataFrame | None) -> str:
     experiments = list(grouped)
     runs = [] if replication is None else [run for run in dict.fromkeys(replication["run"]) if run != EXPLORATORY]
-    table = claims_table(claims, replication, config["task"]["vocab_size"], robustness)
+    table = claims_table(claims, replication, config["task"], robustness)
     table["page"] = [cell if finding.page in experiments else NOT_RUN for cell, finding in zip(table["page"], FINDINGS)]
     told = {finding.page for finding in FINDINGS}
     links = {name: f"[{plain_title(grouped[name], name)}](experiments/{name}.md)" for name in experiments}
+    no_study = [] if robustness is not None else ["Robustness study (other inits, widths, learning rates and "
+                                                  "training ranges): not run under this config."]
     return "\n\n".join([
         "# Results: does rotary length generalization reproduce?",
         "\n".join(setup_lines(config, runs)),
-        "**Bottom line.**\n" + "\n".join(bottom_line(claims, replication, config["task"]["vocab_size"])),
+        "**Bottom line.**\n" + "\n".join(bottom_line(claims, replication, config["task"])),
         table.to_markdown(index=False, disable_numparse=True),
+        *no_study,
         DEFINITION,
-        *figure_one(claims, config),
+        TERMS,
+        *figure_one(claims, config, accuracy),
         "## Pages",
         "The claims above: " + "; ".join(links[name] for name in experiments if name in told) + ".",
         *(["Further experiments: " + "; ".join(links[name] for name in experiments if name not in told) + "."]
@@ -203,9 +304,12 @@ def title_of(sections: list[str], experiment: str) -> str:
     return re.sub(PER_OFFSET_SUFFIX.rstrip("$") + r"\b", "", title)
 
 
-def checks_table(checks: pd.DataFrame) -> str:
-    """The page's one table: each evidence check with its value, interval and rule (6 columns)."""
-    evidence = checks[checks["kind"] == "evidence"]
+def checks_table(checks: pd.DataFrame, preconditions: pd.Index) -> str:
+    """The page's one table: each evidence check with its value, interval and rule (6 columns); a check in
+    ``preconditions`` (the index of a claim's precondition checks) is labelled so: it gates, it is no evidence."""
+    evidence = checks[checks["kind"] == "evidence"].copy()
+    gate = evidence.index.isin(preconditions) & ~evidence["claim"].str.contains("(precondition)", regex=False)
+    evidence.loc[gate, "claim"] = evidence.loc[gate, "claim"] + " (precondition)"
     interval = (evidence.apply(lambda row: f" [{number(row['spread_low'])}, {number(row['spread_high'])}]", axis=1)
                 if "spread_low" in evidence else "")
     escaped = {column: evidence[column].str.replace("|", "\\|", regex=False) for column in ("claim", "statistic", "rule")}
@@ -245,26 +349,38 @@ def caveats(checks: pd.DataFrame) -> str:
         for row in open_checks.itertuples()) + "."
 
 
-def answer(experiment: str, checks: pd.DataFrame, claims: pd.DataFrame) -> list[str]:
+def precondition_checks(experiment: str, claims: pd.DataFrame) -> pd.Index:
+    """The index of the checks that gate the claim this experiment's page tells (none where it tells none)."""
+    finding = told_by(experiment)
+    if finding is None:
+        return claims.index[:0]
+    gates = [rows.index for part, rows in selections(finding, claims) if part.tests == PRECONDITION]
+    return gates[0].append(gates[1:]) if gates else claims.index[:0]
+
+
+def answer(experiment: str, checks: pd.DataFrame, claims: pd.DataFrame, task: dict) -> list[str]:
     """The question and the one-sentence answer: the claim this page tells, else the experiment's own checks."""
-    told = [finding for finding in FINDINGS if finding.page == experiment]
-    if told:
-        finding = told[0]
-        verdict = row_verdict(selections(finding, claims), claims)
-        return [f"**Question.** Does this hold: {finding.paper}?",
-                f"**Answer: {verdict}.** {finding_number(finding, claims)}."]
+    finding = told_by(experiment)
+    if finding is not None:
+        held, total = evidence_count(finding, claims)
+        question = finding.question or f"Does this hold: {finding.paper}?"
+        return [f"**Question.** {question}",
+                f"**Answer: {finding_verdict(finding, claims)}** ({held} of {total} evidence checks hold). "
+                f"{finding_number(finding, claims, task)}."]
     evidence = checks[checks["kind"] == "evidence"]
     return [f"**Answer: {graded(evidence['holds'].astype(bool))}** ({int(evidence['holds'].sum())} of "
             f"{len(evidence)} evidence checks hold; beyond the claims of the paper)."]
 
 
-def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, claims: pd.DataFrame) -> str:
+def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, claims: pd.DataFrame,
+                    task: dict) -> str:
     return "\n\n".join([
-        f"# {title_of(sections, experiment)}",
+        f"# {page_title(sections, experiment)}",
         "[Back to the results](../RESULTS.md)",
-        *answer(experiment, checks, claims),
+        *answer(experiment, checks, claims, task),
         *(rebased(figure) for figure in figures_of(sections)),
-        checks_table(checks) if (checks["kind"] == "evidence").any() else "No evidence checks.",
+        (checks_table(checks, precondition_checks(experiment, claims)) if (checks["kind"] == "evidence").any()
+         else "No evidence checks."),
         f"**How it was tested.** Each check is a rule fixed in code. When this experiment's rules were set: "
         f"{rule_timing(experiment)} ([rule history](../appendix/rule_history.md)). "
         f"Verdict words and the seed bootstrap: [methods](../appendix/methods.md).",
@@ -290,11 +406,13 @@ def methods_markdown() -> str:
         f"it has the same outcome in at least {DECIDED_FRACTION:.0%} of resamples. For a minimum (maximum) over "
         f"seeds a resample cannot go below (above) the value measured, so its interval starts (ends) there.",
         "**Claims table.** *value*: the headline check at the offset closest to its threshold (or furthest past it "
-        "where it fails), with its interval and number of seeds n; *baseline*: chance (1/V), the same heads "
-        "untrained, or the rival account's value; *rule (fixed)*: the threshold, and whether the experiment's rules "
-        "were fixed before its data was seen (from the rule history); *replication*: in how many confirmation runs "
-        "every evidence check of the claim replicates; *robustness*: how many points of a robustness study it holds "
-        "at (not run unless that study ran).",
+        "where it fails), with its 95% interval and number of seeds; for the worst seed's value (a minimum or maximum "
+        "over seeds) the bootstrap range it spans instead, and no range under 5 seeds; *baseline*: chance (1/V), the "
+        "same heads untrained, or the rival account's value; *threshold (when set)*: the headline's threshold, and "
+        "whether the experiment's rules were set before its data was seen (from the rule history); *verdict*: as "
+        "above, and a claim whose headline check fails does not hold, however many of its other checks do; "
+        "*replication*: in how many confirmation runs every evidence check of the claim has the outcome it has "
+        "here; *robustness*: at how many points of the robustness study the claim holds, where that study ran.",
         "**Terms.** *K*: the offset, how far back the token to retrieve lies; *V*: the vocabulary size; *rope*: "
         "rotary position encoding; *learned*: learned absolute position embeddings; *dilution error*: a wrong answer "
         "where the right key still scores highest but its attention weight is spread too thin; *ranking error*: a "
@@ -328,23 +446,55 @@ def sections_by_experiment(sections: dict[str, str], claims: pd.DataFrame,
     return grouped
 
 
+def replication_by_claim(claims: pd.DataFrame, replication: pd.DataFrame, task: dict) -> str:
+    """The claims table's replication, claim by claim (the unit of the results page), with the checks that do not
+    replicate in each run; the experiment-by-experiment account follows it."""
+    table = claims_table(claims, replication, task)
+    rows = []
+    for finding, cell in zip(FINDINGS, table["replication"]):
+        checks = counted_checks(selections(finding, claims), claims)
+        compared = compared_in_runs(checks, replication)
+        failing = compared[compared["replicates"] == "no"]
+        broken = "; ".join(f"{run.replace('_', ' ')}: {len(group)} ({', '.join(group['cause'].value_counts().index)})"
+                           for run, group in failing.groupby("run", sort=False)) or "-"
+        rows.append([finding.short, finding_verdict(finding, claims), cell, broken])
+    return "\n\n".join([
+        "## By claim",
+        "As on the results page: a claim replicates in a run when every one of its evidence checks has there the "
+        "outcome it has in this run. The last column counts, per run, the checks that do not, by cause (defined "
+        "below).",
+        pd.DataFrame(rows, columns=["claim", "verdict here", "same outcome in", "checks that differ, per run (cause)"])
+        .to_markdown(index=False, disable_numparse=True),
+        "## By experiment"])
+
+
+def robustness_by_claim(robustness: Mapping[str, tuple[int, int]]) -> str:
+    """The claims table's robustness column, claim by claim, before the study's own check-by-check account."""
+    named = {finding.name: finding.short for finding in FINDINGS}
+    lines = [f"- {named[name]}: holds at {held} of {points} points" for name, (held, points) in robustness.items()]
+    return "\n\n".join(["## By claim", "As on the results page (a claim's verdict at each point, by the same rule):",
+                         "\n".join(lines) or "No claim of the results page is run whole by the study.",
+                         "## By experiment and check"])
+
+
 def render_pages(config: dict, sections: dict[str, str], claims: pd.DataFrame, experiments: list[str], *,
                  commit: str, date: datetime.date, machine: str, training: str, changes: str | None = None,
                  left_out: dict[str, str] | None = None, replication: pd.DataFrame | None = None,
                  replication_section: str | None = None,
                  robustness: Mapping[str, tuple[int, int]] | None = None,
-                 robustness_section: str | None = None) -> dict[str, str]:
+                 robustness_section: str | None = None, accuracy: pd.DataFrame | None = None) -> dict[str, str]:
     """Every page (module doc), by its path relative to the results folder. ``sections``: each section's markdown;
     ``claims``: ``all_claims`` joined with ``claim_spread``; ``experiments``: those that ran, in report order;
     ``training``: the training section; ``changes``: the changes since the previous run; ``replication`` and
     ``replication_section``: the replication table and section; ``robustness``: claim -> (points held, points), and
-    ``robustness_section`` the robustness study's section (``lengthgen/robustness/section.py``)."""
+    ``robustness_section`` the robustness study's section (``lengthgen/robustness/section.py``); ``accuracy``: the
+    ``accuracy_summary`` table, for Figure 1's caption."""
     paths = page_paths(experiments, changes is not None, replication is not None, robustness_section is not None)
     appendices = [path.removeprefix("appendix/").removesuffix(".md") for path in paths if path.startswith("appendix/")
                   and path.removeprefix("appendix/").removesuffix(".md") not in experiments]
     grouped = sections_by_experiment(sections, claims, experiments)
     pages = {"RESULTS.md": results_markdown(config, claims, replication, grouped, appendices, left_out or {},
-                                            robustness),
+                                            robustness, accuracy),
              "appendix/methods.md": methods_markdown(),
              "appendix/setup.md": setup_markdown(config, commit, date, machine),
              "appendix/training.md": appendix_page("Training", training.removeprefix("## Training")),
@@ -353,12 +503,15 @@ def render_pages(config: dict, sections: dict[str, str], claims: pd.DataFrame, e
     if changes is not None:
         pages["appendix/changes.md"] = appendix_page("Changes since the previous run", changes)
     if replication_section is not None:
-        pages["appendix/replication.md"] = appendix_page("Replication", replication_section)
+        pages["appendix/replication.md"] = appendix_page(
+            "Replication", replication_by_claim(claims, replication, config["task"]) + "\n\n" + replication_section)
     if robustness_section is not None:
-        pages[f"appendix/{ROBUSTNESS}.md"] = appendix_page("Robustness", robustness_section)
+        pages[f"appendix/{ROBUSTNESS}.md"] = appendix_page(
+            "Robustness", robustness_by_claim(robustness or {}) + "\n\n" + robustness_section)
     for experiment in experiments:
         checks = claims[claims["experiment"] == experiment]
-        pages[f"experiments/{experiment}.md"] = experiment_page(experiment, grouped[experiment], checks, claims)
+        pages[f"experiments/{experiment}.md"] = experiment_page(experiment, grouped[experiment], checks, claims,
+                                                                config["task"])
         pages[f"appendix/{experiment}.md"] = appendix_page(title_of(grouped[experiment], experiment),
                                                            "\n\n".join(grouped[experiment]))
     pages = {path: fit_cells(pages[path]) for path in pages}

@@ -196,8 +196,8 @@ def history_markdown(history: tuple[RuleChange, ...] = RULE_HISTORY) -> str:
 
 
 # When an experiment's rules were fixed, relative to the data they judge (``rule_timing``).
-BEFORE, REVISED_AFTER, AFTER, NOT_RECORDED = "before the data", "set before, revised after the data", \
-    "after the data", "not recorded"
+BEFORE, REVISED_AFTER, AFTER, NOT_RECORDED = "set before the data", "set before, revised after the data", \
+    "set after the data", "timing not recorded"
 
 
 def rule_timing(experiment: str, history: tuple[RuleChange, ...] = RULE_HISTORY) -> str:

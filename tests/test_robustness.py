@@ -252,15 +252,17 @@ def test_claims_table_robustness_counts_the_points_a_claim_holds_at_and_skips_cl
 
     def rows(point, holds):
         return [{"point": point, "experiment": experiment, "claim": "c", "statistic": "s", "offset": offset,
-                 "kind": "evidence", "holds": held}
+                 "kind": "evidence", "holds": held, "value": 1.0 if held else 0.0, "comparison": ">=", "threshold": 0.5,
+                 "rule": ">= 0.5"}
                 for experiment, offset, held in (("generalization", 1, holds[0]), ("generalization", 2, holds[1]))]
 
     study = pd.DataFrame(rows(DEFAULT_POINT, (True, True)) + rows("small", (True, False)) + rows("wide", (True, True)))
     run = study[study["point"] == DEFAULT_POINT].drop(columns="point")
-    shift_check = {"experiment": "shift", "claim": "c", "statistic": "s", "offset": 1, "kind": "evidence", "holds": True}
+    shift_check = {"experiment": "shift", "claim": "c", "statistic": "s", "offset": 1, "kind": "evidence", "holds": True,
+                   "value": 1.0, "comparison": ">=", "threshold": 0.5, "rule": ">= 0.5"}
     headline = Headline("generalization", "c", "s", "accuracy")
     within = Finding("within", "", (Part("generalization"),), headline, "within", "generalization")
     beyond = Finding("beyond", "", (Part("generalization"), Part("shift")), headline, "beyond", "generalization")
     robustness = robustness_of_findings(study, pd.concat([run, pd.DataFrame([shift_check])], ignore_index=True),
                                         (within, beyond))
-    assert robustness == {"within": (2, 3)}  # holds in part at small; beyond rests on shift, not in the study
+    assert robustness == {"within": (2, 3)}  # not at small (its headline fails at K=2); beyond rests on shift, not in the study

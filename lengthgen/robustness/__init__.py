@@ -6,3 +6,5 @@ experiments of ``robustness.experiments`` rerun at it with every rule of the wor
 point: its results are reused, nothing is retrained. ``analysis`` sets every check beside itself at each point and
 measures the mechanism there; ``section`` says where each claim holds; ``figures`` draws the grid.
 """
+
+DEFAULT_POINT = "default"  # the run itself, a point of the study

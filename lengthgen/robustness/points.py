@@ -11,8 +11,8 @@ from pathlib import Path
 from lengthgen.config import ConfigError
 from lengthgen.confirmation import PRESENTATION_KEYS, flat, layered_config
 from lengthgen.experiments.catalog import plan
+from lengthgen.robustness import DEFAULT_POINT
 
-DEFAULT_POINT = "default"  # the run itself
 POINT_PREFIX = "robust_"  # of a point's module and rules: robust_<point>_train_sweep
 # What a point may not set: where and how a run is written and which studies it runs, and which experiments run
 # (the study's list): a point varies what the experiments measure.

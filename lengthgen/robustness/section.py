@@ -4,7 +4,7 @@ which flip and where, and what the mechanism does across the points. Nothing her
 import pandas as pd
 
 from lengthgen.robustness.analysis import claim_robustness
-from lengthgen.robustness.points import DEFAULT_POINT
+from lengthgen.robustness import DEFAULT_POINT
 
 
 def points_markdown(points: list[str], changes: dict[str, list[str]]) -> str:

@@ -19,6 +19,8 @@ rule report:
         claims=f"{RESULTS}/tables/claims.parquet",
         spread=f"{RESULTS}/tables/claim_spread.parquet",
         training=f"{RESULTS}/tables/training.parquet",
+        # Rope's accuracy at the longest length, for Figure 1's caption.
+        **({"accuracy": f"{RESULTS}/tables/accuracy_summary.parquet"} if "generalization" in PLAN.experiments else {}),
         **REPLICATION,
         **PREVIOUS_RUN,
         # Each claim's verdict at every point of the robustness study, for the claims table.

@@ -9,7 +9,7 @@ from lengthgen.jobs import start_job
 from lengthgen.replication import SPREAD_KEY
 from lengthgen.report import machine_description
 from lengthgen.results_pages import render_pages, write_pages
-from lengthgen.table_schemas.core import ALL_CLAIMS, TRAINING_SUMMARY
+from lengthgen.table_schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS, TRAINING_SUMMARY
 from lengthgen.table_schemas.replication import REPLICATION
 from lengthgen.table_schemas.robustness import ROBUSTNESS_CHECKS
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
@@ -38,7 +38,8 @@ pages = render_pages(params.config, sections, claims, params.experiments, commit
                      date=datetime.date.today(), machine=machine_description(),
                      training=training_markdown(read_table(inputs.training, TRAINING_SUMMARY)), changes=changes,
                      left_out=params.left_out, replication=replication, replication_section=replication_section,
-                     robustness=robustness, robustness_section=robustness_section)
+                     robustness=robustness, robustness_section=robustness_section,
+                     accuracy=read_table(inputs.accuracy, ACCURACY_SUMMARY) if "accuracy" in inputs.keys() else None)
 # The rule's outputs are these pages (results_pages.page_paths), in their order: the same set, or a bug.
 if sorted(pages) != sorted(params.pages):
     raise RuntimeError(f"the pages rendered ({sorted(pages)}) are not the rule's outputs ({sorted(params.pages)})")

@@ -144,7 +144,7 @@ def shift_checks(changes: pd.DataFrame, offset: int) -> list[dict]:
     rows = [check("rope attention logits depend on relative offset alone",
                   "max over seeds, lengths and shifts of the float64 max abs attention logit change",
                   rope["attention_logit_change"].max() if len(rope) else math.nan, "<=", ROPE_MAX_CHANGE,
-                  offset=offset, kind="sanity")]
+                  offset=offset, kind="sanity", rule=f"<= {ROPE_MAX_CHANGE:g}{logit_size(rope)}")]
     for pe in SHIFT_ABSOLUTE_ENCODINGS:
         runs = cells[(cells["pe"] == pe) & cells["defined"]]
         smallest = runs.groupby("seed")["attention_logit_change"].max().min() if len(runs) else math.nan
@@ -155,5 +155,12 @@ def shift_checks(changes: pd.DataFrame, offset: int) -> list[dict]:
             rows.append(check(claim, statistic, smallest, ">", ROPE_MAX_CHANGE, offset=offset, kind="sanity",
                               rule=f"> {ROPE_MAX_CHANGE:g}, more than rounding (heads at their seeded init)"))
         else:
-            rows.append(check(claim, statistic, smallest, ">=", ABSOLUTE_MIN_CHANGE, offset=offset))
+            rows.append(check(claim, statistic, smallest, ">=", ABSOLUTE_MIN_CHANGE, offset=offset,
+                              rule=f">= {ABSOLUTE_MIN_CHANGE:g}{logit_size(runs)}"))
     return rows
+
+
+def logit_size(cells: pd.DataFrame) -> str:
+    """`` (logits up to 12.3)``: the largest |attention logit| of the heads measured, the scale beside a change;
+    nothing where none was measured."""
+    return f" (logits up to {cells['attention_logit_scale'].max():.3g})" if len(cells) else ""
