@@ -498,7 +498,7 @@ def test_the_section_counts_claims_by_replication_and_the_exploratory_seeds():
     runs = [{**RUN, "name": "b"}, {**RUN, "name": "c"}]
     text = prose.section(checks, comparison, claims, runs, EXPLORED, RECORD, [], "")
     assert "under 2 other configurations (fresh seeds" in text
-    assert "Of 4 claims: 1 holds, 1 holds in part, 1 does not hold, 1 untestable." in text
+    assert "Of 4 experiments: 1 holds, 1 holds in part, 1 does not hold, 1 untestable." in text
     assert "(here 5 seeds in the exploratory run)" in text
     assert "![every check in every run](figures/replication.png)" in text
     assert prose.undecidable_markdown(comparison) in text.split("**Sanity checks**")[0]

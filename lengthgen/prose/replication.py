@@ -188,10 +188,10 @@ def section(checks: pd.DataFrame, comparison: pd.DataFrame, claims: pd.DataFrame
                checks_markdown(checks, comparison, run_names, "sanity")] if (checks["kind"] == "sanity").any() else [])
     return "\n\n".join([
         "## replication: do the verdicts hold on fresh seeds and other tasks?",
-        f"The verdicts above come from one configuration, the exploratory run. The confirmation study reruns every "
-        f"experiment under {len(runs)} other configuration{'s' if len(runs) > 1 else ''} (fresh seeds, other task "
+        f"The verdicts of the results page come from one configuration, the exploratory run. The confirmation study "
+        f"reruns every experiment under {len(runs)} other configuration{'s' if len(runs) > 1 else ''} (fresh seeds, other task "
         f"settings), each with every rule of the workflow, and compares each check with its exploratory outcome. "
-        f"Of {len(claims)} claims: {summary}.",
+        f"Of {len(claims)} experiments: {summary}.",
         rules_markdown(record, rule_files),
         runs_markdown(runs, exploratory),
         f"**Rule.** Checks are matched across runs by their experiment, claim and statistic, names that no setting "
