@@ -82,7 +82,7 @@ def setup_lines(config: dict, runs: list[str]) -> list[str]:
     offsets = ", ".join(str(offset) for offset in sweep["offset"])
     names = ", ".join(run.replace("_", " ") for run in runs)
     confirm = (f"Each claim is judged again, by the same rules, in {len(runs)} confirmation runs ({names}): the "
-               f"out-of-sample test, since most thresholds were set after this run's data was seen."
+               f"out-of-sample test, since most thresholds were set or revised after this run's data was seen."
                if runs else "No confirmation runs under this config.")
     return [
         f"**Task.** Read the token K = {offsets} positions back, over V = {task['vocab_size']} symbols "
@@ -94,6 +94,8 @@ def setup_lines(config: dict, runs: list[str]) -> list[str]:
     ]
 
 
+HEADLINE_RULE = ("A claim whose headline check (the number that states it) fails does not hold, however many of its "
+                 "other checks do.")
 TERMS = (
     "**Terms.** *Rope*: rotary position encoding; *learned*: learned absolute position embeddings; *carrier*: the "
     "learned rule as a few rotary frequency blocks whose phases point at offset K; *energy share*: the part of the "
@@ -270,7 +272,7 @@ def results_markdown(config: dict, claims: pd.DataFrame, replication: pd.DataFra
         "**Bottom line.**\n" + "\n".join(bottom_line(claims, replication, config["task"])),
         table.to_markdown(index=False, disable_numparse=True),
         *no_study,
-        DEFINITION,
+        f"{DEFINITION} {HEADLINE_RULE}",
         TERMS,
         *figure_one(claims, config, accuracy),
         "## Pages",
