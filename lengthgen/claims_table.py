@@ -14,9 +14,9 @@ Per claim of ``findings.FINDINGS``, from the ``all_claims`` table joined row for
 - *threshold (when set)*: the headline check's threshold and when its experiment's rules were fixed
   (``rule_history.rule_timing``);
 - *verdict*: the claim's verdict (``findings.finding_verdict``, in ``lengthgen.verdicts``' words) and how many of
-  its evidence checks hold;
-- *replication*: in how many confirmation runs every one of its evidence checks has its outcome here,
-  ``2 of 3 runs``;
+  its evidence checks hold; a verified headline (a test of the code) says that the evidence is the contrast;
+- *replication*: in how many confirmation runs every one of its evidence checks has its outcome here, of the runs
+  where its preconditions hold, ``1 of 2 runs (untestable in large vocab)`` (``findings.outcome_by_run``);
 - *robustness*, only where a robustness study ran: ``robustness`` maps a claim's name (``Finding.name``) to
   (points where it holds, points tested), rendered ``holds at 11 of 12 points``;
 - *page*: the link to its page.
@@ -29,9 +29,9 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from lengthgen.findings import (CHANCE, FINDINGS, NO_CONFIRMATION, NOT_TESTED, RIVAL, REST, UNTRAINED, Finding,
-                                Headline, counted_checks, finding_verdict, headline_check, replicates_in_run,
-                                selections)
+from lengthgen.findings import (CHANCE, FINDINGS, NO_CONFIRMATION, NOT_TESTED, REPLICATES, RIVAL, REST,
+                                UNTESTABLE_THERE, UNTRAINED, Finding, Headline, counted_checks, evidence_of,
+                                finding_verdict, headline_check, outcome_by_run, selections)
 from lengthgen.robustness import DEFAULT_POINT
 from lengthgen.rule_history import rule_timing
 from lengthgen.verdicts import HOLDS
@@ -78,18 +78,23 @@ def rival_check(headline: Headline, check: pd.Series, claims: pd.DataFrame) -> p
     return None if rival.empty else rival.iloc[0]
 
 
+def rival_value(headline: Headline, rival: pd.Series) -> float:
+    """The rival's number: its value, or the number its rule states (``Headline.rival_in_rule``)."""
+    if not headline.rival_in_rule:
+        return float(rival["value"])
+    found = re.search(headline.rival_in_rule, rival["rule"])
+    if found is None:
+        raise ValueError(f"headline {headline.claim!r}: its rival's rule {rival['rule']!r} states no {headline.label}")
+    return float(found.group(1))
+
+
 def rival_cell(headline: Headline, check: pd.Series, claims: pd.DataFrame) -> str:
     rival = rival_check(headline, check, claims)
     if rival is None:
         return f"{headline.label}: {NOT_RUN}"
-    if headline.rival_in_rule:
-        found = re.search(headline.rival_in_rule, rival["rule"])
-        if found is None:
-            raise ValueError(f"headline {headline.claim!r}: its rival's rule {rival['rule']!r} states no "
-                             f"{headline.label}")
-        return f"{headline.label} {number(float(found.group(1)))}"
     scale = re.search(headline.context, rival["rule"]) if headline.context else None
-    return f"{headline.label} {number(rival['value'])}" + (f", logits up to {scale.group(1)}" if scale else "")
+    return (f"{headline.label} {number(rival_value(headline, rival))}"
+            + (f", logits up to {scale.group(1)}" if scale else ""))
 
 
 def baseline_cell(headline: Headline, check: pd.Series, claims: pd.DataFrame, vocab_size: int) -> str:
@@ -119,23 +124,37 @@ def rule_cell(headline: Headline, check: pd.Series) -> str:
 
 def evidence_count(finding: Finding, claims: pd.DataFrame) -> tuple[int, int]:
     """(evidence checks that hold, evidence checks) of the claim's counted checks."""
-    evidence = counted_checks(selections(finding, claims), claims).query("kind == 'evidence'")
+    evidence = evidence_of(finding, claims)
     return int(evidence["holds"].sum()), len(evidence)
 
 
 def verdict_cell(finding: Finding, claims: pd.DataFrame) -> str:
+    """The verdict and how many checks hold; a verified headline (a test of the code) says that the evidence is
+    the contrast its baseline gives."""
     held, total = evidence_count(finding, claims)
     verdict = finding_verdict(finding, claims)
-    notes = [*(["verified to float64 rounding"] if finding.headline.verified else []),
-             *([f"{held} of {total} checks hold"] if total else [])]
-    return verdict + (f" ({'; '.join(notes)})" if notes else "")
+    count = f"{held} of {total} checks hold" if total else ""
+    if finding.headline.verified and total:
+        count = f"the number verified to float64 rounding, a test of the code; the evidence is the contrast: {count}"
+    return verdict + (f" ({count})" if count else "")
+
+
+def run_names(runs) -> str:
+    return ", ".join(run.replace("_", " ") for run in runs)
 
 
 def replication_cell(finding: Finding, claims: pd.DataFrame, replication: pd.DataFrame | None) -> str:
+    """``1 of 2 runs (untestable in large vocab)``: the runs where every evidence check has its outcome here, of the
+    runs where the claim can be read (``findings.outcome_by_run``)."""
     if replication is None:
         return NO_CONFIRMATION
-    in_run = replicates_in_run(counted_checks(selections(finding, claims), claims), replication)
-    return f"{int(in_run.sum())} of {len(in_run)} runs" if len(in_run) else "not compared"
+    outcomes = outcome_by_run(finding, claims, replication)
+    if outcomes.empty:
+        return "not compared"
+    testable = outcomes[outcomes != UNTESTABLE_THERE]
+    untestable = outcomes.index[outcomes == UNTESTABLE_THERE]
+    return (f"{int((testable == REPLICATES).sum())} of {len(testable)} runs"
+            + (f" (untestable in {run_names(untestable)})" if len(untestable) else ""))
 
 
 def robustness_of_findings(study: pd.DataFrame, claims: pd.DataFrame,

@@ -89,7 +89,8 @@ class Headline:
     range that starts (ends) at the value, not an interval around a mean. ``verified``: the number verifies a theorem
     of the code to its precision (a sanity check), reported as such; the claim's evidence is then the contrast the
     baseline gives. ``context``: a regex on the check's rule whose group states the number's scale (the logits'
-    size beside a logit change)."""
+    size beside a logit change). ``ceiling``: the baseline is the most the number can reach (the hard-attention
+    ceiling of what any logit scaling wins back), so a threshold above it is said to be out of reach."""
     experiment: str
     claim: str
     statistic: str
@@ -101,6 +102,7 @@ class Headline:
     worst_seed: bool = False
     verified: bool = False
     context: str = ""
+    ceiling: bool = False
 
     def __post_init__(self):
         if self.baseline not in BASELINES:
@@ -119,6 +121,9 @@ class Finding:
     page: str  # the experiment whose page tells it
     question: str = ""  # the question its page asks, where "does this hold: <paper>?" is not it
     beyond: bool = False  # this pipeline's own prediction from the paper's account, not a claim of the paper
+    # Claims of its checks whose values the first screen states beside a failing headline: what does hold.
+    support: tuple[str, ...] = ()
+    at_longest: str = ""  # the encoding whose accuracy at the longest evaluation length the first screen states
 
 
 FINDINGS = (
@@ -130,7 +135,7 @@ FINDINGS = (
             Headline("generalization", "rope stays well above chance at 4x the training length",
                      "rope: mean accuracy at the longest length <= 4x the training maximum",
                      "rope accuracy at length {far}, 4x the longest training length (share correct)", CHANCE),
-            "rotary heads extrapolate, learned ones do not", "generalization"),
+            "rotary heads extrapolate, learned ones do not", "generalization", at_longest="rope"),
     # Rope's invariance is a theorem of the code: its headline is verified to float64 precision, and the evidence
     # that the test can fail is the learned head's logits moving under the same shift, beside their size.
     Finding("equivariance", "rotary encodings make the attention logit a function of relative offset alone, so the "
@@ -149,7 +154,8 @@ FINDINGS = (
                      "min over (seed, length) past the range of the fraction of sequences at the modal position",
                      "learned head's share of sequences at its most frequent position", UNTRAINED,
                      worst_seed=True),
-            "learned heads pin to one position", "mechanics"),
+            "learned heads pin to one position", "mechanics",
+            support=("learned modal argmax position lies inside the training range",)),
     Finding("the carrier", "the learned rotary rule is a low-rank carrier kernel aligned with the target offset, "
             "across seeds and offsets",
             (Part("frequency"), Part("multiseed", "frequency:")),
@@ -220,7 +226,7 @@ FINDINGS = (
                      "hard-attention ceiling", ("the dilution law predicts how much of rope's decay log_length undoes",
                                                 "mean_field: absolute error of the predicted fraction of rope's lost "
                                                 "accuracy won back past the training range"),
-                     rival_in_rule=r"hard-attention ceiling ([-+0-9.e]+)"),
+                     rival_in_rule=r"hard-attention ceiling ([-+0-9.e]+)", ceiling=True),
             "sharpening attention cures the decay", "cures", beyond=True),
 )
 
@@ -368,16 +374,20 @@ def replicates_in_run(checks: pd.DataFrame, table: pd.DataFrame) -> pd.Series:
     return compared.assign(replicates=compared["replicates"] == "yes").groupby("run")["replicates"].all()
 
 
-def replication_of(checks: pd.DataFrame, table: pd.DataFrame | None) -> str:
-    """The row's replication over the confirmation runs (``replication.replication_verdict``), from the
-    replication table's rows of its evidence checks, with the causes of the checks that do not replicate."""
+def replication_of(finding: Finding, claims: pd.DataFrame, table: pd.DataFrame | None) -> str:
+    """The row's replication over the confirmation runs where it can be read (``replication.replication_verdict``
+    over ``outcome_by_run``), with the causes of the checks that do not replicate and the runs where it is
+    untestable."""
     if table is None:
         return NO_CONFIRMATION
-    compared = compared_in_runs(checks, table)
-    status = replication_verdict(replicates_in_run(checks, table))
-    causes = compared.loc[compared["replicates"] == "no", "cause"].value_counts()
-    return status + ("" if causes.empty else " (" + ", ".join(f"{count} by {cause}" for cause, count in causes.items())
-                     + ")")
+    outcomes = outcome_by_run(finding, claims, table)
+    untestable = list(outcomes.index[outcomes == UNTESTABLE_THERE])
+    status = replication_verdict(outcomes.drop(untestable) == REPLICATES)
+    compared = compared_in_runs(counted_checks(selections(finding, claims), claims), table)
+    causes = compared.loc[(compared["replicates"] == "no") & ~compared["run"].isin(untestable), "cause"].value_counts()
+    notes = [*(f"{count} by {cause}" for cause, count in causes.items()),
+             *([f"untestable in {', '.join(run.replace('_', ' ') for run in untestable)}"] if untestable else [])]
+    return status + (f" ({', '.join(notes)})" if notes else "")
 
 
 def tested_by(selected: list[tuple[Part, pd.DataFrame]]) -> list[str]:
@@ -405,6 +415,30 @@ def counted_checks(selected: list[tuple[Part, pd.DataFrame]], claims: pd.DataFra
     mechanism (not this pipeline's own hypotheses, nor its preconditions)."""
     counted = [rows for part, rows in selected if part.tests not in (BEYOND, PRECONDITION)]
     return pd.concat(counted) if counted else claims.iloc[:0]
+
+
+def evidence_of(finding: Finding, claims: pd.DataFrame) -> pd.DataFrame:
+    """The evidence checks a claim's verdict counts (``counted_checks``, evidence only)."""
+    counted = counted_checks(selections(finding, claims), claims)
+    return counted[counted["kind"] == "evidence"]
+
+
+def precondition_fails(finding: Finding, checks: pd.DataFrame) -> bool:
+    """Whether one of ``finding``'s preconditions fails among ``checks`` (one run's): its claim is untestable there."""
+    gates = [rows for part, rows in selections(finding, checks) if part.tests == PRECONDITION and not rows.empty]
+    return bool(gates) and not pd.concat(gates)["holds"].astype(bool).all()
+
+
+REPLICATES, DIFFERS, UNTESTABLE_THERE = "replicates", "differs", "untestable"
+
+
+def outcome_by_run(finding: Finding, claims: pd.DataFrame, table: pd.DataFrame) -> pd.Series:
+    """Per confirmation run that compares any of the claim's evidence: ``UNTESTABLE_THERE`` where one of its
+    preconditions fails in that run (its evidence there cannot be read), else ``REPLICATES`` when every evidence
+    check compared there replicates, else ``DIFFERS``."""
+    replicates = replicates_in_run(counted_checks(selections(finding, claims), claims), table)
+    return pd.Series({run: UNTESTABLE_THERE if precondition_fails(finding, table[table["run"] == run])
+                      else REPLICATES if same else DIFFERS for run, same in replicates.items()}, dtype=object)
 
 
 def row_verdict(selected: list[tuple[Part, pd.DataFrame]], claims: pd.DataFrame) -> str:
@@ -444,7 +478,7 @@ def finding_row(finding: Finding, claims: pd.DataFrame, replication: pd.DataFram
     checks = counted_checks(selected, claims)
     return {"finding": finding.name, "paper": finding.paper, "tested_by": tested_by(selected),
             "verdict": finding_verdict(finding, claims),
-            "replication": replication_of(checks, replication) if not checks.empty else NOT_TESTED,
+            "replication": replication_of(finding, claims, replication) if not checks.empty else NOT_TESTED,
             "sentence": sentence(selected, left_out)}
 
 

@@ -5,10 +5,11 @@
 same ones as its outputs). The pages:
 
 - ``RESULTS.md``: the setup in three lines (read from the config), the bottom line (``bottom_line``, from the
-  verdicts), the claims table (``lengthgen.claims_table``), the verdict vocabulary (``verdicts.DEFINITION``),
+  verdicts: each claim with its number, what holds of a contradicted one, the runs where a holding one differs), the claims table (``lengthgen.claims_table``), the verdict vocabulary (``verdicts.DEFINITION``),
   Figure 1 with its numbers, then links to every page and appendix;
 - ``experiments/<experiment>.md``: the question, the answer with its number, the figures, one table of its checks
-  (at most 6 columns), when its rules were fixed, its sanity checks apart, its caveats, a link to its details;
+  (at most 6 columns: its own, and the other experiments' checks its claim counts, each labelled with what it is
+  to that claim, ``check_labels``), when its rules were fixed, its sanity checks apart, its caveats, a link to its details;
 - ``first_screen.rst``: RESULTS.md as reStructuredText, the HTML report's front page (``first_screen_rst``);
 - ``appendix/*.md``: each experiment's full section (``appendix/<experiment>.md``), the methods (said once), the
   setup and config, the training table, the claims in detail, the rule history, the changes since the previous run
@@ -25,9 +26,12 @@ import pandas as pd
 import yaml
 
 from lengthgen.claims import VERDICT_RULE
-from lengthgen.claims_table import NOT_RUN, VALUE, claims_table, evidence_count, measured_text, number
-from lengthgen.findings import (FINDINGS, NOT_TESTED, PRECONDITION, REST, Finding, compared_in_runs, counted_checks,
-                                deciding_check, finding_verdict, findings_markdown, headline_check, selections)
+from lengthgen.claims_table import (FEWEST_SEEDS_FOR_A_RANGE, NOT_RUN, VALUE, claims_table, evidence_count,
+                                    measured_text, number, rival_check, rival_value, run_names)
+from lengthgen.findings import (BEYOND, FINDINGS, NOT_TESTED, PRECONDITION, REPLICATES, REST, RIVAL,
+                                UNTESTABLE_THERE, Finding, compared_in_runs, deciding_check, evidence_of,
+                                finding_verdict, findings_markdown, headline_check, outcome_by_run,
+                                selections)
 from lengthgen.first_screen_rst import as_rst
 from lengthgen.markdown_cells import fit_cells
 from lengthgen.replication import EXPLORATORY, instance_name
@@ -105,7 +109,7 @@ TERMS = (
     "*log-length scaling*: attention logits multiplied by log(n) / log(training length); *hard-attention "
     "ceiling*: the share of the lost accuracy that attending only to the top-scoring key would win back, the most "
     "any logit scaling can; *replication*: in how many confirmation runs every check of the claim has the outcome "
-    "it has here; *confirmation runs*: the same experiments on fresh seeds, on a smaller vocabulary and on a "
+    "it has here, of those where its preconditions hold; *confirmation runs*: the same experiments on fresh seeds, on a smaller vocabulary and on a "
     "larger one, with other offsets ([replication](appendix/replication.md)).")
 
 
@@ -126,50 +130,166 @@ def capitalized(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def worst_check(finding: Finding, claims: pd.DataFrame) -> str:
-    """``rope: largest drop ... = 0.4 at K=2, rule < 0.25``: the evidence check furthest past its threshold; a
-    headline repeated across seeds and offsets is named by its claim."""
-    evidence = counted_checks(selections(finding, claims), claims).query("kind == 'evidence'")
-    check = deciding_check(evidence)
+ACROSS_RUNS = "fraction of runs meeting the headline's threshold"  # a multiseed check: a headline in every run
+
+
+def check_words(check: pd.Series) -> str:
+    """``rope: largest drop ... = 0.4 at K=2, rule < 0.25``: a check in words; a headline repeated across seeds and
+    offsets is named by its claim; one the seed bootstrap leaves undecided says so."""
     where = "" if pd.isna(check["offset"]) else f" at {instance_name(check['offset'])}"
     what = (f"across seeds and offsets, {check['claim'].split(': ', 1)[-1]}: {check['statistic']}"
             if check["experiment"] == "multiseed" else check["statistic"])
-    return f"{what} = {number(check['value'])}{where}, rule {check['comparison']} {number(check['threshold'])}"
+    share = check.get("holds_fraction", float("nan"))
+    undecided = (f", undecided by the seeds drawn (holds in {share:.0%} of resamples)"
+                 if 1 - DECIDED_FRACTION < share < DECIDED_FRACTION else "")
+    return (f"{what} = {number(check['value'])}{where}, rule {check['comparison']} {number(check['threshold'])}"
+            f"{undecided}")
+
+
+def worst_check(finding: Finding, claims: pd.DataFrame) -> str:
+    """The evidence check furthest past its threshold, in words."""
+    return check_words(deciding_check(evidence_of(finding, claims)))
+
+
+def scope(finding: Finding, claims: pd.DataFrame) -> str:
+    """``on 3 seeds at K=1, 2; ``: where a claim rests on fewer seeds than a bootstrap range needs."""
+    evidence = evidence_of(finding, claims)
+    if evidence.empty or int(evidence["n_seeds"].max()) >= FEWEST_SEEDS_FOR_A_RANGE:
+        return ""
+    offsets = ", ".join(str(int(offset)) for offset in sorted(evidence["offset"].dropna().unique()))
+    return f"on {int(evidence['n_seeds'].max())} seeds" + (f" at K={offsets}" if offsets else "") + "; "
+
+
+def is_headline(finding: Finding, check: pd.Series) -> bool:
+    headline = finding.headline
+    return (check["experiment"], check["claim"], check["statistic"]) == (headline.experiment, headline.claim,
+                                                                          headline.statistic)
+
+
+def at_offsets(checks: pd.DataFrame) -> str:
+    """``1 at K=1, 2, 3`` where one value holds at every offset, else ``0.3 at K=1, 0.5 at K=2``."""
+    values = checks["value"].map(number)
+    offsets = checks["offset"].dropna().astype(int).astype(str)
+    if values.nunique() == 1 and len(offsets) == len(checks):
+        return f"{values.iloc[0]} at K={', '.join(offsets)}"
+    return ", ".join(f"{value}" + ("" if pd.isna(offset) else f" at {instance_name(offset)}")
+                     for value, offset in zip(values, checks["offset"]))
+
+
+def differing_runs(finding: Finding, claims: pd.DataFrame, replication: pd.DataFrame | None) -> list[str]:
+    """Where a claim's outcome differs in a confirmation run: ``in small vocab its headline is 0.606 at K=1 (9 of
+    10 seeds fail)`` where its headline (or its headline across seeds and offsets) differs there, ``untestable in
+    large vocab`` where a precondition fails there, and the other runs where some other check differs."""
+    if replication is None:
+        return []
+    said, others = [], []
+    for run, outcome in outcome_by_run(finding, claims, replication).items():
+        if outcome == UNTESTABLE_THERE:
+            said.append(f"untestable in {run_names([run])}, where a precondition fails")
+            continue
+        if outcome == REPLICATES:
+            continue
+        compared = compared_in_runs(evidence_of(finding, claims), replication[replication["run"] == run])
+        differing = compared[compared["replicates"] == "no"]
+        headline = differing[[is_headline(finding, row) for _, row in differing.iterrows()]]
+        repeated = differing[(differing["experiment"] == "multiseed") & differing["claim"].str.startswith(
+            f"{finding.headline.experiment}: ") & differing["statistic"].str.contains(ACROSS_RUNS, regex=False)]
+        if not headline.empty:
+            check = deciding_check(headline)
+            where = "" if pd.isna(check["offset"]) else f" at {instance_name(check['offset'])}"
+            seeds = (f" ({int(check['seeds_failing'])} of {int(check['seeds_checked'])} seeds fail)"
+                     if check["seeds_checked"] > 0 else "")
+            said.append(f"in {run_names([run])} its headline is {number(check['value'])}{where}{seeds}")
+        elif len(repeated) == len(differing):
+            said.append(f"in {run_names([run])} its headline holds in {number(repeated['value'].min())} of the "
+                        f"seed-offset runs")
+        else:
+            others.append(run)
+    return said + ([f"other checks differ in {run_names(others)}"] if others else [])
+
+
+def longest_range(accuracy: pd.DataFrame | None, task: dict, encoding: str) -> str:
+    """``at length 1024 (32x) 0.396 to 0.532``: the encoding's mean accuracy at the longest evaluation length, over
+    K."""
+    longest = max(task["eval_lengths"])
+    rows = (accuracy[(accuracy["experiment"] == "generalization") & (accuracy["pe"] == encoding)
+                     & (accuracy["length"] == longest)] if accuracy is not None else None)
+    if rows is None or rows.empty:
+        return ""
+    return (f"at length {longest} ({longest // task['train_length_max']}x) {number(rows['mean'].min())} to "
+            f"{number(rows['mean'].max())}")
 
 
 def in_brief(finding: Finding, row: pd.Series) -> str:
-    """``claim (0.683 at K=1; chance 0.0625)``: a claim with its headline number and baseline, as the table has them."""
-    if row[VALUE] == NOT_RUN:
-        return finding.short
+    """``0.683 at K=1; chance 0.0625``: a claim's headline number and baseline, as the table has them."""
     value = row[VALUE]
     where = re.search(r", (K=\d+)", value)
-    against = f"; {row['baseline']}" if row["baseline"] != "-" else ""
-    return f"{finding.short} ({value.split(' ')[0].rstrip(',')}{' at ' + where.group(1) if where else ''}{against})"
+    against = "" if row["baseline"] == "-" else (
+        f", verified to float64 rounding (a test of the code); the evidence is the contrast: {row['baseline']}"
+        if finding.headline.verified else f", against {row['baseline']}")
+    return f"{value.split(' ')[0].rstrip(',')}{' at ' + where.group(1) if where else ''}{against}"
 
 
-def contradiction(finding: Finding, claims: pd.DataFrame, task: dict) -> str:
-    """What the data say against a claim that does not fully hold: its headline number against its rule, where the
-    headline fails, else how many checks hold and the worst of them."""
+def holding(finding: Finding, row: pd.Series, claims: pd.DataFrame, replication: pd.DataFrame | None,
+            accuracy: pd.DataFrame | None, task: dict) -> str:
+    """A claim that holds: its number and baseline, the encoding's accuracy at the longest length where the claim
+    names one (``Finding.at_longest``), and the confirmation runs where its outcome differs."""
+    if row[VALUE] == NOT_RUN:
+        return finding.short
+    longest = longest_range(accuracy, task, finding.at_longest) if finding.at_longest else ""
+    notes = [in_brief(finding, row), *([longest] if longest else []), *differing_runs(finding, claims, replication)]
+    return f"{finding.short} ({scope(finding, claims)}{'; '.join(notes)})"
+
+
+def contradiction(finding: Finding, row: pd.Series, claims: pd.DataFrame, task: dict) -> str:
+    """What the data say against a claim that does not fully hold. Where its headline holds: how many checks hold,
+    its number against its baseline, and the worst check. Where its headline fails: that number against its rule,
+    and what does hold (``Finding.support``)."""
     check = headline_check(finding.headline, claims)
     held, total = evidence_count(finding, claims)
     if check is None or bool(check["holds"]):
-        return f"{finding.short} ({held} of {total} checks hold; worst, {worst_check(finding, claims)})"
+        number_here = f"; its number {in_brief(finding, row)}" if check is not None else ""
+        return (f"{finding.short} ({scope(finding, claims)}{held} of {total} checks hold{number_here}; worst, "
+                f"{worst_check(finding, claims)})")
     where = "" if pd.isna(check["offset"]) else f" at {instance_name(check['offset'])}"
     rest = f", so {finding.headline.label} {number(1 - check['value'])}" if finding.headline.baseline == REST else ""
-    return (f"{finding.short}: {measured_text(finding.headline, task)} is {number(check['value'])}{where}{rest}, "
-            f"against the rule {check['comparison']} {number(check['threshold'])} ({held} of {total} checks hold)")
+    support = evidence_of(finding, claims)
+    support = support[support["claim"].isin(finding.support)]
+    holds = "".join(f"; what holds: {claim} ({at_offsets(rows)}; rule {rows['comparison'].iloc[0]} "
+                    f"{number(rows['threshold'].iloc[0])})"
+                    for claim, rows in support.groupby("claim", sort=False) if rows["holds"].astype(bool).all())
+    return (f"{finding.short}: {scope(finding, claims)}{measured_text(finding.headline, task)} is "
+            f"{number(check['value'])}{where}{rest}, against the rule {check['comparison']} "
+            f"{number(check['threshold'])} ({held} of {total} checks hold){holds}")
+
+
+def out_of_reach(finding: Finding, claims: pd.DataFrame) -> str:
+    """Where a claim's baseline is the most its number can reach (``Headline.ceiling``) and its threshold lies above
+    that, that no value could meet the rule, and how near the number comes; the rule is not rejudged, since a rule
+    set against the ceiling now would be one set after the data."""
+    headline = finding.headline
+    check = headline_check(headline, claims)
+    rival = rival_check(headline, check, claims) if check is not None and headline.baseline == RIVAL else None
+    if not headline.ceiling or rival is None or check["comparison"] not in (">=", ">"):
+        return ""
+    ceiling = rival_value(headline, rival)
+    if ceiling >= check["threshold"] or ceiling <= 0:
+        return ""
+    return (f" Its rule ({check['comparison']} {number(check['threshold'])}) lies above the {headline.label} "
+            f"{number(ceiling)}, so no value could meet it; the number reaches {check['value'] / ceiling:.0%} of the "
+            f"ceiling. The rule stands: one judged against the ceiling now would be set after the data.")
 
 
 def verdict_lines(findings: list[tuple[Finding, pd.Series]], verdicts: dict[str, str], claims: pd.DataFrame,
-                  task: dict) -> list[str]:
+                  replication: pd.DataFrame | None, accuracy: pd.DataFrame | None, task: dict) -> list[str]:
     """One bullet per verdict some claim of ``findings`` has, each claim in exactly one, with its number."""
     lines = []
     for verdict, title in BOTTOM_LINE:
         named = [(finding, row) for finding, row in findings if verdicts[finding.name] == verdict]
         if verdict == HOLDS:
-            said = [in_brief(finding, row) for finding, row in named]
+            said = [holding(finding, row, claims, replication, accuracy, task) for finding, row in named]
         elif verdict in (IN_PART, DOES_NOT_HOLD):
-            said = [contradiction(finding, claims, task) for finding, _ in named]
+            said = [contradiction(finding, row, claims, task) for finding, row in named]
         else:
             said = [finding.short for finding, _ in named]
         lines += [f"- **{title}.** " + capitalized("; ".join(said)) + "."] if said else []
@@ -180,20 +300,22 @@ BOTTOM_LINE = ((HOLDS, "Reproduces"), (IN_PART, "Mixed"), (DOES_NOT_HOLD, "Contr
                (UNTESTABLE, "Untestable (a precondition failed)"), (NOT_TESTED, "Not run"))
 
 
-def bottom_line(claims: pd.DataFrame, replication: pd.DataFrame | None, task: dict,
-                findings: tuple[Finding, ...] = FINDINGS) -> list[str]:
+def bottom_line(claims: pd.DataFrame, replication: pd.DataFrame | None, task: dict, table: pd.DataFrame,
+                accuracy: pd.DataFrame | None = None, findings: tuple[Finding, ...] = FINDINGS) -> list[str]:
     """The paper's claims under three exclusive verdicts (reproduces, mixed, contradicted; untestable and not run
     where any is), each with the number that says so; this pipeline's own predictions apart, beyond the paper; and
-    the claims whose outcome is the same in every confirmation run, with that outcome."""
+    the claims whose outcome is the same in every confirmation run, with that outcome. ``table``: the claims table
+    of ``findings``."""
     verdicts = {finding.name: finding_verdict(finding, claims) for finding in findings}
-    table = claims_table(claims, replication, task, findings=findings)
     rows = list(zip(findings, (row for _, row in table.iterrows())))
-    lines = verdict_lines([(finding, row) for finding, row in rows if not finding.beyond], verdicts, claims, task)
+    lines = verdict_lines([(finding, row) for finding, row in rows if not finding.beyond], verdicts, claims,
+                          replication, accuracy, task)
     for finding, row in rows:
         if finding.beyond and verdicts[finding.name] not in (NOT_TESTED, UNTESTABLE):
-            said = in_brief(finding, row) if verdicts[finding.name] == HOLDS else contradiction(finding, claims, task)
+            said = (holding(finding, row, claims, replication, accuracy, task) if verdicts[finding.name] == HOLDS
+                    else contradiction(finding, row, claims, task))
             lines.append(f"- **Beyond the paper ({verdicts[finding.name]}).** {capitalized(said)}; baseline: "
-                         f"{row['baseline']}.")
+                         f"{row['baseline']}.{out_of_reach(finding, claims)}")
     if replication is not None:
         runs = len([run for run in dict.fromkeys(replication["run"]) if run != EXPLORATORY])
         same = [f"{finding.short} ({verdicts[finding.name]})" for finding, row in rows
@@ -255,12 +377,14 @@ def plain_title(sections: list[str], experiment: str) -> str:
     return title.split(":", 1)[1].strip() if ":" in title else experiment.split("_")[0].replace("_", " ")
 
 
-def results_markdown(config: dict, claims: pd.DataFrame, replication: pd.DataFrame | None,
+def results_markdown(config: dict, claims: pd.DataFrame, replication: pd.DataFrame | None, table: pd.DataFrame,
                      grouped: dict[str, list[str]], appendices: list[str], left_out: dict[str, str],
                      robustness: Mapping[str, tuple[int, int]] | None, accuracy: pd.DataFrame | None) -> str:
+    """RESULTS.md (module doc); ``table``: the claims table."""
     experiments = list(grouped)
     runs = [] if replication is None else [run for run in dict.fromkeys(replication["run"]) if run != EXPLORATORY]
-    table = claims_table(claims, replication, config["task"], robustness)
+    bottom = bottom_line(claims, replication, config["task"], table, accuracy)
+    table = table.copy()
     table["page"] = [cell if finding.page in experiments else NOT_RUN for cell, finding in zip(table["page"], FINDINGS)]
     told = {finding.page for finding in FINDINGS}
     links = {name: f"[{plain_title(grouped[name], name)}](experiments/{name}.md)" for name in experiments}
@@ -269,7 +393,7 @@ def results_markdown(config: dict, claims: pd.DataFrame, replication: pd.DataFra
     return "\n\n".join([
         "# Results: does rotary length generalization reproduce?",
         "\n".join(setup_lines(config, runs)),
-        "**Bottom line.**\n" + "\n".join(bottom_line(claims, replication, config["task"])),
+        "**Bottom line.**\n" + "\n".join(bottom),
         table.to_markdown(index=False, disable_numparse=True),
         *no_study,
         f"{DEFINITION} {HEADLINE_RULE}",
@@ -306,12 +430,12 @@ def title_of(sections: list[str], experiment: str) -> str:
     return re.sub(PER_OFFSET_SUFFIX.rstrip("$") + r"\b", "", title)
 
 
-def checks_table(checks: pd.DataFrame, preconditions: pd.Index) -> str:
-    """The page's one table: each evidence check with its value, interval and rule (6 columns); a check in
-    ``preconditions`` (the index of a claim's precondition checks) is labelled so: it gates, it is no evidence."""
+def checks_table(checks: pd.DataFrame, labels: pd.Series) -> str:
+    """The page's one table: each evidence check with its value, interval and rule (6 columns), its claim followed
+    by its label (``check_labels``)."""
     evidence = checks[checks["kind"] == "evidence"].copy()
-    gate = evidence.index.isin(preconditions) & ~evidence["claim"].str.contains("(precondition)", regex=False)
-    evidence.loc[gate, "claim"] = evidence.loc[gate, "claim"] + " (precondition)"
+    label = labels.reindex(evidence.index).fillna("")
+    evidence["claim"] = evidence["claim"] + label.map(lambda text: f" ({text})" if text else "")
     interval = (evidence.apply(lambda row: f" [{number(row['spread_low'])}, {number(row['spread_high'])}]", axis=1)
                 if "spread_low" in evidence else "")
     escaped = {column: evidence[column].str.replace("|", "\\|", regex=False) for column in ("claim", "statistic", "rule")}
@@ -320,6 +444,41 @@ def checks_table(checks: pd.DataFrame, preconditions: pd.Index) -> str:
                           "value [95% interval]": evidence["value"].map(number) + interval, "rule": escaped["rule"],
                           "holds": evidence["holds"].map({True: "yes", False: "no"})})
     return table.to_markdown(index=False, disable_numparse=True)
+
+
+def page_checks(experiment: str, claims: pd.DataFrame) -> pd.DataFrame:
+    """The checks an experiment's page shows: its own, then those of other experiments that the claim it tells
+    counts (the multiseed repeats of its headlines, another experiment's predictions), so that its table shows
+    every check its answer counts."""
+    own = claims[claims["experiment"] == experiment]
+    finding = told_by(experiment)
+    borrowed = evidence_of(finding, claims) if finding is not None else claims.iloc[:0]
+    return pd.concat([own, borrowed[borrowed["experiment"] != experiment]])
+
+
+def check_labels(experiment: str, checks: pd.DataFrame, claims: pd.DataFrame) -> pd.Series:
+    """Per check of a page, what it is to the claim the page tells: ``precondition`` (it gates, it is no evidence),
+    ``from multiseed`` (another experiment's check the claim counts), ``this pipeline's hypothesis, in no verdict``,
+    ``counts for: <claim>`` (another claim's), or ``in no claim's verdict``; no label for the claim's own evidence.
+    A page that tells no claim labels only the checks some claim counts."""
+    finding = told_by(experiment)
+    labels = pd.Series("", index=checks.index, dtype=object)
+    claimed = pd.Series(False, index=checks.index)
+    for other in sorted(FINDINGS, key=lambda candidate: candidate is not finding):  # the page's claim first
+        for part, rows in selections(other, claims):
+            rows = rows.index.intersection(checks.index)
+            free = rows[~claimed[rows].to_numpy()]
+            if other is finding:
+                labels[rows] = {PRECONDITION: "precondition", BEYOND: "this pipeline's hypothesis, in no verdict"}.get(
+                    part.tests, "" if part.experiment == experiment else f"from {part.experiment}")
+                claimed[rows] = True
+            elif part.tests not in (PRECONDITION, BEYOND):
+                labels[free] = f"counts for: {other.short}"
+                claimed[free] = True
+    if finding is not None:
+        labels[~claimed] = "in no claim's verdict"
+    already = checks["claim"].str.contains("(precondition)", regex=False)
+    return labels.mask(already & (labels == "precondition"), "")
 
 
 def sanity_sentence(checks: pd.DataFrame) -> str:
@@ -351,15 +510,6 @@ def caveats(checks: pd.DataFrame) -> str:
         for row in open_checks.itertuples()) + "."
 
 
-def precondition_checks(experiment: str, claims: pd.DataFrame) -> pd.Index:
-    """The index of the checks that gate the claim this experiment's page tells (none where it tells none)."""
-    finding = told_by(experiment)
-    if finding is None:
-        return claims.index[:0]
-    gates = [rows.index for part, rows in selections(finding, claims) if part.tests == PRECONDITION]
-    return gates[0].append(gates[1:]) if gates else claims.index[:0]
-
-
 def answer(experiment: str, checks: pd.DataFrame, claims: pd.DataFrame, task: dict) -> list[str]:
     """The question and the one-sentence answer: the claim this page tells, else the experiment's own checks."""
     finding = told_by(experiment)
@@ -376,12 +526,13 @@ def answer(experiment: str, checks: pd.DataFrame, claims: pd.DataFrame, task: di
 
 def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, claims: pd.DataFrame,
                     task: dict) -> str:
+    shown = page_checks(experiment, claims)
     return "\n\n".join([
         f"# {page_title(sections, experiment)}",
         "[Back to the results](../RESULTS.md)",
         *answer(experiment, checks, claims, task),
         *(rebased(figure) for figure in figures_of(sections)),
-        (checks_table(checks, precondition_checks(experiment, claims)) if (checks["kind"] == "evidence").any()
+        (checks_table(shown, check_labels(experiment, shown, claims)) if (shown["kind"] == "evidence").any()
          else "No evidence checks."),
         f"**How it was tested.** Each check is a rule fixed in code. When this experiment's rules were set: "
         f"{rule_timing(experiment)} ([rule history](../appendix/rule_history.md)). "
@@ -414,7 +565,7 @@ def methods_markdown() -> str:
         "whether the experiment's rules were set before its data was seen (from the rule history); *verdict*: as "
         "above, and a claim whose headline check fails does not hold, however many of its other checks do; "
         "*replication*: in how many confirmation runs every evidence check of the claim has the outcome it has "
-        "here; *robustness*: at how many points of the robustness study the claim holds, where that study ran.",
+        "here, of the runs where its preconditions hold (where one fails, the claim is untestable in that run); *robustness*: at how many points of the robustness study the claim holds, where that study ran.",
         "**Terms.** *K*: the offset, how far back the token to retrieve lies; *V*: the vocabulary size; *rope*: "
         "rotary position encoding; *learned*: learned absolute position embeddings; *dilution error*: a wrong answer "
         "where the right key still scores highest but its attention weight is spread too thin; *ranking error*: a "
@@ -448,23 +599,38 @@ def sections_by_experiment(sections: dict[str, str], claims: pd.DataFrame,
     return grouped
 
 
-def replication_by_claim(claims: pd.DataFrame, replication: pd.DataFrame, task: dict) -> str:
+def differences_in_run(finding: Finding, claims: pd.DataFrame, replication: pd.DataFrame, run: str,
+                       outcome: str) -> str:
+    """``fresh seeds: 1 (rule): <the check>``: how many of the claim's checks differ in ``run``, by cause, the check
+    named where it is one; or that the claim is untestable there, with the failing precondition."""
+    name = run_names([run])
+    in_run = replication[replication["run"] == run]
+    if outcome == UNTESTABLE_THERE:
+        gates = [rows for part, rows in selections(finding, in_run) if part.tests == PRECONDITION]
+        failing = pd.concat(gates).pipe(lambda rows: rows[~rows["holds"].astype(bool)])
+        return f"{name}: untestable, a precondition fails ({check_words(deciding_check(failing))})"
+    compared = compared_in_runs(evidence_of(finding, claims), in_run)
+    differing = compared[compared["replicates"] == "no"]
+    causes = ", ".join(differing["cause"].value_counts().index)
+    named = f": {check_words(differing.iloc[0])}" if len(differing) == 1 else ""
+    return f"{name}: {len(differing)} ({causes}){named}"
+
+
+def replication_by_claim(claims: pd.DataFrame, replication: pd.DataFrame, table: pd.DataFrame) -> str:
     """The claims table's replication, claim by claim (the unit of the results page), with the checks that do not
-    replicate in each run; the experiment-by-experiment account follows it."""
-    table = claims_table(claims, replication, task)
+    replicate in each run, or that the claim is untestable there; the experiment-by-experiment account follows it.
+    ``table``: the claims table."""
     rows = []
     for finding, cell in zip(FINDINGS, table["replication"]):
-        checks = counted_checks(selections(finding, claims), claims)
-        compared = compared_in_runs(checks, replication)
-        failing = compared[compared["replicates"] == "no"]
-        broken = "; ".join(f"{run.replace('_', ' ')}: {len(group)} ({', '.join(group['cause'].value_counts().index)})"
-                           for run, group in failing.groupby("run", sort=False)) or "-"
+        outcomes = outcome_by_run(finding, claims, replication)
+        broken = "; ".join(differences_in_run(finding, claims, replication, run, outcome)
+                           for run, outcome in outcomes.items() if outcome != REPLICATES) or "-"
         rows.append([finding.short, finding_verdict(finding, claims), cell, broken])
     return "\n\n".join([
         "## By claim",
         "As on the results page: a claim replicates in a run when every one of its evidence checks has there the "
-        "outcome it has in this run. The last column counts, per run, the checks that do not, by cause (defined "
-        "below).",
+        "outcome it has in this run, and is untestable in a run where one of its preconditions fails. The last "
+        "column counts, per run, the checks that do not replicate, by cause (defined below).",
         pd.DataFrame(rows, columns=["claim", "verdict here", "same outcome in", "checks that differ, per run (cause)"])
         .to_markdown(index=False, disable_numparse=True),
         "## By experiment"])
@@ -495,7 +661,8 @@ def render_pages(config: dict, sections: dict[str, str], claims: pd.DataFrame, e
     appendices = [path.removeprefix("appendix/").removesuffix(".md") for path in paths if path.startswith("appendix/")
                   and path.removeprefix("appendix/").removesuffix(".md") not in experiments]
     grouped = sections_by_experiment(sections, claims, experiments)
-    pages = {"RESULTS.md": results_markdown(config, claims, replication, grouped, appendices, left_out or {},
+    table = claims_table(claims, replication, config["task"], robustness)
+    pages = {"RESULTS.md": results_markdown(config, claims, replication, table, grouped, appendices, left_out or {},
                                             robustness, accuracy),
              "appendix/methods.md": methods_markdown(),
              "appendix/setup.md": setup_markdown(config, commit, date, machine),
@@ -506,7 +673,7 @@ def render_pages(config: dict, sections: dict[str, str], claims: pd.DataFrame, e
         pages["appendix/changes.md"] = appendix_page("Changes since the previous run", changes)
     if replication_section is not None:
         pages["appendix/replication.md"] = appendix_page(
-            "Replication", replication_by_claim(claims, replication, config["task"]) + "\n\n" + replication_section)
+            "Replication", replication_by_claim(claims, replication, table) + "\n\n" + replication_section)
     if robustness_section is not None:
         pages[f"appendix/{ROBUSTNESS}.md"] = appendix_page(
             "Robustness", robustness_by_claim(robustness or {}) + "\n\n" + robustness_section)

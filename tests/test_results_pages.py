@@ -74,6 +74,15 @@ def matches(row, stated: tuple) -> bool:
             and str(row.n_seeds) == seeds and (None if pd.isna(row.offset) else str(int(row.offset))) == offset)
 
 
+def gate_fails(finding, run_checks: pd.DataFrame) -> bool:
+    """Whether a precondition of ``finding`` fails among one run's checks: its precondition parts' claims, read
+    from the catalog's declaration, not through ``findings.selections``."""
+    failing = run_checks[~run_checks["holds"].astype(bool)]
+    return any(((failing["experiment"] == part.experiment) & failing["claim"].str.startswith(part.claim_prefix)
+                & failing["statistic"].str.startswith(part.statistic_prefix)).any()
+               for part in finding.parts if part.tests == "precondition")
+
+
 def disagreements(results_md: str, claims: pd.DataFrame, replication: pd.DataFrame | None, config: dict,
                   accuracy: pd.DataFrame) -> list[str]:
     """Every number of RESULTS.md's claims table, bottom line and Figure 1 caption that its tables do not give."""
@@ -106,11 +115,19 @@ def disagreements(results_md: str, claims: pd.DataFrame, replication: pd.DataFra
             found.append(f"{cells[0]}: verdict {cells[5]!r}, {int(evidence['holds'].sum())} of {len(evidence)} hold")
         if replication is not None:
             in_run = replicates_in_run(counted_checks(selected, claims), replication)
-            if cells[6] != f"{int(in_run.sum())} of {len(in_run)} runs":
-                found.append(f"{cells[0]}: replication {cells[6]!r}, recomputed {int(in_run.sum())} of {len(in_run)}")
+            untestable = [run for run in in_run.index if gate_fails(finding, replication[replication["run"] == run])]
+            testable = in_run.drop(untestable)
+            expected = f"{int(testable.sum())} of {len(testable)} runs" + (
+                f" (untestable in {', '.join(run.replace('_', ' ') for run in untestable)})" if untestable else "")
+            if cells[6] != expected:
+                found.append(f"{cells[0]}: replication {cells[6]!r}, recomputed {expected!r}")
     table_numbers = {token for cells in rows for cell in cells for token in DECIMAL.findall(cell)}
     table_numbers |= set(claims["threshold"].map(number)) | set(claims["value"].map(number)) | rule_numbers
     table_numbers |= set((1 - claims["value"]).map(number))
+    if replication is not None:  # a claim's headline in a confirmation run where it differs
+        table_numbers |= set(replication["value"].map(number))
+    longest = accuracy[(accuracy["experiment"] == "generalization") & (accuracy["length"] == accuracy["length"].max())]
+    table_numbers |= set(longest["mean"].map(number))
     bottom = results_md.split("**Bottom line.**")[1].split("\n\n")[0]
     found += [f"bottom line: {token}" for token in DECIMAL.findall(bottom) if token not in table_numbers]
     caption = next((line for line in results_md.splitlines() if line.startswith("**Figure 1.**")), "")
@@ -251,3 +268,45 @@ def test_the_html_reports_first_screen_is_results_md_with_its_table_and_links(co
     rows = markdown_rows(pages["RESULTS.md"], CLAIMS_HEADER)
     assert html.count("<tr>") == len(rows) + 1 and all(f"<td>{cells[2]}</td>" in html for cells in rows)
     assert f'href="{config["results_dir"]}/experiments/generalization.md"' in html and "Bottom line." in html
+
+
+def test_an_experiment_pages_table_shows_every_check_its_answer_counts_and_labels_the_others(committed):
+    """The answer's "k of n evidence checks hold" counts the rows of the page's table that carry no label, or the
+    label of another experiment's check the claim counts; a precondition, another claim's check or this pipeline's
+    hypothesis says so beside its claim."""
+    _, claims, _, pages, run_plan, _ = committed
+    for finding in FINDINGS:
+        if finding.page not in run_plan.experiments:
+            continue
+        page = pages[f"experiments/{finding.page}.md"]
+        held, total = map(int, re.search(r"\((\d+) of (\d+) evidence checks hold\)", page).groups())
+        rows = markdown_rows(page, "|claim|statistic|")
+        counted = [cells for cells in rows if not re.search(r"\((precondition|counts for: .*|this pipeline's "
+                                                            r"hypothesis, in no verdict|in no claim's verdict)\)$",
+                                                            cells[0])]
+        assert (sum(cells[5] == "yes" for cells in counted), len(counted)) == (held, total), finding.page
+        borrowed = {part.experiment for part in finding.parts if part.experiment != finding.page
+                    and part.tests != "precondition" and (part.select(claims)["kind"] == "evidence").any()}
+        assert all(any(cells[0].endswith(f"(from {name})") for cells in rows) for name in borrowed), finding.page
+
+
+def test_a_contradicted_claim_says_what_of_it_does_hold_and_an_unreachable_rule_is_said_so():
+    from lengthgen.results_pages import contradiction, out_of_reach
+    pinning = next(finding for finding in FINDINGS if finding.name == "pinning")
+    inside = "learned modal argmax position lies inside the training range"
+    assert pinning.support == (inside,)
+    checks = pinning_checks(0.37, 0.9) + [check(inside, "fraction inside", 1.0, "==", 1, offset=1)]
+    row = claims_table(claims_of(mechanics=checks), None, TASK).iloc[2]
+    said = contradiction(pinning, row, claims_of(mechanics=checks), TASK)
+    assert said.endswith(f"(2 of 3 checks hold); what holds: {inside} (1 at K=1; rule == 1)")
+    checks[-1] = check(inside, "fraction inside", 0.5, "==", 1, offset=1)
+    assert "what holds" not in contradiction(pinning, row, claims_of(mechanics=checks), TASK)
+    cures = next(finding for finding in FINDINGS if finding.headline.ceiling)
+
+    def cured(threshold: float, ceiling: float) -> pd.DataFrame:
+        headline = cures.headline
+        return claims_of(cures=[check(headline.claim, headline.statistic, 0.07, ">=", threshold),
+                                check(*headline.rival, 0.01, "<=", 0.1, rule=f"<= 0.1 (hard-attention ceiling {ceiling})")])
+    assert "lies above the hard-attention ceiling 0.08, so no value could meet it" in out_of_reach(cures, cured(0.5, 0.08))
+    assert "reaches 88% of the ceiling" in out_of_reach(cures, cured(0.5, 0.08))
+    assert out_of_reach(cures, cured(0.05, 0.08)) == ""
