@@ -205,6 +205,9 @@ def test_the_section_says_where_each_claim_holds_and_what_the_mechanism_does(tmp
            "+1.00" in text  # ratios 0.5, 0.25, 0.333 go with shares 0.75, 0.25, 0.5
     assert "better (lower MAE) at 2 of 3 points (default, wide); the dilution law at 1 (small)" in text
     assert "model.init: torch_default -> normal@std=0.1" in text
+    # The finding is the ranking errors' majority: it flips where the share crosses one half (0.5 is no majority).
+    assert "- model.init: 0.25 at small (default 0.75); the majority flips at small." in text
+    assert "- model.d_model: 0.50 at wide (default 0.75); the majority flips at wide." in text
 
 
 def test_the_figure_grid_colours_each_evidence_check_by_its_verdict_over_offsets():

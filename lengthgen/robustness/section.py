@@ -67,10 +67,40 @@ def mechanism_sentences(mechanism: pd.DataFrame) -> str:
     return " ".join(text)
 
 
+RANKING_MAJORITY = 0.5  # the finding: most of rope's wrong answers past the range are ranking errors
+
+
+def choice_sentences(mechanism: pd.DataFrame, changes: dict[str, list[str]]) -> str:
+    """Per choice the study varies (the config keys a point sets), the ranking share at the default and at each of
+    its points, and whether the finding, that most of rope's wrong answers past the range are ranking errors, holds
+    at all of them or flips where. The rule (a flip is the share crossing one half) was fixed before the default
+    grid's tables were read."""
+    share = mechanism.set_index("point")["ranking_share_of_wrong"]
+    if DEFAULT_POINT not in share or pd.isna(share[DEFAULT_POINT]):
+        return ""
+    default = share[DEFAULT_POINT]
+    by_choice: dict[str, list[str]] = {}
+    for point, differences in changes.items():
+        if point != DEFAULT_POINT and point in share:
+            keys = sorted(difference.split(":", 1)[0] for difference in differences)
+            by_choice.setdefault(" and ".join(keys), []).append(point)
+    sentences = []
+    for choice, points in by_choice.items():
+        values = ", ".join(f"{share[point]:.2f} at {point}" for point in points if pd.notna(share[point]))
+        flips = [point for point in points if pd.notna(share[point])
+                 and (share[point] > RANKING_MAJORITY) != (default > RANKING_MAJORITY)]
+        outcome = (f"the majority flips at {', '.join(flips)}" if flips else
+                   "the same side of one half at each of them")
+        sentences.append(f"- {choice}: {values or 'not measured'} (default {default:.2f}); {outcome}.")
+    return ("**Does the ranking-versus-dilution finding depend on the choice?** The ranking share of rope's wrong "
+            "answers past the range, per choice varied:\n" + "\n".join(sentences))
+
+
 def section(checks: pd.DataFrame, mechanism: pd.DataFrame, points: list[str], changes: dict[str, list[str]]) -> str:
     """The section, from the ``robustness_checks`` and ``robustness_mechanism`` tables; ``points`` in config order,
     the default first."""
     verdicts = claim_robustness(checks, points)
+    choices = choice_sentences(mechanism, changes)
     return "\n\n".join([
         "## Robustness: do the verdicts survive the choices nobody made?",
         "The study's experiments rerun at each point below, each a set of overrides of this run's config (one "
@@ -82,4 +112,5 @@ def section(checks: pd.DataFrame, mechanism: pd.DataFrame, points: list[str], ch
         "### The mechanism across the points",
         mechanism_markdown(mechanism, points),
         mechanism_sentences(mechanism),
+        *([choices] if choices else []),
     ]) + "\n"
