@@ -18,7 +18,8 @@ Per claim of ``findings.FINDINGS``, from the ``all_claims`` table joined row for
 - *replication*: in how many confirmation runs every one of its evidence checks has its outcome here, of the runs
   where its preconditions hold, ``1 of 2 runs (untestable in large vocab)`` (``findings.outcome_by_run``);
 - *robustness*, only where a robustness study ran: ``robustness`` maps a claim's name (``Finding.name``) to
-  (points where it holds, points tested), rendered ``holds at 11 of 12 points``;
+  (points where it holds, points tested), rendered ``holds at 11 of 12 points``, each point judged without the
+  claim's multiseed repeats (``within_study``);
 - *page*: the link to its page.
 
 Torch-free and pure: tables and plain data in, a table of strings out.
@@ -26,6 +27,7 @@ Torch-free and pure: tables and plain data in, a table of strings out.
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 
 import pandas as pd
 
@@ -157,17 +159,26 @@ def replication_cell(finding: Finding, claims: pd.DataFrame, replication: pd.Dat
             + (f" (untestable in {run_names(untestable)})" if len(untestable) else ""))
 
 
+SEED_REPEATS = "multiseed"  # every headline in every seed at every offset: the study's points are not repeated so
+
+
+def within_study(finding: Finding) -> Finding:
+    """The claim as the robustness study can judge it: without the parts of the multiseed experiment, which repeats
+    the headlines across seeds and offsets at this run alone."""
+    return replace(finding, parts=tuple(part for part in finding.parts if part.experiment != SEED_REPEATS))
+
+
 def robustness_of_findings(study: pd.DataFrame, claims: pd.DataFrame,
                            findings: tuple[Finding, ...] = FINDINGS) -> dict[str, tuple[int, int]]:
-    """Per claim the robustness study tests whole: (points at which its verdict holds, points). ``study``: the
+    """Per claim the robustness study tests: (points at which its verdict holds, points). ``study``: the
     ``robustness_checks`` table (a point's checks, this run's as the default point among them); a claim's verdict
-    at a point is ``findings.finding_verdict`` of its checks there, the rule of its row in the claims table. A
-    claim is left out where the study runs only some of the experiments it is decided on (fewer of its counted
-    checks at the default point than in ``claims``, this run's): its verdict there would rest on a part of its
-    evidence."""
+    at a point is ``findings.finding_verdict`` of its checks there (``within_study``: its multiseed repeats are not
+    run at the points), the rule of its row in the claims table. A claim is left out where the study runs only some
+    of the other experiments it is decided on (fewer of its counted checks at the default point than in ``claims``,
+    this run's): its verdict there would rest on a part of its evidence."""
     robustness = {}
     by_point = {point: study[study["point"] == point] for point in dict.fromkeys(study["point"])}
-    for finding in findings:
+    for finding in map(within_study, findings):
         counted = counted_checks(selections(finding, claims), claims)
         at_default = by_point.get(DEFAULT_POINT, study.iloc[:0])
         if counted.empty or len(counted_checks(selections(finding, at_default), at_default)) < len(counted):

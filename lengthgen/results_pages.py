@@ -565,7 +565,8 @@ def methods_markdown() -> str:
         "whether the experiment's rules were set before its data was seen (from the rule history); *verdict*: as "
         "above, and a claim whose headline check fails does not hold, however many of its other checks do; "
         "*replication*: in how many confirmation runs every evidence check of the claim has the outcome it has "
-        "here, of the runs where its preconditions hold (where one fails, the claim is untestable in that run); *robustness*: at how many points of the robustness study the claim holds, where that study ran.",
+        "here, of the runs where its preconditions hold (where one fails, the claim is untestable in that run); *robustness*: at how many points of the robustness study the claim holds, where that study ran (judged "
+        "on its checks there: the multiseed repeats of its headlines run at this point alone).",
         "**Terms.** *K*: the offset, how far back the token to retrieve lies; *V*: the vocabulary size; *rope*: "
         "rotary position encoding; *learned*: learned absolute position embeddings; *dilution error*: a wrong answer "
         "where the right key still scores highest but its attention weight is spread too thin; *ranking error*: a "
