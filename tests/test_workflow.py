@@ -70,17 +70,7 @@ def test_the_default_config_filled_is_the_committed_runs():
     prepare_config(prepared, SCHEMA)
     runs = confirmation_runs(as_given, prepared, REPO, SCHEMA)
     for config, results in [(prepared, REPO / "results"), *((run.prepared, REPO / run.results_dir) for run in runs.values())]:
-        used = configuration_used(results)
-        predated = predated_keys(config, used)
-        assert {**config, "report": None, **predated} == {**used, "report": None, **predated}, results
-
-
-def predated_keys(config: dict, used: dict) -> dict:
-    """The keys a committed run predates that change none of its own numbers, set aside until its RESULTS.md is
-    regenerated: the robustness study (another study, run beside it: issue 27) and ``experiments`` at its default
-    (null: every experiment runs, as before the key existed). Any other key, or ``experiments`` set, still counts."""
-    new = [key for key in ("robustness", "experiments") if key not in used]
-    return {key: None for key in new if key == "robustness" or config[key] is None}
+        assert {**config, "report": None} == {**configuration_used(results), "report": None}, results
 
 
 def test_ci_runs_the_readme_test_command():
