@@ -18,7 +18,8 @@ Per claim of ``findings.FINDINGS``, from the ``all_claims`` table joined row for
 - *replication*: in how many confirmation runs every one of its evidence checks has its outcome here, of the runs
   where its preconditions hold, ``1 of 2 runs (untestable in large vocab)`` (``findings.outcome_by_run``);
 - *robustness*, only where a robustness study ran: ``robustness`` maps a claim's name (``Finding.name``) to
-  (points where it holds, points tested), rendered ``holds at 11 of 12 points``, each point judged without the
+  (points where it holds, points tested, points where it is untestable), rendered ``holds at 6 of 11 points
+  (untestable at 4)``, each point judged without the
   claim's multiseed repeats (``within_study``);
 - *page*: the link to its page.
 
@@ -36,7 +37,7 @@ from lengthgen.findings import (CHANCE, FINDINGS, NO_CONFIRMATION, NOT_TESTED, R
                                 finding_verdict, headline_check, outcome_by_run, selections)
 from lengthgen.robustness import DEFAULT_POINT
 from lengthgen.rule_history import rule_timing
-from lengthgen.verdicts import HOLDS
+from lengthgen.verdicts import HOLDS, UNTESTABLE
 
 NOT_RUN = "not run"
 VALUE = "value [95% interval] (seeds)"
@@ -169,8 +170,9 @@ def within_study(finding: Finding) -> Finding:
 
 
 def robustness_of_findings(study: pd.DataFrame, claims: pd.DataFrame,
-                           findings: tuple[Finding, ...] = FINDINGS) -> dict[str, tuple[int, int]]:
-    """Per claim the robustness study tests: (points at which its verdict holds, points). ``study``: the
+                           findings: tuple[Finding, ...] = FINDINGS) -> dict[str, tuple[int, int, int]]:
+    """Per claim the robustness study tests: (points at which its verdict holds, points, points at which it is
+    untestable: a precondition fails there, so that its evidence cannot be read). ``study``: the
     ``robustness_checks`` table (a point's checks, this run's as the default point among them); a claim's verdict
     at a point is ``findings.finding_verdict`` of its checks there (``within_study``: its multiseed repeats are not
     run at the points), the rule of its row in the claims table. A claim is left out where the study runs only some
@@ -184,19 +186,21 @@ def robustness_of_findings(study: pd.DataFrame, claims: pd.DataFrame,
         if counted.empty or len(counted_checks(selections(finding, at_default), at_default)) < len(counted):
             continue
         verdicts = [finding_verdict(finding, checks) for checks in by_point.values()]
-        robustness[finding.name] = (sum(verdict == HOLDS for verdict in verdicts), len(verdicts))
+        robustness[finding.name] = (sum(verdict == HOLDS for verdict in verdicts), len(verdicts),
+                                    sum(verdict == UNTESTABLE for verdict in verdicts))
     return robustness
 
 
-def robustness_cell(finding: Finding, robustness: Mapping[str, tuple[int, int]]) -> str:
+def robustness_cell(finding: Finding, robustness: Mapping[str, tuple[int, int, int]]) -> str:
+    """``holds at 6 of 11 points (untestable at 4)``."""
     if finding.name not in robustness:
         return "not in the study"
-    held, points = robustness[finding.name]
-    return f"holds at {held} of {points} points"
+    held, points, untestable = robustness[finding.name]
+    return f"holds at {held} of {points} points" + (f" (untestable at {untestable})" if untestable else "")
 
 
 def claim_row(finding: Finding, claims: pd.DataFrame, replication: pd.DataFrame | None, task: dict,
-              robustness: Mapping[str, tuple[int, int]]) -> dict:
+              robustness: Mapping[str, tuple[int, int, int]]) -> dict:
     """One row of the claims table (module doc); a claim none of whose checks ran says so in every cell."""
     check = headline_check(finding.headline, claims)
     page = f"[page](experiments/{finding.page}.md)"
@@ -212,7 +216,7 @@ def claim_row(finding: Finding, claims: pd.DataFrame, replication: pd.DataFrame 
 
 
 def claims_table(claims: pd.DataFrame, replication: pd.DataFrame | None, task: dict,
-                 robustness: Mapping[str, tuple[int, int]] | None = None,
+                 robustness: Mapping[str, tuple[int, int, int]] | None = None,
                  findings: tuple[Finding, ...] = FINDINGS) -> pd.DataFrame:
     """The claims table (module doc), one row per finding, in their order. ``claims``: ``all_claims`` joined with
     ``claim_spread``; ``replication``: the replication table, when the config has confirmation runs; ``task``: the

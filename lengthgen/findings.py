@@ -89,8 +89,8 @@ class Headline:
     range that starts (ends) at the value, not an interval around a mean. ``verified``: the number verifies a theorem
     of the code to its precision (a sanity check), reported as such; the claim's evidence is then the contrast the
     baseline gives. ``context``: a regex on the check's rule whose group states the number's scale (the logits'
-    size beside a logit change). ``ceiling``: the baseline is the most the number can reach (the hard-attention
-    ceiling of what any logit scaling wins back), so a threshold above it is said to be out of reach."""
+    size beside a logit change). ``ceiling``: the baseline is what the number reaches in a limit (the hard-attention
+    ceiling: what logit scaling wins back as its scale grows), said beside a threshold far above it."""
     experiment: str
     claim: str
     statistic: str

@@ -27,7 +27,7 @@ import yaml
 
 from lengthgen.claims import VERDICT_RULE
 from lengthgen.claims_table import (FEWEST_SEEDS_FOR_A_RANGE, NOT_RUN, VALUE, claims_table, evidence_count,
-                                    measured_text, number, rival_check, rival_value, run_names)
+                                    measured_text, number, rival_check, rival_value, robustness_cell, run_names)
 from lengthgen.findings import (BEYOND, FINDINGS, NOT_TESTED, PRECONDITION, REPLICATES, REST, RIVAL,
                                 UNTESTABLE_THERE, Finding, compared_in_runs, deciding_check, evidence_of,
                                 finding_verdict, findings_markdown, headline_check, outcome_by_run,
@@ -75,7 +75,10 @@ def training_line(config: dict) -> str:
     varies."""
     model, train = config["model"], config["train"]
     init = model.get("init")
-    return ", ".join([f"width {model['d_model']}", *([INIT_WORDS.get(init, f"init {init}")] if init else []),
+    words = INIT_WORDS.get(init, f"init {init}") if init else None
+    if init == "torch_default" and "learned_init_std" in model:
+        words += f" (the learned position table N(0, {model['learned_init_std']:g}²))"
+    return ", ".join([f"width {model['d_model']}", *([words] if words else []),
                       f"Adam at peak lr {train['lr']:g} for {train['steps']} steps"])
 
 
@@ -100,6 +103,13 @@ def setup_lines(config: dict, runs: list[str]) -> list[str]:
 
 HEADLINE_RULE = ("A claim whose headline check (the number that states it) fails does not hold, however many of its "
                  "other checks do.")
+# The verdict words as the claims table grades a claim: ``verdicts.DEFINITION``'s, with the headline rule folded in.
+CLAIM_VERDICTS = (
+    "**Verdicts.** *holds*: every evidence check holds; *holds in part*: some do, its headline check (the number that "
+    "states the claim) among them; *does not hold*: its headline check fails, or no evidence check holds (the count "
+    "beside it says how many of its other checks do); *untestable*: a precondition failed (the heads did not fit "
+    "their training range) or nothing was measured. A precondition gates a verdict and never counts as evidence for "
+    "it; sanity checks (tests of the code) are shown apart and count in no verdict.")
 TERMS = (
     "**Terms.** *Rope*: rotary position encoding; *learned*: learned absolute position embeddings; *carrier*: the "
     "learned rule as a few rotary frequency blocks whose phases point at offset K; *energy share*: the part of the "
@@ -107,8 +117,8 @@ TERMS = (
     "attends to most often past the training range; *dilution error*: a wrong answer where the right key still "
     "scores highest but its attention is spread too thin; *ranking error*: one where another key scores higher; "
     "*log-length scaling*: attention logits multiplied by log(n) / log(training length); *hard-attention "
-    "ceiling*: the share of the lost accuracy that attending only to the top-scoring key would win back, the most "
-    "any logit scaling can; *replication*: in how many confirmation runs every check of the claim has the outcome "
+    "ceiling*: the share of the lost accuracy that attending only to the top-scoring key would win back, what logit "
+    "scaling wins back in its limit; *replication*: in how many confirmation runs every check of the claim has the outcome "
     "it has here, of those where its preconditions hold; *confirmation runs*: the same experiments on fresh seeds, on a smaller vocabulary and on a "
     "larger one, with other offsets ([replication](appendix/replication.md)).")
 
@@ -264,9 +274,9 @@ def contradiction(finding: Finding, row: pd.Series, claims: pd.DataFrame, task: 
 
 
 def out_of_reach(finding: Finding, claims: pd.DataFrame) -> str:
-    """Where a claim's baseline is the most its number can reach (``Headline.ceiling``) and its threshold lies above
-    that, that no value could meet the rule, and how near the number comes; the rule is not rejudged, since a rule
-    set against the ceiling now would be one set after the data."""
+    """Where a claim's baseline is what its number reaches in a limit (``Headline.ceiling``) and its threshold lies
+    far above that, how near the number comes; the rule is not rejudged, since a rule set against the ceiling now
+    would be one set after the data."""
     headline = finding.headline
     check = headline_check(headline, claims)
     rival = rival_check(headline, check, claims) if check is not None and headline.baseline == RIVAL else None
@@ -275,9 +285,10 @@ def out_of_reach(finding: Finding, claims: pd.DataFrame) -> str:
     ceiling = rival_value(headline, rival)
     if ceiling >= check["threshold"] or ceiling <= 0:
         return ""
-    return (f" Its rule ({check['comparison']} {number(check['threshold'])}) lies above the {headline.label} "
-            f"{number(ceiling)}, so no value could meet it; the number reaches {check['value'] / ceiling:.0%} of the "
-            f"ceiling. The rule stands: one judged against the ceiling now would be set after the data.")
+    return (f" Its rule ({check['comparison']} {number(check['threshold'])}) lies far above the {headline.label} "
+            f"{number(ceiling)}, what logit scaling wins back in its limit; the number reaches "
+            f"{check['value'] / ceiling:.0%} of it. The rule stands: one judged against the ceiling now would be set "
+            f"after the data.")
 
 
 def verdict_lines(findings: list[tuple[Finding, pd.Series]], verdicts: dict[str, str], claims: pd.DataFrame,
@@ -379,7 +390,7 @@ def plain_title(sections: list[str], experiment: str) -> str:
 
 def results_markdown(config: dict, claims: pd.DataFrame, replication: pd.DataFrame | None, table: pd.DataFrame,
                      grouped: dict[str, list[str]], appendices: list[str], left_out: dict[str, str],
-                     robustness: Mapping[str, tuple[int, int]] | None, accuracy: pd.DataFrame | None) -> str:
+                     robustness: Mapping[str, tuple[int, int, int]] | None, accuracy: pd.DataFrame | None) -> str:
     """RESULTS.md (module doc); ``table``: the claims table."""
     experiments = list(grouped)
     runs = [] if replication is None else [run for run in dict.fromkeys(replication["run"]) if run != EXPLORATORY]
@@ -396,7 +407,7 @@ def results_markdown(config: dict, claims: pd.DataFrame, replication: pd.DataFra
         "**Bottom line.**\n" + "\n".join(bottom),
         table.to_markdown(index=False, disable_numparse=True),
         *no_study,
-        f"{DEFINITION} {HEADLINE_RULE}",
+        CLAIM_VERDICTS,
         TERMS,
         *figure_one(claims, config, accuracy),
         "## Pages",
@@ -549,7 +560,7 @@ def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, 
 
 def methods_markdown() -> str:
     return "\n\n".join([
-        "# Methods", "[Back to the results](../RESULTS.md)", DEFINITION,
+        "# Methods", "[Back to the results](../RESULTS.md)", f"{DEFINITION} {HEADLINE_RULE}",
         f"**Checks.** Each claim is split into checks, each a statistic compared with a threshold fixed in code. An "
         f"*evidence* check is one a plausible world could fail; a *sanity* check only a bug can fail (an identity of "
         f"the code, an impossibility), so it counts in no verdict. A *precondition* (the heads fit their training "
@@ -637,10 +648,10 @@ def replication_by_claim(claims: pd.DataFrame, replication: pd.DataFrame, table:
         "## By experiment"])
 
 
-def robustness_by_claim(robustness: Mapping[str, tuple[int, int]]) -> str:
+def robustness_by_claim(robustness: Mapping[str, tuple[int, int, int]]) -> str:
     """The claims table's robustness column, claim by claim, before the study's own check-by-check account."""
-    named = {finding.name: finding.short for finding in FINDINGS}
-    lines = [f"- {named[name]}: holds at {held} of {points} points" for name, (held, points) in robustness.items()]
+    lines = [f"- {finding.short}: {robustness_cell(finding, robustness)}" for finding in FINDINGS
+             if finding.name in robustness]
     return "\n\n".join(["## By claim", "As on the results page (a claim's verdict at each point, by the same rule):",
                          "\n".join(lines) or "No claim of the results page is run whole by the study.",
                          "## By experiment and check"])
@@ -650,7 +661,7 @@ def render_pages(config: dict, sections: dict[str, str], claims: pd.DataFrame, e
                  commit: str, date: datetime.date, machine: str, training: str, changes: str | None = None,
                  left_out: dict[str, str] | None = None, replication: pd.DataFrame | None = None,
                  replication_section: str | None = None,
-                 robustness: Mapping[str, tuple[int, int]] | None = None,
+                 robustness: Mapping[str, tuple[int, int, int]] | None = None,
                  robustness_section: str | None = None, accuracy: pd.DataFrame | None = None) -> dict[str, str]:
     """Every page (module doc), by its path relative to the results folder. ``sections``: each section's markdown;
     ``claims``: ``all_claims`` joined with ``claim_spread``; ``experiments``: those that ran, in report order;

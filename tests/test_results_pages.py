@@ -247,8 +247,9 @@ def test_the_bottom_line_names_each_claim_under_one_verdict(committed):
 
 
 def test_the_robustness_hook_fills_its_column_and_a_claim_outside_the_study_says_so():
-    table = claims_table(claims_of(generalization=gap_checks(1.0, 0.7)), None, TASK, robustness={"the gap": (11, 12)})
-    assert table.loc[0, "robustness"] == "holds at 11 of 12 points"
+    table = claims_table(claims_of(generalization=gap_checks(1.0, 0.7)), None, TASK,
+                         robustness={"the gap": (7, 12, 4)})
+    assert table.loc[0, "robustness"] == "holds at 7 of 12 points (untestable at 4)"
     assert table.loc[1, "robustness"] == "not in the study" and table.loc[1, VALUE] == NOT_RUN
     assert "robustness" not in claims_table(claims_of(generalization=gap_checks(1.0, 0.7)), None, TASK)
 

@@ -199,7 +199,8 @@ def test_the_section_says_where_each_claim_holds_and_what_the_mechanism_does(tmp
     text = section(robustness_checks(CLAIMS, CHANGES, STUDY), synthetic_mechanism(tmp_path), POINTS, CHANGES)
     assert "*fits*: holds at 2 of 3 points; differs from the default's (holds) at wide (does not hold)" in text
     assert "*extrapolates*: holds at 2 of 3 points; differs from the default's (holds) at small (holds in part)" in text
-    assert "Of 2 claims, 0 hold at every one of the 3 points and 0 at none; 2 have a verdict that differs" in text
+    assert "Of 2 experiment claims (each experiment's own, finer than the results page's), 0 hold at every one of " \
+           "the 3 points and 0 at none; 2 have a verdict that differs" in text
     assert "from 0.25 (small) to 0.75 (default)" in text
     assert "rank correlation with the carrier kernel's largest value at unseen offsets relative to its value at K is " \
            "+1.00" in text  # ratios 0.5, 0.25, 0.333 go with shares 0.75, 0.25, 0.5
@@ -273,4 +274,13 @@ def test_claims_table_robustness_counts_the_points_a_claim_holds_at_and_skips_cl
         study, pd.concat([run, pd.DataFrame([shift_check, repeat_check])], ignore_index=True), (within, beyond, repeated))
     # Not at small (its headline fails at K=2); beyond rests on shift, not in the study; a multiseed repeat, which no
     # point runs, leaves a claim in the study, judged on its other checks.
-    assert robustness == {"within": (2, 3), "repeated": (2, 3)}
+    assert robustness == {"within": (2, 3, 0), "repeated": (2, 3, 0)}
+    # A point where the claim's precondition fails counts as untestable there, not as one where it fails.
+    fits = pd.DataFrame([{**row, "claim": "fits", "holds": point != "wide"}
+                         for row, point in zip(rows(DEFAULT_POINT, (True, True))[:1] * 3, (DEFAULT_POINT, "small", "wide"))])
+    fits["point"] = [DEFAULT_POINT, "small", "wide"]
+    gated = Finding("gated", "", (Part("generalization", "fits", "precondition"), Part("generalization", "c")), headline,
+                    "gated", "generalization")
+    with_gate = pd.concat([study, fits], ignore_index=True)
+    assert robustness_of_findings(with_gate, with_gate[with_gate["point"] == DEFAULT_POINT].drop(columns="point"),
+                                  (gated,)) == {"gated": (1, 3, 1)}

@@ -29,7 +29,8 @@ def summary_sentence(verdicts: pd.DataFrame, points: list[str]) -> str:
     everywhere = verdicts[verdicts["holds_at"] == len(points)]
     nowhere = verdicts[verdicts["holds_at"] == 0]
     changed = (verdicts[points].nunique(axis=1, dropna=False) > 1).sum()
-    return (f"Of {len(verdicts)} claims, {len(everywhere)} hold at every one of the {len(points)} points and "
+    return (f"Of {len(verdicts)} experiment claims (each experiment's own, finer than the results page's), "
+            f"{len(everywhere)} hold at every one of the {len(points)} points and "
             f"{len(nowhere)} at none; {changed} have a verdict that differs between points.")
 
 
