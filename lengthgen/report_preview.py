@@ -21,7 +21,7 @@ import yaml
 from lengthgen.drift import previous_changes_markdown
 from lengthgen.experiments.catalog import plan
 from lengthgen.replication import SPREAD_KEY
-from lengthgen.results_pages import render_pages, write_pages
+from lengthgen.results_pages import PER_OFFSET_SUFFIX, render_pages, write_pages
 from lengthgen.table_schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS, TRAINING_SUMMARY
 from lengthgen.table_schemas.replication import REPLICATION
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
@@ -39,16 +39,34 @@ def committed_config(results: Path) -> dict:
     raise FileNotFoundError(f"{results}: no page prints the configuration used (appendix/setup.md, RESULTS.md)")
 
 
+BACK_LINK = "[Back to the results](../RESULTS.md)\n\n"
+
+
+def appendix_body(path: Path) -> str:
+    """An experiment's committed appendix page as the sections it was written from: its text after the back link,
+    figure links relative to the results folder again."""
+    return path.read_text().split(BACK_LINK, 1)[-1].replace("](../figures/", "](figures/").rstrip()
+
+
 def committed_sections(results: Path, names: list[str]) -> dict[str, str]:
-    """Each section's markdown: ``sections/<name>.md``, else its ``## <name>`` block of the committed RESULTS.md
-    (without the verdict line the old report appended)."""
+    """Each section's markdown: ``sections/<name>.md``; else, from a committed report of pages, its experiment's
+    appendix page (all of an experiment's sections, under its first section's name, the others empty); else its
+    ``## <name>`` block of an older single-page RESULTS.md (without the verdict line that report appended)."""
     old = (results / "RESULTS.md").read_text() if (results / "RESULTS.md").exists() else ""
     blocks = {block.split("\n", 1)[0].split(":")[0].strip(): "## " + block
               for block in re.split(r"\n## ", "\n" + old)[1:]}
-    found = {}
+    found, told = {}, set()
     for name in names:
         path = results / "sections" / f"{name}.md"
-        text = path.read_text() if path.exists() else blocks.get(name, f"## {name}\n\n(no section found)")
+        experiment = re.sub(PER_OFFSET_SUFFIX, "", name)
+        appendix = results / "appendix" / f"{experiment}.md"
+        if path.exists():
+            text = path.read_text()
+        elif appendix.exists():
+            text = "" if experiment in told else appendix_body(appendix)
+            told.add(experiment)
+        else:
+            text = blocks.get(name, f"## {name}\n\n(no section found)")
         found[name] = re.split(r"\n\n\*\*Verdict: ", text)[0]
     return found
 

@@ -291,7 +291,7 @@ def test_an_experiment_pages_table_shows_every_check_its_answer_counts_and_label
         assert all(any(cells[0].endswith(f"(from {name})") for cells in rows) for name in borrowed), finding.page
 
 
-def test_a_contradicted_claim_says_what_of_it_does_hold_and_an_unreachable_rule_is_said_so():
+def test_a_contradicted_claim_says_what_of_it_does_hold_and_a_rule_above_the_ceiling_is_said_so():
     from lengthgen.results_pages import contradiction, out_of_reach
     pinning = next(finding for finding in FINDINGS if finding.name == "pinning")
     inside = "learned modal argmax position lies inside the training range"
@@ -308,6 +308,7 @@ def test_a_contradicted_claim_says_what_of_it_does_hold_and_an_unreachable_rule_
         headline = cures.headline
         return claims_of(cures=[check(headline.claim, headline.statistic, 0.07, ">=", threshold),
                                 check(*headline.rival, 0.01, "<=", 0.1, rule=f"<= 0.1 (hard-attention ceiling {ceiling})")])
-    assert "lies above the hard-attention ceiling 0.08, so no value could meet it" in out_of_reach(cures, cured(0.5, 0.08))
-    assert "reaches 88% of the ceiling" in out_of_reach(cures, cured(0.5, 0.08))
+    assert "lies far above the hard-attention ceiling 0.08, what logit scaling wins back in its limit" in \
+        out_of_reach(cures, cured(0.5, 0.08))
+    assert "the number reaches 88% of it" in out_of_reach(cures, cured(0.5, 0.08))
     assert out_of_reach(cures, cured(0.05, 0.08)) == ""
