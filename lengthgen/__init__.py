@@ -21,13 +21,16 @@ The importable library behind the Snakemake workflow. The core, one job per modu
 - ``table_schemas``: every table's schema; ``tables``: atomic, deterministic parquet writes.
 - ``runs``: loading the trained models a rule reads.
 - ``stats``: means and confidence intervals over seeds.
-- ``thresholds``: every claim's thresholds; ``claims``: structured checks and verdicts.
-- ``report``: RESULTS.md; ``drift``: how far one run's checked numbers moved from another's.
+- ``thresholds``: the claim rules several experiments share; ``claims``: structured checks and verdicts.
+- ``dilution``: the dilution law's and the ranking account's predictions; ``prediction_errors``: how far they miss.
+- ``headlines``: one number per run with its rule, which the multiseed experiment asks of every run.
+- ``rule_history``: when each rule was fixed (``docs/rule_history.yaml``, read).
+- ``report``, ``results_pages``: RESULTS.md and its pages; ``drift``: how far one run's checked numbers moved.
 
-The studies built on it live in ``experiments`` (generalization, mechanics, shift, prop1, frequency,
-linear, variants, cures, transformer, multiseed), each with its section text in ``prose`` and
-its figures in ``plots``; ``experiments.catalog`` declares them (what each reads, its settings,
-tables and figures), says which of them a config runs, and why the others are left out.
+The experiments live in ``experiments/<name>/``, one folder each with everything about it: its analysis
+and checks, its rules (``thresholds.py``), its table schemas, its section text, its figures and its headlines
+(docs/adding-an-experiment.md). ``experiments.catalog`` declares them in order (what each reads, its
+settings, tables and figures), says which of them a config runs, and why the others are left out.
 """
 
 __version__ = "0.1.0"

@@ -28,7 +28,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from lengthgen.encoding_catalog import DEFAULT_NOISE_MAX_LENGTH, encoding_description, resolve_encoding_name
 from lengthgen.experiments.catalog import CATALOG
 from lengthgen.initialization import parse_init
-from lengthgen.thresholds import SHIFT_ENCODINGS
+from lengthgen.experiments.shift.thresholds import SHIFT_ENCODINGS
 
 
 class ConfigError(ValueError):

@@ -30,12 +30,13 @@ from lengthgen.experiments.catalog import plan
 # their range (the rule in training_record.py, the filter of past-range claims in training_report.py); the
 # dilution law's and the ranking account's predictions (dilution.py); the comparison of predictions with their
 # trivial baselines (prediction_errors.py); the intervals checks are decided on (stats.py); and the statistics
-# of per-seed sums that checks' values are computed as (seed_sums.py).
+# of per-seed sums that checks' values are computed as (seed_sums.py); what a multiseed headline is (headlines.py).
 RULE_FILES = ("lengthgen/thresholds.py", "lengthgen/claims.py", "lengthgen/replication.py", "lengthgen/bootstrap.py",
               "lengthgen/experiments", "lengthgen/kernel.py", "lengthgen/length_scaling.py", "lengthgen/encodings.py",
               "lengthgen/encoding_catalog.py", "lengthgen/names.py", "lengthgen/variant_predictions.py",
               "lengthgen/training_record.py", "lengthgen/training_report.py", "lengthgen/dilution.py",
-              "lengthgen/prediction_errors.py", "lengthgen/stats.py", "lengthgen/seed_sums.py", "lengthgen/verdicts.py")
+              "lengthgen/prediction_errors.py", "lengthgen/stats.py", "lengthgen/seed_sums.py", "lengthgen/verdicts.py",
+              "lengthgen/headlines.py")
 RUN_PREFIX = "confirm_"
 # Keys that say where and how a run is written and shown, or which other studies it runs, not what it measures.
 PRESENTATION_KEYS = ("results_dir", "device", "figures", "confirmation", "robustness", "bootstrap", "report")

@@ -52,26 +52,13 @@ import torch
 
 from lengthgen.kernel import log_mean_exp_over_keys, logit_kernel, realized_mean_logit, self_logits
 from lengthgen.model import AttentionHead
-from lengthgen.prediction_errors import BORROWED_ATTENTION
+from lengthgen.prediction_errors import BORROWED_ATTENTION, PREDICTORS
 from lengthgen.seeding import generator
 
-PREDICTORS = ("mean_logit", "mean_field", "mean_field_target", "ranking", "exact")
-PROFILE_PREDICTORS = PREDICTORS[:3]  # those that give a fixed weight profile per (query, target) token
-ATTENTION_PREDICTORS = (*PROFILE_PREDICTORS, "exact")  # those with an attention prediction of their own
-PREDICTOR_LABELS = {
-    "mean_logit": "exp s(K) / sum_delta exp s(delta), s averaged over token content",
-    "mean_field": "exp(logit) averaged over the key token b at each delta, per query token a, then over a",
-    "mean_field_target": "as mean_field, with the target's own logit at its actual token t, then over a and t",
-    "ranking": "accuracy only: P(no key of another token outranks the target), from the kernel over token pairs "
-               "with uniform distractor tokens, times whether the target token's own value reads out as itself",
-    "exact": "the exact expectation over content (Laplace-transform identity); accuracy: the kernel's own "
-             "softmax on random sequences (a consistency check)",
-}
 # Trapezoid grid in r = log u for the exact expectation; see ``exact_target_attention``.
 LOG_U_STEP = 0.25  # the integrand is analytic in a strip, so the trapezoid rule converges like exp(-pi^2 / step)
 LOG_U_MIN = -25.0  # the dropped integral over u < exp(LOG_U_MIN) is at most exp(LOG_U_MIN)
 TAIL = 40.0  # u stops where exp(-u * smallest possible denominator) < exp(-TAIL)
-QUANTITIES = ("target_attention", "accuracy")
 
 
 def attention_profiles(kernel: torch.Tensor, offset: int, length: int) -> dict[str, torch.Tensor]:

@@ -17,6 +17,21 @@ import pandas as pd
 from lengthgen import seed_sums
 from lengthgen.seed_sums import SeedSums
 
+# The dilution law's predictors and the ranking account (lengthgen/dilution.py makes their predictions), named
+# here, without torch, for the tables and texts that report them.
+PREDICTORS = ("mean_logit", "mean_field", "mean_field_target", "ranking", "exact")
+PROFILE_PREDICTORS = PREDICTORS[:3]  # those that give a fixed weight profile per (query, target) token
+ATTENTION_PREDICTORS = (*PROFILE_PREDICTORS, "exact")  # those with an attention prediction of their own
+PREDICTOR_LABELS = {
+    "mean_logit": "exp s(K) / sum_delta exp s(delta), s averaged over token content",
+    "mean_field": "exp(logit) averaged over the key token b at each delta, per query token a, then over a",
+    "mean_field_target": "as mean_field, with the target's own logit at its actual token t, then over a and t",
+    "ranking": "accuracy only: P(no key of another token outranks the target), from the kernel over token pairs "
+               "with uniform distractor tokens, times whether the target token's own value reads out as itself",
+    "exact": "the exact expectation over content (Laplace-transform identity); accuracy: the kernel's own "
+             "softmax on random sequences (a consistency check)",
+}
+QUANTITIES = ("target_attention", "accuracy")
 TRIVIAL_PREDICTORS = ("chance", "no_decay")  # baselines from the measurements (module doc)
 TRIVIAL_LABELS = {
     "chance": "baseline: attention 1/n, accuracy 1/V (everything lost, as at init)",

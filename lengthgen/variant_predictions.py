@@ -7,7 +7,7 @@ Plain data in, plain data out: no torch, no measurement.
 """
 
 from lengthgen.encoding_catalog import encoding_description, has_position_term
-from lengthgen.thresholds import MONOTONE_FAILS_FROM_OFFSET, RANDOM_POSITIONS_FAIL_FROM_OFFSET
+from lengthgen.experiments.variants.thresholds import MONOTONE_FAILS_FROM_OFFSET, RANDOM_POSITIONS_FAIL_FROM_OFFSET
 
 FAILS, EXTRAPOLATES, DECAYS, COLLAPSES = "fails in range", "extrapolates", "decays gracefully", "collapses to chance"
 CLASSES = (EXTRAPOLATES, DECAYS, COLLAPSES, FAILS)

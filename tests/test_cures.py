@@ -9,14 +9,16 @@ import torch
 from lengthgen import length_scaling
 from lengthgen.claims import with_keys
 from lengthgen.experiments.cures import analysis as cures
-from lengthgen.dilution import PREDICTORS, predict_dilution
+from lengthgen.dilution import predict_dilution
+from lengthgen.prediction_errors import PREDICTORS
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.experiments.cures.figures import CURE_STYLES, TRAINED_HEAD, draw
 from lengthgen.experiments.cures.section import closest_predictor, predicted_claim_markdown, section, sharpening_markdown
 from lengthgen.table_schemas.core import CLAIMS
 from lengthgen.experiments.cures.tables import CURES_BY_LENGTH, CURES_PREDICTION, CURES_RECOVERY
 from lengthgen.tables import to_arrow
-from lengthgen.thresholds import CURES_CLAIM_PREDICTOR, MIN_MAE_GAIN_OVER_TRIVIAL
+from lengthgen.experiments.cures.thresholds import CURES_CLAIM_PREDICTOR
+from lengthgen.experiments.prop1.thresholds import MIN_MAE_GAIN_OVER_TRIVIAL
 from lengthgen.task import make_eval_set
 from lengthgen.training import init_head
 

@@ -14,9 +14,9 @@ import torch
 
 from lengthgen import seed_sums
 from lengthgen.experiments.cures import analysis as cures
-from lengthgen.dilution import PREDICTORS
+from lengthgen.prediction_errors import PREDICTORS
 from lengthgen.model import TokenTables
-from lengthgen.thresholds import CURES_CLAIM_PREDICTOR
+from lengthgen.experiments.cures.thresholds import CURES_CLAIM_PREDICTOR
 
 VOCAB, LENGTH = 4, 5
 # Each row: (tokens, attention logits over positions 0..4, target); the answer of the picked key by hand.

@@ -12,6 +12,7 @@ import pytest
 import torch
 
 from lengthgen.experiments.errors import analysis as errors
+from lengthgen.experiments.errors.summaries import split_errors
 
 LENGTH, OFFSET, TRAIN_MAX, VOCAB = 6, 1, 3, 4
 TARGET = LENGTH - 1 - OFFSET  # position 4
@@ -134,6 +135,6 @@ def test_split_errors_by_hand():
     split = pd.DataFrame({"offset": [1, 1, 1], "predictor": ["ranking"] * 3, "past_training_range": [True, True, False],
                           "predicted_ranking_share": [0.5, 0.1, 0.9], "measured_ranking_share": [0.2, 0.3, 0.0],
                           "predicted_dilution_share": [0.0, 0.0, 0.0], "measured_dilution_share": [0.4, 0.1, 1.0]})
-    row = errors.split_errors(split).iloc[0]
+    row = split_errors(split).iloc[0]
     assert row["ranking_share_error"] == pytest.approx((0.3 + 0.2) / 2)
     assert row["dilution_share_error"] == pytest.approx((0.4 + 0.1) / 2)

@@ -10,7 +10,8 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lengthgen import thresholds, tables
+from lengthgen import tables
+from lengthgen.experiments.linear import thresholds
 from lengthgen.claims import with_keys
 from lengthgen.experiments.linear import analysis as linear
 from lengthgen.model import AttentionHead, HeadConfig

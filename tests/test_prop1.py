@@ -14,12 +14,13 @@ from lengthgen import tables
 from lengthgen.claims import with_keys
 from lengthgen.experiments.prop1 import analysis as prop1
 from lengthgen import dilution, prediction_errors as errors_of_predictions
-from lengthgen.dilution import (ATTENTION_PREDICTORS, PREDICTORS, PROFILE_PREDICTORS, attention_profiles,
-                                exact_target_attention, kernel_softmax_weights, predict_dilution, profile_weights,
-                                ranking_probability, readout_accuracy, token_outputs)
-from lengthgen.experiments.prop1.analysis import (best_predictor, compare_with_measured, kernel_profile, kernel_summary,
+from lengthgen.dilution import (attention_profiles, exact_target_attention, kernel_softmax_weights, predict_dilution,
+                                profile_weights, ranking_probability, readout_accuracy, token_outputs)
+from lengthgen.experiments.prop1.analysis import (compare_with_measured, kernel_profile, kernel_summary,
                                                   prediction_checks, ranking_checks, untrained_comparison)
-from lengthgen.prediction_errors import prediction_errors, trivial_predictions, with_baselines
+from lengthgen.experiments.prop1.summaries import best_predictor
+from lengthgen.prediction_errors import (ATTENTION_PREDICTORS, PREDICTORS, PROFILE_PREDICTORS, prediction_errors,
+                                         trivial_predictions, with_baselines)
 from lengthgen.kernel import logit_kernel
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.experiments.prop1.figures import ACCURACY_ONLY, PREDICTOR_STYLES, draw

@@ -549,7 +549,7 @@ def test_where_the_exploratory_run_failed_its_miss_and_the_confirmations_clearan
 # decide_cause on its own, every branch written out in full (CAUSE_RULE in lengthgen/thresholds.py).
 
 from lengthgen.replication import Cause, Evidence, decide_cause  # noqa: E402
-from lengthgen.thresholds import RULE_CAUSE_MAX_MISS  # noqa: E402
+from lengthgen.thresholds import RULE_CAUSE_MAX_MISS
 
 NO_COUNT = "no per-seed count (the check is not computed per seed), so the seed bootstrap alone"
 # (0 of 2 against 12 of 14) has a two-sided Fisher p of exactly 0.05: at the level, the shares are compatible.

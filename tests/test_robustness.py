@@ -18,7 +18,7 @@ from lengthgen.robustness.points import DEFAULT_POINT, robustness_points
 from lengthgen.robustness.section import section
 from lengthgen.table_schemas.robustness import ROBUSTNESS_CHECKS, ROBUSTNESS_MECHANISM
 from lengthgen.tables import read_table, write_table
-from lengthgen.thresholds import PROP1_CLAIM_PREDICTOR
+from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 STUDY = ["generalization", "mechanics", "frequency", "prop1", "errors"]

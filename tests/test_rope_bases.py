@@ -13,7 +13,9 @@ from lengthgen.experiments.rope_bases import analysis as rope_bases
 from lengthgen.model import HeadConfig
 from lengthgen.experiments.rope_bases import figures as plots
 from lengthgen.experiments.rope_bases import section as prose
-from lengthgen.thresholds import ORDER_MIN_ACCURACY_GAP, PROP1_CLAIM_PREDICTOR
+from lengthgen.experiments.rope_bases.summaries import EVERY_BASE, accuracy_errors
+from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
+from lengthgen.experiments.rope_bases.thresholds import ORDER_MIN_ACCURACY_GAP
 from lengthgen.training import init_head
 
 SETTINGS = {"task": {"vocab_size": 5, "train_length_min": 4, "train_length_max": 8, "eval_lengths": [8, 16, 32]},
@@ -131,11 +133,11 @@ def test_accuracy_errors_per_offset_and_encoding_pooled_and_over_all():
     table = pd.concat([prediction_table(MEASURED, {PROP1_CLAIM_PREDICTOR: {"rope@base=100": 0.3, "rope": 0.5,
                                                                            "rope@base=1e6": 0.6},
                                                    "ranking": MEASURED}, offset=offset) for offset in (1, 2)])
-    errors = rope_bases.accuracy_errors(table).set_index(["offset", "pe", "predictor"])
+    errors = accuracy_errors(table).set_index(["offset", "pe", "predictor"])
     assert errors.loc[(1, "rope@base=100", PROP1_CLAIM_PREDICTOR), "bias"] == pytest.approx(0.1)
-    assert errors.loc[(2, rope_bases.EVERY_BASE, PROP1_CLAIM_PREDICTOR), "mae"] == pytest.approx(0.1)  # 0.1, 0, 0.2
-    assert errors.loc[(2, rope_bases.EVERY_BASE, PROP1_CLAIM_PREDICTOR), "bias"] == pytest.approx(-0.1 / 3)
-    pooled = errors.xs(rope_bases.EVERY_BASE, level="pe")
+    assert errors.loc[(2, EVERY_BASE, PROP1_CLAIM_PREDICTOR), "mae"] == pytest.approx(0.1)  # 0.1, 0, 0.2
+    assert errors.loc[(2, EVERY_BASE, PROP1_CLAIM_PREDICTOR), "bias"] == pytest.approx(-0.1 / 3)
+    pooled = errors.xs(EVERY_BASE, level="pe")
     pooled = pooled[pooled.index.get_level_values("offset").isna()]  # over every offset
     assert pooled.loc[(slice(None), PROP1_CLAIM_PREDICTOR), "n"].item() == 6
     assert pooled.loc[(slice(None), "ranking"), "mae"].item() == 0.0

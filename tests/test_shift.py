@@ -15,7 +15,7 @@ from lengthgen.experiments.shift.figures import draw
 from lengthgen.experiments.shift.section import section
 from lengthgen.table_schemas.core import CLAIMS
 from lengthgen.experiments.shift.tables import SHIFT_CHANGES
-from lengthgen.thresholds import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE
+from lengthgen.experiments.shift.thresholds import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE
 
 VOCAB, D_MODEL = 8, 16
 

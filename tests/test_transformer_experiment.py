@@ -15,7 +15,8 @@ from lengthgen.experiments.transformer import analysis as experiment
 from lengthgen.kernel import cosine_sum
 from lengthgen.experiments.transformer.figures import draw
 from lengthgen.experiments.transformer import section as prose
-from lengthgen.thresholds import MIN_RETRIEVAL_ATTENTION
+from lengthgen.experiments.transformer.summaries import FINDINGS, PAPER_FINDINGS
+from lengthgen.experiments.transformer.thresholds import MIN_RETRIEVAL_ATTENTION
 from lengthgen.table_schemas.registry import schema_named
 from lengthgen import transformer as transformer_module
 from lengthgen.experiments.transformer.tables import (TRANSFORMER_BLOCKS, TRANSFORMER_CARRIER, TRANSFORMER_HEADS,
@@ -138,7 +139,7 @@ def test_the_step_prediction_check_counts_seeds_with_a_step():
     to_arrow(near, TRANSFORMER_STEP_PREDICTIONS)
     claims = experiment.claims_step_prediction(near)
     assert len(claims) == 1 and claims[0]["holds"] and claims[0]["value"] == pytest.approx(561 / 560)
-    assert claims[0]["claim"] == "steps" and "steps" not in experiment.PAPER_FINDINGS  # this pipeline's hypothesis
+    assert claims[0]["claim"] == "steps" and "steps" not in PAPER_FINDINGS  # this pipeline's hypothesis
     missed = experiment.claims_step_prediction(predictions([None, 100], [560, 560]))
     assert missed[0]["value"] == math.inf and not missed[0]["holds"]
     assert experiment.claims_step_prediction(predictions([561], [None])) == []  # no step: nothing to predict
@@ -329,7 +330,7 @@ def test_analysis_section_and_figures_from_models():
     assert checks.loc[checks["claim"] == "phenomenon", "holds"].all()
     section = prose.section(tables, checks, SETTINGS)
     assert section.startswith("## transformer") and "figures/transformer_shift.png" in section
-    for finding in experiment.FINDINGS:
+    for finding in FINDINGS:
         assert f"| {finding} " in section
     assert "Sanity checks" in section  # rope's shift invariance, apart from the evidence
     baseline = markdown_rows(section, "|K|headsatinit|")

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from lengthgen.experiments.transformer import analysis as experiment
-from lengthgen.thresholds import STEP_MIN_DROP
+from lengthgen.experiments.transformer.thresholds import STEP_MIN_DROP
 
 WIDTH = 4
 

@@ -14,7 +14,8 @@ from lengthgen.experiments.variants.section import FIRE_DEFAULT_THRESHOLD, FIRE_
 from lengthgen.seeding import generator
 from lengthgen.experiments.variants.tables import VARIANTS_CLASSES, VARIANTS_SUMMARY
 from lengthgen.tables import to_arrow
-from lengthgen.thresholds import CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY
+from lengthgen.experiments.variants.thresholds import EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY
+from lengthgen.thresholds import CHANCE_TOLERANCE
 from lengthgen.training import init_head
 from lengthgen.training_report import runs_that_fit
 from lengthgen.variant_predictions import (COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION, mechanism,
@@ -132,7 +133,7 @@ def test_no_prediction_is_no_confirmation():
     assert verdict(checks) == "does not hold"
 
 
-# The prediction per encoding at K = 1, 2, 3, as the rules of lengthgen/thresholds.py give it for its properties.
+# The prediction per encoding at K = 1, 2, 3, as the rules of lengthgen/experiments/variants/thresholds.py give it for its properties.
 PREDICTED = {
     "rope": [NO_COLLAPSE] * 3, "rope@base=100": [NO_COLLAPSE] * 3,
     "learned": [COLLAPSES] * 3, "fire": [COLLAPSES] * 3, "fire_fixed": [COLLAPSES] * 3,

@@ -8,9 +8,9 @@ An experiment's module (``lengthgen/experiments/<name>/analysis.py``) defines:
 - ``checks(tables, settings) -> DataFrame``: its checks (``claims.check``), from those tables
   alone, so that the seed bootstrap can recompute them on resampled seeds.
 
-Its section text is ``lengthgen/experiments/<name>/section.py``'s ``section(tables, checks, settings)``, which
-gets every input and table by name. ``settings`` is the declared config keys, nested as in the
-config, plus ``offset`` for an experiment that runs per offset.
+``settings`` is the declared config keys, nested as in the config, plus ``offset`` for an experiment
+that runs per offset. Its section text is written by its figure job (``lengthgen/experiments/sections.py``),
+so that editing the text reruns no analysis.
 """
 
 import importlib
@@ -26,16 +26,12 @@ from lengthgen.experiments.declaration import (EvalSets, Evaluations, Models, Ra
 from lengthgen.table_schemas.registry import schema_named
 from lengthgen.table_schemas.core import CLAIMS
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
-from lengthgen.tables import atomic_write_text, read_table, read_tables, write_table
+from lengthgen.tables import read_table, read_tables, write_table
 
 log = logging.getLogger(__name__)
 
 def experiment_module(name: str):
     return importlib.import_module(f"lengthgen.experiments.{name}.analysis")
-
-
-def prose_module(name: str):
-    return importlib.import_module(f"lengthgen.experiments.{name}.section")
 
 
 @dataclass
@@ -92,12 +88,12 @@ def load_inputs(reads: dict[str, dict], files: dict[str, list[str]], details: di
 
 def run_experiment(name: str, section: str, inputs: dict, settings: dict, bootstrap: dict,
                    outputs: dict[str, str]) -> None:
-    """Analyze, check and write one experiment's section. ``outputs``: each table's path by its schema
-    name, and ``claims``, ``spread``, ``section``."""
-    module, prose = experiment_module(name), prose_module(name)
+    """Analyze and check one experiment, and write its tables, checks and their seed spread. ``outputs``: each
+    table's path by its schema name, and ``claims``, ``spread``."""
+    module = experiment_module(name)
     log.info("analyzing %s", section)
     tables = module.analyze(inputs, settings)
-    missing = sorted(set(outputs) - {"claims", "spread", "section"} - set(tables))
+    missing = sorted(set(outputs) - {"claims", "spread"} - set(tables))
     if missing:
         raise ValueError(f"experiment {name} declares tables it did not return: {', '.join(missing)}")
     available = {**inputs, **tables}
@@ -112,4 +108,3 @@ def run_experiment(name: str, section: str, inputs: dict, settings: dict, bootst
         write_table(frame, outputs[table], schema_named(table))
     write_table(checks, outputs["claims"], CLAIMS)
     write_table(seed_bootstrap(checks_of, checked, **bootstrap), outputs["spread"], CLAIM_SPREAD)
-    atomic_write_text(prose.section(available, checks, settings), outputs["section"])

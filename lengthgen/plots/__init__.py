@@ -37,10 +37,13 @@ def save_figure(fig, path) -> None:
     plt.close(fig)
 
 
-def draw_figures(experiment: str, tables: dict[str, tuple[str, str]], settings: dict,
-                 figure_paths: dict[str, str]) -> None:
-    """Read an experiment's tables (name -> (path, schema name)), draw its figures, save each to its path."""
-    tables = {name: read_table(path, schema_named(schema)) for name, (path, schema) in tables.items()}
+def read_figure_tables(tables: dict[str, tuple[str, str]]) -> dict:
+    """An experiment's tables, read: name -> (path, schema name) becomes name -> DataFrame."""
+    return {name: read_table(path, schema_named(schema)) for name, (path, schema) in tables.items()}
+
+
+def draw_figures(experiment: str, tables: dict, settings: dict, figure_paths: dict[str, str]) -> None:
+    """Draw an experiment's figures from its tables (by name), save each to its path."""
     figures = importlib.import_module(f"lengthgen.experiments.{experiment}.figures").draw(tables, settings)
     missing = sorted(set(figure_paths) - set(figures))
     if missing:

@@ -8,7 +8,7 @@ its rope heads' kernels (``prop1_kernel``) and each predictor's error (``prop1_e
 import pandas as pd
 
 from lengthgen.claims import verdict
-from lengthgen.thresholds import PROP1_CLAIM_PREDICTOR
+from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
 from lengthgen.verdicts import HOLDS
 
 CLAIM = ["experiment", "claim"]

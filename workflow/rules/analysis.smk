@@ -19,7 +19,7 @@ rule accuracy_by_length:
 
 # One analysis job per experiment that runs (per offset for a per-offset experiment), made from its
 # declaration in lengthgen/experiments/catalog.py: its declared inputs, its settings, its tables, its
-# checks and seed spread, its RESULTS.md section.
+# checks and seed spread (its section text is written by its figure job, plot_<name>).
 for experiment in PLAN.running:
     section = section_name(experiment, "{offset}")
 
@@ -35,7 +35,6 @@ for experiment in PLAN.running:
             **experiment_tables(experiment),
             claims=f"{RESULTS}/claims/{section}.parquet",
             spread=f"{RESULTS}/spread/{section}.parquet",
-            section=f"{RESULTS}/sections/{section}.md",
         params:
             experiment=experiment.name,
             section=per_job(experiment, lambda offset, experiment=experiment: section_name(experiment, offset)),

@@ -251,10 +251,10 @@ def source_details(source, offset=None):
 
 def experiment_sources(experiment, dispatcher):
     """The lengthgen files one experiment's job runs: the dispatcher script's imports, the experiment's
-    own modules (its analysis and section text, or its figures) with theirs, and the schema module of every
+    own modules (its analysis, or its figures and section text) with theirs, and the schema module of every
     table it reads or writes (loaded by name at run time, so no import shows them)."""
     name = experiment.name
-    modules = ["analysis", "section"] if dispatcher == "analyze.py" else ["figures"]
+    modules = ["analysis"] if dispatcher == "analyze.py" else ["figures", "section"]
     files = set(script_sources(dispatcher))
     if dispatcher == "analyze.py":
         schemas = [schema_read(source) for source in experiment.reads.values() if schema_read(source)]

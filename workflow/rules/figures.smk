@@ -15,8 +15,9 @@ rule plot_all:
         FIGURES,
 
 
-# One figure job per experiment that runs (per offset for a per-offset experiment): its plot module
-# (lengthgen/experiments/<name>/figures.py) draws its figures from its tables. And a target named like the experiment
+# One figure job per experiment that runs (per offset for a per-offset experiment): from its tables and checks,
+# its plot module (lengthgen/experiments/<name>/figures.py) draws its figures and its section module
+# (section.py) writes its section text, so that editing either reruns no analysis. And a target named like the experiment
 # (`snakemake transformer`): its sections and figures, and only what they need.
 for experiment in PLAN.running:
 
@@ -35,11 +36,13 @@ for experiment in PLAN.running:
             unpack(per_job(experiment, lambda offset, experiment=experiment: {
                 "sources": experiment_sources(experiment, "plot.py"),
                 "style": FIGURE_STYLE,
+                "claims": f"{RESULTS}/claims/{section_name(experiment, offset)}.parquet",
                 **{name: path for name, (path, _) in figure_tables(experiment, offset).items()},
             })),
         output:
-            *[report(f"{RESULTS}/figures/{figure}.png", caption=figure_caption(experiment, figure),
-                     category=experiment.name) for figure in experiment_figures(experiment)],
+            figures=[report(f"{RESULTS}/figures/{figure}.png", caption=figure_caption(experiment, figure),
+                            category=experiment.name) for figure in experiment_figures(experiment)],
+            section=f"{RESULTS}/sections/{section_name(experiment, '{offset}')}.md",
         params:
             experiment=experiment.name,
             figures=per_job(experiment, lambda offset, experiment=experiment: experiment_figures(experiment, offset)),

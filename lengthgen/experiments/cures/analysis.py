@@ -36,23 +36,15 @@ from lengthgen import dilution, seed_sums
 from lengthgen.claims import check
 from lengthgen.evaluation import TOKENS_PER_BATCH, accuracy_by_length
 from lengthgen.model import AttentionHead
-from lengthgen.thresholds import (CHANCE_TOLERANCE, CURES_CLAIM_PREDICTOR, MAX_ACCURACY_MAE, MAX_ATTENTION_MAE,
-                             MAX_RECOVERY_ERROR_OF_CEILING, MIN_MAE_GAIN_OVER_TRIVIAL, MIN_RECOVERED_FRACTION,
-                             NEAR_PERFECT)
-from lengthgen.prediction_errors import gain_past_range, mae_past_range, with_baselines
+from lengthgen.experiments.cures.thresholds import (CURES_CLAIM_PREDICTOR, MAX_RECOVERY_ERROR_OF_CEILING,
+                                                    MIN_RECOVERED_FRACTION)
+from lengthgen.experiments.prop1.thresholds import MAX_ACCURACY_MAE, MAX_ATTENTION_MAE, MIN_MAE_GAIN_OVER_TRIVIAL
+from lengthgen.thresholds import CHANCE_TOLERANCE, NEAR_PERFECT
+from lengthgen.prediction_errors import PREDICTORS, gain_past_range, mae_past_range, with_baselines
 from lengthgen.seed_sums import SeedSums
 from lengthgen.stats import mean_interval_low
+from lengthgen.experiments.cures.summaries import CURES, SHARPENING, TRAINED_HEAD, comparison
 
-# cure -> the head options it sets; "none" is the head as trained.
-CURES = {
-    "none": {},
-    "log_length": {"logit_scale": "log_length"},
-    "yarn": {"logit_scale": "yarn"},
-    "interpolate": {"position_scale": "interpolate"},
-}
-SHARPENING = ("log_length", "yarn")
-# The head trained with log-length scaling from the start, as the ``head`` column names it.
-TRAINED_HEAD = "rope_log_length"
 RUN_KEYS = ["head", "offset", "seed", "length"]
 
 
@@ -158,13 +150,6 @@ def recovered_fraction(uncured: pd.Series, cured_values: pd.Series) -> SeedSums:
                              seed_sums.mean(runs, "gain"), seed_sums.mean(runs, "lost"))
 
 
-def comparison(by_length: pd.DataFrame, predictions: pd.DataFrame, predictor: str) -> pd.DataFrame:
-    """Measured and predicted values of every rope row, side by side, for one predictor."""
-    chosen = predictions[predictions["predictor"] == predictor].drop(columns="predictor")
-    return by_length[by_length["head"] == "rope"].merge(chosen, on=["head", "cure", "offset", "seed", "length"],
-                                                        how="inner", validate="one_to_one")
-
-
 def recovery_table(by_length: pd.DataFrame, predictions: pd.DataFrame, train_length_max: int) -> pd.DataFrame:
     """The ``cures_recovery`` table: per cure, the fraction of rope's lost accuracy it wins back past
     the range, measured (source "measured") and as each predictor predicts it from its own cured and
@@ -180,7 +165,7 @@ def recoveries(by_length: pd.DataFrame, predictions: pd.DataFrame, train_length_
     fractions = {("hard_attention", "measured"): recovered_fraction(uncured["accuracy"], uncured["hard_accuracy"])}
     for cure in (cure for cure in CURES if cure != "none"):
         fractions[cure, "measured"] = recovered_fraction(uncured["accuracy"], rows_of(past, "rope", cure)["accuracy"])
-        for predictor in dilution.PREDICTORS:
+        for predictor in PREDICTORS:
             predicted = past_range(predictions[predictions["predictor"] == predictor], train_length_max)
             fractions[cure, predictor] = recovered_fraction(rows_of(predicted, "rope", "none")["predicted_accuracy"],
                                                             rows_of(predicted, "rope", cure)["predicted_accuracy"])

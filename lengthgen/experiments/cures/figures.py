@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.plots import shade_training_range
-from lengthgen.thresholds import CURES_CLAIM_PREDICTOR
+from lengthgen.experiments.cures.thresholds import CURES_CLAIM_PREDICTOR
 
 # One style per cure of ``experiments.cures.CURES``, drawn in this order; markers tell apart
 # the curves that lie on top of each other.

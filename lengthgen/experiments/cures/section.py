@@ -4,10 +4,11 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.claims import checks_markdown
-from lengthgen.experiments.cures.analysis import CURES, SHARPENING, TRAINED_HEAD, comparison
-from lengthgen.dilution import PREDICTORS
+from lengthgen.experiments.cures.summaries import CURES, SHARPENING, TRAINED_HEAD, comparison
 from lengthgen.length_scaling import FORMULAS
-from lengthgen.thresholds import CURES_CLAIM_PREDICTOR, MAX_RECOVERY_ERROR_OF_CEILING, MIN_RECOVERED_FRACTION
+from lengthgen.prediction_errors import PREDICTORS
+from lengthgen.experiments.cures.thresholds import (CURES_CLAIM_PREDICTOR, MAX_RECOVERY_ERROR_OF_CEILING,
+                                                    MIN_RECOVERED_FRACTION)
 
 
 def cell(measured: float, predicted: float | None = None) -> str:

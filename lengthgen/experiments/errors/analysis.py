@@ -37,7 +37,9 @@ from lengthgen.evaluation import TOKENS_PER_BATCH
 from lengthgen.dilution import ranking_probability
 from lengthgen.kernel import logit_kernel
 from lengthgen.model import AttentionHead
-from lengthgen.thresholds import MIN_DILUTION_SHARE, MIN_UNSEEN_WINNER_SHARE, PROP1_CLAIM_PREDICTOR
+from lengthgen.experiments.errors.thresholds import MIN_DILUTION_SHARE, MIN_UNSEEN_WINNER_SHARE
+from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
+from lengthgen.experiments.errors.summaries import pooled_past_range
 
 TABLES = ("errors_by_length", "errors_winning_offset", "errors_predicted_split")
 SPLIT_PREDICTORS = (PROP1_CLAIM_PREDICTOR, "ranking")
@@ -171,23 +173,6 @@ def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
     tables["errors_predicted_split"] = predicted_split(tables["errors_by_length"], ranking_shares,
                                                        inputs["prop1_prediction"])
     return tables
-
-
-def split_errors(split: pd.DataFrame) -> pd.DataFrame:
-    """Per offset and predictor, past the training range: the mean absolute error of the predicted ranking and
-    dilution shares against the measured ones, over seeds and lengths."""
-    past = split[split["past_training_range"]]
-    errors = past.assign(ranking_share_error=(past["predicted_ranking_share"] - past["measured_ranking_share"]).abs(),
-                         dilution_share_error=(past["predicted_dilution_share"]
-                                               - past["measured_dilution_share"]).abs())
-    return errors.groupby(["offset", "predictor"], as_index=False)[["ranking_share_error", "dilution_share_error"]].mean()
-
-
-def pooled_past_range(by_length: pd.DataFrame, pe: str) -> pd.DataFrame:
-    """Per offset, the counts of ``pe``'s cells past the training range summed over seeds and lengths."""
-    past = by_length[by_length["past_training_range"] & (by_length["pe"] == pe)]
-    counts = ["n_sequences", "n_wrong", "n_ranking_error", "n_dilution_error", "n_winning_seen", "n_winning_unseen"]
-    return past.groupby("offset")[counts].sum()
 
 
 def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import Patch
 
-from lengthgen.thresholds import PROP1_CLAIM_PREDICTOR
+from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
 
 # Each answer's cause, drawn bottom to top, with its count column in ``errors_by_length``.
 CAUSES = {"correct": ("n_correct", "#b5dcb5"), "dilution error": ("n_dilution_error", "tab:orange"),

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.claims import checks_markdown
-from lengthgen.experiments.errors.analysis import pooled_past_range, split_errors
-from lengthgen.thresholds import MIN_DILUTION_SHARE, MIN_UNSEEN_WINNER_SHARE
+from lengthgen.experiments.errors.summaries import pooled_past_range, split_errors
+from lengthgen.experiments.errors.thresholds import MIN_DILUTION_SHARE, MIN_UNSEEN_WINNER_SHARE
 
 CAUSES = {"ranking error": "n_ranking_error", "dilution error": "n_dilution_error"}
 

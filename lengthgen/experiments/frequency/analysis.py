@@ -21,7 +21,8 @@ import torch
 from lengthgen.claims import check
 from lengthgen.kernel import cosine_sum, mean_block_coefficients, rotary_blocks
 from lengthgen.model import AttentionHead
-from lengthgen.thresholds import MIN_SHARE_MARGIN_OVER_UNTRAINED, MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE
+from lengthgen.experiments.frequency.thresholds import (MIN_SHARE_MARGIN_OVER_UNTRAINED, MIN_TOP4_ALIGNMENT,
+                                                        MIN_TOP4_SHARE)
 from lengthgen.training import init_head
 
 TOP_BLOCKS = (1, 2, 4)

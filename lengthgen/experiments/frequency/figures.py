@@ -7,7 +7,7 @@ import pandas as pd
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from lengthgen.thresholds import MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE
+from lengthgen.experiments.frequency.thresholds import MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE
 
 
 def offset_colors(offsets) -> dict:

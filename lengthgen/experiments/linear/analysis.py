@@ -62,14 +62,15 @@ from lengthgen.model import AttentionHead
 from lengthgen.rotary_regression import (RegressionConfig, condition_number, interpolation_target, min_norm_solution,
                                          numerical_rank, regression_outputs, rotary_basis, row_space_fraction,
                                          sequence_weights, train_regression)
-from lengthgen.thresholds import (CHANCE_MULTIPLE, EXTRAPOLATION_FACTOR, LINEAR_CUTOFFS, LINEAR_HEAD_FIT_ACCURACY,
-                                  MAX_CONDITION_NUMBER, MAX_KERNEL_ERROR, MAX_RELATIVE_KERNEL_ERROR,
-                                  MIN_CONVERGENCE_COSINE, MIN_FAR_WEIGHT_RATIO, MIN_IN_RANGE_ACCURACY)
+from lengthgen.experiments.linear.thresholds import (CHANCE_MULTIPLE, EXTRAPOLATION_FACTOR, LINEAR_CUTOFFS,
+                                                     LINEAR_HEAD_FIT_ACCURACY, MAX_CONDITION_NUMBER, MAX_KERNEL_ERROR,
+                                                     MAX_RELATIVE_KERNEL_ERROR, MIN_CONVERGENCE_COSINE,
+                                                     MIN_FAR_WEIGHT_RATIO, MIN_IN_RANGE_ACCURACY)
 from lengthgen.experiments.linear.tables import ARMS
 from lengthgen.task import TaskConfig
+from lengthgen.experiments.linear.summaries import CONTROL, HEAD, SWEEP_CUTOFF, comparison_lengths
 
 log = logging.getLogger(__name__)
-CONTROL, HEAD = ARMS
 EXACT = 0.0  # the pseudo-inverse with no cut-off: arm 1's reference, its basis being well-conditioned
 
 
@@ -307,8 +308,6 @@ def training_progress(curves: pd.DataFrame, parts: int = 4) -> pd.DataFrame:
 # ---------------------------------------------------------------------------------------------
 # Arm 1's sweep over the width and the base: closed forms only
 
-SWEEP_CUTOFF = min(LINEAR_CUTOFFS)  # no-op on a well-conditioned basis; keeps an ill-posed one finite
-
 
 def min_norm_sweep(d_models, rope_bases, train_length_max: int, eval_sets_by_offset: dict,
                    vocab_size: int) -> pd.DataFrame:
@@ -370,16 +369,6 @@ def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
     task = settings["task"]
     return claims_linear(tables["linear_by_length"], tables["linear_comparison"], task["train_length_max"],
                          task["vocab_size"])
-
-
-def comparison_lengths(lengths, train_length_max: int) -> tuple[int, int]:
-    """(reference, far): the first evaluation length >= 2 L, whose last octave lies past the training
-    offsets, and the longest one."""
-    lengths = sorted(set(lengths))
-    past = [length for length in lengths if length >= 2 * train_length_max]
-    if not past or past[0] == lengths[-1]:
-        raise ValueError(f"need two evaluation lengths >= 2 x train_length_max = {2 * train_length_max}, got {lengths}")
-    return past[0], lengths[-1]
 
 
 def far_weight_ratio(by_length: pd.DataFrame, train_length_max: int) -> float:

@@ -11,7 +11,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from lengthgen.plots import shade_training_range
-from lengthgen.thresholds import MAX_RELATIVE_KERNEL_ERROR
+from lengthgen.experiments.linear.thresholds import MAX_RELATIVE_KERNEL_ERROR
 from lengthgen.experiments.linear.tables import ARMS
 
 ARM_STYLES = {arm: (label, ls, marker) for (arm, label), ls, marker in zip(ARMS.items(), ("-", "--"), ("o", "s"))}

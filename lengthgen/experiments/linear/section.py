@@ -5,8 +5,8 @@ progress, the checks."""
 import pandas as pd
 
 from lengthgen.claims import checks_markdown
-from lengthgen.experiments.linear.analysis import CONTROL, HEAD, SWEEP_CUTOFF, comparison_lengths
-from lengthgen.thresholds import EXTRAPOLATION_FACTOR, LINEAR_CUTOFFS
+from lengthgen.experiments.linear.summaries import CONTROL, HEAD, SWEEP_CUTOFF, comparison_lengths
+from lengthgen.experiments.linear.thresholds import EXTRAPOLATION_FACTOR, LINEAR_CUTOFFS
 from lengthgen.experiments.linear.tables import ARMS
 
 FIGURE = "linear_control.png"

@@ -22,7 +22,7 @@ import torch
 from lengthgen.claims import check
 from lengthgen.evaluation import TOKENS_PER_BATCH
 from lengthgen.model import AttentionHead
-from lengthgen.thresholds import MIN_MASS_IN_RANGE, MIN_MODAL_FRACTION
+from lengthgen.experiments.mechanics.thresholds import MIN_MASS_IN_RANGE, MIN_MODAL_FRACTION
 from lengthgen.training import init_head
 
 TABLES = ("mechanics_by_length", "mechanics_argmax_histogram", "mechanics_attention_profile")

@@ -4,7 +4,7 @@ import pandas as pd
 
 from lengthgen.claims import checks_markdown
 from lengthgen.initialization import parse_init
-from lengthgen.thresholds import MIN_MASS_IN_RANGE, MIN_MODAL_FRACTION
+from lengthgen.experiments.mechanics.thresholds import MIN_MASS_IN_RANGE, MIN_MODAL_FRACTION
 
 
 def past_range_markdown(by_length: pd.DataFrame, untrained: pd.DataFrame, pe: str) -> str:

@@ -3,10 +3,14 @@
 import pandas as pd
 
 from lengthgen.claims import checks_markdown
+from lengthgen.experiments.multiseed.analysis import HEADLINES
 
 
 def summary_markdown(summary: pd.DataFrame) -> str:
-    """One row per (headline, offset or all): runs, mean [95% CI], the rule, the share of runs meeting it."""
+    """One row per (headline, offset or all), the headlines in their experiments' order: runs, mean [95% CI], the
+    rule, the share of runs meeting it."""
+    order = {headline.name: position for position, headline in enumerate(HEADLINES)}
+    summary = summary.sort_values("headline", key=lambda names: names.map(order), kind="stable")
     return pd.DataFrame({
         "headline": summary["headline"], "K": summary["offset"], "runs": summary["n_seeds"],
         "mean [95% CI]": [f"{row.mean:.3g} [{row.ci_low:.3g}, {row.ci_high:.3g}]" for row in summary.itertuples()],

@@ -22,20 +22,16 @@ import pandas as pd
 import torch
 
 from lengthgen.claims import check
-from lengthgen.dilution import PROFILE_PREDICTORS, predict_dilution
+from lengthgen.dilution import predict_dilution
 from lengthgen.evaluation import accuracy_by_length
 from lengthgen.kernel import logit_kernel, realized_mean_logit
 from lengthgen.model import AttentionHead
 # The comparison with the measurements needs no torch: it lives apart for the jobs that read prop1's table
 # without a model (multiseed).
 from lengthgen.prediction_errors import gain_past_range, mae_past_range, prediction_errors, with_baselines
-from lengthgen.thresholds import (MAX_ACCURACY_MAE, MAX_ATTENTION_MAE, MAX_CLAIM_MINUS_RANKING_MAE,
-                                  MIN_MAE_GAIN_OVER_TRIVIAL, PROP1_CLAIM_PREDICTOR)
+from lengthgen.experiments.prop1.thresholds import (MAX_ACCURACY_MAE, MAX_ATTENTION_MAE, MAX_CLAIM_MINUS_RANKING_MAE,
+                                                    MIN_MAE_GAIN_OVER_TRIVIAL, PROP1_CLAIM_PREDICTOR)
 from lengthgen.training import init_head
-
-# The predictors ``best_predictor`` compares on each quantity: every one that predicts it but ``exact`` (the
-# kernel's own softmax, a consistency check rather than an approximation); ranking predicts accuracy only.
-COMPARED_PREDICTORS = {"target_attention": PROFILE_PREDICTORS, "accuracy": (*PROFILE_PREDICTORS, "ranking")}
 
 
 def compare_with_measured(predictions: pd.DataFrame, accuracy_by_length: pd.DataFrame,
@@ -76,15 +72,6 @@ def untrained_comparison(model: AttentionHead, eval_sets: dict, offset: int, see
         task["train_length_min"], task["train_length_max"]))
     predictions = predict_dilution(head, offset, seed, task["eval_lengths"], n_samples, with_exact=False)
     return join_measured(predictions, measured)
-
-
-def best_predictor(errors: pd.DataFrame, quantity: str = "target_attention") -> str:
-    """Among the predictors compared on ``quantity`` (``COMPARED_PREDICTORS``), the one with the lowest MAE
-    over all offsets at lengths beyond the training range, on the trained heads."""
-    overall = errors[(errors["heads"] == "trained") & (errors["scope"] == "all")
-                     & (errors["lengths"] == "beyond_training") & (errors["quantity"] == quantity)
-                     & errors["predictor"].isin(COMPARED_PREDICTORS[quantity])]
-    return str(overall.loc[overall["mae"].idxmin(), "predictor"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,6 +220,3 @@ def ranking_checks(rows: dict[str, pd.DataFrame], train_length_max: int, claim_p
     return checks
 
 
-def scope_offset(scope: str) -> int:
-    """The offset of a per-offset scope of ``prop1_error`` (``K=2``)."""
-    return int(scope.removeprefix("K="))

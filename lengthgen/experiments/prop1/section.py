@@ -5,10 +5,9 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.claims import checks_markdown
-from lengthgen.dilution import PREDICTOR_LABELS, PREDICTORS, QUANTITIES
-from lengthgen.experiments.prop1.analysis import best_predictor, scope_offset
-from lengthgen.prediction_errors import TRIVIAL_LABELS, TRIVIAL_PREDICTORS
-from lengthgen.thresholds import MIN_MAE_GAIN_OVER_TRIVIAL, PROP1_CLAIM_PREDICTOR
+from lengthgen.experiments.prop1.summaries import best_predictor, scope_offset
+from lengthgen.prediction_errors import PREDICTOR_LABELS, PREDICTORS, QUANTITIES, TRIVIAL_LABELS, TRIVIAL_PREDICTORS
+from lengthgen.experiments.prop1.thresholds import MIN_MAE_GAIN_OVER_TRIVIAL, PROP1_CLAIM_PREDICTOR
 
 
 def error_cells(row: pd.Series) -> list[str]:
@@ -100,7 +99,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "The same heads at their seeded init (the weights each run trained from), measured on the same "
         "evaluation sets: a head that learned nothing. Its predicted and measured values sit at chance, so an "
         "MAE bar alone would pass it; this is why each MAE check is paired with the predictor's gain over the "
-        f"better trivial baseline (at least {MIN_MAE_GAIN_OVER_TRIVIAL:g}, `lengthgen/thresholds.py`).",
+        f"better trivial baseline (at least {MIN_MAE_GAIN_OVER_TRIVIAL:g}, `lengthgen/experiments/prop1/thresholds.py`).",
         errors_markdown(errors, "untrained", compared),
         "The kernel of each trained head out to the longest evaluation length (table `prop1_kernel`, one row "
         "per offset delta; summary `prop1_kernel_summary`). A gap is s_ab(delta) - s_at(K) for query token a, "
@@ -109,7 +108,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         kernel_markdown(tables["prop1_kernel_summary"]),
         figures,
         f"**Claim**: graceful decay follows the dilution law: the predictor fixed in advance in the code "
-        f"(`{PROP1_CLAIM_PREDICTOR}`, `lengthgen/thresholds.py`) predicts the measured target attention and "
+        f"(`{PROP1_CLAIM_PREDICTOR}`, `lengthgen/experiments/prop1/thresholds.py`) predicts the measured target attention and "
         "accuracy past the training range within the stated MAE, and by a margin better than the better trivial "
         "baseline; and (issue 18) dilution rather than ranking errors sets rope's accuracy past the range: "
         f"`{PROP1_CLAIM_PREDICTOR}` predicts it with a lower MAE than `ranking`, per offset (a failure says the "

@@ -15,20 +15,18 @@ measured order. A closer pair is within the seeds' noise and decides nothing; wi
 the statistic is NaN and the check does not hold (there was no order to predict).
 """
 
-from itertools import combinations
-
-import numpy as np
 import pandas as pd
 
 from lengthgen.claims import check
 from lengthgen.dilution import predict_dilution
 from lengthgen.experiments.rope_bases.tables import ORDER_PREDICTORS
-from lengthgen.thresholds import ORDER_MIN_ACCURACY_GAP, PROP1_CLAIM_PREDICTOR
+from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
+from lengthgen.experiments.rope_bases.summaries import decided_pairs
+from lengthgen.experiments.rope_bases.thresholds import ORDER_MIN_ACCURACY_GAP
 
 PREDICTOR_CLAIMS = {PROP1_CLAIM_PREDICTOR: "the dilution law predicts the rope-base variants' order past the range",
                     "ranking": "the ranking account predicts the rope-base variants' order past the range"}
 RUN_COLUMNS = ["pe", "offset", "seed", "length"]
-EVERY_BASE = "every base"  # ``accuracy_errors``' row pooled over the encodings
 CHECKED = ("rope_bases_prediction",)
 
 
@@ -71,41 +69,10 @@ def mean_accuracy_past_range(prediction: pd.DataFrame) -> pd.DataFrame:
     return means.assign(rank=ranks.astype("int32"))
 
 
-def decided_pairs(order: pd.DataFrame, offset: int, predictor: str) -> list[tuple[str, str, bool]]:
-    """Every pair of encodings at ``offset`` whose measured means past the range differ by at least
-    ``ORDER_MIN_ACCURACY_GAP``, as (the better measured, the worse, whether ``predictor`` orders them the same
-    way; a predicted tie does not)."""
-    at = order[order["offset"] == offset].pivot(index="pe", columns="source", values="mean_accuracy")
-    pairs = []
-    for first, second in combinations(at.index, 2):
-        measured_gap = at.loc[first, "measured"] - at.loc[second, "measured"]
-        if abs(measured_gap) < ORDER_MIN_ACCURACY_GAP:
-            continue
-        better, worse = (first, second) if measured_gap > 0 else (second, first)
-        in_order = np.sign(at.loc[first, predictor] - at.loc[second, predictor]) == np.sign(measured_gap)
-        pairs.append((better, worse, bool(in_order)))
-    return pairs
-
-
 def pairs_in_order(order: pd.DataFrame, offset: int, predictor: str) -> tuple[int, int]:
     """(pairs decided by the measurement, of them those the predictor orders the same way) at one offset."""
     pairs = decided_pairs(order, offset, predictor)
     return len(pairs), sum(in_order for _, _, in_order in pairs)
-
-
-def accuracy_errors(prediction: pd.DataFrame) -> pd.DataFrame:
-    """Each predictor's error on the accuracy past the range, over every (seed, length): per offset and encoding,
-    per offset over every encoding (``pe`` "every base") and over all of them (``offset`` null). Columns:
-    offset, pe, predictor, n, mae, bias (mean of predicted - measured)."""
-    error = prediction.assign(error=prediction["predicted_accuracy"] - prediction["measured_accuracy"])
-    scopes = [((offset, pe), rows) for (offset, pe), rows in error.groupby(["offset", "pe"], sort=True)]
-    scopes += [((offset, EVERY_BASE), rows) for offset, rows in error.groupby("offset", sort=True)]
-    scopes.append(((None, EVERY_BASE), error))
-    frames = [rows.groupby("predictor", sort=True)["error"]
-              .agg(n="size", mae=lambda values: values.abs().mean(), bias="mean")
-              .reset_index().assign(offset=offset, pe=pe) for (offset, pe), rows in scopes]
-    return (pd.concat(frames, ignore_index=True)[["offset", "pe", "predictor", "n", "mae", "bias"]]
-            .astype({"offset": "Int64"}))
 
 
 def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:

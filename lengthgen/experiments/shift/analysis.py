@@ -18,7 +18,8 @@ import torch
 
 from lengthgen.claims import check
 from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.thresholds import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE, SHIFT_ABSOLUTE_ENCODINGS, SHIFT_CLAIM_DTYPE
+from lengthgen.experiments.shift.thresholds import (ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE, SHIFT_ABSOLUTE_ENCODINGS,
+                                                    SHIFT_CLAIM_DTYPE)
 from lengthgen.training import init_head
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
@@ -83,17 +84,6 @@ def measure_shift(model: AttentionHead, token_sets: dict, shifts: list[int], off
         frames.append(shift_changes(model, tokens, shifts, dtypes))
     frame = pd.concat(frames, ignore_index=True)
     return frame.assign(pe=model.config.pe, offset=offset, seed=seed, trained=trained)
-
-
-
-
-def summary_by_shift(changes: pd.DataFrame, offset: int, column: str = "attention_logit_change") -> pd.DataFrame:
-    """Max over seeds and lengths of ``column`` (a logit change), per (pe, dtype) row and shift column.
-
-    NaN where the shift is undefined for every seed and length (max() skips NaN), or not run.
-    """
-    cells = changes[changes["offset"] == offset]
-    return cells.groupby(["pe", "dtype", "shift"])[column].max().unstack("shift")
 
 
 CHECKED = ("shift_changes",)

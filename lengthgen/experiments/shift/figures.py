@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.plots import encoding_color
-from lengthgen.thresholds import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE
+from lengthgen.experiments.shift.thresholds import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE
 
 # A change of exactly 0 cannot sit on a log axis; it is drawn at this floor, and said so.
 ZERO_FLOOR = 1e-18

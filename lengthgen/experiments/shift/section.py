@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.claims import checks_markdown
-from lengthgen.experiments.shift.analysis import summary_by_shift
+from lengthgen.experiments.shift.summaries import summary_by_shift
 
 
 def format_change(value: float, measured: bool) -> str:

@@ -42,14 +42,15 @@ from lengthgen.claims import check
 from lengthgen.experiments.frequency import analysis as frequency
 from lengthgen.experiments.shift import analysis as shift
 from lengthgen.kernel import as_complex_blocks, cosine_sum
-from lengthgen.thresholds import (ABOVE_CHANCE_FACTOR, ABSOLUTE_MIN_CHANGE, CHANCE_TOLERANCE, MIN_RETRIEVAL_ATTENTION,
-                             MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE, NEAR_PERFECT, ROPE_MAX_CHANGE, SHIFT_CLAIM_DTYPE,
-                             STEP_KERNEL_MARGIN, STEP_MIN_DROP, STEP_PREDICTION_FACTOR)
+from lengthgen.experiments.frequency.thresholds import MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE
+from lengthgen.experiments.shift.thresholds import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE, SHIFT_CLAIM_DTYPE
+from lengthgen.experiments.transformer.thresholds import (MIN_RETRIEVAL_ATTENTION, STEP_KERNEL_MARGIN, STEP_MIN_DROP,
+                                                          STEP_PREDICTION_FACTOR)
+from lengthgen.thresholds import ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE, NEAR_PERFECT
 from lengthgen.training import seeded_init
 from lengthgen.transformer import AttentionTrace, Transformer
+from lengthgen.experiments.transformer.summaries import prediction_factor, rope_floor_by_length
 
-PAPER_FINDINGS = ("phenomenon", "equivariance", "carrier")  # what the paper claims transfers
-FINDINGS = (*PAPER_FINDINGS, "steps")
 CHECKED = ("transformer_by_position", "transformer_windows", "transformer_shift_changes", "transformer_carrier",
            "transformer_untrained_carrier", "transformer_step_predictions")
 
@@ -123,13 +124,6 @@ def accuracy_windows(by_position: pd.DataFrame, train_length_max: int) -> pd.Dat
              .agg(window_start=("position", "min"), accuracy=("accuracy", "mean")))
     return frame.assign(in_training_range=frame["length"] <= train_length_max,
                         past_training_range=frame["window_start"] >= train_length_max)
-
-
-def rope_floor_by_length(windows: pd.DataFrame) -> pd.DataFrame:
-    """Per (offset, length): rope's lowest last-window accuracy over seeds, the statistic the phenomenon's
-    checks judge at 4x and at every length past the range."""
-    rope = windows[windows["pe"] == "rope"]
-    return rope.groupby(["offset", "length"], as_index=False)["accuracy"].min()
 
 
 def find_steps(by_position: pd.DataFrame, width: int) -> pd.DataFrame:
@@ -424,12 +418,6 @@ def claims_carrier(carrier: pd.DataFrame, untrained: pd.DataFrame) -> list[dict]
                           "seeds", heads["top4_alignment"].min(), ">=", MIN_TOP4_ALIGNMENT, offset=offset,
                           rule=f">= {MIN_TOP4_ALIGNMENT:g} ({baseline('top4_alignment')})"))
     return rows
-
-
-def prediction_factor(predicted, found) -> float:
-    """How many times the larger of the predicted and found step positions is the smaller; inf without a
-    prediction."""
-    return math.inf if pd.isna(predicted) else max(predicted, found) / min(predicted, found)
 
 
 def claims_step_prediction(predictions: pd.DataFrame) -> list[dict]:

@@ -12,7 +12,8 @@ import pandas as pd
 
 from lengthgen.claims import check
 from lengthgen.experiments.generalization.analysis import summarize_accuracy
-from lengthgen.thresholds import CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR
+from lengthgen.experiments.variants.thresholds import EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR
+from lengthgen.thresholds import CHANCE_TOLERANCE
 from lengthgen.training_report import fit_counts, runs_that_fit
 from lengthgen.variant_predictions import (ALLOWED_CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_PREDICTION,
                                            impossibility, mechanism, predicted_class)

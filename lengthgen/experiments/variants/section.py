@@ -7,9 +7,10 @@ from lengthgen.claims import checks_markdown
 from lengthgen.encoding_catalog import DEFAULT_NOISE_MAX_LENGTH, resolve_encoding_name
 from lengthgen.experiments.variants.analysis import mechanisms, predictions
 from lengthgen.experiments.generalization.section import accuracy_markdown, format_interval
-from lengthgen.thresholds import (CHANCE_TOLERANCE, EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
-                             RANDOM_POSITIONS_FAIL_FROM_OFFSET, VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR,
-                             VARIANT_SPREAD_WIDTH)
+from lengthgen.experiments.variants.thresholds import (EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
+                                                       RANDOM_POSITIONS_FAIL_FROM_OFFSET, VARIANT_FIT_ACCURACY,
+                                                       VARIANT_LENGTH_FACTOR, VARIANT_SPREAD_WIDTH)
+from lengthgen.thresholds import CHANCE_TOLERANCE
 from lengthgen.variant_predictions import CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION
 
 # FIRE's two threshold policies in the registry (``learned_threshold`` of ``FIRE`` and ``FixedThresholdFIRE``), and
@@ -98,8 +99,8 @@ def left_out_markdown(classes: pd.DataFrame) -> str:
 
 def classes_rule(chance: float, far_length: int, tally: str) -> str:
     return (
-        f"**Classes**, per encoding and offset on the mean accuracy, fixed before the run (`lengthgen/thresholds.py`): "
-        f"*{FAILS}* if the lowest in-range accuracy is below {VARIANT_FIT_ACCURACY}; else *{EXTRAPOLATES}* if it is "
+        "**Classes**, per encoding and offset on the mean accuracy, fixed before the run "
+        f"(`lengthgen/experiments/variants/thresholds.py`): *{FAILS}* if the lowest in-range accuracy is below {VARIANT_FIT_ACCURACY}; else *{EXTRAPOLATES}* if it is "
         f">= {EXTRAPOLATES_ACCURACY} at n={far_length} ({VARIANT_LENGTH_FACTOR}x the longest training length); "
         f"*{COLLAPSES}* if it is at most chance + {CHANCE_TOLERANCE} = {chance + CHANCE_TOLERANCE:.3f} there; "
         f"*{DECAYS}* otherwise. Where the 95% interval at n={far_length} is {VARIANT_SPREAD_WIDTH} or wider, the "
@@ -108,8 +109,8 @@ def classes_rule(chance: float, far_length: int, tally: str) -> str:
 
 def predictions_rule() -> str:
     return (
-        "**Predictions**, fixed in the code before the run (`lengthgen/thresholds.py`, `predicted_class` in "
-        "`lengthgen/variant_predictions.py`; when each rule was fixed, and what had been seen by then, is in the "
+        "**Predictions**, fixed in the code before the run (`lengthgen/experiments/variants/thresholds.py`, "
+        "`predicted_class` in `lengthgen/variant_predictions.py`; when each rule was fixed, and what had been seen by then, is in the "
         "replication section): a function of these properties and K alone, the first rule that applies deciding. "
         f"Three are impossibilities, each predicting *{FAILS}*: no position term, at every K (its keys differ by "
         f"content alone); a position term monotone in the offset, at K >= {MONOTONE_FAILS_FROM_OFFSET} (it cannot "

@@ -1,0 +1,21 @@
+"""The error split's summaries over seeds and lengths: torch-free, shared by its checks (``analysis.py``) and its
+section text (``section.py``, which the figure job writes without loading a model)."""
+
+import pandas as pd
+
+
+def split_errors(split: pd.DataFrame) -> pd.DataFrame:
+    """Per offset and predictor, past the training range: the mean absolute error of the predicted ranking and
+    dilution shares against the measured ones, over seeds and lengths."""
+    past = split[split["past_training_range"]]
+    errors = past.assign(ranking_share_error=(past["predicted_ranking_share"] - past["measured_ranking_share"]).abs(),
+                         dilution_share_error=(past["predicted_dilution_share"]
+                                               - past["measured_dilution_share"]).abs())
+    return errors.groupby(["offset", "predictor"], as_index=False)[["ranking_share_error", "dilution_share_error"]].mean()
+
+
+def pooled_past_range(by_length: pd.DataFrame, pe: str) -> pd.DataFrame:
+    """Per offset, the counts of ``pe``'s cells past the training range summed over seeds and lengths."""
+    past = by_length[by_length["past_training_range"] & (by_length["pe"] == pe)]
+    counts = ["n_sequences", "n_wrong", "n_ranking_error", "n_dilution_error", "n_winning_seen", "n_winning_unseen"]
+    return past.groupby("offset")[counts].sum()

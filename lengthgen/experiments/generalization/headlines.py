@@ -1,0 +1,20 @@
+"""The generalization claim's headlines, asked of every run by the multiseed experiment (``lengthgen/headlines.py``)."""
+
+from lengthgen.headlines import UNIT, Headline, at_four_x, by_run, past_range
+from lengthgen.thresholds import ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE, NEAR_PERFECT
+
+HEADLINES = [
+    Headline("generalization: rope accuracy at 4x the training length", ("accuracy_by_length",), ">=",
+             lambda s: ABOVE_CHANCE_FACTOR / s["vocab_size"],
+             lambda f, s: by_run(at_four_x(f[f["pe"] == "rope"], s), "accuracy", "mean"), bounds=UNIT),
+    # A head that learned nothing is at chance too: the distance is paired with the fit of the range, as the
+    # generalization section's verdict pairs them.
+    Headline("generalization: learned distance from chance past the range (max over lengths)", ("accuracy_by_length",),
+             "<=",
+             lambda s: CHANCE_TOLERANCE,
+             lambda f, s: by_run(past_range(f[f["pe"] == "learned"], s).assign(
+                 distance=lambda g: (g["accuracy"] - 1 / s["vocab_size"]).abs()), "distance", "max")),
+    Headline("generalization: learned lowest accuracy in the training range", ("accuracy_by_length",), ">=",
+             lambda s: NEAR_PERFECT,
+             lambda f, s: by_run(f[(f["pe"] == "learned") & f["in_training_range"]], "accuracy", "min"), bounds=UNIT),
+]

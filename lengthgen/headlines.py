@@ -1,0 +1,40 @@
+"""A headline: one number per trained run (offset, seed), read from an experiment's tables, with the threshold
+its experiment's rule uses. Each experiment declares its own in ``lengthgen/experiments/<name>/headlines.py``;
+the multiseed experiment asks each of them of every single run.
+
+This module holds what those declarations share: the ``Headline`` record, and the row filters and per-run
+reductions they are written with. It imports no torch.
+"""
+
+from dataclasses import dataclass
+from typing import Callable
+
+import pandas as pd
+
+UNIT = (0.0, 1.0)
+DIFFERENCE = (-1.0, 1.0)  # of two values in [0, 1]
+
+
+@dataclass(frozen=True)
+class Headline:
+    name: str  # begins with the experiment whose claim it repeats
+    sources: tuple[str, ...]  # the schemas of the tables it is read from (each one table, or one per offset)
+    comparison: str  # ">=", "<=" or ">"
+    threshold: Callable[[dict], float]  # from the task settings, e.g. chance = 1/V
+    # its tables, one under the other with their schema in column ``source``; task settings -> value by (offset, seed)
+    per_run: Callable[[pd.DataFrame, dict], pd.Series]
+    log_scale: bool = False  # for values spanning orders of magnitude
+    bounds: tuple[float, float] | None = None  # the range of the value, e.g. (0, 1) for an accuracy
+    kind: str = "evidence"  # of its check (claims.check): "sanity" where only a bug can fail it
+
+
+def past_range(frame: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    return frame[frame["length"] > settings["train_length_max"]]
+
+
+def at_four_x(frame: pd.DataFrame, settings: dict) -> pd.DataFrame:
+    return frame[frame["length"] == 4 * settings["train_length_max"]]
+
+
+def by_run(frame: pd.DataFrame, column: str, how: str) -> pd.Series:
+    return frame.groupby(["offset", "seed"])[column].agg(how)
