@@ -15,6 +15,8 @@ from functools import cache
 from pathlib import Path
 
 PACKAGE = "lengthgen"
+# Files a module reads when it is imported, which no import statement shows: inputs of every job that runs it.
+READ_AT_IMPORT = {"lengthgen/rule_history.py": ("docs/rule_history.yaml",)}
 
 
 def _module_file(root: Path, dotted: str) -> Path | None:
@@ -50,7 +52,8 @@ def _imported_files(root: Path, source: Path) -> set[Path]:
 
 @cache
 def lengthgen_files(root: Path, script: Path) -> tuple[Path, ...]:
-    """Every lengthgen file ``script`` runs, directly or through other lengthgen modules, sorted.
+    """Every lengthgen file ``script`` runs, directly or through other lengthgen modules, and every file those
+    modules read when imported (``READ_AT_IMPORT``), sorted.
 
     ``root`` is the folder that holds the ``lengthgen`` package.
     """
@@ -59,4 +62,5 @@ def lengthgen_files(root: Path, script: Path) -> tuple[Path, ...]:
         for path in _imported_files(root, pending.pop()) - seen:
             seen.add(path)
             pending.append(path)
-    return tuple(sorted(seen))
+    read = {root / data for path in seen for data in READ_AT_IMPORT.get(path.relative_to(root).as_posix(), ())}
+    return tuple(sorted(seen | read))
