@@ -22,7 +22,7 @@ def test_a_diverged_run_fails_by_name_and_the_runs_that_do_not_need_it_finish(tm
     results = tmp_path / "run" / "results"
     assert result.returncode != 0
     for pe in ("rope", "learned"):
-        log = (results / f"logs/train/pe~{pe}/offset~1.log").read_text()
+        log = (results / f"logs/train_sweep/pe~{pe}/offset~1.log").read_text()
         assert f"TrainingDiverged: training run pe={pe} seed=0 offset=1 diverged: loss nan at step 2" in log
         assert not (results / f"models/pe~{pe}").exists()  # nothing downstream can read its weights
     assert not list((results / "evaluations").glob("pe~*")) and not (results / "RESULTS.md").exists()

@@ -47,7 +47,7 @@ def test_verdicts_and_variants_classes_do_not_depend_on_the_cpu_path(tmp_path, c
     no check outcome and no variants class differs, except a check the seed bootstrap leaves open
     (about 15 minutes on 2 cores)."""
     snakemake(tmp_path, configfile=REPO / "configs" / "exploratory.yaml", env=native_cpu_environment())
-    log = (tmp_path / "results/logs/train/pe~rope/offset~1.log").read_text()
+    log = (tmp_path / "results/logs/train_sweep/pe~rope/offset~1.log").read_text()
     assert "torch CPU kernels: default" not in log  # the run did take the native path
     status = drift(["--open-may-differ", str(REPO / "results"), str(tmp_path / "results")])
     print(capsys.readouterr().out)

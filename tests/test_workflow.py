@@ -96,7 +96,7 @@ def test_end_to_end_outputs(smoke_run):
     curve = pd.read_parquet(smoke_run / "results/models/pe~rope/seed~0/offset~1/training_curve.parquet")
     assert list(curve["step"]) == list(range(1, config["train"]["steps"] + 1))
     assert curve["loss"].iloc[-10:].mean() < curve["loss"].iloc[:10].mean()
-    log = (smoke_run / "results/logs/train/pe~rope/offset~1.log").read_text()  # every seed of (rope, 1)
+    log = (smoke_run / "results/logs/train_sweep/pe~rope/offset~1.log").read_text()  # every seed of (rope, 1)
     assert f"step {config['train']['steps']}/{config['train']['steps']}" in log
     training = pd.read_parquet(smoke_run / "results/tables/training.parquet")
     assert len(training[training["family"] == "head"]) == len(trained_runs(config))

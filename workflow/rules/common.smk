@@ -4,6 +4,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 import yaml
@@ -171,6 +172,29 @@ TRANSFORMER_TRAINING = model_settings(
      **config_slice("model", ["rope_base", "learned_init_std"])},
     MODELS_TASK,
 )
+
+
+class HeadTraining(NamedTuple):
+    """One rule that trains single heads, every seed of one job side by side (workflow/rules/train.smk)."""
+
+    family: str  # the folder below models/ its runs' folders are in: "" for the sweep's and the variants' heads
+    run: str  # one run's folder (its {pe}, {seed} and {offset} wildcards); a job trains every seed of one
+    encodings: list[str] | None  # the {pe} its jobs train; None: its run folders name no encoding (they train rope)
+    seeds: list[int]
+    model: dict  # the head's settings
+    train: dict  # the training's settings
+    runtime: int  # minutes, for a cluster's scheduler
+
+
+# Every rule that trains single heads: the sweep's and the variants' (a rule's seed list is fixed, so encodings
+# whose runs have other seeds get a rule of their own), and the modified rope heads (MODIFIED_HEADS).
+HEAD_TRAINING_RULES = {
+    **{f"train_{name}": HeadTraining("", RUN_FOLDER, encodings, seeds, HEAD_TRAINING, config_slice("train"), 30)
+       for name, (encodings, seeds) in HEAD_BATCHES.items()},
+    **{f"train_{name}": HeadTraining(f"{name}/", SEED_OFFSET_FOLDER, None, seeds, {**HEAD_TRAINING, **options},
+                                     settings, 60)
+       for name, (options, settings, seeds) in MODIFIED_HEADS.items()},
+}
 
 
 def modified_head(name):

@@ -1,79 +1,49 @@
 # Training runs every seed of one (pe, offset) side by side in one job (lengthgen/training.py);
-# each seed still gets its own model.pt, training_curve.parquet and range_fit.parquet. A rule's
-# seed list is fixed, so encodings whose runs have other seeds get a rule of their own.
+# each seed still gets its own model.pt, training_curve.parquet and range_fit.parquet.
+# One rule per entry of HEAD_TRAINING_RULES (common.smk): the sweep's heads, the variants' and the
+# modified rope heads (linear, log_length).
 
-for batch_rule, (encodings, seeds) in HEAD_BATCHES.items():
+for training_rule, training in HEAD_TRAINING_RULES.items():
+    job = training.run.replace("seed~{seed}/", "")  # one job: every seed of one (pe, offset)
 
     rule:
-        """Train the heads of one (pe, offset), every seed of this rule's encodings side by side."""
+        """Train the heads of one job, every seed side by side."""
         name:
-            f"train_{batch_rule}"
+            training_rule
         input:
             script_sources("train.py"),
         output:
-            model=seed_files(f"{RESULTS}/models/{RUN_FOLDER}/model.pt", seeds),
-            curve=seed_files(f"{RESULTS}/models/{RUN_FOLDER}/training_curve.parquet", seeds),
-            fit=seed_files(f"{RESULTS}/models/{RUN_FOLDER}/range_fit.parquet", seeds),
+            model=seed_files(f"{RESULTS}/models/{training.family}{training.run}/model.pt", training.seeds),
+            curve=seed_files(f"{RESULTS}/models/{training.family}{training.run}/training_curve.parquet", training.seeds),
+            fit=seed_files(f"{RESULTS}/models/{training.family}{training.run}/range_fit.parquet", training.seeds),
         wildcard_constraints:
-            pe=alternatives(encodings),
+            **({"pe": alternatives(training.encodings)} if training.encodings else {}),
         params:
-            runs=lambda w, seeds=seeds: [{"pe": w.pe, "seed": seed, "offset": int(w.offset)} for seed in seeds],
+            runs=lambda w, seeds=training.seeds: [{"pe": getattr(w, "pe", "rope"), "seed": seed, "offset": int(w.offset)}
+                                                  for seed in seeds],
             task=MODELS_TASK,
-            model=HEAD_TRAINING,
-            train=config_slice("train"),
+            model=training.model,
+            train=training.train,
             device=config["device"],
         threads: 1
         resources:
             mem_mb=2000,
             gres=MODEL_GRES,
-            runtime=30,
+            runtime=training.runtime,
         group:
             "models"
         conda:
             CONDA_ENV
         log:
-            f"{RESULTS}/logs/train/pe~{{pe}}/offset~{{offset}}.log",
+            f"{RESULTS}/logs/{training_rule}/{job}.log",
         benchmark:
-            f"{RESULTS}/benchmarks/train_{batch_rule}/pe~{{pe}}/offset~{{offset}}.tsv"
+            f"{RESULTS}/benchmarks/{training_rule}/{job}.tsv"
         script:
             "../scripts/train.py"
 
 
-for modified, (options, settings, seeds) in MODIFIED_HEADS.items():
-
-    rule:
-        """The sweep's RoPE head with one option changed (MODIFIED_HEADS), every seed of one offset side by side."""
-        name:
-            f"train_{modified}"
-        input:
-            script_sources("train.py"),
-        output:
-            model=seed_files(f"{RESULTS}/models/{modified}/{SEED_OFFSET_FOLDER}/model.pt", seeds),
-            curve=seed_files(f"{RESULTS}/models/{modified}/{SEED_OFFSET_FOLDER}/training_curve.parquet", seeds),
-            fit=seed_files(f"{RESULTS}/models/{modified}/{SEED_OFFSET_FOLDER}/range_fit.parquet", seeds),
-        params:
-            runs=lambda w, seeds=seeds: [{"pe": "rope", "seed": seed, "offset": int(w.offset)} for seed in seeds],
-            task=MODELS_TASK,
-            model={**HEAD_TRAINING, **options},
-            train=settings,
-            device=config["device"],
-        threads: 1
-        resources:
-            mem_mb=2000,
-            gres=MODEL_GRES,
-            runtime=60,
-        group:
-            "models"
-        conda:
-            CONDA_ENV
-        log:
-            f"{RESULTS}/logs/train_{modified}/offset~{{offset}}.log",
-        benchmark:
-            f"{RESULTS}/benchmarks/train_{modified}/offset~{{offset}}.tsv"
-        script:
-            "../scripts/train.py"
-
-
+# The transformers: a rule of their own, with its own script. (Snakemake records a rule's source lines, so
+# merging it into the loop above would make every trained transformer out of date.)
 rule train_transformer:
     """Train the transformers of one (pe, offset) on the full-sequence task, every seed side by side."""
     input:
