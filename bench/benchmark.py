@@ -459,7 +459,7 @@ def stage_table(benchmarks: Path) -> pd.DataFrame:
 
 def confirmation_benchmarks(results: Path) -> list[Path]:
     """The ``benchmarks/`` folders of a run's confirmation runs: each runs into ``<results>/confirm/<name>``
-    (lengthgen/confirmation.py) with its own."""
+    (lengthgen/confirmation/runs.py) with its own."""
     return sorted(folder for folder in results.glob("confirm/*/benchmarks") if folder.is_dir())
 
 

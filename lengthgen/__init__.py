@@ -30,7 +30,9 @@ The importable library behind the Snakemake workflow. The core, one job per modu
 The experiments live in ``experiments/<name>/``, one folder each with everything about it: its analysis
 and checks, its rules (``thresholds.py``), its table schemas, its section text, its figures and its headlines
 (docs/adding-an-experiment.md). ``experiments.catalog`` declares them in order (what each reads, its
-settings, tables and figures), says which of them a config runs, and why the others are left out.
+settings, tables and figures), says which of them a config runs, and why the others are left out. The two
+studies that rerun them have a folder each: ``confirmation`` (other configs, and whether each check replicates)
+and ``robustness`` (the single-head experiments at each point of a grid of choices).
 """
 
 __version__ = "0.1.0"

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from lengthgen.claims import VERDICT_RULE
-from lengthgen.replication import CHECK, EXPLORATORY, instance_name, margins, replication_verdict
+from lengthgen.confirmation.replication import CHECK, EXPLORATORY, instance_name, margins, replication_verdict
 from lengthgen.verdicts import DOES_NOT_HOLD, HOLDS, IN_PART, gated
 
 NOT_TESTED = "not tested under this config"

@@ -20,10 +20,10 @@ import yaml
 
 from lengthgen.drift import previous_changes_markdown
 from lengthgen.experiments.catalog import plan
-from lengthgen.replication import SPREAD_KEY
+from lengthgen.confirmation.replication import SPREAD_KEY
 from lengthgen.results_pages import PER_OFFSET_SUFFIX, render_pages, write_pages
 from lengthgen.table_schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS, TRAINING_SUMMARY
-from lengthgen.table_schemas.replication import REPLICATION
+from lengthgen.confirmation.tables import REPLICATION
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import read_table
 from lengthgen.training_report import training_markdown

@@ -34,7 +34,7 @@ from lengthgen.findings import (BEYOND, FINDINGS, NOT_TESTED, PRECONDITION, REPL
                                 selections)
 from lengthgen.first_screen_rst import as_rst
 from lengthgen.markdown_cells import fit_cells
-from lengthgen.replication import EXPLORATORY, instance_name
+from lengthgen.confirmation.replication import EXPLORATORY, instance_name
 from lengthgen.rule_history import history_markdown, rule_timing
 from lengthgen.tables import atomic_write_text
 from lengthgen.thresholds import DECIDED_FRACTION, SPREAD_INTERVAL

@@ -40,7 +40,7 @@ SPREAD_INTERVAL = 0.95
 # so the outcome says nothing either way.
 DECIDED_FRACTION = 0.95
 
-# --- replication (lengthgen/replication.py): does a verdict hold beyond the setting it was found in? ---
+# --- replication (lengthgen/confirmation/replication.py): does a verdict hold beyond the setting it was found in? ---
 # A claim is general when it holds wherever it is tested, so the verdict asks for every run: one run that
 # does not reproduce the outcome makes its replication hold in part, none makes it not hold. Checks, not verdicts,
 # are compared, so a verdict that stays "holds in part" because other checks now fail does not count as replicated.
@@ -50,7 +50,7 @@ REPLICATION_RULE = (
     "at all of its offsets (no prediction where it held in part); a claim replicates in a run when every check "
     "compared there replicates; over the confirmation runs that compare it, a claim's (or a check's) replication "
     "*holds* when it replicates in every one, *does not hold* in none, and *holds in part* otherwise")
-# Why a check did not replicate (lengthgen/replication.py, ``cause``), decided from numbers that can point
+# Why a check did not replicate (lengthgen/confirmation/replication.py, ``cause``), decided from numbers that can point
 # either way: in each run, on how many of its seeds the check, computed on that seed alone, fails (k of n,
 # lengthgen/bootstrap.py; summed over the offsets compared), whether the seed bootstrap decides its outcome
 # (DECIDED_FRACTION), and how far the values lie from the threshold (relative to it). In this order:

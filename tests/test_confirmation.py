@@ -1,4 +1,4 @@
-"""The confirmation study's configs (lengthgen/confirmation.py), its rules record, and its command."""
+"""The confirmation study's configs (lengthgen/confirmation/runs.py), its rules record, and its command."""
 
 import copy
 import subprocess
@@ -9,7 +9,7 @@ from snakemake.utils import update_config
 
 from conftest import REPO, SCHEMA, snakemake
 from lengthgen.config import ConfigError, prepare_config
-from lengthgen.confirmation import RULE_FILES, confirmation_runs, differences, same_task
+from lengthgen.confirmation.runs import RULE_FILES, confirmation_runs, differences, same_task
 from lengthgen.experiments.catalog import plan
 from lengthgen.report import rules_record
 from lengthgen.sources import lengthgen_files

@@ -7,7 +7,7 @@ PARSE_TIME_IMPORTS = """
 import sys
 import lengthgen.config, lengthgen.encoding_catalog, lengthgen.experiments.catalog
 import lengthgen.experiments.declaration, lengthgen.jobs, lengthgen.report, lengthgen.seeding
-import lengthgen.sources, lengthgen.confirmation
+import lengthgen.sources, lengthgen.confirmation.runs
 print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'scipy')))
 """
 

@@ -8,13 +8,15 @@ invisible to the import scan of lengthgen/sources.py, so the rules must name tho
 """
 
 import ast
-import base64
 import json
+import os
+import re
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, snakemake
 
 LOADED = "loaded: "
 
@@ -62,3 +64,49 @@ def test_a_schema_module_dropped_from_a_rules_inputs_fails_naming_the_job_and_th
     job, inputs, loaded = next(record for record in records if record[0].startswith("analyze_prop1 "))
     assert schema in inputs and schema in loaded
     assert unlisted([(job, inputs - {schema}, loaded)]) == [f"{job} loaded {schema}, which is not among its inputs"]
+
+
+@contextmanager
+def appended_comment(path: Path):
+    """``path`` with a comment line appended, as an edit that changes no behaviour; restored byte for byte (and its
+    times) after, so the finished smoke run is up to date again."""
+    original, times = path.read_bytes(), path.stat()
+    path.write_bytes(original + b"\n# an edit\n")
+    try:
+        yield
+    finally:
+        path.write_bytes(original)
+        os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
+
+
+def jobs_rerun_for(dry_run: str, path: Path) -> set[tuple[str, str]]:
+    """(rule, log) of every job that a dry run schedules because ``path`` changed (not because of another job)."""
+    jobs, rule, log = set(), None, None
+    for line in dry_run.splitlines():
+        line = line.strip()
+        if re.fullmatch(r"(local)?rule \w+:", line):
+            rule, log = line.split()[1].rstrip(":"), None
+        elif line.startswith("log: "):
+            log = line.removeprefix("log: ")
+        elif line.startswith("reason: Updated input files:") and str(path) in line.split(":", 2)[2].split(", "):
+            jobs.add((rule, log))
+    return jobs
+
+
+@pytest.mark.parametrize("module, reruns, keeps", [
+    ("section.py", "plot_prop1", "analyze_prop1"),  # the text is written by the figure job: no analysis reruns
+    ("tables.py", "analyze_prop1", None),  # its schemas: the analysis that writes them and the figure job that reads them
+    ("headlines.py", "analyze_multiseed", "analyze_prop1"),  # read by the multiseed experiment alone
+])
+def test_an_edit_to_a_file_of_prop1_schedules_every_job_that_runs_it_and_no_other(smoke_run, module, reruns, keeps):
+    path = (REPO / "lengthgen" / "experiments" / "prop1" / module).resolve()
+    running = {(job.split(" ")[0], job.split(" (")[1].rstrip(")")) for job, _, loaded in job_records(smoke_run)
+               if str(path) in {str(Path(file).resolve()) for file in loaded}}
+    with appended_comment(path):
+        dry_run = snakemake(smoke_run, "-n").stdout
+    rerun = jobs_rerun_for(dry_run, path)
+    assert rerun == running
+    rules = {rule for rule, _ in rerun}
+    assert reruns in rules and (keeps is None or keeps not in rules)
+    if module == "tables.py":
+        assert "plot_prop1" in rules

@@ -1,16 +1,16 @@
-"""Replication (lengthgen/replication.py): matching checks across configs, the verdict rule and its causes."""
+"""Replication (lengthgen/confirmation/replication.py): matching checks across configs, the verdict rule and its causes."""
 
 import pandas as pd
 import pytest
 
 from conftest import markdown_rows
 from lengthgen.claims import COMPARISONS, KEY, check, with_keys, with_verdicts
-from lengthgen.plots.replication import replication_figure
-from lengthgen.prose import replication as prose
-from lengthgen.replication import (EXPLORATORY, SPREAD_KEY, annotated_checks, claim_replication, compare_runs, margin,
+from lengthgen.confirmation.figures import replication_figure
+from lengthgen.confirmation import section as prose
+from lengthgen.confirmation.replication import (EXPLORATORY, SPREAD_KEY, annotated_checks, claim_replication, compare_runs, margin,
                                    replication_table)
 from lengthgen.rule_history import RULE_HISTORY, history_markdown
-from lengthgen.table_schemas.replication import REPLICATION
+from lengthgen.confirmation.tables import REPLICATION
 from lengthgen.tables import to_arrow
 
 THRESHOLD = 0.5
@@ -548,7 +548,7 @@ def test_where_the_exploratory_run_failed_its_miss_and_the_confirmations_clearan
 
 # decide_cause on its own, every branch written out in full (CAUSE_RULE in lengthgen/thresholds.py).
 
-from lengthgen.replication import Cause, Evidence, decide_cause  # noqa: E402
+from lengthgen.confirmation.replication import Cause, Evidence, decide_cause  # noqa: E402
 from lengthgen.thresholds import RULE_CAUSE_MAX_MISS
 
 NO_COUNT = "no per-seed count (the check is not computed per seed), so the seed bootstrap alone"
@@ -638,7 +638,7 @@ import math  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from lengthgen.replication import (COMPARISON_COLUMNS, check_outcomes, clearance, clearances, describe_values,  # noqa: E402
+from lengthgen.confirmation.replication import (COMPARISON_COLUMNS, check_outcomes, clearance, clearances, describe_values,  # noqa: E402
                                    expectations, failure_share, instance, instance_name, margins, misses_and_clears,
                                    outcome, replication_verdict, seeds_text, share_text, shares_p_value)
 

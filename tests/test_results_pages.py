@@ -15,11 +15,11 @@ from lengthgen.claims_table import NOT_RUN, VALUE, claims_table, number
 from lengthgen.experiments.catalog import plan
 from lengthgen.findings import FINDINGS, counted_checks, finding_verdict, replicates_in_run, selections
 from lengthgen.markdown_cells import MAX_CELL, fit_cells, row_cells, table_cells
-from lengthgen.replication import SPREAD_KEY
+from lengthgen.confirmation.replication import SPREAD_KEY
 from lengthgen.report_preview import committed_config, committed_sections
 from lengthgen.results_pages import FIRST_SCREEN, page_paths, render_pages
 from lengthgen.table_schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS
-from lengthgen.table_schemas.replication import REPLICATION
+from lengthgen.confirmation.tables import REPLICATION
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import read_table
 from lengthgen.verdicts import DOES_NOT_HOLD, HOLDS, IN_PART, UNTESTABLE

@@ -16,7 +16,7 @@ from lengthgen.robustness.analysis import claim_robustness, point_mechanism, rob
 from lengthgen.robustness.figures import check_grid
 from lengthgen.robustness.points import DEFAULT_POINT, robustness_points
 from lengthgen.robustness.section import section
-from lengthgen.table_schemas.robustness import ROBUSTNESS_CHECKS, ROBUSTNESS_MECHANISM
+from lengthgen.robustness.tables import ROBUSTNESS_CHECKS, ROBUSTNESS_MECHANISM
 from lengthgen.tables import read_table, write_table
 from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
 

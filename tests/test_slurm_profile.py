@@ -13,7 +13,7 @@ from snakemake.utils import update_config
 
 from conftest import REPO, SCHEMA, SMOKE_CONFIG, snakemake
 from lengthgen.config import prepare_config
-from lengthgen.confirmation import confirmation_runs
+from lengthgen.confirmation.runs import confirmation_runs
 from lengthgen.robustness.points import robustness_points
 
 PROFILE = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())

@@ -12,7 +12,7 @@ import yaml
 
 from conftest import REPO, SCHEMA, SMOKE_CONFIG, markdown_rows, snakemake, write_config
 from lengthgen.config import derive_settings, prepare_config
-from lengthgen.confirmation import confirmation_runs
+from lengthgen.confirmation.runs import confirmation_runs
 from lengthgen.markdown_cells import MAX_CELL, table_cells
 from lengthgen.report_preview import committed_config
 from lengthgen.table_schemas.core import ACCURACY_BY_LENGTH

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lengthgen.config import ConfigError
-from lengthgen.confirmation import PRESENTATION_KEYS, flat, layered_config
+from lengthgen.confirmation.runs import PRESENTATION_KEYS, flat, layered_config
 from lengthgen.experiments.catalog import plan
 from lengthgen.robustness import DEFAULT_POINT
 

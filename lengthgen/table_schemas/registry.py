@@ -2,7 +2,7 @@
 
 Each table is a ``tables.TableSchema``: a name, an explicit pyarrow schema, and the key columns
 its rows are sorted by when written, so an identical result has identical bytes. Schemas are
-grouped by what writes them (``core`` here, and each experiment's ``tables.py`` in its folder); a job imports only the
+grouped by what writes them (``core`` here, and each experiment's or study's ``tables.py`` in its folder); a job imports only the
 module of the tables it reads or writes, so adding a table to one experiment reruns nothing else.
 These modules need pyarrow alone, so that jobs which only read tables start fast.
 """
@@ -17,11 +17,14 @@ from lengthgen.tables import TableSchema
 
 
 def schema_modules() -> list[str]:
-    """Every module of table schemas, sorted by its short name: this package's (``core``, ...) and each
-    experiment's ``lengthgen/experiments/<name>/tables.py``."""
-    modules = {info.name: f"lengthgen.table_schemas.{info.name}" for info in pkgutil.iter_modules([str(Path(__file__).parent)]) if info.name not in ("__main__", "registry")}
-    for tables in sorted((Path(__file__).parents[1] / "experiments").glob("*/tables.py")):
-        modules[tables.parent.name] = f"lengthgen.experiments.{tables.parent.name}.tables"
+    """Every module of table schemas, sorted by its short name: this package's (``core``, ...), each
+    experiment's ``lengthgen/experiments/<name>/tables.py`` and each study's (``lengthgen/confirmation/tables.py``,
+    ``lengthgen/robustness/tables.py``)."""
+    package = Path(__file__).parents[1]
+    modules = {info.name: f"lengthgen.table_schemas.{info.name}" for info in pkgutil.iter_modules([str(Path(__file__).parent)])
+               if info.name not in ("__main__", "registry")}
+    for tables in sorted([*package.glob("experiments/*/tables.py"), *package.glob("*/tables.py")]):
+        modules[tables.parent.name] = ".".join(tables.relative_to(package.parent).with_suffix("").parts)
     return [modules[name] for name in sorted(modules)]
 
 

@@ -3,8 +3,8 @@ import matplotlib.pyplot as plt
 
 from lengthgen.jobs import start_job
 from lengthgen.plots import save_figure
-from lengthgen.plots.replication import replication_figure
-from lengthgen.table_schemas.replication import REPLICATION
+from lengthgen.confirmation.figures import replication_figure
+from lengthgen.confirmation.tables import REPLICATION
 from lengthgen.tables import read_table
 
 start_job(snakemake.log[0])

@@ -4,7 +4,7 @@ import matplotlib.pyplot as plt
 from lengthgen.jobs import start_job
 from lengthgen.plots import save_figure
 from lengthgen.robustness.figures import robustness_figure
-from lengthgen.table_schemas.robustness import ROBUSTNESS_CHECKS
+from lengthgen.robustness.tables import ROBUSTNESS_CHECKS
 from lengthgen.tables import read_table
 
 start_job(snakemake.log[0])

@@ -1,10 +1,10 @@
 """Rule replication: every check of this run beside the confirmation runs', the replication verdicts, and why."""
-from lengthgen import replication
+from lengthgen.confirmation import replication
 from lengthgen.jobs import start_job
-from lengthgen.prose import replication as prose
+from lengthgen.confirmation import section as prose
 from lengthgen.rule_history import history_markdown
 from lengthgen.table_schemas.core import ALL_CLAIMS
-from lengthgen.table_schemas.replication import REPLICATION
+from lengthgen.confirmation.tables import REPLICATION
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import atomic_write_text, read_table, write_table
 

@@ -7,7 +7,7 @@ from lengthgen.jobs import start_job
 from lengthgen.robustness import analysis
 from lengthgen.robustness.section import section
 from lengthgen.table_schemas.core import ALL_CLAIMS
-from lengthgen.table_schemas.robustness import ROBUSTNESS_CHECKS, ROBUSTNESS_MECHANISM
+from lengthgen.robustness.tables import ROBUSTNESS_CHECKS, ROBUSTNESS_MECHANISM
 from lengthgen.tables import atomic_write_text, read_table, write_table
 
 start_job(snakemake.log[0])

@@ -6,12 +6,12 @@ from pathlib import Path
 from lengthgen.claims_table import robustness_of_findings
 from lengthgen.drift import previous_changes_markdown
 from lengthgen.jobs import start_job
-from lengthgen.replication import SPREAD_KEY
+from lengthgen.confirmation.replication import SPREAD_KEY
 from lengthgen.report import machine_description
 from lengthgen.results_pages import render_pages, write_pages
 from lengthgen.table_schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS, TRAINING_SUMMARY
-from lengthgen.table_schemas.replication import REPLICATION
-from lengthgen.table_schemas.robustness import ROBUSTNESS_CHECKS
+from lengthgen.confirmation.tables import REPLICATION
+from lengthgen.robustness.tables import ROBUSTNESS_CHECKS
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import read_table
 from lengthgen.training_report import training_markdown

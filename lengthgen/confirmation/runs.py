@@ -31,7 +31,7 @@ from lengthgen.experiments.catalog import plan
 # dilution law's and the ranking account's predictions (dilution.py); the comparison of predictions with their
 # trivial baselines (prediction_errors.py); the intervals checks are decided on (stats.py); and the statistics
 # of per-seed sums that checks' values are computed as (seed_sums.py); what a multiseed headline is (headlines.py).
-RULE_FILES = ("lengthgen/thresholds.py", "lengthgen/claims.py", "lengthgen/replication.py", "lengthgen/bootstrap.py",
+RULE_FILES = ("lengthgen/thresholds.py", "lengthgen/claims.py", "lengthgen/confirmation/replication.py", "lengthgen/bootstrap.py",
               "lengthgen/experiments", "lengthgen/kernel.py", "lengthgen/length_scaling.py", "lengthgen/encodings.py",
               "lengthgen/encoding_catalog.py", "lengthgen/names.py", "lengthgen/variant_predictions.py",
               "lengthgen/training_record.py", "lengthgen/training_report.py", "lengthgen/dilution.py",

@@ -36,7 +36,7 @@ A check not counted per seed (declared so, ``claims.check``'s ``per_seed``: one 
 another's, a t-interval) has no shares: the bootstrap alone decides between *measurement* (open in a run)
 and the margins. ``Cause.basis`` says which of these steps decided a cause.
 
-Everything here reads tables and plain data: no torch. The section text is ``lengthgen.prose.replication`` (its
+Everything here reads tables and plain data: no torch. The section text is ``lengthgen.confirmation.section`` (its
 ``worked_example`` states the rule on numbers).
 """
 

@@ -1,13 +1,13 @@
 """The replication section of RESULTS.md: the runs, the rules, each claim's replication and why, every check in every run.
 
-Not an experiment: its computation (``lengthgen.replication``: the checks side by side, the replication rule, the
+Not an experiment: its computation (``lengthgen.confirmation.replication``: the checks side by side, the replication rule, the
 causes) runs in the replication job, which passes its tables here. Nothing here decides an outcome or a cause.
 """
 
 import pandas as pd
 
 from lengthgen.claims import KEY
-from lengthgen.replication import (CHECK, EXPLORATORY, ONE_SEED, OPEN_WITHOUT_COUNT, Evidence, decide_cause,
+from lengthgen.confirmation.replication import (CHECK, EXPLORATORY, ONE_SEED, OPEN_WITHOUT_COUNT, Evidence, decide_cause,
                                    instance_name, margin, replication_verdict)
 from lengthgen.thresholds import CAUSE_RULE, REPLICATION_RULE, SPREAD_INTERVAL
 from lengthgen.verdicts import DOES_NOT_HOLD, IN_PART, UNTESTABLE, VERDICTS

@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from lengthgen.replication import CHECK, replication_verdict
+from lengthgen.confirmation.replication import CHECK, replication_verdict
 
 
 def check_grid(table: pd.DataFrame) -> tuple[list[tuple[str, str, str]], list[str], np.ndarray, list[list[str]]]:
