@@ -174,19 +174,22 @@ TRANSFORMER_TRAINING = model_settings(
 )
 
 
+# How one training rule of single heads is made (workflow/rules/train.smk), every seed of a job side by side.
+# Its fields: the folder below models/ its runs' folders are in ("" for the sweep's and the variants' heads);
+# one run's folder (its {pe}, {seed} and {offset} wildcards; a job trains every seed of one); the {pe} its jobs
+# train (None: its run folders name no encoding, they train rope); its seeds; the head's and the training's
+# settings; its runtime in minutes, for a cluster's scheduler.
 class HeadTraining(NamedTuple):
-    """One rule that trains single heads, every seed of one job side by side (workflow/rules/train.smk)."""
-
-    family: str  # the folder below models/ its runs' folders are in: "" for the sweep's and the variants' heads
-    run: str  # one run's folder (its {pe}, {seed} and {offset} wildcards); a job trains every seed of one
-    encodings: list[str] | None  # the {pe} its jobs train; None: its run folders name no encoding (they train rope)
+    family: str
+    run: str
+    encodings: list[str] | None
     seeds: list[int]
-    model: dict  # the head's settings
-    train: dict  # the training's settings
-    runtime: int  # minutes, for a cluster's scheduler
+    model: dict
+    train: dict
+    runtime: int
 
 
-# Every rule that trains single heads: the sweep's and the variants' (a rule's seed list is fixed, so encodings
+# The training rules of single heads, by name: the sweep's and the variants' (a seed list is fixed per rule, so encodings
 # whose runs have other seeds get a rule of their own), and the modified rope heads (MODIFIED_HEADS).
 HEAD_TRAINING_RULES = {
     **{f"train_{name}": HeadTraining("", RUN_FOLDER, encodings, seeds, HEAD_TRAINING, config_slice("train"), 30)
