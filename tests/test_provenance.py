@@ -88,7 +88,7 @@ def jobs_rerun_for(dry_run: str, path: Path) -> set[tuple[str, str]]:
             rule, log = line.split()[1].rstrip(":"), None
         elif line.startswith("log: "):
             log = line.removeprefix("log: ")
-        elif line.startswith("reason: Updated input files:") and str(path) in line.split(":", 2)[2].split(", "):
+        elif line.startswith("reason: Updated input files:") and str(path) in map(str.strip, line.split(":", 2)[2].split(",")):
             jobs.add((rule, log))
     return jobs
 
