@@ -88,8 +88,11 @@ def jobs_rerun_for(dry_run: str, path: Path) -> set[tuple[str, str]]:
             rule, log = line.split()[1].rstrip(":"), None
         elif line.startswith("log: "):
             log = line.removeprefix("log: ")
-        elif line.startswith("reason: Updated input files:") and str(path) in map(str.strip, line.split(":", 2)[2].split(",")):
-            jobs.add((rule, log))
+        elif line.startswith("reason: "):  # its causes, "; "-separated: "Updated input files: a, b" is one
+            updated = [cause.removeprefix("Updated input files: ") for cause in line.removeprefix("reason: ").split("; ")
+                       if cause.startswith("Updated input files: ")]
+            if updated and str(path) in updated[0].split(", "):
+                jobs.add((rule, log))
     return jobs
 
 
