@@ -6,6 +6,7 @@ before any job (common.smk); a representative subset also goes through the real 
 """
 
 import copy
+import os
 
 import pytest
 import yaml
@@ -76,6 +77,20 @@ def test_configs_share_no_default_with_each_other_or_the_cached_schema():
     assert second["linear"]["min_norm"]["sweep_d_model"] == [64, 256, 1024]
     assert prepared(SMOKE) == second
     assert load_schema(SCHEMA) == yaml.safe_load(SCHEMA.read_text())
+
+
+def test_an_edited_schema_file_is_read_again(tmp_path):
+    # The parsed schema is cached on the file's path, mtime and size: an edit that keeps one of the two is still seen.
+    schema = tmp_path / "schema.yaml"
+    schema.write_text("type: object\nrequired: [a]\n")
+    stamp = schema.stat().st_mtime_ns
+    assert load_schema(schema)["required"] == ["a"]
+    schema.write_text("type: object\nrequired: [b]\n")  # the same size, a later mtime
+    os.utime(schema, ns=(stamp + 10**9, stamp + 10**9))
+    assert load_schema(schema)["required"] == ["b"]
+    schema.write_text("type: object\nrequired: [c, d]\n")  # another size, the same mtime
+    os.utime(schema, ns=(stamp + 10**9, stamp + 10**9))
+    assert load_schema(schema)["required"] == ["c", "d"]
 
 
 def defaults_repeated(config: dict, schema: dict, where: str = "") -> list[str]:
