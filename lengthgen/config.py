@@ -6,21 +6,26 @@ raises ``ConfigError`` with one line that names the key, what is wrong and what 
 - ``validate_config`` checks types and names against the JSON schema
   (``workflow/schemas/config.schema.yaml``) and rewrites the first error for a reader: an
   unknown key gets the close known names, a number YAML read as text gets the spelling it needs
-  (Snakemake's own ``validate`` prints the whole schema instead); Snakemake's ``validate`` then
-  fills the schema's defaults (``set_default=True``), so a default lives in the schema alone
-  (config.yaml sets only what differs from it);
+  (Snakemake's own ``validate`` prints the whole schema instead); ``fill_defaults`` then fills
+  the schema's defaults as Snakemake's ``validate(..., set_default=True)`` does, so a default lives
+  in the schema alone (config.yaml sets only what differs from it);
 - ``derive_settings`` fills every setting of ``DERIVED_SETTINGS`` that is left out (or null)
   from the sweep and the task, so a config that changes only those two runs every experiment;
 - ``check_config`` checks how keys relate (an offset must be shorter than the shortest training
   sequence, a randomized encoding's id range must cover the longest evaluation length, ...).
 
 The filled config lists its keys in the schema's order, whichever file set them (RESULTS.md prints it).
+
+The workflow prepares a config per confirmation run and robustness point, and again in each one's module (27
+times for the default config): the schema file is parsed once per process (``load_schema``), not per call.
 """
 
+import copy
 import difflib
+from functools import cache
 from pathlib import Path
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 
 # The registry as its source states it: the checks need names, parameters and whether an encoding
@@ -81,16 +86,49 @@ def model_file_settings(model: dict, task: dict) -> dict:
 
 def prepare_config(config: dict, schema_path: Path) -> None:
     """Validate ``config`` in place against the schema file, fill its defaults and derived settings, and check it."""
-    from snakemake.utils import validate  # the workflow has it loaded already; other callers pay at first use
-    import yaml
-
-    schema = yaml.safe_load(Path(schema_path).read_text())
+    schema = load_schema(schema_path)
     validate_config(config, schema)
     # Validates again (it passes) and sets every default the schema gives a key the config leaves out.
-    validate(config, str(Path(schema_path).resolve()), set_default=True)
+    fill_defaults(config, schema)
     derive_settings(config)
     check_config(config)
     order_as_schema(config, schema)
+
+
+def load_schema(schema_path: Path) -> dict:
+    """The schema file, parsed once per process and again only if the file changes. Shared: read it, never change it
+    (``fill_defaults`` copies each default it sets)."""
+    path = Path(schema_path).resolve()
+    stat = path.stat()
+    return _parsed_schema(str(path), stat.st_mtime_ns, stat.st_size)
+
+
+@cache
+def _parsed_schema(path: str, mtime_ns: int, size: int) -> dict:
+    import yaml
+
+    # libyaml's parser where PyYAML has it: the same safe constructor, 1.7 ms a parse of this schema here against 14.
+    return yaml.load(Path(path).read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def _set_defaults(validator, properties, instance, schema):
+    """The ``properties`` keyword of a validator that first sets every default of ``properties`` that ``instance``
+    lacks: a copy of it, so that no two configs, nor the cached schema, share a mutable default."""
+    for name, subschema in properties.items():
+        if "default" in subschema:
+            instance.setdefault(name, copy.deepcopy(subschema["default"]))
+    yield from Draft202012Validator.VALIDATORS["properties"](validator, properties, instance, schema)
+
+
+# Snakemake's ``validate(..., set_default=True)`` validator (jsonschema's FAQ recipe), with copied defaults.
+_DefaultFillingValidator = validators.extend(Draft202012Validator, {"properties": _set_defaults})
+
+
+def fill_defaults(config: dict, schema: dict) -> None:
+    """Set, in place, every default ``schema`` gives a key ``config`` leaves out, at every level, as Snakemake's
+    ``validate(config, schema, set_default=True)`` does (raises jsonschema's ``ValidationError`` if the filled config
+    breaks the schema); without re-reading the schema file each time."""
+    _DefaultFillingValidator(schema).validate(config)
 
 
 def order_as_schema(config: dict, schema: dict) -> None:

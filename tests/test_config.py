@@ -6,12 +6,14 @@ before any job (common.smk); a representative subset also goes through the real 
 """
 
 import copy
+import os
 
 import pytest
 import yaml
 
 from conftest import REPO, SCHEMA, SMOKE_CONFIG
-from lengthgen.config import ConfigError, describe, job_task, model_file_settings, model_settings, prepare_config
+from lengthgen.config import (ConfigError, describe, fill_defaults, job_task, load_schema, model_file_settings,
+                              model_settings, prepare_config)
 from lengthgen.encoding_catalog import DEFAULT_NOISE_MAX_LENGTH
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
@@ -52,6 +54,43 @@ def test_schema_defaults_are_filled():
     derived = prepared(config)
     assert derived["task"]["eval_seed"] == 0 and derived["train"]["log_every"] == 100
     assert derived["results_dir"] == "results" and derived["device"] == "cpu"
+
+
+@pytest.mark.parametrize("config", [DEFAULT, SMOKE, {key: value for key, value in SMOKE.items()
+                                                    if key not in ("figures", "bootstrap", "confirmation", "robustness")}],
+                         ids=["default", "smoke", "sections left out"])
+def test_defaults_are_filled_as_snakemakes_validate_fills_them(config):
+    # fill_defaults replaced snakemake.utils.validate(set_default=True), which parsed the schema file at every call
+    # (twice per config with ours, 59 parses a dry run): the same values, types and key order.
+    from snakemake.utils import validate
+
+    ours, snakemakes = copy.deepcopy(config), copy.deepcopy(config)
+    fill_defaults(ours, load_schema(SCHEMA))
+    validate(snakemakes, str(SCHEMA), set_default=True)
+    assert repr(ours) == repr(snakemakes)
+
+
+def test_configs_share_no_default_with_each_other_or_the_cached_schema():
+    first, second = prepared(SMOKE), prepared(SMOKE)
+    first["linear"]["min_norm"]["sweep_d_model"].append(2048)
+    first["robustness"]["experiments"].clear()
+    assert second["linear"]["min_norm"]["sweep_d_model"] == [64, 256, 1024]
+    assert prepared(SMOKE) == second
+    assert load_schema(SCHEMA) == yaml.safe_load(SCHEMA.read_text())
+
+
+def test_an_edited_schema_file_is_read_again(tmp_path):
+    # The parsed schema is cached on the file's path, mtime and size: an edit that keeps one of the two is still seen.
+    schema = tmp_path / "schema.yaml"
+    schema.write_text("type: object\nrequired: [a]\n")
+    stamp = schema.stat().st_mtime_ns
+    assert load_schema(schema)["required"] == ["a"]
+    schema.write_text("type: object\nrequired: [b]\n")  # the same size, a later mtime
+    os.utime(schema, ns=(stamp + 10**9, stamp + 10**9))
+    assert load_schema(schema)["required"] == ["b"]
+    schema.write_text("type: object\nrequired: [c, d]\n")  # another size, the same mtime
+    os.utime(schema, ns=(stamp + 10**9, stamp + 10**9))
+    assert load_schema(schema)["required"] == ["c", "d"]
 
 
 def defaults_repeated(config: dict, schema: dict, where: str = "") -> list[str]:
