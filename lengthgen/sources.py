@@ -29,7 +29,8 @@ def _module_file(root: Path, dotted: str) -> Path | None:
     return None
 
 
-def _imported_files(root: Path, source: Path) -> set[Path]:
+@cache  # the closures of every script and experiment module share most modules: parse each file once a start
+def _imported_files(root: Path, source: Path) -> frozenset[Path]:
     """The lengthgen files that ``source`` imports directly."""
     found = set()
     for node in ast.walk(ast.parse(source.read_text(), filename=str(source))):
@@ -47,7 +48,7 @@ def _imported_files(root: Path, source: Path) -> set[Path]:
                 path = _module_file(root, name)
                 if path is not None and name != PACKAGE:
                     found.add(path)
-    return found
+    return frozenset(found)
 
 
 @cache

@@ -1,5 +1,4 @@
 # Shared by all rules: config validation, the sweep as a Paramspace, where outputs go, source-file inputs.
-import functools
 import itertools
 import os
 import re
@@ -19,17 +18,8 @@ from lengthgen.experiments.declaration import as_plain, schema_of, schema_read, 
 from lengthgen.jobs import PORTABLE_CPU_ENV
 from lengthgen.report import code_version
 from lengthgen.seeding import derive_seed
-from lengthgen import sources as lengthgen_sources
 from lengthgen.sources import lengthgen_files
 from lengthgen.table_schemas.registry import schema_sources
-
-# The closures of every script and experiment module share most modules: parse each lengthgen file once per
-# start, not once per closure it is in (727 parses for the default config's 63 closures before). Done here, not in
-# lengthgen/sources.py: that file is an input of the analysis and figure jobs that import the schema registry (158
-# jobs of the default run), so editing it would rerun them in every finished run. The files do not change while
-# Snakemake reads the workflow.
-if not hasattr(lengthgen_sources._imported_files, "cache_info"):  # once: modules include this file again
-    lengthgen_sources._imported_files = functools.cache(lengthgen_sources._imported_files)
 
 REPO = Path(workflow.current_basedir).parents[1]  # this file is workflow/rules/common.smk; also as a module
 CONFIG_SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
