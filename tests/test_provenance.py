@@ -79,37 +79,40 @@ def appended_comment(path: Path):
         os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
 
 
-def jobs_rerun_for(dry_run: str, path: Path) -> set[tuple[str, str]]:
-    """(rule, log) of every job that a dry run schedules because ``path`` changed (not because of another job)."""
-    jobs, rule, log = set(), None, None
+def scheduled_jobs(dry_run: str) -> dict[tuple[str, str], list[str]]:
+    """Every job a dry run schedules, as (rule, log), with the input files whose edit is among its reasons
+    (Snakemake names them only where no job upstream reruns too)."""
+    jobs, job = {}, None
     for line in dry_run.splitlines():
         line = line.strip()
         if re.fullmatch(r"(local)?rule \w+:", line):
-            rule, log = line.split()[1].rstrip(":"), None
-        elif line.startswith("log: "):
-            log = line.removeprefix("log: ")
-        elif line.startswith("reason: "):  # its causes, "; "-separated: "Updated input files: a, b" is one
+            job = [line.split()[1].rstrip(":"), None]
+        elif line.startswith("log: ") and job:
+            job[1] = line.removeprefix("log: ")
+        elif line.startswith("reason: ") and job:  # its causes, "; "-separated; "Updated input files: a, b" is one
             updated = [cause.removeprefix("Updated input files: ") for cause in line.removeprefix("reason: ").split("; ")
                        if cause.startswith("Updated input files: ")]
-            if updated and str(path) in updated[0].split(", "):
-                jobs.add((rule, log))
+            jobs[tuple(job)] = updated[0].split(", ") if updated else []
     return jobs
 
 
 @pytest.mark.parametrize("module, reruns, keeps", [
-    ("section.py", "plot_prop1", "analyze_prop1"),  # the text is written by the figure job: no analysis reruns
+    ("section.py", "plot_prop1", "analyze_"),  # the text is written by the figure job: no analysis reruns
     ("tables.py", "analyze_prop1", None),  # its schemas: the analysis that writes them and the figure job that reads them
     ("headlines.py", "analyze_multiseed", "analyze_prop1"),  # read by the multiseed experiment alone
 ])
 def test_an_edit_to_a_file_of_prop1_schedules_every_job_that_runs_it_and_no_other(smoke_run, module, reruns, keeps):
+    """Every job that loaded the file is scheduled, and every job scheduled because of the file (not because a job
+    upstream reruns) loaded it."""
     path = (REPO / "lengthgen" / "experiments" / "prop1" / module).resolve()
     running = {(job.split(" ")[0], job.split(" (")[1].rstrip(")")) for job, _, loaded in job_records(smoke_run)
                if str(path) in {str(Path(file).resolve()) for file in loaded}}
     with appended_comment(path):
-        dry_run = snakemake(smoke_run, "-n").stdout
-    rerun = jobs_rerun_for(dry_run, path)
-    assert rerun == running
-    rules = {rule for rule, _ in rerun}
-    assert reruns in rules and (keeps is None or keeps not in rules)
+        scheduled = scheduled_jobs(snakemake(smoke_run, "-n").stdout)
+    by_the_edit = {job for job, updated in scheduled.items() if str(path) in updated}
+    assert running and running <= set(scheduled)
+    assert by_the_edit and by_the_edit <= running
+    rules = {rule for rule, _ in scheduled}
+    assert reruns in rules and (keeps is None or not any(keeps in rule for rule in rules))
     if module == "tables.py":
         assert "plot_prop1" in rules
