@@ -29,9 +29,11 @@ def test_a_script_runs_the_modules_it_imports_and_theirs():
     assert not any(name.startswith("lengthgen.plots") or name.startswith("lengthgen.experiments") for name in train)
 
 
-def assert_torch_free(module_names: list[str]) -> None:
+def assert_torch_free(module_names: list[str], also: tuple[str, ...] = ()) -> None:
+    """Importing ``module_names`` loads no torch, nor any of ``also``."""
     imports = "; ".join(f"import {name}" for name in module_names)
-    check = f"{imports}; import sys; assert 'torch' not in sys.modules, 'torch imported'"
+    check = (f"{imports}; import sys; loaded = [name for name in ('torch', *{also!r}) if name in sys.modules]; "
+             "assert not loaded, f'{loaded} imported'")
     result = subprocess.run([sys.executable, "-c", check], capture_output=True, text=True, cwd=REPO)
     assert result.returncode == 0, result.stderr
 
@@ -56,8 +58,10 @@ def test_experiments_that_read_no_model_do_not_import_torch(experiment):
 @pytest.mark.heavy
 @pytest.mark.parametrize("plot", PLOTS)
 def test_figure_jobs_do_not_import_torch(plot):
-    """A figure job draws the figures and writes the section text (workflow/scripts/plot.py), from tables alone."""
-    assert_torch_free([f"lengthgen.experiments.{plot}.figures", f"lengthgen.experiments.{plot}.section"])
+    """A figure job draws the figures and writes the section text (workflow/scripts/plot.py), from tables alone:
+    no torch, and no scipy (0.4 CPU-s) either."""
+    assert_torch_free(["lengthgen.plots", "lengthgen.experiments.sections", f"lengthgen.experiments.{plot}.figures",
+                       f"lengthgen.experiments.{plot}.section"], also=("scipy",))
 
 
 @pytest.mark.heavy

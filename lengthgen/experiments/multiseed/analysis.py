@@ -2,7 +2,7 @@
 
 Each headline is one number per trained run, read from an experiment's tables, with the
 threshold its experiment's rule uses; each experiment declares its own (``<name>/headlines.py``,
-``lengthgen/headlines.py``). The multiseed claim is that each headline meets
+``lengthgen/headlines.py``), gathered in ``multiseed/headlines.py``. The multiseed claim is that each headline meets
 its threshold in every single run (every seed at every offset), not only on average.
 A headline that an untrained head would meet comes with its experiment's baseline, as a headline of
 its own: frequency's top-4 share against the same heads untrained, prop1's MAE against the better
@@ -23,19 +23,11 @@ import pandas as pd
 from lengthgen import seed_sums
 from lengthgen.claims import check
 from lengthgen.experiments.declaration import PER_OFFSET
-from lengthgen.experiments.frequency import headlines as frequency
-from lengthgen.experiments.generalization import headlines as generalization
-from lengthgen.experiments.linear import headlines as linear
-from lengthgen.experiments.mechanics import headlines as mechanics
-from lengthgen.experiments.prop1 import headlines as prop1
-from lengthgen.experiments.shift import headlines as shift
+from lengthgen.experiments.multiseed.headlines import HEADLINES
 from lengthgen.headlines import Headline
 from lengthgen.stats import summarize_over_seeds
 
 COMPARISONS = {">=": operator.ge, "<=": operator.le, ">": operator.gt}
-# Every experiment's headlines, in the catalog's order.
-HEADLINES = [*generalization.HEADLINES, *mechanics.HEADLINES, *shift.HEADLINES, *prop1.HEADLINES,
-             *frequency.HEADLINES, *linear.HEADLINES]
 CHECKED = ("headline_by_seed",)
 
 

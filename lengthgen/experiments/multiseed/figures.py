@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from lengthgen.experiments.multiseed.analysis import HEADLINES
+from lengthgen.experiments.multiseed.headlines import HEADLINES
 
 
 def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:

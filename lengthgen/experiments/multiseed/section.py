@@ -3,7 +3,7 @@
 import pandas as pd
 
 from lengthgen.claims import checks_markdown
-from lengthgen.experiments.multiseed.analysis import HEADLINES
+from lengthgen.experiments.multiseed.headlines import HEADLINES
 
 
 def summary_markdown(summary: pd.DataFrame) -> str:

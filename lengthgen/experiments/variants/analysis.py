@@ -15,24 +15,10 @@ from lengthgen.experiments.generalization.analysis import summarize_accuracy
 from lengthgen.experiments.variants.thresholds import EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR
 from lengthgen.thresholds import CHANCE_TOLERANCE
 from lengthgen.training_report import fit_counts, runs_that_fit
-from lengthgen.variant_predictions import (ALLOWED_CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_PREDICTION,
-                                           impossibility, mechanism, predicted_class)
+from lengthgen.experiments.variants.summaries import mechanisms, predictions
+from lengthgen.variant_predictions import COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_PREDICTION, impossibility
 
 EXPERIMENT = "variants"
-
-
-def mechanisms(encodings) -> dict[str, dict]:
-    """What the registry states about each encoding (``variant_predictions.mechanism``)."""
-    return {pe: mechanism(pe) for pe in encodings}
-
-
-def predictions(classes: pd.DataFrame, descriptions: dict[str, dict]) -> pd.DataFrame:
-    """Per (encoding, offset) of ``classes``: the predicted class beside the measured one, and whether it
-    matches (null where there is no prediction)."""
-    predicted = [predicted_class(descriptions[row.pe], row.offset) for row in classes.itertuples()]
-    matches = [None if prediction == NO_PREDICTION else row.category in ALLOWED_CLASSES[prediction]
-               for prediction, row in zip(predicted, classes.itertuples())]
-    return classes.assign(predicted=predicted, matches=matches)
 
 
 def summarize_variants(evaluations: pd.DataFrame) -> pd.DataFrame:

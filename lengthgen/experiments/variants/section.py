@@ -5,7 +5,7 @@ import pandas as pd
 
 from lengthgen.claims import checks_markdown
 from lengthgen.encoding_catalog import DEFAULT_NOISE_MAX_LENGTH, resolve_encoding_name
-from lengthgen.experiments.variants.analysis import mechanisms, predictions
+from lengthgen.experiments.variants.summaries import mechanisms, predictions
 from lengthgen.experiments.generalization.section import accuracy_markdown, format_interval
 from lengthgen.experiments.variants.thresholds import (EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
                                                        RANDOM_POSITIONS_FAIL_FROM_OFFSET, VARIANT_FIT_ACCURACY,

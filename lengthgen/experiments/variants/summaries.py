@@ -1,0 +1,19 @@
+"""What the registry states about each encoding, and the predicted class beside the measured one: without scipy,
+shared by the variants' checks (``analysis.py``) and their section text (``section.py``, which the figure job writes)."""
+
+import pandas as pd
+
+from lengthgen.variant_predictions import ALLOWED_CLASSES, NO_PREDICTION, mechanism, predicted_class
+
+def mechanisms(encodings) -> dict[str, dict]:
+    """What the registry states about each encoding (``variant_predictions.mechanism``)."""
+    return {pe: mechanism(pe) for pe in encodings}
+
+
+def predictions(classes: pd.DataFrame, descriptions: dict[str, dict]) -> pd.DataFrame:
+    """Per (encoding, offset) of ``classes``: the predicted class beside the measured one, and whether it
+    matches (null where there is no prediction)."""
+    predicted = [predicted_class(descriptions[row.pe], row.offset) for row in classes.itertuples()]
+    matches = [None if prediction == NO_PREDICTION else row.category in ALLOWED_CLASSES[prediction]
+               for prediction, row in zip(predicted, classes.itertuples())]
+    return classes.assign(predicted=predicted, matches=matches)
