@@ -145,7 +145,7 @@ def test_split_errors_by_hand():
 
 def test_share_by_hand():
     assert errors.share(1, 4) == 0.25
-    assert errors.share(3, 3) == 1.0  # a whole of one or more is divided, not NaN
+    assert errors.share(1, 1) == 1.0 and errors.share(3, 3) == 1.0  # a whole of one or more is divided, not NaN
     assert math.isnan(errors.share(0, 0))  # no whole (no wrong answer, no ranking error): undefined, not 0
 
 
