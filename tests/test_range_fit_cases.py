@@ -129,3 +129,15 @@ def test_the_same_seed_holds_out_the_same_sequences_and_another_seed_others():
         return torch.cat([tokens.flatten() for tokens in model.calls])
 
     assert torch.equal(heldout(0), heldout(0)) and not torch.equal(heldout(0), heldout(1))
+
+
+def test_training_accuracy_counts_only_positions_with_a_target():
+    """The curve's per-step accuracy (``training.accuracy``): right answers over the positions with a target."""
+    from lengthgen.task import IGNORE_INDEX
+    from lengthgen.training import accuracy
+    answers = torch.tensor([[0, 1, 2], [2, 2, 0]])
+    logits = torch.nn.functional.one_hot(answers, 4).float()  # (2, 3, V = 4): argmax is ``answers``
+    targets = torch.tensor([[0, IGNORE_INDEX, 1], [2, IGNORE_INDEX, IGNORE_INDEX]])
+    # three positions have a target: (0, 0) right, (0, 2) wrong, (1, 0) right
+    assert accuracy(logits, targets).item() == pytest.approx(2 / 3)
+    assert accuracy(logits[0], targets[0]).item() == pytest.approx(1 / 2)  # the single head's (B, V) logits too
