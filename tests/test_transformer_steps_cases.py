@@ -118,3 +118,22 @@ def test_windows_at_the_range_boundary():
     assert rows["past_training_range"].tolist() == [False, False, True]
     # 8: positions 1..7, all right; 15: 7..14, three right of 8; 16: 8..15, two right
     assert rows["accuracy"].tolist() == [1.0, 3 / 8, 2 / 8]
+
+
+def test_no_step_anywhere_still_gives_the_step_columns():
+    """A run without a step gives no row, and the table keeps its columns: the found-step join reads them."""
+    table = by_position({("rope", 0, 17): [1.0] * 16, ("learned", 0, 17): [0.25] * 16})
+    steps = experiment.find_steps(table, WIDTH)
+    assert steps.empty
+    assert list(steps.columns) == ["pe", "offset", "seed", "position", "accuracy_before", "accuracy_after"]
+    predicted = pd.DataFrame({"offset": [1], "seed": [0], "predicted_step": [12]})
+    assert experiment.with_found_steps(predicted, steps, TRAIN_MAX)["found_step"].isna().all()
+
+
+def test_a_step_at_the_first_position_past_the_range_is_found():
+    """A window from train_length_max on is past the range: a step there is the run's found step."""
+    steps = pd.DataFrame({"pe": "rope", "offset": 1, "seed": [0, 1], "position": [TRAIN_MAX - 1, TRAIN_MAX],
+                          "accuracy_before": 1.0, "accuracy_after": 0.5})
+    predicted = pd.DataFrame({"offset": [1, 1], "seed": [0, 1], "predicted_step": [12, 12]})
+    joined = experiment.with_found_steps(predicted, steps, TRAIN_MAX)
+    assert joined["found_step"].tolist() == [pd.NA, TRAIN_MAX]  # seed 0's step lies inside the range
