@@ -170,3 +170,16 @@ def test_the_schedule_by_hand():
     # two steps without warmup: the peak, then the final rate at the last step
     two = TrainConfig(steps=2, batch_size=1, lr=1.0, warmup_fraction=0.0)
     assert [learning_rate_factor(two, step) for step in range(2)] == pytest.approx([1.0, final])
+
+
+def test_held_out_sequences_are_not_the_training_batches():
+    """Held-out sequences come from generators of their own: at every length they differ from what the training
+    loop's generator of the same seed and offset draws (``fit``'s ``generator("train", seed, offset)``)."""
+    from lengthgen.seeding import generator
+    from lengthgen.task import sample_sequences
+    model = StubModel(retrieval_targets, range(4, 10))
+    range_fit(model, TASK, retrieval_targets, 0, SETTLED_CURVE, 3)
+    for tokens in model.calls:
+        length = tokens.shape[1]
+        training = sample_sequences(generator("train", 0, TASK.offset), HELDOUT_PER_LENGTH, length, TASK.vocab_size)
+        assert not torch.equal(tokens, training)
