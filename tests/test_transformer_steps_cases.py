@@ -5,6 +5,8 @@ A step is a position p where the mean accuracy over the ``width`` positions befo
 of exactly 0.25, at the first and the last position whose windows fit, twice, in a shorter evaluation
 length only, and nowhere. Every accuracy is a multiple of 1/4, so every window mean is exact in binary."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -137,3 +139,34 @@ def test_a_step_at_the_first_position_past_the_range_is_found():
     predicted = pd.DataFrame({"offset": [1, 1], "seed": [0, 1], "predicted_step": [12, 12]})
     joined = experiment.with_found_steps(predicted, steps, TRAIN_MAX)
     assert joined["found_step"].tolist() == [pd.NA, TRAIN_MAX]  # seed 0's step lies inside the range
+
+
+# drift and replication match checks across runs by (claim, statistic, offset): the statistic is the text every
+# earlier run has, so a reworded one reads as one check removed and another added
+GRACEFUL_STATISTIC = ("rope: largest drop over seeds of the mean accuracy from the window before a position past the "
+                      "range to the window from it on")
+
+
+def test_graceful_decay_per_offset_and_without_a_rope_window():
+    """Offset 2 has a rope step (1 to 0.5 at position 10, windows of TRAIN_MAX = 8); offset 1 has only a learned
+    run: its check has no drop to judge (NaN, does not hold) and says so."""
+    table = pd.concat([by_position({("learned", 0, 24): [1.0] * 23}, offset=1),
+                       by_position({("rope", 3, 26): [1.0] * 8 + [0.5] * 16}, offset=2)], ignore_index=True)
+    empty, stepped = experiment.claims_graceful(table, TRAIN_MAX)
+    assert (empty["offset"], stepped["offset"]) == (1, 2)
+    assert np.isnan(empty["value"]) and not empty["holds"]
+    assert empty["rule"] == "< 0.25, a step (no rope window past the range)"
+    assert stepped["value"] == 0.5 and not stepped["holds"]
+    assert stepped["rule"] == "< 0.25, a step (largest: seed 3 at position 10, 1.000 to 0.500)"
+    assert empty["statistic"] == stepped["statistic"] == GRACEFUL_STATISTIC
+
+
+def test_step_prediction_checks_by_offset_in_order_with_their_rule():
+    predictions = pd.DataFrame({"offset": [3, 3, 1], "seed": [0, 1, 0], "predicted_step": [30, None, 20],
+                                "found_step": [20, 40, 10]}).astype({"predicted_step": "Int64", "found_step": "Int64"})
+    rows = experiment.claims_step_prediction(predictions)
+    assert [row["offset"] for row in rows] == [1, 3]  # ascending, as the section lists them
+    assert rows[0]["value"] == 2.0 and rows[1]["value"] == math.inf  # 20 vs 10; seed 1 of offset 3 has none
+    factor = f"<= {experiment.STEP_PREDICTION_FACTOR:g}"
+    assert rows[0]["rule"] == f"{factor} (found vs predicted: seed 0: 10 vs 20)"
+    assert rows[1]["rule"] == f"{factor} (found vs predicted: seed 0: 20 vs 30, seed 1: 40 vs none)"
