@@ -170,3 +170,5 @@ def test_step_prediction_checks_by_offset_in_order_with_their_rule():
     factor = f"<= {experiment.STEP_PREDICTION_FACTOR:g}"
     assert rows[0]["rule"] == f"{factor} (found vs predicted: seed 0: 10 vs 20)"
     assert rows[1]["rule"] == f"{factor} (found vs predicted: seed 0: 20 vs 30, seed 1: 40 vs none)"
+    assert rows[0]["statistic"] == ("retrieval head: largest factor between its kernel's predicted step and the found "
+                                    "step, over seeds with a step")  # the key drift matches, as GRACEFUL_STATISTIC
