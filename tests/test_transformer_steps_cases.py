@@ -172,3 +172,36 @@ def test_step_prediction_checks_by_offset_in_order_with_their_rule():
     assert rows[1]["rule"] == f"{factor} (found vs predicted: seed 0: 20 vs 30, seed 1: 40 vs none)"
     assert rows[0]["statistic"] == ("retrieval head: largest factor between its kernel's predicted step and the found "
                                     "step, over seeds with a step")  # the key drift matches, as GRACEFUL_STATISTIC
+
+
+def test_kernel_lead_is_over_the_median_of_the_other_in_range_offsets():
+    """s(K) = 1.0 at K = 2, every other in-range offset 0.2: the lead is 0.8; the closest unseen offset (0.6) is
+    (1.0 - 0.6) / 0.8 = 0.5 leads short of s(K), so no step is predicted; one unseen offset at 1.0 is the step."""
+    kernel = np.full(20, 0.2)
+    kernel[2], kernel[15] = 1.0, 0.6
+    prediction = experiment.predict_step(kernel, offset=2, train_length_max=TRAIN_MAX)
+    assert prediction["kernel_at_offset"] == 1.0 and prediction["kernel_lead"] == pytest.approx(0.8)
+    assert prediction["closest_unseen_gap"] == pytest.approx(0.5) and prediction["predicted_step"] is None
+    kernel[11] = 1.0
+    assert experiment.predict_step(kernel, offset=2, train_length_max=TRAIN_MAX)["predicted_step"] == 11
+
+
+def test_no_rope_window_past_the_range_fits():
+    """rope's longest length 12 leaves no position p >= 8 with 8 positions before and 8 from p on: no drop, and the
+    graceful check has nothing to judge (NaN) and says so."""
+    table = by_position({("rope", 0, 12): [1.0] * 11, ("learned", 0, 12): [1.0] * 11})
+    drops = experiment.largest_drops(table, TRAIN_MAX, TRAIN_MAX)
+    assert drops.empty and list(drops.columns) == ["pe", "offset", "seed", "position", "accuracy_before",
+                                                   "accuracy_after"]
+    (check,) = experiment.claims_graceful(table, TRAIN_MAX)
+    assert np.isnan(check["value"]) and check["rule"] == "< 0.25, a step (no rope window past the range)"
+
+
+def test_largest_drops_lists_runs_in_order():
+    table = by_position({("rope", 2, 17): [1.0] * 8 + [0.5] * 8, ("rope", 0, 17): [1.0] * 8 + [0.5] * 8,
+                         ("learned", 1, 17): [1.0] * 16})
+    drops = experiment.largest_drops(table, WIDTH, 0)
+    assert list(zip(drops["pe"], drops["seed"])) == [("learned", 1), ("rope", 0), ("rope", 2)]
+    # two seeds with the same largest drop: the rule names the first, seed 0
+    (check,) = experiment.claims_graceful(table, TRAIN_MAX)
+    assert "largest: seed 0 at position 9" in check["rule"]
