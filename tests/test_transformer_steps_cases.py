@@ -205,3 +205,20 @@ def test_largest_drops_lists_runs_in_order():
     # two seeds with the same largest drop: the rule names the first, seed 0
     (check,) = experiment.claims_graceful(table, TRAIN_MAX)
     assert "largest: seed 0 at position 9" in check["rule"]
+
+
+def test_a_margin_widens_the_return_to_within_margin_leads_of_s_k(monkeypatch):
+    """The rule for any margin m: the first unseen offset whose s is at least s(K) - m x lead. With m = 0.5 and the
+    lead 0.8 of the kernel above, the bar is 0.6: offset 15 (0.6) returns, offset 10 (0.5) does not."""
+    monkeypatch.setattr(experiment, "STEP_KERNEL_MARGIN", 0.5)
+    kernel = np.full(20, 0.2)
+    kernel[2], kernel[10], kernel[15] = 1.0, 0.5, 0.6
+    assert experiment.predict_step(kernel, offset=2, train_length_max=TRAIN_MAX)["predicted_step"] == 15
+
+
+def test_phenomenon_checks_come_in_ascending_offset():
+    windows = pd.DataFrame({"pe": "rope", "offset": [3, 1], "seed": 0, "length": [32, 32], "window_start": 24,
+                            "accuracy": [0.9, 0.8], "in_training_range": False, "past_training_range": True})
+    rows = experiment.claims_phenomenon(windows, vocab_size=4, train_length_max=TRAIN_MAX)
+    offsets = [row["offset"] for row in rows]
+    assert offsets == sorted(offsets) and set(offsets) == {1, 3}
