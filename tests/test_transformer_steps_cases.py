@@ -222,3 +222,37 @@ def test_phenomenon_checks_come_in_ascending_offset():
     rows = experiment.claims_phenomenon(windows, vocab_size=4, train_length_max=TRAIN_MAX)
     offsets = [row["offset"] for row in rows]
     assert offsets == sorted(offsets) and set(offsets) == {1, 3}
+
+
+PHENOMENON_STATISTICS = [  # the keys drift matches across runs, as GRACEFUL_STATISTIC
+    "rope: lowest accuracy over seeds and in-range windows",
+    "learned: lowest accuracy over seeds and in-range windows",
+    "rope: lowest accuracy over seeds, last window at 4x the training maximum",
+    "rope: lowest accuracy over seeds and every evaluation length past the range, last window",
+    "learned: largest distance from chance over seeds and windows past the range",
+]
+
+
+def test_phenomenon_checks_by_hand():
+    """V = 16 (chance 1/16, the bar 5 x chance = 5/16), train_length_max 8, so 4x is n = 32. Offset 1: rope's
+    in-range floor 0.2 (seed 1 at n = 8), its floors past the range 0.7 (n = 16) and 0.3 (n = 32, under the bar);
+    learned 0.99 in range, 0.1 and 0.05 past it (distances 0.0375 and 0.0125 from chance). Offset 2: rope only,
+    its floor 0.2 at n = 16, which no check of offset 1 may read."""
+    rows = [("rope", 1, 0, 8, 1.0), ("rope", 1, 1, 8, 0.2), ("rope", 1, 0, 16, 0.9), ("rope", 1, 1, 16, 0.7),
+            ("rope", 1, 0, 32, 0.3), ("rope", 1, 1, 32, 0.65), ("learned", 1, 0, 8, 0.99), ("learned", 1, 0, 16, 0.1),
+            ("learned", 1, 0, 32, 0.05), ("rope", 2, 0, 8, 1.0), ("rope", 2, 0, 16, 0.2), ("rope", 2, 0, 32, 0.35)]
+    windows = pd.DataFrame(rows, columns=["pe", "offset", "seed", "length", "accuracy"]).assign(
+        window_start=lambda f: f["length"] - TRAIN_MAX, in_training_range=lambda f: f["length"] <= TRAIN_MAX,
+        past_training_range=lambda f: f["length"] > TRAIN_MAX)
+    checks = experiment.claims_phenomenon(windows, vocab_size=16, train_length_max=TRAIN_MAX)
+    assert [check["statistic"] for check in checks] == PHENOMENON_STATISTICS * 2
+    assert [check["offset"] for check in checks] == [1] * 5 + [2] * 5
+    values = [check["value"] for check in checks]
+    assert values[:5] == pytest.approx([0.2, 0.99, 0.3, 0.3, 0.0375])
+    assert values[5] == 1.0 and np.isnan(values[6]) and values[7:9] == [0.35, 0.2] and np.isnan(values[9])
+    bar = "5 x chance = 0.312"  # 5/16 = 0.3125 to 3 decimals
+    assert checks[2]["rule"] == f">= {bar} (n=32)"
+    assert checks[3]["rule"] == f">= {bar} (lowest at n=32; under it at n=32)"
+    assert checks[8]["rule"] == f">= {bar} (lowest at n=16; under it at n=16)"
+    assert checks[4]["rule"] == "<= 0.05 (chance = 0.0625)"
+    assert [check["holds"] for check in checks[:5]] == [False, True, False, False, True]
