@@ -256,3 +256,16 @@ def test_phenomenon_checks_by_hand():
     assert checks[8]["rule"] == f">= {bar} (lowest at n=16; under it at n=16)"
     assert checks[4]["rule"] == "<= 0.05 (chance = 0.0625)"
     assert [check["holds"] for check in checks[:5]] == [False, True, False, False, True]
+
+
+def test_every_length_check_names_each_length_under_the_bar():
+    bar = 5 / 16  # exact in binary: a floor equal to it is not under it
+    floor = pd.DataFrame({"offset": 1, "length": [16, 32, 64, 128], "accuracy": [0.2, 0.1, bar, 0.5]})
+    check = experiment.every_length_check(floor, bar, 1)
+    assert check["value"] == 0.1 and not check["holds"]
+    assert check["rule"] == ">= 5 x chance = 0.312 (lowest at n=32; under it at n=16, 32)"
+    at_bar = experiment.every_length_check(floor[floor["length"] >= 64], bar, 1)
+    assert at_bar["value"] == bar and at_bar["holds"] and at_bar["rule"] == ">= 5 x chance = 0.312 (lowest at n=64)"
+    none = experiment.every_length_check(floor.iloc[:0], bar, 1)
+    assert np.isnan(none["value"]) and not none["holds"]
+    assert none["rule"] == ">= 5 x chance = 0.312 (no rope window past the range)"
