@@ -5,6 +5,7 @@ ranking error (another key scores at least as high as the target) and which a di
 before the code runs; every count, share, winning offset and bin below was worked out by hand."""
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -91,7 +92,10 @@ def test_seen_boundary_is_strict():
 
 def test_no_wrong_answers_gives_nan_shares_of_wrong():
     answers = errors.Answers(np.array([True, True]), np.array([True, False]), np.array([0, 1]))
-    row = errors.error_counts(answers, TRAIN_MAX)
+    with warnings.catch_warnings():
+        # the usual cell in range (no ranking error) leaves no numpy "mean of empty slice" warning in the run's log
+        warnings.simplefilter("error")
+        row = errors.error_counts(answers, TRAIN_MAX)
     assert row["n_wrong"] == 0 and row["n_ranking_error"] == 0 and row["n_outranked"] == 1
     assert math.isnan(row["ranking_share_of_wrong"]) and math.isnan(row["median_winning_offset"])
     assert row["accuracy"] == 1.0
@@ -138,3 +142,151 @@ def test_split_errors_by_hand():
     row = split_errors(split).iloc[0]
     assert row["ranking_share_error"] == pytest.approx((0.3 + 0.2) / 2)
     assert row["dilution_share_error"] == pytest.approx((0.4 + 0.1) / 2)
+
+
+def test_share_by_hand():
+    assert errors.share(1, 4) == 0.25
+    assert errors.share(1, 1) == 1.0 and errors.share(3, 3) == 1.0  # a whole of one or more is divided, not NaN
+    assert math.isnan(errors.share(0, 0))  # no whole (no wrong answer, no ranking error): undefined, not 0
+
+
+def test_the_error_message_names_what_is_missing():
+    frame = by_length([("rope", 1, 0, 8, False, 100, 10, 5, 5, 0, 5)])
+    with pytest.raises(ValueError, match=r"^errors needs evaluation lengths past the training range$"):
+        errors.errors_checks(frame)
+
+
+def test_checks_of_every_offset_with_their_rules():
+    frame = by_length([
+        ("rope", 1, 0, 16, True, 100, 10, 4, 6, 1, 3),
+        ("rope", 1, 1, 32, True, 100, 30, 6, 24, 5, 1),
+        ("rope", 2, 0, 16, True, 200, 50, 40, 10, 2, 38),
+    ])
+    rows = errors.errors_checks(frame)
+    assert [(row["offset"], row["kind"]) for row in rows] == [(1, "evidence"), (1, "sanity"), (2, "evidence"), (2, "sanity")]
+    # Offset 1 pools 200 answers, 40 wrong (30 dilution, 10 ranking, 4 of them won at unseen offsets); offset 2:
+    # 200 answers, 50 wrong (10 dilution, 40 ranking, 38 unseen).
+    assert [row["value"] for row in rows] == pytest.approx([30 / 40, 4 / 10, 10 / 50, 38 / 40])
+    assert [row["holds"] for row in rows] == [True, False, False, True]  # rules: >= 0.5, >= 0.9
+    assert rows[0]["rule"] == f">= {errors.MIN_DILUTION_SHARE:g} (40 wrong of 200 answers)"
+    assert rows[3]["rule"] == f">= {errors.MIN_UNSEEN_WINNER_SHARE:g} (40 ranking errors in 200 answers, 0.20 per answer)"
+    # The statistic is part of a check's key (claim, statistic, offset): drift and replication match the checks
+    # of two runs by it, so it is the text every earlier run has.
+    assert rows[0]["statistic"] == "rope: share of wrong answers past the training range that are dilution errors"
+    assert rows[1]["statistic"] == ("rope: share of ranking errors past the training range whose winning key is at "
+                                    "an unseen offset")
+
+
+def split_inputs():
+    """measured rows (two rope runs at offset 1 and a learned one), the law's accuracy and the ranking shares."""
+    measured = pd.DataFrame({
+        "pe": ["rope", "rope", "rope", "learned"], "offset": [1, 1, 1, 1], "seed": [0, 0, 1, 0],
+        "length": [8, 32, 32, 32], "past_training_range": [False, True, True, True],
+        "ranking_share": [0.0, 0.1, 0.2, 0.9], "dilution_share": [0.05, 0.3, 0.4, 0.0]})
+    law = pd.DataFrame({"offset": 1, "seed": [0, 0, 1, 0, 0], "length": [8, 32, 32, 32, 64],
+                        "predictor": ["mean_field", "mean_field", "mean_field", "ranking", "mean_field"],
+                        "predicted_accuracy": [0.9, 0.6, 0.5, 0.01, 0.2]})
+    ranking = pd.DataFrame({"offset": 1, "seed": [0, 0, 1], "length": [8, 32, 32],
+                            "predicted_ranking_share": [0.02, 0.25, 0.35]})
+    return measured, ranking, law
+
+
+def test_predicted_split_by_hand():
+    split = errors.predicted_split(*split_inputs())
+    assert errors.PROP1_CLAIM_PREDICTOR == "mean_field"
+    got = {(row.seed, row.length, row.predictor): (row.predicted_ranking_share, row.predicted_dilution_share,
+                                                   row.measured_ranking_share, row.measured_dilution_share)
+           for row in split.itertuples()}
+    # The law predicts every wrong answer a dilution error (1 - its accuracy); the ranking account every one a
+    # ranking error. prop1's rows of another predictor (its own "ranking") and lengths nobody measured are left out.
+    expected = {
+        (0, 8, "mean_field"): (0.0, 0.1, 0.0, 0.05), (0, 32, "mean_field"): (0.0, 0.4, 0.1, 0.3),
+        (1, 32, "mean_field"): (0.0, 0.5, 0.2, 0.4),
+        (0, 8, "ranking"): (0.02, 0.0, 0.0, 0.05), (0, 32, "ranking"): (0.25, 0.0, 0.1, 0.3),
+        (1, 32, "ranking"): (0.35, 0.0, 0.2, 0.4)}
+    assert set(got) == set(expected)
+    for key, shares in expected.items():
+        assert got[key] == pytest.approx(shares), key
+    assert len(split) == 6 and set(split["pe"]) == {"rope"} and set(split["offset"]) == {1}
+    assert split.set_index(["seed", "length"])["past_training_range"].to_dict() == {
+        (0, 8): False, (0, 32): True, (1, 32): True}
+
+
+def test_predicted_split_refuses_a_run_measured_twice():
+    measured, ranking, law = split_inputs()
+    twice = pd.concat([measured, measured.iloc[[1]]], ignore_index=True)  # rope, seed 0, length 32 twice
+    with pytest.raises(pd.errors.MergeError):
+        errors.predicted_split(twice, ranking, law)
+
+
+def test_split_errors_of_both_predictors_by_hand():
+    split = pd.DataFrame({"offset": [1, 1, 1, 2], "predictor": ["mean_field", "mean_field", "ranking", "mean_field"],
+                          "past_training_range": [True, True, True, True],
+                          "predicted_ranking_share": [0.0, 0.0, 0.3, 0.0], "measured_ranking_share": [0.1, 0.2, 0.1, 0.0],
+                          "predicted_dilution_share": [0.5, 0.2, 0.0, 0.6], "measured_dilution_share": [0.3, 0.4, 0.3, 0.1]})
+    table = errors.split_errors(split).set_index(["offset", "predictor"])
+    assert table.loc[(1, "mean_field")].tolist() == pytest.approx([(0.1 + 0.2) / 2, (0.2 + 0.2) / 2])
+    assert table.loc[(1, "ranking")].tolist() == pytest.approx([0.2, 0.3])
+    assert table.loc[(2, "mean_field")].tolist() == pytest.approx([0.0, 0.5])
+
+
+def token_ranked_rope_head(key_logits) -> "AttentionHead":
+    """A rope head whose attention logit is ``key_logits[b]`` for a key holding token b, at every offset and for every
+    query token: the query and key live in rotary block 1 only, whose frequency base^(-1/2) = 1e-15 turns no key
+    by any visible angle (cos(31e-15) = 1 in float64)."""
+    from lengthgen.model import AttentionHead, HeadConfig
+    model = AttentionHead(HeadConfig(VOCAB, 4, "rope", trained_positions=64, rope_base=1e30))
+    with torch.no_grad():
+        for parameter in model.parameters():
+            parameter.zero_()
+        model.token_embedding.weight[:, 2] = torch.tensor(key_logits, dtype=torch.float32)
+        model.key.weight[2, 2] = 1.0
+        model.query.bias[2] = 2.0  # times the key's entry, over sqrt(d_model) = 2
+    return model.eval()
+
+
+# For target token t and query token a, with n - 2 uniform distractors (every key but the query's own and the target):
+# - logits b (token b outranks every lower token): P_rank[a, t] = ((t + 1) / V)^(n - 2) if a <= t else 0 (the query's
+#   own key outranks), so mean P_rank = sum_j j^(n - 1) / V^n;
+# - logits [1, 0, 0, 0] (token 0 outranks the rest): P_rank[a, 0] = 1, and for t != 0: ((V - 1) / V)^(n - 2) if a != 0
+#   else 0, so mean P_rank = (V + (V - 1)^2 ((V - 1) / V)^(n - 2)) / V^2.
+def by_token_share(n):
+    return 1 - sum(j ** (n - 1) for j in range(1, VOCAB + 1)) / VOCAB ** n
+
+
+def token_zero_share(n):
+    return 1 - (VOCAB + (VOCAB - 1) ** 2 * ((VOCAB - 1) / VOCAB) ** (n - 2)) / VOCAB ** 2
+
+
+@pytest.mark.parametrize("n", [3, 8, 32])
+def test_predicted_outranked_share_by_hand(n):
+    assert errors.predicted_outranked_share(token_ranked_rope_head([0, 1, 2, 3]), 1, n) == pytest.approx(by_token_share(n))
+    assert errors.predicted_outranked_share(token_ranked_rope_head([1, 0, 0, 0]), 2, n) == pytest.approx(
+        token_zero_share(n))
+
+
+def test_analyze_predicts_the_ranking_split_of_every_rope_head():
+    """Two rope heads (offsets 1 and 2) and a learned one: the ranking account's rows are each rope head's own share
+    at every evaluation length, worked out by hand above; the learned head has none."""
+    from lengthgen.model import AttentionHead, HeadConfig
+    lengths = [8, 32]
+    eval_sets = {offset: {n: (tokens := torch.randint(VOCAB, (40, n), generator=torch.Generator().manual_seed(n)),
+                              tokens[:, -1 - offset]) for n in lengths} for offset in (1, 2)}
+    learned = AttentionHead(HeadConfig(VOCAB, 4, "learned", trained_positions=64))
+    models = [({"pe": "rope", "offset": 1, "seed": 3}, token_ranked_rope_head([0, 1, 2, 3])),
+              ({"pe": "learned", "offset": 1, "seed": 3}, learned),
+              ({"pe": "rope", "offset": 2, "seed": 4}, token_ranked_rope_head([1, 0, 0, 0]))]
+    law = pd.DataFrame([{"offset": offset, "seed": seed, "length": n, "predictor": "mean_field",
+                         "predicted_accuracy": 0.5} for offset, seed in ((1, 3), (2, 4)) for n in lengths])
+    settings = {"task": {"train_length_max": TRAIN_MAX, "eval_lengths": lengths}}
+    tables = errors.analyze({"models": models, "eval_sets": eval_sets, "prop1_prediction": law}, settings)
+    split = tables["errors_predicted_split"]
+    ranking = split[split["predictor"] == "ranking"]
+    got = {(row.offset, row.seed, row.length): row.predicted_ranking_share for row in ranking.itertuples()}
+    assert got == pytest.approx({(1, 3, 8): by_token_share(8), (1, 3, 32): by_token_share(32),
+                                 (2, 4, 8): token_zero_share(8), (2, 4, 32): token_zero_share(32)})
+    assert (ranking["predicted_dilution_share"] == 0.0).all()
+    assert len(split) == 8 and set(split["pe"]) == {"rope"}
+    measured = tables["errors_by_length"]
+    assert sorted(zip(measured["pe"], measured["offset"], measured["length"])) == [
+        ("learned", 1, 8), ("learned", 1, 32), ("rope", 1, 8), ("rope", 1, 32), ("rope", 2, 8), ("rope", 2, 32)]

@@ -7,6 +7,7 @@ The by-length rows of the checks are written by hand too, so each statistic is a
 import math
 from types import SimpleNamespace
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
@@ -161,3 +162,32 @@ def test_check_keys_are_the_texts_drift_matches_across_runs():
         ("rope head does not pin inside the training range (contrast)",
          "fraction of (seed, length) cells past the range with the rope modal position inside it"),
     ]
+
+
+def test_untrained_rows_are_the_head_at_its_own_seeded_init():
+    """The baseline of a run is its head at the init its training started from (``init_head(config, seed)``), a
+    different head per seed: each run's untrained rows are that head's, measured on the run's sets."""
+    from lengthgen.model import AttentionHead, HeadConfig
+    from lengthgen.training import init_head
+    config = HeadConfig(4, 4, "learned", trained_positions=16)
+    sets = {length: torch.randint(4, (30, length), generator=torch.Generator().manual_seed(length)) for length in (6, 12)}
+    runs = [({"pe": "learned", "offset": 1, "seed": seed}, AttentionHead(config).eval()) for seed in (5, 6)]
+    got = mechanics.analyze({"models": runs, "eval_sets": {1: sets}}, {"task": {"train_length_max": TRAIN_MAX}})
+    untrained = got["mechanics_untrained_by_length"]
+    for seed in (5, 6):
+        expected = mechanics.measure_mechanics(init_head(config, seed).eval(), sets, 1, seed, TRAIN_MAX)
+        rows = untrained[untrained["seed"] == seed].reset_index(drop=True)
+        pd.testing.assert_frame_equal(rows, expected["mechanics_by_length"])
+    # the two seeds' inits differ, so a run measured at another seed's init would show
+    first, second = (untrained.loc[untrained["seed"] == seed, "target_attention"].to_numpy() for seed in (5, 6))
+    assert not np.allclose(first, second)
+
+
+def test_weights_read_in_chunks_are_each_sequences_own(monkeypatch):
+    """Long sequences are read a few at a time (TOKENS_PER_BATCH tokens): chunks of 3, 2 and 1 sequences at lengths
+    4, 5 and 8 give every sequence its own weights, so the rows are the hand-counted ones of the whole batch."""
+    monkeypatch.setattr(mechanics, "TOKENS_PER_BATCH", 12)
+    rows = measured()["mechanics_by_length"].set_index("length")
+    assert rows["modal_position"].tolist() == [1, 4, 3] and rows["modal_fraction"].tolist() == [0.5, 0.75, 0.5]
+    assert rows.loc[8, "target_attention"] == pytest.approx(rest(8))
+    assert rows.loc[5, "target_attention"] == pytest.approx((0.6 + 3 * rest(5)) / 4)

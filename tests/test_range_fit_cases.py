@@ -129,3 +129,57 @@ def test_the_same_seed_holds_out_the_same_sequences_and_another_seed_others():
         return torch.cat([tokens.flatten() for tokens in model.calls])
 
     assert torch.equal(heldout(0), heldout(0)) and not torch.equal(heldout(0), heldout(1))
+
+
+def test_training_accuracy_counts_only_positions_with_a_target():
+    """The curve's per-step accuracy (``training.accuracy``): right answers over the positions with a target."""
+    from lengthgen.task import IGNORE_INDEX
+    from lengthgen.training import accuracy
+    answers = torch.tensor([[0, 1, 2], [2, 2, 0]])
+    logits = torch.nn.functional.one_hot(answers, 4).float()  # (2, 3, V = 4): argmax is ``answers``
+    targets = torch.tensor([[0, IGNORE_INDEX, 1], [2, IGNORE_INDEX, IGNORE_INDEX]])
+    # three positions have a target: (0, 0) right, (0, 2) wrong, (1, 0) right
+    assert accuracy(logits, targets).item() == pytest.approx(2 / 3)
+    assert accuracy(logits[0], targets[0]).item() == pytest.approx(1 / 2)  # the single head's (B, V) logits too
+
+
+def test_divergence_is_a_mean_loss_above_the_factor_not_at_it():
+    """A window whose mean loss is exactly DIVERGED_LOSS_FACTOR x ln V has not diverged ("above" it has)."""
+    from lengthgen.training import DIVERGED_LOSS_FACTOR, TrainingDiverged, check_not_diverged
+    uniform = math.log(8)
+    at = DIVERGED_LOSS_FACTOR * uniform
+    check_not_diverged(torch.full((4,), at, dtype=torch.float64), 1, "pe=rope seed=0", uniform)  # the mean is exact
+    # the message says what to do about it
+    with pytest.raises(TrainingDiverged, match=r"mean loss .*the loss of a uniform guess; lower train\.lr \(or "
+                                               r"linear\.lr\) and rerun$"):
+        check_not_diverged(torch.full((4,), math.nextafter(at, math.inf), dtype=torch.float64), 1, "pe=rope seed=0",
+                           uniform)
+
+
+def test_the_schedule_by_hand():
+    """Warmup from 1/25 of the peak, then a half cosine from the peak to 1/25/1e4 of it at the last step."""
+    from lengthgen.training import TrainConfig, learning_rate_factor
+    initial, final = 1 / 25, 1 / 25 / 1e4
+    train = TrainConfig(steps=12, batch_size=1, lr=1.0, warmup_fraction=1 / 6)  # warmup: steps 0 and 1
+    factors = [learning_rate_factor(train, step) for step in range(12)]
+    assert factors[:2] == pytest.approx([initial, initial + (1 - initial) / 2])
+    # the cosine over steps 2..11: progress (step - 2) / 9
+    cosine = [final + (1 - final) * (1 + math.cos(math.pi * (step - 2) / 9)) / 2 for step in range(2, 12)]
+    assert factors[2:] == pytest.approx(cosine)
+    assert factors[2] == 1.0 and factors[-1] == pytest.approx(final)
+    # two steps without warmup: the peak, then the final rate at the last step
+    two = TrainConfig(steps=2, batch_size=1, lr=1.0, warmup_fraction=0.0)
+    assert [learning_rate_factor(two, step) for step in range(2)] == pytest.approx([1.0, final])
+
+
+def test_held_out_sequences_are_not_the_training_batches():
+    """Held-out sequences come from generators of their own: at every length they differ from what the training
+    loop's generator of the same seed and offset draws (``fit``'s ``generator("train", seed, offset)``)."""
+    from lengthgen.seeding import generator
+    from lengthgen.task import sample_sequences
+    model = StubModel(retrieval_targets, range(4, 10))
+    range_fit(model, TASK, retrieval_targets, 0, SETTLED_CURVE, 3)
+    for tokens in model.calls:
+        length = tokens.shape[1]
+        training = sample_sequences(generator("train", 0, TASK.offset), HELDOUT_PER_LENGTH, length, TASK.vocab_size)
+        assert not torch.equal(tokens, training)

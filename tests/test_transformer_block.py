@@ -115,3 +115,37 @@ def test_decoder_is_embedding_blocks_final_norm_unembedding(pe):
     torch.testing.assert_close(logits, expected, rtol=1e-10, atol=1e-10)
     traced, _ = model.trace(tokens)
     torch.testing.assert_close(traced, expected, rtol=1e-10, atol=1e-10)
+
+
+def hand_attention_view(model, tokens, offset):
+    """Per layer, then head, then query t and key s <= t: the hand-written decoder's logit and causal weight."""
+    head_dim = WIDTH // HEADS
+    x = model.token_embedding.weight[tokens] + model.encoding.table[offset:offset + LENGTH]
+    logits, weights = [], []
+    for block in model.blocks:
+        qkv = linear(layer_norm(x, block.attention_norm), block.attention.qkv)
+        for head in range(HEADS):
+            query = qkv[..., head * head_dim:(head + 1) * head_dim]
+            key = qkv[..., WIDTH + head * head_dim:WIDTH + (head + 1) * head_dim]
+            for t in range(LENGTH):
+                row = torch.stack([(query[:, t] * key[:, s]).sum(-1) / math.sqrt(head_dim) for s in range(t + 1)], 1)
+                logits.append(row)
+                weights.append(row.softmax(-1))
+        x = hand_block(x, block, 0.0)
+    return torch.cat(logits, 1), torch.cat(weights, 1)
+
+
+def test_attention_lists_every_kept_logit_and_weight_by_hand():
+    """``Transformer.attention``, the shift experiment's view: for layer, then head, then query t and key s <= t in
+    order, the logit q_t . k_s / sqrt(head_dim) of the hand-written decoder at position ids offset .. offset + T - 1
+    (0 .. T - 1 by default), and its causal softmax weight."""
+    model = randomized(Transformer(TransformerConfig(vocab_size=VOCAB, pe="learned", n_layers=2, n_heads=HEADS,
+                                                     d_model=WIDTH, trained_positions=16)), seed=6)
+    tokens = torch.randint(VOCAB, (2, LENGTH), generator=torch.Generator().manual_seed(7))
+    for offset, got in ((3, model.attention(tokens, position_offset=3)), (0, model.attention(tokens))):
+        assert got[0].shape == got[1].shape == (2, 2 * HEADS * LENGTH * (LENGTH + 1) // 2)
+        expected = hand_attention_view(model, tokens, offset)
+        torch.testing.assert_close(got[0], expected[0], rtol=1e-10, atol=1e-10)
+        torch.testing.assert_close(got[1], expected[1], rtol=1e-10, atol=1e-10)
+    # the shift matters: the two views differ (a learned table's rows are not alike)
+    assert (model.attention(tokens)[0] - model.attention(tokens, position_offset=3)[0]).abs().max() > 0.1

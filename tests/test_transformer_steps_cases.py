@@ -5,6 +5,8 @@ A step is a position p where the mean accuracy over the ``width`` positions befo
 of exactly 0.25, at the first and the last position whose windows fit, twice, in a shorter evaluation
 length only, and nowhere. Every accuracy is a multiple of 1/4, so every window mean is exact in binary."""
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -118,3 +120,152 @@ def test_windows_at_the_range_boundary():
     assert rows["past_training_range"].tolist() == [False, False, True]
     # 8: positions 1..7, all right; 15: 7..14, three right of 8; 16: 8..15, two right
     assert rows["accuracy"].tolist() == [1.0, 3 / 8, 2 / 8]
+
+
+def test_no_step_anywhere_still_gives_the_step_columns():
+    """A run without a step gives no row, and the table keeps its columns: the found-step join reads them."""
+    table = by_position({("rope", 0, 17): [1.0] * 16, ("learned", 0, 17): [0.25] * 16})
+    steps = experiment.find_steps(table, WIDTH)
+    assert steps.empty
+    assert list(steps.columns) == ["pe", "offset", "seed", "position", "accuracy_before", "accuracy_after"]
+    predicted = pd.DataFrame({"offset": [1], "seed": [0], "predicted_step": [12]})
+    assert experiment.with_found_steps(predicted, steps, TRAIN_MAX)["found_step"].isna().all()
+
+
+def test_a_step_at_the_first_position_past_the_range_is_found():
+    """A window from train_length_max on is past the range: a step there is the run's found step."""
+    steps = pd.DataFrame({"pe": "rope", "offset": 1, "seed": [0, 1], "position": [TRAIN_MAX - 1, TRAIN_MAX],
+                          "accuracy_before": 1.0, "accuracy_after": 0.5})
+    predicted = pd.DataFrame({"offset": [1, 1], "seed": [0, 1], "predicted_step": [12, 12]})
+    joined = experiment.with_found_steps(predicted, steps, TRAIN_MAX)
+    assert joined["found_step"].tolist() == [pd.NA, TRAIN_MAX]  # seed 0's step lies inside the range
+
+
+# drift and replication match checks across runs by (claim, statistic, offset): the statistic is the text every
+# earlier run has, so a reworded one reads as one check removed and another added
+GRACEFUL_STATISTIC = ("rope: largest drop over seeds of the mean accuracy from the window before a position past the "
+                      "range to the window from it on")
+
+
+def test_graceful_decay_per_offset_and_without_a_rope_window():
+    """Offset 2 has a rope step (1 to 0.5 at position 10, windows of TRAIN_MAX = 8); offset 1 has only a learned
+    run: its check has no drop to judge (NaN, does not hold) and says so."""
+    table = pd.concat([by_position({("learned", 0, 24): [1.0] * 23}, offset=1),
+                       by_position({("rope", 3, 26): [1.0] * 8 + [0.5] * 16}, offset=2)], ignore_index=True)
+    empty, stepped = experiment.claims_graceful(table, TRAIN_MAX)
+    assert (empty["offset"], stepped["offset"]) == (1, 2)
+    assert np.isnan(empty["value"]) and not empty["holds"]
+    assert empty["rule"] == "< 0.25, a step (no rope window past the range)"
+    assert stepped["value"] == 0.5 and not stepped["holds"]
+    assert stepped["rule"] == "< 0.25, a step (largest: seed 3 at position 10, 1.000 to 0.500)"
+    assert empty["statistic"] == stepped["statistic"] == GRACEFUL_STATISTIC
+
+
+def test_step_prediction_checks_by_offset_in_order_with_their_rule():
+    predictions = pd.DataFrame({"offset": [3, 3, 1], "seed": [0, 1, 0], "predicted_step": [30, None, 20],
+                                "found_step": [20, 40, 10]}).astype({"predicted_step": "Int64", "found_step": "Int64"})
+    rows = experiment.claims_step_prediction(predictions)
+    assert [row["offset"] for row in rows] == [1, 3]  # ascending, as the section lists them
+    assert rows[0]["value"] == 2.0 and rows[1]["value"] == math.inf  # 20 vs 10; seed 1 of offset 3 has none
+    factor = f"<= {experiment.STEP_PREDICTION_FACTOR:g}"
+    assert rows[0]["rule"] == f"{factor} (found vs predicted: seed 0: 10 vs 20)"
+    assert rows[1]["rule"] == f"{factor} (found vs predicted: seed 0: 20 vs 30, seed 1: 40 vs none)"
+    assert rows[0]["statistic"] == ("retrieval head: largest factor between its kernel's predicted step and the found "
+                                    "step, over seeds with a step")  # the key drift matches, as GRACEFUL_STATISTIC
+
+
+def test_kernel_lead_is_over_the_median_of_the_other_in_range_offsets():
+    """s(K) = 1.0 at K = 2, every other in-range offset 0.2: the lead is 0.8; the closest unseen offset (0.6) is
+    (1.0 - 0.6) / 0.8 = 0.5 leads short of s(K), so no step is predicted; one unseen offset at 1.0 is the step."""
+    kernel = np.full(20, 0.2)
+    kernel[2], kernel[15] = 1.0, 0.6
+    prediction = experiment.predict_step(kernel, offset=2, train_length_max=TRAIN_MAX)
+    assert prediction["kernel_at_offset"] == 1.0 and prediction["kernel_lead"] == pytest.approx(0.8)
+    assert prediction["closest_unseen_gap"] == pytest.approx(0.5) and prediction["predicted_step"] is None
+    kernel[11] = 1.0
+    assert experiment.predict_step(kernel, offset=2, train_length_max=TRAIN_MAX)["predicted_step"] == 11
+
+
+def test_no_rope_window_past_the_range_fits():
+    """rope's longest length 12 leaves no position p >= 8 with 8 positions before and 8 from p on: no drop, and the
+    graceful check has nothing to judge (NaN) and says so."""
+    table = by_position({("rope", 0, 12): [1.0] * 11, ("learned", 0, 12): [1.0] * 11})
+    drops = experiment.largest_drops(table, TRAIN_MAX, TRAIN_MAX)
+    assert drops.empty and list(drops.columns) == ["pe", "offset", "seed", "position", "accuracy_before",
+                                                   "accuracy_after"]
+    (check,) = experiment.claims_graceful(table, TRAIN_MAX)
+    assert np.isnan(check["value"]) and check["rule"] == "< 0.25, a step (no rope window past the range)"
+
+
+def test_largest_drops_lists_runs_in_order():
+    table = by_position({("rope", 2, 17): [1.0] * 8 + [0.5] * 8, ("rope", 0, 17): [1.0] * 8 + [0.5] * 8,
+                         ("learned", 1, 17): [1.0] * 16})
+    drops = experiment.largest_drops(table, WIDTH, 0)
+    assert list(zip(drops["pe"], drops["seed"])) == [("learned", 1), ("rope", 0), ("rope", 2)]
+    # two seeds with the same largest drop: the rule names the first, seed 0
+    (check,) = experiment.claims_graceful(table, TRAIN_MAX)
+    assert "largest: seed 0 at position 9" in check["rule"]
+
+
+def test_a_margin_widens_the_return_to_within_margin_leads_of_s_k(monkeypatch):
+    """The rule for any margin m: the first unseen offset whose s is at least s(K) - m x lead. With m = 0.5 and the
+    lead 0.8 of the kernel above, the bar is 0.6: offset 15 (0.6) returns, offset 10 (0.5) does not."""
+    monkeypatch.setattr(experiment, "STEP_KERNEL_MARGIN", 0.5)
+    kernel = np.full(20, 0.2)
+    kernel[2], kernel[10], kernel[15] = 1.0, 0.5, 0.6
+    assert experiment.predict_step(kernel, offset=2, train_length_max=TRAIN_MAX)["predicted_step"] == 15
+
+
+def test_phenomenon_checks_come_in_ascending_offset():
+    windows = pd.DataFrame({"pe": "rope", "offset": [3, 1], "seed": 0, "length": [32, 32], "window_start": 24,
+                            "accuracy": [0.9, 0.8], "in_training_range": False, "past_training_range": True})
+    rows = experiment.claims_phenomenon(windows, vocab_size=4, train_length_max=TRAIN_MAX)
+    offsets = [row["offset"] for row in rows]
+    assert offsets == sorted(offsets) and set(offsets) == {1, 3}
+
+
+PHENOMENON_STATISTICS = [  # the keys drift matches across runs, as GRACEFUL_STATISTIC
+    "rope: lowest accuracy over seeds and in-range windows",
+    "learned: lowest accuracy over seeds and in-range windows",
+    "rope: lowest accuracy over seeds, last window at 4x the training maximum",
+    "rope: lowest accuracy over seeds and every evaluation length past the range, last window",
+    "learned: largest distance from chance over seeds and windows past the range",
+]
+
+
+def test_phenomenon_checks_by_hand():
+    """V = 16 (chance 1/16, the bar 5 x chance = 5/16), train_length_max 8, so 4x is n = 32. Offset 1: rope's
+    in-range floor 0.2 (seed 1 at n = 8), its floors past the range 0.7 (n = 16) and 0.3 (n = 32, under the bar);
+    learned 0.99 in range, 0.1 and 0.05 past it (distances 0.0375 and 0.0125 from chance). Offset 2: rope only,
+    its floor 0.2 at n = 16, which no check of offset 1 may read."""
+    rows = [("rope", 1, 0, 8, 1.0), ("rope", 1, 1, 8, 0.2), ("rope", 1, 0, 16, 0.9), ("rope", 1, 1, 16, 0.7),
+            ("rope", 1, 0, 32, 0.3), ("rope", 1, 1, 32, 0.65), ("learned", 1, 0, 8, 0.99), ("learned", 1, 0, 16, 0.1),
+            ("learned", 1, 0, 32, 0.05), ("rope", 2, 0, 8, 1.0), ("rope", 2, 0, 16, 0.2), ("rope", 2, 0, 32, 0.35)]
+    windows = pd.DataFrame(rows, columns=["pe", "offset", "seed", "length", "accuracy"]).assign(
+        window_start=lambda f: f["length"] - TRAIN_MAX, in_training_range=lambda f: f["length"] <= TRAIN_MAX,
+        past_training_range=lambda f: f["length"] > TRAIN_MAX)
+    checks = experiment.claims_phenomenon(windows, vocab_size=16, train_length_max=TRAIN_MAX)
+    assert [check["statistic"] for check in checks] == PHENOMENON_STATISTICS * 2
+    assert [check["offset"] for check in checks] == [1] * 5 + [2] * 5
+    values = [check["value"] for check in checks]
+    assert values[:5] == pytest.approx([0.2, 0.99, 0.3, 0.3, 0.0375])
+    assert values[5] == 1.0 and np.isnan(values[6]) and values[7:9] == [0.35, 0.2] and np.isnan(values[9])
+    bar = "5 x chance = 0.312"  # 5/16 = 0.3125 to 3 decimals
+    assert checks[2]["rule"] == f">= {bar} (n=32)"
+    assert checks[3]["rule"] == f">= {bar} (lowest at n=32; under it at n=32)"
+    assert checks[8]["rule"] == f">= {bar} (lowest at n=16; under it at n=16)"
+    assert checks[4]["rule"] == "<= 0.05 (chance = 0.0625)"
+    assert [check["holds"] for check in checks[:5]] == [False, True, False, False, True]
+
+
+def test_every_length_check_names_each_length_under_the_bar():
+    bar = 5 / 16  # exact in binary: a floor equal to it is not under it
+    floor = pd.DataFrame({"offset": 1, "length": [16, 32, 64, 128], "accuracy": [0.2, 0.1, bar, 0.5]})
+    check = experiment.every_length_check(floor, bar, 1)
+    assert check["value"] == 0.1 and not check["holds"]
+    assert check["rule"] == ">= 5 x chance = 0.312 (lowest at n=32; under it at n=16, 32)"
+    at_bar = experiment.every_length_check(floor[floor["length"] >= 64], bar, 1)
+    assert at_bar["value"] == bar and at_bar["holds"] and at_bar["rule"] == ">= 5 x chance = 0.312 (lowest at n=64)"
+    none = experiment.every_length_check(floor.iloc[:0], bar, 1)
+    assert np.isnan(none["value"]) and not none["holds"]
+    assert none["rule"] == ">= 5 x chance = 0.312 (no rope window past the range)"
