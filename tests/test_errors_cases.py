@@ -224,7 +224,7 @@ def test_split_errors_of_both_predictors_by_hand():
                           "past_training_range": [True, True, True, True],
                           "predicted_ranking_share": [0.0, 0.0, 0.3, 0.0], "measured_ranking_share": [0.1, 0.2, 0.1, 0.0],
                           "predicted_dilution_share": [0.5, 0.2, 0.0, 0.6], "measured_dilution_share": [0.3, 0.4, 0.3, 0.1]})
-    table = errors.split_errors(split).set_index(["offset", "predictor"])
+    table = split_errors(split).set_index(["offset", "predictor"])
     assert table.loc[(1, "mean_field")].tolist() == pytest.approx([(0.1 + 0.2) / 2, (0.2 + 0.2) / 2])
     assert table.loc[(1, "ranking")].tolist() == pytest.approx([0.2, 0.3])
     assert table.loc[(2, "mean_field")].tolist() == pytest.approx([0.0, 0.5])
