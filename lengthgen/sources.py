@@ -5,9 +5,10 @@ it (and what follows from them), and nothing else. The imports are read with ``a
 executed, so this costs milliseconds at workflow start and imports nothing heavy.
 
 A package's ``__init__.py`` counts when something is imported from it by name
-(``from lengthgen.plots import save_figure``), not when it is only passed through on the way
-to a submodule (``from lengthgen.experiments import prop1``): the package docstrings are
-not inputs of any job.
+(``from lengthgen.plots import save_figure``), and when a submodule is imported through it and it
+runs something (``lengthgen/robustness/__init__.py`` defines a name, which runs with any import of
+``lengthgen.robustness.tables``); a package that is a docstring only (``lengthgen.experiments``) is no
+input of any job.
 """
 
 import ast
@@ -29,6 +30,25 @@ def _module_file(root: Path, dotted: str) -> Path | None:
     return None
 
 
+@cache
+def _runs_something(path: Path) -> bool:
+    """Whether the module is more than a docstring and dunder names (``__version__``)."""
+    for node in ast.parse(path.read_text(), filename=str(path)).body:
+        docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+        dunder = isinstance(node, ast.Assign) and all(isinstance(target, ast.Name) and target.id.startswith("__")
+                                                      for target in node.targets)
+        if not (docstring or dunder):
+            return True
+    return False
+
+
+def _packages_run(root: Path, dotted: str) -> set[Path]:
+    """The ``__init__.py`` files that importing ``dotted`` runs on the way, those that run something."""
+    parts = dotted.split(".")
+    packages = (root.joinpath(*parts[:end], "__init__.py") for end in range(1, len(parts)))
+    return {package for package in packages if package.is_file() and _runs_something(package)}
+
+
 @cache  # the closures of every script and experiment module share most modules: parse each file once a start
 def _imported_files(root: Path, source: Path) -> frozenset[Path]:
     """The lengthgen files that ``source`` imports directly."""
@@ -47,7 +67,7 @@ def _imported_files(root: Path, source: Path) -> frozenset[Path]:
             if name == PACKAGE or name.startswith(PACKAGE + "."):
                 path = _module_file(root, name)
                 if path is not None and name != PACKAGE:
-                    found.add(path)
+                    found |= {path, *_packages_run(root, name)}
     return frozenset(found)
 
 

@@ -47,6 +47,8 @@ def test_package_docstrings_are_not_inputs_but_a_package_imported_by_name_is():
     plot = modules("plot.py")
     assert "lengthgen.plots" in plot
     assert "lengthgen" not in plot and "lengthgen.experiments" not in modules("analyze.py")
+    # A package that defines a name runs with every import of its submodules (robustness.tables here).
+    assert "lengthgen.robustness" in modules("plot_robustness.py")
 
 
 @pytest.mark.heavy
