@@ -149,3 +149,46 @@ def test_attention_lists_every_kept_logit_and_weight_by_hand():
         torch.testing.assert_close(got[1], expected[1], rtol=1e-10, atol=1e-10)
     # the shift matters: the two views differ (a learned table's rows are not alike)
     assert (model.attention(tokens)[0] - model.attention(tokens, position_offset=3)[0]).abs().max() > 0.1
+
+
+def test_a_biased_decoder_adds_the_bias_in_every_layer():
+    """ALiBi's bias -0.5 (t - s) is added to every layer's logits, with the causal mask."""
+    model = randomized(Transformer(config("alibi@slope=0.5", n_layers=2)), seed=8)
+    tokens = torch.randint(VOCAB, (3, LENGTH), generator=torch.Generator().manual_seed(9))
+    offsets = torch.arange(LENGTH)[:, None] - torch.arange(LENGTH)[None, :]  # t - s
+    bias = -0.5 * offsets.double()  # (T, T)
+    x = model.token_embedding.weight[tokens]
+    for block in model.blocks:
+        x = hand_block(x, block, bias)
+    expected = linear(layer_norm(x, model.final_norm), model.unembedding)
+    for logits in (model(tokens)[0], model.trace(tokens)[0]):
+        torch.testing.assert_close(logits, expected, rtol=1e-10, atol=1e-10)
+
+
+def test_loss_is_the_mean_cross_entropy_over_positions_with_a_target():
+    from lengthgen.task import IGNORE_INDEX
+    model = randomized(Transformer(config("learned")), seed=10)
+    tokens = torch.randint(VOCAB, (2, LENGTH), generator=torch.Generator().manual_seed(11))
+    targets = torch.full((2, LENGTH), IGNORE_INDEX)
+    targets[0, 2], targets[0, 5], targets[1, 3] = 1, 4, 0  # three positions with a target
+    logits, loss = model(tokens, targets)
+    by_hand = [torch.logsumexp(logits[b, t], -1) - logits[b, t, v] for b, t, v in ((0, 2, 1), (0, 5, 4), (1, 3, 0))]
+    torch.testing.assert_close(loss, sum(by_hand) / 3, rtol=1e-12, atol=1e-12)
+    assert model(tokens)[1] is None  # no targets, no loss
+
+
+def test_a_float32_decoder_stays_float32_with_float64_position_terms():
+    """Sinusoidal position terms are float64; the decoder adds them in its own dtype."""
+    model = Transformer(config("sinusoidal")).eval()
+    logits, _ = model(torch.zeros(1, LENGTH, dtype=torch.long))
+    assert logits.dtype == torch.float32
+
+
+@pytest.mark.parametrize("pe", ["rope", "alibi", "sinusoidal"])
+def test_the_decoder_makes_its_tensors_on_the_device_of_its_tokens(pe):
+    """Positions and masks are made where the tokens are: on the meta device (shapes only, the one other than the
+    CPU that every machine has) a CPU tensor among them would raise."""
+    model = Transformer(config(pe)).to("meta")
+    tokens = torch.zeros(2, LENGTH, dtype=torch.long, device="meta")
+    for logits in (model(tokens)[0], model.trace(tokens)[0]):
+        assert logits.device.type == "meta" and logits.shape == (2, LENGTH, VOCAB)
