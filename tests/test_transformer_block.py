@@ -192,3 +192,12 @@ def test_the_decoder_makes_its_tensors_on_the_device_of_its_tokens(pe):
     tokens = torch.zeros(2, LENGTH, dtype=torch.long, device="meta")
     for logits in (model(tokens)[0], model.trace(tokens)[0]):
         assert logits.device.type == "meta" and logits.shape == (2, LENGTH, VOCAB)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.bfloat16])
+def test_causal_mask_by_hand(dtype):
+    from lengthgen.transformer import causal_mask
+    mask = causal_mask(3, "cpu", dtype)
+    inf = -math.inf
+    assert mask.dtype == dtype and mask.tolist() == [[0.0, inf, inf], [0.0, 0.0, inf], [0.0, 0.0, 0.0]]
+    assert causal_mask(3, "meta", dtype).device.type == "meta"
