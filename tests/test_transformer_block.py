@@ -6,6 +6,7 @@ dropped or swapped norm shows): x + attention(norm_1(x)), then x + mlp(norm_2(x)
 per head with logits q.k / sqrt(head_dim) plus an additive bias; an MLP of exact (erf) GELU; and for the
 whole model, token plus position embedding, the blocks, a final norm and the unembedding."""
 
+import copy
 import math
 
 import pytest
@@ -201,3 +202,34 @@ def test_causal_mask_by_hand(dtype):
     inf = -math.inf
     assert mask.dtype == dtype and mask.tolist() == [[0.0, inf, inf], [0.0, 0.0, inf], [0.0, 0.0, 0.0]]
     assert causal_mask(3, "meta", dtype).device.type == "meta"
+
+
+@pytest.mark.parametrize("pe", ["rope", "alibi@slope=0.5"])
+def test_a_bfloat16_decoder_computes_in_bfloat16(pe):
+    """Rotations run in float32 (complex numbers have no bfloat16) and come back in the model's dtype; masks are cast
+    to it: a bfloat16 decoder's logits, and every traced logit, are bfloat16 and near the float64 decoder's."""
+    reference = randomized(Transformer(config(pe, n_layers=2)), seed=12)
+    model = copy.deepcopy(reference).to(torch.bfloat16)
+    tokens = torch.randint(VOCAB, (2, LENGTH), generator=torch.Generator().manual_seed(13))
+    logits, _ = model(tokens)
+    traced, record = model.trace(tokens)
+    assert logits.dtype == traced.dtype == torch.bfloat16
+    assert all(layer.logits.dtype == layer.weights.dtype == torch.bfloat16 for layer in record)
+    expected, _ = reference(tokens)
+    torch.testing.assert_close(logits.double(), expected, rtol=0.1, atol=0.1)
+    torch.testing.assert_close(traced.double(), expected, rtol=0.1, atol=0.1)
+
+
+def test_under_bfloat16_autocast_the_float32_bias_is_cast_to_the_attention_dtype():
+    """Training in bf16 autocasts a float32 model: its projections run in bfloat16 while the encoding's bias stays
+    float32; the mask joins the attention in the attention's dtype (traced logits bfloat16, logits near float64's)."""
+    reference = randomized(Transformer(config("alibi@slope=0.5", n_layers=2)), seed=14)
+    model = copy.deepcopy(reference).float()
+    tokens = torch.randint(VOCAB, (2, LENGTH), generator=torch.Generator().manual_seed(15))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        logits, _ = model(tokens)
+        traced, record = model.trace(tokens)
+    assert all(layer.logits.dtype == torch.bfloat16 for layer in record)
+    expected, _ = reference(tokens)
+    torch.testing.assert_close(logits.double(), expected, rtol=0.1, atol=0.1)
+    torch.testing.assert_close(traced.double(), expected, rtol=0.1, atol=0.1)
