@@ -147,3 +147,13 @@ def test_the_ceiling_sets_the_tolerance_of_the_recovery_prediction():
         recovery(0.75, {"log_length": 0.75, "yarn": 0.75}, {"log_length": 0.5, "yarn": 0.375})))
     assert not any(row["holds"] for row in cures.recovery_prediction_checks(
         recovery(-0.1, {"log_length": 0.75, "yarn": 0.75}, {"log_length": 0.75, "yarn": 0.75})))
+
+
+def test_a_prediction_given_twice_is_refused():
+    """Measured and predicted rows pair one to one: a run predicted twice would count twice in every MAE."""
+    by_length = by_length_rows()
+    predictions = predictions_of(by_length)
+    assert len(cures.comparison(by_length, predictions, CURES_CLAIM_PREDICTOR)) == len(by_length[by_length["head"] == "rope"])
+    twice = pd.concat([predictions, predictions.iloc[[0]]], ignore_index=True)
+    with pytest.raises(pd.errors.MergeError):
+        cures.comparison(by_length, twice, twice["predictor"].iloc[0])
