@@ -318,3 +318,14 @@ def test_a_scaled_head_needs_a_reference_length_of_two_or_more_and_an_unscaled_o
                 check_scales(logit_scale, position_scale, bad)
     check_scales("none", "none", None)
     assert log_length(4, 2) == pytest.approx(2.0)
+
+
+def test_the_interpolation_check_by_hand():
+    """rope loses 0.8 under interpolate and 0.4 uncured in every run (the same noise in both): -0.4. Its statistic
+    is the key drift and replication match the check by across runs."""
+    by_length, predictions = tables({"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8},
+                                    log_length_gain=0.2, learned_gain=0.0)
+    (check,) = [row for row in cures.checks({"cures_by_length": by_length, "cures_prediction": predictions}, SETTINGS)
+                if row["claim"] == "interpolate hurts rope's fixed-offset rule"]
+    assert check["value"] == pytest.approx(-0.4) and check["holds"]
+    assert check["statistic"] == "rope mean accuracy past the training range, interpolated minus uncured"

@@ -233,3 +233,28 @@ def test_under_bfloat16_autocast_the_float32_bias_is_cast_to_the_attention_dtype
     expected, _ = reference(tokens)
     torch.testing.assert_close(logits.double(), expected, rtol=0.1, atol=0.1)
     torch.testing.assert_close(traced.double(), expected, rtol=0.1, atol=0.1)
+
+
+def test_nanogpt_init_scales_the_residual_projections_by_the_depth():
+    """nanoGPT's init: every weight N(0, 0.02^2), the two projections into the residual stream (the attention's
+    output projection, the MLP's down projection) N(0, (0.02 / sqrt(2 n_layers))^2); biases zero."""
+    model = Transformer(TransformerConfig(vocab_size=VOCAB, pe="nope", n_layers=4, n_heads=2, d_model=64,
+                                          trained_positions=LENGTH, init_seed=3))
+    residual = 0.02 / math.sqrt(2 * 4)
+    for block in model.blocks:
+        for weight, std in ((block.attention.projection.weight, residual), (block.mlp.down.weight, residual),
+                            (block.attention.qkv.weight, 0.02), (block.mlp.up.weight, 0.02)):
+            assert weight.std().item() == pytest.approx(std, rel=0.1)  # 4096 draws or more: within 3%
+        assert not block.attention.projection.bias.any() and not block.mlp.down.bias.any()
+    assert model.token_embedding.weight.std().item() == pytest.approx(0.02, rel=0.1)
+
+
+@pytest.mark.parametrize("init, std", [("nanogpt", 0.02), ("normal@std=0.3", 0.3)])
+def test_the_learned_table_is_drawn_from_the_models_seed_and_init(init, std):
+    """Row p of the learned table is N(0, std^2) from its own generator ("learned_row", init_seed, p): std the
+    model's learned_init_std (0.02) unless a named normal init sets every weight's."""
+    from lengthgen.seeding import generator
+    model = Transformer(TransformerConfig(vocab_size=VOCAB, pe="learned", n_layers=1, n_heads=HEADS, d_model=WIDTH,
+                                          trained_positions=LENGTH, init=init, init_seed=7))
+    rows = torch.stack([torch.randn(WIDTH, generator=generator("learned_row", 7, p)) * std for p in range(LENGTH)])
+    torch.testing.assert_close(model.encoding.table.detach(), rows)
