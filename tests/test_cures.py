@@ -329,3 +329,42 @@ def test_the_interpolation_check_by_hand():
                 if row["claim"] == "interpolate hurts rope's fixed-offset rule"]
     assert check["value"] == pytest.approx(-0.4) and check["holds"]
     assert check["statistic"] == "rope mean accuracy past the training range, interpolated minus uncured"
+
+
+def test_the_checks_of_every_cure_their_keys_and_rules():
+    """The learned head is not measured under yarn at n = 32 (no gain there: NaN, skipped) and gains 0.05 under yarn at
+    n = 16; one seed of the trained log-length head scores 0.995 at every in-range length, so its precondition's value
+    is the mean over seeds 1 - 0.005 / 3 (the other heads sit at 1.0 in range)."""
+    by_length, predictions = tables({"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8},
+                                    log_length_gain=0.2, learned_gain=0.0)
+    learned_yarn = (by_length["head"] == "learned") & (by_length["cure"] == "yarn")
+    by_length.loc[learned_yarn & (by_length["length"] == 16), "accuracy"] += 0.05
+    by_length = by_length[~(learned_yarn & (by_length["length"] == 32))].reset_index(drop=True)
+    in_range_trained = (by_length["head"] == TRAINED_HEAD) & by_length["in_training_range"] & (by_length["seed"] == 1)
+    by_length.loc[in_range_trained, "accuracy"] = 0.995
+    checks = cures.checks({"cures_by_length": by_length, "cures_prediction": predictions}, SETTINGS)
+    by_claim = {}
+    for row in checks:
+        by_claim.setdefault(row["claim"], []).append(row)
+    sharpened = ["mean(cured - uncured) / mean(1 - uncured) of rope accuracy past the training range"]
+    for cure in cures.SHARPENING:
+        assert [row["statistic"] for row in by_claim[f"{cure} undoes much of rope's decay"]] == sharpened
+    predicted = [claim for claim in by_claim if claim.startswith("the dilution law predicts rope under ")]
+    assert sorted(predicted) == [f"the dilution law predicts rope under {cure}" for cure in ("interpolate", "log_length",
+                                                                                            "yarn")]  # no "none"
+    for claim in predicted:
+        mae = [f"{CURES_CLAIM_PREDICTOR}: MAE of predicted {quantity} past the training range"
+               for quantity in ("target_attention", "accuracy")]
+        assert [row["statistic"] for row in by_claim[claim]] == [mae[0], f"{mae[0]}, below the better of the chance "
+                                                                 "and no-decay baselines' MAEs", mae[1], f"{mae[1]}, "
+                                                                 "below the better of the chance and no-decay "
+                                                                 "baselines' MAEs"]
+        assert [row["rule"] for row in by_claim[claim]][1::2] == [
+            f">= {MIN_MAE_GAIN_OVER_TRIVIAL:g} (prop1's pairing, added after the full run)"] * 2
+    learned = {cure: by_claim[f"{cure} does nothing for the learned head"] for cure in cures.CURES if cure != "none"}
+    assert [rows[0]["value"] for rows in learned.values()] == pytest.approx([0.0, 0.05, 0.0])  # log_length, yarn, interp.
+    assert {rows[0]["statistic"] for rows in learned.values()} == {
+        "largest gain of learned mean accuracy over seeds at any offset and length past the training range"}
+    (fit,) = by_claim["the log-length head fits the training range (precondition)"]
+    assert fit["value"] == pytest.approx(1 - 0.005 / 3) and fit["statistic"] == (
+        "lowest mean accuracy over seeds at an in-range length and offset")
