@@ -368,3 +368,25 @@ def test_the_checks_of_every_cure_their_keys_and_rules():
     (fit,) = by_claim["the log-length head fits the training range (precondition)"]
     assert fit["value"] == pytest.approx(1 - 0.005 / 3) and fit["statistic"] == (
         "lowest mean accuracy over seeds at an in-range length and offset")
+
+
+def test_recovery_rows_and_keys():
+    """The recovery table has the hard-attention limit's row, then per cure (none excluded) the measured row and one
+    per predictor; nothing lost leaves a float NaN; the recovery and paired checks' statistic keys, and the paired
+    check is not counted per seed (one seed's few runs widen its interval)."""
+    by_length, predictions = tables({"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8},
+                                    log_length_gain=0.2, learned_gain=0.0)
+    table = cures.recovery_table(by_length, predictions, 8)
+    assert list(zip(table["cure"], table["source"])) == [("hard_attention", "measured")] + [
+        (cure, source) for cure in ("log_length", "yarn", "interpolate") for source in ("measured", *PREDICTORS)]
+    runs = pd.MultiIndex.from_tuples([("rope", 1, 0, 16)], names=cures.RUN_KEYS)
+    nothing = cures.recovered_fraction(pd.Series([1.0], index=runs), pd.Series([1.0], index=runs)).value()
+    assert isinstance(nothing, float) and math.isnan(nothing)
+    checks = cures.checks({"cures_by_length": by_length, "cures_prediction": predictions}, SETTINGS)
+    recovery = [row for row in checks if row["claim"].startswith("the dilution law predicts how much")]
+    assert [row["statistic"] for row in recovery] == [
+        f"{CURES_CLAIM_PREDICTOR}: absolute error of the predicted fraction of rope's lost accuracy won back past the "
+        "training range"] * 2
+    (paired,) = [row for row in checks if row["claim"] == "the log-length head extrapolates further than rope"]
+    assert paired["statistic"] == "lower end of the 95% interval of the mean paired difference in accuracy past the range"
+    assert paired["per_seed"] is False
