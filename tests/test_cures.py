@@ -92,6 +92,7 @@ def test_predictions_of_a_cure_equal_the_uncured_ones_where_its_factors_are_one(
     uncured = predict_dilution(model, 2, 0, lengths, 100).set_index(["length", "predictor"])
     predicted = cures.predict_cures(model, 2, 0, lengths, 100, reference_length=8)
     assert set(predicted["cure"]) == set(cures.CURES) - {"none"} and set(predicted["predictor"]) == set(PREDICTORS)
+    assert set(predicted["head"]) == {"rope"} and set(predicted["offset"]) == {2} and set(predicted["seed"]) == {0}
     for cure, rows in predicted.groupby("cure"):
         rows = rows.set_index(["length", "predictor"])
         same = (rows["predicted_attention"] == uncured["predicted_attention"]).groupby("length").all()
@@ -339,7 +340,10 @@ def test_the_checks_of_every_cure_their_keys_and_rules():
                                     log_length_gain=0.2, learned_gain=0.0)
     learned_yarn = (by_length["head"] == "learned") & (by_length["cure"] == "yarn")
     by_length.loc[learned_yarn & (by_length["length"] == 16), "accuracy"] += 0.05
-    by_length = by_length[~(learned_yarn & (by_length["length"] == 32))].reset_index(drop=True)
+    # nor uncured at offset 2, n = 16: no gain of any cure there either
+    uncured_gap = ((by_length["head"] == "learned") & (by_length["cure"] == "none") & (by_length["offset"] == 2)
+                   & (by_length["length"] == 16))
+    by_length = by_length[~(learned_yarn & (by_length["length"] == 32)) & ~uncured_gap].reset_index(drop=True)
     in_range_trained = (by_length["head"] == TRAINED_HEAD) & by_length["in_training_range"] & (by_length["seed"] == 1)
     by_length.loc[in_range_trained, "accuracy"] = 0.995
     checks = cures.checks({"cures_by_length": by_length, "cures_prediction": predictions}, SETTINGS)
@@ -362,6 +366,7 @@ def test_the_checks_of_every_cure_their_keys_and_rules():
         assert [row["rule"] for row in by_claim[claim]][1::2] == [
             f">= {MIN_MAE_GAIN_OVER_TRIVIAL:g} (prop1's pairing, added after the full run)"] * 2
     learned = {cure: by_claim[f"{cure} does nothing for the learned head"] for cure in cures.CURES if cure != "none"}
+    assert "none does nothing for the learned head" not in by_claim
     assert [rows[0]["value"] for rows in learned.values()] == pytest.approx([0.0, 0.05, 0.0])  # log_length, yarn, interp.
     assert {rows[0]["statistic"] for rows in learned.values()} == {
         "largest gain of learned mean accuracy over seeds at any offset and length past the training range"}
@@ -390,3 +395,14 @@ def test_recovery_rows_and_keys():
     (paired,) = [row for row in checks if row["claim"] == "the log-length head extrapolates further than rope"]
     assert paired["statistic"] == "lower end of the 95% interval of the mean paired difference in accuracy past the range"
     assert paired["per_seed"] is False
+
+
+def test_nothing_lost_leaves_the_recovery_checks_without_a_value():
+    """Where rope loses nothing past the range, every recovered fraction is NaN, and so is each recovery check's
+    error: it does not hold, and nothing raises."""
+    by_length, predictions = tables({"none": 0.0, "log_length": 0.0, "yarn": 0.0, "interpolate": 0.0},
+                                    log_length_gain=0.0, learned_gain=0.0)
+    by_length = by_length.assign(accuracy=by_length["accuracy"].where(by_length["head"] != "rope", 1.0))
+    predictions = predictions.assign(predicted_accuracy=1.0)
+    rows = cures.recovery_prediction_checks(cures.recoveries(by_length, predictions, 8))
+    assert len(rows) == 2 and all(math.isnan(row["value"]) and not row["holds"] for row in rows)
