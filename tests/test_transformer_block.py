@@ -258,3 +258,14 @@ def test_the_learned_table_is_drawn_from_the_models_seed_and_init(init, std):
                                           trained_positions=LENGTH, init=init, init_seed=7))
     rows = torch.stack([torch.randn(WIDTH, generator=generator("learned_row", 7, p)) * std for p in range(LENGTH)])
     torch.testing.assert_close(model.encoding.table.detach(), rows)
+
+
+def test_transformers_train_on_the_default_device_without_being_told():
+    """``train_transformers``' device defaults to "auto" (the GPU if there is one, else the CPU)."""
+    from lengthgen.task import TaskConfig
+    from lengthgen.training import TrainConfig
+    from lengthgen.transformer import train_transformers
+    (trained,) = train_transformers(config("rope"), TaskConfig(vocab_size=VOCAB, offset=1, train_length_min=3,
+                                                              train_length_max=LENGTH), TrainConfig(steps=2, batch_size=2,
+                                                                                                    lr=1e-3, log_every=1), [0])
+    assert len(trained.curve) == 2 and trained.curve["loss"].notna().all()
