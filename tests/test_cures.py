@@ -406,3 +406,49 @@ def test_nothing_lost_leaves_the_recovery_checks_without_a_value():
     predictions = predictions.assign(predicted_accuracy=1.0)
     rows = cures.recovery_prediction_checks(cures.recoveries(by_length, predictions, 8))
     assert len(rows) == 2 and all(math.isnan(row["value"]) and not row["holds"] for row in rows)
+
+
+def test_analyze_assembles_every_table_from_its_parts():
+    """A rope and a learned head of the sweep under every cure, a head trained with log-length scaling as it is, and
+    prop1's predictions for the uncured rope head: each row is its part's (the measurement of the cured head, the
+    law on it), labelled by hand."""
+    from lengthgen.evaluation import accuracy_by_length
+    task = {"vocab_size": 3, "train_length_min": 4, "train_length_max": 8, "eval_lengths": [8, 16]}
+    settings = {"task": task, "prop1": {"n_samples": 10}}
+    rope = init_head(HeadConfig(3, 4, "rope", trained_positions=8), 1)
+    learned = init_head(HeadConfig(3, 4, "learned", trained_positions=8), 2)
+    trained = init_head(HeadConfig(3, 4, "rope", trained_positions=8, logit_scale="log_length", reference_length=8), 3)
+    sets = {n: make_eval_set(0, 1, n, 10, 3) for n in (8, 16)}
+    prop1 = pd.DataFrame({"offset": 1, "seed": 1, "length": [8, 16], "predictor": CURES_CLAIM_PREDICTOR,
+                          "predicted_attention": [0.5, 0.25], "predicted_accuracy": [0.9, 0.6], "measured_accuracy": 0.0})
+    inputs = {"models": [({"pe": "rope", "offset": 1, "seed": 1}, rope), ({"pe": "learned", "offset": 1, "seed": 2},
+                                                                          learned)],
+              "trained": [({"pe": "rope", "offset": 1, "seed": 3}, trained)], "eval_sets": {1: sets},
+              "prop1_prediction": prop1}
+    tables = cures.analyze(inputs, settings)
+    by_length = tables["cures_by_length"]
+    assert sorted(set(zip(by_length["head"], by_length["seed"], by_length["cure"]))) == sorted(
+        [("learned", 2, cure) for cure in cures.CURES] + [("rope", 1, cure) for cure in cures.CURES]
+        + [(cures.TRAINED_HEAD, 3, "none")])
+    assert len(by_length) == 2 * 9 and (by_length["offset"] == 1).all()
+    assert by_length.set_index("length")["in_training_range"].groupby("length").all().to_dict() == {8: True, 16: False}
+    for (head, seed, cure), rows in by_length.groupby(["head", "seed", "cure"]):
+        model = {"rope": rope, "learned": learned, cures.TRAINED_HEAD: trained}[head]
+        measured = model if head == cures.TRAINED_HEAD else cures.cured(model, cure, 8)
+        expected = accuracy_by_length(measured, sets, 1, seed)
+        assert rows["accuracy"].tolist() == expected["accuracy"].tolist()
+        assert rows["target_attention"].tolist() == expected["target_attention"].tolist()
+        assert rows["hard_accuracy"].tolist() == [cures.hard_attention_accuracy(measured, *sets[n]) for n in (8, 16)]
+    predictions = tables["cures_prediction"]
+    uncured = predictions[predictions["cure"] == "none"]
+    assert uncured[["head", "length", "predictor", "predicted_accuracy"]].values.tolist() == [
+        ["rope", 8, CURES_CLAIM_PREDICTOR, 0.9], ["rope", 16, CURES_CLAIM_PREDICTOR, 0.6]]
+    assert "measured_accuracy" not in predictions.columns
+    cured_rows = predictions[predictions["cure"] != "none"]  # the law on the rope head only, under each cure
+    assert sorted(set(zip(cured_rows["cure"], cured_rows["length"]))) == sorted(
+        (cure, n) for cure in ("log_length", "yarn", "interpolate") for n in (8, 16))
+    assert len(cured_rows) == 3 * 2 * len(PREDICTORS)
+    assert set(cured_rows["head"]) == {"rope"} and set(cured_rows["seed"]) == {1} and set(cured_rows["offset"]) == {1}
+    pd.testing.assert_frame_equal(tables["cures_recovery"], cures.recovery_table(by_length, predictions, 8))
+    with pytest.raises(ValueError, match="log_length"):
+        cures.measure_trained(rope, sets, 1, 1, 4, 8)
