@@ -183,3 +183,19 @@ def test_held_out_sequences_are_not_the_training_batches():
         length = tokens.shape[1]
         training = sample_sequences(generator("train", 0, TASK.offset), HELDOUT_PER_LENGTH, length, TASK.vocab_size)
         assert not torch.equal(tokens, training)
+
+
+def test_a_diverged_head_is_named_with_its_options_on_the_default_device():
+    """A head whose loss blows up (lr 1e12) is named in the error by its encoding and every option it does not
+    leave at its default, then its seed and offset; ``train_heads`` and ``train_head`` default to the "auto" device."""
+    from lengthgen.model import HeadConfig
+    from lengthgen.training import TrainConfig, TrainingDiverged, train_head, train_heads
+    head = HeadConfig(5, 4, "rope", trained_positions=9, attention="linear", logit_scale="log_length",
+                      reference_length=9, init="normal@std=0.5")
+    train = TrainConfig(steps=4, batch_size=4, lr=1e12, log_every=2)
+    name = "training run pe=rope attention=linear logit_scale=log_length init=normal@std=0.5 seed=3 offset=2 diverged"
+    with pytest.raises(TrainingDiverged, match=f"^{name}"):
+        train_heads(head, TASK, train, [3])
+    plain = HeadConfig(5, 4, "rope", trained_positions=9)
+    model, curve = train_head(plain, TASK, TrainConfig(steps=2, batch_size=4, lr=1e-3, log_every=1), 3)
+    assert len(curve) == 2 and curve["loss"].notna().all()
