@@ -199,3 +199,15 @@ def test_a_diverged_head_is_named_with_its_options_on_the_default_device():
     plain = HeadConfig(5, 4, "rope", trained_positions=9)
     model, curve = train_head(plain, TASK, TrainConfig(steps=2, batch_size=4, lr=1e-3, log_every=1), 3)
     assert len(curve) == 2 and curve["loss"].notna().all()
+
+
+def test_a_seeded_head_carries_its_seed_into_its_learned_table():
+    """``init_head(config, seed)`` sets ``config.init_seed`` to the seed, which draws the learned table's rows
+    (row p from generator("learned_row", seed, p), times learned_init_std 0.02)."""
+    from lengthgen.model import HeadConfig
+    from lengthgen.seeding import generator
+    from lengthgen.training import init_head
+    model = init_head(HeadConfig(5, 4, "learned", trained_positions=3), 7)
+    assert model.config.init_seed == 7
+    rows = torch.stack([torch.randn(4, generator=generator("learned_row", 7, p)) * 0.02 for p in range(3)])
+    torch.testing.assert_close(model.encoding.table.detach(), rows)
