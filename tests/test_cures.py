@@ -94,6 +94,7 @@ def test_predictions_of_a_cure_equal_the_uncured_ones_where_its_factors_are_one(
     uncured = predict_dilution(model, 2, 0, lengths, 100).set_index(["length", "predictor"])
     predicted = cures.predict_cures(model, 2, 0, lengths, 100, reference_length=8)
     assert set(predicted["cure"]) == set(cures.CURES) - {"none"} and set(predicted["predictor"]) == set(PREDICTORS)
+    assert set(predicted["head"]) == {"rope"} and set(predicted["offset"]) == {2} and set(predicted["seed"]) == {0}
     for cure, rows in predicted.groupby("cure"):
         rows = rows.set_index(["length", "predictor"])
         same = (rows["predicted_attention"] == uncured["predicted_attention"]).groupby("length").all()
@@ -320,3 +321,136 @@ def test_a_scaled_head_needs_a_reference_length_of_two_or_more_and_an_unscaled_o
                 check_scales(logit_scale, position_scale, bad)
     check_scales("none", "none", None)
     assert log_length(4, 2) == pytest.approx(2.0)
+
+
+def test_the_interpolation_check_by_hand():
+    """rope loses 0.8 under interpolate and 0.4 uncured in every run (the same noise in both): -0.4. Its statistic
+    is the key drift and replication match the check by across runs."""
+    by_length, predictions = tables({"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8},
+                                    log_length_gain=0.2, learned_gain=0.0)
+    (check,) = [row for row in cures.checks({"cures_by_length": by_length, "cures_prediction": predictions}, SETTINGS)
+                if row["claim"] == "interpolate hurts rope's fixed-offset rule"]
+    assert check["value"] == pytest.approx(-0.4) and check["holds"]
+    assert check["statistic"] == "rope mean accuracy past the training range, interpolated minus uncured"
+
+
+def test_the_checks_of_every_cure_their_keys_and_rules():
+    """The learned head is not measured under yarn at n = 32 (no gain there: NaN, skipped) and gains 0.05 under yarn at
+    n = 16; one seed of the trained log-length head scores 0.995 at every in-range length, so its precondition's value
+    is the mean over seeds 1 - 0.005 / 3 (the other heads sit at 1.0 in range)."""
+    by_length, predictions = tables({"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8},
+                                    log_length_gain=0.2, learned_gain=0.0)
+    learned_yarn = (by_length["head"] == "learned") & (by_length["cure"] == "yarn")
+    by_length.loc[learned_yarn & (by_length["length"] == 16), "accuracy"] += 0.05
+    # nor uncured at offset 2, n = 16: no gain of any cure there either
+    uncured_gap = ((by_length["head"] == "learned") & (by_length["cure"] == "none") & (by_length["offset"] == 2)
+                   & (by_length["length"] == 16))
+    by_length = by_length[~(learned_yarn & (by_length["length"] == 32)) & ~uncured_gap].reset_index(drop=True)
+    in_range_trained = (by_length["head"] == TRAINED_HEAD) & by_length["in_training_range"] & (by_length["seed"] == 1)
+    by_length.loc[in_range_trained, "accuracy"] = 0.995
+    checks = cures.checks({"cures_by_length": by_length, "cures_prediction": predictions}, SETTINGS)
+    by_claim = {}
+    for row in checks:
+        by_claim.setdefault(row["claim"], []).append(row)
+    sharpened = ["mean(cured - uncured) / mean(1 - uncured) of rope accuracy past the training range"]
+    for cure in cures.SHARPENING:
+        assert [row["statistic"] for row in by_claim[f"{cure} undoes much of rope's decay"]] == sharpened
+    predicted = [claim for claim in by_claim if claim.startswith("the dilution law predicts rope under ")]
+    assert sorted(predicted) == [f"the dilution law predicts rope under {cure}" for cure in ("interpolate", "log_length",
+                                                                                            "yarn")]  # no "none"
+    for claim in predicted:
+        mae = [f"{CURES_CLAIM_PREDICTOR}: MAE of predicted {quantity} past the training range"
+               for quantity in ("target_attention", "accuracy")]
+        assert [row["statistic"] for row in by_claim[claim]] == [mae[0], f"{mae[0]}, below the better of the chance "
+                                                                 "and no-decay baselines' MAEs", mae[1], f"{mae[1]}, "
+                                                                 "below the better of the chance and no-decay "
+                                                                 "baselines' MAEs"]
+        assert [row["rule"] for row in by_claim[claim]][1::2] == [
+            f">= {MIN_MAE_GAIN_OVER_TRIVIAL:g} (prop1's pairing, added after the full run)"] * 2
+    learned = {cure: by_claim[f"{cure} does nothing for the learned head"] for cure in cures.CURES if cure != "none"}
+    assert "none does nothing for the learned head" not in by_claim
+    assert [rows[0]["value"] for rows in learned.values()] == pytest.approx([0.0, 0.05, 0.0])  # log_length, yarn, interp.
+    assert {rows[0]["statistic"] for rows in learned.values()} == {
+        "largest gain of learned mean accuracy over seeds at any offset and length past the training range"}
+    (fit,) = by_claim["the log-length head fits the training range (precondition)"]
+    assert fit["value"] == pytest.approx(1 - 0.005 / 3) and fit["statistic"] == (
+        "lowest mean accuracy over seeds at an in-range length and offset")
+
+
+def test_recovery_rows_and_keys():
+    """The recovery table has the hard-attention limit's row, then per cure (none excluded) the measured row and one
+    per predictor; nothing lost leaves a float NaN; the recovery and paired checks' statistic keys, and the paired
+    check is not counted per seed (one seed's few runs widen its interval)."""
+    by_length, predictions = tables({"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8},
+                                    log_length_gain=0.2, learned_gain=0.0)
+    table = cures.recovery_table(by_length, predictions, 8)
+    assert list(zip(table["cure"], table["source"])) == [("hard_attention", "measured")] + [
+        (cure, source) for cure in ("log_length", "yarn", "interpolate") for source in ("measured", *PREDICTORS)]
+    runs = pd.MultiIndex.from_tuples([("rope", 1, 0, 16)], names=cures.RUN_KEYS)
+    nothing = cures.recovered_fraction(pd.Series([1.0], index=runs), pd.Series([1.0], index=runs)).value()
+    assert isinstance(nothing, float) and math.isnan(nothing)
+    checks = cures.checks({"cures_by_length": by_length, "cures_prediction": predictions}, SETTINGS)
+    recovery = [row for row in checks if row["claim"].startswith("the dilution law predicts how much")]
+    assert [row["statistic"] for row in recovery] == [
+        f"{CURES_CLAIM_PREDICTOR}: absolute error of the predicted fraction of rope's lost accuracy won back past the "
+        "training range"] * 2
+    (paired,) = [row for row in checks if row["claim"] == "the log-length head extrapolates further than rope"]
+    assert paired["statistic"] == "lower end of the 95% interval of the mean paired difference in accuracy past the range"
+    assert paired["per_seed"] is False
+
+
+def test_nothing_lost_leaves_the_recovery_checks_without_a_value():
+    """Where rope loses nothing past the range, every recovered fraction is NaN, and so is each recovery check's
+    error: it does not hold, and nothing raises."""
+    by_length, predictions = tables({"none": 0.0, "log_length": 0.0, "yarn": 0.0, "interpolate": 0.0},
+                                    log_length_gain=0.0, learned_gain=0.0)
+    by_length = by_length.assign(accuracy=by_length["accuracy"].where(by_length["head"] != "rope", 1.0))
+    predictions = predictions.assign(predicted_accuracy=1.0)
+    rows = cures.recovery_prediction_checks(cures.recoveries(by_length, predictions, 8))
+    assert len(rows) == 2 and all(math.isnan(row["value"]) and not row["holds"] for row in rows)
+
+
+def test_analyze_assembles_every_table_from_its_parts():
+    """A rope and a learned head of the sweep under every cure, a head trained with log-length scaling as it is, and
+    prop1's predictions for the uncured rope head: each row is its part's (the measurement of the cured head, the
+    law on it), labelled by hand."""
+    from lengthgen.evaluation import accuracy_by_length
+    task = {"vocab_size": 3, "train_length_min": 4, "train_length_max": 8, "eval_lengths": [8, 16]}
+    settings = {"task": task, "prop1": {"n_samples": 10}}
+    rope = init_head(HeadConfig(3, 4, "rope", trained_positions=8), 1)
+    learned = init_head(HeadConfig(3, 4, "learned", trained_positions=8), 2)
+    trained = init_head(HeadConfig(3, 4, "rope", trained_positions=8, logit_scale="log_length", reference_length=8), 3)
+    sets = {n: make_eval_set(0, 1, n, 10, 3) for n in (8, 16)}
+    prop1 = pd.DataFrame({"offset": 1, "seed": 1, "length": [8, 16], "predictor": CURES_CLAIM_PREDICTOR,
+                          "predicted_attention": [0.5, 0.25], "predicted_accuracy": [0.9, 0.6], "measured_accuracy": 0.0})
+    inputs = {"models": [({"pe": "rope", "offset": 1, "seed": 1}, rope), ({"pe": "learned", "offset": 1, "seed": 2},
+                                                                          learned)],
+              "trained": [({"pe": "rope", "offset": 1, "seed": 3}, trained)], "eval_sets": {1: sets},
+              "prop1_prediction": prop1}
+    tables = cures.analyze(inputs, settings)
+    by_length = tables["cures_by_length"]
+    assert sorted(set(zip(by_length["head"], by_length["seed"], by_length["cure"]))) == sorted(
+        [("learned", 2, cure) for cure in cures.CURES] + [("rope", 1, cure) for cure in cures.CURES]
+        + [(cures.TRAINED_HEAD, 3, "none")])
+    assert len(by_length) == 2 * 9 and (by_length["offset"] == 1).all()
+    assert by_length.set_index("length")["in_training_range"].groupby("length").all().to_dict() == {8: True, 16: False}
+    for (head, seed, cure), rows in by_length.groupby(["head", "seed", "cure"]):
+        model = {"rope": rope, "learned": learned, cures.TRAINED_HEAD: trained}[head]
+        measured = model if head == cures.TRAINED_HEAD else cures.cured(model, cure, 8)
+        expected = accuracy_by_length(measured, sets, 1, seed)
+        assert rows["accuracy"].tolist() == expected["accuracy"].tolist()
+        assert rows["target_attention"].tolist() == expected["target_attention"].tolist()
+        assert rows["hard_accuracy"].tolist() == [cures.hard_attention_accuracy(measured, *sets[n]) for n in (8, 16)]
+    predictions = tables["cures_prediction"]
+    uncured = predictions[predictions["cure"] == "none"]
+    assert uncured[["head", "length", "predictor", "predicted_accuracy"]].values.tolist() == [
+        ["rope", 8, CURES_CLAIM_PREDICTOR, 0.9], ["rope", 16, CURES_CLAIM_PREDICTOR, 0.6]]
+    assert "measured_accuracy" not in predictions.columns
+    cured_rows = predictions[predictions["cure"] != "none"]  # the law on the rope head only, under each cure
+    assert sorted(set(zip(cured_rows["cure"], cured_rows["length"]))) == sorted(
+        (cure, n) for cure in ("log_length", "yarn", "interpolate") for n in (8, 16))
+    assert len(cured_rows) == 3 * 2 * len(PREDICTORS)
+    assert set(cured_rows["head"]) == {"rope"} and set(cured_rows["seed"]) == {1} and set(cured_rows["offset"]) == {1}
+    pd.testing.assert_frame_equal(tables["cures_recovery"], cures.recovery_table(by_length, predictions, 8))
+    with pytest.raises(ValueError, match="log_length"):
+        cures.measure_trained(rope, sets, 1, 1, 4, 8)

@@ -147,3 +147,25 @@ def test_the_ceiling_sets_the_tolerance_of_the_recovery_prediction():
         recovery(0.75, {"log_length": 0.75, "yarn": 0.75}, {"log_length": 0.5, "yarn": 0.375})))
     assert not any(row["holds"] for row in cures.recovery_prediction_checks(
         recovery(-0.1, {"log_length": 0.75, "yarn": 0.75}, {"log_length": 0.75, "yarn": 0.75})))
+
+
+def test_a_prediction_given_twice_is_refused():
+    """Measured and predicted rows pair one to one: a run predicted twice would count twice in every MAE."""
+    by_length = by_length_rows()
+    predictions = predictions_of(by_length)
+    assert len(cures.comparison(by_length, predictions, CURES_CLAIM_PREDICTOR)) == len(by_length[by_length["head"] == "rope"])
+    twice = pd.concat([predictions, predictions.iloc[[0]]], ignore_index=True)
+    with pytest.raises(pd.errors.MergeError):
+        cures.comparison(by_length, twice, twice["predictor"].iloc[0])
+
+
+def test_paired_runs_by_hand_and_without_a_pair():
+    """The trained log-length head's mean accuracy past the range minus rope's, per run both have; the same columns
+    when no run has both."""
+    by_length = by_length_rows()
+    trained = by_length[(by_length["head"] == "rope") & (by_length["cure"] == "none")].assign(head=cures.TRAINED_HEAD)
+    trained = trained.assign(accuracy=trained["accuracy"] + [0.1, 0.2, 0.3, 0.0, 0.0, 0.3])  # seed 0: 8, 16, 32
+    paired = cures.paired_runs(pd.concat([by_length, trained], ignore_index=True), 8)
+    assert paired.to_dict("list") == {"offset": [1, 1], "seed": [0, 1], "difference": pytest.approx([0.25, 0.15])}
+    alone = cures.paired_runs(by_length, 8)
+    assert alone.empty and list(alone.columns) == list(paired.columns)

@@ -183,3 +183,31 @@ def test_held_out_sequences_are_not_the_training_batches():
         length = tokens.shape[1]
         training = sample_sequences(generator("train", 0, TASK.offset), HELDOUT_PER_LENGTH, length, TASK.vocab_size)
         assert not torch.equal(tokens, training)
+
+
+def test_a_diverged_head_is_named_with_its_options_on_the_default_device():
+    """A head whose loss blows up (lr 1e12) is named in the error by its encoding and every option it does not
+    leave at its default, then its seed and offset; ``train_heads`` and ``train_head`` default to the "auto" device."""
+    from lengthgen.model import HeadConfig
+    from lengthgen.training import TrainConfig, TrainingDiverged, train_head, train_heads
+    head = HeadConfig(5, 4, "rope", trained_positions=9, attention="linear", logit_scale="log_length",
+                      reference_length=9, init="normal@std=0.5")
+    train = TrainConfig(steps=4, batch_size=4, lr=1e12, log_every=2)
+    name = "training run pe=rope attention=linear logit_scale=log_length init=normal@std=0.5 seed=3 offset=2 diverged"
+    with pytest.raises(TrainingDiverged, match=f"^{name}"):
+        train_heads(head, TASK, train, [3])
+    plain = HeadConfig(5, 4, "rope", trained_positions=9)
+    model, curve = train_head(plain, TASK, TrainConfig(steps=2, batch_size=4, lr=1e-3, log_every=1), 3)
+    assert len(curve) == 2 and curve["loss"].notna().all()
+
+
+def test_a_seeded_head_carries_its_seed_into_its_learned_table():
+    """``init_head(config, seed)`` sets ``config.init_seed`` to the seed, which draws the learned table's rows
+    (row p from generator("learned_row", seed, p), times learned_init_std 0.02)."""
+    from lengthgen.model import HeadConfig
+    from lengthgen.seeding import generator
+    from lengthgen.training import init_head
+    model = init_head(HeadConfig(5, 4, "learned", trained_positions=3), 7)
+    assert model.config.init_seed == 7
+    rows = torch.stack([torch.randn(4, generator=generator("learned_row", 7, p)) * 0.02 for p in range(3)])
+    torch.testing.assert_close(model.encoding.table.detach(), rows)

@@ -6,6 +6,7 @@ dropped or swapped norm shows): x + attention(norm_1(x)), then x + mlp(norm_2(x)
 per head with logits q.k / sqrt(head_dim) plus an additive bias; an MLP of exact (erf) GELU; and for the
 whole model, token plus position embedding, the blocks, a final norm and the unembedding."""
 
+import copy
 import math
 
 import pytest
@@ -149,3 +150,122 @@ def test_attention_lists_every_kept_logit_and_weight_by_hand():
         torch.testing.assert_close(got[1], expected[1], rtol=1e-10, atol=1e-10)
     # the shift matters: the two views differ (a learned table's rows are not alike)
     assert (model.attention(tokens)[0] - model.attention(tokens, position_offset=3)[0]).abs().max() > 0.1
+
+
+def test_a_biased_decoder_adds_the_bias_in_every_layer():
+    """ALiBi's bias -0.5 (t - s) is added to every layer's logits, with the causal mask."""
+    model = randomized(Transformer(config("alibi@slope=0.5", n_layers=2)), seed=8)
+    tokens = torch.randint(VOCAB, (3, LENGTH), generator=torch.Generator().manual_seed(9))
+    offsets = torch.arange(LENGTH)[:, None] - torch.arange(LENGTH)[None, :]  # t - s
+    bias = -0.5 * offsets.double()  # (T, T)
+    x = model.token_embedding.weight[tokens]
+    for block in model.blocks:
+        x = hand_block(x, block, bias)
+    expected = linear(layer_norm(x, model.final_norm), model.unembedding)
+    for logits in (model(tokens)[0], model.trace(tokens)[0]):
+        torch.testing.assert_close(logits, expected, rtol=1e-10, atol=1e-10)
+
+
+def test_loss_is_the_mean_cross_entropy_over_positions_with_a_target():
+    from lengthgen.task import IGNORE_INDEX
+    model = randomized(Transformer(config("learned")), seed=10)
+    tokens = torch.randint(VOCAB, (2, LENGTH), generator=torch.Generator().manual_seed(11))
+    targets = torch.full((2, LENGTH), IGNORE_INDEX)
+    targets[0, 2], targets[0, 5], targets[1, 3] = 1, 4, 0  # three positions with a target
+    logits, loss = model(tokens, targets)
+    by_hand = [torch.logsumexp(logits[b, t], -1) - logits[b, t, v] for b, t, v in ((0, 2, 1), (0, 5, 4), (1, 3, 0))]
+    torch.testing.assert_close(loss, sum(by_hand) / 3, rtol=1e-12, atol=1e-12)
+    assert model(tokens)[1] is None  # no targets, no loss
+
+
+def test_a_float32_decoder_stays_float32_with_float64_position_terms():
+    """Sinusoidal position terms are float64; the decoder adds them in its own dtype."""
+    model = Transformer(config("sinusoidal")).eval()
+    logits, _ = model(torch.zeros(1, LENGTH, dtype=torch.long))
+    assert logits.dtype == torch.float32
+
+
+@pytest.mark.parametrize("pe", ["rope", "alibi", "sinusoidal"])
+def test_the_decoder_makes_its_tensors_on_the_device_of_its_tokens(pe):
+    """Positions and masks are made where the tokens are: on the meta device (shapes only, the one other than the
+    CPU that every machine has) a CPU tensor among them would raise."""
+    model = Transformer(config(pe)).to("meta")
+    tokens = torch.zeros(2, LENGTH, dtype=torch.long, device="meta")
+    for logits in (model(tokens)[0], model.trace(tokens)[0]):
+        assert logits.device.type == "meta" and logits.shape == (2, LENGTH, VOCAB)
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.bfloat16])
+def test_causal_mask_by_hand(dtype):
+    from lengthgen.transformer import causal_mask
+    mask = causal_mask(3, "cpu", dtype)
+    inf = -math.inf
+    assert mask.dtype == dtype and mask.tolist() == [[0.0, inf, inf], [0.0, 0.0, inf], [0.0, 0.0, 0.0]]
+    assert causal_mask(3, "meta", dtype).device.type == "meta"
+
+
+@pytest.mark.parametrize("pe", ["rope", "alibi@slope=0.5"])
+def test_a_bfloat16_decoder_computes_in_bfloat16(pe):
+    """Rotations run in float32 (complex numbers have no bfloat16) and come back in the model's dtype; masks are cast
+    to it: a bfloat16 decoder's logits, and every traced logit, are bfloat16 and near the float64 decoder's."""
+    reference = randomized(Transformer(config(pe, n_layers=2)), seed=12)
+    model = copy.deepcopy(reference).to(torch.bfloat16)
+    tokens = torch.randint(VOCAB, (2, LENGTH), generator=torch.Generator().manual_seed(13))
+    logits, _ = model(tokens)
+    traced, record = model.trace(tokens)
+    assert logits.dtype == traced.dtype == torch.bfloat16
+    assert all(layer.logits.dtype == layer.weights.dtype == torch.bfloat16 for layer in record)
+    expected, _ = reference(tokens)
+    torch.testing.assert_close(logits.double(), expected, rtol=0.1, atol=0.1)
+    torch.testing.assert_close(traced.double(), expected, rtol=0.1, atol=0.1)
+
+
+def test_under_bfloat16_autocast_the_float32_bias_is_cast_to_the_attention_dtype():
+    """Training in bf16 autocasts a float32 model: its projections run in bfloat16 while the encoding's bias stays
+    float32; the mask joins the attention in the attention's dtype (traced logits bfloat16, logits near float64's)."""
+    reference = randomized(Transformer(config("alibi@slope=0.5", n_layers=2)), seed=14)
+    model = copy.deepcopy(reference).float()
+    tokens = torch.randint(VOCAB, (2, LENGTH), generator=torch.Generator().manual_seed(15))
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        logits, _ = model(tokens)
+        traced, record = model.trace(tokens)
+    assert all(layer.logits.dtype == torch.bfloat16 for layer in record)
+    expected, _ = reference(tokens)
+    torch.testing.assert_close(logits.double(), expected, rtol=0.1, atol=0.1)
+    torch.testing.assert_close(traced.double(), expected, rtol=0.1, atol=0.1)
+
+
+def test_nanogpt_init_scales_the_residual_projections_by_the_depth():
+    """nanoGPT's init: every weight N(0, 0.02^2), the two projections into the residual stream (the attention's
+    output projection, the MLP's down projection) N(0, (0.02 / sqrt(2 n_layers))^2); biases zero."""
+    model = Transformer(TransformerConfig(vocab_size=VOCAB, pe="nope", n_layers=4, n_heads=2, d_model=64,
+                                          trained_positions=LENGTH, init_seed=3))
+    residual = 0.02 / math.sqrt(2 * 4)
+    for block in model.blocks:
+        for weight, std in ((block.attention.projection.weight, residual), (block.mlp.down.weight, residual),
+                            (block.attention.qkv.weight, 0.02), (block.mlp.up.weight, 0.02)):
+            assert weight.std().item() == pytest.approx(std, rel=0.1)  # 4096 draws or more: within 3%
+        assert not block.attention.projection.bias.any() and not block.mlp.down.bias.any()
+    assert model.token_embedding.weight.std().item() == pytest.approx(0.02, rel=0.1)
+
+
+@pytest.mark.parametrize("init, std", [("nanogpt", 0.02), ("normal@std=0.3", 0.3)])
+def test_the_learned_table_is_drawn_from_the_models_seed_and_init(init, std):
+    """Row p of the learned table is N(0, std^2) from its own generator ("learned_row", init_seed, p): std the
+    model's learned_init_std (0.02) unless a named normal init sets every weight's."""
+    from lengthgen.seeding import generator
+    model = Transformer(TransformerConfig(vocab_size=VOCAB, pe="learned", n_layers=1, n_heads=HEADS, d_model=WIDTH,
+                                          trained_positions=LENGTH, init=init, init_seed=7))
+    rows = torch.stack([torch.randn(WIDTH, generator=generator("learned_row", 7, p)) * std for p in range(LENGTH)])
+    torch.testing.assert_close(model.encoding.table.detach(), rows)
+
+
+def test_transformers_train_on_the_default_device_without_being_told():
+    """``train_transformers``' device defaults to "auto" (the GPU if there is one, else the CPU)."""
+    from lengthgen.task import TaskConfig
+    from lengthgen.training import TrainConfig
+    from lengthgen.transformer import train_transformers
+    (trained,) = train_transformers(config("rope"), TaskConfig(vocab_size=VOCAB, offset=1, train_length_min=3,
+                                                              train_length_max=LENGTH), TrainConfig(steps=2, batch_size=2,
+                                                                                                    lr=1e-3, log_every=1), [0])
+    assert len(trained.curve) == 2 and trained.curve["loss"].notna().all()
