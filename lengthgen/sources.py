@@ -31,8 +31,9 @@ def _module_file(root: Path, dotted: str) -> Path | None:
 
 
 @cache
-def _runs_something(path: Path) -> bool:
-    """Whether the module is more than a docstring and dunder names (``__version__``)."""
+def runs_something(path: Path) -> bool:
+    """Whether the module is more than a docstring and dunder names (``__version__``): loading one that is not runs
+    nothing a job's outputs could depend on. A module of constants (an experiment's thresholds) runs something."""
     for node in ast.parse(path.read_text(), filename=str(path)).body:
         docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
         dunder = isinstance(node, ast.Assign) and all(isinstance(target, ast.Name) and target.id.startswith("__")
@@ -46,7 +47,7 @@ def _packages_run(root: Path, dotted: str) -> set[Path]:
     """The ``__init__.py`` files that importing ``dotted`` runs on the way, those that run something."""
     parts = dotted.split(".")
     packages = (root.joinpath(*parts[:end], "__init__.py") for end in range(1, len(parts)))
-    return {package for package in packages if package.is_file() and _runs_something(package)}
+    return {package for package in packages if package.is_file() and runs_something(package)}
 
 
 @cache  # the closures of every script and experiment module share most modules: parse each file once a start

@@ -2,10 +2,10 @@
 (the generalization claim's rules, which every single-head and transformer claim builds on), and the rules of
 the seed spread and of replication.
 
-Each carries the reason for its value and its effect size in words. Each experiment's own rules are in
-``lengthgen/experiments/<name>/thresholds.py``; when each rule was fixed, and what data had been seen by then,
-is in ``docs/rule_history.yaml``. This module imports nothing, so figures and reports read the rules without
-loading a model.
+Each experiment's own rules are in ``lengthgen/experiments/<name>/thresholds.py``. Every thresholds file, this
+one too, gives each rule the reason for its value and its effect size in words, and says whether an untrained or
+broken model would pass it; it imports no torch, so figures and reports read the rules without loading a model.
+When each rule was fixed, and what data had been seen by then, is in ``docs/rule_history.yaml``.
 """
 
 # --- generalization: RoPE extrapolates, learned absolute does not -------------------------------

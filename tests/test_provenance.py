@@ -7,7 +7,6 @@ outputs stale: loading by name (``importlib``: schema modules, the runner's and 
 invisible to the import scan of lengthgen/sources.py, so the rules must name those files themselves.
 """
 
-import ast
 import json
 import os
 import re
@@ -17,21 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, snakemake
+from lengthgen.sources import runs_something
 
 LOADED = "loaded: "
-
-
-def runs_nothing(path: Path) -> bool:
-    """A module that is a docstring and dunder names only (a package's docstring, ``__version__``): loading it runs
-    nothing a job's outputs could depend on, so it need not be an input (and editing it reruns nothing). A module of
-    constants (an experiment's thresholds) does not count: its values decide checks."""
-    for node in ast.parse(path.read_text()).body:
-        docstring = isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-        dunder = isinstance(node, ast.Assign) and all(isinstance(target, ast.Name) and target.id.startswith("__")
-                                                      for target in node.targets)
-        if not (docstring or dunder):
-            return False
-    return True
 
 
 def job_records(workdir: Path) -> list[tuple[str, set[str], set[str]]]:
@@ -50,10 +37,11 @@ def job_records(workdir: Path) -> list[tuple[str, set[str], set[str]]]:
 
 
 def unlisted(records) -> list[str]:
-    """Every (job, file) where the job loaded a lengthgen file that is not among its inputs."""
+    """Every (job, file) where the job loaded a lengthgen file that is not among its inputs (a package that is a
+    docstring only runs nothing, ``sources.runs_something``, and need not be one)."""
     return [f"{job} loaded {path}, which is not among its inputs"
             for job, inputs, loaded in records for path in sorted(loaded)
-            if str(Path(path).resolve()) not in inputs and not runs_nothing(Path(path))]
+            if str(Path(path).resolve()) not in inputs and runs_something(Path(path))]
 
 
 def test_every_lengthgen_file_a_job_loads_is_among_its_inputs(smoke_run):
@@ -110,7 +98,7 @@ EXPECTED = {"section.py": ("plot_prop1", "analyze_"), "tables.py": ("analyze_pro
             "headlines.py": ("analyze_multiseed", "analyze_prop1")}
 
 
-@pytest.mark.parametrize("module", sorted(path.name for path in PROP1.glob("*.py") if not runs_nothing(path)))
+@pytest.mark.parametrize("module", sorted(path.name for path in PROP1.glob("*.py") if runs_something(path)))
 def test_an_edit_to_a_file_of_prop1_schedules_every_job_that_runs_it_and_no_other(smoke_run, module):
     """Every job that loaded the file is scheduled, and every job scheduled because of the file (not because a job
     upstream reruns) loaded it."""

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from conftest import REPO
-from lengthgen.sources import lengthgen_files
+from lengthgen.sources import lengthgen_files, runs_something
 
 SCRIPTS = REPO / "workflow" / "scripts"
 # Jobs that run no model: they must start without torch (seconds of import per job).
@@ -47,7 +47,12 @@ def test_package_docstrings_are_not_inputs_but_a_package_imported_by_name_is():
     plot = modules("plot.py")
     assert "lengthgen.plots" in plot
     assert "lengthgen" not in plot and "lengthgen.experiments" not in modules("analyze.py")
-    # A package that defines a name runs with every import of its submodules (robustness.tables here).
+    # A package that defines a name runs with every import of its submodules (robustness.tables here); one that is a
+    # docstring and dunder names runs nothing, and a module of constants runs something (its values decide checks).
+    assert runs_something(REPO / "lengthgen" / "robustness" / "__init__.py")
+    assert not runs_something(REPO / "lengthgen" / "__init__.py")
+    assert not runs_something(REPO / "lengthgen" / "experiments" / "__init__.py")
+    assert runs_something(REPO / "lengthgen" / "experiments" / "prop1" / "thresholds.py")
     assert "lengthgen.robustness" in modules("plot_robustness.py")
 
 

@@ -1,10 +1,8 @@
 """The mechanics experiment's rules: the thresholds and choices its checks apply to its claim (the learned head pins
 to a position inside the training range).
 
-Each carries the reason for its value and its effect size in words, and says whether an untrained or broken
-model would pass it. When each was fixed, and what data had been seen by then, is in
-``docs/rule_history.yaml``. The rules several experiments share are in ``lengthgen/thresholds.py``.
-This module imports no torch, so figures and reports read the rules without loading a model.
+How every thresholds file is written, the rules several experiments share, and when each rule was fixed: the
+docstring of ``lengthgen/thresholds.py``.
 """
 
 # "Pins to a position" means most sequences attend there, so the modal argmax position must hold
