@@ -50,11 +50,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from unittest import mock
 
-from lengthgen.jobs import PORTABLE_CPU_ENV
+from lengthgen.jobs import PORTABLE_CPU_ENV, use_cpu_kernels
 
-# The CPU kernels the workflow's jobs run (common.smk), set before torch starts; exported values win.
-for _name, _value in PORTABLE_CPU_ENV.items():
-    os.environ.setdefault(_name, _value)
+# The CPU kernels of the default config's jobs (cpu_kernels: native), set before torch starts; export
+# LENGTHGEN_BENCH_CPU_KERNELS=portable to time the portable ones.
+use_cpu_kernels(os.environ.get("LENGTHGEN_BENCH_CPU_KERNELS", "native"))
 
 import pandas as pd  # noqa: E402
 import torch  # noqa: E402
@@ -584,7 +584,7 @@ def main() -> None:
                 f"- code: `{code_version(str(REPO), exclude=['results', 'bench'])}`\n"
                 f"- {platform.processor() or platform.machine()}; torch threads: {torch.get_num_threads()}; CPU kernels: "
                 f"{torch.backends.cpu.get_cpu_capability()}, "
-                + ", ".join(f"{name}={os.environ[name]}" for name in PORTABLE_CPU_ENV)
+                + ", ".join(f"{name}={os.environ.get(name, 'unset')}" for name in PORTABLE_CPU_ENV)
                 + "; every time is a median of repeated runs, except per trained model"]
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     if args.speed:

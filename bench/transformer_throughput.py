@@ -15,11 +15,11 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from lengthgen.jobs import PORTABLE_CPU_ENV
+from lengthgen.jobs import use_cpu_kernels
 
-# The CPU kernels the workflow's jobs run (common.smk), set before torch starts; exported values win.
-for _name, _value in PORTABLE_CPU_ENV.items():
-    os.environ.setdefault(_name, _value)
+# The CPU kernels of the default config's jobs (cpu_kernels: native), set before torch starts; export
+# LENGTHGEN_BENCH_CPU_KERNELS=portable to time the portable ones.
+use_cpu_kernels(os.environ.get("LENGTHGEN_BENCH_CPU_KERNELS", "native"))
 
 import torch  # noqa: E402
 import yaml  # noqa: E402

@@ -9,13 +9,43 @@ import logging
 import os
 import sys
 
-# CPU kernels that give the same bits on any x86-64 CPU: MKL's conditional numerical reproducibility
-# in its SSE2 code path, and ATen's kernels without AVX2/AVX-512 vectorization. Left to themselves
-# both pick their code path by the CPU's instruction set, so a run on an AVX2 machine gives other
-# weights than one on an AVX-512 machine. The workflow exports these to its jobs (common.smk) unless
-# the user's environment sets them: torch reads them before its first kernel, so a job cannot.
+# The CPU kernels jobs run, the config's `cpu_kernels` (docs/reproducibility.md). torch reads these variables
+# before its first kernel, so a job cannot choose for itself: the workflow sets them for its jobs (common.smk).
+# - portable: the same bits on any x86-64 CPU: MKL's conditional numerical reproducibility in its SSE2 code
+#   path, and ATen's kernels without AVX2/AVX-512 vectorization. Left to themselves both pick their code
+#   path by the CPU's instruction set, so an AVX2 machine trains other weights than an AVX-512 one.
+# - native: the kernels the CPU offers (AVX2, AVX-512), about twice as fast per training step: ATen's own
+#   choice (no ATEN_CPU_CAPABILITY), MKL's AUTO branch in its reproducible mode, so a run still repeats bit
+#   for bit on the same CPU model.
 PORTABLE_CPU_ENV = {"MKL_CBWR": "COMPATIBLE", "ATEN_CPU_CAPABILITY": "default"}
+NATIVE_CPU_ENV = {"MKL_CBWR": "AUTO"}
+CPU_KERNELS = ("native", "portable")
 
+
+def cpu_kernel_environment(cpu_kernels: str, environment: dict) -> dict:
+    """``environment`` with the variables that make torch run ``cpu_kernels``, whatever it held before: the
+    config is the one switch, so a run's kernels are what its config says."""
+    if cpu_kernels not in CPU_KERNELS:
+        raise ValueError(f"cpu_kernels: {cpu_kernels!r} is not one of {', '.join(CPU_KERNELS)}")
+    chosen = PORTABLE_CPU_ENV if cpu_kernels == "portable" else NATIVE_CPU_ENV
+    return {**{name: value for name, value in environment.items() if name not in PORTABLE_CPU_ENV}, **chosen}
+
+# The choice use_cpu_kernels made in this process (a process, not its environment: a child process that starts
+# a workflow of its own may choose again).
+_CHOSEN: dict[str, str] = {}
+
+
+def use_cpu_kernels(cpu_kernels: str) -> None:
+    """Make this process's jobs run ``cpu_kernels``. The confirmation runs and robustness points are modules of the
+    same workflow process, so their jobs share one environment: a second, different choice is refused."""
+    chosen = _CHOSEN.setdefault("cpu_kernels", cpu_kernels)
+    if chosen != cpu_kernels:
+        raise ValueError(f"cpu_kernels: one workflow runs one kind of CPU kernels, and this one already runs {chosen}; "
+                         f"a config layered over it (confirmation.runs, robustness.points) asks for {cpu_kernels}")
+    environment = cpu_kernel_environment(cpu_kernels, dict(os.environ))
+    for name in PORTABLE_CPU_ENV:  # native leaves ATEN_CPU_CAPABILITY unset
+        os.environ.pop(name, None)
+    os.environ.update(environment)
 
 def start_job(log_path: str) -> None:
     """Send logging and stderr to ``log_path``."""

@@ -5,6 +5,8 @@ import os
 
 import torch
 
+from lengthgen.jobs import PORTABLE_CPU_ENV, cpu_kernel_environment
+
 log = logging.getLogger(__name__)
 
 
@@ -38,3 +40,13 @@ def configure_torch(threads: int) -> None:
     # Which CPU code path the numbers came from: runs repeat bit for bit only on the same one.
     log.info("torch CPU kernels: %s, MKL_CBWR=%s, %d thread(s)", torch.backends.cpu.get_cpu_capability(),
              os.environ.get("MKL_CBWR", "unset"), threads)
+
+
+def check_cpu_kernels(cpu_kernels: str) -> None:
+    """Stop a job whose CPU kernels are not its config's ``cpu_kernels``: its environment lost what the workflow
+    set (a cluster node that does not pass it on, say), and its weights would silently be another path's."""
+    wanted = cpu_kernel_environment(cpu_kernels, {})
+    found = {name: os.environ.get(name) for name in PORTABLE_CPU_ENV}
+    if found != {name: wanted.get(name) for name in PORTABLE_CPU_ENV}:
+        raise RuntimeError(f"cpu_kernels is {cpu_kernels}, which sets {wanted}, but this job runs with {found}: "
+                           "its environment is not the workflow's (lengthgen/jobs.py)")

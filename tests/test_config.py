@@ -214,13 +214,14 @@ BAD_CONFIGS = [
     ("model.d_model", 15, "model.d_model: 15 is odd", "even numbers"),
     # unknown and misspelled keys and sections
     ("train.stpes", 10, "train.stpes: unknown key in section train (did you mean 'steps'?)", "steps, batch_size, lr"),
-    ("trian", {"steps": 10}, "trian: unknown key in the config (did you mean 'train'?)", "results_dir, device, sweep"),
+    ("trian", {"steps": 10}, "trian: unknown key in the config (did you mean 'train'?)", "results_dir, device, cpu_kernels, sweep"),
     ("model.width", 64, "model.width: unknown key in section model", "d_model, rope_base, learned_init_std"),
     ("train.lr", DELETE, "train.lr: missing", "a number > 0"),
     ("linear", DELETE, "linear: missing", "a section with keys steps, batch_size, lr"),
     # a device that does not exist
     ("device", "gpu", "device: 'gpu' does not match", "auto, cpu, cuda or cuda:N"),
     ("device", "cuda:x", "device: 'cuda:x' does not match", "auto, cpu, cuda or cuda:N"),
+    ("cpu_kernels", "avx512", "cpu_kernels: 'avx512' is not one of ['native', 'portable']", "native (the CPU's own"),
     # the experiments' own settings
     ("variants.pe", ["rope", "alibi@slop=1"], "variants.pe: positional encoding 'alibi@slop=1': alibi has no parameter 'slop'",
      None),

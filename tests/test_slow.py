@@ -6,22 +6,18 @@ Run with ``pytest -m slow``. It checks that the committed numbers are what the c
 that the claim holds: whether it holds is the run's finding, reported in RESULTS.md.
 """
 
-import os
-import subprocess
-import sys
-
 import pandas as pd
 import pytest
 
 from conftest import REPO, snakemake
 from lengthgen.drift import main as drift
 from lengthgen.experiments.catalog import with_current_names
-from lengthgen.jobs import PORTABLE_CPU_ENV
 
 
 @pytest.mark.slow
 def test_default_config_reproduces_the_committed_generalization_checks(tmp_path):
-    snakemake(tmp_path, "results/claims/generalization.parquet", configfile=REPO / "config.yaml")
+    snakemake(tmp_path, "results/claims/generalization.parquet", "--config", "cpu_kernels=portable",
+              configfile=REPO / "config.yaml")  # the kernels the committed run used
     checks = pd.read_parquet(tmp_path / "results/claims/generalization.parquet")
     # The committed run may predate the rename of base (catalog.RENAMED_EXPERIMENTS).
     committed = with_current_names(pd.read_parquet(REPO / "results" / "tables" / "claims.parquet"))
@@ -32,21 +28,12 @@ def test_default_config_reproduces_the_committed_generalization_checks(tmp_path)
                                   check_exact=True)
 
 
-def native_cpu_environment() -> dict:
-    """This environment with torch's and MKL's own choice of CPU kernels (AVX2, AVX-512) instead of the
-    portable ones the workflow sets by default (lengthgen/jobs.py)."""
-    env = {name: value for name, value in os.environ.items() if name not in PORTABLE_CPU_ENV}
-    capability = subprocess.run([sys.executable, "-c", "import torch; print(torch.backends.cpu.get_cpu_capability())"],
-                                env=env, capture_output=True, text=True, check=True).stdout.strip()
-    return {**env, "ATEN_CPU_CAPABILITY": capability.lower(), "MKL_CBWR": "AUTO"}
-
-
 @pytest.mark.slow
 def test_verdicts_and_variants_classes_do_not_depend_on_the_cpu_path(tmp_path, capsys):
     """The exploratory default run on the native kernels against the committed run (portable kernels):
     no check outcome and no variants class differs, except a check the seed bootstrap leaves open
     (about 15 minutes on 2 cores)."""
-    snakemake(tmp_path, configfile=REPO / "configs" / "exploratory.yaml", env=native_cpu_environment())
+    snakemake(tmp_path, "--config", "cpu_kernels=native", configfile=REPO / "configs" / "exploratory.yaml")
     log = (tmp_path / "results/logs/train_sweep/pe~rope/offset~1.log").read_text()
     assert "torch CPU kernels: default" not in log  # the run did take the native path
     status = drift(["--open-may-differ", str(REPO / "results"), str(tmp_path / "results")])

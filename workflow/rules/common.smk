@@ -15,7 +15,7 @@ from lengthgen.encoding_catalog import ENCODING_NAME_PATTERN, encoding_descripti
 from lengthgen.experiments.catalog import plan
 from lengthgen.experiments.declaration import EvalSets, Evaluations, Models, RangeFits, Table, TrainingCurves
 from lengthgen.experiments.declaration import as_plain, schema_of, schema_read, setting, settings_of
-from lengthgen.jobs import PORTABLE_CPU_ENV
+from lengthgen.jobs import use_cpu_kernels
 from lengthgen.report import code_version
 from lengthgen.seeding import derive_seed
 from lengthgen.sources import lengthgen_files
@@ -36,10 +36,11 @@ RESULTS = config["results_dir"]
 # Jobs import the lengthgen beside this workflow, whatever else is installed (also
 # inside --sdm conda environments, which hold only the dependencies).
 os.environ.update(PYTHONPATH=str(REPO))  # set, not read: no envvars directive needed
-# Jobs run torch's portable CPU kernels, so a run repeats bit for bit on any x86-64 CPU
-# (lengthgen/jobs.py); a value the user exported (e.g. ATEN_CPU_CAPABILITY=avx2, faster) wins.
-for name, value in PORTABLE_CPU_ENV.items():
-    os.environ.setdefault(name, value)
+# The CPU kernels jobs run: native (fast, repeats on this CPU) or portable (repeats on any x86-64 CPU).
+try:
+    use_cpu_kernels(config["cpu_kernels"])
+except ValueError as error:
+    sys.exit(f"Config error: {error}")
 CONDA_ENV = str(REPO / "envs" / "lengthgen.yaml")
 # The report states the code it came from: the last commit that changed anything outside the
 # results folders, so committing a regenerated RESULTS.md does not make it stale.

@@ -25,6 +25,7 @@ for training_rule, training in HEAD_TRAINING_RULES.items():
             model=training.model,
             train=training.train,
             device=config["device"],
+            cpu_kernels=config["cpu_kernels"],  # other kernels train other weights: a switch retrains
         threads: 1
         resources:
             mem_mb=2000,
@@ -58,6 +59,7 @@ rule train_transformer:
         model=TRANSFORMER_TRAINING,
         train=config_slice("transformer", ["steps", "batch_size", "lr", "log_every", "precision", "warmup_fraction"]),
         device=config["device"],
+        cpu_kernels=config["cpu_kernels"],  # other kernels train other weights: a switch retrains
     threads: 1
     resources:
         gres=MODEL_GRES,

@@ -1,0 +1,78 @@
+"""The config's cpu_kernels: which CPU kernels a job runs (lengthgen/jobs.py), and that a job gets them."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import snakemake
+from lengthgen import jobs
+from lengthgen.jobs import PORTABLE_CPU_ENV, cpu_kernel_environment, use_cpu_kernels
+from lengthgen.runtime import check_cpu_kernels
+
+EXPORTED = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2", "HOME": "/home/user"}
+
+
+def test_portable_replaces_what_the_user_exported():
+    assert cpu_kernel_environment("portable", EXPORTED) == {
+        "ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE", "HOME": "/home/user"}
+
+
+def test_native_leaves_the_kernels_to_the_cpu_in_mkls_reproducible_mode():
+    assert cpu_kernel_environment("native", {**PORTABLE_CPU_ENV, "HOME": "/home/user"}) == {
+        "MKL_CBWR": "AUTO", "HOME": "/home/user"}
+
+
+def test_an_unknown_choice_is_named():
+    with pytest.raises(ValueError, match="cpu_kernels: 'fast' is not one of native, portable"):
+        cpu_kernel_environment("fast", {})
+
+
+@pytest.fixture
+def clean_environment(monkeypatch):
+    """A process as a fresh shell starts it: no kernel variables, no choice made. This test process's own
+    environment (which the workflow tests' Snakemake inherits) is left alone."""
+    monkeypatch.setattr(os, "environ", {name: value for name, value in os.environ.items()
+                                        if name not in PORTABLE_CPU_ENV})
+    monkeypatch.setattr(jobs, "_CHOSEN", {})
+
+
+def test_one_workflow_runs_one_kind_of_kernels(clean_environment):
+    use_cpu_kernels("native")
+    assert "ATEN_CPU_CAPABILITY" not in os.environ and os.environ["MKL_CBWR"] == "AUTO"
+    use_cpu_kernels("native")  # a confirmation run of the same config
+    with pytest.raises(ValueError, match="already runs native; a config layered over it .* asks for portable"):
+        use_cpu_kernels("portable")
+
+
+def test_a_job_whose_environment_lost_its_kernels_stops(clean_environment, monkeypatch):
+    monkeypatch.setenv("MKL_CBWR", "COMPATIBLE")  # portable's MKL setting, without ATen's
+    with pytest.raises(RuntimeError, match="cpu_kernels is portable.*this job runs with"):
+        check_cpu_kernels("portable")
+    with pytest.raises(RuntimeError, match="cpu_kernels is native"):
+        check_cpu_kernels("native")
+    monkeypatch.setenv("ATEN_CPU_CAPABILITY", "default")
+    check_cpu_kernels("portable")
+
+
+def machine_capability() -> str:
+    """The kernels torch picks on this CPU when left to itself."""
+    environment = {name: value for name, value in os.environ.items() if name not in PORTABLE_CPU_ENV}
+    return subprocess.run([sys.executable, "-c", "import torch; print(torch.backends.cpu.get_cpu_capability())"],
+                          env=environment, capture_output=True, text=True, check=True).stdout.strip()
+
+
+@pytest.mark.workflow
+@pytest.mark.parametrize("cpu_kernels", ["native", "portable"])
+def test_a_training_job_runs_the_kernels_its_config_names(tmp_path, cpu_kernels):
+    """From the config to the job: whatever this process exported (the tests export the portable variables)."""
+    capability = machine_capability()
+    if cpu_kernels == "native" and capability == "DEFAULT":
+        pytest.skip("this CPU offers no kernels beyond the portable ones")
+    model = "results/models/linear/seed~0/offset~1/model.pt"
+    snakemake(tmp_path, model, "--config", f"cpu_kernels={cpu_kernels}")
+    log = (tmp_path / "results/logs/train_linear/offset~1.log").read_text()
+    expected = {"native": f"torch CPU kernels: {capability}, MKL_CBWR=AUTO",
+                "portable": "torch CPU kernels: DEFAULT, MKL_CBWR=COMPATIBLE"}[cpu_kernels]
+    assert expected in log
