@@ -59,6 +59,7 @@ from lengthgen.seeding import generator
 LOG_U_STEP = 0.25  # the integrand is analytic in a strip, so the trapezoid rule converges like exp(-pi^2 / step)
 LOG_U_MIN = -25.0  # the dropped integral over u < exp(LOG_U_MIN) is at most exp(LOG_U_MIN)
 TAIL = 40.0  # u stops where exp(-u * smallest possible denominator) < exp(-TAIL)
+LOG_FLOAT64_MAX = 709.0  # exp overflows a float64 past about 709.78
 
 
 def attention_profiles(kernel: torch.Tensor, offset: int, length: int) -> dict[str, torch.Tensor]:
@@ -88,7 +89,7 @@ def exact_target_attention(kernel: torch.Tensor, offset: int, lengths: list[int]
     E[x / (x + z + Y)] = int_0^inf x exp(-u (x + z)) prod_delta phi_a,delta(u) du,
     phi_a,delta(u) = E_b exp(-u exp s_ab(delta)). Logits are shifted per query token so that every
     exp is <= 1 (the weight is shift-invariant); the integral runs over r = log u from LOG_U_MIN
-    to where exp(-u (x + z)) < exp(-TAIL) for every t.
+    to where exp(-u (x + z)) < exp(-TAIL) for every t (``times_u``: also where u overflows a float64).
     """
     if not (0 < offset < min(lengths) and max(lengths) <= kernel.shape[2]):
         raise ValueError(f"need 0 < offset < every length <= kernel offsets, got {offset}, {lengths}")
@@ -100,21 +101,29 @@ def exact_target_attention(kernel: torch.Tensor, offset: int, lengths: list[int]
         logits = kernel[query_token, :, :n_max]  # (V_b, n_max)
         logits = logits - logits.max()
         log_self, log_target = logits[query_token, 0], logits[:, offset]  # (), (V_t,)
-        floor = torch.logaddexp(log_self, log_target.min())  # log of the smallest x + z
-        log_u = torch.arange(LOG_U_MIN, float(math.log(TAIL) - floor) + LOG_U_STEP, LOG_U_STEP,
+        log_x_plus_z = torch.logaddexp(log_self, log_target)  # (V_t,)
+        log_u = torch.arange(LOG_U_MIN, float(math.log(TAIL) - log_x_plus_z.min()) + LOG_U_STEP, LOG_U_STEP,
                              dtype=torch.float64)  # (G,)
-        u = log_u.exp()
-        log_phi = torch.zeros(n_max, len(u), dtype=torch.float64)  # (n_max, G): log E_b exp(-u e^s)
+        log_phi = torch.zeros(n_max, len(log_u), dtype=torch.float64)  # (n_max, G): log E_b exp(-u e^s)
         for start in range(0, n_max, 64):  # chunks of delta keep the (V_b, chunk, G) tensor small
-            chunk = logits[:, start:start + 64].exp()  # (V_b, c)
+            terms = times_u(logits[:, start:start + 64, None], log_u).neg_().exp_()  # (V_b, c, G): exp(-u e^s)
             # log of 0 (every term underflowed) is -inf: the product, and the integrand, is then 0.
-            log_phi[start:start + 64] = torch.exp(-chunk[:, :, None] * u).mean(0).log()
+            log_phi[start:start + 64] = terms.mean(0).log()
         log_phi[~distractor] = 0.0
         log_product = log_phi.cumsum(0)[[length - 1 for length in lengths]]  # (L, G)
-        x_plus_z = (torch.logaddexp(log_self, log_target)).exp()  # (V_t,)
-        log_integrand = (log_u + log_target[:, None] - u * x_plus_z[:, None])[None] + log_product[:, None, :]
+        log_integrand = (log_u + log_target[:, None] - times_u(log_x_plus_z[:, None], log_u))[None] + log_product[:, None, :]
         result[:, query_token, :] = torch.trapezoid(log_integrand.exp(), dx=LOG_U_STEP, dim=-1)  # (L, V_t)
     return result
+
+
+def times_u(log_values: torch.Tensor, log_u: torch.Tensor) -> torch.Tensor:
+    """exp(log_values) * u for the grid r = log u on the last dim: a product where u is a float64 number,
+    exp(r + log_values) where it overflows (logits that spread over more than about 700 reach there)."""
+    product = log_values.exp() * log_u.exp()
+    overflows = log_u >= LOG_FLOAT64_MAX
+    if overflows.any():  # rarely so: a masked write of nothing costs more than the product
+        product[..., overflows] = (log_values + log_u[overflows]).exp()
+    return product
 
 
 @torch.no_grad()
