@@ -13,7 +13,7 @@ from lengthgen.experiments.rope_bases import analysis as rope_bases
 from lengthgen.model import HeadConfig
 from lengthgen.experiments.rope_bases import figures as plots
 from lengthgen.experiments.rope_bases import section as prose
-from lengthgen.experiments.rope_bases.summaries import EVERY_BASE, accuracy_errors
+from lengthgen.experiments.rope_bases.summaries import EVERY_BASE, accuracy_errors, decided_pairs
 from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
 from lengthgen.experiments.rope_bases.thresholds import ORDER_MIN_ACCURACY_GAP
 from lengthgen.training import init_head
@@ -169,3 +169,75 @@ def test_the_section_says_when_the_order_tells_no_account_apart():
     assert prose.order_sentence(rope_bases.mean_accuracy_past_range(table)) == (
         "Every account orders every decided pair as measured, at every offset: the order does not tell the accounts "
         "apart.")
+
+
+def test_a_rope_base_is_plain_rope_with_base_parameters_alone():
+    assert rope_bases.is_rope_base("rope@") and rope_bases.is_rope_base("rope@base=100,base=1e6")
+    assert not rope_bases.is_rope_base("rope@base=100,scale=2") and not rope_bases.is_rope_base("rope@scale=2")
+    assert not rope_bases.is_rope_base("fire@base=100")
+
+
+def long_table(rows: list[tuple]) -> pd.DataFrame:
+    """Rows (pe, offset, seed, length, predictor, predicted, measured)."""
+    return pd.DataFrame(rows, columns=["pe", "offset", "seed", "length", "predictor", "predicted_accuracy",
+                                       "measured_accuracy"])
+
+
+def test_the_order_table_means_each_run_once_over_seeds_and_lengths_and_ties_share_the_best_rank():
+    rows = []
+    # rope: measured 0.25 and 0.5 (seed 0, lengths 16 and 32), 0.75 (seed 1, 16): mean 0.5 (each run's accuracy is
+    # repeated on both predictors' rows). rope@base=100: 0.5 (one run), tied with rope. rope@base=1e6: 0.125.
+    for pe, seed, length, measured, dilution_law, ranking in [
+            ("rope", 0, 16, 0.25, 0.5, 0.1), ("rope", 0, 32, 0.5, 0.3, 0.2), ("rope", 1, 16, 0.75, 0.1, 0.3),
+            ("rope@base=100", 0, 16, 0.5, 0.9, 0.15), ("rope@base=1e6", 0, 16, 0.125, 0.2, 0.8)]:
+        rows += [(pe, 1, seed, length, PROP1_CLAIM_PREDICTOR, dilution_law, measured),
+                 (pe, 1, seed, length, "ranking", ranking, measured)]
+    rows += [("rope", 2, 0, 16, name, 0.5, 0.7) for name in rope_bases.ORDER_PREDICTORS]
+    order = rope_bases.mean_accuracy_past_range(long_table(rows))
+    assert order.columns.tolist() == ["offset", "pe", "mean_accuracy", "source", "rank"]
+    assert order["rank"].dtype == "int32"
+    cells = order.set_index(["offset", "source", "pe"]).sort_index()
+    measured = cells.loc[(1, "measured")]
+    assert measured["mean_accuracy"].to_dict() == {"rope": 0.5, "rope@base=100": 0.5, "rope@base=1e6": 0.125}
+    assert measured["rank"].to_dict() == {"rope": 1, "rope@base=100": 1, "rope@base=1e6": 3}  # a tie: both first
+    dilution_law = cells.loc[(1, PROP1_CLAIM_PREDICTOR)]
+    assert dilution_law["mean_accuracy"].to_dict() == pytest.approx({"rope": 0.3, "rope@base=100": 0.9,
+                                                                    "rope@base=1e6": 0.2})
+    assert dilution_law["rank"].to_dict() == {"rope@base=100": 1, "rope": 2, "rope@base=1e6": 3}
+    assert cells.loc[(1, "ranking"), "rank"].to_dict() == {"rope@base=1e6": 1, "rope": 2, "rope@base=100": 3}
+    assert cells.loc[(2, "measured", "rope"), "rank"] == 1 and cells.loc[(2, "measured", "rope"), "mean_accuracy"] == 0.7
+    assert len(order) == 3 * 3 + 3
+
+
+def test_a_pair_exactly_the_gap_apart_is_decided_and_a_predicted_tie_is_not_in_order():
+    tied = {"rope@base=100": 0.5, "rope": 0.5, "rope@base=1e6": 0.9}
+    # rope is exactly the gap above rope@base=100 (0.02 - 0.0 is 0.02 in floating point too).
+    table = prediction_table({"rope@base=100": 0.0, "rope": ORDER_MIN_ACCURACY_GAP, "rope@base=1e6": 0.5},
+                             {name: tied for name in rope_bases.ORDER_PREDICTORS})
+    order = rope_bases.mean_accuracy_past_range(table)
+    pairs = decided_pairs(order, 1, "ranking")
+    # (better measured, worse, in order): rope@base=100 and rope tied in the prediction: not in order.
+    assert sorted(pairs) == [("rope", "rope@base=100", False), ("rope@base=1e6", "rope", True),
+                             ("rope@base=1e6", "rope@base=100", True)]
+    assert rope_bases.pairs_in_order(order, 1, "ranking") == (3, 2)
+    check = checks_by_predictor(table)["ranking"]
+    assert check["value"] == pytest.approx(2 / 3) and not check["holds"]
+
+
+def test_each_offset_and_predictor_gets_a_check_with_its_claim_statistic_and_rule():
+    four = {"rope@base=100": 0.2, "rope": 0.5, "rope@base=1e6": 0.8, "rope@base=1e5": 0.81}
+    table = pd.concat([prediction_table(MEASURED, {name: MEASURED for name in rope_bases.ORDER_PREDICTORS}, offset=3),
+                       prediction_table(four, {name: four for name in rope_bases.ORDER_PREDICTORS}, offset=2)])
+    checks = rope_bases.checks({"rope_bases_prediction": table}, SETTINGS)
+    assert [(row["offset"], row["statistic"].split(":")[0]) for row in checks] == [
+        (2, PROP1_CLAIM_PREDICTOR), (2, "ranking"), (3, PROP1_CLAIM_PREDICTOR), (3, "ranking")]
+    assert all(type(row["offset"]) is int for row in checks)
+    dilution_law = checks[0]
+    assert dilution_law == {
+        "claim": "the dilution law predicts the rope-base variants' order past the range",
+        "statistic": f"{PROP1_CLAIM_PREDICTOR}: share of rope-base pairs apart past the range that it predicts in order",
+        "offset": 2, "value": 1.0, "comparison": ">=", "threshold": 1.0,
+        "rule": "all of the 5 of 6 pairs whose measured means differ by >= 0.02", "holds": True, "kind": "evidence",
+        "per_seed": True}
+    assert checks[1]["claim"] == "the ranking account predicts the rope-base variants' order past the range"
+    assert checks[3]["rule"] == "all of the 3 of 3 pairs whose measured means differ by >= 0.02"
