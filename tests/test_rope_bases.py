@@ -241,3 +241,58 @@ def test_each_offset_and_predictor_gets_a_check_with_its_claim_statistic_and_rul
         "per_seed": True}
     assert checks[1]["claim"] == "the ranking account predicts the rope-base variants' order past the range"
     assert checks[3]["rule"] == "all of the 3 of 3 pairs whose measured means differ by >= 0.02"
+
+
+def test_accuracy_errors_rows_come_in_offset_and_encoding_order_whatever_the_input_order():
+    """The section prints the error table in row order: offsets ascending, encodings by name, then each offset's
+    pooled row, then the pooled row over every offset."""
+    measured = {"rope@base=1e6": 0.8, "rope@base=100": 0.2, "rope": 0.5}
+    table = pd.concat([prediction_table(measured, {name: measured for name in rope_bases.ORDER_PREDICTORS}, offset=offset)
+                       for offset in (2, 1)], ignore_index=True)
+    errors = accuracy_errors(table)
+    scopes = list(dict.fromkeys(zip(errors["offset"].astype(object).where(errors["offset"].notna(), None), errors["pe"])))
+    assert scopes == [(1, "rope"), (1, "rope@base=100"), (1, "rope@base=1e6"), (2, "rope"), (2, "rope@base=100"),
+                      (2, "rope@base=1e6"), (1, EVERY_BASE), (2, EVERY_BASE), (None, EVERY_BASE)]
+    assert errors["predictor"].tolist()[:2] == [PROP1_CLAIM_PREDICTOR, "ranking"]
+
+
+def tiny_heads():
+    return [({"pe": pe, "offset": 1, "seed": 0}, small_rope_head(base, 0)) for pe, base in (("rope@base=100", 100.0),
+                                                                                           ("rope", 1e4))]
+
+
+TINY = {"task": {**SETTINGS["task"], "eval_lengths": [8, 16]}, "prop1": {"n_samples": 8}}
+
+
+def tiny_evaluations(accuracy: dict[str, float]) -> pd.DataFrame:
+    return pd.DataFrame([{"experiment": "variants", "pe": pe, "offset": 1, "seed": 0, "length": length,
+                          "accuracy": value} for pe, value in accuracy.items() for length in (8, 16)])
+
+
+def test_analyze_gives_the_prediction_table_and_its_order_table():
+    tables = rope_bases.analyze({"models": tiny_heads(), "evaluations": tiny_evaluations({"rope@base=100": 0.25,
+                                                                                         "rope": 0.75})}, TINY)
+    assert list(tables) == ["rope_bases_prediction", "rope_bases_order"]
+    prediction = tables["rope_bases_prediction"]
+    assert prediction.columns.tolist() == ["pe", "offset", "seed", "length", "predictor", "predicted_accuracy",
+                                           "measured_accuracy"]
+    assert prediction.index.tolist() == [0, 1, 2, 3]
+    assert prediction[["pe", "length", "predictor", "measured_accuracy"]].values.tolist() == [
+        ["rope@base=100", 16, PROP1_CLAIM_PREDICTOR, 0.25], ["rope@base=100", 16, "ranking", 0.25],
+        ["rope", 16, PROP1_CLAIM_PREDICTOR, 0.75], ["rope", 16, "ranking", 0.75]]
+    measured = tables["rope_bases_order"].query("source == 'measured'").set_index("pe")
+    assert measured["mean_accuracy"].to_dict() == {"rope@base=100": 0.25, "rope": 0.75}
+    assert measured["rank"].to_dict() == {"rope": 1, "rope@base=100": 2}
+
+
+def test_a_run_measured_twice_at_a_length_is_refused_not_doubled():
+    evaluations = tiny_evaluations({"rope@base=100": 0.25, "rope": 0.75})
+    twice = pd.concat([evaluations, evaluations.assign(experiment="generalization")], ignore_index=True)
+    with pytest.raises(pd.errors.MergeError):
+        rope_bases.analyze({"models": tiny_heads(), "evaluations": twice}, TINY)
+
+
+def test_the_error_for_an_unmeasured_head_names_the_experiment_and_the_table():
+    with pytest.raises(ValueError) as error:
+        rope_bases.analyze({"models": tiny_heads(), "evaluations": tiny_evaluations({"rope": 0.75})}, TINY)
+    assert str(error.value) == "rope_bases: a predicted head has no measured accuracy in the variants' evaluations"
