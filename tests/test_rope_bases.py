@@ -297,3 +297,12 @@ def test_the_error_for_an_unmeasured_head_names_the_experiment_and_the_table():
     with pytest.raises(ValueError) as error:
         rope_bases.analyze({"models": tiny_heads(), "evaluations": tiny_evaluations({"rope": 0.75})}, TINY)
     assert str(error.value) == "rope_bases: a predicted head has no measured accuracy in the variants' evaluations"
+
+
+def test_encodings_tied_three_ways_all_rank_first():
+    """A tie shares the best rank ("min"), not the average of the tied places (2 for three)."""
+    order = rope_bases.mean_accuracy_past_range(prediction_table(dict.fromkeys(BASES, 0.5), {
+        PROP1_CLAIM_PREDICTOR: {"rope@base=100": 0.25, "rope": 0.5, "rope@base=1e6": 0.5}, "ranking": MEASURED}))
+    ranks = order.set_index(["source", "pe"])["rank"]
+    assert ranks["measured"].to_dict() == dict.fromkeys(BASES, 1)
+    assert ranks[PROP1_CLAIM_PREDICTOR].to_dict() == {"rope@base=100": 3, "rope": 1, "rope@base=1e6": 1}
