@@ -280,3 +280,17 @@ def test_summary_by_shift_is_the_largest_change_per_encoding_dtype_and_shift_at_
     assert summary_by_shift(table, 2).loc[("rope", "float64"), 1] == 1e-3
     outputs = summary_by_shift(table, 1, "output_logit_change")
     assert outputs.loc[("learned", "float64")].tolist() == [5.0, 20.0]
+
+
+def test_a_real_absolute_head_s_changes_are_its_logits_at_the_shift_against_shift_zero():
+    """Attention and output logits are both read at the shift asked for (+3, not 0, -3 or 4), on a float64 copy."""
+    model = shift.untrained_head("sinusoidal", 8, 16, 64, 1)
+    tokens = torch.randint(8, (3, 10), generator=torch.Generator().manual_seed(2))
+    changes = shift.shift_changes(model, tokens, [3], dtypes=("float64",)).iloc[0]
+    double = init_head(HeadConfig(8, 16, "sinusoidal", 64), 1).double().eval()
+    with torch.no_grad():
+        scores = {s: double.attention(tokens, position_offset=s)[0] for s in (0, 3)}
+        outputs = {s: double(tokens, position_offset=s)[0] for s in (0, 3)}
+    assert changes["attention_logit_change"] == (scores[3] - scores[0]).abs().max().item()
+    assert changes["output_logit_change"] == (outputs[3] - outputs[0]).abs().max().item()
+    assert changes["attention_logit_scale"] == scores[0].abs().max().item()
