@@ -154,6 +154,7 @@ def test_analyze_measures_the_offset_s_heads_and_each_untrained_encoding_under_e
     assert mine["attention_logit_change"].tolist() == [0.5 * largest, 1.5 * largest] * 2
     at_init = changes[~changes["trained"]]
     assert set(at_init["pe"]) == {"sinusoidal"} and sorted(set(at_init["seed"])) == [5, 6]
+    assert set(at_init["offset"]) == {2}  # the untrained heads are measured on, and filed under, the job's offset
     assert set(changes["length"]) == {6}
     for seed in (5, 6):
         expected = init_head(HeadConfig(8, 8, "sinusoidal", 64), seed).eval().double()
@@ -294,3 +295,27 @@ def test_a_real_absolute_head_s_changes_are_its_logits_at_the_shift_against_shif
     assert changes["attention_logit_change"] == (scores[3] - scores[0]).abs().max().item()
     assert changes["output_logit_change"] == (outputs[3] - outputs[0]).abs().max().item()
     assert changes["attention_logit_scale"] == scores[0].abs().max().item()
+
+
+class DeviceRecordingHead(nn.Module):
+    """A fake head that records the device of the tokens it is given and returns zero logits on the CPU."""
+
+    devices = []
+
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(()))
+
+    def attention(self, tokens, position_offset=0):
+        DeviceRecordingHead.devices.append(tokens.device.type)
+        return torch.zeros(tokens.shape, dtype=torch.float64), None
+
+    def forward(self, tokens, position_offset=0):
+        return torch.zeros(tokens.shape[0], 2, dtype=torch.float64), None
+
+
+def test_the_tokens_are_moved_to_the_head_s_device():
+    """A head on an accelerator gets its tokens there (run on the meta device: no GPU needed)."""
+    DeviceRecordingHead.devices.clear()
+    shift.shift_changes(DeviceRecordingHead().to("meta"), TOKENS, [1], dtypes=("float64",))
+    assert DeviceRecordingHead.devices == ["meta", "meta"]
