@@ -13,7 +13,7 @@ from lengthgen.experiments.rope_bases import analysis as rope_bases
 from lengthgen.model import HeadConfig
 from lengthgen.experiments.rope_bases import figures as plots
 from lengthgen.experiments.rope_bases import section as prose
-from lengthgen.experiments.rope_bases.summaries import EVERY_BASE, accuracy_errors
+from lengthgen.experiments.rope_bases.summaries import EVERY_BASE, accuracy_errors, decided_pairs
 from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
 from lengthgen.experiments.rope_bases.thresholds import ORDER_MIN_ACCURACY_GAP
 from lengthgen.training import init_head
@@ -169,3 +169,140 @@ def test_the_section_says_when_the_order_tells_no_account_apart():
     assert prose.order_sentence(rope_bases.mean_accuracy_past_range(table)) == (
         "Every account orders every decided pair as measured, at every offset: the order does not tell the accounts "
         "apart.")
+
+
+def test_a_rope_base_is_plain_rope_with_base_parameters_alone():
+    assert rope_bases.is_rope_base("rope@") and rope_bases.is_rope_base("rope@base=100,base=1e6")
+    assert not rope_bases.is_rope_base("rope@base=100,scale=2") and not rope_bases.is_rope_base("rope@scale=2")
+    assert not rope_bases.is_rope_base("fire@base=100")
+
+
+def long_table(rows: list[tuple]) -> pd.DataFrame:
+    """Rows (pe, offset, seed, length, predictor, predicted, measured)."""
+    return pd.DataFrame(rows, columns=["pe", "offset", "seed", "length", "predictor", "predicted_accuracy",
+                                       "measured_accuracy"])
+
+
+def test_the_order_table_means_each_run_once_over_seeds_and_lengths_and_ties_share_the_best_rank():
+    rows = []
+    # rope: measured 0.25 and 0.5 (seed 0, lengths 16 and 32), 0.75 (seed 1, 16): mean 0.5 (each run's accuracy is
+    # repeated on both predictors' rows). rope@base=100: 0.5 (one run), tied with rope. rope@base=1e6: 0.125.
+    for pe, seed, length, measured, dilution_law, ranking in [
+            ("rope", 0, 16, 0.25, 0.5, 0.1), ("rope", 0, 32, 0.5, 0.3, 0.2), ("rope", 1, 16, 0.75, 0.1, 0.3),
+            ("rope@base=100", 0, 16, 0.5, 0.9, 0.15), ("rope@base=1e6", 0, 16, 0.125, 0.2, 0.8)]:
+        rows += [(pe, 1, seed, length, PROP1_CLAIM_PREDICTOR, dilution_law, measured),
+                 (pe, 1, seed, length, "ranking", ranking, measured)]
+    rows += [("rope", 2, 0, 16, name, 0.5, 0.7) for name in rope_bases.ORDER_PREDICTORS]
+    order = rope_bases.mean_accuracy_past_range(long_table(rows))
+    assert order.columns.tolist() == ["offset", "pe", "mean_accuracy", "source", "rank"]
+    assert order["rank"].dtype == "int32"
+    cells = order.set_index(["offset", "source", "pe"]).sort_index()
+    measured = cells.loc[(1, "measured")]
+    assert measured["mean_accuracy"].to_dict() == {"rope": 0.5, "rope@base=100": 0.5, "rope@base=1e6": 0.125}
+    assert measured["rank"].to_dict() == {"rope": 1, "rope@base=100": 1, "rope@base=1e6": 3}  # a tie: both first
+    dilution_law = cells.loc[(1, PROP1_CLAIM_PREDICTOR)]
+    assert dilution_law["mean_accuracy"].to_dict() == pytest.approx({"rope": 0.3, "rope@base=100": 0.9,
+                                                                    "rope@base=1e6": 0.2})
+    assert dilution_law["rank"].to_dict() == {"rope@base=100": 1, "rope": 2, "rope@base=1e6": 3}
+    assert cells.loc[(1, "ranking"), "rank"].to_dict() == {"rope@base=1e6": 1, "rope": 2, "rope@base=100": 3}
+    assert cells.loc[(2, "measured", "rope"), "rank"] == 1 and cells.loc[(2, "measured", "rope"), "mean_accuracy"] == 0.7
+    assert len(order) == 3 * 3 + 3
+
+
+def test_a_pair_exactly_the_gap_apart_is_decided_and_a_predicted_tie_is_not_in_order():
+    tied = {"rope@base=100": 0.5, "rope": 0.5, "rope@base=1e6": 0.9}
+    # rope is exactly the gap above rope@base=100 (0.02 - 0.0 is 0.02 in floating point too).
+    table = prediction_table({"rope@base=100": 0.0, "rope": ORDER_MIN_ACCURACY_GAP, "rope@base=1e6": 0.5},
+                             {name: tied for name in rope_bases.ORDER_PREDICTORS})
+    order = rope_bases.mean_accuracy_past_range(table)
+    pairs = decided_pairs(order, 1, "ranking")
+    # (better measured, worse, in order): rope@base=100 and rope tied in the prediction: not in order.
+    assert sorted(pairs) == [("rope", "rope@base=100", False), ("rope@base=1e6", "rope", True),
+                             ("rope@base=1e6", "rope@base=100", True)]
+    assert rope_bases.pairs_in_order(order, 1, "ranking") == (3, 2)
+    check = checks_by_predictor(table)["ranking"]
+    assert check["value"] == pytest.approx(2 / 3) and not check["holds"]
+
+
+def test_each_offset_and_predictor_gets_a_check_with_its_claim_statistic_and_rule():
+    four = {"rope@base=100": 0.2, "rope": 0.5, "rope@base=1e6": 0.8, "rope@base=1e5": 0.81}
+    table = pd.concat([prediction_table(MEASURED, {name: MEASURED for name in rope_bases.ORDER_PREDICTORS}, offset=3),
+                       prediction_table(four, {name: four for name in rope_bases.ORDER_PREDICTORS}, offset=2)])
+    checks = rope_bases.checks({"rope_bases_prediction": table}, SETTINGS)
+    assert [(row["offset"], row["statistic"].split(":")[0]) for row in checks] == [
+        (2, PROP1_CLAIM_PREDICTOR), (2, "ranking"), (3, PROP1_CLAIM_PREDICTOR), (3, "ranking")]
+    assert all(type(row["offset"]) is int for row in checks)
+    dilution_law = checks[0]
+    assert dilution_law == {
+        "claim": "the dilution law predicts the rope-base variants' order past the range",
+        "statistic": f"{PROP1_CLAIM_PREDICTOR}: share of rope-base pairs apart past the range that it predicts in order",
+        "offset": 2, "value": 1.0, "comparison": ">=", "threshold": 1.0,
+        "rule": "all of the 5 of 6 pairs whose measured means differ by >= 0.02", "holds": True, "kind": "evidence",
+        "per_seed": True}
+    assert checks[1]["claim"] == "the ranking account predicts the rope-base variants' order past the range"
+    assert checks[3]["rule"] == "all of the 3 of 3 pairs whose measured means differ by >= 0.02"
+
+
+def test_accuracy_errors_rows_come_in_offset_and_encoding_order_whatever_the_input_order():
+    """The section prints the error table in row order: offsets ascending, encodings by name, then each offset's
+    pooled row, then the pooled row over every offset."""
+    measured = {"rope@base=1e6": 0.8, "rope@base=100": 0.2, "rope": 0.5}
+    table = pd.concat([prediction_table(measured, {name: measured for name in rope_bases.ORDER_PREDICTORS}, offset=offset)
+                       for offset in (2, 1)], ignore_index=True).sort_values("predictor", ascending=False, kind="stable")
+    # The input: offset 2 before 1, encodings not by name, ranking's rows before the dilution law's.
+    errors = accuracy_errors(table)
+    scopes = list(dict.fromkeys(zip(errors["offset"].astype(object).where(errors["offset"].notna(), None), errors["pe"])))
+    assert scopes == [(1, "rope"), (1, "rope@base=100"), (1, "rope@base=1e6"), (2, "rope"), (2, "rope@base=100"),
+                      (2, "rope@base=1e6"), (1, EVERY_BASE), (2, EVERY_BASE), (None, EVERY_BASE)]
+    assert errors["predictor"].tolist() == [PROP1_CLAIM_PREDICTOR, "ranking"] * 9
+
+
+def tiny_heads():
+    return [({"pe": pe, "offset": 1, "seed": 0}, small_rope_head(base, 0)) for pe, base in (("rope@base=100", 100.0),
+                                                                                           ("rope", 1e4))]
+
+
+TINY = {"task": {**SETTINGS["task"], "eval_lengths": [8, 16]}, "prop1": {"n_samples": 8}}
+
+
+def tiny_evaluations(accuracy: dict[str, float]) -> pd.DataFrame:
+    return pd.DataFrame([{"experiment": "variants", "pe": pe, "offset": 1, "seed": 0, "length": length,
+                          "accuracy": value} for pe, value in accuracy.items() for length in (8, 16)])
+
+
+def test_analyze_gives_the_prediction_table_and_its_order_table():
+    tables = rope_bases.analyze({"models": tiny_heads(), "evaluations": tiny_evaluations({"rope@base=100": 0.25,
+                                                                                         "rope": 0.75})}, TINY)
+    assert list(tables) == ["rope_bases_prediction", "rope_bases_order"]
+    prediction = tables["rope_bases_prediction"]
+    assert prediction.columns.tolist() == ["pe", "offset", "seed", "length", "predictor", "predicted_accuracy",
+                                           "measured_accuracy"]
+    assert prediction.index.tolist() == [0, 1, 2, 3]
+    assert prediction[["pe", "length", "predictor", "measured_accuracy"]].values.tolist() == [
+        ["rope@base=100", 16, PROP1_CLAIM_PREDICTOR, 0.25], ["rope@base=100", 16, "ranking", 0.25],
+        ["rope", 16, PROP1_CLAIM_PREDICTOR, 0.75], ["rope", 16, "ranking", 0.75]]
+    measured = tables["rope_bases_order"].query("source == 'measured'").set_index("pe")
+    assert measured["mean_accuracy"].to_dict() == {"rope@base=100": 0.25, "rope": 0.75}
+    assert measured["rank"].to_dict() == {"rope": 1, "rope@base=100": 2}
+
+
+def test_a_run_measured_twice_at_a_length_is_refused_not_doubled():
+    evaluations = tiny_evaluations({"rope@base=100": 0.25, "rope": 0.75})
+    twice = pd.concat([evaluations, evaluations.assign(experiment="generalization")], ignore_index=True)
+    with pytest.raises(pd.errors.MergeError):
+        rope_bases.analyze({"models": tiny_heads(), "evaluations": twice}, TINY)
+
+
+def test_the_error_for_an_unmeasured_head_names_the_experiment_and_the_table():
+    with pytest.raises(ValueError) as error:
+        rope_bases.analyze({"models": tiny_heads(), "evaluations": tiny_evaluations({"rope": 0.75})}, TINY)
+    assert str(error.value) == "rope_bases: a predicted head has no measured accuracy in the variants' evaluations"
+
+
+def test_encodings_tied_three_ways_all_rank_first():
+    """A tie shares the best rank ("min"), not the average of the tied places (2 for three)."""
+    order = rope_bases.mean_accuracy_past_range(prediction_table(dict.fromkeys(BASES, 0.5), {
+        PROP1_CLAIM_PREDICTOR: {"rope@base=100": 0.25, "rope": 0.5, "rope@base=1e6": 0.5}, "ranking": MEASURED}))
+    ranks = order.set_index(["source", "pe"])["rank"]
+    assert ranks["measured"].to_dict() == dict.fromkeys(BASES, 1)
+    assert ranks[PROP1_CLAIM_PREDICTOR].to_dict() == {"rope@base=100": 3, "rope": 1, "rope@base=1e6": 1}

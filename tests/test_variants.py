@@ -10,6 +10,7 @@ from lengthgen.experiments.variants import analysis as variants
 from lengthgen.experiments.variants.analysis import classify
 from lengthgen.model import HeadConfig
 from lengthgen.experiments.variants.figures import draw
+from lengthgen.experiments.variants.summaries import mechanisms, predictions
 from lengthgen.experiments.variants.section import FIRE_DEFAULT_THRESHOLD, FIRE_THRESHOLDS, fire_markdown, left_out_markdown, section
 from lengthgen.seeding import generator
 from lengthgen.experiments.variants.tables import VARIANTS_CLASSES, VARIANTS_SUMMARY
@@ -277,3 +278,101 @@ def test_a_cell_is_classified_on_the_seeds_that_fit_the_range_when_most_do():
     text = left_out_markdown(classes)
     assert "fire K=2: 1 of 3" in text and "alibi" not in text.split("Left out")[1]
 
+
+
+def test_a_head_at_exactly_the_fit_bar_fits_its_range():
+    assert classify(VARIANT_FIT_ACCURACY, 1.0, CHANCE) == EXTRAPOLATES
+
+
+def summary_rows(pe: str, offset: int, means: dict[int, float], train_max: int = TRAIN_MAX) -> list[dict]:
+    """A hand-written ``variants_summary`` cell: mean per length, interval mean -+ 0.1 (0.05 at 4x)."""
+    return [{"pe": pe, "offset": offset, "length": length, "in_training_range": length <= train_max, "mean": mean,
+             "ci_low": mean - (0.05 if length == 4 * train_max else 0.1),
+             "ci_high": mean + (0.05 if length == 4 * train_max else 0.1)} for length, mean in means.items()]
+
+
+def test_a_class_is_decided_on_the_lowest_in_range_mean_and_the_mean_at_four_times_the_range():
+    # Lengths out of order: the longest is 64 whatever the row order. Chance is 1/8; chance + tolerance 0.175.
+    summary = pd.DataFrame(summary_rows("rope", 1, {64: 0.3, 4: 0.95, 32: 0.5, 8: 0.92, 16: 0.6})
+                           + summary_rows("alibi", 2, {8: 0.99, 4: 0.91, 32: 0.2, 16: 0.4})
+                           + summary_rows("alibi", 1, {4: 0.89, 8: 1.0, 32: 0.95}))
+    classes = variants.classify_variants(summary, VOCAB, TRAIN_MAX)
+    assert classes.columns.tolist() == ["pe", "offset", "lowest_in_range", "far_length", "far_mean", "far_ci_low",
+                                        "far_ci_high", "longest_length", "longest_mean", "category"]
+    rows = classes.set_index(["pe", "offset"])
+    assert rows.index.tolist() == [("alibi", 1), ("alibi", 2), ("rope", 1)]
+    rope = rows.loc[("rope", 1)]
+    assert (rope["lowest_in_range"], rope["far_length"], rope["far_mean"], rope["longest_length"],
+            rope["longest_mean"], rope["category"]) == (0.92, 32, 0.5, 64, 0.3, DECAYS)
+    assert (rope["far_ci_low"], rope["far_ci_high"]) == pytest.approx((0.45, 0.55))
+    # 0.2 at 4x is above chance + tolerance (0.175) at V = 8: decays, not collapses.
+    assert rows.loc[("alibi", 2), "category"] == DECAYS and rows.loc[("alibi", 2), "lowest_in_range"] == 0.91
+    assert rows.loc[("alibi", 2), "longest_length"] == 32 and rows.loc[("alibi", 2), "longest_mean"] == 0.2
+    assert rows.loc[("alibi", 1), "category"] == FAILS  # 0.89 at length 4, whatever the 0.95 past the range
+    # At V = 4 chance is 0.25: the same 0.2 collapses.
+    assert variants.classify_variants(summary, 4, TRAIN_MAX).set_index(["pe", "offset"]).loc[
+        ("alibi", 2), "category"] == COLLAPSES
+
+
+def test_the_far_length_is_four_times_the_training_range():
+    summary = pd.DataFrame(summary_rows("rope", 1, {4: 1.0, 16: 0.95, 32: 0.2}, train_max=4))
+    rope = variants.classify_variants(summary, VOCAB, 4).iloc[0]
+    assert (rope["far_length"], rope["far_mean"], rope["category"]) == (16, 0.95, EXTRAPOLATES)
+
+
+def classes_table(rows: list[tuple]) -> pd.DataFrame:
+    """Rows (pe, offset, lowest_in_range, far_mean, category) of ``variants_classes``, far length 32."""
+    return pd.DataFrame([{"pe": pe, "offset": offset, "lowest_in_range": lowest, "far_length": 32, "far_mean": far,
+                          "category": category} for pe, offset, lowest, far, category in rows])
+
+
+def test_an_evidence_check_states_the_measured_class_and_the_numbers_it_was_decided_on():
+    classes = classes_table([("rope", 1, 0.95123, 0.5, DECAYS), ("learned", 2, 0.99, 0.3, DECAYS)])
+    rope, learned = variants.variants_checks(classes, DESCRIPTIONS, VOCAB)
+    assert rope == {"claim": "prediction matches", "offset": 1, "value": 1.0, "comparison": "==", "threshold": 1.0,
+                    "statistic": f"rope: measured class matches the predicted one ({NO_COLLAPSE})",
+                    "rule": "measured: decays gracefully (lowest in range 0.951; n=32: 0.500, chance + 0.05 = 0.175)",
+                    "holds": True, "kind": "evidence", "per_seed": True}
+    assert learned["statistic"] == f"learned: measured class matches the predicted one ({COLLAPSES})"
+    assert (learned["value"], learned["holds"], learned["offset"]) == (0.0, False, 2)
+    assert learned["rule"] == "measured: decays gracefully (lowest in range 0.990; n=32: 0.300, chance + 0.05 = 0.175)"
+    at_sixteen = variants.variants_checks(classes, DESCRIPTIONS, 16)[0]
+    assert at_sixteen["rule"].endswith("chance + 0.05 = 0.113)")
+
+
+def test_an_impossibility_is_a_sanity_check_of_the_lowest_in_range_accuracy_against_the_fit_bar():
+    descriptions = {**DESCRIPTIONS, "nope": mechanism("nope")}
+    classes = classes_table([("nope", 3, 0.16, 0.1, FAILS), ("alibi_learned", 2, VARIANT_FIT_ACCURACY, 0.9, EXTRAPOLATES),
+                             ("rope", 1, 1.0, 0.95, EXTRAPOLATES)])
+    nope, alibi, rope = variants.variants_checks(classes, descriptions, VOCAB)
+    assert nope == {"claim": "no position term: cannot select any offset", "offset": 3,
+                    "statistic": "nope: lowest mean accuracy in training range", "value": 0.16, "comparison": "<",
+                    "threshold": VARIANT_FIT_ACCURACY, "rule": "< 0.9 (fails in range)", "holds": True,
+                    "kind": "sanity", "per_seed": True}
+    # A monotone term that reaches the fit bar exactly fits its range: the impossibility fails.
+    assert alibi["claim"] == "position term monotone in the offset: cannot select K >= 2" and not alibi["holds"]
+    assert rope["kind"] == "evidence" and rope["holds"]
+
+
+def test_with_only_impossibilities_or_no_prediction_the_account_is_untested():
+    descriptions = {**DESCRIPTIONS, "nope": mechanism("nope")}
+    only_sanity = variants.variants_checks(classes_table([("nope", 1, 0.2, 0.1, FAILS),
+                                                          ("alibi_learned", 1, 1.0, 1.0, EXTRAPOLATES)]),
+                                           descriptions, VOCAB)
+    assert [row["kind"] for row in only_sanity] == ["sanity", "evidence"]
+    assert only_sanity[1] == {"claim": "the account makes a prediction", "offset": None,
+                              "statistic": "number of encodings and offsets it applies to", "value": 0.0,
+                              "comparison": ">=", "threshold": 1.0, "rule": ">= 1", "holds": False,
+                              "kind": "evidence", "per_seed": True}
+    with_evidence = variants.variants_checks(classes_table([("rope", 1, 1.0, 1.0, EXTRAPOLATES)]), DESCRIPTIONS, VOCAB)
+    assert [row["claim"] for row in with_evidence] == ["prediction matches"]
+
+
+def test_predictions_set_the_predicted_class_beside_the_measured_one():
+    classes = classes_table([("rope", 1, 1.0, 0.5, DECAYS), ("learned", 1, 1.0, 0.5, DECAYS),
+                             ("alibi_learned", 1, 1.0, 1.0, EXTRAPOLATES), ("alibi_learned", 2, 0.3, 0.2, FAILS)])
+    table = predictions(classes, DESCRIPTIONS)
+    assert table["predicted"].tolist() == [NO_COLLAPSE, COLLAPSES, NO_PREDICTION, FAILS]
+    assert table["matches"].tolist() == [True, False, None, True]
+    assert table["category"].tolist() == classes["category"].tolist()
+    assert mechanisms(["rope", "nope"]) == {"rope": mechanism("rope"), "nope": mechanism("nope")}
