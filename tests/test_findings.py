@@ -392,7 +392,8 @@ def test_a_precondition_selected_by_its_statistic_is_taken_out_of_its_claims_par
 
 def test_replication_per_run_with_causes_and_the_runs_where_the_row_is_untestable():
     """The gap in three confirmation runs: 'fresh' replicates; in 'small' one evidence check does not (cause:
-    margin); in 'large_vocab' the precondition fails, so that run is left out of the verdict and named. A
+    margin); in 'large_vocab' and 'tiny_task' the precondition fails, so those runs are left out of the verdict and
+    named. A
     sanity check that does not replicate and the precondition's own rows count in nothing."""
     claims = claims_of(generalization=generalization())
     table = pd.concat([
@@ -401,9 +402,12 @@ def test_replication_per_run_with_causes_and_the_runs_where_the_row_is_untestabl
         replication_rows(claims, "small", ["no", "no", "no", "yes"], ["rule", "rule", "margin", ""]),
         replication_rows(claims, "large_vocab", ["yes", "no", "no", "no"], ["", "rule", "rule", "rule"]).assign(
             holds=[True, False, True, True]),
+        replication_rows(claims, "tiny_task", ["no", "yes", "yes", "yes"], ["rule", "", "", ""]).assign(
+            holds=[False, True, True, True]),
     ], ignore_index=True)
     assert row(findings_table(claims, table), "the gap")["replication"] == (
-        "holds in part (1 by margin, untestable in large vocab)")
+        "holds in part (1 by margin, untestable in large vocab, tiny task)")
+    table = table[table["run"] != "tiny_task"]
     without_small = table[table["run"] != "small"]
     assert row(findings_table(claims, without_small), "the gap")["replication"] == "holds (untestable in large vocab)"
     sanity = claims.assign(kind="sanity")
