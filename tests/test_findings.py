@@ -487,3 +487,31 @@ def test_a_part_selects_by_experiment_claim_start_and_statistic_start():
     assert selected.index.tolist() == [0]
     assert Part("transformer", "phenomenon").select(checks).index.tolist() == [0, 1]
     assert Part("transformer").select(checks).index.tolist() == [0, 1, 2]
+
+
+def test_a_row_whose_parts_count_nothing_is_not_tested():
+    """A row of only a precondition and this pipeline's own hypothesis counts no check: its verdict and replication
+    are 'not tested', its counted checks an empty table with the claims' columns, and over confirmation runs it
+    replicates nowhere (untestable)."""
+    from lengthgen.findings import (BEYOND, Finding, counted_checks, finding_row, finding_verdict, replication_of,
+                                    selections)
+
+    nothing = Finding("nothing counts", "a claim", (Part("generalization", FIT, PRECONDITION),
+                                                    Part("generalization", FAR, BEYOND)),
+                      Headline("generalization", FAR, FAR_STATISTIC, "m", CHANCE), "short", "generalization")
+    claims = claims_of(generalization=generalization())
+    counted = counted_checks(selections(nothing, claims), claims)
+    assert counted.empty and list(counted.columns) == list(claims.columns)
+    assert finding_verdict(nothing, claims) == NOT_TESTED
+    table = replication_rows(claims, "fresh", ["yes"] * 4, [""] * 4)
+    found = finding_row(nothing, claims, table, {})
+    assert (found["verdict"], found["replication"]) == (NOT_TESTED, NOT_TESTED)
+    assert replication_of(nothing, claims, table) == "untestable"
+
+
+def test_tested_by_names_each_claim_without_its_closing_colon_only():
+    from lengthgen.findings import tested_by
+
+    rows = part_rows("linear", "arm X: fits", 0.9)
+    assert tested_by([(Part("linear", "arm X:"), rows), (Part("linear", "arm 2"), rows)]) == ["`linear` (arm X; arm 2)"]
+    assert tested_by([(Part("linear", "arm X:"), rows), (Part("linear"), rows)]) == ["`linear`"]
