@@ -515,3 +515,15 @@ def test_tested_by_names_each_claim_without_its_closing_colon_only():
     rows = part_rows("linear", "arm X: fits", 0.9)
     assert tested_by([(Part("linear", "arm X:"), rows), (Part("linear", "arm 2"), rows)]) == ["`linear` (arm X; arm 2)"]
     assert tested_by([(Part("linear", "arm X:"), rows), (Part("linear"), rows)]) == ["`linear`"]
+
+
+def test_evidence_of_a_row_is_its_counted_evidence_checks():
+    """The gap's evidence: its two evidence checks, not its precondition's (taken out), nor a sanity check of the
+    same experiment, nor another experiment's."""
+    from lengthgen.findings import evidence_of
+
+    sanity = check("rope stays finite", "rope: largest logit", 3.0, "<=", 1e6, offset=1, kind="sanity")
+    claims = claims_of(generalization=generalization() + [sanity], frequency=frequency(0.9, 0.95))
+    gap = [finding for finding in FINDINGS if finding.name == "the gap"][0]
+    evidence = evidence_of(gap, claims)
+    assert evidence["claim"].tolist() == [FAR, CHANCE_CLAIM] and evidence.index.tolist() == [2, 3]
