@@ -138,3 +138,11 @@ def test_the_accuracy_summary_by_hand():
                                                                                  abs=1e-4)
     assert rope.loc[32, ["n_seeds", "mean", "ci_low", "ci_high"]].tolist() == [2, 0.6, 0.6, 0.6]
     assert rope["in_training_range"].tolist() == [True, True, False, False, False]
+
+
+def test_generalization_checks_come_in_ascending_offset_whatever_the_rows_order():
+    """The report lists a claim's checks by offset; a summary whose rows start with K=2 still gives K=1's first."""
+    summary = generalization.summarize_accuracy(generalization.sweep_accuracy(accuracy_by_length()))
+    reordered = summary.sort_values("offset", ascending=False, kind="stable")
+    checks = generalization.generalization_checks(reordered, vocab_size=8, train_length_max=8)
+    assert [c["offset"] for c in checks] == [1, 1, 1, 1, 2, 2, 2, 2]
