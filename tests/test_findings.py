@@ -476,6 +476,7 @@ def test_a_parts_errors_name_the_kinds_and_the_part():
         Part("errors", "rope's wrong answers:", MECHANISM)
     assert Part("multiseed", "generalization:").name() == "`multiseed` (generalization)"
     assert Part("prop1").name() == "`prop1`"
+    assert Part("linear", "arm X:").name() == "`linear` (arm X)"  # only the closing colon goes
 
 
 def test_a_part_selects_by_experiment_claim_start_and_statistic_start():
@@ -527,3 +528,20 @@ def test_evidence_of_a_row_is_its_counted_evidence_checks():
     gap = [finding for finding in FINDINGS if finding.name == "the gap"][0]
     evidence = evidence_of(gap, claims)
     assert evidence["claim"].tolist() == [FAR, CHANCE_CLAIM] and evidence.index.tolist() == [2, 3]
+
+
+def test_the_markdown_section_passes_on_the_replication_and_what_this_config_leaves_out():
+    """With a replication table the replication column is the row's over the confirmation runs; what the config
+    leaves out is said with its reason; a row tested by two experiments lists both."""
+    claims = claims_of(frequency=frequency(0.9, 0.95), multiseed=[check(
+        "frequency: energy share of the top 4 rotary blocks", "fraction of runs meeting the headline's threshold", 1.0,
+        "==", 1.0)])
+    table = pd.concat([replication_rows(claims, "exploratory", [""] * 4, [""] * 4),
+                       replication_rows(claims, "fresh", ["yes"] * 4, [""] * 4)], ignore_index=True)
+    text = findings_markdown(claims, table, {"linear": "the config sets no linear section"})
+    lines = text.split("\n\n")[2].splitlines()
+    carrier = [line for line in lines if "**the carrier**" in line][0]
+    assert [cell.strip() for cell in carrier.strip("|").split("|")][1:4] == [
+        "`frequency`, `multiseed` (frequency)", "**holds**", "holds"]
+    linear = [line for line in lines if "**the linear control**" in line][0]
+    assert "`linear` (the config sets no linear section)" in linear
