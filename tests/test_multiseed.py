@@ -304,3 +304,42 @@ def test_frequencys_share_over_the_highest_untrained_head_at_the_same_offset_by_
                  for (k, s), x in {(1, 0): 0.5, (1, 1): 0.7, (2, 0): 0.2, (2, 3): 0.4}.items()]
     margins = share_over_untrained(pd.DataFrame(trained + untrained), {})
     assert margins.to_dict() == pytest.approx({(1, 0): 0.2, (1, 1): 0.1, (2, 0): 0.55})
+
+
+def headline_named(name: str) -> Headline:
+    (found,) = [headline for headline in multiseed.HEADLINES if headline.name == name]
+    return found
+
+
+def test_the_generalization_and_prop1_headlines_per_run_by_hand():
+    """One run, V = 8 (chance 0.125), training lengths up to 8, evaluated at 4, 8, 16, 32 (= 4 x 8) and 40.
+    rope at 4x: its accuracy at 32 alone (0.5), not the mean past the range (0.433). learned's distance from chance
+    past the range: max(|0.2 - .125|, |0.0 - .125|, |0.125 - .125|) = 0.125, below chance as far as above; its
+    lowest in range: min(1.0, 0.95), the rows past the range (0.0) left out. prop1's MAE: mean-field's |error| past
+    the range, (0.1 + 0.2) / 2 = 0.15, not its in-range 0.3 nor the other predictor's 0.9."""
+    settings = {"vocab_size": 8, "train_length_max": 8}
+    accuracy = pd.DataFrame([dict(pe=pe, offset=1, seed=0, length=n, accuracy=a, in_training_range=n <= 8)
+                             for pe, values in (("rope", {4: 1.0, 8: 0.9, 16: 0.6, 32: 0.5, 40: 0.2}),
+                                                ("learned", {4: 1.0, 8: 0.95, 16: 0.2, 32: 0.0, 40: 0.125}))
+                             for n, a in values.items()])
+
+    def value(name: str, frame: pd.DataFrame) -> float:
+        (found,) = headline_named(name).per_run(frame, settings).tolist()
+        return found
+    assert value("generalization: rope accuracy at 4x the training length", accuracy) == 0.5
+    assert value("generalization: learned distance from chance past the range (max over lengths)",
+                 accuracy) == pytest.approx(0.125)
+    assert value("generalization: learned lowest accuracy in the training range", accuracy) == 0.95
+    assert headline_named("generalization: rope accuracy at 4x the training length").threshold(settings) == 5 / 8
+    prop1 = pd.DataFrame([dict(predictor=p, offset=1, seed=0, length=n, predicted_attention=predicted,
+                               measured_attention=measured)
+                          for p, n, predicted, measured in (("mean_field", 8, 0.6, 0.3), ("mean_field", 16, 0.5, 0.4),
+                                                            ("mean_field", 32, 0.1, 0.3), ("ranking", 16, 0.95, 0.05))])
+    assert value("prop1: mean-field target-attention error past the range", prop1) == pytest.approx(0.15)
+
+
+def test_the_frequency_headlines_per_run_read_their_own_columns():
+    summary = pd.DataFrame([dict(source="frequency_summary", offset=1, seed=0, top4_share=0.9, top4_alignment=0.3)])
+    share = headline_named("frequency: energy share of the top 4 rotary blocks").per_run(summary, {})
+    alignment = headline_named("frequency: alignment of the top 4 blocks with K").per_run(summary, {})
+    assert share.to_dict() == {(1, 0): 0.9} and alignment.to_dict() == {(1, 0): 0.3}
