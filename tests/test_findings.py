@@ -494,8 +494,8 @@ def test_a_row_whose_parts_count_nothing_is_not_tested():
     """A row of only a precondition and this pipeline's own hypothesis counts no check: its verdict and replication
     are 'not tested', its counted checks an empty table with the claims' columns, and over confirmation runs it
     replicates nowhere (untestable)."""
-    from lengthgen.findings import (BEYOND, Finding, counted_checks, finding_row, finding_verdict, replication_of,
-                                    selections)
+    from lengthgen.findings import (BEYOND, Finding, counted_checks, evidence_of, finding_row, finding_verdict,
+                                    replication_of, selections)
 
     nothing = Finding("nothing counts", "a claim", (Part("generalization", FIT, PRECONDITION),
                                                     Part("generalization", FAR, BEYOND)),
@@ -504,6 +504,7 @@ def test_a_row_whose_parts_count_nothing_is_not_tested():
     counted = counted_checks(selections(nothing, claims), claims)
     assert counted.empty and list(counted.columns) == list(claims.columns)
     assert finding_verdict(nothing, claims) == NOT_TESTED
+    assert evidence_of(nothing, claims).empty
     table = replication_rows(claims, "fresh", ["yes"] * 4, [""] * 4)
     found = finding_row(nothing, claims, table, {})
     assert (found["verdict"], found["replication"]) == (NOT_TESTED, NOT_TESTED)
