@@ -494,21 +494,32 @@ def test_a_row_whose_parts_count_nothing_is_not_tested():
     """A row of only a precondition and this pipeline's own hypothesis counts no check: its verdict and replication
     are 'not tested', its counted checks an empty table with the claims' columns, and over confirmation runs it
     replicates nowhere (untestable)."""
-    from lengthgen.findings import (BEYOND, Finding, counted_checks, evidence_of, finding_row, finding_verdict,
-                                    replication_of, selections)
+    from lengthgen.findings import counted_checks, finding_row, finding_verdict, replication_of, selections
 
-    nothing = Finding("nothing counts", "a claim", (Part("generalization", FIT, PRECONDITION),
-                                                    Part("generalization", FAR, BEYOND)),
-                      Headline("generalization", FAR, FAR_STATISTIC, "m", CHANCE), "short", "generalization")
+    nothing = nothing_counts()
     claims = claims_of(generalization=generalization())
     counted = counted_checks(selections(nothing, claims), claims)
     assert counted.empty and list(counted.columns) == list(claims.columns)
     assert finding_verdict(nothing, claims) == NOT_TESTED
-    assert evidence_of(nothing, claims).empty
     table = replication_rows(claims, "fresh", ["yes"] * 4, [""] * 4)
     found = finding_row(nothing, claims, table, {})
     assert (found["verdict"], found["replication"]) == (NOT_TESTED, NOT_TESTED)
     assert replication_of(nothing, claims, table) == "untestable"
+
+
+def test_evidence_of_a_row_that_counts_nothing_is_empty():
+    from lengthgen.findings import evidence_of
+
+    assert evidence_of(nothing_counts(), claims_of(generalization=generalization())).empty
+
+
+def nothing_counts():
+    """A row of only a precondition and this pipeline's own hypothesis."""
+    from lengthgen.findings import BEYOND, Finding
+
+    return Finding("nothing counts", "a claim", (Part("generalization", FIT, PRECONDITION),
+                                                 Part("generalization", FAR, BEYOND)),
+                   Headline("generalization", FAR, FAR_STATISTIC, "m", CHANCE), "short", "generalization")
 
 
 def test_tested_by_names_each_claim_without_its_closing_colon_only():
