@@ -71,3 +71,78 @@ def test_generalization_figure_draws_each_encodings_means_and_keeps_its_legend_o
     curves = {line.get_label(): list(line.get_ydata()) for line in ax.get_lines()}
     assert curves["rope"] == pytest.approx([1.0, 0.9]) and curves["learned"] == pytest.approx([1.0, 0.13])
     assert ax.get_legend() is None and len(fig.legends) == 1  # below the panels, not on the data
+
+
+# --- Mutation testing (docs/mutation.md, issue 29): the generalization checks by hand, at their boundaries -----------
+
+from lengthgen.experiments.generalization import analysis as generalization  # noqa: E402
+
+# Means per (pe, offset, length), V = 8 (chance 0.125), training lengths up to 8, evaluated up to 40 > 4 x 8.
+MEANS = {
+    ("rope", 1): {4: 1.0, 8: 0.995, 16: 0.8, 32: 0.625, 40: 0.1},  # 0.625 = 5 x chance exactly, at n = 32
+    ("learned", 1): {4: 0.99, 8: 1.0, 16: 0.15, 32: 0.08, 40: 0.16},  # past 8: |0.15 - .125|, |0.08 - .125|, |0.16 - .125|
+    ("rope", 2): {4: 1.0, 8: 0.98, 16: 0.7, 32: 0.6, 40: 0.5},
+    ("learned", 2): {4: 1.0, 8: 1.0, 16: 0.125, 32: 0.2, 40: 0.125},
+}
+
+
+def accuracy_by_length(seeds=(0, 1)) -> pd.DataFrame:
+    """Each mean above measured on every seed; a row of another experiment that the sweep's checks must not read."""
+    rows = [dict(experiment="generalization", pe=pe, offset=offset, seed=seed, length=length,
+                 in_training_range=length <= 8, accuracy=mean)
+            for (pe, offset), means in MEANS.items() for length, mean in means.items() for seed in seeds]
+    rows += [dict(experiment="cures", pe="rope", offset=1, seed=seed, length=32, in_training_range=False, accuracy=0.0)
+             for seed in seeds]
+    return pd.DataFrame(rows)
+
+
+def test_generalization_checks_by_hand_at_their_boundaries():
+    """Per offset: each encoding's worst in-range mean (>= 0.99, met at 0.99), rope at the longest length <= 4 x 8
+    (32, not 40; >= 5 x chance, met at 0.625), learned's largest distance from chance past the range (length 8 is
+    in it; 0.045 below chance counts as far as above)."""
+    checks = generalization.checks({"accuracy_by_length": accuracy_by_length()},
+                                   {"task": {"vocab_size": 8, "train_length_max": 8}})
+    found = [(c["offset"], c["claim"], c["statistic"], c["comparison"], c["threshold"], c["rule"], c["holds"])
+             for c in checks]
+    fit, far, at_chance = ("both encodings fit the training range", "rope stays well above chance at 4x the training "
+                           "length", "learned is at chance past the training range")
+    far_statistic = "rope: mean accuracy at the longest length <= 4x the training maximum"
+    chance_statistic = "learned: largest distance of mean accuracy from chance past training range"
+    assert found == [
+        (1, fit, "rope: lowest mean accuracy in training range", ">=", 0.99, ">= 0.99", True),
+        (1, fit, "learned: lowest mean accuracy in training range", ">=", 0.99, ">= 0.99", True),
+        (1, far, far_statistic, ">=", 0.625, ">= 5 x chance = 0.625 (n=32)", True),
+        (1, at_chance, chance_statistic, "<=", 0.05, "<= 0.05 (chance = 0.1250)", True),
+        (2, fit, "rope: lowest mean accuracy in training range", ">=", 0.99, ">= 0.99", False),
+        (2, fit, "learned: lowest mean accuracy in training range", ">=", 0.99, ">= 0.99", True),
+        (2, far, far_statistic, ">=", 0.625, ">= 5 x chance = 0.625 (n=32)", False),
+        (2, at_chance, chance_statistic, "<=", 0.05, "<= 0.05 (chance = 0.1250)", False),
+    ]
+    assert [c["value"] for c in checks] == pytest.approx([0.995, 0.99, 0.625, 0.045, 0.98, 1.0, 0.6, 0.075])
+
+
+def test_the_accuracy_summary_by_hand():
+    """Only the sweep's rows; per (pe, offset, length) the mean over seeds with its Student-t interval, clipped to
+    [0, 1]: seeds at 0 and 1 give mean 0.5 and an interval clipped both ways; 0.5 and 0.52 give 0.51 +- 12.706 x 0.01."""
+    accuracy = accuracy_by_length()
+    spread = (accuracy["pe"] == "rope") & (accuracy["offset"] == 2) & (accuracy["experiment"] == "generalization")
+    accuracy.loc[spread & (accuracy["length"] == 16), "accuracy"] = [0.0, 1.0]
+    accuracy.loc[spread & (accuracy["length"] == 40), "accuracy"] = [0.5, 0.52]
+    summary = generalization.analyze({"accuracy_by_length": accuracy}, {})["accuracy_summary"]
+    assert list(summary.columns) == ["experiment", "pe", "offset", "length", "in_training_range", "n_seeds", "mean",
+                                     "ci_low", "ci_high"]
+    assert len(summary) == 20 and set(summary["experiment"]) == {"generalization"}
+    rope = summary[(summary["pe"] == "rope") & (summary["offset"] == 2)].set_index("length")
+    assert rope.loc[16, ["mean", "ci_low", "ci_high"]].tolist() == [0.5, 0.0, 1.0]
+    assert rope.loc[40, ["mean", "ci_low", "ci_high"]].tolist() == pytest.approx([0.51, 0.51 - 0.12706, 0.51 + 0.12706],
+                                                                                 abs=1e-4)
+    assert rope.loc[32, ["n_seeds", "mean", "ci_low", "ci_high"]].tolist() == [2, 0.6, 0.6, 0.6]
+    assert rope["in_training_range"].tolist() == [True, True, False, False, False]
+
+
+def test_generalization_checks_come_in_ascending_offset_whatever_the_rows_order():
+    """The report lists a claim's checks by offset; a summary whose rows start with K=2 still gives K=1's first."""
+    summary = generalization.summarize_accuracy(generalization.sweep_accuracy(accuracy_by_length()))
+    reordered = summary.sort_values("offset", ascending=False, kind="stable")
+    checks = generalization.generalization_checks(reordered, vocab_size=8, train_length_max=8)
+    assert [c["offset"] for c in checks] == [1, 1, 1, 1, 2, 2, 2, 2]

@@ -153,3 +153,193 @@ def test_the_figure_shows_each_run_the_mean_and_the_rule():
     assert panels[6].get_title().replace("\n", " ").endswith("below the better trivial baseline's rule: >= 0.05")
     assert not any(ax.get_legend() for ax in panels)
 
+
+
+# --- Mutation testing (docs/mutation.md, issue 29): the multiseed numbers by hand, on headlines made for the test ----
+
+from lengthgen.headlines import Headline, at_four_x, by_run, past_range  # noqa: E402
+
+
+def made_headline(name: str, sources: tuple[str, ...], comparison: str = ">", bounds=None, kind: str = "evidence",
+                  seen: list | None = None) -> Headline:
+    """A headline whose value per run is the mean of column ``x``; ``seen`` collects the frames it is given."""
+    def per_run(frame, settings):
+        if seen is not None:
+            seen.append(frame)
+        return by_run(frame, "x", "mean")
+    return Headline(name, sources, comparison, lambda s: s["t"], per_run, bounds=bounds, kind=kind)
+
+
+def runs(values: dict) -> pd.DataFrame:
+    return pd.DataFrame([dict(offset=k, seed=s, x=x) for (k, s), x in values.items()])
+
+
+def test_tables_of_a_schema_are_its_own_table_and_one_per_offset_in_name_order():
+    tables = {name: pd.DataFrame({"name": [name]}) for name in [
+        "shift_changes_K2", "shift_changes_K10", "shift_changes", "shift_changes_K1", "transformer_shift_changes_K1",
+        "shift_changes_K1_old", "shift_changes_Kx", "shiftXchanges_K1"]}
+    found = [table["name"][0] for table in multiseed.tables_of(tables, "shift_changes")]
+    assert found == ["shift_changes", "shift_changes_K1", "shift_changes_K10", "shift_changes_K2"]
+    assert [table["name"][0] for table in multiseed.tables_of(tables, "shift.changes")] == []  # a name, not a pattern
+
+
+def test_headlines_of_are_those_with_every_table_in_order(monkeypatch):
+    first, both, other = made_headline("a", ("a",)), made_headline("ab", ("a", "b")), made_headline("c", ("c",))
+    monkeypatch.setattr(multiseed, "HEADLINES", [other, both, first])
+    table = pd.DataFrame()
+    assert multiseed.headlines_of({"a": table, "b_K1": table}) == [both, first]
+    assert multiseed.headlines_of({"b": table}) == []
+    assert multiseed.headlines_in(pd.DataFrame({"headline": ["a", "c", "a"]})) == [other, first]
+
+
+def test_a_headline_reads_its_tables_one_under_the_other_with_their_schema(monkeypatch):
+    seen = []
+    both = made_headline("ab", ("b", "a"), seen=seen)
+    monkeypatch.setattr(multiseed, "HEADLINES", [both])
+    inputs = {"a": runs({(1, 0): 1.0}), "b_K2": runs({(2, 0): 3.0}), "b_K1": runs({(1, 0): 5.0})}
+    by_seed = multiseed.headline_by_seed(inputs, {"t": 0})
+    (frame,) = seen
+    assert frame["source"].tolist() == ["b", "b", "a"] and frame["x"].tolist() == [5.0, 3.0, 1.0]
+    assert frame.index.tolist() == [0, 1, 2]
+    assert by_seed.to_dict("records") == [dict(offset=1, seed=0, value=3.0, headline="ab"),
+                                          dict(offset=2, seed=0, value=3.0, headline="ab")]
+
+
+def test_headline_by_seed_stacks_every_headline_with_a_fresh_index(monkeypatch):
+    monkeypatch.setattr(multiseed, "HEADLINES", [made_headline("a", ("a",)), made_headline("c", ("c",))])
+    inputs = {"a": runs({(1, 0): 0.1, (1, 1): 0.3}), "c": runs({(2, 5): 0.7})}
+    by_seed = multiseed.headline_by_seed(inputs, {"t": 0})
+    assert by_seed.index.tolist() == [0, 1, 2]
+    assert list(zip(by_seed["headline"], by_seed["offset"], by_seed["seed"], by_seed["value"])) == [
+        ("a", 1, 0, 0.1), ("a", 1, 1, 0.3), ("c", 2, 5, 0.7)]
+
+
+@pytest.mark.parametrize("comparison, meets", [(">", [False, False, True]), (">=", [False, True, True]),
+                                                ("<=", [True, True, False])])
+def test_a_run_meets_its_threshold_by_the_headlines_comparison_at_the_boundary(comparison, meets):
+    headline = made_headline("a", ("a",), comparison)
+    by_seed = pd.DataFrame({"headline": ["a", "a", "a", "b"], "offset": 1, "seed": [0, 1, 2, 3],
+                            "value": [0.2, 0.4, 0.5, 9.0]})
+    assert multiseed.meeting(by_seed, headline, {"t": 0.4})["meets"].tolist() == meets
+
+
+def test_the_summary_by_hand(monkeypatch):
+    """Two seeds per offset. Bounded headline 'a' (> 0.4): K=1 values 0.2 and 0.4 (mean 0.3, Student-t half-width
+    12.706 x 0.1 = 1.27, clipped to [0, 1]; no run above 0.4), K=2 0.5 and 0.5 (both above); over all four runs mean
+    0.4 and half the runs. Unbounded 'c' (<= 0.4, the same values + 1): its interval is left as it is."""
+    bounded = made_headline("a", ("a",), ">", bounds=(0.0, 1.0))
+    unbounded = made_headline("c", ("c",), "<=")
+    monkeypatch.setattr(multiseed, "HEADLINES", [bounded, unbounded])
+    values = {(1, 0): 0.2, (1, 1): 0.4, (2, 0): 0.5, (2, 1): 0.5}
+    settings = {"task": {"t": 0.4}}
+    tables = multiseed.analyze({"a": runs(values), "c": runs({key: x + 1 for key, x in values.items()})}, settings)
+    summary = tables["headline_summary"]
+    assert list(summary.columns) == ["headline", "offset", "n_seeds", "mean", "ci_low", "ci_high", "threshold",
+                                     "comparison", "fraction_of_runs_meeting"]
+    a = summary[summary["headline"] == "a"].set_index("offset")
+    assert a.index.tolist() == ["K=1", "K=2", "all"]
+    assert a["n_seeds"].tolist() == [2, 2, 4]
+    assert a["mean"].tolist() == pytest.approx([0.3, 0.5, 0.4])
+    assert a.loc["K=1", "ci_low"] == 0.0 and a.loc["K=1", "ci_high"] == 1.0
+    assert a.loc["K=2", "ci_low"] == a.loc["K=2", "ci_high"] == 0.5
+    half = 12.706204736 * 0.1
+    assert a.loc["all", "ci_high"] == pytest.approx(0.4 + 3.182446305 * (0.14142135623 / 2), rel=1e-6)  # sd 0.1414
+    assert a["threshold"].tolist() == [0.4] * 3 and a["comparison"].tolist() == [">"] * 3
+    assert a["fraction_of_runs_meeting"].tolist() == [0.0, 1.0, 0.5]
+    c = summary[summary["headline"] == "c"].set_index("offset")
+    assert c.loc["K=1", "ci_low"] == pytest.approx(1.3 - half) and c.loc["K=1", "ci_high"] == pytest.approx(1.3 + half)
+    assert c["fraction_of_runs_meeting"].tolist() == [0.0, 0.0, 0.0] and c["comparison"].tolist() == ["<="] * 3
+    assert summary.index.tolist() == list(range(6))
+
+
+def test_one_check_per_headline_with_its_rule_and_kind(monkeypatch):
+    """'a' (> 0.4) is met by 2 of its 4 runs; 'c' (a sanity check, <= 0.4) by all 3 of its own."""
+    monkeypatch.setattr(multiseed, "HEADLINES", [made_headline("a", ("a",), ">"),
+                                                 made_headline("c", ("c",), "<=", kind="sanity")])
+    by_seed = pd.DataFrame({"headline": ["a"] * 4 + ["c"] * 3, "offset": [1, 1, 2, 2, 1, 2, 3],
+                            "seed": [0, 1, 0, 1, 0, 0, 0], "value": [0.2, 0.4, 0.5, 0.5, 0.1, 0.4, 0.3]})
+    checks = multiseed.checks({"headline_by_seed": by_seed}, {"task": {"t": 0.4}})
+    assert [(c["claim"], c["statistic"], c["value"], c["comparison"], c["threshold"], c["holds"], c["kind"],
+             c["offset"]) for c in checks] == [
+        ("a", "fraction of runs meeting the headline's threshold", 0.5, "==", 1.0, False, "evidence", None),
+        ("c", "fraction of runs meeting the headline's threshold", 1.0, "==", 1.0, True, "sanity", None)]
+    assert checks[0]["rule"] == "== 1: each of 4 runs (every seed at every offset) has value > 0.4"
+    assert checks[1]["rule"] == "== 1: each of 3 runs (every seed at every offset) has value <= 0.4"
+    assert checks[0]["seed_sums"][0].value() == 0.5  # resampled as seed sums by the bootstrap
+
+
+def test_the_shared_row_filters_and_per_run_reduction_by_hand():
+    frame = pd.DataFrame({"offset": [1, 1, 1, 2, 1], "seed": [0, 0, 0, 0, 1], "length": [8, 9, 32, 32, 33],
+                          "a": [1.0, 2.0, 4.0, 8.0, 16.0]})
+    settings = {"train_length_max": 8}
+    assert past_range(frame, settings)["length"].tolist() == [9, 32, 32, 33]  # 8 is in the range
+    assert at_four_x(frame, settings)["length"].tolist() == [32, 32]
+    assert by_run(frame, "a", "max").to_dict() == {(1, 0): 4.0, (1, 1): 16.0, (2, 0): 8.0}
+    assert by_run(frame, "a", "mean").index.names == ["offset", "seed"]
+
+
+def test_prop1s_gain_over_the_better_trivial_baseline_per_run_by_hand():
+    """Past the range (length 16 > 8), each run on its own rows. Run (1, 0) measures attention 0.6 at 8 and 0.3 at
+    16, mean-field predicts 0.35: chance (1/16) misses by 0.2375, no_decay (0.6) by 0.3, so the gain is
+    0.2375 - 0.05 = 0.1875. Run (2, 1): 0.5 and 0.45, predicted 0.3: no_decay misses by 0.05, chance by 0.3875,
+    gain 0.05 - 0.15 = -0.1."""
+    from lengthgen.experiments.prop1.headlines import gain_by_run
+
+    def rows(offset, seed, at_8, at_16, predicted):
+        return [dict(predictor="mean_field", offset=offset, seed=seed, length=n, predicted_attention=p,
+                     measured_attention=m, predicted_accuracy=0.5, measured_accuracy=0.5)
+                for n, p, m in ((8, at_8, at_8), (16, predicted, at_16))]
+    frame = pd.DataFrame(rows(1, 0, 0.6, 0.3, 0.35) + rows(2, 1, 0.5, 0.45, 0.3))
+    gains = gain_by_run(frame, {"train_length_max": 8, "vocab_size": 4})
+    assert gains.index.names == ["offset", "seed"]
+    assert gains.to_dict() == pytest.approx({(1, 0): 0.1875, (2, 1): -0.1})
+
+
+def test_frequencys_share_over_the_highest_untrained_head_at_the_same_offset_by_hand():
+    from lengthgen.experiments.frequency.headlines import share_over_untrained
+
+    trained = [dict(source="frequency_summary", offset=k, seed=s, top4_share=x)
+               for (k, s), x in {(1, 0): 0.9, (1, 1): 0.8, (2, 0): 0.95}.items()]
+    untrained = [dict(source="frequency_untrained_summary", offset=k, seed=s, top4_share=x)
+                 for (k, s), x in {(1, 0): 0.5, (1, 1): 0.7, (2, 0): 0.2, (2, 3): 0.4}.items()]
+    margins = share_over_untrained(pd.DataFrame(trained + untrained), {})
+    assert margins.to_dict() == pytest.approx({(1, 0): 0.2, (1, 1): 0.1, (2, 0): 0.55})
+
+
+def headline_named(name: str) -> Headline:
+    (found,) = [headline for headline in multiseed.HEADLINES if headline.name == name]
+    return found
+
+
+def test_the_generalization_and_prop1_headlines_per_run_by_hand():
+    """One run, V = 8 (chance 0.125), training lengths up to 8, evaluated at 4, 8, 16, 32 (= 4 x 8) and 40.
+    rope at 4x: its accuracy at 32 alone (0.5), not the mean past the range (0.433). learned's distance from chance
+    past the range: max(|0.2 - .125|, |0.0 - .125|, |0.125 - .125|) = 0.125, below chance as far as above; its
+    lowest in range: min(1.0, 0.95), the rows past the range (0.0) left out. prop1's MAE: mean-field's |error| past
+    the range, (0.1 + 0.2) / 2 = 0.15, not its in-range 0.3 nor the other predictor's 0.9."""
+    settings = {"vocab_size": 8, "train_length_max": 8}
+    accuracy = pd.DataFrame([dict(pe=pe, offset=1, seed=0, length=n, accuracy=a, in_training_range=n <= 8)
+                             for pe, values in (("rope", {4: 1.0, 8: 0.9, 16: 0.6, 32: 0.5, 40: 0.2}),
+                                                ("learned", {4: 1.0, 8: 0.95, 16: 0.2, 32: 0.0, 40: 0.125}))
+                             for n, a in values.items()])
+
+    def value(name: str, frame: pd.DataFrame) -> float:
+        (found,) = headline_named(name).per_run(frame, settings).tolist()
+        return found
+    assert value("generalization: rope accuracy at 4x the training length", accuracy) == 0.5
+    assert value("generalization: learned distance from chance past the range (max over lengths)",
+                 accuracy) == pytest.approx(0.125)
+    assert value("generalization: learned lowest accuracy in the training range", accuracy) == 0.95
+    assert headline_named("generalization: rope accuracy at 4x the training length").threshold(settings) == 5 / 8
+    prop1 = pd.DataFrame([dict(predictor=p, offset=1, seed=0, length=n, predicted_attention=predicted,
+                               measured_attention=measured)
+                          for p, n, predicted, measured in (("mean_field", 8, 0.6, 0.3), ("mean_field", 16, 0.5, 0.4),
+                                                            ("mean_field", 32, 0.1, 0.3), ("ranking", 16, 0.95, 0.05))])
+    assert value("prop1: mean-field target-attention error past the range", prop1) == pytest.approx(0.15)
+
+
+def test_the_frequency_headlines_per_run_read_their_own_columns():
+    summary = pd.DataFrame([dict(source="frequency_summary", offset=1, seed=0, top4_share=0.9, top4_alignment=0.3)])
+    share = headline_named("frequency: energy share of the top 4 rotary blocks").per_run(summary, {})
+    alignment = headline_named("frequency: alignment of the top 4 blocks with K").per_run(summary, {})
+    assert share.to_dict() == {(1, 0): 0.9} and alignment.to_dict() == {(1, 0): 0.3}
