@@ -396,3 +396,54 @@ def test_the_mapped_path_trains_to_the_bits_of_the_stacked_one(pe):
         for a, b in zip(one.model.state_dict().values(), other.model.state_dict().values()):
             assert torch.equal(a, b)
     assert not torch.equal(mapped[0].model.query.weight, mapped[1].model.query.weight)
+
+
+def test_train_and_save_writes_each_runs_model_curve_and_fit_in_the_order_of_runs(tmp_path, caplog):
+    """A training job: ``train_models`` gets the model config, the task at the runs' one offset, the train settings
+    and the runs' seeds in order, and the device; run i's weights, curve (with its pe, offset, seed) and range fit go
+    to output.model[i], output.curve[i], output.fit[i]."""
+    import logging
+    from lengthgen.model import HeadConfig
+    from lengthgen.table_schemas.core import RANGE_FIT, TRAINING_CURVE
+    from lengthgen.tables import read_table
+    from lengthgen.training import TrainConfig, TrainedModel, init_head, train_and_save
+    config = HeadConfig(vocab_size=5, d_model=4, pe="rope", trained_positions=9)
+    asked = []
+
+    def train_models(model_config, task, train, seeds, device):
+        asked.append((model_config, task, train, seeds, device))
+        return [TrainedModel(seed, init_head(model_config, seed), pd.DataFrame(
+            {"step": [1, 2], "length": [4, 9], "lr": [0.5, 0.25], "loss": [float(seed), 0.5], "accuracy": [0.0, 1.0]}),
+            fit_record(0.5 + seed / 100, seed / 10)) for seed in seeds]
+
+    runs = [{"pe": "rope", "seed": 5, "offset": 2}, {"pe": "rope", "seed": 2, "offset": 2}]
+    output = SimpleNamespace(**{kind: [tmp_path / f"{kind}_{run['seed']}" for run in runs]
+                                for kind in ("model", "curve", "fit")})
+    task = {"vocab_size": 5, "train_length_min": 4, "train_length_max": 9}
+    train = {"steps": 2, "batch_size": 4, "lr": 0.5, "log_every": 1}
+    with caplog.at_level(logging.INFO, logger="lengthgen.training"):
+        train_and_save(train_models, config, runs, task, train, "cpu", output)
+    assert asked == [(config, TaskConfig(offset=2, **task), TrainConfig(**train), [5, 2], "cpu")]
+    for run in runs:
+        seed = run["seed"]
+        saved = torch.load(tmp_path / f"model_{seed}")
+        assert saved["config"]["init_seed"] == seed
+        for name, tensor in init_head(config, seed).state_dict().items():
+            assert torch.equal(saved["state_dict"][name], tensor)
+        curve = read_table(tmp_path / f"curve_{seed}", TRAINING_CURVE)
+        assert curve[["pe", "offset", "seed"]].values.tolist() == [["rope", 2, seed]] * 2
+        assert curve["loss"].tolist() == [float(seed), 0.5] and curve["step"].tolist() == [1, 2]
+        fit = read_table(tmp_path / f"fit_{seed}", RANGE_FIT)
+        assert fit.to_dict("records") == [{"pe": "rope", "offset": 2, "seed": seed, **fit_record(0.5 + seed / 100,
+                                                                                                 seed / 10)}]
+    messages = [record.getMessage() for record in caplog.records]
+    assert messages[0] == f"training {runs}"
+    assert messages[1:] == [f"{run}: {fit_record(0.5 + run['seed'] / 100, run['seed'] / 10)}" for run in runs]
+
+
+def test_train_and_save_refuses_runs_of_two_offsets(tmp_path):
+    """One job trains one (pe, offset): runs of two offsets cannot share a task."""
+    from lengthgen.training import train_and_save
+    runs = [{"pe": "rope", "seed": 0, "offset": 1}, {"pe": "rope", "seed": 0, "offset": 2}]
+    with pytest.raises(ValueError):
+        train_and_save(lambda *args: pytest.fail("trained"), None, runs, {}, {}, "cpu", None)
