@@ -648,3 +648,29 @@ def test_measure_models_hands_each_measurement_its_sequences(monkeypatch):
     for name in ("transformer_heads", "transformer_blocks", "transformer_carrier", "transformer_untrained_carrier",
                  "predictions"):
         assert measured[name]["seed"].tolist() == [3, 4]
+
+
+def test_analyze_joins_each_rope_models_first_step_past_the_range_to_its_prediction(monkeypatch):
+    """rope (seed 0) falls from 1 to chance at position 20 of n=32: its step is found there and joined to its
+    kernel's prediction (24); measure_models gets the models, the evaluation sets and the settings, and its tables
+    pass through."""
+    asked = []
+
+    def measure_models(models, sets, settings):
+        asked.append((models, sets, settings))
+        return {"transformer_carrier": pd.DataFrame({"seed": [0]}), "predictions": pd.DataFrame(
+            {"offset": [1], "seed": [0], "layer": [0], "head": [0], "kernel_at_offset": [1.0], "kernel_lead": [1.0],
+             "closest_unseen_gap": [0.0], "predicted_step": pd.array([24], dtype="Int64")})}
+
+    monkeypatch.setattr(experiment, "measure_models", measure_models)
+    table = by_position({"rope": lambda t: 1.0 if t < 20 else 1 / VOCAB, "learned": lambda t: 1.0}, seeds=(0,))
+    tables = experiment.analyze({"models": "the models", "evaluations": table, "eval_sets": "the sets"}, SETTINGS)
+    assert asked == [("the models", "the sets", SETTINGS)]
+    assert set(tables) == {"transformer_by_position", "transformer_windows", "transformer_steps",
+                           "transformer_step_predictions", "transformer_carrier"}
+    assert tables["transformer_by_position"] is table and tables["transformer_carrier"]["seed"].tolist() == [0]
+    assert tables["transformer_steps"][["pe", "position"]].values.tolist() == [["rope", 20]]
+    joined = tables["transformer_step_predictions"]
+    assert joined["found_step"].tolist() == [20] and joined["predicted_step"].tolist() == [24]
+    windows = tables["transformer_windows"].set_index("length")
+    assert windows.loc[32, "window_start"].tolist() == [24, 24]  # n - train_length_max, both encodings
