@@ -231,13 +231,14 @@ class FitStub(torch.nn.Module):
     def __init__(self, draws_positions=False):
         super().__init__()
         self.w = torch.nn.Parameter(torch.zeros(1))
-        self.draws_positions = draws_positions
+        self.draws_positions, self.calls = draws_positions, []
         self.encoding = SimpleNamespace(sample_positions=self.sample_positions)
 
     def sample_positions(self, batch, length, rng):
         return torch.randint(1000, (batch, length), generator=rng) if self.draws_positions else None
 
     def forward(self, tokens, positions=None):
+        self.calls.append(tokens)
         answers = full_sequence_targets(tokens, FIT_TASK.offset).clamp(min=0)
         return torch.nn.functional.one_hot(answers, FIT_TASK.vocab_size).float(), None
 
@@ -324,6 +325,10 @@ def test_fit_trains_each_seed_on_its_own_batches_by_hand(caplog):
         assert not result.model.training  # handed back in eval mode
         assert result.model.w.item() == pytest.approx(-sum(rates), rel=1e-5)  # every step's rate applied
         assert result.fit["heldout_accuracy"] == 1.0
+        # the range fit holds out the seed's own sequences, at every training length
+        seed = result.seed
+        assert [tokens.shape[1] for tokens in result.model.calls] == list(range(4, 10))
+        assert torch.equal(result.model.calls[0], sample_sequences(generator("heldout", seed, 2, 4), 64, 4, 5))
         assert result.fit["final_loss"] == pytest.approx(sum(step[index] for step in losses[2:]) / 4)
     lines = [record.getMessage() for record in caplog.records if record.getMessage().startswith("step ")]
     assert lines == [f"step 4/6  length {lengths[3]}  lr {rates[3]:.2e}  loss 0.2500 0.1250  accuracy 1.000 "
@@ -332,12 +337,21 @@ def test_fit_trains_each_seed_on_its_own_batches_by_hand(caplog):
                      f"{(lengths[5] - 3) / (lengths[5] - 2):.3f}"]
 
 
-def test_fit_without_drawn_positions_passes_none_and_bf16_autocasts():
+def test_fit_without_drawn_positions_passes_none_and_bf16_autocasts(monkeypatch):
+    """bf16 asks autocast for bfloat16 on the device's type (on a GPU, autocast's default would be float16)."""
     from lengthgen.training import TrainConfig
+    asked, autocast = [], torch.autocast
+
+    def recording_autocast(device_type, dtype=None, enabled=True):
+        asked.append((device_type, dtype, enabled))
+        return autocast(device_type, dtype=dtype, enabled=enabled)
+
+    monkeypatch.setattr(torch, "autocast", recording_autocast)
     train = TrainConfig(steps=2, batch_size=2, lr=0.01, log_every=1, precision="bf16")
     _, stack, _ = fit_with_stub([0, 1], [[0.5, 0.5]] * 2, train)
     assert all(positions is None for _, _, positions, _, _ in stack.calls)
     assert all(autocast and dtype == torch.bfloat16 for *_, autocast, dtype in stack.calls)
+    assert asked == [("cpu", torch.bfloat16, True)] * 2
 
 
 def test_a_lone_seed_trains_beside_a_twin_that_is_dropped():
