@@ -565,13 +565,17 @@ def test_analyze_carrier_by_hand_on_a_stub_trace(monkeypatch):
     assert math.isnan(short["closest_unseen_gap"]) and short["kernel_lead"] == pytest.approx(lead)
 
 
-def test_a_lone_head_has_no_runner_up_and_below_the_bar_does_not_retrieve(monkeypatch):
+def test_a_lone_head_has_no_runner_up_and_below_the_bar_does_not_retrieve_and_of_two_the_other_is(monkeypatch):
     record, profiles = stub_trace()
     monkeypatch.setattr(experiment, "trace_in_double",
                         lambda model, tokens: ([record[1]], profiles[1:, :1] - 0.25 * (profiles[1:, :1] > 0.4)))
     row = experiment.analyze_carrier(stub_model(), None, STUB_K, 0, STUB_T)["carrier"].iloc[0]
     assert (row["layer"], row["head"], row["attention_at_offset"]) == (0, 0, 0.25)
     assert math.isnan(row["runner_up_attention_at_offset"]) and not row["single_head_retrieves"]
+    # two heads (layer 1 alone): the other one is the runner-up
+    monkeypatch.setattr(experiment, "trace_in_double", lambda model, tokens: ([record[1]], profiles[1:]))
+    row = experiment.analyze_carrier(stub_model(), None, STUB_K, 0, STUB_T)["carrier"].iloc[0]
+    assert (row["attention_at_offset"], row["runner_up_attention_at_offset"]) == (0.5, 0.4)
 
 
 def test_untrained_heads_by_hand_on_a_stub_trace(monkeypatch):
