@@ -461,3 +461,36 @@ def test_train_and_save_refuses_runs_of_two_offsets(tmp_path):
     runs = [{"pe": "rope", "seed": 0, "offset": 1}, {"pe": "rope", "seed": 0, "offset": 2}]
     with pytest.raises(ValueError):
         train_and_save(lambda *args: pytest.fail("trained"), None, runs, {}, {}, "cpu", None)
+
+
+def test_a_transformer_on_the_mapped_path_trains_to_the_bits_of_the_stacked_one():
+    """Transformers whose encoding draws no ids but acts through more than the position embedding train on the
+    mapped path, whose forward takes no ``positions``: the mapped path calls it without them, to the stacked bits."""
+    from lengthgen.stacked_transformer import stack_transformers
+    from lengthgen.task import full_sequence_targets
+    from lengthgen.training import TrainConfig, fit, seeded_init
+    from lengthgen.transformer import Transformer, TransformerConfig
+    torch.set_num_threads(1)
+    config = TransformerConfig(vocab_size=5, pe="rope", n_layers=1, n_heads=1, d_model=4, trained_positions=9)
+    train = TrainConfig(steps=1, batch_size=2, lr=1e-2, log_every=1)
+    runs = [fit([seeded_init(Transformer, config, seed) for seed in (0, 1)], [0, 1], FIT_TASK, train, "cpu",
+                full_sequence_targets, "r", stack) for stack in (stack_transformers, lambda models: None)]
+    for one, other in zip(*runs):
+        assert one.curve.equals(other.curve)
+        for a, b in zip(one.model.state_dict().values(), other.model.state_dict().values()):
+            assert torch.equal(a, b)
+
+
+def test_train_head_trains_on_the_device_it_is_given(monkeypatch):
+    """``train_head`` passes its device on (on a CPU-only machine the default "auto" is the CPU too, so the device is
+    recorded, not run)."""
+    from lengthgen import training
+    asked = []
+
+    def train_heads(head_config, task, train, seeds, device="auto"):
+        asked.append((head_config, task, train, seeds, device))
+        return [training.TrainedModel(seeds[0], "model", "curve", {})]
+
+    monkeypatch.setattr(training, "train_heads", train_heads)
+    assert training.train_head("config", "task", "train", 3, "cuda:7") == ("model", "curve")
+    assert asked == [("config", "task", "train", [3], "cuda:7")]
