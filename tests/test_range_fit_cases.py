@@ -231,8 +231,12 @@ class FitStub(torch.nn.Module):
     def __init__(self, draws_positions=False):
         super().__init__()
         self.w = torch.nn.Parameter(torch.zeros(1))
-        self.draws_positions, self.calls = draws_positions, []
+        self.draws_positions, self.calls, self.moved_to = draws_positions, [], []
         self.encoding = SimpleNamespace(sample_positions=self.sample_positions)
+
+    def to(self, device):
+        self.moved_to.append(device)
+        return super().to(device)
 
     def sample_positions(self, batch, length, rng):
         return torch.randint(1000, (batch, length), generator=rng) if self.draws_positions else None
@@ -323,6 +327,7 @@ def test_fit_trains_each_seed_on_its_own_batches_by_hand(caplog):
         accuracy = [1.0] * 6 if index == 0 else [(n - 3) / (n - 2) for n in lengths]
         assert curve["accuracy"].tolist() == pytest.approx(accuracy, rel=1e-6)
         assert not result.model.training  # handed back in eval mode
+        assert result.model.moved_to == [torch.device("cpu")]  # to the device it trains on
         assert result.model.w.item() == pytest.approx(-sum(rates), rel=1e-5)  # every step's rate applied
         assert result.fit["heldout_accuracy"] == 1.0
         # the range fit holds out the seed's own sequences, at every training length
@@ -361,6 +366,7 @@ def test_a_lone_seed_trains_beside_a_twin_that_is_dropped():
     trained, stack, models = fit_with_stub([4], [[0.5, 0.5]] * 2, TrainConfig(steps=2, batch_size=2, lr=0.01))
     assert len(trained) == 1 and trained[0].seed == 4 and trained[0].model is models[0]
     assert len(stack.models) == 2 and stack.models[0] is models[0] and stack.models[1] is not models[0]
+    assert stack.models[1].w is not models[0].w  # a copy of its own weights, which train apart
     tokens = stack.calls[0][0]
     assert torch.equal(tokens[0], tokens[1])  # the twin's batches are the seed's own
     assert trained[0].curve["loss"].tolist() == [0.5, 0.5]
@@ -410,6 +416,12 @@ def test_the_mapped_path_trains_to_the_bits_of_the_stacked_one(pe):
         for a, b in zip(one.model.state_dict().values(), other.model.state_dict().values()):
             assert torch.equal(a, b)
     assert not torch.equal(mapped[0].model.query.weight, mapped[1].model.query.weight)
+    # a lone seed trains beside a twin of its own on either path: the mapped path's optimizer gets the twin's
+    # weights apart from the seed's
+    lone_mapped, = fit([init_head(config, 1)], [1], FIT_TASK, train, "cpu", targets, "r", lambda models: None)
+    assert lone_mapped.curve.equals(mapped[1].curve)
+    for a, b in zip(lone_mapped.model.state_dict().values(), mapped[1].model.state_dict().values()):
+        assert torch.equal(a, b)
 
 
 def test_train_and_save_writes_each_runs_model_curve_and_fit_in_the_order_of_runs(tmp_path, caplog):
