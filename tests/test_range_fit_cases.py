@@ -373,6 +373,12 @@ def test_a_lone_seed_trains_beside_a_twin_that_is_dropped():
 
 
 @pytest.mark.parametrize("losses, message", [
+    # the first window starts at step 1: a NaN there, and a mean over steps 1-4 (the last above, the others at 0)
+    ([[math.nan, 0.5]] + [[0.5, 0.5]] * 9, "training run pe=stub seed=7 offset=2 diverged: loss nan at step 1; lower "
+                                           "train.lr (or linear.lr) and rerun"),
+    ([[0.5, 0.0]] * 3 + [[0.5, 44 * math.log(5)]] + [[0.5, 0.5]] * 6,
+     f"training run pe=stub seed=5 offset=2 diverged: mean loss {11 * math.log(5):.3g} over steps 1-4 is above 10 x "
+     f"ln(V) = {10 * math.log(5):.3g}, the loss of a uniform guess; lower train.lr (or linear.lr) and rerun"),
     # a NaN in the second window (steps 5-8) at step 6, seed 5
     ([[0.5, 0.5]] * 5 + [[0.5, math.nan]] + [[0.5, 0.5]] * 4, "training run pe=stub seed=5 offset=2 diverged: loss nan at "
                                                              "step 6; lower train.lr (or linear.lr) and rerun"),
