@@ -512,3 +512,30 @@ def test_train_head_trains_on_the_device_it_is_given(monkeypatch):
     monkeypatch.setattr(training, "train_heads", train_heads)
     assert training.train_head("config", "task", "train", 3, "cuda:7") == ("model", "curve")
     assert asked == [("config", "task", "train", [3], "cuda:7")]
+
+
+class StopFit(Exception):
+    pass
+
+
+def test_fit_moves_each_batch_to_its_device(monkeypatch):
+    """On the meta device (which runs no kernel, so the stub stops the loop at its first forward pass, and autocast,
+    which knows no meta device, is left out): the tokens, the targets and the drawn positions the stack gets are on
+    the device fit trains on, as are the models."""
+    import contextlib
+    from lengthgen.task import full_sequence_targets
+    from lengthgen.training import TrainConfig, fit
+    seen = []
+
+    class MetaStack(StubStack):
+        def forward(self, tokens, targets, positions):
+            seen.append((tokens.device, targets.device, positions.device, [model.w.device for model in self.models]))
+            raise StopFit
+
+    monkeypatch.setattr(torch, "autocast", lambda *args, **kwargs: contextlib.nullcontext())
+    models = [FitStub(draws_positions=True) for _ in range(2)]
+    with pytest.raises(StopFit):
+        fit(models, [0, 1], FIT_TASK, TrainConfig(steps=2, batch_size=2, lr=0.01), "meta", full_sequence_targets, "r",
+            lambda models: MetaStack(models, None))
+    meta = torch.device("meta")
+    assert seen == [(meta, meta, meta, [meta, meta])]
