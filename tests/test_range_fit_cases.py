@@ -539,3 +539,38 @@ def test_fit_moves_each_batch_to_its_device(monkeypatch):
             lambda models: MetaStack(models, None))
     meta = torch.device("meta")
     assert seen == [(meta, meta, meta, [meta, meta])]
+
+
+def test_fit_keeps_the_losses_on_its_device_until_a_progress_line(monkeypatch):
+    """"Losses stay on the device until a progress line is due": on the meta device (no kernel runs: autocast and the
+    optimizer step are left out) the stub's meta losses go into the loss buffer, and the divergence check, which the
+    test stops the loop at, reads that window on the device."""
+    import contextlib
+    from lengthgen import training
+    from lengthgen.task import full_sequence_targets
+    checked = []
+
+    class MetaLossStack(StubStack):
+        def forward(self, tokens, targets, positions):
+            loss = torch.stack([(model.w * 0).sum() for model in self.models])
+            return loss, torch.nn.functional.one_hot(targets.clamp(min=0), FIT_TASK.vocab_size).float()
+
+    def check_not_diverged(losses, first_step, run, uniform_loss):
+        checked.append((losses.device, tuple(losses.shape), first_step))
+        raise StopFit
+
+    class NoStep:
+        def __init__(self, parameters):
+            pass
+
+        def step(self, rate):
+            pass
+
+    monkeypatch.setattr(torch, "autocast", lambda *args, **kwargs: contextlib.nullcontext())
+    monkeypatch.setattr(training, "FusedAdam", NoStep)
+    monkeypatch.setattr(training, "check_not_diverged", check_not_diverged)
+    with pytest.raises(StopFit):
+        training.fit([FitStub() for _ in range(2)], [0, 1], FIT_TASK,
+                     training.TrainConfig(steps=3, batch_size=2, lr=0.01, log_every=2), "meta", full_sequence_targets,
+                     "r", lambda models: MetaLossStack(models, None))
+    assert checked == [(torch.device("meta"), (2,), 1)]
