@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from lengthgen.experiments.errors import analysis as errors
-from lengthgen.experiments.errors.summaries import split_errors
+from lengthgen.experiments.errors.summaries import pooled_past_range, split_errors
 
 LENGTH, OFFSET, TRAIN_MAX, VOCAB = 6, 1, 3, 4
 TARGET = LENGTH - 1 - OFFSET  # position 4
@@ -290,3 +290,20 @@ def test_analyze_predicts_the_ranking_split_of_every_rope_head():
     measured = tables["errors_by_length"]
     assert sorted(zip(measured["pe"], measured["offset"], measured["length"])) == [
         ("learned", 1, 8), ("learned", 1, 32), ("rope", 1, 8), ("rope", 1, 32), ("rope", 2, 8), ("rope", 2, 32)]
+
+
+POOLED_COUNTS = ["n_sequences", "n_wrong", "n_ranking_error", "n_dilution_error", "n_winning_seen", "n_winning_unseen"]
+
+
+def test_pooled_past_range_sums_one_encodings_cells_past_the_range_per_offset():
+    """rope at K=1: two cells past the range summed, (10, 6, 2, 4, 1, 1) + (20, 8, 3, 5, 2, 1); its in-range cell and
+    the learned cell are left out; K=2 is its one cell."""
+    cells = [("rope", 1, True, (10, 6, 2, 4, 1, 1)), ("rope", 1, True, (20, 8, 3, 5, 2, 1)),
+             ("rope", 1, False, (100, 50, 50, 0, 50, 0)), ("learned", 1, True, (100, 90, 0, 90, 0, 0)),
+             ("rope", 2, True, (30, 9, 9, 0, 5, 4))]
+    by_length = pd.DataFrame([{"pe": pe, "offset": offset, "past_training_range": past, **dict(zip(POOLED_COUNTS, counts))}
+                              for pe, offset, past, counts in cells])
+    pooled = pooled_past_range(by_length, "rope")
+    assert pooled.index.tolist() == [1, 2] and list(pooled.columns) == POOLED_COUNTS
+    assert pooled.loc[1].tolist() == [30, 14, 5, 9, 3, 2] and pooled.loc[2].tolist() == [30, 9, 9, 0, 5, 4]
+    assert pooled_past_range(by_length, "learned").loc[1].tolist() == [100, 90, 0, 90, 0, 0]

@@ -18,7 +18,7 @@ from lengthgen.dilution import (attention_profiles, exact_target_attention, kern
                                 profile_weights, ranking_probability, readout_accuracy, token_outputs)
 from lengthgen.experiments.prop1.analysis import (compare_with_measured, kernel_profile, kernel_summary,
                                                   prediction_checks, ranking_checks, untrained_comparison)
-from lengthgen.experiments.prop1.summaries import best_predictor
+from lengthgen.experiments.prop1.summaries import best_predictor, scope_offset
 from lengthgen.prediction_errors import (ATTENTION_PREDICTORS, PREDICTORS, PROFILE_PREDICTORS, prediction_errors,
                                          trivial_predictions, with_baselines)
 from lengthgen.kernel import logit_kernel
@@ -825,3 +825,9 @@ def test_untrained_comparison_runs_the_head_at_init_on_the_trained_heads_device(
     assert rows[["measured_attention", "predicted_attention"]].values.tolist() == [[0.5, 0.4]]
     assert [next(head.parameters()).device.type for head in heads] == ["meta", "meta"]
     assert not any(head.training for head in heads)
+
+
+def test_scope_offset_reads_the_offset_of_a_per_offset_scope():
+    """The section sorts the per-offset scopes by it: K=16 after K=2, which sorting the strings would not do."""
+    assert scope_offset("K=2") == 2 and scope_offset("K=16") == 16
+    assert sorted(["K=16", "K=2"], key=scope_offset) == ["K=2", "K=16"]

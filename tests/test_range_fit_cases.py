@@ -211,3 +211,366 @@ def test_a_seeded_head_carries_its_seed_into_its_learned_table():
     assert model.config.init_seed == 7
     rows = torch.stack([torch.randn(4, generator=generator("learned_row", 7, p)) * 0.02 for p in range(3)])
     torch.testing.assert_close(model.encoding.table.detach(), rows)
+
+
+# --- Mutation testing (docs/mutation.md): ``fit``'s loop on a stub stack whose losses and answers are chosen ----------
+#
+# ``fit(..., stack=...)`` takes the models' stacked forward pass from ``stack``; the stub below records what the loop
+# hands it (each seed's batch, targets and drawn positions) and returns per-seed losses chosen by hand, with a
+# gradient of 1 on each seed's one parameter, and answers right at every position with a target except, for the
+# second seed, the last one. So each curve's loss and accuracy, the rates the optimizer applies (Adam's first
+# steps with a constant gradient of 1 move a weight by the rate: w = -sum of the rates), every window the
+# divergence check reads and the range fit's final loss are known before the loop runs.
+
+FIT_TASK = TaskConfig(vocab_size=5, offset=2, train_length_min=4, train_length_max=9)
+
+
+class FitStub(torch.nn.Module):
+    """One parameter; answers every position's target (what ``range_fit`` asks of it: held-out accuracy 1)."""
+
+    def __init__(self, draws_positions=False):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.zeros(1))
+        self.draws_positions, self.calls, self.moved_to = draws_positions, [], []
+        self.encoding = SimpleNamespace(sample_positions=self.sample_positions)
+
+    def to(self, device):
+        self.moved_to.append(device)
+        return super().to(device)
+
+    def sample_positions(self, batch, length, rng):
+        return torch.randint(1000, (batch, length), generator=rng) if self.draws_positions else None
+
+    def forward(self, tokens, positions=None):
+        self.calls.append(tokens)
+        answers = full_sequence_targets(tokens, FIT_TASK.offset).clamp(min=0)
+        return torch.nn.functional.one_hot(answers, FIT_TASK.vocab_size).float(), None
+
+
+class StubStack:
+    def __init__(self, models, losses):
+        self.models, self.losses, self.calls, self.zeroed, self.written = models, losses, [], 0, False
+        for model in models:
+            model.w.grad = torch.zeros_like(model.w)
+
+    def seed_parameters(self):
+        return [model.w for model in self.models]
+
+    def zero_grad(self):
+        self.zeroed += 1
+        for model in self.models:
+            model.w.grad.zero_()
+
+    def write_back(self):
+        self.written = True
+
+    def forward(self, tokens, targets, positions):
+        step = len(self.calls)
+        self.calls.append((tokens.clone(), targets.clone(), None if positions is None else positions.clone(),
+                           torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu")))
+        loss = torch.stack([(model.w - model.w.detach()).sum() + self.losses[step][index]
+                            for index, model in enumerate(self.models)])
+        answers = targets.clamp(min=0).clone()
+        answers[1:, :, -1] = (answers[1:, :, -1] + 1) % FIT_TASK.vocab_size  # seeds after the first: last one wrong
+        return loss, torch.nn.functional.one_hot(answers, FIT_TASK.vocab_size).float()
+
+
+def fit_with_stub(seeds, losses, train, draws_positions=False, run="pe=stub seed={seed} offset=2"):
+    from lengthgen.task import full_sequence_targets
+    from lengthgen.training import fit
+    stacks = []
+
+    def stack(models):
+        stacks.append(StubStack(models, losses))
+        return stacks[-1]
+
+    models = [FitStub(draws_positions) for _ in seeds]
+    trained = fit(models, seeds, FIT_TASK, train, "cpu", full_sequence_targets, run, stack)
+    return trained, stacks[0], models
+
+
+def test_fit_trains_each_seed_on_its_own_batches_by_hand(caplog):
+    """Two seeds, 6 steps, log_every 4: each step's length from the offset's generator, each seed's tokens from its
+    own (seed, offset) generator and drawn positions from its own, the full-sequence targets of its tokens; each
+    curve's loss the stub's, accuracy 1 for the first seed and (n - K - 1) / (n - K) for the second (its last
+    position wrong), the rate train.lr x the schedule; the final loss the mean of the last log_every losses."""
+    import logging
+    from lengthgen.seeding import generator
+    from lengthgen.task import full_sequence_targets, sample_sequences, training_length
+    from lengthgen.training import TrainConfig, learning_rate_factor
+    losses = [[0.5, 0.25], [0.75, 1.5], [1.0, 0.5], [0.25, 0.125], [2.0, 1.0], [0.5, 0.75]]
+    train = TrainConfig(steps=6, batch_size=3, lr=0.01, log_every=4, warmup_fraction=0.5)
+    with caplog.at_level(logging.INFO, logger="lengthgen.training"):
+        trained, stack, models = fit_with_stub([7, 5], losses, train, draws_positions=True)
+
+    length_rng = generator("train_lengths", 2)
+    lengths = [training_length(length_rng, 4, 9) for _ in range(6)]
+    data = {seed: generator("train", seed, 2) for seed in (7, 5)}
+    drawn = {seed: generator("train_positions", seed, 2) for seed in (7, 5)}
+    assert len(stack.calls) == 6 and stack.zeroed == 6 and stack.written
+    for length, (tokens, targets, positions, autocast, _) in zip(lengths, stack.calls):
+        expected = torch.stack([sample_sequences(data[seed], 3, length, 5) for seed in (7, 5)])
+        assert torch.equal(tokens, expected)
+        assert torch.equal(targets, torch.stack([full_sequence_targets(seed_tokens, 2) for seed_tokens in expected]))
+        assert torch.equal(positions, torch.stack([torch.randint(1000, (3, length), generator=drawn[seed])
+                                                   for seed in (7, 5)]))
+        assert not autocast  # float32: no autocast
+
+    rates = [0.01 * learning_rate_factor(train, step) for step in range(6)]
+    assert [result.seed for result in trained] == [7, 5] and [result.model for result in trained] == models
+    for index, result in enumerate(trained):
+        curve = result.curve
+        assert list(curve.columns) == ["step", "length", "lr", "loss", "accuracy"]
+        assert curve["step"].tolist() == [1, 2, 3, 4, 5, 6] and curve["length"].tolist() == lengths
+        assert curve["lr"].tolist() == pytest.approx(rates, rel=1e-12)
+        assert curve["loss"].tolist() == [step[index] for step in losses]
+        accuracy = [1.0] * 6 if index == 0 else [(n - 3) / (n - 2) for n in lengths]
+        assert curve["accuracy"].tolist() == pytest.approx(accuracy, rel=1e-6)
+        assert not result.model.training  # handed back in eval mode
+        assert result.model.moved_to == [torch.device("cpu")]  # to the device it trains on
+        assert result.model.w.item() == pytest.approx(-sum(rates), rel=1e-5)  # every step's rate applied
+        assert result.fit["heldout_accuracy"] == 1.0
+        # the range fit holds out the seed's own sequences, at every training length
+        seed = result.seed
+        assert [tokens.shape[1] for tokens in result.model.calls] == list(range(4, 10))
+        assert torch.equal(result.model.calls[0], sample_sequences(generator("heldout", seed, 2, 4), 64, 4, 5))
+        assert result.fit["final_loss"] == pytest.approx(sum(step[index] for step in losses[2:]) / 4)
+    lines = [record.getMessage() for record in caplog.records if record.getMessage().startswith("step ")]
+    assert lines == [f"step 4/6  length {lengths[3]}  lr {rates[3]:.2e}  loss 0.2500 0.1250  accuracy 1.000 "
+                     f"{(lengths[3] - 3) / (lengths[3] - 2):.3f}",
+                     f"step 6/6  length {lengths[5]}  lr {rates[5]:.2e}  loss 0.5000 0.7500  accuracy 1.000 "
+                     f"{(lengths[5] - 3) / (lengths[5] - 2):.3f}"]
+
+
+def test_fit_without_drawn_positions_passes_none_and_bf16_autocasts(monkeypatch):
+    """bf16 asks autocast for bfloat16 on the device's type (on a GPU, autocast's default would be float16)."""
+    from lengthgen.training import TrainConfig
+    asked, autocast = [], torch.autocast
+
+    def recording_autocast(device_type, dtype=None, enabled=True):
+        asked.append((device_type, dtype, enabled))
+        return autocast(device_type, dtype=dtype, enabled=enabled)
+
+    monkeypatch.setattr(torch, "autocast", recording_autocast)
+    train = TrainConfig(steps=2, batch_size=2, lr=0.01, log_every=1, precision="bf16")
+    _, stack, _ = fit_with_stub([0, 1], [[0.5, 0.5]] * 2, train)
+    assert all(positions is None for _, _, positions, _, _ in stack.calls)
+    assert all(autocast and dtype == torch.bfloat16 for *_, autocast, dtype in stack.calls)
+    assert asked == [("cpu", torch.bfloat16, True)] * 2
+
+
+def test_a_lone_seed_trains_beside_a_twin_that_is_dropped():
+    """One seed: the stack gets the model and a copy of it (the same weights, not the same object), each seed's
+    batches from that seed's generator; one result, the model handed in."""
+    from lengthgen.training import TrainConfig
+    trained, stack, models = fit_with_stub([4], [[0.5, 0.5]] * 2, TrainConfig(steps=2, batch_size=2, lr=0.01))
+    assert len(trained) == 1 and trained[0].seed == 4 and trained[0].model is models[0]
+    assert len(stack.models) == 2 and stack.models[0] is models[0] and stack.models[1] is not models[0]
+    assert stack.models[1].w is not models[0].w  # a copy of its own weights, which train apart
+    tokens = stack.calls[0][0]
+    assert torch.equal(tokens[0], tokens[1])  # the twin's batches are the seed's own
+    assert trained[0].curve["loss"].tolist() == [0.5, 0.5]
+
+
+@pytest.mark.parametrize("losses, message", [
+    # the first window starts at step 1: a NaN there, and a mean over steps 1-4 (the last above, the others at 0)
+    ([[math.nan, 0.5]] + [[0.5, 0.5]] * 9, "training run pe=stub seed=7 offset=2 diverged: loss nan at step 1; lower "
+                                           "train.lr (or linear.lr) and rerun"),
+    ([[0.5, 0.0]] * 3 + [[0.5, 44 * math.log(5)]] + [[0.5, 0.5]] * 6,
+     f"training run pe=stub seed=5 offset=2 diverged: mean loss {11 * math.log(5):.3g} over steps 1-4 is above 10 x "
+     f"ln(V) = {10 * math.log(5):.3g}, the loss of a uniform guess; lower train.lr (or linear.lr) and rerun"),
+    # a NaN in the second window (steps 5-8) at step 6, seed 5
+    ([[0.5, 0.5]] * 5 + [[0.5, math.nan]] + [[0.5, 0.5]] * 4, "training run pe=stub seed=5 offset=2 diverged: loss nan at "
+                                                             "step 6; lower train.lr (or linear.lr) and rerun"),
+    # a last, short window (steps 9-10) of mean 11 x ln 5 for seed 7, after a first of mean 9 x ln 5: each window alone
+    ([[9 * math.log(5), 0.5]] * 4 + [[0.5, 0.5]] * 4 + [[11 * math.log(5), 0.5]] * 2,
+     f"training run pe=stub seed=7 offset=2 diverged: mean loss {11 * math.log(5):.3g} over steps 9-10 is above 10 x "
+     f"ln(V) = {10 * math.log(5):.3g}, the loss of a uniform guess; lower train.lr (or linear.lr) and rerun"),
+])
+def test_fit_checks_each_progress_window_of_each_seed(losses, message):
+    from lengthgen.training import TrainConfig, TrainingDiverged
+    with pytest.raises(TrainingDiverged) as raised:
+        fit_with_stub([7, 5], losses, TrainConfig(steps=10, batch_size=2, lr=0.01, log_every=4))
+    assert str(raised.value) == message
+
+
+def test_windows_below_the_factor_do_not_stop_fit():
+    """Steps 1-4 at 9 x ln V, steps 5 and 6 at 11 x ln V, steps 7 and 8 at 0.5 x ln V: the windows' means, 9 and
+    5.75 x ln V, are under 10 x ln V, although two single steps are above it: no divergence."""
+    from lengthgen.training import TrainConfig
+    ln = math.log(5)
+    losses = [[9 * ln, 0.5]] * 4 + [[11 * ln, 0.5]] * 2 + [[0.5 * ln, 0.5]] * 2
+    trained, _, _ = fit_with_stub([7, 5], losses, TrainConfig(steps=8, batch_size=2, lr=0.01, log_every=4))
+    assert len(trained) == 2
+
+
+@pytest.mark.parametrize("pe", ["rope", "randomized_rope@noise_max_length=32"])
+def test_the_mapped_path_trains_to_the_bits_of_the_stacked_one(pe):
+    """``stack`` giving None takes the mapped path (each seed's forward through torch.func.vmap): the same weights,
+    curves and fits as the stacked heads, with drawn positions and without."""
+    from lengthgen.model import HeadConfig
+    from lengthgen.task import retrieval_targets as targets
+    from lengthgen.training import TrainConfig, fit, init_head
+    torch.set_num_threads(1)
+    config = HeadConfig(vocab_size=5, d_model=4, pe=pe.split("@")[0] if pe == "rope" else pe, trained_positions=9)
+    train = TrainConfig(steps=3, batch_size=4, lr=1e-2, log_every=2)
+    stacked = fit([init_head(config, seed) for seed in (0, 1)], [0, 1], FIT_TASK, train, "cpu", targets, "r")
+    mapped = fit([init_head(config, seed) for seed in (0, 1)], [0, 1], FIT_TASK, train, "cpu", targets, "r",
+                 lambda models: None)
+    for one, other in zip(stacked, mapped):
+        assert one.seed == other.seed and one.curve.equals(other.curve) and one.fit == other.fit
+        for a, b in zip(one.model.state_dict().values(), other.model.state_dict().values()):
+            assert torch.equal(a, b)
+    assert not torch.equal(mapped[0].model.query.weight, mapped[1].model.query.weight)
+    # a lone seed trains beside a twin of its own on either path: the mapped path's optimizer gets the twin's
+    # weights apart from the seed's
+    lone_mapped, = fit([init_head(config, 1)], [1], FIT_TASK, train, "cpu", targets, "r", lambda models: None)
+    assert lone_mapped.curve.equals(mapped[1].curve)
+    for a, b in zip(lone_mapped.model.state_dict().values(), mapped[1].model.state_dict().values()):
+        assert torch.equal(a, b)
+
+
+def test_train_and_save_writes_each_runs_model_curve_and_fit_in_the_order_of_runs(tmp_path, caplog):
+    """A training job: ``train_models`` gets the model config, the task at the runs' one offset, the train settings
+    and the runs' seeds in order, and the device; run i's weights, curve (with its pe, offset, seed) and range fit go
+    to output.model[i], output.curve[i], output.fit[i]."""
+    import logging
+    from lengthgen.model import HeadConfig
+    from lengthgen.table_schemas.core import RANGE_FIT, TRAINING_CURVE
+    from lengthgen.tables import read_table
+    from lengthgen.training import TrainConfig, TrainedModel, init_head, train_and_save
+    config = HeadConfig(vocab_size=5, d_model=4, pe="rope", trained_positions=9)
+    asked = []
+
+    def train_models(model_config, task, train, seeds, device):
+        asked.append((model_config, task, train, seeds, device))
+        return [TrainedModel(seed, init_head(model_config, seed), pd.DataFrame(
+            {"step": [1, 2], "length": [4, 9], "lr": [0.5, 0.25], "loss": [float(seed), 0.5], "accuracy": [0.0, 1.0]}),
+            fit_record(0.5 + seed / 100, seed / 10)) for seed in seeds]
+
+    runs = [{"pe": "rope", "seed": 5, "offset": 2}, {"pe": "rope", "seed": 2, "offset": 2}]
+    output = SimpleNamespace(**{kind: [tmp_path / f"{kind}_{run['seed']}" for run in runs]
+                                for kind in ("model", "curve", "fit")})
+    task = {"vocab_size": 5, "train_length_min": 4, "train_length_max": 9}
+    train = {"steps": 2, "batch_size": 4, "lr": 0.5, "log_every": 1}
+    with caplog.at_level(logging.INFO, logger="lengthgen.training"):
+        train_and_save(train_models, config, runs, task, train, "cpu", output)
+    assert asked == [(config, TaskConfig(offset=2, **task), TrainConfig(**train), [5, 2], "cpu")]
+    for run in runs:
+        seed = run["seed"]
+        saved = torch.load(tmp_path / f"model_{seed}")
+        assert saved["config"]["init_seed"] == seed
+        for name, tensor in init_head(config, seed).state_dict().items():
+            assert torch.equal(saved["state_dict"][name], tensor)
+        curve = read_table(tmp_path / f"curve_{seed}", TRAINING_CURVE)
+        assert curve[["pe", "offset", "seed"]].values.tolist() == [["rope", 2, seed]] * 2
+        assert curve["loss"].tolist() == [float(seed), 0.5] and curve["step"].tolist() == [1, 2]
+        fit = read_table(tmp_path / f"fit_{seed}", RANGE_FIT)
+        assert fit.to_dict("records") == [{"pe": "rope", "offset": 2, "seed": seed, **fit_record(0.5 + seed / 100,
+                                                                                                 seed / 10)}]
+    messages = [record.getMessage() for record in caplog.records]
+    assert messages[0] == f"training {runs}"
+    assert messages[1:] == [f"{run}: {fit_record(0.5 + run['seed'] / 100, run['seed'] / 10)}" for run in runs]
+
+
+def test_train_and_save_refuses_runs_of_two_offsets(tmp_path):
+    """One job trains one (pe, offset): runs of two offsets cannot share a task."""
+    from lengthgen.training import train_and_save
+    runs = [{"pe": "rope", "seed": 0, "offset": 1}, {"pe": "rope", "seed": 0, "offset": 2}]
+    with pytest.raises(ValueError):
+        train_and_save(lambda *args: pytest.fail("trained"), None, runs, {}, {}, "cpu", None)
+
+
+def test_a_transformer_on_the_mapped_path_trains_to_the_bits_of_the_stacked_one():
+    """Transformers whose encoding draws no ids but acts through more than the position embedding train on the
+    mapped path, whose forward takes no ``positions``: the mapped path calls it without them, to the stacked bits."""
+    from lengthgen.stacked_transformer import stack_transformers
+    from lengthgen.task import full_sequence_targets
+    from lengthgen.training import TrainConfig, fit, seeded_init
+    from lengthgen.transformer import Transformer, TransformerConfig
+    torch.set_num_threads(1)
+    config = TransformerConfig(vocab_size=5, pe="rope", n_layers=1, n_heads=1, d_model=4, trained_positions=9)
+    train = TrainConfig(steps=1, batch_size=2, lr=1e-2, log_every=1)
+    runs = [fit([seeded_init(Transformer, config, seed) for seed in (0, 1)], [0, 1], FIT_TASK, train, "cpu",
+                full_sequence_targets, "r", stack) for stack in (stack_transformers, lambda models: None)]
+    for one, other in zip(*runs):
+        assert one.curve.equals(other.curve)
+        for a, b in zip(one.model.state_dict().values(), other.model.state_dict().values()):
+            assert torch.equal(a, b)
+
+
+def test_train_head_trains_on_the_device_it_is_given(monkeypatch):
+    """``train_head`` passes its device on (on a CPU-only machine the default "auto" is the CPU too, so the device is
+    recorded, not run)."""
+    from lengthgen import training
+    asked = []
+
+    def train_heads(head_config, task, train, seeds, device="auto"):
+        asked.append((head_config, task, train, seeds, device))
+        return [training.TrainedModel(seeds[0], "model", "curve", {})]
+
+    monkeypatch.setattr(training, "train_heads", train_heads)
+    assert training.train_head("config", "task", "train", 3, "cuda:7") == ("model", "curve")
+    assert asked == [("config", "task", "train", [3], "cuda:7")]
+
+
+class StopFit(Exception):
+    pass
+
+
+def test_fit_moves_each_batch_to_its_device(monkeypatch):
+    """On the meta device (which runs no kernel, so the stub stops the loop at its first forward pass, and autocast,
+    which knows no meta device, is left out): the tokens, the targets and the drawn positions the stack gets are on
+    the device fit trains on, as are the models."""
+    import contextlib
+    from lengthgen.task import full_sequence_targets
+    from lengthgen.training import TrainConfig, fit
+    seen = []
+
+    class MetaStack(StubStack):
+        def forward(self, tokens, targets, positions):
+            seen.append((tokens.device, targets.device, positions.device, [model.w.device for model in self.models]))
+            raise StopFit
+
+    monkeypatch.setattr(torch, "autocast", lambda *args, **kwargs: contextlib.nullcontext())
+    models = [FitStub(draws_positions=True) for _ in range(2)]
+    with pytest.raises(StopFit):
+        fit(models, [0, 1], FIT_TASK, TrainConfig(steps=2, batch_size=2, lr=0.01), "meta", full_sequence_targets, "r",
+            lambda models: MetaStack(models, None))
+    meta = torch.device("meta")
+    assert seen == [(meta, meta, meta, [meta, meta])]
+
+
+def test_fit_keeps_the_losses_on_its_device_until_a_progress_line(monkeypatch):
+    """"Losses stay on the device until a progress line is due": on the meta device (no kernel runs: autocast and the
+    optimizer step are left out) the stub's meta losses go into the loss buffer, and the divergence check, which the
+    test stops the loop at, reads that window on the device."""
+    import contextlib
+    from lengthgen import training
+    from lengthgen.task import full_sequence_targets
+    checked = []
+
+    class MetaLossStack(StubStack):
+        def forward(self, tokens, targets, positions):
+            loss = torch.stack([(model.w * 0).sum() for model in self.models])
+            return loss, torch.nn.functional.one_hot(targets.clamp(min=0), FIT_TASK.vocab_size).float()
+
+    def check_not_diverged(losses, first_step, run, uniform_loss):
+        checked.append((losses.device, tuple(losses.shape), first_step))
+        raise StopFit
+
+    class NoStep:
+        def __init__(self, parameters):
+            pass
+
+        def step(self, rate):
+            pass
+
+    monkeypatch.setattr(torch, "autocast", lambda *args, **kwargs: contextlib.nullcontext())
+    monkeypatch.setattr(training, "FusedAdam", NoStep)
+    monkeypatch.setattr(training, "check_not_diverged", check_not_diverged)
+    with pytest.raises(StopFit):
+        training.fit([FitStub() for _ in range(2)], [0, 1], FIT_TASK,
+                     training.TrainConfig(steps=3, batch_size=2, lr=0.01, log_every=2), "meta", full_sequence_targets,
+                     "r", lambda models: MetaLossStack(models, None))
+    assert checked == [(torch.device("meta"), (2,), 1)]

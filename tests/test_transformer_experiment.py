@@ -389,3 +389,292 @@ def test_the_section_says_where_rope_steps_down_and_counts_the_kernels_false_ala
     found = prose.prediction_finding(predictions([561, 900, None], [560, None, None]))
     assert found == ("The kernel predicts 1 of the 1 rope steps within a factor 1.5; of the 2 rope models without a "
                      "step, 1 has a predicted step all the same (false alarms).")
+
+
+# --- Mutation testing (docs/mutation.md): the equivariance and carrier checks, every field by hand ----------------
+
+def equivariance_rows(pe: str, offset: int, seed: int, dtype: str, changes: list[float], defined=None) -> pd.DataFrame:
+    return shift_rows(pe, changes, defined).assign(offset=offset, seed=seed, dtype=dtype)
+
+
+def test_equivariance_checks_by_hand():
+    """K=1: rope's largest float64 change over both seeds is seed 1's 5e-12 (float32's 1e-5 is not judged); learned's
+    largest defined float64 change is 2.0 in seed 0 and 0.75 in seed 1, so 0.75 (seed 1's undefined 9.0 and both
+    seeds' float32 rows would raise it). K=2, listed first in the table: rope's 2e-9 and learned's 0.05 fail."""
+    changes = pd.concat([
+        equivariance_rows("rope", 2, 0, "float64", [2e-9]), equivariance_rows("learned", 2, 0, "float64", [0.05]),
+        equivariance_rows("rope", 1, 0, "float64", [1e-13, 3e-12]), equivariance_rows("rope", 1, 1, "float64", [5e-12]),
+        equivariance_rows("rope", 1, 1, "float32", [1e-5]),
+        equivariance_rows("learned", 1, 0, "float64", [0.5, 2.0, 9.0], [True, True, False]),
+        equivariance_rows("learned", 1, 1, "float64", [0.25, 0.75, 9.0], [True, True, False]),
+        equivariance_rows("learned", 1, 0, "float32", [50.0]), equivariance_rows("learned", 1, 1, "float32", [100.0]),
+    ], ignore_index=True)
+    rope = "rope: largest float64 output-logit change over seeds, lengths and shifts"
+    learned = "learned: smallest over seeds of the largest float64 output-logit change over defined shifts"
+    expected = [("equivariance", rope, 1, 5e-12, "<=", 1e-9, "<= 1e-09", True, "sanity"),
+                ("equivariance", learned, 1, 0.75, ">=", 0.1, ">= 0.1", True, "evidence"),
+                ("equivariance", rope, 2, 2e-9, "<=", 1e-9, "<= 1e-09", False, "sanity"),
+                ("equivariance", learned, 2, 0.05, ">=", 0.1, ">= 0.1", False, "evidence")]
+    fields = ("claim", "statistic", "offset", "value", "comparison", "threshold", "rule", "holds", "kind")
+    assert [tuple(row[field] for field in fields) for row in experiment.claims_equivariance(changes)] == expected
+
+
+def carrier_cells(offset: int, attention, share, alignment) -> pd.DataFrame:
+    return pd.DataFrame({"offset": offset, "seed": range(len(attention)), "layer": 0, "head": 1,
+                         "attention_at_offset": attention, "top4_share": share, "top4_alignment": alignment,
+                         "n_blocks": 16})
+
+
+def test_carrier_checks_by_hand():
+    """K=1, two seeds: the lowest attention at K is 0.5 and the lowest alignment 0.8, each exactly at its bar
+    (holds); the lowest share 0.85 against the same head's 0.6 to 0.7 at init (margin 0.15). The untrained rows of
+    another head (0.9, 0.99, 0.95) and of K=2 (0.05, 0.3, 0.125) are not K=1's baseline. K=2, listed first, one
+    seed: under every bar."""
+    carrier = pd.concat([carrier_cells(2, [0.4], [0.5], [0.25]),
+                         carrier_cells(1, [0.9, 0.5], [0.95, 0.85], [0.9, 0.8])], ignore_index=True)
+    untrained = pd.DataFrame({"offset": [1, 1, 1, 1, 2, 2], "seed": [0, 0, 1, 1, 0, 0], "layer": 0,
+                              "head": [1, 0, 1, 0, 1, 0],
+                              "trained_retrieval_head": [True, False, True, False, True, False],
+                              "attention_at_offset": [0.1, 0.9, 0.2, 0.9, 0.05, 0.9],
+                              "top4_share": [0.6, 0.99, 0.7, 0.99, 0.3, 0.99],
+                              "top4_alignment": [0.25, 0.95, 0.5, 0.95, 0.125, 0.95]})
+    attention = "lowest over seeds of the largest mean attention weight of any head at offset K"
+    share = "retrieval head: lowest top-4 energy share over seeds"
+    over = "retrieval head: lowest top-4 energy share over seeds minus the highest of the same head untrained"
+    alignment = "retrieval head: lowest energy-weighted top-4 alignment cos(K theta + phi) over seeds"
+    rows = experiment.claims_carrier(carrier, untrained)
+    assert [(row["claim"], row["statistic"], row["offset"]) for row in rows] == [
+        ("carrier", statistic, offset) for offset in (1, 2) for statistic in (attention, share, over, alignment)]
+    assert [row["value"] for row in rows] == pytest.approx([0.5, 0.85, 0.15, 0.8, 0.4, 0.5, 0.2, 0.25])
+    assert [row["holds"] for row in rows] == [True, True, True, True, False, False, True, False]
+    assert [(row["comparison"], row["threshold"]) for row in rows[:4]] == [(">=", 0.5), (">=", 0.8), (">", 0.0),
+                                                                            (">=", 0.8)]
+    assert [row["rule"] for row in rows[:4]] == [
+        ">= 0.5 (one head retrieves; untrained same head: 0.1 to 0.2)",
+        ">= 0.8 (of 16 blocks; untrained same head: 0.6 to 0.7)",
+        "> 0 (trained: 0.85 to 0.95; untrained: 0.6 to 0.7; 2 seeds, by chance <= 2^-2 = 0.25)",
+        ">= 0.8 (untrained same head: 0.25 to 0.5)"]
+    assert rows[4]["rule"] == ">= 0.5 (one head retrieves; untrained same head: 0.05 to 0.05)"
+    assert [row["per_seed"] for row in rows[:4]] == [True, True, False, True]
+
+
+def test_attention_and_logit_by_offset_are_diagonal_means_by_hand():
+    """(B, H, T, T) weights, two sequences and two heads with different values: head h's mean at offset d is the
+    mean over sequences and queries t >= d of weights[b, h, t, t - d]; keys after the query (the upper triangle,
+    99 here) are never read. The same for one head's (B, T, T) logits."""
+    length = 3
+    weights = torch.full((2, 2, length, length), 99.0, dtype=torch.float64)
+    for b in range(2):
+        for h in range(2):
+            for t in range(length):
+                for key in range(t + 1):
+                    weights[b, h, t, key] = 1 + b + 10 * h + 100 * t + 1000 * key
+    expected = torch.zeros(2, length, dtype=torch.float64)
+    for h in range(2):
+        for delta in range(length):
+            cells = [float(weights[b, h, t, t - delta]) for b in range(2) for t in range(delta, length)]
+            expected[h, delta] = sum(cells) / len(cells)
+    torch.testing.assert_close(experiment.attention_by_offset(weights), expected)
+    # head 1's logits: offset 0 averages 1+10+0, 1+10+1100, 1+10+2200 and the same plus 1 (sequence 1)
+    torch.testing.assert_close(experiment.mean_logit_by_offset(weights[:, 1]), expected[1])
+    assert experiment.mean_logit_by_offset(weights[:, 1])[0].item() == pytest.approx(11.5 + 1100)
+
+
+def test_carrier_coefficients_average_every_query_and_key_state():
+    """(B, T, hd) = (2, 3, 4) states, block i = x_2i + i x_2i+1: the mean over all six query states of block 0 is
+    (6 - 6i) / 6 = 1 - i, of block 1 is 3i / 6 = 0.5i; the keys' means are 2 and 1 + i (one state each, / 6);
+    coefficients mean(zq) conj(mean(zk)) / sqrt(4)."""
+    query = torch.zeros(2, 3, 4, dtype=torch.float64)
+    key = torch.zeros(2, 3, 4, dtype=torch.float64)
+    query[0, 0, :2] = torch.tensor([6.0, -6.0])
+    query[1, 2, 3] = 3.0
+    key[1, 1, 0] = 12.0
+    key[0, 2, 2:] = torch.tensor([6.0, 6.0])
+    coefficients = experiment.carrier_coefficients(query.float(), key.float())
+    assert coefficients.dtype == torch.complex128
+    torch.testing.assert_close(coefficients, torch.tensor([(1 - 1j) * 2 / 2, 0.5j * (1 - 1j) / 2],
+                                                          dtype=torch.complex128))
+
+
+# A stub of ``trace_in_double`` for two layers of two heads over T = 4 positions, offset K = 1: the retrieval head
+# is layer 1, head 0 (mean weight 0.5 at K, exactly MIN_RETRIEVAL_ATTENTION; the runner-up layer 1, head 1 at 0.4).
+# Its query and key states average to e^{-i} and 2 in block 0 (theta 1 rad) and to 0 in block 1 (theta 0.25), so
+# its carrier kernel is s(d) = cos(d - 1), which peaks at d = K; its logits along each diagonal are 1 - 2 s(d),
+# so the kernel-logit correlation is -1. The other heads' states and logits are random.
+STUB_T, STUB_K = 4, 1
+STUB_PROFILES = torch.tensor([[[0.1, 0.2, 0.3, 0.4], [0.0, 0.3, 0.5, 0.2]],
+                              [[0.2, 0.5, 0.1, 0.2], [0.3, 0.4, 0.2, 0.1]]], dtype=torch.float64)
+STUB_THETA = torch.tensor([1.0, 0.25], dtype=torch.float64)
+
+
+def stub_trace():
+    from lengthgen.transformer import AttentionTrace
+    rng = torch.Generator().manual_seed(3)
+    record = []
+    for layer in range(2):
+        query, key, logits = (torch.randn(2, 2, STUB_T, size, generator=rng, dtype=torch.float64)
+                              for size in (4, 4, STUB_T))
+        if layer == 1:
+            query[:, 0], key[:, 0], logits[:, 0] = 0.0, 0.0, 99.0
+            query[0, 0, 0, :2] = torch.tensor([8 * math.cos(1.0), -8 * math.sin(1.0)])  # 8 states: mean e^{-i}
+            key[1, 0, 3, 0] = 16.0  # mean 2
+            for t in range(STUB_T):
+                for delta in range(t + 1):
+                    logits[:, 0, t, t - delta] = 1 - 2 * math.cos(delta - 1)
+        record.append(AttentionTrace(query, key, logits, logits.softmax(-1)))
+    return record, STUB_PROFILES
+
+
+def stub_model():
+    from types import SimpleNamespace
+    return SimpleNamespace(encoding=SimpleNamespace(theta=STUB_THETA.float()))
+
+
+def test_analyze_carrier_by_hand_on_a_stub_trace(monkeypatch):
+    monkeypatch.setattr(experiment, "trace_in_double", lambda model, tokens: stub_trace())
+    found = experiment.analyze_carrier(stub_model(), None, offset=STUB_K, seed=7, train_length_max=STUB_T,
+                                       kernel_length=12)
+    heads = found["heads"]
+    assert heads[["layer", "head", "delta"]].values.tolist() == [[layer, head, delta] for layer in range(2)
+                                                                for head in range(2) for delta in range(STUB_T)]
+    assert heads["mean_weight"].tolist() == STUB_PROFILES.flatten().tolist()
+    assert (heads["offset"] == STUB_K).all() and (heads["seed"] == 7).all()
+    carrier = found["carrier"]
+    assert len(carrier) == 1
+    row = carrier.iloc[0]
+    assert (row["offset"], row["seed"], row["layer"], row["head"]) == (STUB_K, 7, 1, 0)
+    assert (row["attention_at_offset"], row["runner_up_attention_at_offset"]) == (0.5, 0.4)
+    assert row["single_head_retrieves"]  # 0.5 reaches the bar
+    assert row["kernel_logit_correlation"] == pytest.approx(-1.0)
+    assert row["peak_delta"] == STUB_K and row["n_blocks"] == 2
+    assert row["top1_share"] == pytest.approx(1.0) and row["top1_alignment"] == pytest.approx(1.0)  # cos(K - 1)
+    blocks = found["blocks"]
+    assert blocks["theta"].tolist() == STUB_THETA.tolist() and blocks["amplitude"].tolist() == pytest.approx([1, 0])
+    assert blocks["phase"].iloc[0] == pytest.approx(-1.0)
+    assert (blocks[["offset", "seed", "layer", "head"]].values == [STUB_K, 7, 1, 0]).all()
+    # The kernel over d = 0..11: s(K) = 1; the other in-range offsets 0, 2, 3 give cos 1, cos 1, cos 2 (median cos 1);
+    # it never comes back to 1 (cos(d - 1) < 1 for d = 4..11), closest at d = 7: cos 6.
+    prediction = found["prediction"].iloc[0]
+    lead = 1 - math.cos(1.0)
+    assert (prediction["offset"], prediction["seed"], prediction["layer"], prediction["head"]) == (STUB_K, 7, 1, 0)
+    assert prediction["kernel_at_offset"] == pytest.approx(1.0) and prediction["kernel_lead"] == pytest.approx(lead)
+    assert prediction["closest_unseen_gap"] == pytest.approx((1 - math.cos(6.0)) / lead)
+    assert prediction["predicted_step"] is None
+    # Without a kernel length the kernel spans the traced offsets 0..3 alone: nothing unseen.
+    short = experiment.analyze_carrier(stub_model(), None, STUB_K, 7, STUB_T)["prediction"].iloc[0]
+    assert math.isnan(short["closest_unseen_gap"]) and short["kernel_lead"] == pytest.approx(lead)
+
+
+def test_a_lone_head_has_no_runner_up_and_below_the_bar_does_not_retrieve_and_of_two_the_other_is(monkeypatch):
+    record, profiles = stub_trace()
+    monkeypatch.setattr(experiment, "trace_in_double",
+                        lambda model, tokens: ([record[1]], profiles[1:, :1] - 0.25 * (profiles[1:, :1] > 0.4)))
+    row = experiment.analyze_carrier(stub_model(), None, STUB_K, 0, STUB_T)["carrier"].iloc[0]
+    assert (row["layer"], row["head"], row["attention_at_offset"]) == (0, 0, 0.25)
+    assert math.isnan(row["runner_up_attention_at_offset"]) and not row["single_head_retrieves"]
+    # two heads (layer 1 alone): the other one is the runner-up
+    monkeypatch.setattr(experiment, "trace_in_double", lambda model, tokens: ([record[1]], profiles[1:]))
+    row = experiment.analyze_carrier(stub_model(), None, STUB_K, 0, STUB_T)["carrier"].iloc[0]
+    assert (row["attention_at_offset"], row["runner_up_attention_at_offset"]) == (0.5, 0.4)
+
+
+def test_untrained_heads_by_hand_on_a_stub_trace(monkeypatch):
+    monkeypatch.setattr(experiment, "trace_in_double", lambda model, tokens: stub_trace())
+    rows = experiment.analyze_untrained_heads(stub_model(), None, STUB_K, 7, STUB_T, retrieval_head=(1, 0))
+    assert rows[["layer", "head"]].values.tolist() == [[0, 0], [0, 1], [1, 0], [1, 1]]
+    assert rows["trained_retrieval_head"].tolist() == [False, False, True, False]
+    assert rows["attention_at_offset"].tolist() == [0.2, 0.3, 0.5, 0.4]  # each head's weight at K
+    assert (rows["offset"] == STUB_K).all() and (rows["seed"] == 7).all()
+    same = rows.iloc[2]
+    assert same["kernel_logit_correlation"] == pytest.approx(-1.0) and same["peak_delta"] == STUB_K
+    assert same["top1_alignment"] == pytest.approx(1.0)
+    assert rows["kernel_logit_correlation"].iloc[[0, 1, 3]].abs().lt(0.999).all()  # random heads: not the stub's
+
+
+def test_measure_models_hands_each_measurement_its_sequences(monkeypatch):
+    """Per model: the shift changes on the first eval_samples sequences of each shift length of its offset's sets;
+    for rope alone the carrier on the first train_length_max tokens of the first eval_samples sequences at 4x, with
+    the kernel over the longest evaluation length, and the untrained heads of its seeded init beside the retrieval
+    head the carrier found. Every table is the runs' rows in order, indexed afresh."""
+    calls = {"shift": [], "carrier": [], "untrained": []}
+
+    def measure_shift(model, token_sets, shifts, offset, seed):
+        calls["shift"].append((model, {length: tokens.clone() for length, tokens in token_sets.items()}, shifts,
+                               offset, seed))
+        return pd.DataFrame({"model": [model], "seed": [seed]})
+
+    def analyze_carrier(model, tokens, offset, seed, train_length_max, kernel_length=None):
+        calls["carrier"].append((model, tokens.clone(), offset, seed, train_length_max, kernel_length))
+        keys = {"offset": [offset], "seed": [seed]}
+        return {"heads": pd.DataFrame(keys), "blocks": pd.DataFrame(keys),
+                "carrier": pd.DataFrame({**keys, "layer": [1], "head": [seed % 2]}),
+                "prediction": pd.DataFrame({**keys, "predicted_step": [None]})}
+
+    def analyze_untrained_heads(model, tokens, offset, seed, train_length_max, retrieval_head):
+        calls["untrained"].append((model, tokens.clone(), offset, seed, train_length_max, retrieval_head))
+        return pd.DataFrame({"offset": [offset], "seed": [seed]})
+
+    monkeypatch.setattr(experiment.shift, "measure_shift", measure_shift)
+    monkeypatch.setattr(experiment, "analyze_carrier", analyze_carrier)
+    monkeypatch.setattr(experiment, "analyze_untrained_heads", analyze_untrained_heads)
+    monkeypatch.setattr(experiment, "initialization", lambda model, seed: ("init", model, seed))
+    lengths = (4, 8, 16, 32)
+    sets = {offset: {length: (torch.arange(3 * length).reshape(3, length) + 1000 * offset, None) for length in lengths}
+            for offset in (1, 2)}
+    settings = {"task": {"train_length_max": 4}, "transformer": {"eval_samples": 2},
+                "shift": {"lengths": [4, 8], "shifts": [1, 10]}}
+    models = [({"pe": "rope", "seed": 3, "offset": 2}, "rope-3"), ({"pe": "learned", "seed": 0, "offset": 1}, "learned-0"),
+              ({"pe": "rope", "seed": 4, "offset": 1}, "rope-4")]
+    measured = experiment.measure_models(models, sets, settings)
+
+    assert [(model, offset, seed, shifts) for model, _, shifts, offset, seed in calls["shift"]] == [
+        ("rope-3", 2, 3, [1, 10]), ("learned-0", 1, 0, [1, 10]), ("rope-4", 1, 4, [1, 10])]
+    for (_, token_sets, _, offset, _) in calls["shift"]:
+        assert list(token_sets) == [4, 8]
+        for length, tokens in token_sets.items():
+            assert torch.equal(tokens, sets[offset][length][0][:2])
+    assert [(model, offset, seed, tlm, kernel_length) for model, _, offset, seed, tlm, kernel_length
+            in calls["carrier"]] == [("rope-3", 2, 3, 4, 32), ("rope-4", 1, 4, 4, 32)]
+    for model, tokens, offset, *_ in calls["carrier"]:
+        assert torch.equal(tokens, sets[offset][16][0][:2, :4])
+    assert [(model, offset, seed, tlm, head) for model, _, offset, seed, tlm, head in calls["untrained"]] == [
+        (("init", "rope-3", 3), 2, 3, 4, (1, 1)), (("init", "rope-4", 4), 1, 4, 4, (1, 0))]
+    assert all(type(index) is int for *_, (index, _) in calls["untrained"])
+    for model, tokens, offset, *_ in calls["untrained"]:
+        assert torch.equal(tokens, sets[offset][16][0][:2, :4])
+
+    assert set(measured) == {"transformer_shift_changes", "transformer_heads", "transformer_blocks",
+                             "transformer_carrier", "transformer_untrained_carrier", "predictions"}
+    assert measured["transformer_shift_changes"]["model"].tolist() == ["rope-3", "learned-0", "rope-4"]
+    for name in ("transformer_shift_changes", "transformer_heads", "transformer_blocks", "transformer_carrier",
+                 "transformer_untrained_carrier", "predictions"):
+        assert measured[name].index.tolist() == list(range(len(measured[name])))
+    for name in ("transformer_heads", "transformer_blocks", "transformer_carrier", "transformer_untrained_carrier",
+                 "predictions"):
+        assert measured[name]["seed"].tolist() == [3, 4]
+
+
+def test_analyze_joins_each_rope_models_first_step_past_the_range_to_its_prediction(monkeypatch):
+    """rope (seed 0) falls from 1 to chance at position 20 of n=32: its step is found there and joined to its
+    kernel's prediction (24); measure_models gets the models, the evaluation sets and the settings, and its tables
+    pass through."""
+    asked = []
+
+    def measure_models(models, sets, settings):
+        asked.append((models, sets, settings))
+        return {"transformer_carrier": pd.DataFrame({"seed": [0]}), "predictions": pd.DataFrame(
+            {"offset": [1], "seed": [0], "layer": [0], "head": [0], "kernel_at_offset": [1.0], "kernel_lead": [1.0],
+             "closest_unseen_gap": [0.0], "predicted_step": pd.array([24], dtype="Int64")})}
+
+    monkeypatch.setattr(experiment, "measure_models", measure_models)
+    table = by_position({"rope": lambda t: 1.0 if t < 20 else 1 / VOCAB, "learned": lambda t: 1.0}, seeds=(0,))
+    tables = experiment.analyze({"models": "the models", "evaluations": table, "eval_sets": "the sets"}, SETTINGS)
+    assert asked == [("the models", "the sets", SETTINGS)]
+    assert set(tables) == {"transformer_by_position", "transformer_windows", "transformer_steps",
+                           "transformer_step_predictions", "transformer_carrier"}
+    assert tables["transformer_by_position"] is table and tables["transformer_carrier"]["seed"].tolist() == [0]
+    assert tables["transformer_steps"][["pe", "position"]].values.tolist() == [["rope", 20]]
+    joined = tables["transformer_step_predictions"]
+    assert joined["found_step"].tolist() == [20] and joined["predicted_step"].tolist() == [24]
+    windows = tables["transformer_windows"].set_index("length")
+    assert windows.loc[32, "window_start"].tolist() == [24, 24]  # n - train_length_max, both encodings

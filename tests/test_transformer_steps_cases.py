@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from lengthgen.experiments.transformer import analysis as experiment
+from lengthgen.experiments.transformer.summaries import prediction_factor, rope_floor_by_length
 from lengthgen.experiments.transformer.thresholds import STEP_MIN_DROP
 
 WIDTH = 4
@@ -269,3 +270,21 @@ def test_every_length_check_names_each_length_under_the_bar():
     none = experiment.every_length_check(floor.iloc[:0], bar, 1)
     assert np.isnan(none["value"]) and not none["holds"]
     assert none["rule"] == ">= 5 x chance = 0.312 (no rope window past the range)"
+
+
+# --- Mutation testing (docs/mutation.md): the summaries the checks and the section share -----------------------
+
+def test_rope_floor_is_the_lowest_seed_per_offset_and_length_and_ignores_learned():
+    """Per (offset, length), rope's lowest accuracy over seeds: seed 1 at n=32 (0.5), seed 0 at n=64 (0.25); a
+    learned window lower than all of them is not rope's."""
+    windows = pd.DataFrame({"pe": ["rope"] * 5 + ["learned"], "offset": [1, 1, 1, 1, 2, 1],
+                            "seed": [0, 1, 0, 1, 0, 0], "length": [32, 32, 64, 64, 32, 32],
+                            "accuracy": [0.75, 0.5, 0.25, 1.0, 0.125, 0.0]})
+    floor = rope_floor_by_length(windows)
+    assert floor.to_dict("list") == {"offset": [1, 1, 2], "length": [32, 64, 32], "accuracy": [0.5, 0.25, 0.125]}
+
+
+def test_prediction_factor_is_the_larger_over_the_smaller_either_way_and_inf_without_a_prediction():
+    assert prediction_factor(600, 400) == 1.5 and prediction_factor(400, 600) == 1.5
+    assert prediction_factor(300, 300) == 1.0
+    assert prediction_factor(None, 300) == math.inf and prediction_factor(pd.NA, 300) == math.inf
