@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -766,3 +767,29 @@ def test_min_norm_sweep_by_hand():
         weights = kernel_values[::-1]  # position t is delta length - 1 - t
         outputs = np.stack([np.array([weights[seq == token].sum() for token in range(4)]) for seq in tokens])
         assert row.accuracy == pytest.approx((outputs.argmax(1) == targets).mean())
+
+
+def test_evaluate_weights_over_several_chunks_by_hand():
+    """At length 8192 a chunk holds 2^17 / 8192 = 16 sequences, so 40 sequences take three. A predictor that
+    outputs each sequence's own target and weighs each key by its token id: accuracy 1 only if every chunk is
+    scored against its own targets, and each statistic the mean over all 40 sequences, from numpy. Lengths come
+    back in ascending order whatever the order of the evaluation sets."""
+    offset, vocab = 3, 5
+
+    def predict(tokens):
+        return F.one_hot(tokens[:, -1 - offset], vocab).double(), tokens.double()
+
+    sets = {8192: make_eval_set(0, offset, 8192, 40, vocab), 8: make_eval_set(0, offset, 8, 7, vocab)}
+    table = linear.evaluate_weights(predict, sets, offset)
+    assert table["length"].tolist() == [8, 8192]
+    assert table["accuracy"].tolist() == [1.0, 1.0]
+    for row in table.itertuples():
+        tokens = sets[row.length][0].numpy().astype(float)
+        deltas = np.arange(row.length)[::-1]
+        octave = (deltas >= row.length // 2) & (deltas != offset)
+        assert row.target_weight == pytest.approx(tokens[:, -1 - offset].mean())
+        assert row.target_abs_weight == pytest.approx(tokens[:, -1 - offset].mean())
+        assert row.distractor_weight == pytest.approx(np.delete(tokens, -1 - offset, axis=1).sum(1).mean())
+        assert row.far_key_weight == pytest.approx(tokens[:, octave].mean(1).mean())
+    wrong = {8192: (sets[8192][0], sets[8192][1].roll(1))}  # targets of other sequences
+    assert linear.evaluate_weights(predict, wrong, offset)["accuracy"].item() < 0.5
