@@ -1,6 +1,7 @@
 """frequency: the block decomposition of the content-averaged kernel against hand-built heads."""
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -312,9 +313,12 @@ def test_singular_shares_of_a_kernel_with_little_energy_are_still_shares():
     assert singular["energy_share"].sum() == pytest.approx(1.0)
     assert summary["top1_share"] == 1.0
     zero, theta = hand_coefficients([0.0] * 4, [0.0] * 4)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        spectrum, _, singular = analyze_coefficients(zero, theta, HAND_OFFSET, train_length_max=4)
-    assert spectrum["energy_share"].isna().all() and singular["energy_share"].isna().all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no 0/0: the shares of nothing are NaN by construction, without a warning
+        spectrum = block_spectrum(zero, theta, HAND_OFFSET)
+        singular = frequency.singular_values(position_kernel_matrix(zero, theta, 4))
+    for shares in (spectrum["energy_share"], singular["energy_share"]):
+        assert shares.dtype == np.float64 and shares.isna().all()
 
 
 def test_equally_energetic_blocks_rank_in_block_order():
@@ -328,6 +332,12 @@ def test_equally_energetic_blocks_rank_in_block_order():
     assert spectrum["energy_rank"].tolist() == [rank for pair in zip(range(20, 40), range(20)) for rank in pair]
     assert spectrum["energy_rank"].dtype.kind == "i"
     assert frequency.top_share(spectrum, 4) == pytest.approx(16 / 100)
+    # the top 4 are blocks 1, 3, 5 and 7 (energy 4 each: 2, 2j, -2, -2j), and only they enter top4_alignment
+    _, summary, _ = analyze_coefficients(coefficients, theta, 1, train_length_max=8)
+    phases = {1: 0.0, 3: math.pi / 2, 5: math.pi, 7: -math.pi / 2}
+    expected = np.mean([math.cos(float(theta[block]) + phase) for block, phase in phases.items()])
+    assert summary["top4_alignment"] == pytest.approx(expected)
+    assert summary["top4_share"] == pytest.approx(16 / 100) and summary["top1_share"] == pytest.approx(4 / 100)
 
 
 def test_check_texts_are_the_keys_drift_matches_and_the_rules_a_reader_sees():
