@@ -332,7 +332,14 @@ def test_equally_energetic_blocks_rank_in_block_order():
     assert spectrum["energy_rank"].tolist() == [rank for pair in zip(range(20, 40), range(20)) for rank in pair]
     assert spectrum["energy_rank"].dtype.kind == "i"
     assert frequency.top_share(spectrum, 4) == pytest.approx(16 / 100)
-    # the top 4 are blocks 1, 3, 5 and 7 (energy 4 each: 2, 2j, -2, -2j), and only they enter top4_alignment
+
+
+def test_top4_alignment_of_many_blocks_takes_the_top_four_only():
+    """Of the 40 blocks above, the top 4 are blocks 1, 3, 5 and 7 (energy 4 each: 2, 2j, -2, -2j); the summary's
+    top-4 alignment is the mean of their cos(K theta + phi), and no fifth block enters it."""
+    n_blocks = 40
+    coefficients = torch.tensor([1, 2, -1, 2j, 1j, -2, -1j, -2j] * (n_blocks // 8), dtype=torch.complex128)
+    theta = torch.linspace(1.0, 0.01, n_blocks, dtype=torch.float64)
     _, summary, _ = analyze_coefficients(coefficients, theta, 1, train_length_max=8)
     phases = {1: 0.0, 3: math.pi / 2, 5: math.pi, 7: -math.pi / 2}
     expected = np.mean([math.cos(float(theta[block]) + phase) for block, phase in phases.items()])
