@@ -793,3 +793,37 @@ def test_evaluate_weights_over_several_chunks_by_hand():
         assert row.far_key_weight == pytest.approx(tokens[:, octave].mean(1).mean())
     wrong = {8192: (sets[8192][0], sets[8192][1].roll(1))}  # targets of other sequences
     assert linear.evaluate_weights(predict, wrong, offset)["accuracy"].item() < 0.5
+
+
+def test_the_experiment_holds_both_arms_of_every_run(experiment):
+    """Each table has every (arm, offset, seed) it should: both arms' rows of by_length, cutoffs, comparison and
+    kernel (arm 1 at its full grid with the exact pseudo-inverse first, arm 2 at the cut-offs), arm 1's
+    convergence history that of its own seed's SGD, its comparison at the exact solution, arm 2's at its
+    lowest relative error; the kernels over deltas 0..min(longest length, 4 L) - 1; the sweep at the
+    longest evaluation length."""
+    _, results, _ = experiment
+    runs = {(arm, offset, seed) for arm in (linear.CONTROL, linear.HEAD) for offset in (1, 2) for seed in (0, 1)}
+    for name in ("linear_by_length", "linear_cutoffs", "linear_comparison", "linear_kernel"):
+        assert set(map(tuple, results[name][["arm", "offset", "seed"]].to_numpy())) == runs, name
+    by_length = results["linear_by_length"]
+    assert sorted(set(by_length["length"])) == [8, 16, 32]
+    assert by_length.groupby("length")["in_training_range"].all().to_dict() == {8: True, 16: False, 32: False}
+    cutoffs = results["linear_cutoffs"]
+    for (arm, offset, seed), rows in cutoffs.groupby(["arm", "offset", "seed"]):
+        expected = (0.0, *thresholds.LINEAR_CUTOFFS) if arm == linear.CONTROL else thresholds.LINEAR_CUTOFFS
+        assert rows["rtol"].tolist() == list(expected)
+    comparison = results["linear_comparison"].set_index(["arm", "offset", "seed"])
+    for (arm, offset, seed), rows in cutoffs.groupby(["arm", "offset", "seed"]):
+        chosen = 0.0 if arm == linear.CONTROL else rows.loc[rows["relative_error"].idxmin(), "rtol"]
+        assert comparison.loc[(arm, offset, seed), "rtol"] == chosen
+    kernel = results["linear_kernel"]
+    for _, rows in kernel.groupby(["arm", "offset", "seed", "solution"]):
+        assert rows["delta"].tolist() == list(range(32))
+    control = RegressionConfig(16, 0.05, steps=400, batch_size=64, lr=0.05, log_every=50)
+    convergence = results["linear_convergence"]
+    for offset, seed in [(2, 1)]:  # its own seed and offset
+        _, history, _ = train_regression(control, TaskConfig(TASK.vocab_size, offset, 4, 8), seed)
+        rows = convergence[(convergence["offset"] == offset) & (convergence["seed"] == seed)]
+        assert rows["loss"].tolist() == history["loss"].tolist()
+    sweep = results["linear_min_norm_sweep"]
+    assert (sweep["length"] == 32).all() and sorted(set(sweep["d_model"])) == [16, 64]
