@@ -1,5 +1,7 @@
 """linear: the min-norm control (arm 1), the linear-attention head (arm 2), and checks that can fail."""
 
+import copy
+import logging
 import math
 import re
 
@@ -827,3 +829,23 @@ def test_the_experiment_holds_both_arms_of_every_run(experiment):
         assert rows["loss"].tolist() == history["loss"].tolist()
     sweep = results["linear_min_norm_sweep"]
     assert (sweep["length"] == 32).all() and sorted(set(sweep["d_model"])) == [16, 64]
+
+
+def test_analyze_names_each_arm_1_run_in_its_log_and_leaves_the_settings_alone(caplog):
+    """One run (offset 2, seed 3): the log line that says which control is training, the seven tables, and the
+    settings as they were (the sweep's lists are popped from a copy)."""
+    settings = {"task": {"vocab_size": 8, "train_length_min": 4, "train_length_max": 8, "eval_lengths": [8, 16]},
+                "linear": {"min_norm": {"d_model": 16, "rope_base": 0.05, "steps": 2, "batch_size": 4, "lr": 0.05,
+                                        "log_every": 1, "sweep_d_model": [16], "sweep_rope_base": [0.05]}}}
+    before = copy.deepcopy(settings)
+    runs = [({"pe": "rope", "offset": 2, "seed": 3}, tiny_head(d_model=16, vocab_size=8, seed=3, rope_base=0.05).float())]
+    curves = pd.DataFrame({"offset": 2, "seed": 3, "step": range(1, 5), "accuracy": 0.5})
+    inputs = {"models": runs, "curves": curves, "eval_sets": {2: eval_sets(2, lengths=(8, 16), n_samples=16)}}
+    with caplog.at_level(logging.INFO, logger=linear.log.name):
+        results = linear.analyze(inputs, settings)
+    assert [record.getMessage() for record in caplog.records if record.name == linear.log.name] == [
+        "arm 1: training the min-norm control for seed 3, offset 2"]
+    assert set(results) == {"linear_by_length", "linear_cutoffs", "linear_comparison", "linear_convergence",
+                            "linear_kernel", "linear_training_progress", "linear_min_norm_sweep"}
+    assert settings == before
+    assert results["linear_convergence"]["step"].tolist() == [1, 2]  # the control's own steps and log_every
