@@ -849,3 +849,17 @@ def test_analyze_names_each_arm_1_run_in_its_log_and_leaves_the_settings_alone(c
                             "linear_kernel", "linear_training_progress", "linear_min_norm_sweep"}
     assert settings == before
     assert results["linear_convergence"]["step"].tolist() == [1, 2]  # the control's own steps and log_every
+
+
+def test_claims_linear_reads_each_arm_from_its_own_rows():
+    """Arm 1's sanity checks from arm 1's rows only, arm 2's evidence from arm 2's: the two arms' tables differ
+    in every column a check reads, and each value is its own arm's."""
+    head = by_length_table(HEAD_ROWS)
+    control = head.assign(arm=linear.CONTROL, accuracy=0.5)
+    comparison = pd.concat([control_comparison(condition_number=[3.0, 7.5], kernel_cosine=[0.9995, 0.9991],
+                                               max_kernel_error=[0.002, 0.01], relative_error=9.0),
+                            head_comparison([0.1, 0.3]).assign(condition_number=1e9, kernel_cosine=-1.0,
+                                                               max_kernel_error=5.0)], ignore_index=True)
+    checks = linear.claims_linear(pd.concat([control, head], ignore_index=True), comparison, 8, 8)
+    assert [check["value"] for check in checks] == pytest.approx([7.5, 0.5, 0.9991, 0.01, 0.99, 0.5, 1.0, 0.3])
+    assert [check["kind"] for check in checks] == ["sanity"] * 4 + ["evidence"] * 4
