@@ -17,6 +17,7 @@ from lengthgen import tables
 from lengthgen.experiments.linear import thresholds
 from lengthgen.claims import with_keys
 from lengthgen.experiments.linear import analysis as linear
+from lengthgen.experiments.linear import summaries as linear_summaries
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.experiments.linear import figures as linear_plot
 from lengthgen.experiments.linear import section as linear_prose
@@ -863,3 +864,14 @@ def test_claims_linear_reads_each_arm_from_its_own_rows():
     checks = linear.claims_linear(pd.concat([control, head], ignore_index=True), comparison, 8, 8)
     assert [check["value"] for check in checks] == pytest.approx([7.5, 0.5, 0.9991, 0.01, 0.99, 0.5, 1.0, 0.3])
     assert [check["kind"] for check in checks] == ["sanity"] * 4 + ["evidence"] * 4
+
+
+def test_comparison_lengths_by_hand_and_the_message_without_two_past_the_range():
+    """(first length >= 2 L, longest length), lengths in any order and repeated; 2 L itself counts. Fewer than
+    two lengths at or past 2 L: the message names the bound and the lengths."""
+    assert linear_summaries.comparison_lengths([64, 8, 16, 16, 32], 8) == (16, 64)
+    assert linear_summaries.comparison_lengths([15, 17, 40], 8) == (17, 40)
+    for lengths in ([8, 15, 16], [8, 12]):
+        with pytest.raises(ValueError) as error:
+            linear_summaries.comparison_lengths(lengths, 8)
+        assert str(error.value) == f"need two evaluation lengths >= 2 x train_length_max = 16, got {sorted(lengths)}"
