@@ -875,3 +875,16 @@ def test_comparison_lengths_by_hand_and_the_message_without_two_past_the_range()
         with pytest.raises(ValueError) as error:
             linear_summaries.comparison_lengths(lengths, 8)
         assert str(error.value) == f"need two evaluation lengths >= 2 x train_length_max = 16, got {sorted(lengths)}"
+
+
+def test_convergence_is_measured_against_the_pseudo_inverse_without_a_cut_off():
+    """At base 1e4 the 16 training offsets' basis is ill-conditioned (condition ~1e19), so a pseudo-inverse with
+    torch's default cut-off is another interpolant. A snapshot at the cut-off-free solution (arm 1's reference,
+    EXACT) has kernel cosine 1 with the reference; one at the default cut-off does not."""
+    basis = rotary_basis(torch.arange(48), 16, 1e4)
+    target = interpolation_target(16, 2)
+    exact = min_norm_solution(basis[:16], target, 0.0)
+    default_cutoff = torch.linalg.pinv(basis[:16]) @ target
+    result = linear.convergence(torch.stack([exact, default_cutoff]), basis, 2, 16)
+    assert result["kernel_cosine"][0] == pytest.approx(1.0, abs=1e-6)
+    assert result["kernel_cosine"][1] < 0.999
