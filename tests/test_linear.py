@@ -888,3 +888,21 @@ def test_convergence_is_measured_against_the_pseudo_inverse_without_a_cut_off():
     result = linear.convergence(torch.stack([exact, default_cutoff]), basis, 2, 16)
     assert result["kernel_cosine"][0] == pytest.approx(1.0, abs=1e-6)
     assert result["kernel_cosine"][1] < 0.999
+
+
+def test_head_predictor_moves_the_tokens_to_the_heads_device():
+    """The evaluation sets live on the CPU; the predictor sends each chunk to the head's device (on the meta
+    device, which stands in for a GPU here, CPU tokens make the head's index_add fail)."""
+    model = AttentionHead(HeadConfig(3, 8, "rope", 256, rope_base=10.0, attention="linear")).to("meta")
+    outputs, weights = linear.head_predictor(model)(torch.randint(3, (2, 5)))
+    assert outputs.device.type == weights.device.type == "meta" and tuple(weights.shape) == (2, 5)
+
+
+def test_min_norm_sweep_leaves_the_target_out_of_the_far_weight():
+    """At a length of 8 the last octave is deltas 4..7, which holds the target K = 5 (weight 1): the far weight is
+    the mean |k| over deltas 4, 6 and 7 only."""
+    sets = {5: {8: make_eval_set(0, 5, 8, 10, 4)}}
+    sweep = linear.min_norm_sweep([16], [0.05], 8, sets, 4)
+    basis = numpy_basis(8, 16, 0.05)
+    kernel_values = basis @ min_norm_by_numpy(basis, 8, 5, linear.SWEEP_CUTOFF)
+    assert sweep["far_key_weight"].item() == pytest.approx(np.mean(np.abs(kernel_values[[4, 6, 7]])), abs=1e-9)
