@@ -906,3 +906,20 @@ def test_min_norm_sweep_leaves_the_target_out_of_the_far_weight():
     basis = numpy_basis(8, 16, 0.05)
     kernel_values = basis @ min_norm_by_numpy(basis, 8, 5, linear.SWEEP_CUTOFF)
     assert sweep["far_key_weight"].item() == pytest.approx(np.mean(np.abs(kernel_values[[4, 6, 7]])), abs=1e-9)
+
+
+def test_compare_plots_the_min_norm_kernel_at_the_chosen_cut_off_and_leaves_the_target_out_of_the_far_weight():
+    """At base 1e4 the cut-off changes the min-norm kernel: the kernel table's min-norm curve is the one at the
+    cut-off compared (1e-2 here, from numpy), not at torch's default. A kernel of 4 offsets with K = 2: its last
+    octave (deltas 2, 3) holds the target, so the trained far weight is |k(3)| / k(2) = 0.5 alone."""
+    n, d, base, length, offset = 32, 16, 1e4, 8, 2
+    kernel_values = torch.zeros(n, dtype=torch.float64)
+    kernel_values[offset] = 1.0
+    _, comparison, kernels = linear.compare(torch.ones(d, dtype=torch.float64), kernel_values, d, base, offset, length,
+                                            (0.0, 1e-2), 1e-2)
+    assert comparison["rtol"].tolist() == [1e-2]
+    expected = numpy_basis(n, d, base) @ min_norm_by_numpy(numpy_basis(n, d, base), length, offset, 1e-2)
+    assert kernels.loc[kernels["solution"] == "min_norm", "kernel"].to_numpy() == pytest.approx(expected, abs=1e-9)
+    short = torch.tensor([0.0, 0.0, 4.0, 2.0], dtype=torch.float64)
+    _, comparison, _ = linear.compare(torch.ones(d, dtype=torch.float64), short, d, 0.05, offset, 4, (0.0,), 0.0)
+    assert comparison["trained_far_key_weight"].item() == pytest.approx(0.5)
