@@ -923,3 +923,22 @@ def test_compare_plots_the_min_norm_kernel_at_the_chosen_cut_off_and_leaves_the_
     short = torch.tensor([0.0, 0.0, 4.0, 2.0], dtype=torch.float64)
     _, comparison, _ = linear.compare(torch.ones(d, dtype=torch.float64), short, d, 0.05, offset, 4, (0.0,), 0.0)
     assert comparison["trained_far_key_weight"].item() == pytest.approx(0.5)
+
+
+def test_cutoff_sweep_row_space_fraction_at_its_cut_off_and_far_weight_without_the_target():
+    """At the cut-off 0.5 the row space is that of the singular values above half the largest: the fraction of
+    the trained coefficients in it, from numpy's SVD. Over 4 offsets with K = 2 the min-norm kernel is the ideal
+    (0, 0, 1, 0), whose last octave (deltas 2, 3) holds the target: its far weight is |k(3)| = 0 alone."""
+    n, d, base, length, offset = 32, 16, 0.05, 8, 2
+    basis = numpy_basis(n, d, base)
+    coefficients = np.random.default_rng(0).normal(size=d)
+    sweep = linear.cutoff_sweep(torch.tensor(coefficients), torch.tensor(basis @ coefficients), d, base, offset, length,
+                                (0.5,))
+    _, sigma, vh = np.linalg.svd(basis[:length])
+    kept = vh[:len(sigma)][sigma > 0.5 * sigma[0]]
+    fraction = np.linalg.norm(kept @ coefficients) / np.linalg.norm(coefficients)
+    assert sweep["row_space_fraction"].item() == pytest.approx(fraction) and fraction < 0.9
+    short = numpy_basis(4, d, base)
+    sweep = linear.cutoff_sweep(torch.ones(d, dtype=torch.float64), torch.tensor(short @ np.ones(d)), d, base, offset, 4,
+                                (0.0,))
+    assert sweep["min_norm_far_key_weight"].item() == pytest.approx(0.0, abs=1e-9)
