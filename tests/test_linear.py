@@ -942,3 +942,12 @@ def test_cutoff_sweep_row_space_fraction_at_its_cut_off_and_far_weight_without_t
     sweep = linear.cutoff_sweep(torch.ones(d, dtype=torch.float64), torch.tensor(short @ np.ones(d)), d, base, offset, 4,
                                 (0.0,))
     assert sweep["min_norm_far_key_weight"].item() == pytest.approx(0.0, abs=1e-9)
+
+
+def test_arm_1_is_compared_with_the_exact_interpolant_even_on_an_ill_conditioned_basis():
+    """Arm 1's reference is the cut-off-free pseudo-inverse (EXACT), not its most favourable cut-off: at base 1e4
+    the cut-offs give different interpolants, and the comparison row is still the one at 0."""
+    config = RegressionConfig(16, 1e4, steps=5, batch_size=16, lr=0.05, log_every=5)
+    tables = linear.analyze_control(config, TASK, 0, eval_sets(lengths=(8, 16), n_samples=16), 32)
+    assert tables["comparison"]["rtol"].tolist() == [0.0]
+    assert tables["cutoffs"]["relative_error"].idxmin() != 0  # another cut-off would have read better
