@@ -1,6 +1,7 @@
 """frequency: the block decomposition of the content-averaged kernel against hand-built heads."""
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -245,3 +246,135 @@ def test_figure_from_hand_built_heads():
         assert sorted(map(tuple, points)) == sorted(zip(heads["top4_share"], heads["top4_alignment"]))
     legend = figures["frequency_rank"].legends[0]  # one legend, under every panel
     assert legend.get_window_extent().y1 <= min(ax.get_window_extent().y0 for ax in (kernel, singular, claim))
+
+
+# --- hand-made cases: every summary statistic and every check text, worked out by hand ------------------------
+
+HAND_THETA = [1.0, 0.5, 0.25, 0.125]
+HAND_AMPLITUDES = [0.1, 0.4, 0.2, 0.3]  # energies 0.01, 0.16, 0.04, 0.09: total 0.3, below 1
+HAND_PHASES = [0.0, -1.0, math.pi, 0.5]
+HAND_OFFSET = 2
+
+
+def hand_coefficients(amplitudes=HAND_AMPLITUDES, phases=HAND_PHASES):
+    return (torch.tensor([polar(a, p) for a, p in zip(amplitudes, phases)], dtype=torch.complex128),
+            torch.tensor(HAND_THETA, dtype=torch.float64))
+
+
+def test_block_statistics_of_a_hand_made_spectrum():
+    """Four blocks whose energies (0.01, 0.16, 0.04, 0.09) sum to 0.3 and whose alignments cos(K theta + phi) at
+    K = 2 are cos 2, 1, -cos 0.5, cos 0.75: each summary statistic by hand."""
+    coefficients, theta = hand_coefficients()
+    spectrum, summary, _ = analyze_coefficients(coefficients, theta, HAND_OFFSET, train_length_max=8)
+    energy = [0.01, 0.16, 0.04, 0.09]
+    alignment = [math.cos(2.0), 1.0, -math.cos(0.5), math.cos(0.75)]
+    assert spectrum["energy"].tolist() == pytest.approx(energy)
+    assert spectrum["energy_share"].tolist() == pytest.approx([e / 0.3 for e in energy])  # a total below 1 is shared
+    assert spectrum["energy_rank"].tolist() == [3, 0, 2, 1]
+    assert spectrum["alignment"].tolist() == pytest.approx(alignment)
+    assert summary["n_blocks"] == 4
+    assert summary["top1_share"] == pytest.approx(0.16 / 0.3)
+    assert summary["top2_share"] == pytest.approx(0.25 / 0.3)
+    assert summary["top4_share"] == pytest.approx(1.0)
+    shares = [e / 0.3 for e in energy]
+    assert summary["participation_ratio"] == pytest.approx(1 / sum(p * p for p in shares))
+    assert summary["entropy_rank"] == pytest.approx(math.exp(-sum(p * math.log(p) for p in shares)))
+    # top 1: block 1 alone, fully aligned; top 4: every block, weighted by its energy
+    assert summary["top1_alignment"] == pytest.approx(1.0)
+    assert summary["top4_alignment"] == pytest.approx(sum(e * a for e, a in zip(energy, alignment)) / 0.3)
+    assert frequency.top_alignment(spectrum, 2) == pytest.approx((0.16 + 0.09 * math.cos(0.75)) / 0.25)
+    # s(K) / sum A_i, with amplitudes (not energies) as weights; the amplitudes sum to 1.0
+    assert summary["amplitude_alignment"] == pytest.approx(
+        sum(a * c for a, c in zip(HAND_AMPLITUDES, alignment)) / sum(HAND_AMPLITUDES))
+
+
+def test_peak_and_singular_rank_of_a_hand_made_kernel():
+    """The peak of s(delta) = sum A_i cos(delta theta_i + phi_i) over the training offsets 0..L-1, and the
+    singular values of M[m, n] = s(m - n), from numpy on the formula."""
+    coefficients, theta = hand_coefficients()
+    length = 8
+    deltas = np.arange(-(length - 1), length)
+    s = sum(a * np.cos(deltas * t + p) for a, t, p in zip(HAND_AMPLITUDES, HAND_THETA, HAND_PHASES))
+    _, summary, singular = analyze_coefficients(coefficients, theta, HAND_OFFSET, train_length_max=length)
+    assert summary["peak_delta"] == int(np.argmax(s[length - 1:]))
+    matrix = np.array([[s[m - n + length - 1] for n in range(length)] for m in range(length)])
+    sigma = np.linalg.svd(matrix, compute_uv=False)
+    assert singular["index"].tolist() == list(range(length))
+    assert singular["singular_value"].to_numpy() == pytest.approx(sigma, abs=1e-12)
+    assert singular["energy_share"].to_numpy() == pytest.approx(sigma**2 / (sigma**2).sum(), abs=1e-12)
+    cumulative = np.cumsum(sigma**2) / (sigma**2).sum()
+    assert summary["singular_rank90"] == 1 + next(i for i, c in enumerate(cumulative) if c >= 0.9)
+
+
+def test_singular_shares_of_a_kernel_with_little_energy_are_still_shares():
+    """A kernel whose ||M||_F^2 is far below 1 is no zero kernel: its shares sum to 1; only M = 0 has none."""
+    coefficients, theta = hand_coefficients([1e-3, 0.0, 0.0, 0.0], [0.0] * 4)
+    _, summary, singular = analyze_coefficients(coefficients, theta, HAND_OFFSET, train_length_max=4)
+    assert singular["energy_share"].sum() == pytest.approx(1.0)
+    assert summary["top1_share"] == 1.0
+    zero, theta = hand_coefficients([0.0] * 4, [0.0] * 4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no 0/0: the shares of nothing are NaN by construction, without a warning
+        spectrum = block_spectrum(zero, theta, HAND_OFFSET)
+        singular = frequency.singular_values(position_kernel_matrix(zero, theta, 4))
+    for shares in (spectrum["energy_share"], singular["energy_share"]):
+        assert shares.dtype == np.float64 and shares.isna().all()
+
+
+def test_equally_energetic_blocks_rank_in_block_order():
+    """Ties in energy rank by block index, so "the top n blocks" is always the same n blocks: 40 blocks whose
+    energies alternate 1, 4, 1, 4, ... rank the twenty of energy 4 first, each group in block order."""
+    n_blocks = 40
+    coefficients = torch.tensor([1, 2, -1, 2j, 1j, -2, -1j, -2j] * (n_blocks // 8), dtype=torch.complex128)
+    theta = torch.linspace(1.0, 0.01, n_blocks, dtype=torch.float64)
+    spectrum = block_spectrum(coefficients, theta, offset=1)
+    assert spectrum["energy"].tolist() == [1.0, 4.0] * (n_blocks // 2)  # |z|^2 exactly
+    assert spectrum["energy_rank"].tolist() == [rank for pair in zip(range(20, 40), range(20)) for rank in pair]
+    assert spectrum["energy_rank"].dtype.kind == "i"
+    assert frequency.top_share(spectrum, 4) == pytest.approx(16 / 100)
+
+
+def test_top4_alignment_of_many_blocks_takes_the_top_four_only():
+    """Of the 40 blocks above, the top 4 are blocks 1, 3, 5 and 7 (energy 4 each: 2, 2j, -2, -2j); the summary's
+    top-4 alignment is the mean of their cos(K theta + phi), and no fifth block enters it."""
+    n_blocks = 40
+    coefficients = torch.tensor([1, 2, -1, 2j, 1j, -2, -1j, -2j] * (n_blocks // 8), dtype=torch.complex128)
+    theta = torch.linspace(1.0, 0.01, n_blocks, dtype=torch.float64)
+    _, summary, _ = analyze_coefficients(coefficients, theta, 1, train_length_max=8)
+    phases = {1: 0.0, 3: math.pi / 2, 5: math.pi, 7: -math.pi / 2}
+    expected = np.mean([math.cos(float(theta[block]) + phase) for block, phase in phases.items()])
+    assert summary["top4_alignment"] == pytest.approx(expected)
+    assert summary["top4_share"] == pytest.approx(16 / 100) and summary["top1_share"] == pytest.approx(4 / 100)
+
+
+def test_check_texts_are_the_keys_drift_matches_and_the_rules_a_reader_sees():
+    """Offsets given out of order come back ascending; the claim, statistic, comparison, threshold, kind,
+    per-seed flag and rule of every check, by hand (the untrained rows of another offset are left out)."""
+    summary = pd.DataFrame({"offset": [3, 3, 3, 1, 1], "seed": [0, 1, 2, 0, 1],
+                            "top4_share": [0.9, 0.95, 0.93, 0.82, 0.88],
+                            "top4_alignment": [0.85, 0.9, 0.95, 0.7, 0.99]})
+    untrained = pd.DataFrame({"offset": [3, 3, 3, 1, 1, 7], "seed": [0, 1, 2, 0, 1, 0],
+                              "top4_share": [0.3, 0.4, 0.35, 0.2, 0.5, 0.99],
+                              "top4_alignment": [0.1, 0.2, 0.15, 0.3, -0.4, 0.99]})
+    checks = keyed_checks(summary, untrained)
+    claim = "the learned rule is a low-rank carrier aligned with K"
+    statistics = ["lowest top-4 energy share over seeds",
+                  "lowest top-4 energy share over seeds minus the highest of the same heads untrained",
+                  "lowest energy-weighted top-4 alignment cos(K theta + phi) over seeds"]
+    assert (checks["claim"] == claim).all()
+    assert checks["offset"].tolist() == [1, 1, 1, 3, 3, 3]
+    assert checks["statistic"].tolist() == statistics * 2
+    assert checks["comparison"].tolist() == [">=", ">", ">="] * 2
+    assert checks["threshold"].tolist() == [0.8, 0.0, 0.8] * 2
+    assert checks["per_seed"].tolist() == [True, False, True] * 2
+    assert (checks["kind"] == "evidence").all()
+    assert checks["value"].tolist() == pytest.approx([0.82, 0.82 - 0.5, 0.7, 0.9, 0.9 - 0.4, 0.85])
+    assert checks["holds"].tolist() == [True, True, False, True, True, True]
+    assert checks["rule"].tolist() == [
+        ">= 0.8 (untrained: 0.2 to 0.5; 2 seeds)",
+        "> 0 (trained: 0.82 to 0.88; untrained: 0.2 to 0.5; 2 seeds, by chance <= 2^-2 = 0.25)",
+        ">= 0.8 (untrained: -0.4 to 0.3; 2 seeds)",
+        ">= 0.8 (untrained: 0.3 to 0.4; 3 seeds)",
+        "> 0 (trained: 0.9 to 0.95; untrained: 0.3 to 0.4; 3 seeds, by chance <= 2^-3 = 0.12)",  # 2 significant digits
+        ">= 0.8 (untrained: 0.1 to 0.2; 3 seeds)",
+    ]

@@ -1,5 +1,7 @@
 """linear: the min-norm control (arm 1), the linear-attention head (arm 2), and checks that can fail."""
 
+import copy
+import logging
 import math
 import re
 
@@ -7,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -14,6 +17,7 @@ from lengthgen import tables
 from lengthgen.experiments.linear import thresholds
 from lengthgen.claims import with_keys
 from lengthgen.experiments.linear import analysis as linear
+from lengthgen.experiments.linear import summaries as linear_summaries
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.experiments.linear import figures as linear_plot
 from lengthgen.experiments.linear import section as linear_prose
@@ -477,3 +481,473 @@ def test_the_figure_shows_each_arms_accuracy_and_its_kernels(experiment):
             for line in ax.get_lines()[:2]:
                 assert line.get_label() in ("trained", "min-norm")
                 assert line.get_ydata()[list(line.get_xdata()).index(offset)] == pytest.approx(1.0)
+
+
+# --- hand-made cases: each statistic by hand, each check's text ------------------------------------------------
+
+def numpy_basis(n_offsets: int, d_model: int, rope_base: float) -> np.ndarray:
+    """[cos(delta theta_i)] + [sin(delta theta_i)], theta_i = base^(-2i/d), written out in numpy."""
+    theta = rope_base ** (-np.arange(0, d_model, 2) / d_model)
+    angles = np.arange(n_offsets)[:, None] * theta[None, :]
+    return np.concatenate([np.cos(angles), np.sin(angles)], axis=1)
+
+
+def test_weight_statistics_of_an_odd_length_by_hand():
+    """T = 5: the last octave is delta >= 5 // 2 = 2 (deltas 2, 3, 4), the target at delta 1 left out of both."""
+    weights = torch.tensor([[1.0, -2.0, 4.0, -8.0, 16.0]])  # deltas 4, 3, 2, 1, 0
+    stats = linear.weight_statistics(weights, offset=1)
+    assert stats["target_weight"].tolist() == [-8.0]
+    assert stats["target_abs_weight"].tolist() == [8.0]
+    assert stats["distractor_weight"].tolist() == [1 + 2 + 4 + 16]
+    assert stats["far_key_weight"].tolist() == pytest.approx([(1 + 2 + 4) / 3])
+    stats = linear.weight_statistics(weights, offset=3)  # a target inside the octave leaves it
+    assert stats["far_key_weight"].tolist() == pytest.approx([(1 + 4) / 2])
+
+
+def test_octave_weight_by_hand():
+    """Mean |k| over delta in [n // 2, n) without the target: n = 5 keeps deltas 2, 3, 4."""
+    values = torch.tensor([100.0, -50.0, 1.0, -3.0, 5.0], dtype=torch.float64)
+    assert linear.octave_weight(values, offset=0) == pytest.approx(3.0)
+    assert linear.octave_weight(values, offset=3) == pytest.approx(3.0)  # (1 + 5) / 2
+    assert linear.octave_weight(values[:4], offset=1) == pytest.approx(2.0)  # n = 4: deltas 2, 3
+
+
+def test_cosine_by_hand():
+    x, y = torch.tensor([1.0, 0.0], dtype=torch.float64), torch.tensor([3.0, 3.0], dtype=torch.float64)
+    assert linear.cosine(x, y) == pytest.approx(1 / math.sqrt(2))
+    assert linear.cosine(2 * x, -y) == pytest.approx(-1 / math.sqrt(2))
+
+
+def test_regression_predictor_reads_the_kernel_of_its_coefficients():
+    """d = 2 has one block with theta = 1: coefficients (1, 0) are k(delta) = cos(delta), so in a sequence of 3
+    the keys at deltas 2, 1, 0 weigh cos 2, cos 1, 1, and each token's output is the weight of its keys."""
+    predict = linear.regression_predictor(torch.tensor([1.0, 0.0], dtype=torch.float64),
+                                          RegressionConfig(2, 7.0, steps=0, batch_size=0, lr=0.0), vocab_size=3)
+    outputs, weights = predict(torch.tensor([[0, 1, 0], [2, 2, 1]]))
+    assert np.allclose(weights.numpy(), [[math.cos(2), math.cos(1), 1.0]] * 2)
+    assert np.allclose(outputs.numpy(), [[math.cos(2) + 1, math.cos(1), 0.0], [0.0, 1.0, math.cos(2) + math.cos(1)]])
+
+
+def test_own_token_margins_include_the_value_bias_and_average_each_keys_logits():
+    """Value bias (1, 0): token 0's value is (2, 0), token 1's (1, 1); readout rows (3, 0) and (0, -1) give
+    logits (6, 0) and (3, -1): margins 6 - 3 = 3 and -1 - 1 = -2. The readout bias is not added per key."""
+    model = tiny_head(d_model=2, vocab_size=2)
+    with torch.no_grad():
+        model.token_embedding.weight.copy_(torch.eye(2, dtype=torch.float64))
+        model.value.weight.copy_(torch.eye(2, dtype=torch.float64))
+        model.value.bias.copy_(torch.tensor([1.0, 0.0], dtype=torch.float64))
+        model.unembedding.weight.copy_(torch.tensor([[3.0, 0.0], [0.0, -1.0]], dtype=torch.float64))
+        model.unembedding.bias.copy_(torch.tensor([10.0, -10.0], dtype=torch.float64))
+    assert linear.own_token_margins(model).tolist() == pytest.approx([3.0, -2.0])
+
+
+@pytest.mark.parametrize("pe, attention", [("alibi", "linear"), ("rope", "softmax")])
+def test_the_kernel_needs_a_linear_rope_head_and_says_so(pe, attention):
+    model = AttentionHead(HeadConfig(3, 8, pe, 16, attention=attention))
+    with pytest.raises(ValueError) as error:
+        linear.pair_coefficients(model)
+    assert str(error.value) == f"the linear control needs pe='rope', attention='linear'; got {pe!r}, {attention!r}"
+    with pytest.raises(ValueError, match="the linear control needs"):
+        linear.realized_head_kernel(model, 4)
+
+
+def min_norm_by_numpy(basis: np.ndarray, train_length_max: int, offset: int, rtol: float) -> np.ndarray:
+    """The min-norm interpolant from numpy's pseudo-inverse, divided by its value at the offset."""
+    target = (np.arange(train_length_max) == offset).astype(float)
+    coefficients = np.linalg.pinv(basis[:train_length_max], rcond=rtol) @ target
+    return coefficients / (basis[offset] @ coefficients)
+
+
+def test_cutoff_sweep_by_hand():
+    """A trained kernel twice the min-norm one, whose coefficients add a null direction of the training offsets
+    as long as the min-norm ones: kernel cosine 1, relative error 1, coefficient cosine and row-space fraction
+    1/sqrt 2, norm ratio sqrt 2. The cut-off 0.5 keeps the singular values above half the largest."""
+    n, d, base, length, offset = 32, 16, 0.05, 8, 2
+    basis = numpy_basis(n, d, base)
+    exact = min_norm_by_numpy(basis, length, offset, 0.0)
+    null = np.linalg.svd(basis[:length])[2][-1]  # a direction no training offset sees
+    coefficients = exact + np.linalg.norm(exact) * null
+    kernel_values = 2 * basis @ exact
+    sweep = linear.cutoff_sweep(torch.tensor(coefficients), torch.tensor(kernel_values), d, base, offset, length,
+                                (0.0, 0.5))
+    row = sweep.iloc[0]
+    assert row["rtol"] == 0.0 and row["rank"] == length
+    assert row["min_norm_norm"] == pytest.approx(np.linalg.norm(exact))
+    assert row["min_norm_fit_error"] < 1e-10
+    assert row["kernel_cosine"] == pytest.approx(1.0)
+    assert row["max_kernel_error"] == pytest.approx(np.abs(basis @ exact).max())
+    assert row["relative_error"] == pytest.approx(1.0)
+    assert row["coefficient_cosine"] == pytest.approx(1 / math.sqrt(2))
+    assert row["norm_ratio"] == pytest.approx(math.sqrt(2))
+    assert row["row_space_fraction"] == pytest.approx(1 / math.sqrt(2))
+    far = [abs(value) for delta, value in enumerate(basis @ exact) if delta >= n // 2 and delta != offset]
+    assert row["min_norm_far_key_weight"] == pytest.approx(np.mean(far))
+    sigma = np.linalg.svd(basis[:length], compute_uv=False)
+    cut = min_norm_by_numpy(basis, length, offset, 0.5)
+    row = sweep.iloc[1]
+    assert row["rtol"] == 0.5 and row["rank"] == (sigma > 0.5 * sigma[0]).sum() < length
+    assert row["min_norm_norm"] == pytest.approx(np.linalg.norm(cut))
+    ideal = np.arange(length) == offset
+    assert row["min_norm_fit_error"] == pytest.approx(np.abs((basis @ cut)[:length] - ideal).max())
+
+
+def test_compare_by_hand():
+    """A raw kernel of 4 at the target K = 2, 1 at the training offset 5 and -2 at delta 30: in target units
+    0.25 off on the training range, and mean |k| 0.5 / 20 over the last octave [20, 40). The kernel table
+    plots deltas 0..4 L - 1 = 31, each kernel 1 at K; the comparison is at the cut-off asked for."""
+    n, d, base, length, offset = 40, 16, 0.05, 8, 2
+    kernel_values = torch.zeros(n, dtype=torch.float64)
+    kernel_values[offset], kernel_values[5], kernel_values[30] = 4.0, 1.0, -2.0
+    coefficients = torch.ones(d, dtype=torch.float64)
+    sweep, comparison, kernels = linear.compare(coefficients, kernel_values, d, base, offset, length, (0.0, 0.5), 0.0)
+    assert len(comparison) == 1
+    row = comparison.iloc[0]
+    assert row["rtol"] == 0.0
+    assert row["trained_target_kernel"] == 4.0
+    assert row["trained_fit_error"] == pytest.approx(0.25)
+    assert row["trained_far_key_weight"] == pytest.approx(0.5 / 20)
+    assert row["condition_number"] == pytest.approx(np.linalg.cond(numpy_basis(length, d, base)))
+    assert row["norm_ratio"] == pytest.approx(0.25 * math.sqrt(d) / np.linalg.norm(min_norm_by_numpy(
+        numpy_basis(n, d, base), length, offset, 0.0)))  # the coefficients in target units too
+    assert comparison.iloc[0].drop(["condition_number", "trained_target_kernel", "trained_fit_error",
+                                    "trained_far_key_weight"]).to_dict() == sweep.iloc[0].to_dict()
+    assert kernels["solution"].tolist() == ["trained"] * 32 + ["min_norm"] * 32
+    assert kernels["delta"].tolist() == list(range(32)) * 2
+    assert kernels.loc[kernels["solution"] == "trained", "kernel"].tolist() == (kernel_values[:32] / 4).tolist()
+    min_norm = numpy_basis(32, d, base) @ min_norm_by_numpy(numpy_basis(n, d, base), length, offset, 0.0)
+    assert kernels.loc[kernels["solution"] == "min_norm", "kernel"].to_numpy() == pytest.approx(min_norm)
+    _, at_cut, _ = linear.compare(coefficients, kernel_values, d, base, offset, length, (0.0, 0.5), 0.5)
+    assert at_cut["rtol"].tolist() == [0.5]
+    _, short, short_kernels = linear.compare(coefficients, kernel_values[:20], d, base, offset, length, (0.0,), 0.0)
+    assert short_kernels["delta"].tolist() == list(range(20)) * 2  # fewer offsets than 4 L: every one
+
+
+def test_convergence_by_hand():
+    """Snapshots of w = the min-norm solution, twice it, and it plus a null direction: each kernel divided by its
+    value at K, the first two are the closed form exactly, the third differs by the null direction's kernel."""
+    n, d, base, length, offset = 32, 16, 0.05, 8, 2
+    basis = numpy_basis(n, d, base)
+    exact = min_norm_by_numpy(basis, length, offset, 0.0)
+    null = np.linalg.svd(basis[:length])[2][-1]
+    snapshots = torch.tensor(np.stack([exact, 2 * exact, exact + null]))
+    result = linear.convergence(snapshots, torch.tensor(basis), offset, length)
+    reference = basis @ exact
+    other = basis @ (exact + null)
+    other = other / other[offset]
+    assert result["kernel_cosine"][:2] == pytest.approx([1.0, 1.0])
+    assert result["kernel_cosine"][2] == pytest.approx(other @ reference / np.linalg.norm(other) / np.linalg.norm(reference))
+    assert result["max_kernel_error"] == pytest.approx([0.0, 0.0, np.abs(other - reference).max()], abs=1e-9)
+    assert result["max_kernel_error"][2] > 0.1
+
+
+def test_in_range_includes_both_ends_of_the_training_range():
+    frame = linear.in_range(pd.DataFrame({"length": [3, 4, 8, 9]}), TASK)  # lengths 4..8
+    assert frame["in_training_range"].tolist() == [False, True, True, False]
+
+
+def test_training_progress_by_hand():
+    """10 steps in 4 windows end at steps 10 * 1 // 4 = 2, 5, 7 and 10; each window's mean accuracy."""
+    curves = pd.DataFrame({"offset": 1, "seed": 0, "step": range(1, 11), "accuracy": [0.1 * s for s in range(1, 11)]})
+    progress = linear.training_progress(curves)
+    assert progress["until_step"].tolist() == [2, 5, 7, 10]
+    assert progress["until_step"].dtype.kind == "i"
+    assert progress["accuracy"].tolist() == pytest.approx([0.15, 0.4, 0.65, 0.9])
+    halves = linear.training_progress(curves, parts=2)
+    assert halves["until_step"].tolist() == [5, 10] and halves["accuracy"].tolist() == pytest.approx([0.3, 0.8])
+
+
+def by_length_table(rows) -> pd.DataFrame:
+    """(length, accuracy, far_key_weight[, seed]) rows of one arm-2 run at offset 2; in range: lengths 4..8."""
+    frame = pd.DataFrame(rows, columns=["length", "accuracy", "far_key_weight", "seed"][:len(rows[0])])
+    frame = frame.assign(arm=linear.HEAD, offset=2, **({} if "seed" in frame else {"seed": 0}))
+    return linear.in_range(frame, TASK)
+
+
+def test_far_weight_ratio_by_hand():
+    """Reference length 16 (the first >= 2 L), far length 64: the means over seeds, 0.15 / 0.3 = 0.5. A reference
+    weight below 1 is a weight; only 0 is none (NaN, not inf)."""
+    table = by_length_table([(8, 1.0, 9.0, 0), (16, 1.0, 0.2, 0), (16, 1.0, 0.4, 1), (32, 1.0, 5.0, 0),
+                             (64, 1.0, 0.1, 0), (64, 1.0, 0.2, 1)])
+    assert linear.far_weight_ratio(table, 8) == pytest.approx(0.5)
+    nothing = table.assign(far_key_weight=np.where(table["length"] == 16, 0.0, 0.3))
+    assert math.isnan(linear.far_weight_ratio(nothing, 8))
+
+
+def test_accuracy_at_a_length_and_its_message_when_absent():
+    table = by_length_table([(8, 0.5, 0.0, 0), (32, 0.25, 0.0, 0), (32, 0.75, 0.0, 1)])
+    assert linear.accuracy_at(table, 32) == pytest.approx(0.5)
+    with pytest.raises(ValueError) as error:
+        linear.accuracy_at(table, 16)
+    assert str(error.value) == "no evaluation at length 16 (EXTRAPOLATION_FACTOR x train_length_max)"
+
+
+def control_comparison(**columns) -> pd.DataFrame:
+    return pd.DataFrame({"arm": linear.CONTROL, "offset": [1, 2], "seed": 0, **columns})
+
+
+def test_control_checks_by_hand():
+    """Arm 1's four sanity checks: the worst run's condition number, cosine and error; the mean in-range accuracy."""
+    table = by_length_table([(4, 0.8, 0.0), (8, 1.0, 0.0), (16, 0.0, 0.0), (64, 0.0, 0.0)])
+    comparison = control_comparison(condition_number=[3.0, 7.5], kernel_cosine=[0.9995, 0.9991],
+                                    max_kernel_error=[0.002, 0.01])
+    checks = linear.control_checks(table, comparison, 8)
+    label = "arm 1 (min-norm control)"
+    assert [check["claim"] for check in checks] == [
+        f"{label}: the min-norm interpolant is well-posed", f"{label}: fits the training range",
+        f"{label}: training selects the min-norm interpolant (shape)",
+        f"{label}: training selects the min-norm interpolant (values)"]
+    assert [check["statistic"] for check in checks] == [
+        "condition number of the rotary basis over the training offsets", "mean accuracy at in-range lengths",
+        "lowest kernel cosine, trained vs closed form, over every evaluated offset",
+        "largest max |trained - closed form| over every evaluated offset (target = 1)"]
+    assert [check["value"] for check in checks] == pytest.approx([7.5, 0.9, 0.9991, 0.01])
+    assert [check["comparison"] for check in checks] == ["<=", ">=", ">=", "<="]
+    assert [check["threshold"] for check in checks] == [100.0, 0.9, 0.999, 0.01]
+    assert [check["rule"] for check in checks] == ["<= 100 (offsets 0..7)", ">= 0.9", ">= 0.999", "<= 0.01"]
+    assert [check["holds"] for check in checks] == [True, True, True, True]  # each at or inside its bound
+    assert {check["kind"] for check in checks} == {"sanity"}
+    assert all(check["offset"] is None for check in checks)
+
+
+def head_comparison(relative_error) -> pd.DataFrame:
+    return pd.DataFrame({"arm": linear.HEAD, "offset": 2, "seed": [0, 1], "relative_error": relative_error})
+
+
+HEAD_ROWS = [(4, 0.99, 0.0, 0), (8, 1.0, 0.0, 0), (4, 1.0, 0.0, 1), (8, 1.0, 0.0, 1), (16, 0.3, 0.2, 0),
+             (16, 0.3, 0.4, 1), (32, 0.25, 0.3, 0), (32, 0.75, 0.3, 1), (64, 0.2, 0.3, 0), (64, 0.2, 0.3, 1)]
+
+
+def test_head_checks_by_hand():
+    """Arm 2 on two seeds (V = 8, L = 8): worst in-range accuracy 0.99 fits (the bound is inclusive); the mean
+    accuracy 0.5 at 4 L = 32 against 4/V = 0.5; the far weight 0.3 at n = 64 over 0.3 at n = 16; the worst
+    relative kernel error. Texts, comparisons and rules by hand."""
+    checks = linear.head_checks(by_length_table(HEAD_ROWS), head_comparison([0.1, 0.3]), 8, 8)
+    label = "arm 2 (linear-attention head)"
+    assert [check["claim"] for check in checks] == [
+        f"{label}: fits the training range (precondition)", f"{label}: does not extrapolate",
+        f"{label}: distractor weight per key past the range does not decay",
+        f"{label}: its kernel is the min-norm interpolant"]
+    assert [check["statistic"] for check in checks] == [
+        "lowest accuracy over every in-range length, offset and seed",
+        "mean accuracy at 4x the longest training length",
+        "mean |weight| per key in [n/2, n) at the longest length over that at the first length >= 2 L",
+        "largest |trained - min-norm| / |min-norm| over every evaluated offset, at each run's most favourable cut-off"]
+    assert [check["value"] for check in checks] == pytest.approx([0.99, 0.5, 1.0, 0.3])
+    assert [check["comparison"] for check in checks] == [">=", "<=", ">=", "<="]
+    assert [check["threshold"] for check in checks] == pytest.approx([0.99, 0.5, 0.5, math.sqrt(0.2)])
+    assert [check["rule"] for check in checks] == [">= 0.99", "<= 4/V = 0.5 (n=32)", ">= 0.5 (n=64 over n=16)",
+                                                    "<= 0.447"]
+    assert [check["holds"] for check in checks] == [True, True, True, True]
+    assert {check["kind"] for check in checks} == {"evidence"} and all(check["per_seed"] for check in checks)
+    # Just below the fit bound: nothing past it is judged, and each rule says why.
+    unfit = by_length_table([(4, 0.98, 0.0, 0), *HEAD_ROWS[1:]])
+    checks = linear.head_checks(unfit, head_comparison([0.1, 0.3]), 8, 8)
+    assert [check["rule"] for check in checks[1:]] == [
+        "not judged: arm 2 does not fit its range (<= 4/V = 0.5 (n=32))",
+        "not judged: arm 2 does not fit its range (>= 0.5 (n=64 over n=16))",
+        "not judged: arm 2 does not fit its range (<= 0.447)"]
+    assert all(math.isnan(check["value"]) for check in checks[1:])
+
+
+def test_min_norm_sweep_by_hand():
+    """Per (d, base, offset), offsets in ascending order, at the longest evaluation length: the cut-off, the rank
+    and condition number of the training basis, the far weight of the min-norm kernel, and its accuracy, from
+    numpy (each token's output the summed kernel at its keys' deltas). L = 12, d = 32: the cut-off leaves rank 10."""
+    lengths, length, d, base = (16, 24), 24, 32, 1e4
+    sets = {offset: {n: make_eval_set(0, offset, n, 40, 4) for n in lengths} for offset in (3, 1)}
+    sweep = linear.min_norm_sweep([d], [base], 12, sets, 4)
+    assert sweep["offset"].tolist() == [1, 3]
+    basis = numpy_basis(length, d, base)
+    sigma = np.linalg.svd(basis[:12], compute_uv=False)
+    for row in sweep.itertuples():
+        kernel_values = basis @ min_norm_by_numpy(basis, 12, row.offset, linear.SWEEP_CUTOFF)
+        assert (row.d_model, row.rope_base, row.length, row.rtol) == (d, base, length, min(thresholds.LINEAR_CUTOFFS))
+        assert row.rank == (sigma > linear.SWEEP_CUTOFF * sigma[0]).sum() < 12  # this base is ill-conditioned
+        assert row.condition_number == pytest.approx(sigma[0] / sigma[-1], rel=1e-3)
+        far = [abs(v) for delta, v in enumerate(kernel_values) if delta >= length // 2 and delta != row.offset]
+        assert row.far_key_weight == pytest.approx(np.mean(far), rel=1e-6)
+        tokens, targets = (t.numpy() for t in sets[row.offset][length])
+        weights = kernel_values[::-1]  # position t is delta length - 1 - t
+        outputs = np.stack([np.array([weights[seq == token].sum() for token in range(4)]) for seq in tokens])
+        assert row.accuracy == pytest.approx((outputs.argmax(1) == targets).mean())
+
+
+def test_evaluate_weights_over_several_chunks_by_hand():
+    """At length 8192 a chunk holds 2^17 / 8192 = 16 sequences, so 40 sequences take three. A predictor that
+    outputs each sequence's own target and weighs each key by its token id: accuracy 1 only if every chunk is
+    scored against its own targets, and each statistic the mean over all 40 sequences, from numpy. Lengths come
+    back in ascending order whatever the order of the evaluation sets."""
+    offset, vocab = 3, 5
+
+    def predict(tokens):
+        return F.one_hot(tokens[:, -1 - offset], vocab).double(), tokens.double()
+
+    sets = {8192: make_eval_set(0, offset, 8192, 40, vocab), 8: make_eval_set(0, offset, 8, 7, vocab)}
+    table = linear.evaluate_weights(predict, sets, offset)
+    assert table["length"].tolist() == [8, 8192]
+    assert table["accuracy"].tolist() == [1.0, 1.0]
+    for row in table.itertuples():
+        tokens = sets[row.length][0].numpy().astype(float)
+        deltas = np.arange(row.length)[::-1]
+        octave = (deltas >= row.length // 2) & (deltas != offset)
+        assert row.target_weight == pytest.approx(tokens[:, -1 - offset].mean())
+        assert row.target_abs_weight == pytest.approx(tokens[:, -1 - offset].mean())
+        assert row.distractor_weight == pytest.approx(np.delete(tokens, -1 - offset, axis=1).sum(1).mean())
+        assert row.far_key_weight == pytest.approx(tokens[:, octave].mean(1).mean())
+    wrong = {8192: (sets[8192][0], sets[8192][1].roll(1))}  # targets of other sequences
+    assert linear.evaluate_weights(predict, wrong, offset)["accuracy"].item() < 0.5
+
+
+def test_the_experiment_holds_both_arms_of_every_run(experiment):
+    """Each table has every (arm, offset, seed) it should: both arms' rows of by_length, cutoffs, comparison and
+    kernel (arm 1 at its full grid with the exact pseudo-inverse first, arm 2 at the cut-offs), arm 1's
+    convergence history that of its own seed's SGD, its comparison at the exact solution, arm 2's at its
+    lowest relative error; the kernels over deltas 0..min(longest length, 4 L) - 1; the sweep at the
+    longest evaluation length."""
+    _, results, _ = experiment
+    runs = {(arm, offset, seed) for arm in (linear.CONTROL, linear.HEAD) for offset in (1, 2) for seed in (0, 1)}
+    for name in ("linear_by_length", "linear_cutoffs", "linear_comparison", "linear_kernel"):
+        assert set(map(tuple, results[name][["arm", "offset", "seed"]].to_numpy())) == runs, name
+    by_length = results["linear_by_length"]
+    assert sorted(set(by_length["length"])) == [8, 16, 32]
+    assert by_length.groupby("length")["in_training_range"].all().to_dict() == {8: True, 16: False, 32: False}
+    cutoffs = results["linear_cutoffs"]
+    for (arm, offset, seed), rows in cutoffs.groupby(["arm", "offset", "seed"]):
+        expected = (0.0, *thresholds.LINEAR_CUTOFFS) if arm == linear.CONTROL else thresholds.LINEAR_CUTOFFS
+        assert rows["rtol"].tolist() == list(expected)
+    comparison = results["linear_comparison"].set_index(["arm", "offset", "seed"])
+    for (arm, offset, seed), rows in cutoffs.groupby(["arm", "offset", "seed"]):
+        chosen = 0.0 if arm == linear.CONTROL else rows.loc[rows["relative_error"].idxmin(), "rtol"]
+        assert comparison.loc[(arm, offset, seed), "rtol"] == chosen
+    kernel = results["linear_kernel"]
+    for _, rows in kernel.groupby(["arm", "offset", "seed", "solution"]):
+        assert rows["delta"].tolist() == list(range(32))
+    control = RegressionConfig(16, 0.05, steps=400, batch_size=64, lr=0.05, log_every=50)
+    convergence = results["linear_convergence"]
+    for offset, seed in [(2, 1)]:  # its own seed and offset
+        _, history, _ = train_regression(control, TaskConfig(TASK.vocab_size, offset, 4, 8), seed)
+        rows = convergence[(convergence["offset"] == offset) & (convergence["seed"] == seed)]
+        assert rows["loss"].tolist() == history["loss"].tolist()
+    sweep = results["linear_min_norm_sweep"]
+    assert (sweep["length"] == 32).all() and sorted(set(sweep["d_model"])) == [16, 64]
+
+
+def test_analyze_names_each_arm_1_run_in_its_log_and_leaves_the_settings_alone(caplog):
+    """One run (offset 2, seed 3): the log line that says which control is training, the seven tables, and the
+    settings as they were (the sweep's lists are popped from a copy)."""
+    settings = {"task": {"vocab_size": 8, "train_length_min": 4, "train_length_max": 8, "eval_lengths": [8, 16]},
+                "linear": {"min_norm": {"d_model": 16, "rope_base": 0.05, "steps": 2, "batch_size": 4, "lr": 0.05,
+                                        "log_every": 1, "sweep_d_model": [16], "sweep_rope_base": [0.05]}}}
+    before = copy.deepcopy(settings)
+    runs = [({"pe": "rope", "offset": 2, "seed": 3}, tiny_head(d_model=16, vocab_size=8, seed=3, rope_base=0.05).float())]
+    curves = pd.DataFrame({"offset": 2, "seed": 3, "step": range(1, 5), "accuracy": 0.5})
+    inputs = {"models": runs, "curves": curves, "eval_sets": {2: eval_sets(2, lengths=(8, 16), n_samples=16)}}
+    with caplog.at_level(logging.INFO, logger=linear.log.name):
+        results = linear.analyze(inputs, settings)
+    assert [record.getMessage() for record in caplog.records if record.name == linear.log.name] == [
+        "arm 1: training the min-norm control for seed 3, offset 2"]
+    assert set(results) == {"linear_by_length", "linear_cutoffs", "linear_comparison", "linear_convergence",
+                            "linear_kernel", "linear_training_progress", "linear_min_norm_sweep"}
+    assert settings == before
+    assert results["linear_convergence"]["step"].tolist() == [1, 2]  # the control's own steps and log_every
+
+
+def test_claims_linear_reads_each_arm_from_its_own_rows():
+    """Arm 1's sanity checks from arm 1's rows only, arm 2's evidence from arm 2's: the two arms' tables differ
+    in every column a check reads, and each value is its own arm's."""
+    head = by_length_table(HEAD_ROWS)
+    control = head.assign(arm=linear.CONTROL, accuracy=0.5)
+    comparison = pd.concat([control_comparison(condition_number=[3.0, 7.5], kernel_cosine=[0.9995, 0.9991],
+                                               max_kernel_error=[0.002, 0.01], relative_error=9.0),
+                            head_comparison([0.1, 0.3]).assign(condition_number=1e9, kernel_cosine=-1.0,
+                                                               max_kernel_error=5.0)], ignore_index=True)
+    checks = linear.claims_linear(pd.concat([control, head], ignore_index=True), comparison, 8, 8)
+    assert [check["value"] for check in checks] == pytest.approx([7.5, 0.5, 0.9991, 0.01, 0.99, 0.5, 1.0, 0.3])
+    assert [check["kind"] for check in checks] == ["sanity"] * 4 + ["evidence"] * 4
+
+
+def test_comparison_lengths_by_hand_and_the_message_without_two_past_the_range():
+    """(first length >= 2 L, longest length), lengths in any order and repeated; 2 L itself counts. Fewer than
+    two lengths at or past 2 L: the message names the bound and the lengths."""
+    assert linear_summaries.comparison_lengths([64, 8, 16, 16, 32], 8) == (16, 64)
+    assert linear_summaries.comparison_lengths([15, 17, 40], 8) == (17, 40)
+    for lengths in ([8, 15, 16], [8, 12]):
+        with pytest.raises(ValueError) as error:
+            linear_summaries.comparison_lengths(lengths, 8)
+        assert str(error.value) == f"need two evaluation lengths >= 2 x train_length_max = 16, got {sorted(lengths)}"
+
+
+def test_convergence_is_measured_against_the_pseudo_inverse_without_a_cut_off():
+    """At base 1e4 the 16 training offsets' basis is ill-conditioned (condition ~1e19), so a pseudo-inverse with
+    torch's default cut-off is another interpolant. A snapshot at the cut-off-free solution (arm 1's reference,
+    EXACT) has kernel cosine 1 with the reference; one at the default cut-off does not."""
+    basis = rotary_basis(torch.arange(48), 16, 1e4)
+    target = interpolation_target(16, 2)
+    exact = min_norm_solution(basis[:16], target, 0.0)
+    default_cutoff = torch.linalg.pinv(basis[:16]) @ target
+    result = linear.convergence(torch.stack([exact, default_cutoff]), basis, 2, 16)
+    assert result["kernel_cosine"][0] == pytest.approx(1.0, abs=1e-6)
+    assert result["kernel_cosine"][1] < 0.999
+
+
+def test_head_predictor_moves_the_tokens_to_the_heads_device():
+    """The evaluation sets live on the CPU; the predictor sends each chunk to the head's device (on the meta
+    device, which stands in for a GPU here, CPU tokens make the head's index_add fail)."""
+    model = AttentionHead(HeadConfig(3, 8, "rope", 256, rope_base=10.0, attention="linear")).to("meta")
+    outputs, weights = linear.head_predictor(model)(torch.randint(3, (2, 5)))
+    assert outputs.device.type == weights.device.type == "meta" and tuple(weights.shape) == (2, 5)
+
+
+def test_min_norm_sweep_leaves_the_target_out_of_the_far_weight():
+    """At a length of 8 the last octave is deltas 4..7, which holds the target K = 5 (weight 1): the far weight is
+    the mean |k| over deltas 4, 6 and 7 only."""
+    sets = {5: {8: make_eval_set(0, 5, 8, 10, 4)}}
+    sweep = linear.min_norm_sweep([16], [0.05], 8, sets, 4)
+    basis = numpy_basis(8, 16, 0.05)
+    kernel_values = basis @ min_norm_by_numpy(basis, 8, 5, linear.SWEEP_CUTOFF)
+    assert sweep["far_key_weight"].item() == pytest.approx(np.mean(np.abs(kernel_values[[4, 6, 7]])), abs=1e-9)
+
+
+def test_compare_plots_the_min_norm_kernel_at_the_chosen_cut_off_and_leaves_the_target_out_of_the_far_weight():
+    """At base 1e4 the cut-off changes the min-norm kernel: the kernel table's min-norm curve is the one at the
+    cut-off compared (1e-2 here, from numpy), not at torch's default. A kernel of 4 offsets with K = 2: its last
+    octave (deltas 2, 3) holds the target, so the trained far weight is |k(3)| / k(2) = 0.5 alone."""
+    n, d, base, length, offset = 32, 16, 1e4, 8, 2
+    kernel_values = torch.zeros(n, dtype=torch.float64)
+    kernel_values[offset] = 1.0
+    _, comparison, kernels = linear.compare(torch.ones(d, dtype=torch.float64), kernel_values, d, base, offset, length,
+                                            (0.0, 1e-2), 1e-2)
+    assert comparison["rtol"].tolist() == [1e-2]
+    expected = numpy_basis(n, d, base) @ min_norm_by_numpy(numpy_basis(n, d, base), length, offset, 1e-2)
+    assert kernels.loc[kernels["solution"] == "min_norm", "kernel"].to_numpy() == pytest.approx(expected, abs=1e-9)
+    short = torch.tensor([0.0, 0.0, 4.0, 2.0], dtype=torch.float64)
+    _, comparison, _ = linear.compare(torch.ones(d, dtype=torch.float64), short, d, 0.05, offset, 4, (0.0,), 0.0)
+    assert comparison["trained_far_key_weight"].item() == pytest.approx(0.5)
+
+
+def test_cutoff_sweep_row_space_fraction_at_its_cut_off_and_far_weight_without_the_target():
+    """At the cut-off 0.5 the row space is that of the singular values above half the largest: the fraction of
+    the trained coefficients in it, from numpy's SVD. Over 4 offsets with K = 2 the min-norm kernel is the ideal
+    (0, 0, 1, 0), whose last octave (deltas 2, 3) holds the target: its far weight is |k(3)| = 0 alone."""
+    n, d, base, length, offset = 32, 16, 0.05, 8, 2
+    basis = numpy_basis(n, d, base)
+    coefficients = np.random.default_rng(0).normal(size=d)
+    sweep = linear.cutoff_sweep(torch.tensor(coefficients), torch.tensor(basis @ coefficients), d, base, offset, length,
+                                (0.5,))
+    _, sigma, vh = np.linalg.svd(basis[:length])
+    kept = vh[:len(sigma)][sigma > 0.5 * sigma[0]]
+    fraction = np.linalg.norm(kept @ coefficients) / np.linalg.norm(coefficients)
+    assert sweep["row_space_fraction"].item() == pytest.approx(fraction) and fraction < 0.9
+    short = numpy_basis(4, d, base)
+    sweep = linear.cutoff_sweep(torch.ones(d, dtype=torch.float64), torch.tensor(short @ np.ones(d)), d, base, offset, 4,
+                                (0.0,))
+    assert sweep["min_norm_far_key_weight"].item() == pytest.approx(0.0, abs=1e-9)
+
+
+def test_arm_1_is_compared_with_the_exact_interpolant_even_on_an_ill_conditioned_basis():
+    """Arm 1's reference is the cut-off-free pseudo-inverse (EXACT), not its most favourable cut-off: at base 1e4
+    the cut-offs give different interpolants, and the comparison row is still the one at 0."""
+    config = RegressionConfig(16, 1e4, steps=5, batch_size=16, lr=0.05, log_every=5)
+    tables = linear.analyze_control(config, TASK, 0, eval_sets(lengths=(8, 16), n_samples=16), 32)
+    assert tables["comparison"]["rtol"].tolist() == [0.0]
+    assert tables["cutoffs"]["relative_error"].idxmin() != 0  # another cut-off would have read better
