@@ -111,7 +111,8 @@ def exact_target_attention(kernel: torch.Tensor, offset: int, lengths: list[int]
             log_phi[start:start + 64] = terms.mean(0).log()
         log_phi[~distractor] = 0.0
         log_product = log_phi.cumsum(0)[[length - 1 for length in lengths]]  # (L, G)
-        log_integrand = (log_u + log_target[:, None] - times_u(log_x_plus_z[:, None], log_u))[None] + log_product[:, None, :]
+        log_integrand = ((log_u + log_target[:, None] - times_u(log_x_plus_z[:, None], log_u))[None]
+                         + log_product[:, None, :])  # (L, V_t, G)
         result[:, query_token, :] = torch.trapezoid(log_integrand.exp(), dx=LOG_U_STEP, dim=-1)  # (L, V_t)
     return result
 

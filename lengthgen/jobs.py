@@ -22,13 +22,13 @@ NATIVE_CPU_ENV = {"MKL_CBWR": "AUTO"}
 CPU_KERNELS = ("native", "portable")
 
 
-def cpu_kernel_environment(cpu_kernels: str, environment: dict) -> dict:
-    """``environment`` with the variables that make torch run ``cpu_kernels``, whatever it held before: the
-    config is the one switch, so a run's kernels are what its config says."""
+def kernel_variables(cpu_kernels: str) -> dict[str, str | None]:
+    """The value of each variable of PORTABLE_CPU_ENV that makes torch run ``cpu_kernels`` (None: unset)."""
     if cpu_kernels not in CPU_KERNELS:
         raise ValueError(f"cpu_kernels: {cpu_kernels!r} is not one of {', '.join(CPU_KERNELS)}")
     chosen = PORTABLE_CPU_ENV if cpu_kernels == "portable" else NATIVE_CPU_ENV
-    return {**{name: value for name, value in environment.items() if name not in PORTABLE_CPU_ENV}, **chosen}
+    return {name: chosen.get(name) for name in PORTABLE_CPU_ENV}
+
 
 # The choice use_cpu_kernels made in this process (a process, not its environment: a child process that starts
 # a workflow of its own may choose again).
@@ -36,16 +36,20 @@ _CHOSEN: dict[str, str] = {}
 
 
 def use_cpu_kernels(cpu_kernels: str) -> None:
-    """Make this process's jobs run ``cpu_kernels``. The confirmation runs and robustness points are modules of the
-    same workflow process, so their jobs share one environment: a second, different choice is refused."""
+    """Make this process's jobs run ``cpu_kernels``, whatever the environment held before: the config is the one
+    switch. The confirmation runs and robustness points are modules of the same workflow process, so their jobs
+    share one environment: a second, different choice is refused."""
+    variables = kernel_variables(cpu_kernels)
     chosen = _CHOSEN.setdefault("cpu_kernels", cpu_kernels)
     if chosen != cpu_kernels:
         raise ValueError(f"cpu_kernels: one workflow runs one kind of CPU kernels, and this one already runs {chosen}; "
                          f"a config layered over it (confirmation.runs, robustness.points) asks for {cpu_kernels}")
-    environment = cpu_kernel_environment(cpu_kernels, dict(os.environ))
-    for name in PORTABLE_CPU_ENV:  # native leaves ATEN_CPU_CAPABILITY unset
-        os.environ.pop(name, None)
-    os.environ.update(environment)
+    for name, value in variables.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
 
 def start_job(log_path: str) -> None:
     """Send logging and stderr to ``log_path``."""

@@ -5,7 +5,7 @@ import os
 
 import torch
 
-from lengthgen.jobs import PORTABLE_CPU_ENV, cpu_kernel_environment
+from lengthgen.jobs import PORTABLE_CPU_ENV, kernel_variables
 
 log = logging.getLogger(__name__)
 
@@ -45,8 +45,8 @@ def configure_torch(threads: int) -> None:
 def check_cpu_kernels(cpu_kernels: str) -> None:
     """Stop a job whose CPU kernels are not its config's ``cpu_kernels``: its environment lost what the workflow
     set (a cluster node that does not pass it on, say), and its weights would silently be another path's."""
-    wanted = cpu_kernel_environment(cpu_kernels, {})
+    wanted = kernel_variables(cpu_kernels)
     found = {name: os.environ.get(name) for name in PORTABLE_CPU_ENV}
-    if found != {name: wanted.get(name) for name in PORTABLE_CPU_ENV}:
+    if found != wanted:
         raise RuntimeError(f"cpu_kernels is {cpu_kernels}, which sets {wanted}, but this job runs with {found}: "
                            "its environment is not the workflow's (lengthgen/jobs.py)")

@@ -8,25 +8,15 @@ import pytest
 
 from conftest import snakemake
 from lengthgen import jobs
-from lengthgen.jobs import PORTABLE_CPU_ENV, cpu_kernel_environment, use_cpu_kernels
+from lengthgen.jobs import PORTABLE_CPU_ENV, kernel_variables, use_cpu_kernels
 from lengthgen.runtime import check_cpu_kernels
 
 EXPORTED = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2", "HOME": "/home/user"}
 
 
-def test_portable_replaces_what_the_user_exported():
-    assert cpu_kernel_environment("portable", EXPORTED) == {
-        "ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE", "HOME": "/home/user"}
-
-
-def test_native_leaves_the_kernels_to_the_cpu_in_mkls_reproducible_mode():
-    assert cpu_kernel_environment("native", {**PORTABLE_CPU_ENV, "HOME": "/home/user"}) == {
-        "MKL_CBWR": "AUTO", "HOME": "/home/user"}
-
-
 def test_an_unknown_choice_is_named():
     with pytest.raises(ValueError, match="cpu_kernels: 'fast' is not one of native, portable"):
-        cpu_kernel_environment("fast", {})
+        kernel_variables("fast")
 
 
 @pytest.fixture
@@ -36,6 +26,22 @@ def clean_environment(monkeypatch):
     monkeypatch.setattr(os, "environ", {name: value for name, value in os.environ.items()
                                         if name not in PORTABLE_CPU_ENV})
     monkeypatch.setattr(jobs, "_CHOSEN", {})
+
+
+def environment_of(names) -> dict:
+    return {name: os.environ.get(name) for name in names}
+
+
+def test_portable_replaces_what_the_user_exported(clean_environment):
+    os.environ.update(EXPORTED)
+    use_cpu_kernels("portable")
+    assert environment_of(EXPORTED) == {"ATEN_CPU_CAPABILITY": "default", "MKL_CBWR": "COMPATIBLE", "HOME": "/home/user"}
+
+
+def test_native_leaves_the_kernels_to_the_cpu_in_mkls_reproducible_mode(clean_environment):
+    os.environ.update({**PORTABLE_CPU_ENV, "HOME": "/home/user"})
+    use_cpu_kernels("native")
+    assert environment_of(EXPORTED) == {"ATEN_CPU_CAPABILITY": None, "MKL_CBWR": "AUTO", "HOME": "/home/user"}
 
 
 def test_one_workflow_runs_one_kind_of_kernels(clean_environment):
