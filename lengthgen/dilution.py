@@ -57,8 +57,8 @@ from lengthgen.seeding import generator
 
 # Trapezoid grid in r = log u for the exact expectation; see ``exact_target_attention``.
 LOG_U_STEP = 0.25  # the integrand is analytic in a strip, so the trapezoid rule converges like exp(-pi^2 / step)
-LOG_U_MIN = -25.0  # the dropped integral over u < exp(LOG_U_MIN) is at most exp(LOG_U_MIN)
-TAIL = 40.0  # u stops where exp(-u * smallest possible denominator) < exp(-TAIL)
+LOG_U_MIN = -25.0  # a target's integral starts at u (x + z) = exp(LOG_U_MIN): it drops at most exp(LOG_U_MIN) x / (x + z)
+TAIL = 40.0  # and stops where exp(-u (x + z)) < exp(-TAIL)
 LOG_FLOAT64_MAX = 709.0  # exp overflows a float64 past about 709.78
 
 
@@ -88,8 +88,9 @@ def exact_target_attention(kernel: torch.Tensor, offset: int, lengths: list[int]
     With x = exp s_at(K), z = exp s_aa(0) and Y the distractors' sum,
     E[x / (x + z + Y)] = int_0^inf x exp(-u (x + z)) prod_delta phi_a,delta(u) du,
     phi_a,delta(u) = E_b exp(-u exp s_ab(delta)). Logits are shifted per query token so that every
-    exp is <= 1 (the weight is shift-invariant); the integral runs over r = log u from LOG_U_MIN
-    to where exp(-u (x + z)) < exp(-TAIL) for every t (``times_u``: also where u overflows a float64).
+    exp is <= 1 (the weight is shift-invariant); the integral runs over r = log u, on the grid
+    LOG_U_MIN + k LOG_U_STEP, through each target's window (``integration_windows``); the product is
+    computed once per query token, at every point of any target's window.
     """
     if not (0 < offset < min(lengths) and max(lengths) <= kernel.shape[2]):
         raise ValueError(f"need 0 < offset < every length <= kernel offsets, got {offset}, {lengths}")
@@ -102,8 +103,10 @@ def exact_target_attention(kernel: torch.Tensor, offset: int, lengths: list[int]
         logits = logits - logits.max()
         log_self, log_target = logits[query_token, 0], logits[:, offset]  # (), (V_t,)
         log_x_plus_z = torch.logaddexp(log_self, log_target)  # (V_t,)
-        log_u = torch.arange(LOG_U_MIN, float(math.log(TAIL) - log_x_plus_z.min()) + LOG_U_STEP, LOG_U_STEP,
-                             dtype=torch.float64)  # (G,)
+        first, last = integration_windows(log_x_plus_z, logits[:, :min(lengths)], distractor[:min(lengths)])
+        points = torch.cat([torch.arange(start, end + 1) for start, end in zip(first.tolist(), last.tolist())
+                            if start <= end] + [torch.zeros(0, dtype=torch.long)]).unique()  # (G,), sorted
+        log_u = LOG_U_MIN + points.double() * LOG_U_STEP  # (G,)
         log_phi = torch.zeros(n_max, len(log_u), dtype=torch.float64)  # (n_max, G): log E_b exp(-u e^s)
         for start in range(0, n_max, 64):  # chunks of delta keep the (V_b, chunk, G) tensor small
             terms = times_u(logits[:, start:start + 64, None], log_u).neg_().exp_()  # (V_b, c, G): exp(-u e^s)
@@ -113,8 +116,33 @@ def exact_target_attention(kernel: torch.Tensor, offset: int, lengths: list[int]
         log_product = log_phi.cumsum(0)[[length - 1 for length in lengths]]  # (L, G)
         log_integrand = ((log_u + log_target[:, None] - times_u(log_x_plus_z[:, None], log_u))[None]
                          + log_product[:, None, :])  # (L, V_t, G)
-        result[:, query_token, :] = torch.trapezoid(log_integrand.exp(), dx=LOG_U_STEP, dim=-1)  # (L, V_t)
+        result[:, query_token, :] = (log_integrand.exp() * trapezoid_weights(points, first, last)).sum(-1)  # (L, V_t)
     return result
+
+
+def integration_windows(log_x_plus_z: torch.Tensor, logits: torch.Tensor,
+                        distractor: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per target token, the first and last grid index k (r = LOG_U_MIN + k LOG_U_STEP) of its integral; none
+    (first > last) where it is negligible. ``logits`` (V_b, n): one query token's, shifted to a maximum of 0,
+    over the shortest length's offsets, of which ``distractor`` marks the distractors. (V_t,), (V_t,)
+
+    With v = u (x + z), the integrand is at most x / (x + z) exp(-v) dv: below v = exp(LOG_U_MIN) it holds at most
+    exp(LOG_U_MIN) x / (x + z), and past v = TAIL at most exp(-TAIL). Past u = TAIL / exp(m), m the largest over
+    distractor offsets of the smallest logit over key tokens, that offset's E_b exp(-u e^s) < exp(-TAIL) caps the
+    integrand too (it drops at most exp(-TAIL), at every length at least the shortest).
+    """
+    bound = log_x_plus_z.clamp(min=logits[:, distractor].amin(0).max()) if distractor.any() else log_x_plus_z
+    first = torch.floor(-log_x_plus_z / LOG_U_STEP).long()
+    last = torch.ceil((math.log(TAIL) - bound - LOG_U_MIN) / LOG_U_STEP).long()
+    return first, last
+
+
+def trapezoid_weights(points: torch.Tensor, first: torch.Tensor, last: torch.Tensor) -> torch.Tensor:
+    """The trapezoid rule's weight of each grid index of ``points`` (G,) in each window first..last (V_t,):
+    LOG_U_STEP inside, half of it at the window's two ends, 0 outside. (V_t, G)"""
+    inside = (points >= first[:, None]) & (points <= last[:, None])
+    ends = (points == first[:, None]).double() + (points == last[:, None]).double()
+    return inside * (1.0 - 0.5 * ends) * LOG_U_STEP
 
 
 def times_u(log_values: torch.Tensor, log_u: torch.Tensor) -> torch.Tensor:

@@ -1,12 +1,13 @@
 """The exact target attention (lengthgen/dilution.py) on heads whose logits spread further than a float64's
-exp reaches, against values counted by hand."""
+exp reaches, or over thousands, against values counted by hand or enumerated."""
 
 import math
 
 import pytest
 import torch
 
-from lengthgen.dilution import exact_target_attention, times_u
+from lengthgen import dilution
+from lengthgen.dilution import exact_target_attention, integration_windows, times_u, trapezoid_weights
 
 GAP = 1000.0  # exp(1000) overflows a float64: the integration variable u reaches past exp(709)
 
@@ -46,3 +47,50 @@ def test_u_times_a_value_is_the_product_where_u_is_a_float64_and_exp_of_the_sum_
     expected = torch.tensor([[math.exp(-3.0), math.exp(700.0), math.inf, math.inf],
                              [0.0, 0.0, math.exp(-680.0), math.exp(100.0)]], dtype=torch.float64)
     assert torch.allclose(times_u(log_values, log_u), expected, rtol=1e-12, atol=0)
+
+
+def test_without_distractors_a_spread_of_thousands_loses_only_the_integral_below_each_targets_window():
+    """length 2, offset 1: E[x / (x + z)] is x / (x + z), here for targets from 0 to 3000 below the query's own key
+    and the other way round. Each target's window spans its own scale, u (x + z) from exp(LOG_U_MIN) to TAIL: the
+    same number of grid points (at most 117) whatever the spread, and the only loss is below it, at most
+    x / (x + z) exp(LOG_U_MIN) (1.1 for the trapezoid's endpoint correction, 1e-14 for rounding)."""
+    offsets = torch.tensor([0.0, -30.0, -700.0, -3000.0], dtype=torch.float64)  # by key token
+    kernel = torch.zeros(4, 4, 2, dtype=torch.float64)
+    kernel[:, :, 1] = offsets  # the target's logit, by its token
+    kernel[:, :, 0] = offsets[:, None]  # the query's own key: the query token's logit
+    log_target, log_self = kernel[:, :, 1], kernel[:, :, 0].diagonal()[:, None]  # (V_a, V_t), (V_a, 1)
+    attention = torch.sigmoid(log_target - log_self)  # x / (x + z)
+    missing = attention - exact_target_attention(kernel, 1, [2])[0]
+    assert torch.all(missing >= -1e-14)
+    assert torch.all(missing <= 1.1 * attention * math.exp(dilution.LOG_U_MIN) + 1e-14)
+    for query in range(4):
+        shifted = kernel[query] - kernel[query].max()
+        first, last = integration_windows(torch.logaddexp(shifted[query, 0], shifted[:, 1]), shifted,
+                                          torch.tensor([False, False]))
+        assert torch.all(last - first + 1 <= math.ceil((math.log(dilution.TAIL) - dilution.LOG_U_MIN)
+                                                       / dilution.LOG_U_STEP) + 2)
+
+
+def test_a_target_below_the_smallest_logit_of_a_distractors_every_key_gets_no_window_and_no_attention():
+    """The distractor at offset 2 has logit 0 whatever its token (those at 3 to 5: 0 or -3000, by token); the
+    query's own key and the target 1000 below: the target's weight is below exp(-999), 0 in a float64, and past
+    the cap of the offset whose smallest logit is largest the window is empty."""
+    length = 6
+    kernel = torch.zeros(2, 2, length, dtype=torch.float64)
+    kernel[:, :, [0, 1]] = -GAP
+    kernel[:, 1, 3:] = -3 * GAP
+    shifted = kernel[0] - kernel[0].max()
+    first, last = integration_windows(torch.logaddexp(shifted[0, 0], shifted[:, 1]), shifted,
+                                      torch.tensor([False, False, True, True, True, True]))
+    assert torch.all(first > last)
+    assert torch.equal(exact_target_attention(kernel, 1, [length])[0], torch.zeros(2, 2, dtype=torch.float64))
+
+
+def test_trapezoid_weights_are_the_step_inside_a_window_half_of_it_at_its_ends_and_none_outside():
+    """Grid indices 0..5; windows 1..3, the single point 4 (the rule on one point is 0) and an empty one (3..2).
+    (The ends hold integrands near exp(LOG_U_MIN) and exp(-TAIL): too small for a value test to see them.)"""
+    weights = trapezoid_weights(torch.arange(6), torch.tensor([1, 4, 3]), torch.tensor([3, 4, 2]))
+    step = dilution.LOG_U_STEP
+    expected = torch.tensor([[0, step / 2, step, step / 2, 0, 0], [0, 0, 0, 0, 0, 0], [0, 0, 0, 0, 0, 0]],
+                            dtype=torch.float64)
+    assert torch.equal(weights, expected)

@@ -113,9 +113,10 @@ def test_predictors_are_close_to_enumeration_on_a_random_kernel():
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_exact_predictor_equals_enumeration_per_query_and_target_token(seed):
+@pytest.mark.parametrize("scale", [4.0, 300.0])  # logits spread over ~ +-12, or over thousands (each target's window)
+def test_exact_predictor_equals_enumeration_per_query_and_target_token(seed, scale):
     vocab_size, offset, lengths = 3, 2, [3, 5, 7]
-    kernel = random_kernel(seed, vocab_size, 7, scale=4.0)  # logits spread over ~ +-12
+    kernel = random_kernel(seed, vocab_size, 7, scale=scale)
     exact = exact_target_attention(kernel, offset, lengths)  # (L, V, V)
     for index, length in enumerate(lengths):
         sequences = torch.tensor(list(itertools.product(range(vocab_size), repeat=length)))  # by delta
@@ -793,15 +794,15 @@ def test_profile_weights_are_the_row_of_each_sequences_query_and_target_tokens()
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_exact_without_distractors_misses_only_the_integral_below_the_grid(seed):
     """length = offset + 1: E[x / (x + z + Y)] is x / (x + z) (logits shifted to a maximum of 0 per query token).
-    The grid's only visible loss is the integral over u < exp(LOG_U_MIN), at most x exp(LOG_U_MIN) (module
-    constants): the step's error is ~exp(-pi^2 / step) and the integrand past the grid's end below exp(-TAIL).
-    (1.1 leaves room for the trapezoid's endpoint correction, step^2 / 12 of it; 1e-14 for rounding.)"""
+    The grid's only visible loss is the integral over u (x + z) < exp(LOG_U_MIN), at most x / (x + z) exp(LOG_U_MIN)
+    (module constants): the step's error is ~exp(-pi^2 / step) and the integrand past the window's end below
+    exp(-TAIL). (1.1 leaves room for the trapezoid's endpoint correction, step^2 / 12 of it; 1e-14 for rounding.)"""
     kernel = random_kernel(seed, 4, 2)
     shifted = kernel - kernel.amax((1, 2), keepdim=True)
     x, z = shifted[:, :, 1].exp(), shifted[:, :, 0].diagonal().exp()[:, None]  # (V_a, V_t), (V_a, 1)
     missing = x / (x + z) - exact_target_attention(kernel, 1, [2])[0]
     assert torch.all(missing >= -1e-14)
-    assert torch.all(missing <= 1.1 * x * math.exp(dilution.LOG_U_MIN) + 1e-14)
+    assert torch.all(missing <= 1.1 * x / (x + z) * math.exp(dilution.LOG_U_MIN) + 1e-14)
 
 
 def test_untrained_comparison_runs_the_head_at_init_on_the_trained_heads_device(monkeypatch):
