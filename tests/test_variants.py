@@ -412,10 +412,11 @@ def plain(row: dict) -> dict:
 def test_an_evidence_check_states_the_measured_class_and_the_numbers_it_was_decided_on():
     statistics = statistics_table([("rope", 1, 0.95123, 0.5), ("learned", 2, 0.99, 0.3)])
     rope, learned = variants.variants_checks(statistics, DESCRIPTIONS, VOCAB)
-    assert plain(rope) == {"claim": "prediction matches", "offset": 1, "value": 1.0, "comparison": "==",
-                           "threshold": 1.0, "statistic": f"rope: measured class matches the predicted one ({NO_COLLAPSE})",
-                           "rule": "measured: decays gracefully (lowest in range 0.951; n=32: 0.500, chance + 0.05 = 0.175)",
-                           "holds": True, "kind": "evidence", "per_seed": True}
+    assert plain(rope) == {
+        "claim": "prediction matches", "offset": 1, "value": 1.0, "comparison": "==", "threshold": 1.0,
+        "statistic": f"rope: measured class matches the predicted one ({NO_COLLAPSE})",
+        "rule": "measured: decays gracefully (lowest in range 0.951; n=32: 0.500, chance + 0.05 = 0.175)",
+        "holds": True, "kind": "evidence", "per_seed": True}
     assert learned["statistic"] == f"learned: measured class matches the predicted one ({COLLAPSES})"
     assert (learned["value"], learned["holds"], learned["offset"]) == (0.0, False, 2)
     assert learned["rule"] == "measured: decays gracefully (lowest in range 0.990; n=32: 0.300, chance + 0.05 = 0.175)"
@@ -428,10 +429,11 @@ def test_an_impossibility_is_a_sanity_check_of_the_lowest_in_range_accuracy_agai
     statistics = statistics_table([("nope", 3, 0.16, 0.1), ("alibi_learned", 2, VARIANT_FIT_ACCURACY, 0.9),
                                    ("rope", 1, 1.0, 0.95)])
     nope, alibi, rope = variants.variants_checks(statistics, descriptions, VOCAB)
-    assert plain(nope) == {"claim": "no position term: cannot select any offset", "offset": 3,
-                           "statistic": "nope: lowest mean accuracy in training range", "value": 0.16, "comparison": "<",
-                           "threshold": VARIANT_FIT_ACCURACY, "rule": "< 0.9 (fails in range)", "holds": True,
-                           "kind": "sanity", "per_seed": True}
+    assert plain(nope) == {
+        "claim": "no position term: cannot select any offset", "offset": 3,
+        "statistic": "nope: lowest mean accuracy in training range", "value": 0.16, "comparison": "<",
+        "threshold": VARIANT_FIT_ACCURACY, "rule": "< 0.9 (fails in range)", "holds": True, "kind": "sanity",
+        "per_seed": True}
     # A monotone term that reaches the fit bar exactly fits its range: the impossibility fails.
     assert alibi["claim"] == "position term monotone in the offset: cannot select K >= 2" and not alibi["holds"]
     assert rope["kind"] == "evidence" and rope["holds"]
