@@ -9,12 +9,14 @@ bootstrap did before seed sums (on the checks as they are now). Prints a markdow
 """
 
 import argparse
+import itertools
 import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
@@ -23,11 +25,43 @@ sys.path.insert(0, str(REPO))
 from lengthgen.bootstrap import seed_bootstrap  # noqa: E402
 from lengthgen.claims import with_keys  # noqa: E402
 from lengthgen.config import prepare_config  # noqa: E402
+from lengthgen.experiments.catalog import CATALOG  # noqa: E402
+from lengthgen.experiments.declaration import Evaluations, Table, schema_read, settings_of  # noqa: E402
 from lengthgen.experiments.runner import experiment_module  # noqa: E402
 from lengthgen.table_schemas.registry import schema_named  # noqa: E402
-from lengthgen.tables import read_table  # noqa: E402
+from lengthgen.tables import read_table, read_tables  # noqa: E402
 
-EXPERIMENTS = ("cures", "prop1", "multiseed")
+EXPERIMENTS = ("cures", "prop1", "multiseed", "variants")
+
+
+def declaration(experiment: str):
+    return next(entry for entry in CATALOG if entry.name == experiment)
+
+
+def experiment_settings(experiment: str, config: dict) -> dict:
+    """The settings the experiment's analysis job gets (its declared config keys)."""
+    return settings_of(declaration(experiment), config)
+
+
+def checked_tables(experiment: str, results: Path, config: dict) -> dict[str, pd.DataFrame]:
+    """The tables ``experiment``'s checks read (``CHECKED``), from a finished run's ``results`` folder, as its
+    analysis job loads them: a table from its file; the variants' evaluations and range fits from their runs' files."""
+    reads = declaration(experiment).reads
+    return {name: read_checked(reads.get(name, Table(name)), results, config)
+            for name in experiment_module(experiment).CHECKED}
+
+
+def read_checked(source, results: Path, config: dict) -> pd.DataFrame:
+    if isinstance(source, Table):
+        return read_table(results / "tables" / f"{source.name}.parquet", schema_named(source.schema_name))
+    if source.family != "variants":
+        raise ValueError(f"no reader here for the runs of family {source.family!r}")
+    # Where the workflow writes a variants run's files (workflow/rules/common.smk, RUN_FOLDER).
+    runs = itertools.product(*(config["variants"][key] for key in ("pe", "seeds", "offsets")))
+    folders = [f"pe~{pe}/seed~{seed}/offset~{offset}" for pe, seed, offset in runs]
+    files = ([results / "evaluations" / f"{folder}.parquet" for folder in folders] if isinstance(source, Evaluations)
+             else [results / "models" / folder / "range_fit.parquet" for folder in folders])
+    return read_tables(files, schema_named(schema_read(source)))
 
 
 def claims_functions(experiment: str, settings: dict):
@@ -54,10 +88,9 @@ def timed(function, repeats: int):
     return result, statistics.median(times)
 
 
-def experiment_row(experiment: str, results: Path, settings: dict, resamples: int, repeats: int) -> str:
-    checked = experiment_module(experiment).CHECKED
-    tables = {name: read_table(results / "tables" / f"{name}.parquet", schema_named(name)) for name in checked}
-    summed, recomputed = claims_functions(experiment, settings)
+def experiment_row(experiment: str, results: Path, config: dict, resamples: int, repeats: int) -> str:
+    tables = checked_tables(experiment, results, config)
+    summed, recomputed = claims_functions(experiment, experiment_settings(experiment, config))
     (before, seconds_before), (after, seconds_after) = (
         timed(lambda: seed_bootstrap(claims_of, tables, resamples, seed=0), repeats) for claims_of in (recomputed, summed))
     distance = max(float(np.nanmax(np.abs(after[column] - before[column]), initial=0.0))
@@ -76,12 +109,12 @@ def main() -> None:
     args = parser.parse_args()
     config = yaml.safe_load(args.configfile.read_text())
     prepare_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")
-    settings, resamples = {"task": config["task"]}, config["bootstrap"]["resamples"]
+    resamples = config["bootstrap"]["resamples"]
     print("| experiment | checks | seeds | resamples | recomputed (CPU s) | seed sums (CPU s) | speed-up | "
           "largest interval change | same shares and per-seed counts |")
     print("|---|---|---|---|---|---|---|---|---|")
     for experiment in EXPERIMENTS:
-        print(experiment_row(experiment, args.workdir / "results", settings, resamples, args.repeats), flush=True)
+        print(experiment_row(experiment, args.workdir / "results", config, resamples, args.repeats), flush=True)
 
 
 if __name__ == "__main__":

@@ -1,12 +1,15 @@
 """The seed bootstrap (lengthgen/bootstrap.py): known spreads, open and decided checks, pairing and relabelling, and
 the per-seed counts of the checks declared per seed."""
 
+import importlib.util
+
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
-from conftest import SMOKE_CONFIG
+from conftest import REPO, SMOKE_CONFIG
+from lengthgen.config import prepare_config
 from lengthgen import seed_sums
 from lengthgen.bootstrap import failing_seeds, resample_seeds, run_seeds, seed_bootstrap
 from lengthgen.claims import KEY, check, with_keys
@@ -340,7 +343,7 @@ def test_a_seed_sums_threshold_needs_a_seed_sums_value():
 
 
 # The experiments whose checks are all statistics of seed sums (the costliest bootstraps of the tiny run, issue 26).
-SUMMED_EXPERIMENTS = ("cures", "prop1", "multiseed")
+SUMMED_EXPERIMENTS = ("cures", "prop1", "multiseed", "variants")
 # How far a summed interval end may sit from the recomputed one. Both come from the same draws; the seed sums add
 # in another order (a few units in the 16th place), and the t-interval of cures' paired check takes its variance from
 # sums of squares (seed_sums.mean_interval_low: up to about 1e-8 of the values' spread). The resamples' own spread,
@@ -348,30 +351,31 @@ SUMMED_EXPERIMENTS = ("cures", "prop1", "multiseed")
 SUMMED_TOLERANCE = 1e-7
 
 
-def spreads_summed_and_recomputed(experiment: str, results, settings: dict, resamples: int = 100):
+@pytest.fixture(scope="module")
+def bootstrap_speed():
+    """bench/bootstrap_speed.py as a module (bench/ is scripts, not a package): it reads an experiment's checked
+    tables from a finished run as the analysis job loads them, and makes its checks both ways."""
+    spec = importlib.util.spec_from_file_location("bench_bootstrap_speed", REPO / "bench" / "bootstrap_speed.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def spreads_summed_and_recomputed(bench, experiment: str, results, config: dict, resamples: int = 100):
     """The seed bootstrap of ``experiment``'s checks on a run's tables (``results``: its folder), by seed sums and by
     recomputing the checks on every resample, as every bootstrap did before seed sums, with the same draws."""
-    from lengthgen.experiments.runner import experiment_module
-    from lengthgen.table_schemas.registry import schema_named
-    from lengthgen.tables import read_table
-
-    module = experiment_module(experiment)
-    tables = {name: read_table(results / "tables" / f"{name}.parquet", schema_named(name)) for name in module.CHECKED}
-
-    def summed(**resampled):
-        return with_keys(module.checks(resampled, settings), experiment, experiment)
-
-    def recomputed(**resampled):
-        return summed(**resampled).assign(seed_sums=None)
-
+    tables = bench.checked_tables(experiment, results, config)
+    summed, recomputed = bench.claims_functions(experiment, bench.experiment_settings(experiment, config))
     assert summed(**tables)["seed_sums"].notna().all()  # every check is of seed sums: none is recomputed
     return [seed_bootstrap(claims_of, tables, resamples=resamples, seed=0) for claims_of in (summed, recomputed)]
 
 
 @pytest.mark.parametrize("experiment", SUMMED_EXPERIMENTS)
-def test_the_bootstrap_by_seed_sums_keeps_the_recomputed_intervals_and_outcomes_on_the_tiny_run(smoke_run, experiment):
-    settings = {"task": yaml.safe_load(SMOKE_CONFIG.read_text())["task"]}
-    summed, recomputed = spreads_summed_and_recomputed(experiment, smoke_run / "results", settings)
+def test_the_bootstrap_by_seed_sums_keeps_the_recomputed_intervals_and_outcomes_on_the_tiny_run(smoke_run, experiment,
+                                                                                               bootstrap_speed):
+    config = yaml.safe_load(SMOKE_CONFIG.read_text())
+    prepare_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")  # the defaults, as the run had them
+    summed, recomputed = spreads_summed_and_recomputed(bootstrap_speed, experiment, smoke_run / "results", config)
     exact = [column for column in summed.columns if column not in ("spread_low", "spread_high")]
     pd.testing.assert_frame_equal(summed[exact], recomputed[exact])  # counts, shares, per-seed counts: identical
     for column in ("spread_low", "spread_high"):

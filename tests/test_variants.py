@@ -4,6 +4,7 @@ import pandas as pd
 import pytest
 import torch
 
+from lengthgen import seed_sums
 from lengthgen.claims import verdict, with_keys
 from lengthgen.encodings import ENCODINGS, EncodingConfig, build_encoding
 from lengthgen.experiments.variants import analysis as variants
@@ -280,6 +281,72 @@ def test_a_cell_is_classified_on_the_seeds_that_fit_the_range_when_most_do():
 
 
 
+# Per cell, each seed's (accuracy at 4, 8 (both in range) and 32 (4x)) and whether it fits its range. rope K=1: half
+# its seeds fit, so all count and it fails in range, while most of a resample's seeds may fit and it extrapolates or
+# decays; learned K=2: every seed fits, its far mean crosses chance + tolerance (0.175, a mean of four no sum of
+# these far values meets exactly, which would leave the side to rounding) from one resample to another; nope
+# K=1: one seed of four fits (and fits the range: the impossibility's check fails on it alone).
+MIXED_RUNS = {("rope", 1): [((0.97, 0.99, 0.95), True), ((0.98, 1.0, 0.7), True), ((0.4, 0.6, 0.1), False),
+                            ((0.5, 0.3, 0.12), False)],
+              ("learned", 2): [((1.0, 1.0, far), True) for far in (0.11, 0.16, 0.21, 0.31)],
+              ("nope", 1): [((0.95, 0.95, 0.9), True)] + [((0.2, 0.3, 0.1), False)] * 3}
+MIXED_SETTINGS = {**SETTINGS, "variants": {"pe": ["rope", "learned", "nope"]}}
+
+
+def mixed_inputs() -> dict[str, pd.DataFrame]:
+    rows, fits = [], []
+    for (pe, offset), seeds in MIXED_RUNS.items():
+        for seed, (accuracies, fitted) in enumerate(seeds):
+            fits.append(dict(pe=pe, offset=offset, seed=seed, fitted=fitted))
+            # Seed 0 is also evaluated at 16: a seed counts once in the share of seeds that fit, whatever its rows.
+            lengths = (4, 8, 32, 16) if seed == 0 else (4, 8, 32)
+            rows += [dict(experiment="variants", pe=pe, offset=offset, seed=seed, length=length,
+                          in_training_range=length <= TRAIN_MAX, accuracy=accuracy, target_attention=0.0, loss=0.0)
+                     for length, accuracy in zip(lengths, (*accuracies, accuracies[-1]))]
+    return {"evaluations": pd.DataFrame(rows), "fits": pd.DataFrame(fits)}
+
+
+def test_the_checked_statistics_are_those_the_classes_are_decided_on():
+    inputs = mixed_inputs()
+    classes = variants.classify_variants(variants.fitted_summary(inputs["evaluations"], inputs["fits"]), VOCAB,
+                                         TRAIN_MAX)
+    statistics = variants.class_statistics(inputs["evaluations"], inputs["fits"], TRAIN_MAX)
+    assert statistics[["pe", "offset"]].values.tolist() == classes[["pe", "offset"]].values.tolist()
+    assert (statistics["far_length"] == classes["far_length"]).all()
+    for column in ("lowest_in_range", "far_mean"):
+        assert [value.value() for value in statistics[column]] == pytest.approx(classes[column].tolist(), abs=1e-15)
+    # Half of rope's seeds fit: not most, so all count (lowest in range 0.7125, at length 4), and it fails in range.
+    assert classes.set_index("pe").loc["rope", ["lowest_in_range", "category"]].tolist() == [pytest.approx(0.7125),
+                                                                                              FAILS]
+    # The checks' values are the classes' matches (both False here: rope fails in range, learned decays).
+    matches = predictions(classes, mechanisms(MIXED_SETTINGS["variants"]["pe"])).set_index("pe")["matches"]
+    evidence = checks_of(inputs, MIXED_SETTINGS).query("kind == 'evidence'")
+    assert evidence["value"].tolist() == [float(matches["learned"]), float(matches["rope"])] == [0.0, 0.0]
+
+
+def test_the_bootstrap_by_seed_sums_redoes_the_fit_filter_and_the_class_on_every_resample():
+    """Seed sums against recomputing the checks on each resample, with the same draws: the same shares and
+    per-seed counts, and intervals within rounding, where the fit filter and the class change between resamples."""
+    from lengthgen.bootstrap import seed_bootstrap
+
+    def summed(**tables):
+        return checks_of(tables, MIXED_SETTINGS)
+
+    def recomputed(**tables):
+        return summed(**tables).assign(seed_sums=None)
+
+    inputs = mixed_inputs()
+    assert summed(**inputs)["seed_sums"].notna().all()
+    by_sums, redone = (seed_bootstrap(claims_of, inputs, resamples=200, seed=0) for claims_of in (summed, recomputed))
+    exact = [column for column in by_sums.columns if column not in ("spread_low", "spread_high")]
+    pd.testing.assert_frame_equal(by_sums[exact], redone[exact])
+    for column in ("spread_low", "spread_high"):
+        assert by_sums[column].tolist() == pytest.approx(redone[column].tolist(), abs=1e-12)
+    assert by_sums["holds_fraction"].between(0, 1, inclusive="neither").all()  # each outcome varies: both compared
+    # learned: its seeds far above chance; nope: the seed that fits; rope: the seeds that do not fit.
+    assert by_sums["seeds_failing"].tolist() == [2, 1, 2]
+
+
 def test_a_head_at_exactly_the_fit_bar_fits_its_range():
     assert classify(VARIANT_FIT_ACCURACY, 1.0, CHANCE) == EXTRAPOLATES
 
@@ -326,29 +393,47 @@ def classes_table(rows: list[tuple]) -> pd.DataFrame:
                           "category": category} for pe, offset, lowest, far, category in rows])
 
 
+def constant(value: float) -> seed_sums.SeedSums:
+    """``value`` as seed sums: the mean of one seed's one row."""
+    return seed_sums.mean(pd.DataFrame({"seed": [0], "accuracy": [value]}), "accuracy")
+
+
+def statistics_table(rows: list[tuple]) -> pd.DataFrame:
+    """Rows (pe, offset, lowest_in_range, far_mean) of ``class_statistics``, constants, far length 32."""
+    return pd.DataFrame([{"pe": pe, "offset": offset, "far_length": 32, "lowest_in_range": constant(lowest),
+                          "far_mean": constant(far)} for pe, offset, lowest, far in rows])
+
+
+def plain(row: dict) -> dict:
+    """A check without its seed sums (the bootstrap's), as the claims table holds it."""
+    return {name: value for name, value in row.items() if name != "seed_sums"}
+
+
 def test_an_evidence_check_states_the_measured_class_and_the_numbers_it_was_decided_on():
-    classes = classes_table([("rope", 1, 0.95123, 0.5, DECAYS), ("learned", 2, 0.99, 0.3, DECAYS)])
-    rope, learned = variants.variants_checks(classes, DESCRIPTIONS, VOCAB)
-    assert rope == {"claim": "prediction matches", "offset": 1, "value": 1.0, "comparison": "==", "threshold": 1.0,
-                    "statistic": f"rope: measured class matches the predicted one ({NO_COLLAPSE})",
-                    "rule": "measured: decays gracefully (lowest in range 0.951; n=32: 0.500, chance + 0.05 = 0.175)",
-                    "holds": True, "kind": "evidence", "per_seed": True}
+    statistics = statistics_table([("rope", 1, 0.95123, 0.5), ("learned", 2, 0.99, 0.3)])
+    rope, learned = variants.variants_checks(statistics, DESCRIPTIONS, VOCAB)
+    assert plain(rope) == {
+        "claim": "prediction matches", "offset": 1, "value": 1.0, "comparison": "==", "threshold": 1.0,
+        "statistic": f"rope: measured class matches the predicted one ({NO_COLLAPSE})",
+        "rule": "measured: decays gracefully (lowest in range 0.951; n=32: 0.500, chance + 0.05 = 0.175)",
+        "holds": True, "kind": "evidence", "per_seed": True}
     assert learned["statistic"] == f"learned: measured class matches the predicted one ({COLLAPSES})"
     assert (learned["value"], learned["holds"], learned["offset"]) == (0.0, False, 2)
     assert learned["rule"] == "measured: decays gracefully (lowest in range 0.990; n=32: 0.300, chance + 0.05 = 0.175)"
-    at_sixteen = variants.variants_checks(classes, DESCRIPTIONS, 16)[0]
+    at_sixteen = variants.variants_checks(statistics, DESCRIPTIONS, 16)[0]
     assert at_sixteen["rule"].endswith("chance + 0.05 = 0.113)")
 
 
 def test_an_impossibility_is_a_sanity_check_of_the_lowest_in_range_accuracy_against_the_fit_bar():
     descriptions = {**DESCRIPTIONS, "nope": mechanism("nope")}
-    classes = classes_table([("nope", 3, 0.16, 0.1, FAILS), ("alibi_learned", 2, VARIANT_FIT_ACCURACY, 0.9, EXTRAPOLATES),
-                             ("rope", 1, 1.0, 0.95, EXTRAPOLATES)])
-    nope, alibi, rope = variants.variants_checks(classes, descriptions, VOCAB)
-    assert nope == {"claim": "no position term: cannot select any offset", "offset": 3,
-                    "statistic": "nope: lowest mean accuracy in training range", "value": 0.16, "comparison": "<",
-                    "threshold": VARIANT_FIT_ACCURACY, "rule": "< 0.9 (fails in range)", "holds": True,
-                    "kind": "sanity", "per_seed": True}
+    statistics = statistics_table([("nope", 3, 0.16, 0.1), ("alibi_learned", 2, VARIANT_FIT_ACCURACY, 0.9),
+                                   ("rope", 1, 1.0, 0.95)])
+    nope, alibi, rope = variants.variants_checks(statistics, descriptions, VOCAB)
+    assert plain(nope) == {
+        "claim": "no position term: cannot select any offset", "offset": 3,
+        "statistic": "nope: lowest mean accuracy in training range", "value": 0.16, "comparison": "<",
+        "threshold": VARIANT_FIT_ACCURACY, "rule": "< 0.9 (fails in range)", "holds": True, "kind": "sanity",
+        "per_seed": True}
     # A monotone term that reaches the fit bar exactly fits its range: the impossibility fails.
     assert alibi["claim"] == "position term monotone in the offset: cannot select K >= 2" and not alibi["holds"]
     assert rope["kind"] == "evidence" and rope["holds"]
@@ -356,15 +441,14 @@ def test_an_impossibility_is_a_sanity_check_of_the_lowest_in_range_accuracy_agai
 
 def test_with_only_impossibilities_or_no_prediction_the_account_is_untested():
     descriptions = {**DESCRIPTIONS, "nope": mechanism("nope")}
-    only_sanity = variants.variants_checks(classes_table([("nope", 1, 0.2, 0.1, FAILS),
-                                                          ("alibi_learned", 1, 1.0, 1.0, EXTRAPOLATES)]),
+    only_sanity = variants.variants_checks(statistics_table([("nope", 1, 0.2, 0.1), ("alibi_learned", 1, 1.0, 1.0)]),
                                            descriptions, VOCAB)
     assert [row["kind"] for row in only_sanity] == ["sanity", "evidence"]
     assert only_sanity[1] == {"claim": "the account makes a prediction", "offset": None,
                               "statistic": "number of encodings and offsets it applies to", "value": 0.0,
                               "comparison": ">=", "threshold": 1.0, "rule": ">= 1", "holds": False,
                               "kind": "evidence", "per_seed": True}
-    with_evidence = variants.variants_checks(classes_table([("rope", 1, 1.0, 1.0, EXTRAPOLATES)]), DESCRIPTIONS, VOCAB)
+    with_evidence = variants.variants_checks(statistics_table([("rope", 1, 1.0, 1.0)]), DESCRIPTIONS, VOCAB)
     assert [row["claim"] for row in with_evidence] == ["prediction matches"]
 
 

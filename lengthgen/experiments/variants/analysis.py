@@ -8,15 +8,19 @@ rules of ``lengthgen.thresholds`` (variants block); a prediction (``lengthgen/va
 is a function of the properties and the offset alone, so it is fixed before any run.
 """
 
+import numpy as np
 import pandas as pd
 
+from lengthgen import seed_sums
 from lengthgen.claims import check
 from lengthgen.experiments.generalization.analysis import summarize_accuracy
 from lengthgen.experiments.variants.thresholds import EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR
 from lengthgen.thresholds import CHANCE_TOLERANCE
-from lengthgen.training_report import fit_counts, runs_that_fit
-from lengthgen.experiments.variants.summaries import mechanisms, predictions
-from lengthgen.variant_predictions import COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_PREDICTION, impossibility
+from lengthgen.seed_sums import SeedSums
+from lengthgen.training_report import fit_counts, fitted_means, runs_that_fit
+from lengthgen.experiments.variants.summaries import mechanisms
+from lengthgen.variant_predictions import (ALLOWED_CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_PREDICTION,
+                                           impossibility, predicted_class)
 
 EXPERIMENT = "variants"
 
@@ -28,13 +32,13 @@ def summarize_variants(evaluations: pd.DataFrame) -> pd.DataFrame:
 
 def classify(mean_in_range_min: float, mean_far: float, chance: float) -> str:
     """The class of one (encoding, offset), by the rules of ``lengthgen.thresholds``."""
-    if mean_in_range_min < VARIANT_FIT_ACCURACY:
-        return FAILS
-    if mean_far >= EXTRAPOLATES_ACCURACY:
-        return EXTRAPOLATES
-    if mean_far <= chance + CHANCE_TOLERANCE:
-        return COLLAPSES
-    return DECAYS
+    return str(classes(np.asarray(mean_in_range_min), np.asarray(mean_far), chance))
+
+
+def classes(means_in_range_min: np.ndarray, means_far: np.ndarray, chance: float) -> np.ndarray:
+    """``classify`` of each pair of statistics at once: the seed bootstrap decides the class on every resample."""
+    return np.select([means_in_range_min < VARIANT_FIT_ACCURACY, means_far >= EXTRAPOLATES_ACCURACY,
+                      means_far <= chance + CHANCE_TOLERANCE], [FAILS, EXTRAPOLATES, COLLAPSES], DECAYS)
 
 
 def classify_variants(summary: pd.DataFrame, vocab_size: int, train_length_max: int) -> pd.DataFrame:
@@ -72,14 +76,33 @@ CHECKED = ("evaluations", "fits")
 
 def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
     task = settings["task"]
-    classes = classify_variants(fitted_summary(tables["evaluations"], tables["fits"]), task["vocab_size"],
-                                task["train_length_max"])
-    return variants_checks(classes, mechanisms(settings["variants"]["pe"]), task["vocab_size"])
+    statistics = class_statistics(tables["evaluations"], tables["fits"], task["train_length_max"])
+    return variants_checks(statistics, mechanisms(settings["variants"]["pe"]), task["vocab_size"])
 
 
-def variants_checks(classes: pd.DataFrame, descriptions: dict[str, dict], vocab_size: int) -> list[dict]:
-    """One check per (encoding, offset) the account predicts a class for (``predicted_class``): the
-    measured class is one the prediction allows.
+def class_statistics(evaluations: pd.DataFrame, fits: pd.DataFrame, train_length_max: int) -> pd.DataFrame:
+    """Per (pe, offset), sorted: what ``classify_variants`` decides the class on, of the same runs
+    (``fitted_summary``), as seed sums (``lengthgen.seed_sums``): the lowest mean accuracy at an in-range length
+    (``lowest_in_range``) and the mean at the far length (``far_mean``, at ``far_length``)."""
+    means = fitted_means(evaluations, fits, ["length", "in_training_range"], "accuracy")
+    summary = pd.DataFrame(list(means), columns=["pe", "offset", "length", "in_training_range"]).assign(
+        mean=list(means.values()))
+    far_length = VARIANT_LENGTH_FACTOR * train_length_max
+    return pd.DataFrame([{"pe": pe, "offset": offset, "far_length": far_length,
+                          "lowest_in_range": seed_sums.smallest(list(cell.loc[cell["in_training_range"], "mean"])),
+                          "far_mean": cell.loc[cell["length"] == far_length, "mean"].item()}
+                         for (pe, offset), cell in summary.groupby(["pe", "offset"], sort=True)])
+
+
+def class_matches(lowest_in_range: SeedSums, far_mean: SeedSums, chance: float, allowed: set[str]) -> SeedSums:
+    """1.0 where the class of the statistics (``classes``) is one of ``allowed``, else 0.0, as seed sums."""
+    return seed_sums.combine(lambda lowest, far: np.isin(classes(lowest, far, chance), sorted(allowed)).astype(float),
+                             lowest_in_range, far_mean)
+
+
+def variants_checks(statistics: pd.DataFrame, descriptions: dict[str, dict], vocab_size: int) -> list[dict]:
+    """One check per (encoding, offset) of ``statistics`` (``class_statistics``) the account predicts a class for
+    (``predicted_class``): the measured class is one the prediction allows.
 
     Evidence, except where the prediction is an impossibility (``variant_predictions.impossibility``: no
     position term; a position term monotone in the offset at K >= 2; random position ids at K >= 2): a head
@@ -88,8 +111,9 @@ def variants_checks(classes: pd.DataFrame, descriptions: dict[str, dict], vocab_
     """
     chance = 1.0 / vocab_size
     rows = []
-    for cell in predictions(classes, descriptions).itertuples():
-        if cell.predicted == NO_PREDICTION:
+    for cell in statistics.itertuples():
+        predicted = predicted_class(descriptions[cell.pe], cell.offset)
+        if predicted == NO_PREDICTION:
             continue
         cannot = impossibility(descriptions[cell.pe], cell.offset)
         if cannot:
@@ -97,10 +121,13 @@ def variants_checks(classes: pd.DataFrame, descriptions: dict[str, dict], vocab_
                               VARIANT_FIT_ACCURACY, offset=cell.offset,
                               rule=f"< {VARIANT_FIT_ACCURACY} (fails in range)", kind="sanity"))
             continue
-        statistic = f"{cell.pe}: measured class matches the predicted one ({cell.predicted})"
-        rows.append(check("prediction matches", statistic, float(cell.matches), "==", 1, offset=cell.offset,
-                          rule=f"measured: {cell.category} (lowest in range {cell.lowest_in_range:.3f}; "
-                               f"n={cell.far_length}: {cell.far_mean:.3f}, chance + {CHANCE_TOLERANCE} = "
+        lowest, far = cell.lowest_in_range.value(), cell.far_mean.value()
+        statistic = f"{cell.pe}: measured class matches the predicted one ({predicted})"
+        rows.append(check("prediction matches", statistic,
+                          class_matches(cell.lowest_in_range, cell.far_mean, chance, ALLOWED_CLASSES[predicted]),
+                          "==", 1, offset=cell.offset,
+                          rule=f"measured: {classify(lowest, far, chance)} (lowest in range {lowest:.3f}; "
+                               f"n={cell.far_length}: {far:.3f}, chance + {CHANCE_TOLERANCE} = "
                                f"{chance + CHANCE_TOLERANCE:.3f})"))
     if not any(row["kind"] == "evidence" for row in rows):  # nothing to test is no confirmation
         rows.append(check("the account makes a prediction", "number of encodings and offsets it applies to", 0,
