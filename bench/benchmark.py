@@ -371,7 +371,8 @@ def job_cost_section() -> str:
     rows = [("a fresh Python: `import torch`", bare)]
     for script in ("train.py", "evaluate.py", "analyze.py", "plot.py", "write_report.py"):
         names = [".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
-                 for path in lengthgen_files(REPO, REPO / "workflow" / "scripts" / script)]
+                 for path in lengthgen_files(REPO, REPO / "workflow" / "scripts" / script)
+                 if path.suffix == ".py"]  # not the data files a module reads at import (rule_history.yaml)
         command = [sys.executable, "-c", "; ".join(f"import {name}" for name in names) or "pass"]
         rows.append((f"a fresh Python importing what `{script}` imports", median_child_seconds(command, REPO)))
     rows.append(("one Snakemake script job doing nothing (over the dry run)", snakemake_job_floor("")))
