@@ -156,6 +156,14 @@ def test_the_bootstrap_by_seed_sums_gives_the_recomputed_shares_and_intervals():
     assert spreads[0]["holds_fraction"].between(0, 1, inclusive="neither").all()  # no outcome decided by every draw
 
 
+def test_a_share_at_its_bar_holds():
+    """Half the wrong answers dilution errors, 9 ranking errors in 10 won at unseen offsets: both at their bars."""
+    frame = by_length([("rope", 1, 0, 16, True, 100, 12, 10, 2, 1, 9), ("rope", 1, 1, 16, True, 100, 8, 0, 8, 0, 0)])
+    dilution, unseen = errors.errors_checks(frame)
+    assert (dilution["value"], unseen["value"]) == (errors.MIN_DILUTION_SHARE, errors.MIN_UNSEEN_WINNER_SHARE)
+    assert dilution["holds"] and unseen["holds"]
+
+
 def test_split_errors_by_hand():
     split = pd.DataFrame({"offset": [1, 1, 1], "predictor": ["ranking"] * 3, "past_training_range": [True, True, False],
                           "predicted_ranking_share": [0.5, 0.1, 0.9], "measured_ranking_share": [0.2, 0.3, 0.0],
