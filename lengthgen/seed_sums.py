@@ -76,6 +76,12 @@ def mean(frame: pd.DataFrame, column: str) -> SeedSums:
     return SeedSums(sums.astype(float), lambda totals: totals[:, 0] / totals[:, 1])
 
 
+def total(frame: pd.DataFrame, column: str) -> SeedSums:
+    """The sum of ``frame[column]`` over its rows (every seed's, in a resample as often as the seed is drawn)."""
+    sums = pd.DataFrame({0: frame[column].astype(float).groupby(frame["seed"]).sum()})
+    return SeedSums(sums, lambda totals: totals[:, 0])
+
+
 def means_by(frame: pd.DataFrame, by: list[str], column: str) -> dict[tuple, SeedSums]:
     """``mean`` of ``frame[column]`` in each group of ``by`` that has rows, by the group's key."""
     return {key: mean(group, column) for key, group in frame.groupby(by)}

@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 import torch
 
+from lengthgen.bootstrap import seed_bootstrap
+from lengthgen.claims import with_keys
 from lengthgen.experiments.errors import analysis as errors
 from lengthgen.experiments.errors.summaries import pooled_past_range, split_errors
 
@@ -133,6 +135,33 @@ def test_checks_pool_past_the_range_only():
     dilution, unseen = errors.errors_checks(frame)
     assert dilution["value"] == pytest.approx(30 / 40) and dilution["offset"] == 1
     assert unseen["value"] == pytest.approx(4 / 10) and unseen["kind"] == "sanity"
+
+
+def test_the_bootstrap_by_seed_sums_gives_the_recomputed_shares_and_intervals():
+    """Seed 0 has no wrong answer at offset 1 (a resample of it alone has no share: NaN) and seed 2 no ranking error
+    at offset 2; seed 1's in-range and learned cells must stay out of the sums as they stay out of the recomputation."""
+    frame = by_length([
+        ("rope", 1, 0, 16, True, 100, 0, 0, 0, 0, 0), ("rope", 1, 1, 32, True, 100, 30, 6, 24, 5, 1),
+        ("rope", 1, 1, 8, False, 100, 90, 90, 0, 0, 90), ("learned", 1, 1, 32, True, 100, 50, 50, 0, 50, 0),
+        ("rope", 1, 2, 16, True, 100, 10, 4, 6, 0, 4), ("rope", 2, 0, 16, True, 200, 50, 40, 10, 2, 38),
+        ("rope", 2, 1, 16, True, 200, 80, 30, 50, 4, 26), ("rope", 2, 2, 16, True, 200, 20, 0, 20, 0, 0),
+    ])
+
+    def summed(errors_by_length):
+        return with_keys(errors.errors_checks(errors_by_length), "errors", "errors")
+
+    spreads = [seed_bootstrap(claims_of, {"errors_by_length": frame}, resamples=200, seed=0)
+               for claims_of in (summed, lambda errors_by_length: summed(errors_by_length).assign(seed_sums=None))]
+    pd.testing.assert_frame_equal(*spreads)
+    assert spreads[0]["holds_fraction"].between(0, 1, inclusive="neither").all()  # no outcome decided by every draw
+
+
+def test_a_share_at_its_bar_holds():
+    """Half the wrong answers dilution errors, 9 ranking errors in 10 won at unseen offsets: both at their bars."""
+    frame = by_length([("rope", 1, 0, 16, True, 100, 12, 10, 2, 1, 9), ("rope", 1, 1, 16, True, 100, 8, 0, 8, 0, 0)])
+    dilution, unseen = errors.errors_checks(frame)
+    assert (dilution["value"], unseen["value"]) == (errors.MIN_DILUTION_SHARE, errors.MIN_UNSEEN_WINNER_SHARE)
+    assert dilution["holds"] and unseen["holds"]
 
 
 def test_split_errors_by_hand():

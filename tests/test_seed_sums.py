@@ -35,6 +35,13 @@ def test_a_mean_of_seed_sums_is_the_mean_of_the_resampled_rows(draw):
 
 
 @pytest.mark.parametrize("draw", DRAWS)
+def test_a_total_of_seed_sums_is_the_sum_of_the_resampled_rows(draw):
+    total = seed_sums.total(runs(), "value")
+    assert total.at(weights(draw), [0, 1, 2])[0] == pytest.approx(resampled(runs(), draw)["value"].sum(), abs=1e-15)
+    assert total.value() == pytest.approx(runs()["value"].sum(), abs=1e-15)
+
+
+@pytest.mark.parametrize("draw", DRAWS)
 def test_the_largest_of_group_means_skips_a_group_the_draw_has_no_rows_of(draw):
     means = seed_sums.means_by(runs(), ["group"], "value")
     largest, smallest = seed_sums.largest(list(means.values())), seed_sums.smallest(list(means.values()))

@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from lengthgen import seed_sums
 from lengthgen.claims import check
 from lengthgen.encodings import Rotary
 from lengthgen.evaluation import TOKENS_PER_BATCH
@@ -39,7 +40,8 @@ from lengthgen.kernel import logit_kernel
 from lengthgen.model import AttentionHead
 from lengthgen.experiments.errors.thresholds import MIN_DILUTION_SHARE, MIN_UNSEEN_WINNER_SHARE
 from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
-from lengthgen.experiments.errors.summaries import pooled_past_range
+from lengthgen.experiments.errors.summaries import POOLED_COUNTS, past_range_cells
+from lengthgen.seed_sums import SeedSums
 
 TABLES = ("errors_by_length", "errors_winning_offset", "errors_predicted_split")
 SPLIT_PREDICTORS = (PROP1_CLAIM_PREDICTOR, "ranking")
@@ -92,8 +94,16 @@ def offset_bins(train_length_max: int, longest: int) -> np.ndarray:
     return np.unique(np.concatenate([[0], doubling, [train_length_max]]))
 
 
-def share(part: float, whole: float) -> float:
-    return part / whole if whole > 0 else float("nan")
+def share(part, whole):
+    """``part / whole``, NaN where there is no whole (0: no wrong answer, no ranking error); numbers or arrays
+    alike, elementwise, so that a check's share over seed resamples is the same function (``pooled_share``)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.asarray(whole) > 0, np.divide(part, whole), np.nan)[()]  # [()]: a number for numbers
+
+
+def pooled_share(cells: pd.DataFrame, part: str, whole: str) -> SeedSums:
+    """The ``share`` of ``cells[part]`` summed over the cells in ``cells[whole]`` summed, as seed sums."""
+    return seed_sums.combine(share, seed_sums.total(cells, part), seed_sums.total(cells, whole))
 
 
 def error_counts(answers: Answers, train_length_max: int) -> dict:
@@ -190,19 +200,23 @@ def errors_checks(by_length: pd.DataFrame) -> list[dict]:
     range as rarely as in range, at most 1 sequence in 100), wherever rope outranks its target in 1 sequence in
     10 or more past the range, which its rule text states; a lower share is a bug (in the winning offset, or in
     the seen/unseen boundary), not a finding.
+
+    Each share is of counts summed over the pooled cells (``pooled_share``): a statistic of seed sums, which the
+    seed bootstrap resamples without recomputing the checks (``lengthgen.seed_sums``).
     """
     if not by_length["past_training_range"].any():
         raise ValueError("errors needs evaluation lengths past the training range")
     rows = []
-    for offset, cell in pooled_past_range(by_length, "rope").iterrows():
+    for offset, cells in past_range_cells(by_length, "rope").groupby("offset"):
+        cell = cells[POOLED_COUNTS].sum()  # the counts the rule texts state
         rows += [
             check("rope's wrong answers past the training range are mostly dilution errors",
                   "rope: share of wrong answers past the training range that are dilution errors",
-                  share(cell["n_dilution_error"], cell["n_wrong"]), ">=", MIN_DILUTION_SHARE, offset=int(offset),
+                  pooled_share(cells, "n_dilution_error", "n_wrong"), ">=", MIN_DILUTION_SHARE, offset=int(offset),
                   rule=f">= {MIN_DILUTION_SHARE:g} ({cell['n_wrong']} wrong of {cell['n_sequences']} answers)"),
             check("rope's ranking errors past the training range come from offsets unseen in training",
                   "rope: share of ranking errors past the training range whose winning key is at an unseen offset",
-                  share(cell["n_winning_unseen"], cell["n_ranking_error"]), ">=", MIN_UNSEEN_WINNER_SHARE,
+                  pooled_share(cells, "n_winning_unseen", "n_ranking_error"), ">=", MIN_UNSEEN_WINNER_SHARE,
                   offset=int(offset), kind="sanity",
                   rule=f">= {MIN_UNSEEN_WINNER_SHARE:g} ({cell['n_ranking_error']} ranking errors in "
                        f"{cell['n_sequences']} answers, "

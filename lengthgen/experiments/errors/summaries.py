@@ -14,8 +14,15 @@ def split_errors(split: pd.DataFrame) -> pd.DataFrame:
     return errors.groupby(["offset", "predictor"], as_index=False)[["ranking_share_error", "dilution_share_error"]].mean()
 
 
+POOLED_COUNTS = ["n_sequences", "n_wrong", "n_ranking_error", "n_dilution_error", "n_winning_seen",
+                 "n_winning_unseen"]
+
+
+def past_range_cells(by_length: pd.DataFrame, pe: str) -> pd.DataFrame:
+    """``pe``'s cells (rows: one run and length) past the training range, of every seed, offset and length."""
+    return by_length[by_length["past_training_range"] & (by_length["pe"] == pe)]
+
+
 def pooled_past_range(by_length: pd.DataFrame, pe: str) -> pd.DataFrame:
     """Per offset, the counts of ``pe``'s cells past the training range summed over seeds and lengths."""
-    past = by_length[by_length["past_training_range"] & (by_length["pe"] == pe)]
-    counts = ["n_sequences", "n_wrong", "n_ranking_error", "n_dilution_error", "n_winning_seen", "n_winning_unseen"]
-    return past.groupby("offset")[counts].sum()
+    return past_range_cells(by_length, pe).groupby("offset")[POOLED_COUNTS].sum()
