@@ -110,9 +110,8 @@ NOTHING = seed_sums.constant(np.nan)  # the mean of a group with no rows
 
 
 def first_evaluated(evaluated: list[SeedSums], values: list[SeedSums]) -> SeedSums:
-    """Per resample, ``values[i]`` at the first ``i`` whose ``evaluated[i]`` is not NaN; NaN where none is."""
-    if not values:
-        return NOTHING
+    """Per resample, ``values[i]`` at the first ``i`` whose ``evaluated[i]`` is not NaN; NaN where none is.
+    ``values`` is never empty here: every in-range length is a candidate."""
     return seed_sums.combine(_first_evaluated, *evaluated, *values)
 
 
