@@ -179,3 +179,20 @@ def test_generalization_check_values_are_the_summary_means_bit_for_bit_not_their
     assert rope_far["value"] == summary.loc[summary["length"].eq(32) & summary["pe"].eq("rope")
                                             & summary["offset"].eq(1), "mean"].item() == 0.6020000000000001
     assert rope_far["seed_sums"][0].value() == 0.602  # the same statistic, added in another order
+
+
+def test_generalization_checks_read_chance_from_the_vocabulary_and_4x_from_the_training_range():
+    """V = 16 (chance 0.0625) and training lengths up to 8: rope's far length is 32 (<= 4 x 8), its bar 5 x 0.0625."""
+    checks = generalization.checks({"accuracy_by_length": accuracy_by_length()},
+                                   {"task": {"vocab_size": 16, "train_length_max": 8}})
+    assert [(c["threshold"], c["rule"]) for c in checks[2:4]] == [
+        (0.3125, ">= 5 x chance = 0.312 (n=32)"), (0.05, "<= 0.05 (chance = 0.0625)")]
+
+
+def test_rope_not_evaluated_at_the_far_length_fails_its_check_rather_than_reading_another_length():
+    """The far length is the longest <= 4x any run was evaluated at; rope at K=1 lacks it: a mean of no rows (NaN)."""
+    rows = accuracy_by_length()
+    rows = rows[~(rows["pe"].eq("rope") & rows["offset"].eq(1) & rows["length"].eq(32))]
+    checks = generalization.checks({"accuracy_by_length": rows}, {"task": {"vocab_size": 8, "train_length_max": 8}})
+    assert np.isnan(checks[2]["value"]) and not checks[2]["holds"]
+    assert np.isnan(checks[2]["seed_sums"][0].value())
