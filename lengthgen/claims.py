@@ -42,24 +42,30 @@ COMPARISONS = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": oper
 
 
 def check(claim: str, statistic: str, value: float | SeedSums, comparison: str, threshold: float | SeedSums, *,
-          offset: int | None = None, rule: str | None = None, kind: str = "evidence", per_seed: bool = True) -> dict:
+          offset: int | None = None, rule: str | None = None, kind: str = "evidence", per_seed: bool = True,
+          resampled: SeedSums | None = None) -> dict:
     """One check: holds when ``value <comparison> threshold`` (never when the value is NaN). ``rule`` is the
     text shown for it (``>= 5 x chance = 0.156``); by default the comparison and threshold. ``per_seed=False``:
     the check on one seed alone is not this check on that seed, so the seed bootstrap counts no seeds for it.
     A ``SeedSums`` value (and threshold) is checked on all seeds and kept as ``seed_sums`` (value, threshold)
-    for the bootstrap, a key only such a check has; a float threshold beside it is kept as it is."""
+    for the bootstrap, a key only such a check has; a float threshold beside it is kept as it is. ``resampled``: the
+    statistic of a float value as seed sums, where the value must stay as computed (a mean as pandas takes it, which
+    seed sums give only up to rounding): the check keeps the value, the bootstrap resamples ``resampled``."""
     if comparison not in COMPARISONS:
         raise ValueError(f"unknown comparison {comparison!r}; one of {', '.join(COMPARISONS)}")
     if kind not in KINDS:
         raise ValueError(f"unknown check kind {kind!r}; one of {', '.join(KINDS)}")
     if isinstance(threshold, SeedSums) and not isinstance(value, SeedSums):
         raise ValueError(f"check {claim!r} | {statistic!r}: a threshold of seed sums needs a value of seed sums")
-    resampled = {"seed_sums": (value, threshold)} if isinstance(value, SeedSums) else {}
+    if resampled is not None and isinstance(value, SeedSums):
+        raise ValueError(f"check {claim!r} | {statistic!r}: a value of seed sums is resampled itself")
+    summed = value if isinstance(value, SeedSums) else resampled
+    for_bootstrap = {"seed_sums": (summed, threshold)} if summed is not None else {}
     value, threshold = (part.value() if isinstance(part, SeedSums) else float(part) for part in (value, threshold))
     holds = not math.isnan(value) and bool(COMPARISONS[comparison](value, threshold))
     return {"claim": claim, "statistic": statistic, "offset": offset, "value": value, "comparison": comparison,
             "threshold": threshold, "rule": rule or f"{comparison} {threshold:.4g}", "holds": holds, "kind": kind,
-            "per_seed": bool(per_seed), **resampled}
+            "per_seed": bool(per_seed), **for_bootstrap}
 
 
 def with_keys(checks: list[dict] | pd.DataFrame, experiment: str, section: str) -> pd.DataFrame:

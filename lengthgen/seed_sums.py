@@ -87,6 +87,11 @@ def means_by(frame: pd.DataFrame, by: list[str], column: str) -> dict[tuple, See
     return {key: mean(group, column) for key, group in frame.groupby(by)}
 
 
+def constant(value: float) -> SeedSums:
+    """``value`` in every resample: a number with no seed sums behind it, in a statistic of seed sums."""
+    return SeedSums(pd.DataFrame(index=pd.Index([], name="seed")), lambda totals: np.full(len(totals), value))
+
+
 def largest(parts: list[SeedSums]) -> SeedSums:
     """The largest of the values of ``parts``, NaN ones skipped (NaN when all are, or there are none)."""
     return _reduced(np.fmax, parts)
@@ -99,5 +104,5 @@ def smallest(parts: list[SeedSums]) -> SeedSums:
 
 def _reduced(function: np.ufunc, parts: list[SeedSums]) -> SeedSums:
     if not parts:  # as pandas' max of an empty series
-        return SeedSums(pd.DataFrame(index=pd.Index([], name="seed")), lambda totals: np.full(len(totals), np.nan))
+        return constant(np.nan)
     return combine(lambda *values: function.reduce(np.stack(values)), *parts)

@@ -29,7 +29,7 @@ def accuracy_table(rope_far: float, learned_far: float) -> pd.DataFrame:
 
 
 def checks_of(accuracy: pd.DataFrame) -> pd.DataFrame:
-    checks = generalization_checks(summarize_accuracy(accuracy), vocab_size=8, train_length_max=8)
+    checks = generalization_checks(accuracy, vocab_size=8, train_length_max=8)
     return with_keys(checks, "generalization", "generalization")
 
 
@@ -141,8 +141,58 @@ def test_the_accuracy_summary_by_hand():
 
 
 def test_generalization_checks_come_in_ascending_offset_whatever_the_rows_order():
-    """The report lists a claim's checks by offset; a summary whose rows start with K=2 still gives K=1's first."""
-    summary = generalization.summarize_accuracy(generalization.sweep_accuracy(accuracy_by_length()))
-    reordered = summary.sort_values("offset", ascending=False, kind="stable")
+    """The report lists a claim's checks by offset; rows that start with K=2 still give K=1's first."""
+    sweep = generalization.sweep_accuracy(accuracy_by_length())
+    reordered = sweep.sort_values("offset", ascending=False, kind="stable")
     checks = generalization.generalization_checks(reordered, vocab_size=8, train_length_max=8)
     assert [c["offset"] for c in checks] == [1, 1, 1, 1, 2, 2, 2, 2]
+
+
+@pytest.mark.parametrize("draw", [[0, 1, 2], [0, 0, 2], [1, 1, 0], [2, 2, 2], [1, 2, 2]])
+def test_the_generalization_checks_seed_sums_are_the_checks_of_the_resampled_rows(draw):
+    """Each check's seed sums under a draw (seed counts) give the value the checks recomputed on the drawn rows give
+    (a seed drawn twice counts twice). Only seed 1 is evaluated at 32 (4x): rope's far mean is then at 16 in draws
+    without seed 1; seed 2 has no learned row past the range, seed 0 none of learned at K=2."""
+    rows = accuracy_by_length(seeds=(0, 1, 2))
+    rows["accuracy"] = rows["accuracy"] * (1 - 0.01 * rows["seed"])  # seeds differ: a mean depends on the draw
+    drop = ((rows["length"] == 32) & (rows["seed"] != 1)) | ((rows["pe"] == "learned") & (
+        ((rows["seed"] == 2) & (rows["length"] > 8)) | ((rows["seed"] == 0) & (rows["offset"] == 2))))
+    rows = rows[~drop]
+    settings = {"task": {"vocab_size": 8, "train_length_max": 8}}
+    checks = generalization.checks({"accuracy_by_length": rows}, settings)
+    drawn = pd.concat([rows[rows["seed"] == seed].assign(seed=label) for label, seed in enumerate(draw)])
+    recomputed = [c["value"] for c in generalization.checks({"accuracy_by_length": drawn}, settings)]
+    counts = np.bincount(draw, minlength=3)[None, :]
+    summed = [c["seed_sums"][0].at(counts, [0, 1, 2])[0] for c in checks]
+    assert summed == pytest.approx(recomputed, abs=1e-12, nan_ok=True)
+
+
+def test_generalization_check_values_are_the_summary_means_bit_for_bit_not_their_seed_sums():
+    """The slow tier compares the values with the committed run's exactly: each stays the summary's mean (numpy's
+    pairwise sum over 10 seeds), which the seed sums' total (another order of adding) misses in the last bit here."""
+    rows = accuracy_by_length(seeds=range(10))
+    far = rows["experiment"].eq("generalization") & rows["pe"].eq("rope") & rows["offset"].eq(1) & rows["length"].eq(32)
+    rows.loc[far, "accuracy"] = np.round(np.linspace(0.302, 0.902, 10), 6)
+    checks = generalization.checks({"accuracy_by_length": rows}, {"task": {"vocab_size": 8, "train_length_max": 8}})
+    rope_far = checks[2]
+    summary = generalization.summarize_accuracy(generalization.sweep_accuracy(rows))
+    assert rope_far["value"] == summary.loc[summary["length"].eq(32) & summary["pe"].eq("rope")
+                                            & summary["offset"].eq(1), "mean"].item() == 0.6020000000000001
+    assert rope_far["seed_sums"][0].value() == 0.602  # the same statistic, added in another order
+
+
+def test_generalization_checks_read_chance_from_the_vocabulary_and_4x_from_the_training_range():
+    """V = 16 (chance 0.0625) and training lengths up to 8: rope's far length is 32 (<= 4 x 8), its bar 5 x 0.0625."""
+    checks = generalization.checks({"accuracy_by_length": accuracy_by_length()},
+                                   {"task": {"vocab_size": 16, "train_length_max": 8}})
+    assert [(c["threshold"], c["rule"]) for c in checks[2:4]] == [
+        (0.3125, ">= 5 x chance = 0.312 (n=32)"), (0.05, "<= 0.05 (chance = 0.0625)")]
+
+
+def test_rope_not_evaluated_at_the_far_length_fails_its_check_rather_than_reading_another_length():
+    """The far length is the longest <= 4x any run was evaluated at; rope at K=1 lacks it: a mean of no rows (NaN)."""
+    rows = accuracy_by_length()
+    rows = rows[~(rows["pe"].eq("rope") & rows["offset"].eq(1) & rows["length"].eq(32))]
+    checks = generalization.checks({"accuracy_by_length": rows}, {"task": {"vocab_size": 8, "train_length_max": 8}})
+    assert np.isnan(checks[2]["value"]) and not checks[2]["holds"]
+    assert np.isnan(checks[2]["seed_sums"][0].value())

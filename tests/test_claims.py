@@ -161,3 +161,15 @@ def test_a_check_of_seed_sums_keeps_its_statistic_for_the_bootstrap_and_plain_ch
     assert "seed_sums" in with_keys([summed, check("c", "plain", 1, ">=", 0)], "e", "S")
     assert list(with_keys([check("c", "plain", 1, ">=", 0)], "e", "S").columns) == ["experiment", "section",
                                                                                    *claims.CHECK_COLUMNS]
+
+
+def test_a_float_value_with_its_statistic_as_seed_sums_keeps_the_float_and_gives_the_bootstrap_the_sums():
+    from lengthgen import seed_sums
+
+    runs = pd.DataFrame({"seed": [0, 1, 2], "value": [0.1, 0.2, 0.6]})
+    as_computed = runs["value"].mean()  # pandas' mean, which the seed sums give only up to rounding
+    kept = check("c", "mean", as_computed, "<=", 0.3, resampled=seed_sums.mean(runs, "value"))
+    assert kept["value"] == as_computed and kept["holds"] is True
+    assert kept["seed_sums"][0].value() == pytest.approx(as_computed) and kept["seed_sums"][1] == 0.3
+    with pytest.raises(ValueError, match="resampled itself"):
+        check("c", "mean", seed_sums.mean(runs, "value"), "<=", 0.3, resampled=seed_sums.mean(runs, "value"))
