@@ -40,7 +40,7 @@ from lengthgen.kernel import logit_kernel
 from lengthgen.model import AttentionHead
 from lengthgen.experiments.errors.thresholds import MIN_DILUTION_SHARE, MIN_UNSEEN_WINNER_SHARE
 from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
-from lengthgen.experiments.errors.summaries import POOLED_COUNTS, past_range_cells
+from lengthgen.experiments.errors.summaries import past_range_cells, pooled_past_range
 from lengthgen.seed_sums import SeedSums
 
 TABLES = ("errors_by_length", "errors_winning_offset", "errors_predicted_split")
@@ -207,8 +207,9 @@ def errors_checks(by_length: pd.DataFrame) -> list[dict]:
     if not by_length["past_training_range"].any():
         raise ValueError("errors needs evaluation lengths past the training range")
     rows = []
+    pooled = pooled_past_range(by_length, "rope")  # the counts the rule texts state, as the section states them
     for offset, cells in past_range_cells(by_length, "rope").groupby("offset"):
-        cell = cells[POOLED_COUNTS].sum()  # the counts the rule texts state
+        cell = pooled.loc[offset]
         rows += [
             check("rope's wrong answers past the training range are mostly dilution errors",
                   "rope: share of wrong answers past the training range that are dilution errors",
