@@ -168,7 +168,7 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
     for step in range(train.steps):
         length = training_length(length_rng, task.train_length_min, task.train_length_max)
         tokens = torch.stack([sample_sequences(rng, train.batch_size, length, task.vocab_size) for rng in data_rngs])
-        batch_targets = torch.stack([targets(seed_tokens, task.offset) for seed_tokens in tokens])
+        batch_targets = targets(tokens.flatten(0, 1), task.offset).unflatten(0, (n_seeds, train.batch_size))
         drawn = [template.encoding.sample_positions(train.batch_size, length, rng) for rng in position_rngs]
         positions = None if drawn[0] is None else torch.stack(drawn).to(device)  # (S, B, T) or None
         tokens, batch_targets = tokens.to(device), batch_targets.to(device)
@@ -188,8 +188,7 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
         rates.append(train.lr * learning_rate_factor(train, step))  # as LambdaLR computes it
         optimizer.step(rates[-1])
         losses[step] = loss.detach()
-        accuracies[step] = torch.stack([accuracy(seed_logits, seed_targets)
-                                        for seed_logits, seed_targets in zip(logits.detach(), batch_targets)])
+        accuracies[step] = seed_accuracies(logits.detach(), batch_targets)
         lengths.append(length)
         if (step + 1) % train.log_every == 0 or step + 1 == train.steps:
             for index, seed in enumerate(seeds):
@@ -235,10 +234,11 @@ def _seed_step(template: nn.Module, parameters: dict, buffers: dict, tokens: tor
     return loss, logits
 
 
-def accuracy(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """Fraction of the positions with a target whose argmax is right. (..., V), (...) -> ()."""
+def seed_accuracies(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Per seed, the fraction of its positions with a target whose argmax is right. (S, ..., V), (S, ...) -> (S,)."""
     has_target = targets != IGNORE_INDEX
-    return ((logits.argmax(-1) == targets) & has_target).sum() / has_target.sum()
+    right = (logits.argmax(-1) == targets) & has_target
+    return right.flatten(1).sum(1) / has_target.flatten(1).sum(1)
 
 
 # Held-out sequences per training length (from generators of their own: never a training batch).

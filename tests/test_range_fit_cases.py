@@ -131,16 +131,19 @@ def test_the_same_seed_holds_out_the_same_sequences_and_another_seed_others():
     assert torch.equal(heldout(0), heldout(0)) and not torch.equal(heldout(0), heldout(1))
 
 
-def test_training_accuracy_counts_only_positions_with_a_target():
-    """The curve's per-step accuracy (``training.accuracy``): right answers over the positions with a target."""
+def test_training_accuracy_counts_only_positions_with_a_target_and_each_seeds_own():
+    """The curve's per-step accuracy (``training.seed_accuracies``): per seed, right answers over its positions with
+    a target."""
     from lengthgen.task import IGNORE_INDEX
-    from lengthgen.training import accuracy
-    answers = torch.tensor([[0, 1, 2], [2, 2, 0]])
-    logits = torch.nn.functional.one_hot(answers, 4).float()  # (2, 3, V = 4): argmax is ``answers``
-    targets = torch.tensor([[0, IGNORE_INDEX, 1], [2, IGNORE_INDEX, IGNORE_INDEX]])
-    # three positions have a target: (0, 0) right, (0, 2) wrong, (1, 0) right
-    assert accuracy(logits, targets).item() == pytest.approx(2 / 3)
-    assert accuracy(logits[0], targets[0]).item() == pytest.approx(1 / 2)  # the single head's (B, V) logits too
+    from lengthgen.training import seed_accuracies
+    answers = torch.tensor([[[0, 1, 2], [2, 2, 0]], [[1, 1, 1], [3, 3, 3]]])
+    logits = torch.nn.functional.one_hot(answers, 4).float()  # (S = 2, B = 2, T = 3, V = 4): argmax is ``answers``
+    targets = torch.tensor([[[0, IGNORE_INDEX, 1], [2, IGNORE_INDEX, IGNORE_INDEX]],
+                            [[1, 1, 0], [0, IGNORE_INDEX, 3]]])
+    # seed 0: three positions have a target, (0, 0) and (1, 0) right, (0, 2) wrong; seed 1: three of five right
+    assert seed_accuracies(logits, targets).tolist() == pytest.approx([2 / 3, 3 / 5])
+    # the single head's (S, B, V) logits, one target per sequence
+    assert seed_accuracies(logits[:, :, 0], targets[:, :, 0]).tolist() == pytest.approx([1.0, 1 / 2])
 
 
 def test_divergence_is_a_mean_loss_above_the_factor_not_at_it():
