@@ -259,7 +259,7 @@ def test_split_errors_of_both_predictors_by_hand():
     assert table.loc[(2, "mean_field")].tolist() == pytest.approx([0.0, 0.5])
 
 
-def token_ranked_rope_head(key_logits) -> "AttentionHead":
+def token_ranked_rope_head(key_logits):
     """A rope head whose attention logit is ``key_logits[b]`` for a key holding token b, at every offset and for every
     query token: the query and key live in rotary block 1 only, whose frequency base^(-1/2) = 1e-15 turns no key
     by any visible angle (cos(31e-15) = 1 in float64)."""

@@ -86,8 +86,8 @@ def test_a_claim_none_of_whose_experiments_ran_is_not_tested_with_the_reason():
     linear = row(table, "the linear control")
     assert linear["verdict"] == linear["replication"] == NOT_TESTED
     assert linear["tested_by"] == []
-    assert linear["sentence"] == (f"Not tested under this config: `linear` (the config sets no linear section), "
-                                  f"`multiseed` (linear) (no checks in this run).")
+    assert linear["sentence"] == ("Not tested under this config: `linear` (the config sets no linear section), "
+                                  "`multiseed` (linear) (no checks in this run).")
 
 
 ERRORS_CLAIM = "rope's wrong answers past the training range are mostly dilution errors"

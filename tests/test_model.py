@@ -344,11 +344,11 @@ def test_the_head_computes_on_the_device_its_weights_are_on(pe):
     tokens = torch.zeros(2, 5, dtype=torch.long, device="meta")
     positions = torch.arange(5, device="meta").expand(2, 5)
     per_sequence = [] if model.config.position_scale != "none" else [positions]
-    for given in [None, *per_sequence]:
-        logits, weights = model.predict(tokens, 1, given)
-        scores, _ = model.attention(tokens, 1, given)
-        reference_logits, reference_scores, _ = model.reference_predict(tokens, 1, given)
-        _, loss = model(tokens, tokens[:, 0], 1, given)
+    for drawn in [None, *per_sequence]:
+        logits, weights = model.predict(tokens, 1, drawn)
+        scores, _ = model.attention(tokens, 1, drawn)
+        reference_logits, reference_scores, _ = model.reference_predict(tokens, 1, drawn)
+        _, loss = model(tokens, tokens[:, 0], 1, drawn)
         for tensor, shape in ((logits, (2, 8)), (weights, (2, 5)), (scores, (2, 5)), (reference_logits, (2, 8)),
                               (reference_scores, (2, 5)), (loss, ())):
             assert tensor.device.type == "meta" and tensor.shape == shape

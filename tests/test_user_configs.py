@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import REPO, SCHEMA, snakemake
+from conftest import SCHEMA, snakemake
 from lengthgen.config import prepare_config
 from lengthgen.experiments.catalog import plan
 
