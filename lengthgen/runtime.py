@@ -33,10 +33,15 @@ def configure_torch(threads: int) -> None:
     One thread per job makes CPU runs bit-for-bit repeatable and lets Snakemake, not
     torch, decide how the cores are shared. cuBLAS is deterministic only with a fixed
     workspace, which must be set before CUDA starts.
+
+    The flag is set as ``torch.use_deterministic_algorithms(True)`` sets it, without the
+    other thing that function does: import the compiler's config (``torch._inductor``, with
+    dynamo) to make ``torch.compile``'s kernels deterministic too. That import costs about
+    1 CPU-s, as much as ``import torch``, in every job; nothing here compiles.
     """
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     torch.set_num_threads(threads)
-    torch.use_deterministic_algorithms(True)
+    torch._C._set_deterministic_algorithms(True, warn_only=False)
     # Which CPU code path the numbers came from: runs repeat bit for bit only on the same one.
     log.info("torch CPU kernels: %s, MKL_CBWR=%s, %d thread(s)", torch.backends.cpu.get_cpu_capability(),
              os.environ.get("MKL_CBWR", "unset"), threads)
