@@ -368,7 +368,10 @@ def job_cost_section() -> str:
     """A job's fixed cost: the imports of each rule's script, and a whole no-op Snakemake job, beside
     ``import torch`` alone."""
     bare = median_child_seconds([sys.executable, "-c", "import torch"], REPO)
-    rows = [("a fresh Python: `import torch`", bare)]
+    rows = [("a fresh Python: `import torch`", bare),
+            ("a fresh Python: `import torch`, then `runtime.configure_torch(1)`, as every job that runs a model does",
+             median_child_seconds([sys.executable, "-c", "from lengthgen.runtime import configure_torch; "
+                                   "configure_torch(1)"], REPO))]
     for script in ("train.py", "evaluate.py", "analyze.py", "plot.py", "write_report.py"):
         names = [".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
                  for path in lengthgen_files(REPO, REPO / "workflow" / "scripts" / script)
