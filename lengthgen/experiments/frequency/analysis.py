@@ -173,8 +173,8 @@ def frequency_checks(summary: pd.DataFrame, untrained: pd.DataFrame) -> list[dic
                                  heads, at_init, "top4_share", offset),
             check("the learned rule is a low-rank carrier aligned with K",
                   "lowest energy-weighted top-4 alignment cos(K theta + phi) over seeds",
-                  seed_sums.minimum(heads, "top4_alignment"),
-                  ">=", MIN_TOP4_ALIGNMENT, offset=offset, rule=rule(MIN_TOP4_ALIGNMENT, "top4_alignment")),
+                  seed_sums.minimum(heads, "top4_alignment"), ">=", MIN_TOP4_ALIGNMENT, offset=offset,
+                  rule=rule(MIN_TOP4_ALIGNMENT, "top4_alignment")),
         ]
     return rows
 
