@@ -81,7 +81,7 @@ def markdown_rows(text: str, header: str) -> list[list[str]]:
     return rows
 
 
-def spreads_summed_and_recomputed(claims_of, tables: dict, resamples: int = 200) -> list:
+def bootstrap_both_ways(claims_of, tables: dict, resamples: int = 200) -> list:
     """The seed bootstrap of ``claims_of(**tables)``'s checks (keyed, every one of seed sums) by seed sums and by
     recomputing the checks on every resample, as it did before seed sums, with the same draws."""
     from lengthgen.bootstrap import seed_bootstrap

@@ -10,7 +10,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import markdown_rows, spreads_summed_and_recomputed
+from conftest import markdown_rows, bootstrap_both_ways
 from lengthgen import tables
 from lengthgen.claims import with_keys
 from lengthgen.experiments.frequency import analysis as frequency
@@ -200,7 +200,7 @@ def test_the_bootstrap_by_seed_sums_takes_the_worst_of_the_drawn_seeds_as_recomp
                             "top4_alignment": [0.99, 0.9, 0.95, 0.9, 0.85, 0.6]})
     untrained = summary.assign(top4_share=[0.5, 0.8, 0.6, 0.1, 0.7, 0.9]).drop(index=3)  # seed 0 at offset 2
     tables = {"frequency_summary": summary, "frequency_untrained_summary": untrained}
-    by_sums, redone = spreads_summed_and_recomputed(
+    by_sums, redone = bootstrap_both_ways(
         lambda frequency_summary, frequency_untrained_summary: keyed_checks(frequency_summary,
                                                                             frequency_untrained_summary), tables)
     pd.testing.assert_frame_equal(by_sums, redone)  # extremes and their difference: exact, intervals too

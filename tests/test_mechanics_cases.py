@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import torch
 
-from conftest import spreads_summed_and_recomputed
+from conftest import bootstrap_both_ways
 from lengthgen.claims import with_keys
 from lengthgen.experiments.mechanics import analysis as mechanics
 
@@ -149,7 +149,7 @@ def test_the_bootstrap_by_seed_sums_gives_the_recomputed_shares_and_worst_cells(
         ("rope", 2, 2, 8, True, 7, False, 1.0, 0.1), ("rope", 2, 2, 16, True, 2, True, 1.0, 0.1),
     ], columns=COLUMNS)], ignore_index=True)
     tables = {"mechanics_by_length": frame, "mechanics_untrained_by_length": frame.assign(modal_fraction=0.05)}
-    by_sums, redone = spreads_summed_and_recomputed(
+    by_sums, redone = bootstrap_both_ways(
         lambda **tables: with_keys(mechanics.checks(tables, {}), "mechanics", "mechanics"), tables)
     pd.testing.assert_frame_equal(by_sums, redone)  # shares of counts and worst cells: exact, intervals too
     assert by_sums["holds_fraction"].between(0, 1, inclusive="neither").tolist() == [True] * 10

@@ -10,7 +10,7 @@ import pytest
 import torch
 from torch import nn
 
-from conftest import spreads_summed_and_recomputed
+from conftest import bootstrap_both_ways
 from lengthgen.claims import with_keys
 from lengthgen.experiments.shift import analysis as shift
 from lengthgen.experiments.shift.summaries import summary_by_shift
@@ -261,7 +261,7 @@ def test_the_bootstrap_by_seed_sums_takes_the_extremes_of_the_drawn_seeds_as_rec
     def claims_of(shift_changes):
         return with_keys(shift.checks({"shift_changes": shift_changes}, {"offset": 1}), "shift", "shift_K1")
 
-    by_sums, redone = spreads_summed_and_recomputed(claims_of, {"shift_changes": changes})
+    by_sums, redone = bootstrap_both_ways(claims_of, {"shift_changes": changes})
     pd.testing.assert_frame_equal(by_sums, redone)  # extremes: exact, intervals too
     assert by_sums["holds_fraction"].between(0, 1, inclusive="neither").all()  # seed 2 turns every outcome
     assert by_sums["seeds_failing"].tolist() == [1, 1, sinusoidal_seeds_failing]
