@@ -26,29 +26,40 @@ from lengthgen.bootstrap import seed_bootstrap  # noqa: E402
 from lengthgen.claims import with_keys  # noqa: E402
 from lengthgen.config import prepare_config  # noqa: E402
 from lengthgen.experiments.catalog import CATALOG  # noqa: E402
-from lengthgen.experiments.declaration import Evaluations, Table, schema_read, settings_of  # noqa: E402
+from lengthgen.experiments.declaration import Evaluations, Table, schema_of, schema_read, settings_of  # noqa: E402
 from lengthgen.experiments.runner import experiment_module  # noqa: E402
 from lengthgen.table_schemas.registry import schema_named  # noqa: E402
 from lengthgen.tables import read_table, read_tables  # noqa: E402
 
-EXPERIMENTS = ("cures", "prop1", "multiseed", "variants", "errors", "generalization")
+EXPERIMENTS = ("cures", "prop1", "multiseed", "variants", "errors", "generalization", "frequency", "mechanics", "shift")
 
 
 def declaration(experiment: str):
     return next(entry for entry in CATALOG if entry.name == experiment)
 
 
-def experiment_settings(experiment: str, config: dict) -> dict:
-    """The settings the experiment's analysis job gets (its declared config keys)."""
-    return settings_of(declaration(experiment), config)
+def job_offsets(experiment: str, config: dict) -> list[int | None]:
+    """The offset of each of the experiment's analysis jobs: one per offset of a per-offset experiment (shift), else
+    one job, None."""
+    entry = declaration(experiment)
+    return entry.offsets(config, entry.per_offset) if entry.per_offset else [None]
 
 
-def checked_tables(experiment: str, results: Path, config: dict) -> dict[str, pd.DataFrame]:
+def experiment_settings(experiment: str, config: dict, offset: int | None = None) -> dict:
+    """The settings the experiment's analysis job (of ``offset``, per offset) gets: its declared config keys, and
+    its offset (workflow/rules/common.smk, ``experiment_settings``)."""
+    return {**settings_of(declaration(experiment), config), **({"offset": offset} if offset is not None else {})}
+
+
+def checked_tables(experiment: str, results: Path, config: dict, offset: int | None = None) -> dict[str, pd.DataFrame]:
     """The tables ``experiment``'s checks read (``CHECKED``), from a finished run's ``results`` folder, as its
-    analysis job loads them: a table from its file; the variants' evaluations and range fits from their runs' files."""
-    reads = declaration(experiment).reads
-    return {name: read_checked(reads.get(name, Table(name)), results, config)
-            for name in experiment_module(experiment).CHECKED}
+    analysis job (of ``offset``, per offset) loads them: a table from its file (an own table named by schema, from
+    its file of that offset: shift_changes from shift_changes_K1); the variants' evaluations and range fits from
+    their runs' files."""
+    entry = declaration(experiment)
+    own = {schema_of(table): Table(table.format(offset=offset), schema_of(table)) for table in entry.tables}
+    sources = {**own, **entry.reads}
+    return {name: read_checked(sources[name], results, config) for name in experiment_module(experiment).CHECKED}
 
 
 def read_checked(source, results: Path, config: dict) -> pd.DataFrame:
@@ -88,16 +99,18 @@ def timed(function, repeats: int):
     return result, statistics.median(times)
 
 
-def experiment_row(experiment: str, results: Path, config: dict, resamples: int, repeats: int) -> str:
-    tables = checked_tables(experiment, results, config)
-    summed, recomputed = claims_functions(experiment, experiment_settings(experiment, config))
+def experiment_row(experiment: str, offset: int | None, results: Path, config: dict, resamples: int,
+                   repeats: int) -> str:
+    tables = checked_tables(experiment, results, config, offset)
+    summed, recomputed = claims_functions(experiment, experiment_settings(experiment, config, offset))
     (before, seconds_before), (after, seconds_after) = (
         timed(lambda: seed_bootstrap(claims_of, tables, resamples, seed=0), repeats) for claims_of in (recomputed, summed))
     distance = max(float(np.nanmax(np.abs(after[column] - before[column]), initial=0.0))
                    for column in ("spread_low", "spread_high"))
     same = before["holds_fraction"].equals(after["holds_fraction"]) and before["seeds_failing"].equals(
         after["seeds_failing"])
-    return (f"| {experiment} | {len(before)} | {before['n_seeds'].iloc[0]} | {resamples} | {seconds_before:.2f} | "
+    section = experiment if offset is None else f"{experiment}_K{offset}"
+    return (f"| {section} | {len(before)} | {before['n_seeds'].iloc[0]} | {resamples} | {seconds_before:.2f} | "
             f"{seconds_after:.3f} | {seconds_before / seconds_after:.0f}x | {distance:.1e} | {'yes' if same else 'NO'} |")
 
 
@@ -114,7 +127,9 @@ def main() -> None:
           "largest interval change | same shares and per-seed counts |")
     print("|---|---|---|---|---|---|---|---|---|")
     for experiment in EXPERIMENTS:
-        print(experiment_row(experiment, args.workdir / "results", config, resamples, args.repeats), flush=True)
+        for offset in job_offsets(experiment, config):
+            print(experiment_row(experiment, offset, args.workdir / "results", config, resamples, args.repeats),
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -106,3 +106,26 @@ def _reduced(function: np.ufunc, parts: list[SeedSums]) -> SeedSums:
     if not parts:  # as pandas' max of an empty series
         return constant(np.nan)
     return combine(lambda *values: function.reduce(np.stack(values)), *parts)
+
+
+def minimum(frame: pd.DataFrame, column: str) -> SeedSums:
+    """The smallest of ``frame[column]`` over the rows of the seeds drawn, NaN skipped as pandas' min does (NaN when
+    no drawn seed has a value). Not a function of sums of the values: its sums are one column per seed that counts
+    the draws of that seed, and it takes the smallest of each drawn seed's own smallest value."""
+    return _over_drawn_seeds(frame, column, "min", np.fmin)
+
+
+def maximum(frame: pd.DataFrame, column: str) -> SeedSums:
+    """The largest of ``frame[column]`` over the rows of the seeds drawn (``minimum``'s counterpart)."""
+    return _over_drawn_seeds(frame, column, "max", np.fmax)
+
+
+def _over_drawn_seeds(frame: pd.DataFrame, column: str, per_seed: str, across: np.ufunc) -> SeedSums:
+    values = frame[column].astype(float).groupby(frame["seed"]).agg(per_seed)  # a seed with no value: NaN
+    draws = pd.DataFrame(np.eye(len(values)), index=values.index)  # totals[:, i]: the draws of seed values.index[i]
+
+    def of(totals: np.ndarray) -> np.ndarray:
+        drawn = np.where(totals > 0, values.to_numpy(), np.nan)
+        return across.reduce(np.column_stack([drawn, np.full(len(totals), np.nan)]), axis=1)  # none drawn: NaN
+
+    return SeedSums(draws, of)

@@ -81,6 +81,16 @@ def markdown_rows(text: str, header: str) -> list[list[str]]:
     return rows
 
 
+def bootstrap_both_ways(claims_of, tables: dict, resamples: int = 200) -> list:
+    """The seed bootstrap of ``claims_of(**tables)``'s checks (keyed, every one of seed sums) by seed sums and by
+    recomputing the checks on every resample, as it did before seed sums, with the same draws."""
+    from lengthgen.bootstrap import seed_bootstrap
+
+    assert claims_of(**tables)["seed_sums"].notna().all()  # none is recomputed
+    return [seed_bootstrap(checks, tables, resamples=resamples, seed=0)
+            for checks in (claims_of, lambda **resampled: claims_of(**resampled).assign(seed_sums=None))]
+
+
 def parquet_files(results: Path) -> dict[str, bytes]:
     """Every parquet table under a results folder, by path relative to it: what two runs compare."""
     return {str(path.relative_to(results)): path.read_bytes() for path in sorted(results.rglob("*.parquet"))}

@@ -343,7 +343,8 @@ def test_a_seed_sums_threshold_needs_a_seed_sums_value():
 
 
 # The experiments whose checks are all statistics of seed sums (the costliest bootstraps of the tiny run, issue 26).
-SUMMED_EXPERIMENTS = ("cures", "prop1", "multiseed", "variants", "errors", "generalization")
+SUMMED_EXPERIMENTS = ("cures", "prop1", "multiseed", "variants", "errors", "generalization", "frequency", "mechanics",
+                      "shift")
 # How far a summed interval end may sit from the recomputed one. Both come from the same draws; the seed sums add
 # in another order (a few units in the 16th place), and the t-interval of cures' paired check takes its variance from
 # sums of squares (seed_sums.mean_interval_low: up to about 1e-8 of the values' spread). The resamples' own spread,
@@ -361,11 +362,13 @@ def bootstrap_speed():
     return module
 
 
-def spreads_summed_and_recomputed(bench, experiment: str, results, config: dict, resamples: int = 100):
-    """The seed bootstrap of ``experiment``'s checks on a run's tables (``results``: its folder), by seed sums and by
-    recomputing the checks on every resample, as every bootstrap did before seed sums, with the same draws."""
-    tables = bench.checked_tables(experiment, results, config)
-    summed, recomputed = bench.claims_functions(experiment, bench.experiment_settings(experiment, config))
+def spreads_summed_and_recomputed(bench, experiment: str, results, config: dict, offset: int | None = None,
+                                  resamples: int = 100):
+    """The seed bootstrap of ``experiment``'s checks (its job of ``offset``, per offset) on a run's tables
+    (``results``: its folder), by seed sums and by recomputing the checks on every resample, as every bootstrap did
+    before seed sums, with the same draws."""
+    tables = bench.checked_tables(experiment, results, config, offset)
+    summed, recomputed = bench.claims_functions(experiment, bench.experiment_settings(experiment, config, offset))
     assert summed(**tables)["seed_sums"].notna().all()  # every check is of seed sums: none is recomputed
     return [seed_bootstrap(claims_of, tables, resamples=resamples, seed=0) for claims_of in (summed, recomputed)]
 
@@ -375,9 +378,11 @@ def test_the_bootstrap_by_seed_sums_keeps_the_recomputed_intervals_and_outcomes_
                                                                                                bootstrap_speed):
     config = yaml.safe_load(SMOKE_CONFIG.read_text())
     prepare_config(config, REPO / "workflow" / "schemas" / "config.schema.yaml")  # the defaults, as the run had them
-    summed, recomputed = spreads_summed_and_recomputed(bootstrap_speed, experiment, smoke_run / "results", config)
-    exact = [column for column in summed.columns if column not in ("spread_low", "spread_high")]
-    pd.testing.assert_frame_equal(summed[exact], recomputed[exact])  # counts, shares, per-seed counts: identical
-    for column in ("spread_low", "spread_high"):
-        np.testing.assert_allclose(summed[column], recomputed[column], rtol=0, atol=SUMMED_TOLERANCE)
-    assert (summed["resamples"] == 100).all() and len(summed) >= 4
+    for offset in bootstrap_speed.job_offsets(experiment, config):  # shift: one job per offset (the tiny run: K=1)
+        summed, recomputed = spreads_summed_and_recomputed(bootstrap_speed, experiment, smoke_run / "results", config,
+                                                           offset)
+        exact = [column for column in summed.columns if column not in ("spread_low", "spread_high")]
+        pd.testing.assert_frame_equal(summed[exact], recomputed[exact])  # counts, shares, per-seed counts: identical
+        for column in ("spread_low", "spread_high"):
+            np.testing.assert_allclose(summed[column], recomputed[column], rtol=0, atol=SUMMED_TOLERANCE)
+        assert (summed["resamples"] == 100).all() and len(summed) >= 3

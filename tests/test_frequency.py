@@ -10,7 +10,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import markdown_rows
+from conftest import markdown_rows, bootstrap_both_ways
 from lengthgen import tables
 from lengthgen.claims import with_keys
 from lengthgen.experiments.frequency import analysis as frequency
@@ -189,6 +189,24 @@ def test_a_share_the_untrained_heads_reach_is_not_learned():
     assert checks["comparison"].iloc[1] == ">"
     untouched = keyed_checks(summary, summary)  # training changed nothing: not even a tie passes
     assert not untouched["holds"].iloc[1]
+
+
+def test_the_bootstrap_by_seed_sums_takes_the_worst_of_the_drawn_seeds_as_recomputing_does():
+    """Seed 2's trained share (offset 1) and alignment (offset 2) fail their bars, and seed 1's untrained head at
+    offset 1 is above seed 2's trained one: each outcome turns on which seeds a resample draws, trained and untrained
+    alike (seed 0 has no untrained row at offset 2: a resample without seeds 1 and 2 has no untrained maximum there)."""
+    summary = pd.DataFrame({"offset": [1, 1, 1, 2, 2, 2], "seed": [0, 1, 2] * 2,
+                            "top4_share": [0.95, 0.9, 0.75, 0.9, 0.85, 0.95],
+                            "top4_alignment": [0.99, 0.9, 0.95, 0.9, 0.85, 0.6]})
+    untrained = summary.assign(top4_share=[0.5, 0.8, 0.6, 0.1, 0.7, 0.9]).drop(index=3)  # seed 0 at offset 2
+    tables = {"frequency_summary": summary, "frequency_untrained_summary": untrained}
+    by_sums, redone = bootstrap_both_ways(
+        lambda frequency_summary, frequency_untrained_summary: keyed_checks(frequency_summary,
+                                                                            frequency_untrained_summary), tables)
+    pd.testing.assert_frame_equal(by_sums, redone)  # extremes and their difference: exact, intervals too
+    varies = [True, True, False, False, True, True]  # seed 2's share, its margin, its alignment; K=2's margin
+    assert by_sums["holds_fraction"].between(0, 1, inclusive="neither").tolist() == varies
+    assert by_sums["seeds_failing"].tolist() == [1, pd.NA, 0, 0, pd.NA, 1]
 
 
 def hand_built_runs():

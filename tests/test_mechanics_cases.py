@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 import torch
 
+from conftest import bootstrap_both_ways
+from lengthgen.claims import with_keys
 from lengthgen.experiments.mechanics import analysis as mechanics
 
 TRAIN_MAX, OFFSET, PEAK = 4, 1, 0.6
@@ -118,11 +120,11 @@ def test_pinned_runs_by_hand():
 
 
 def test_pinning_statistics_by_hand():
-    values = [statistic.value for statistic in mechanics.pinning_statistics(BY_LENGTH, 1)]
+    values = [statistic.value.value() for statistic in mechanics.pinning_statistics(BY_LENGTH, 1)]
     # learned past the range at offset 1: in range at (0, 8), (0, 16), (1, 8), not (1, 16); seed 0 keeps one
     # position, seed 1 does not; the lowest fraction at the mode 0.5, the lowest mass 0.6; rope: 8 out, 16 in
     assert values == pytest.approx([3 / 4, 1 / 2, 0.5, 0.6, 1 / 2])
-    at_two = [statistic.value for statistic in mechanics.pinning_statistics(BY_LENGTH, 2)]
+    at_two = [statistic.value.value() for statistic in mechanics.pinning_statistics(BY_LENGTH, 2)]
     assert at_two == pytest.approx([1 / 2, 0.0, 0.2, 0.05, 0.0])
 
 
@@ -136,6 +138,24 @@ def test_checks_set_each_offset_beside_its_untrained_value():
     assert rows[9]["rule"] == "== 0 (untrained heads: 0, pass)"
 
 
+def test_the_bootstrap_by_seed_sums_gives_the_recomputed_shares_and_worst_cells():
+    """``BY_LENGTH`` with every seed at both offsets (seed 1 pinned at offset 2, seed 2 a rope head only): seed 1's
+    moving mode at offset 1, seed 0's unpinned head at offset 2, rope's mode inside the range (seed 0 at offset 1,
+    seed 2 at offset 2) and a draw of seed 2 alone (no learned cell: NaN) make each outcome turn on the seeds drawn
+    (the means as shares of the drawn cells, the worst cell of the drawn seeds)."""
+    frame = pd.concat([BY_LENGTH, pd.DataFrame([
+        ("learned", 2, 1, 8, True, 3, True, 0.8, 0.7), ("learned", 2, 1, 16, True, 3, True, 0.6, 0.9),
+        ("rope", 1, 2, 8, True, 7, False, 1.0, 0.1), ("rope", 1, 2, 16, True, 9, False, 1.0, 0.1),
+        ("rope", 2, 2, 8, True, 7, False, 1.0, 0.1), ("rope", 2, 2, 16, True, 2, True, 1.0, 0.1),
+    ], columns=COLUMNS)], ignore_index=True)
+    tables = {"mechanics_by_length": frame, "mechanics_untrained_by_length": frame.assign(modal_fraction=0.05)}
+    by_sums, redone = bootstrap_both_ways(
+        lambda **tables: with_keys(mechanics.checks(tables, {}), "mechanics", "mechanics"), tables)
+    pd.testing.assert_frame_equal(by_sums, redone)  # shares of counts and worst cells: exact, intervals too
+    assert by_sums["holds_fraction"].between(0, 1, inclusive="neither").tolist() == [True] * 10
+    assert by_sums["seeds_failing"].tolist() == [1, 1, 0, 0, 1, 1, 1, 1, 1, 1]
+
+
 def test_no_length_past_the_range_is_an_error():
     with pytest.raises(ValueError, match=r"^mechanics needs evaluation lengths past the training range$"):
         mechanics.mechanics_checks(BY_LENGTH.assign(past_training_range=False), BY_LENGTH)
@@ -143,7 +163,7 @@ def test_no_length_past_the_range_is_an_error():
 
 def test_a_missing_encoding_leaves_nan():
     learned_only = BY_LENGTH[BY_LENGTH["pe"] == "learned"]
-    assert math.isnan(mechanics.pinning_statistics(learned_only, 1)[4].value)
+    assert math.isnan(mechanics.pinning_statistics(learned_only, 1)[4].value.value())
 
 
 def test_check_keys_are_the_texts_drift_matches_across_runs():

@@ -76,3 +76,20 @@ def test_the_t_interval_of_one_value_or_of_equal_values_is_the_mean_up_to_the_ro
     assert mean_interval_low(one, "value").at(np.array([[1, 0], [3, 0]]), [0, 1]) == pytest.approx([0.3, 0.3], abs=1e-7)
     assert mean_interval_low(runs(), "value").at(weights([1, 1, 1]), [0, 1, 2])[0] == pytest.approx(0.9, abs=1e-7)
     assert np.isnan(mean_interval_low(one.iloc[:0], "value").value())
+
+
+@pytest.mark.parametrize("draw", DRAWS + [[1, 1, 0]])
+def test_the_smallest_and_largest_over_drawn_seeds_are_those_of_the_resampled_rows(draw):
+    """Seed 1's one row is NaN, skipped as pandas skips it (seed 1 alone has no value); a seed drawn twice is the same
+    rows twice, and a seed not drawn leaves out its rows however extreme."""
+    frame = runs().assign(value=[0.1, 0.7, 0.4, np.nan, 0.2, 0.3])
+    rows = resampled(frame, draw)["value"]
+    for statistic, expected in ((seed_sums.minimum, rows.min()), (seed_sums.maximum, rows.max())):
+        np.testing.assert_equal(statistic(frame, "value").at(weights(draw), [0, 1, 2])[0], expected)  # NaN: NaN
+    assert seed_sums.minimum(frame, "value").value() == 0.1 and seed_sums.maximum(frame, "value").value() == 0.7
+    assert np.isnan(seed_sums.minimum(frame, "value").at(weights([1, 1, 1]), [0, 1, 2])[0])
+    assert np.isnan(seed_sums.maximum(frame.iloc[:0], "value").value())  # as pandas' max of nothing
+    # beside another statistic, with a seed it has no rows of: that seed's draws add nothing to it
+    difference = seed_sums.minimum(frame[frame["seed"] == 2], "value") - seed_sums.maximum(frame, "value")
+    assert difference.at(weights(draw), [0, 1, 2])[0] == pytest.approx(
+        resampled(frame[frame["seed"] == 2], draw)["value"].min() - rows.max(), nan_ok=True)

@@ -10,6 +10,8 @@ import pytest
 import torch
 from torch import nn
 
+from conftest import bootstrap_both_ways
+from lengthgen.claims import with_keys
 from lengthgen.experiments.shift import analysis as shift
 from lengthgen.experiments.shift.summaries import summary_by_shift
 from lengthgen.experiments.shift.thresholds import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE
@@ -199,15 +201,20 @@ ABSOLUTE_STATISTIC = ("min over seeds of the max over defined shifts and lengths
                       "logit change")
 
 
+def as_claimed(row: dict) -> dict:
+    """A check's row as the claims table has it: without the statistic the seed bootstrap resamples."""
+    return {key: value for key, value in row.items() if key != "seed_sums"}
+
+
 def test_the_rope_check_is_the_largest_float64_change_at_its_offset():
-    rope = shift.checks({"shift_changes": CHANGES}, {"offset": 1})[0]
+    rope = as_claimed(shift.checks({"shift_changes": CHANGES}, {"offset": 1})[0])
     assert rope == {"claim": "rope attention logits depend on relative offset alone", "statistic": ROPE_STATISTIC,
                     "offset": 1, "value": 5e-11, "comparison": "<=", "threshold": ROPE_MAX_CHANGE,
                     "rule": "<= 1e-09 (logits up to 12.3)", "holds": True, "kind": "sanity", "per_seed": True}
 
 
 def test_a_trained_absolute_head_is_held_to_order_one_by_its_weakest_seed():
-    learned = shift.shift_checks(CHANGES, 1)[1]
+    learned = as_claimed(shift.shift_checks(CHANGES, 1)[1])
     # seed 0 moves by at most 2.0, seed 1 by at most 0.7: the weakest seed's 0.7; the undefined length's scale
     # (50) is no logit the change was measured on.
     assert learned == {"claim": "learned attention logits change under a position shift",
@@ -217,7 +224,7 @@ def test_a_trained_absolute_head_is_held_to_order_one_by_its_weakest_seed():
 
 
 def test_an_absolute_head_at_init_is_a_sanity_check_of_moving_more_than_rounding():
-    sinusoidal = shift.shift_checks(CHANGES, 1)[2]
+    sinusoidal = as_claimed(shift.shift_checks(CHANGES, 1)[2])
     assert sinusoidal == {"claim": "sinusoidal attention logits change under a position shift",
                           "statistic": ABSOLUTE_STATISTIC, "offset": 1, "value": 0.02, "comparison": ">",
                           "threshold": ROPE_MAX_CHANGE,
@@ -232,6 +239,32 @@ def test_one_trained_seed_makes_the_encoding_evidence():
     assert (sinusoidal["kind"], sinusoidal["comparison"], sinusoidal["threshold"]) == ("evidence", ">=",
                                                                                       ABSOLUTE_MIN_CHANGE)
     assert sinusoidal["rule"] == ">= 0.1 (logits up to 2)" and not sinusoidal["holds"]  # 0.02 < 0.1
+
+
+# CHANGES with a third seed that fails every check at offset 1: rope moves by more than rounding, the learned head
+# by less than its bar, the sinusoidal one at init not at all.
+THREE_SEEDS = pd.concat([CHANGES, changes_table([
+    ("rope", 2, 16, 1, "float64", 1, True, True, 1e-8, 3.0),
+    ("learned", 2, 16, 9, "float64", 1, True, True, 0.05, 3.0),
+    ("sinusoidal", 2, 16, 9, "float64", 1, True, False, 0.0, 2.0),
+])], ignore_index=True)
+
+
+@pytest.mark.parametrize("changes, sinusoidal_seeds_failing", [
+    (THREE_SEEDS, 1),
+    # seed 1's sinusoidal head trained (0.04 < 0.1 fails alone): a resample that leaves it out checks heads at init
+    (THREE_SEEDS.assign(trained=THREE_SEEDS["trained"] | ((THREE_SEEDS["pe"] == "sinusoidal")
+                                                          & (THREE_SEEDS["seed"] == 1))), 2),
+], ids=["as analyze makes them", "one seed trained of an encoding at init"])
+def test_the_bootstrap_by_seed_sums_takes_the_extremes_of_the_drawn_seeds_as_recomputing_does(
+        changes, sinusoidal_seeds_failing):
+    def claims_of(shift_changes):
+        return with_keys(shift.checks({"shift_changes": shift_changes}, {"offset": 1}), "shift", "shift_K1")
+
+    by_sums, redone = bootstrap_both_ways(claims_of, {"shift_changes": changes})
+    pd.testing.assert_frame_equal(by_sums, redone)  # extremes: exact, intervals too
+    assert by_sums["holds_fraction"].between(0, 1, inclusive="neither").all()  # seed 2 turns every outcome
+    assert by_sums["seeds_failing"].tolist() == [1, 1, sinusoidal_seeds_failing]
 
 
 def test_the_checks_read_only_their_offset():

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from lengthgen import seed_sums
 from lengthgen.claims import check
 from lengthgen.kernel import cosine_sum, mean_block_coefficients, rotary_blocks
 from lengthgen.model import AttentionHead
@@ -165,26 +166,29 @@ def frequency_checks(summary: pd.DataFrame, untrained: pd.DataFrame) -> list[dic
 
         rows += [
             check("the learned rule is a low-rank carrier aligned with K", "lowest top-4 energy share over seeds",
-                  heads["top4_share"].min(), ">=", MIN_TOP4_SHARE, offset=offset,
+                  seed_sums.minimum(heads, "top4_share"), ">=", MIN_TOP4_SHARE, offset=offset,
                   rule=rule(MIN_TOP4_SHARE, "top4_share")),
             share_over_untrained("the learned rule is a low-rank carrier aligned with K",
                                  "lowest top-4 energy share over seeds minus the highest of the same heads untrained",
-                                 heads["top4_share"], at_init["top4_share"], offset),
+                                 heads, at_init, "top4_share", offset),
             check("the learned rule is a low-rank carrier aligned with K",
-                  "lowest energy-weighted top-4 alignment cos(K theta + phi) over seeds", heads["top4_alignment"].min(),
-                  ">=", MIN_TOP4_ALIGNMENT, offset=offset, rule=rule(MIN_TOP4_ALIGNMENT, "top4_alignment")),
+                  "lowest energy-weighted top-4 alignment cos(K theta + phi) over seeds",
+                  seed_sums.minimum(heads, "top4_alignment"), ">=", MIN_TOP4_ALIGNMENT, offset=offset,
+                  rule=rule(MIN_TOP4_ALIGNMENT, "top4_alignment")),
         ]
     return rows
 
 
-def share_over_untrained(claim: str, statistic: str, trained: pd.Series, untrained: pd.Series, offset: int) -> dict:
-    """The check that training raised a statistic (the top-4 share): its lowest trained value over the seeds
-    minus its highest value in the same heads at init exceeds ``MIN_SHARE_MARGIN_OVER_UNTRAINED``, so every
+def share_over_untrained(claim: str, statistic: str, trained: pd.DataFrame, untrained: pd.DataFrame, column: str,
+                         offset: int) -> dict:
+    """The check that training raised a statistic (``column``, the top-4 share): its lowest trained value over the
+    seeds minus its highest value in the same heads at init exceeds ``MIN_SHARE_MARGIN_OVER_UNTRAINED``, so every
     trained head is above every untrained one (by chance at most 2^-n over n seeds; thresholds.py). It sets one
-    seed's trained head against another's init, which one seed alone cannot: not counted per seed."""
-    n_seeds = len(trained)
-    return check(claim, statistic, trained.min() - untrained.max(), ">", MIN_SHARE_MARGIN_OVER_UNTRAINED,
-                 offset=offset, per_seed=False,
-                 rule=f"> {MIN_SHARE_MARGIN_OVER_UNTRAINED:g} (trained: {trained.min():.3g} to {trained.max():.3g}; "
-                      f"untrained: {untrained.min():.3g} to {untrained.max():.3g}; {n_seeds} seeds, "
+    seed's trained head against another's init, which one seed alone cannot: not counted per seed. Both extremes
+    are over the seeds a resample draws (``trained`` and ``untrained``: rows with their seeds)."""
+    n_seeds, values, at_init = len(trained), trained[column], untrained[column]
+    return check(claim, statistic, seed_sums.minimum(trained, column) - seed_sums.maximum(untrained, column), ">",
+                 MIN_SHARE_MARGIN_OVER_UNTRAINED, offset=offset, per_seed=False,
+                 rule=f"> {MIN_SHARE_MARGIN_OVER_UNTRAINED:g} (trained: {values.min():.3g} to {values.max():.3g}; "
+                      f"untrained: {at_init.min():.3g} to {at_init.max():.3g}; {n_seeds} seeds, "
                       f"by chance <= 2^-{n_seeds} = {2.0 ** -n_seeds:.2g})")

@@ -19,7 +19,9 @@ import numpy as np
 import pandas as pd
 import torch
 
+from lengthgen import seed_sums
 from lengthgen.claims import check
+from lengthgen.seed_sums import SeedSums
 from lengthgen.evaluation import TOKENS_PER_BATCH
 from lengthgen.model import AttentionHead
 from lengthgen.experiments.mechanics.thresholds import MIN_MASS_IN_RANGE, MIN_MODAL_FRACTION
@@ -113,7 +115,7 @@ class Statistic(NamedTuple):
 
     claim: str
     statistic: str
-    value: float
+    value: SeedSums
     comparison: str
     threshold: float
 
@@ -128,7 +130,8 @@ def pinning_statistics(by_length: pd.DataFrame, offset: int) -> list[Statistic]:
     ``MIN_MASS_IN_RANGE`` of the attention mass stays inside the training range.
     rope (the contrast): at no length past the range is its modal argmax position
     inside the training range. An encoding missing from the rows leaves its statistics
-    NaN (the mean or min of no cells), and a NaN check does not hold.
+    NaN (the mean or min of no cells), and a NaN check does not hold. Each is a statistic of seed sums (a mean
+    over cells or seeds, the smallest of the drawn seeds' cells), so the seed bootstrap resamples it as numbers.
     """
     past = by_length[by_length["past_training_range"] & (by_length["offset"] == offset)]
     runs = pinned_runs(by_length)
@@ -137,19 +140,19 @@ def pinning_statistics(by_length: pd.DataFrame, offset: int) -> list[Statistic]:
     return [
         Statistic("learned modal argmax position lies inside the training range",
                   "fraction of (seed, length) cells past the range with the modal position inside it",
-                  learned["modal_in_training_range"].mean(), "==", 1.0),
+                  seed_sums.mean(learned, "modal_in_training_range"), "==", 1.0),
         Statistic("learned modal argmax position is the same at every length past the range",
                   "fraction of seeds whose modal position is one position at every length past the range",
-                  learned_runs["same_position"].mean(), "==", 1.0),
+                  seed_sums.mean(learned_runs, "same_position"), "==", 1.0),
         Statistic("learned head sends most sequences to the modal position",
                   "min over (seed, length) past the range of the fraction of sequences at the modal position",
-                  learned["modal_fraction"].min(), ">=", MIN_MODAL_FRACTION),
+                  seed_sums.minimum(learned, "modal_fraction"), ">=", MIN_MODAL_FRACTION),
         Statistic("learned head keeps most attention mass inside the training range",
                   "min over (seed, length) past the range of the mean attention mass on positions < train_length_max",
-                  learned["mass_in_training_range"].min(), ">=", MIN_MASS_IN_RANGE),
+                  seed_sums.minimum(learned, "mass_in_training_range"), ">=", MIN_MASS_IN_RANGE),
         Statistic("rope head does not pin inside the training range (contrast)",
                   "fraction of (seed, length) cells past the range with the rope modal position inside it",
-                  rope["modal_in_training_range"].mean(), "==", 0.0),
+                  seed_sums.mean(rope, "modal_in_training_range"), "==", 0.0),
     ]
 
 
@@ -163,7 +166,8 @@ def mechanics_checks(by_length: pd.DataFrame, untrained: pd.DataFrame) -> list[d
     rows = []
     for offset in sorted(past["offset"].unique()):
         for trained, at_init in zip(pinning_statistics(by_length, offset), pinning_statistics(untrained, offset)):
-            outcome = "pass" if check(*at_init)["holds"] else "fail"
+            baseline = check(*at_init)
+            outcome = "pass" if baseline["holds"] else "fail"
             rows.append(check(*trained, offset=offset, rule=f"{trained.comparison} {trained.threshold:g} "
-                                                            f"(untrained heads: {at_init.value:.3g}, {outcome})"))
+                                                            f"(untrained heads: {baseline['value']:.3g}, {outcome})"))
     return rows

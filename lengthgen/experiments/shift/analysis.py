@@ -13,9 +13,11 @@ not defined: that cell is reported as missing (NaN, ``defined`` False), not an e
 import copy
 import math
 
+import numpy as np
 import pandas as pd
 import torch
 
+from lengthgen import seed_sums
 from lengthgen.claims import check
 from lengthgen.model import AttentionHead, HeadConfig
 from lengthgen.experiments.shift.thresholds import (ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE, SHIFT_ABSOLUTE_ENCODINGS,
@@ -127,17 +129,19 @@ def shift_checks(changes: pd.DataFrame, offset: int) -> list[dict]:
     2 and 3 in the committed run), so only a bug (positions that never reach the logit) keeps them within
     rounding; the check asks them to move by more than rope's rounding bound, ``ROPE_MAX_CHANGE`` (a learned
     table at a small init std need not reach the O(1) of a trained head: that is a setting, not a bug).
-    An encoding missing from the table gives a check that does not hold.
+    An encoding missing from the table gives a check that does not hold. Each value is the largest or smallest
+    over the seeds a resample draws (``seed_sums``), so the seed bootstrap resamples it as numbers.
     """
     cells = changes[(changes["offset"] == offset) & (changes["dtype"] == SHIFT_CLAIM_DTYPE)]
     rope = cells[cells["pe"] == "rope"]
     rows = [check("rope attention logits depend on relative offset alone",
                   "max over seeds, lengths and shifts of the float64 max abs attention logit change",
-                  rope["attention_logit_change"].max() if len(rope) else math.nan, "<=", ROPE_MAX_CHANGE,
+                  seed_sums.maximum(rope, "attention_logit_change"), "<=", ROPE_MAX_CHANGE,
                   offset=offset, kind="sanity", rule=f"<= {ROPE_MAX_CHANGE:g}{logit_size(rope)}")]
     for pe in SHIFT_ABSOLUTE_ENCODINGS:
         runs = cells[(cells["pe"] == pe) & cells["defined"]]
-        smallest = runs.groupby("seed")["attention_logit_change"].max().min() if len(runs) else math.nan
+        largest_by_seed = runs.groupby("seed")["attention_logit_change"].max().reset_index()
+        smallest = seed_sums.minimum(largest_by_seed, "attention_logit_change")
         claim = f"{pe} attention logits change under a position shift"
         statistic = ("min over seeds of the max over defined shifts and lengths of the float64 "
                      "max abs attention logit change")
@@ -145,9 +149,21 @@ def shift_checks(changes: pd.DataFrame, offset: int) -> list[dict]:
             rows.append(check(claim, statistic, smallest, ">", ROPE_MAX_CHANGE, offset=offset, kind="sanity",
                               rule=f"> {ROPE_MAX_CHANGE:g}, more than rounding (heads at their seeded init)"))
         else:
-            rows.append(check(claim, statistic, smallest, ">=", ABSOLUTE_MIN_CHANGE, offset=offset,
+            rows.append(check(claim, statistic, smallest, ">=", trained_bar(runs), offset=offset,
                               rule=f">= {ABSOLUTE_MIN_CHANGE:g}{logit_size(runs)}"))
     return rows
+
+
+def trained_bar(runs: pd.DataFrame) -> float | seed_sums.SeedSums:
+    """The threshold of an encoding's evidence check (``runs``: its defined cells), ``ABSOLUTE_MIN_CHANGE``. Where
+    only some of its seeds are trained (never in a run: ``analyze`` measures an encoding trained in every seed or at
+    init in every seed), a resample that draws only untrained ones makes the check of heads at init, >
+    ``ROPE_MAX_CHANGE``: as a threshold of seed sums beside the comparison >=, the next float above it."""
+    if runs["trained"].all():
+        return ABSOLUTE_MIN_CHANGE
+    at_init_bar = np.nextafter(ROPE_MAX_CHANGE, np.inf)
+    return seed_sums.combine(lambda trained: np.where(trained > 0, ABSOLUTE_MIN_CHANGE, at_init_bar),
+                             seed_sums.total(runs, "trained"))
 
 
 def logit_size(cells: pd.DataFrame) -> str:

@@ -413,7 +413,7 @@ def claims_carrier(carrier: pd.DataFrame, untrained: pd.DataFrame) -> list[dict]
                                f"{baseline('top4_share')})"))
         rows.append(frequency.share_over_untrained(
             "carrier", "retrieval head: lowest top-4 energy share over seeds minus the highest of the same head "
-            "untrained", heads["top4_share"], at_init["top4_share"], offset))
+            "untrained", heads, at_init, "top4_share", offset))
         rows.append(check("carrier", "retrieval head: lowest energy-weighted top-4 alignment cos(K theta + phi) over "
                           "seeds", heads["top4_alignment"].min(), ">=", MIN_TOP4_ALIGNMENT, offset=offset,
                           rule=f">= {MIN_TOP4_ALIGNMENT:g} ({baseline('top4_alignment')})"))
