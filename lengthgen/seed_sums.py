@@ -106,3 +106,26 @@ def _reduced(function: np.ufunc, parts: list[SeedSums]) -> SeedSums:
     if not parts:  # as pandas' max of an empty series
         return constant(np.nan)
     return combine(lambda *values: function.reduce(np.stack(values)), *parts)
+
+
+def worst_seed_smallest(frame: pd.DataFrame, column: str) -> SeedSums:
+    """The smallest of ``frame[column]`` over the rows of the seeds drawn at least once, NaN skipped (NaN when no
+    drawn seed has a value): a worst seed, as pandas' min of the resampled rows (``_worst_seed``)."""
+    return _worst_seed(frame, column, "min", np.fmin)
+
+
+def worst_seed_largest(frame: pd.DataFrame, column: str) -> SeedSums:
+    """The largest of ``frame[column]`` over the rows of the seeds drawn at least once, NaN skipped (NaN when no
+    drawn seed has a value): a worst seed, as pandas' max of the resampled rows (``_worst_seed``)."""
+    return _worst_seed(frame, column, "max", np.fmax)
+
+
+def _worst_seed(frame: pd.DataFrame, column: str, how: str, function: np.ufunc) -> SeedSums:
+    # An extreme over seeds is no function of sums of values, but it is one of how often each seed is drawn: a
+    # seed's one sum counts its draws (a column per seed, 1 in its own row), and its own extreme is kept aside.
+    by_seed = getattr(frame[column].astype(float).groupby(frame["seed"]), how)().dropna()
+    if by_seed.empty:  # as pandas' min or max of nothing
+        return constant(np.nan)
+    draws = pd.DataFrame(np.eye(len(by_seed)), index=by_seed.index)
+    values = by_seed.to_numpy()
+    return SeedSums(draws, lambda totals: function.reduce(np.where(totals > 0, values, np.nan), axis=1))

@@ -76,3 +76,29 @@ def test_the_t_interval_of_one_value_or_of_equal_values_is_the_mean_up_to_the_ro
     assert mean_interval_low(one, "value").at(np.array([[1, 0], [3, 0]]), [0, 1]) == pytest.approx([0.3, 0.3], abs=1e-7)
     assert mean_interval_low(runs(), "value").at(weights([1, 1, 1]), [0, 1, 2])[0] == pytest.approx(0.9, abs=1e-7)
     assert np.isnan(mean_interval_low(one.iloc[:0], "value").value())
+
+
+def with_a_seed_of_no_value() -> pd.DataFrame:
+    """``runs()`` and a seed 3 whose one value is NaN: it has rows but no value to be the worst."""
+    return pd.concat([runs(), pd.DataFrame({"seed": [3], "group": ["a"], "value": [np.nan]})], ignore_index=True)
+
+
+@pytest.mark.parametrize("draw", [*DRAWS, [3, 3, 3, 3], [1, 3, 1, 3], [2, 3, 0, 0]])
+def test_the_worst_seed_is_the_smallest_or_largest_of_the_resampled_rows(draw):
+    frame = with_a_seed_of_no_value()
+    rows = resampled(frame, draw)["value"]
+    counts = np.bincount(draw, minlength=4)[None, :]
+    smallest, largest = (function(frame, "value") for function in (seed_sums.worst_seed_smallest,
+                                                                  seed_sums.worst_seed_largest))
+    for statistic, expected in ((smallest, rows.min()), (largest, rows.max())):
+        np.testing.assert_array_equal(statistic.at(counts, [0, 1, 2, 3]), [expected])  # exact: no sum is taken
+    assert (smallest.value(), largest.value()) == (frame["value"].min(), frame["value"].max())
+    assert np.isnan(seed_sums.worst_seed_smallest(frame.iloc[:0], "value").value())  # as pandas' min of nothing
+
+
+def test_the_worst_seed_over_draws_at_once_and_in_arithmetic():
+    frame = runs()
+    counts = np.array([[1, 1, 1], [0, 2, 1], [0, 3, 0], [3, 0, 0]])
+    smallest, largest = seed_sums.worst_seed_smallest(frame, "value"), seed_sums.worst_seed_largest(frame, "value")
+    np.testing.assert_array_equal(smallest.at(counts, [0, 1, 2]), [0.1, 0.2, 0.9, 0.1])
+    np.testing.assert_array_equal((largest - smallest).at(counts, [0, 1, 2]), [0.9 - 0.1, 0.9 - 0.2, 0.0, 0.7 - 0.1])
