@@ -20,6 +20,7 @@ import torch
 
 from lengthgen.claims import check
 from lengthgen.kernel import cosine_sum, mean_block_coefficients, rotary_blocks
+from lengthgen.seed_sums import SeedSums
 from lengthgen.model import AttentionHead
 from lengthgen.experiments.frequency.thresholds import (MIN_SHARE_MARGIN_OVER_UNTRAINED, MIN_TOP4_ALIGNMENT,
                                                         MIN_TOP4_SHARE)
@@ -177,14 +178,16 @@ def frequency_checks(summary: pd.DataFrame, untrained: pd.DataFrame) -> list[dic
     return rows
 
 
-def share_over_untrained(claim: str, statistic: str, trained: pd.Series, untrained: pd.Series, offset: int) -> dict:
+def share_over_untrained(claim: str, statistic: str, trained: pd.Series, untrained: pd.Series, offset: int,
+                         resampled: SeedSums | None = None) -> dict:
     """The check that training raised a statistic (the top-4 share): its lowest trained value over the seeds
     minus its highest value in the same heads at init exceeds ``MIN_SHARE_MARGIN_OVER_UNTRAINED``, so every
     trained head is above every untrained one (by chance at most 2^-n over n seeds; thresholds.py). It sets one
-    seed's trained head against another's init, which one seed alone cannot: not counted per seed."""
+    seed's trained head against another's init, which one seed alone cannot: not counted per seed. ``resampled``:
+    the same difference as seed sums (``claims.check``), for a caller whose bootstrap resamples them."""
     n_seeds = len(trained)
     return check(claim, statistic, trained.min() - untrained.max(), ">", MIN_SHARE_MARGIN_OVER_UNTRAINED,
-                 offset=offset, per_seed=False,
+                 offset=offset, per_seed=False, resampled=resampled,
                  rule=f"> {MIN_SHARE_MARGIN_OVER_UNTRAINED:g} (trained: {trained.min():.3g} to {trained.max():.3g}; "
                       f"untrained: {untrained.min():.3g} to {untrained.max():.3g}; {n_seeds} seeds, "
                       f"by chance <= 2^-{n_seeds} = {2.0 ** -n_seeds:.2g})")
