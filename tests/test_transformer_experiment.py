@@ -460,12 +460,16 @@ def test_carrier_checks_by_hand():
 
 
 def five_seeds_that_disagree() -> dict[str, pd.DataFrame]:
-    """The checked tables of five seeds at K=1 where one seed fails each of several checks: seed 1 falls to 0.5
-    past the range (a step; in-range windows stay perfect), seed 2's learned head barely moves under a shift, seed 3
+    """The checked tables of five seeds at K=1 where one seed fails each of several checks: seed 0's rope is 0.25 in
+    range only, seed 1's falls to 0.5 past the range (a step), seed 2's learned head barely moves under a shift, seed 3
     has no retrieval head and seed 4's heads at init are more concentrated than its trained one; seeds 0 and 1 have
     a found step, seed 1's unpredicted. A resample's outcomes follow the seeds it draws."""
     seeds = range(5)
-    positions = pd.concat([by_position({"rope": (lambda t, seed=seed: 0.5 if seed == 1 and t >= 12 else 1.0),
+
+    def rope(position, seed):
+        return 0.25 if seed == 0 and position < TRAIN_MAX else 0.5 if seed == 1 and position >= 12 else 1.0
+
+    positions = pd.concat([by_position({"rope": (lambda t, seed=seed: rope(t, seed)),
                                         "learned": lambda t: 1.0 if t < TRAIN_MAX else 1 / VOCAB}, seeds=[seed])
                            for seed in seeds], ignore_index=True)
     changes = pd.concat([equivariance_rows("rope", 1, seed, "float64", [1e-13 * (seed + 1)]) for seed in seeds]
