@@ -21,7 +21,9 @@ neither (null), in every run: the declaration, not the run's outcome, says which
 Where every check of an experiment is a statistic of per-seed sums (``lengthgen.seed_sums``), the checks are not
 recomputed: each draw is a row of seed counts, and one matrix product gives every resample's values (and the
 per-seed values, from the identity), with the same draws as the recomputation, so the same interval up to
-rounding. An experiment with any other check is recomputed on every resample, as before.
+rounding. A check the experiment makes only where a condition holds on the seeds drawn says where
+(``seed_sums.MadeWhere``), and is left out of the other resamples, as the recomputation leaves it out. An
+experiment with any other check is recomputed on every resample, as before.
 pandas and numpy only: every job that writes claims runs it.
 """
 
@@ -31,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.claims import COMPARISONS, KEY
-from lengthgen.seed_sums import SeedSums
+from lengthgen.seed_sums import MadeWhere, SeedSums
 from lengthgen.thresholds import SPREAD_INTERVAL
 
 
@@ -101,14 +103,17 @@ def seed_counts(draws: list[np.ndarray], seeds: list[int]) -> np.ndarray:
 
 def summed_checks(checks: pd.DataFrame, seeds: list[int], weights: np.ndarray) -> list[pd.DataFrame]:
     """Every check of ``checks`` (each with its ``seed_sums``) under each row of ``weights`` (seed counts): its
-    value and whether it holds, the rows ``claims_of`` would give on those resamples (one frame)."""
-    values, holds = [], []
+    value and whether it holds, the rows ``claims_of`` would give on those resamples (one frame); a check made only
+    where a condition holds (``seed_sums.MadeWhere``) has no row where it does not."""
+    values, holds, made = [], [], []
     for (value, threshold), comparison in zip(checks["seed_sums"], checks["comparison"]):
         values.append(value.at(weights, seeds))
         limits = threshold.at(weights, seeds) if isinstance(threshold, SeedSums) else threshold
         holds.append(~np.isnan(values[-1]) & COMPARISONS[comparison](values[-1], limits))
+        made.append(value.made_at(weights, seeds) if isinstance(value, MadeWhere) else np.ones(len(weights), bool))
     keys = checks.loc[checks.index.repeat(len(weights)), KEY].reset_index(drop=True)
-    return [keys.assign(value=np.concatenate(values), holds=np.concatenate(holds))]
+    rows = keys.assign(value=np.concatenate(values), holds=np.concatenate(holds))
+    return [rows[np.concatenate(made)].reset_index(drop=True)]
 
 
 def failing_seeds(alone: pd.DataFrame, checks: pd.DataFrame) -> pd.DataFrame:

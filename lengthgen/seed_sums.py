@@ -129,3 +129,21 @@ def _over_drawn_seeds(frame: pd.DataFrame, column: str, per_seed: str, across: n
         return across.reduce(np.column_stack([drawn, np.full(len(totals), np.nan)]), axis=1)  # none drawn: NaN
 
     return SeedSums(draws, of)
+
+
+@dataclass(frozen=True, eq=False)
+class MadeWhere(SeedSums):
+    """A statistic of a check the experiment makes only where a condition holds on the seeds drawn (a seed with a
+    step drawn): ``made`` is nonzero on those resamples. The bootstrap leaves the check out of the others, as
+    recomputing does (``bootstrap.summed_checks``); ``made_where`` makes one."""
+
+    made: SeedSums
+
+    def made_at(self, weights: np.ndarray, seeds: list[int]) -> np.ndarray:
+        """Whether the check is made, per row of ``weights`` (as ``at``)."""
+        return self.made.at(weights, seeds) != 0
+
+
+def made_where(statistic: SeedSums, made: SeedSums) -> MadeWhere:
+    """``statistic``, of a check made only on the resamples where ``made`` is nonzero (``MadeWhere``)."""
+    return MadeWhere(statistic.sums, statistic.of, made)

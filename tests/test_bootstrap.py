@@ -337,6 +337,36 @@ def test_one_check_that_is_not_of_seed_sums_recomputes_every_check():
     assert spread["spread_low"].iloc[0] == pytest.approx(plain["spread_low"].iloc[0], abs=1e-12)
 
 
+def worst_stepped_seed(summed: bool):
+    """A worst-seed check made only where a seed with a step is drawn (the transformer's step prediction): the
+    largest ``value`` over the seeds with ``stepped`` rows, and the smallest over every seed."""
+
+    def claims_of(runs):
+        stepped = runs[runs["stepped"]]
+        rows = []
+        if len(stepped):
+            largest = (seed_sums.made_where(seed_sums.maximum(stepped, "value"),
+                                            seed_sums.total(stepped.assign(rows=1.0), "rows"))
+                       if summed else stepped["value"].max())
+            rows.append(check("stepped seeds are low", "largest over stepped seeds", largest, "<=", 0.6))
+        smallest = seed_sums.minimum(runs, "value") if summed else runs["value"].min()
+        rows.append(check("every seed is high", "smallest over seeds", smallest, ">=", 0.3))
+        return with_keys(rows, "toy", "toy")
+
+    return claims_of
+
+
+def test_a_check_made_only_where_a_drawn_seed_allows_it_is_left_out_of_the_other_resamples():
+    runs = uneven_runs().assign(stepped=lambda frame: frame["seed"].isin([1, 4]))
+    summed, recomputed = (seed_bootstrap(worst_stepped_seed(flag), {"runs": runs}, resamples=200, seed=16)
+                          for flag in (True, False))
+    pd.testing.assert_frame_equal(summed, recomputed)  # worst seeds: exact, no sum is taken
+    made = summed.set_index("claim")["resamples"]
+    assert 100 < made["stepped seeds are low"] < 200 and made["every seed is high"] == 200  # (4/6)^6: 9% left out
+    assert summed.set_index("claim")["seeds_checked"].tolist() == [2, 6]  # alone, a seed without a step has none
+    assert all(0 < fraction < 1 for fraction in summed["holds_fraction"])  # the outcomes change over the resamples
+
+
 def test_a_seed_sums_threshold_needs_a_seed_sums_value():
     with pytest.raises(ValueError, match="threshold of seed sums"):
         check("c", "s", 0.5, ">=", seed_sums.mean(per_seed([0.1, 0.2]), "value"))
@@ -344,7 +374,7 @@ def test_a_seed_sums_threshold_needs_a_seed_sums_value():
 
 # The experiments whose checks are all statistics of seed sums (the costliest bootstraps of the tiny run, issue 26).
 SUMMED_EXPERIMENTS = ("cures", "prop1", "multiseed", "variants", "errors", "generalization", "frequency", "mechanics",
-                      "shift")
+                      "shift", "transformer")
 # How far a summed interval end may sit from the recomputed one. Both come from the same draws; the seed sums add
 # in another order (a few units in the 16th place), and the t-interval of cures' paired check takes its variance from
 # sums of squares (seed_sums.mean_interval_low: up to about 1e-8 of the values' spread). The resamples' own spread,

@@ -93,3 +93,11 @@ def test_the_smallest_and_largest_over_drawn_seeds_are_those_of_the_resampled_ro
     difference = seed_sums.minimum(frame[frame["seed"] == 2], "value") - seed_sums.maximum(frame, "value")
     assert difference.at(weights(draw), [0, 1, 2])[0] == pytest.approx(
         resampled(frame[frame["seed"] == 2], draw)["value"].min() - rows.max(), nan_ok=True)
+
+
+def test_the_smallest_over_drawn_seeds_at_many_draws_at_once_and_in_arithmetic():
+    frame = runs()
+    counts = np.array([[1, 1, 1], [0, 2, 1], [0, 3, 0], [3, 0, 0]])
+    smallest, largest = seed_sums.minimum(frame, "value"), seed_sums.maximum(frame, "value")
+    np.testing.assert_array_equal(smallest.at(counts, [0, 1, 2]), [0.1, 0.2, 0.9, 0.1])
+    np.testing.assert_array_equal((largest - smallest).at(counts, [0, 1, 2]), [0.9 - 0.1, 0.9 - 0.2, 0.0, 0.7 - 0.1])

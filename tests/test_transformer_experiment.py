@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from conftest import markdown_rows
+from lengthgen.bootstrap import seed_bootstrap
 from lengthgen.claims import verdict, with_keys
 from lengthgen.encodings import EncodingConfig, Rotary
 from lengthgen.experiments.transformer import analysis as experiment
@@ -456,6 +457,53 @@ def test_carrier_checks_by_hand():
         ">= 0.8 (untrained same head: 0.25 to 0.5)"]
     assert rows[4]["rule"] == ">= 0.5 (one head retrieves; untrained same head: 0.05 to 0.05)"
     assert [row["per_seed"] for row in rows[:4]] == [True, True, False, True]
+
+
+def five_seeds_that_disagree() -> dict[str, pd.DataFrame]:
+    """The checked tables of five seeds at K=1 where one seed fails each of several checks: seed 0's rope is 0.25 in
+    range only, seed 1's falls to 0.5 past the range (a step), seed 2's learned head barely moves under a shift, seed 3
+    has no retrieval head and seed 4's heads at init are more concentrated than its trained one; seeds 0 and 1 have
+    a found step, seed 1's unpredicted. A resample's outcomes follow the seeds it draws."""
+    seeds = range(5)
+
+    def rope(position, seed):
+        return 0.25 if seed == 0 and position < TRAIN_MAX else 0.5 if seed == 1 and position >= 12 else 1.0
+
+    positions = pd.concat([by_position({"rope": (lambda t, seed=seed: rope(t, seed)),
+                                        "learned": lambda t: 1.0 if t < TRAIN_MAX else 1 / VOCAB}, seeds=[seed])
+                           for seed in seeds], ignore_index=True)
+    changes = pd.concat([equivariance_rows("rope", 1, seed, "float64", [1e-13 * (seed + 1)]) for seed in seeds]
+                        + [equivariance_rows("learned", 1, seed, "float64", [0.05 if seed == 2 else 2.0 + seed])
+                           for seed in seeds], ignore_index=True)
+    untrained = untrained_rows(5)
+    untrained.loc[untrained["seed"] == 4, "top4_share"] = 0.97
+    return {"transformer_by_position": positions,
+            "transformer_windows": experiment.accuracy_windows(positions, TRAIN_MAX),
+            "transformer_shift_changes": changes,
+            "transformer_carrier": carrier_rows([0.9, 0.8, 0.95, 0.3, 0.7], share=[0.95, 0.9, 0.85, 0.96, 0.9]),
+            "transformer_untrained_carrier": untrained,
+            "transformer_step_predictions": predictions([20, None, None, None, None], [18, 20, None, None, None])
+            .assign(offset=1)}
+
+
+def test_the_bootstrap_by_seed_sums_is_the_recomputed_one_where_seeds_disagree():
+    """Every check's worst seed resampled as numbers gives the recomputation's intervals, shares and per-seed counts
+    exactly (no sum is taken), the step check left out of the resamples that draw no seed with a step."""
+    tables = five_seeds_that_disagree()
+    settings = {"task": {"vocab_size": VOCAB, "train_length_max": TRAIN_MAX}}
+
+    def summed(**checked):
+        return with_keys(experiment.checks(checked, settings), "transformer", "transformer")
+
+    assert summed(**tables)["seed_sums"].notna().all()
+    spreads = [seed_bootstrap(claims_of, tables, resamples=200, seed=3)
+               for claims_of in (summed, lambda **checked: summed(**checked).assign(seed_sums=None))]
+    pd.testing.assert_frame_equal(*spreads, check_exact=True)
+    spread = spreads[0].set_index("statistic")
+    open_checks = spread.loc[spread["holds_fraction"].between(0, 1, inclusive="neither"), "claim"]
+    assert set(open_checks) == {"phenomenon", "equivariance", "carrier", "steps"}  # outcomes change by the draw
+    assert spread.loc[spread["claim"] == "steps", "resamples"].item() < 200  # (3/5)^5 of draws have no step
+    assert spread.loc[spread["claim"] == "steps", ["seeds_checked", "seeds_failing"]].values.tolist() == [[2, 1]]
 
 
 def test_attention_and_logit_by_offset_are_diagonal_means_by_hand():

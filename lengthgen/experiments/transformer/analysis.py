@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from lengthgen import seed_sums
 from lengthgen.claims import check
 from lengthgen.experiments.frequency import analysis as frequency
 from lengthgen.experiments.shift import analysis as shift
@@ -192,7 +193,8 @@ def claims_phenomenon(windows: pd.DataFrame, vocab_size: int, train_length_max: 
     ``NEAR_PERFECT``); rope >= ``ABOVE_CHANCE_FACTOR`` x chance in the window at 4x train_length_max (the
     single head's rule) and at every evaluation length past the range (the lowest of ``rope_floor_by_length``
     there; the 4x check is one of its lengths, kept as the single head's analogue); learned within
-    ``CHANCE_TOLERANCE`` of chance in every window past the range."""
+    ``CHANCE_TOLERANCE`` of chance in every window past the range. Each is a worst seed (``seed_sums``), resampled
+    over the seeds drawn."""
     chance = 1.0 / vocab_size
     bar = ABOVE_CHANCE_FACTOR * chance
     four_x = 4 * train_length_max
@@ -200,27 +202,29 @@ def claims_phenomenon(windows: pd.DataFrame, vocab_size: int, train_length_max: 
     rows = []
     for offset, cells in windows.groupby("offset", sort=True):
         for pe in ("rope", "learned"):
-            worst = _extreme(cells.loc[(cells["pe"] == pe) & cells["in_training_range"], "accuracy"], "min")
+            worst = seed_sums.minimum(cells[(cells["pe"] == pe) & cells["in_training_range"]], "accuracy")
             rows.append(check("phenomenon", f"{pe}: lowest accuracy over seeds and in-range windows", worst, ">=",
                               NEAR_PERFECT, offset=offset))
-        far = _extreme(cells.loc[(cells["pe"] == "rope") & (cells["length"] == four_x), "accuracy"], "min")
+        far = seed_sums.minimum(cells[(cells["pe"] == "rope") & (cells["length"] == four_x)], "accuracy")
         rows.append(check("phenomenon", "rope: lowest accuracy over seeds, last window at 4x the training maximum",
                           far, ">=", bar, offset=offset,
                           rule=f">= {ABOVE_CHANCE_FACTOR:g} x chance = {bar:.3f} (n={four_x})"))
-        rows.append(every_length_check(floors[(floors["offset"] == offset)
-                                              & (floors["length"] > train_length_max)], bar, offset))
-        past = cells.loc[(cells["pe"] == "learned") & cells["past_training_range"], "accuracy"]
-        distance = _extreme((past - chance).abs(), "max")
+        rope_past = cells[(cells["pe"] == "rope") & (cells["length"] > train_length_max)]
+        rows.append(every_length_check(floors[(floors["offset"] == offset) & (floors["length"] > train_length_max)],
+                                       bar, offset, resampled=seed_sums.minimum(rope_past, "accuracy")))
+        past = cells[(cells["pe"] == "learned") & cells["past_training_range"]]
+        distance = seed_sums.maximum(past.assign(distance=(past["accuracy"] - chance).abs()), "distance")
         rows.append(check("phenomenon", "learned: largest distance from chance over seeds and windows past the range",
                           distance, "<=", CHANCE_TOLERANCE, offset=offset,
                           rule=f"<= {CHANCE_TOLERANCE} (chance = {chance:.4f})"))
     return rows
 
 
-def every_length_check(floor: pd.DataFrame, bar: float, offset: int) -> dict:
+def every_length_check(floor: pd.DataFrame, bar: float, offset: int,
+                       resampled: seed_sums.SeedSums | None = None) -> dict:
     """rope's lowest last-window accuracy over seeds and every length past the range (``floor``: one offset's
     rows of ``rope_floor_by_length`` there) against ``bar``; the rule names where it is lowest and every length
-    under the bar."""
+    under the bar. ``resampled``: the same lowest as seed sums, from the windows behind ``floor``."""
     lowest = _extreme(floor["accuracy"], "min")
     where = (f"lowest at n={int(floor.loc[floor['accuracy'].idxmin(), 'length'])}" if len(floor)
              else "no rope window past the range")
@@ -229,14 +233,15 @@ def every_length_check(floor: pd.DataFrame, bar: float, offset: int) -> dict:
         where += "; under it at n=" + ", ".join(str(int(length)) for length in sorted(under))
     return check("phenomenon", "rope: lowest accuracy over seeds and every evaluation length past the range, last "
                  "window", lowest, ">=", bar, offset=offset,
-                 rule=f">= {ABOVE_CHANCE_FACTOR:g} x chance = {bar:.3f} ({where})")
+                 rule=f">= {ABOVE_CHANCE_FACTOR:g} x chance = {bar:.3f} ({where})", resampled=resampled)
 
 
 def claims_graceful(by_position: pd.DataFrame, train_length_max: int) -> list[dict]:
     """Per offset: rope decays gracefully past the range, i.e. no rope run steps down there: the largest drop
     over seeds (``largest_drops`` from position ``train_length_max`` on, windows of ``train_length_max``)
     stays under ``STEP_MIN_DROP``, the size of a step (``find_steps``). Evidence: a far offset overtaking the
-    target drops the accuracy at one position, which a smooth dilution does not."""
+    target drops the accuracy at one position, which a smooth dilution does not. The largest is a worst seed
+    (``seed_sums``), resampled over the seeds drawn."""
     drops = largest_drops(by_position[by_position["pe"] == "rope"], train_length_max, train_length_max)
     rows = []
     for offset in sorted(by_position["offset"].unique()):
@@ -247,7 +252,8 @@ def claims_graceful(by_position: pd.DataFrame, train_length_max: int) -> list[di
                  f"largest: seed {largest['seed']} at position {largest['position']}, "
                  f"{largest['accuracy_before']:.3f} to {largest['accuracy_after']:.3f}")
         rows.append(check("phenomenon", "rope: largest drop over seeds of the mean accuracy from the window before a "
-                          "position past the range to the window from it on", _extreme(size, "max"), "<",
+                          "position past the range to the window from it on",
+                          seed_sums.maximum(runs.assign(size=size), "size"), "<",
                           STEP_MIN_DROP, offset=int(offset), rule=f"< {STEP_MIN_DROP:g}, a step ({where})"))
     return rows
 
@@ -257,7 +263,8 @@ def claims_graceful(by_position: pd.DataFrame, train_length_max: int) -> list[di
 def claims_equivariance(changes: pd.DataFrame) -> list[dict]:
     """Per offset, float64 output logits: rope's largest change over seeds, lengths and shifts is
     <= ``ROPE_MAX_CHANGE``; learned's largest change over the defined shifts is >= ``ABSOLUTE_MIN_CHANGE``
-    in every seed (the statistic is the minimum over seeds).
+    in every seed (the statistic is the minimum over seeds). Both are worst seeds (``seed_sums``), resampled over
+    the seeds drawn.
 
     rope's is a sanity check: its rotation makes every attention logit a function of the relative offset
     alone, and nothing else in the decoder sees a position, so only a bug (or more than float64
@@ -266,11 +273,12 @@ def claims_equivariance(changes: pd.DataFrame) -> list[dict]:
     cells = changes[changes["dtype"] == SHIFT_CLAIM_DTYPE]
     rows = []
     for offset, at_offset in cells.groupby("offset", sort=True):
-        rope = _extreme(at_offset.loc[at_offset["pe"] == "rope", "output_logit_change"], "max")
+        rope = seed_sums.maximum(at_offset[at_offset["pe"] == "rope"], "output_logit_change")
         rows.append(check("equivariance", "rope: largest float64 output-logit change over seeds, lengths and shifts",
                           rope, "<=", ROPE_MAX_CHANGE, offset=offset, kind="sanity"))
         learned = at_offset[(at_offset["pe"] == "learned") & at_offset["defined"]]
-        smallest = _extreme(learned.groupby("seed")["output_logit_change"].max(), "min")
+        by_seed = learned.groupby("seed", as_index=False)["output_logit_change"].max()
+        smallest = seed_sums.minimum(by_seed, "output_logit_change")
         rows.append(check("equivariance", "learned: smallest over seeds of the largest float64 output-logit change "
                           "over defined shifts", smallest, ">=", ABSOLUTE_MIN_CHANGE, offset=offset))
     return rows
@@ -395,7 +403,8 @@ def claims_carrier(carrier: pd.DataFrame, untrained: pd.DataFrame) -> list[dict]
     """Per offset, over every seed: the retrieval head's attention at K reaches ``MIN_RETRIEVAL_ATTENTION``,
     and its carrier is concentrated and aligned by the frequency experiment's rules (worst seed), its
     concentration above that of the same (layer, head) at init (``untrained``, ``frequency.share_over_untrained``).
-    Each rule text names the range of the same heads at init."""
+    Each rule text names the range of the same heads at init. Each statistic is of worst seeds (``seed_sums``),
+    resampled over the seeds drawn."""
     rows = []
     for offset, heads in carrier.groupby("offset", sort=True):
         at_init = untrained[(untrained["offset"] == offset) & untrained["trained_retrieval_head"]]
@@ -404,10 +413,12 @@ def claims_carrier(carrier: pd.DataFrame, untrained: pd.DataFrame) -> list[dict]
             return f"untrained same head: {at_init[column].min():.3g} to {at_init[column].max():.3g}"
 
         rows.append(check("carrier", "lowest over seeds of the largest mean attention weight of any head at offset K",
-                          heads["attention_at_offset"].min(), ">=", MIN_RETRIEVAL_ATTENTION, offset=offset,
+                          seed_sums.minimum(heads, "attention_at_offset"), ">=", MIN_RETRIEVAL_ATTENTION,
+                          offset=offset,
                           rule=f">= {MIN_RETRIEVAL_ATTENTION:g} (one head retrieves; "
                                f"{baseline('attention_at_offset')})"))
-        rows.append(check("carrier", "retrieval head: lowest top-4 energy share over seeds", heads["top4_share"].min(),
+        rows.append(check("carrier", "retrieval head: lowest top-4 energy share over seeds",
+                          seed_sums.minimum(heads, "top4_share"),
                           ">=", MIN_TOP4_SHARE, offset=offset,
                           rule=f">= {MIN_TOP4_SHARE:g} (of {int(heads['n_blocks'].iloc[0])} blocks; "
                                f"{baseline('top4_share')})"))
@@ -415,14 +426,17 @@ def claims_carrier(carrier: pd.DataFrame, untrained: pd.DataFrame) -> list[dict]
             "carrier", "retrieval head: lowest top-4 energy share over seeds minus the highest of the same head "
             "untrained", heads, at_init, "top4_share", offset))
         rows.append(check("carrier", "retrieval head: lowest energy-weighted top-4 alignment cos(K theta + phi) over "
-                          "seeds", heads["top4_alignment"].min(), ">=", MIN_TOP4_ALIGNMENT, offset=offset,
+                          "seeds", seed_sums.minimum(heads, "top4_alignment"), ">=", MIN_TOP4_ALIGNMENT,
+                          offset=offset,
                           rule=f">= {MIN_TOP4_ALIGNMENT:g} ({baseline('top4_alignment')})"))
     return rows
 
 
 def claims_step_prediction(predictions: pd.DataFrame) -> list[dict]:
     """Per offset with a rope step past the range: the carrier kernel's predicted step lies within
-    ``STEP_PREDICTION_FACTOR`` of the found one in every such seed (the statistic is the largest factor)."""
+    ``STEP_PREDICTION_FACTOR`` of the found one in every such seed (the statistic is the largest factor). It is a
+    worst seed (``seed_sums``) of the seeds with a step drawn, and made only where one is (``seed_sums.made_where``),
+    as here."""
     rows = []
     stepped = predictions[predictions["found_step"].notna()]
     for offset, runs in stepped.groupby("offset", sort=True):
@@ -430,6 +444,14 @@ def claims_step_prediction(predictions: pd.DataFrame) -> list[dict]:
         found = ", ".join(f"seed {row.seed}: {row.found_step} vs "
                           f"{'none' if pd.isna(row.predicted_step) else row.predicted_step}" for row in runs.itertuples())
         rows.append(check("steps", "retrieval head: largest factor between its kernel's predicted step and the "
-                          "found step, over seeds with a step", max(factors), "<=", STEP_PREDICTION_FACTOR,
+                          "found step, over seeds with a step", largest_factor(runs.assign(factor=factors)), "<=",
+                          STEP_PREDICTION_FACTOR,
                           offset=offset, rule=f"<= {STEP_PREDICTION_FACTOR:g} (found vs predicted: {found})"))
     return rows
+
+
+def largest_factor(runs: pd.DataFrame) -> seed_sums.SeedSums:
+    """The largest ``factor`` over the seeds of ``runs`` (those with a step) drawn: the step check's statistic, made
+    only on a resample that draws one of them."""
+    return seed_sums.made_where(seed_sums.maximum(runs, "factor"),
+                                seed_sums.total(runs.assign(stepped=1.0), "stepped"))
