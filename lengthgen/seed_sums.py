@@ -106,3 +106,30 @@ def _reduced(function: np.ufunc, parts: list[SeedSums]) -> SeedSums:
     if not parts:  # as pandas' max of an empty series
         return constant(np.nan)
     return combine(lambda *values: function.reduce(np.stack(values)), *parts)
+
+
+def smallest_row(frame: pd.DataFrame, column: str) -> SeedSums:
+    """The smallest of ``frame[column]`` over the rows of the seeds drawn (once or more), NaN rows skipped as
+    pandas' min skips them: NaN where no drawn seed has a value. A worst-seed minimum is no function of sums of the
+    values, but it is one of which seeds are drawn: each seed's own smallest value is fixed, and the sums are a
+    column per seed that counts how often it is drawn."""
+    return _extreme_row(frame, column, "min")
+
+
+def largest_row(frame: pd.DataFrame, column: str) -> SeedSums:
+    """The largest of ``frame[column]`` over the rows of the seeds drawn, as ``smallest_row``."""
+    return _extreme_row(frame, column, "max")
+
+
+_SKIPPING_NAN = {"min": np.fmin, "max": np.fmax}
+
+
+def _extreme_row(frame: pd.DataFrame, column: str, extreme: str) -> SeedSums:
+    by_seed = frame[column].astype(float).groupby(frame["seed"]).agg(extreme)  # NaN for a seed of NaN rows only
+    function, extremes = _SKIPPING_NAN[extreme], by_seed.to_numpy()
+
+    def of(totals: np.ndarray) -> np.ndarray:
+        values = np.where(totals > 0, extremes, np.nan)  # a seed not drawn has no rows in the resample
+        return function.reduce(values, axis=1, initial=np.nan)  # fmin(NaN, x) is x: NaN only where nothing is
+
+    return SeedSums(pd.DataFrame(np.eye(len(by_seed)), index=by_seed.index), of)

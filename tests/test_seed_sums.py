@@ -76,3 +76,18 @@ def test_the_t_interval_of_one_value_or_of_equal_values_is_the_mean_up_to_the_ro
     assert mean_interval_low(one, "value").at(np.array([[1, 0], [3, 0]]), [0, 1]) == pytest.approx([0.3, 0.3], abs=1e-7)
     assert mean_interval_low(runs(), "value").at(weights([1, 1, 1]), [0, 1, 2])[0] == pytest.approx(0.9, abs=1e-7)
     assert np.isnan(mean_interval_low(one.iloc[:0], "value").value())
+
+
+@pytest.mark.parametrize("draw", [*DRAWS, [1, 0, 0], [2, 1, 2]])
+def test_the_smallest_and_largest_row_are_those_of_the_resampled_rows_nan_skipped(draw):
+    frame = runs().assign(value=[0.1, np.nan, 0.4, np.nan, 0.2, 0.3])  # seed 1's only row is NaN
+    smallest, largest = seed_sums.smallest_row(frame, "value"), seed_sums.largest_row(frame, "value")
+    drawn = resampled(frame, draw)["value"]
+    assert smallest.at(weights(draw), [0, 1, 2])[0] == pytest.approx(drawn.min(), nan_ok=True)
+    assert largest.at(weights(draw), [0, 1, 2])[0] == pytest.approx(drawn.max(), nan_ok=True)
+    assert (smallest.value(), largest.value()) == (0.1, 0.4)
+    # each seed alone (the identity): seed 1 has no value, and neither does a frame with no rows
+    np.testing.assert_array_equal(smallest.at(np.eye(3), [0, 1, 2]), [0.1, np.nan, 0.2])
+    assert np.isnan(seed_sums.largest_row(frame.iloc[:0], "value").value())
+    # in a statistic of several, a seed the sums have no row of adds nothing
+    assert (largest - smallest).at(np.array([[0, 0, 1, 5]]), [0, 1, 2, 7])[0] == pytest.approx(0.1)
