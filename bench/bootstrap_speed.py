@@ -31,7 +31,7 @@ from lengthgen.experiments.runner import experiment_module  # noqa: E402
 from lengthgen.table_schemas.registry import schema_named  # noqa: E402
 from lengthgen.tables import read_table, read_tables  # noqa: E402
 
-EXPERIMENTS = ("cures", "prop1", "multiseed", "variants", "errors", "generalization")
+EXPERIMENTS = ("cures", "prop1", "multiseed", "variants", "errors", "generalization", "linear", "rope_bases")
 
 
 def declaration(experiment: str):

@@ -333,8 +333,11 @@ def test_the_bootstrap_by_seed_sums_gives_the_recomputed_shares_intervals_and_se
         return with_keys(rope_bases.checks({"rope_bases_prediction": rope_bases_prediction}, SETTINGS), "rope_bases",
                          "rope_bases")
 
+    def recomputed(rope_bases_prediction):
+        return summed(rope_bases_prediction).assign(seed_sums=None)
+
     spreads = [seed_bootstrap(claims_of, {"rope_bases_prediction": table}, resamples=200, seed=0)
-               for claims_of in (summed, lambda rope_bases_prediction: summed(rope_bases_prediction).assign(seed_sums=None))]
+               for claims_of in (summed, recomputed)]
     pd.testing.assert_frame_equal(*spreads)
     assert spreads[0]["holds_fraction"].between(0, 1, inclusive="neither").all()  # no outcome decided by every draw
     # alone, the dilution law orders seed 3's one pair wrong; ranking a pair of seeds 0 and 1, and ties seed 2's
