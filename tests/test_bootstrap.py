@@ -380,4 +380,5 @@ def test_the_bootstrap_by_seed_sums_keeps_the_recomputed_intervals_and_outcomes_
     pd.testing.assert_frame_equal(summed[exact], recomputed[exact])  # counts, shares, per-seed counts: identical
     for column in ("spread_low", "spread_high"):
         np.testing.assert_allclose(summed[column], recomputed[column], rtol=0, atol=SUMMED_TOLERANCE)
-    assert (summed["resamples"] == 100).all() and len(summed) >= 4
+    # not vacuous: every resample made every check (rope_bases has two on the tiny run: one variants offset)
+    assert (summed["resamples"] == 100).all() and len(summed) >= 2
