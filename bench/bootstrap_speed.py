@@ -32,7 +32,7 @@ from lengthgen.table_schemas.registry import schema_named  # noqa: E402
 from lengthgen.tables import read_table, read_tables  # noqa: E402
 
 EXPERIMENTS = ("cures", "prop1", "multiseed", "variants", "errors", "generalization", "frequency", "mechanics", "shift",
-               "transformer")
+               "transformer", "linear", "rope_bases")
 
 
 def declaration(experiment: str):

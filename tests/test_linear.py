@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from lengthgen import tables
 from lengthgen.experiments.linear import thresholds
+from lengthgen.bootstrap import seed_bootstrap
 from lengthgen.claims import with_keys
 from lengthgen.experiments.linear import analysis as linear
 from lengthgen.experiments.linear import summaries as linear_summaries
@@ -951,3 +952,43 @@ def test_arm_1_is_compared_with_the_exact_interpolant_even_on_an_ill_conditioned
     tables = linear.analyze_control(config, TASK, 0, eval_sets(lengths=(8, 16), n_samples=16), 32)
     assert tables["comparison"]["rtol"].tolist() == [0.0]
     assert tables["cutoffs"]["relative_error"].idxmin() != 0  # another cut-off would have read better
+
+
+def seed_rows(seed: int, in_range: float, far: float, weights: tuple[float, float]) -> list[tuple]:
+    """One run's (length, accuracy, far_key_weight, seed) rows: in-range accuracy at 4 and 8 (the lower at 4), the
+    accuracy at 4 L = 32, the last octave's weight at the reference length 16 and at the longest, 64."""
+    return [(4, in_range, 0.0, seed), (8, 1.0, 0.0, seed), (16, 0.5, weights[0], seed), (32, far, 0.1, seed),
+            (64, 0.2, weights[1], seed)]
+
+
+def test_the_bootstrap_by_seed_sums_gives_the_recomputed_intervals_outcomes_and_seed_counts():
+    """Four seeds, each failing some check alone: seed 1 is ill-posed, off the closed form, and its control misses
+    the range; seed 2's head misses its range (so no resample drawing it judges the head past it) and its control's
+    cosine is low; seed 3 has no reference weight (alone: no ratio, NaN); the mean accuracy at 4 L and the kernel error
+    straddle their bounds. Every resample's values, outcomes and per-seed counts are the recomputed ones."""
+    head = by_length_table([row for seed, (fit, far, weights) in enumerate(
+        [(1.0, 0.3, (0.4, 0.1)), (1.0, 0.6, (0.2, 0.3)), (0.98, 0.5, (0.3, 0.2)), (1.0, 0.7, (0.0, 0.1))])
+        for row in seed_rows(seed, fit, far, weights)])
+    control = by_length_table([row for seed, fit in enumerate([1.0, 0.7, 1.0, 0.95])
+                               for row in seed_rows(seed, fit, 0.2, (0.3, 0.3))]).assign(arm=linear.CONTROL)
+    comparison = pd.concat([
+        pd.DataFrame({"arm": linear.CONTROL, "offset": 2, "seed": range(4), "condition_number": [3.0, 150.0, 3.0, 3.0],
+                      "kernel_cosine": [0.9995, 0.9999, 0.998, 0.9999],
+                      "max_kernel_error": [0.002, 0.02, 0.001, 0.003]}),
+        pd.DataFrame({"arm": linear.HEAD, "offset": 2, "seed": range(4), "relative_error": [0.3, 0.6, 0.2, 0.4]})],
+        ignore_index=True)
+    settings = {"task": {"train_length_max": 8, "vocab_size": 8}}
+
+    def summed(**tables):
+        return with_keys(linear.checks(tables, settings), "linear", "linear")
+
+    tables = {"linear_by_length": pd.concat([control, head], ignore_index=True), "linear_comparison": comparison}
+    spreads = [seed_bootstrap(claims_of, tables, resamples=200, seed=0)
+               for claims_of in (summed, lambda **resampled: summed(**resampled).assign(seed_sums=None))]
+    exact = [column for column in spreads[0].columns if column not in ("spread_low", "spread_high")]
+    pd.testing.assert_frame_equal(spreads[0][exact], spreads[1][exact])
+    for column in ("spread_low", "spread_high"):
+        np.testing.assert_allclose(spreads[0][column], spreads[1][column], rtol=1e-14, atol=0)
+    assert spreads[0]["holds_fraction"].between(0, 1, inclusive="neither").all()  # every outcome moves
+    # alone, seed 2 is not judged past its range and seed 3 has no reference weight (no ratio)
+    assert spreads[0]["seeds_checked"].tolist() == [4, 4, 4, 4, 4, 3, 2, 3]

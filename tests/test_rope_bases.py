@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 import torch
 
+from lengthgen.bootstrap import seed_bootstrap
 from lengthgen.claims import with_keys
 from lengthgen import dilution
 from lengthgen.experiments.rope_bases import analysis as rope_bases
@@ -232,7 +233,9 @@ def test_each_offset_and_predictor_gets_a_check_with_its_claim_statistic_and_rul
     assert [(row["offset"], row["statistic"].split(":")[0]) for row in checks] == [
         (2, PROP1_CLAIM_PREDICTOR), (2, "ranking"), (3, PROP1_CLAIM_PREDICTOR), (3, "ranking")]
     assert all(type(row["offset"]) is int for row in checks)
-    dilution_law = checks[0]
+    dilution_law = dict(checks[0])
+    summed, threshold = dilution_law.pop("seed_sums")  # for the seed bootstrap: the same share of per-seed sums
+    assert (summed.value(), threshold) == (1.0, 1.0)
     assert dilution_law == {
         "claim": "the dilution law predicts the rope-base variants' order past the range",
         "statistic": f"{PROP1_CLAIM_PREDICTOR}: share of rope-base pairs apart past the range that it predicts in order",
@@ -306,3 +309,36 @@ def test_encodings_tied_three_ways_all_rank_first():
     ranks = order.set_index(["source", "pe"])["rank"]
     assert ranks["measured"].to_dict() == dict.fromkeys(BASES, 1)
     assert ranks[PROP1_CLAIM_PREDICTOR].to_dict() == {"rope@base=100": 3, "rope": 1, "rope@base=1e6": 1}
+
+
+def test_the_bootstrap_by_seed_sums_gives_the_recomputed_shares_intervals_and_seed_counts():
+    """Four seeds of three encodings at offset 1, two lengths each; seed 3 has no rope@base=1e6 run (a resample of
+    seed 3 alone has two encodings, one pair), the ranking predictor ties a decided pair on seed 2 (not in order), and
+    the measured gaps straddle the bar, so which pairs are decided, and the share, move from resample to resample.
+    No draw of these numbers has a measured gap exactly at the bar or another predicted tie (checked in fractions):
+    there pandas' means and the seed sums, added in other orders, may round to different sides, as two orders of the
+    same rows may in the recomputation itself."""
+    measured = {0: (0.2, 0.5, 0.8), 1: (0.5, 0.43, 0.7), 2: (0.3, 0.317, 0.4), 3: (0.25, 0.6, None)}
+    predicted = {PROP1_CLAIM_PREDICTOR: {0: (0.1, 0.4, 0.9), 1: (0.3, 0.17, 0.9), 2: (0.2, 0.11, 0.5),
+                                         3: (0.5, 0.41, None)},
+                 "ranking": {0: (0.3, 0.23, 0.7), 1: (0.21, 0.33, 0.8), 2: (0.2, 0.3, 0.3), 3: (0.1, 0.5, None)}}
+    table = pd.DataFrame([{"pe": pe, "offset": 1, "seed": seed, "length": length, "predictor": predictor,
+                           "predicted_accuracy": predicted[predictor][seed][index] + length / 1000,
+                           "measured_accuracy": accuracy - length / 1000}
+                          for seed, accuracies in measured.items() for index, (pe, accuracy) in
+                          enumerate(zip(BASES, accuracies)) if accuracy is not None
+                          for length in (16, 32) for predictor in rope_bases.ORDER_PREDICTORS])
+
+    def summed(rope_bases_prediction):
+        return with_keys(rope_bases.checks({"rope_bases_prediction": rope_bases_prediction}, SETTINGS), "rope_bases",
+                         "rope_bases")
+
+    def recomputed(rope_bases_prediction):
+        return summed(rope_bases_prediction).assign(seed_sums=None)
+
+    spreads = [seed_bootstrap(claims_of, {"rope_bases_prediction": table}, resamples=200, seed=0)
+               for claims_of in (summed, recomputed)]
+    pd.testing.assert_frame_equal(*spreads)
+    assert spreads[0]["holds_fraction"].between(0, 1, inclusive="neither").all()  # no outcome decided by every draw
+    # alone, the dilution law orders seed 3's one pair wrong; ranking a pair of seeds 0 and 1, and ties seed 2's
+    assert spreads[0]["seeds_checked"].tolist() == [4, 4] and spreads[0]["seeds_failing"].tolist() == [1, 3]

@@ -55,10 +55,11 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from lengthgen import kernel
+from lengthgen import kernel, seed_sums
 from lengthgen.claims import check
 from lengthgen.evaluation import TOKENS_PER_BATCH
 from lengthgen.model import AttentionHead
+from lengthgen.seed_sums import SeedSums
 from lengthgen.rotary_regression import (RegressionConfig, condition_number, interpolation_target, min_norm_solution,
                                          numerical_rank, regression_outputs, rotary_basis, row_space_fraction,
                                          sequence_weights, train_regression)
@@ -379,6 +380,15 @@ def far_weight_ratio(by_length: pd.DataFrame, train_length_max: int) -> float:
     return float(means[far] / means[reference]) if means[reference] > 0 else float("nan")
 
 
+def far_weight_ratio_of_seed_sums(by_length: pd.DataFrame, train_length_max: int) -> SeedSums:
+    """``far_weight_ratio`` as a statistic of per-seed sums (``lengthgen.seed_sums``), for the seed bootstrap."""
+    reference, far = comparison_lengths(by_length["length"], train_length_max)
+    far_mean, reference_mean = (seed_sums.mean(by_length[by_length["length"] == length], "far_key_weight")
+                                for length in (far, reference))
+    return seed_sums.combine(lambda far, reference: np.where(reference > 0, far / reference, np.nan),
+                             far_mean, reference_mean)
+
+
 def accuracy_at(by_length: pd.DataFrame, length: int) -> float:
     rows = by_length[by_length["length"] == length]
     if rows.empty:
@@ -394,21 +404,26 @@ def in_range_accuracy(by_length: pd.DataFrame) -> pd.Series:
 def control_checks(by_length: pd.DataFrame, comparison: pd.DataFrame, train_length_max: int) -> list[dict]:
     """Arm 1, sanity: well-posed, fits, reaches the closed form (cosine, max error): what only a bug fails.
     Whether it extrapolates is no check: the closed form sets it from d and the base (``min_norm_sweep``), so
-    its failure would be neither a bug nor evidence on the claim; the section's tables report it."""
+    its failure would be neither a bug nor evidence on the claim; the section's tables report it.
+
+    Each is a statistic of per-seed sums (``lengthgen.seed_sums``), which the seed bootstrap resamples: a worst
+    run's value, exactly; the mean accuracy keeps pandas' mean as its value (the sums give it up to rounding)."""
     label = ARMS[CONTROL]
+    in_range = by_length[by_length["in_training_range"]]
     return [
         check(f"{label}: the min-norm interpolant is well-posed",
-              "condition number of the rotary basis over the training offsets", comparison["condition_number"].max(),
-              "<=", MAX_CONDITION_NUMBER, rule=f"<= {MAX_CONDITION_NUMBER:g} (offsets 0..{train_length_max - 1})",
-              kind="sanity"),
+              "condition number of the rotary basis over the training offsets",
+              seed_sums.maximum(comparison, "condition_number"), "<=", MAX_CONDITION_NUMBER,
+              rule=f"<= {MAX_CONDITION_NUMBER:g} (offsets 0..{train_length_max - 1})", kind="sanity"),
         check(f"{label}: fits the training range", "mean accuracy at in-range lengths",
-              in_range_accuracy(by_length).mean(), ">=", MIN_IN_RANGE_ACCURACY, kind="sanity"),
+              in_range_accuracy(by_length).mean(), ">=", MIN_IN_RANGE_ACCURACY, kind="sanity",
+              resampled=seed_sums.mean(in_range, "accuracy")),
         check(f"{label}: training selects the min-norm interpolant (shape)",
               "lowest kernel cosine, trained vs closed form, over every evaluated offset",
-              comparison["kernel_cosine"].min(), ">=", MIN_CONVERGENCE_COSINE, kind="sanity"),
+              seed_sums.minimum(comparison, "kernel_cosine"), ">=", MIN_CONVERGENCE_COSINE, kind="sanity"),
         check(f"{label}: training selects the min-norm interpolant (values)",
               "largest max |trained - closed form| over every evaluated offset (target = 1)",
-              comparison["max_kernel_error"].max(), "<=", MAX_KERNEL_ERROR, kind="sanity"),
+              seed_sums.maximum(comparison, "max_kernel_error"), "<=", MAX_KERNEL_ERROR, kind="sanity"),
     ]
 
 
@@ -417,32 +432,50 @@ def head_checks(by_length: pd.DataFrame, comparison: pd.DataFrame, train_length_
     """Arm 2, evidence: fits its range at every in-range length of every run (the precondition), then does
     not extrapolate, per-key weight does not decay, its kernel is the min-norm one at the most favourable
     cut-off. On a head that does not fit, those three are not judged: their value is NaN (so they do not
-    hold) and their rule says why, instead of a verdict on a model that did not learn."""
+    hold) and their rule says why, instead of a verdict on a model that did not learn.
+
+    Each is a statistic of per-seed sums (``lengthgen.seed_sums``), which the seed bootstrap resamples, the three
+    judged ones NaN in a resample whose worst run does not fit (``fit_judged``); a value that is a mean or a ratio of
+    means keeps pandas' as its value (the sums give it up to rounding)."""
     label = ARMS[HEAD]
-    worst_fit = in_range_accuracy(by_length).min()
-    fits = worst_fit >= LINEAR_HEAD_FIT_ACCURACY
+    worst_fit = seed_sums.minimum(by_length[by_length["in_training_range"]], "accuracy")
+    fits = worst_fit.value() >= LINEAR_HEAD_FIT_ACCURACY
     far_length, chance_bound = EXTRAPOLATION_FACTOR * train_length_max, CHANCE_MULTIPLE / vocab_size
     reference, far = comparison_lengths(by_length["length"], train_length_max)
 
-    def judged(value: float, rule: str) -> tuple[float, str]:
-        return (value, rule) if fits else (float("nan"), f"not judged: arm 2 does not fit its range ({rule})")
+    def judged(value: float, statistic: SeedSums, rule: str) -> dict:
+        """A judged check's value and rule on all seeds, and its statistic per resample (``check``'s keywords)."""
+        return {"value": value if fits else float("nan"), "resampled": fit_judged(worst_fit, statistic),
+                "rule": rule if fits else f"not judged: arm 2 does not fit its range ({rule})"}
 
-    extrapolation = judged(accuracy_at(by_length, far_length), f"<= {CHANCE_MULTIPLE}/V = {chance_bound:.3g} (n={far_length})")
-    decay = judged(far_weight_ratio(by_length, train_length_max), f">= {MIN_FAR_WEIGHT_RATIO:g} (n={far} over n={reference})")
-    kernel_error = judged(comparison["relative_error"].max(), f"<= {MAX_RELATIVE_KERNEL_ERROR:.3g}")
+    extrapolation = judged(accuracy_at(by_length, far_length),
+                           seed_sums.mean(by_length[by_length["length"] == far_length], "accuracy"),
+                           f"<= {CHANCE_MULTIPLE}/V = {chance_bound:.3g} (n={far_length})")
+    decay = judged(far_weight_ratio(by_length, train_length_max),
+                   far_weight_ratio_of_seed_sums(by_length, train_length_max),
+                   f">= {MIN_FAR_WEIGHT_RATIO:g} (n={far} over n={reference})")
+    kernel_error = judged(comparison["relative_error"].max(), seed_sums.maximum(comparison, "relative_error"),
+                          f"<= {MAX_RELATIVE_KERNEL_ERROR:.3g}")
     return [
         check(f"{label}: fits the training range (precondition)",
               "lowest accuracy over every in-range length, offset and seed", worst_fit, ">=",
               LINEAR_HEAD_FIT_ACCURACY),
         check(f"{label}: does not extrapolate", f"mean accuracy at {EXTRAPOLATION_FACTOR}x the longest training length",
-              extrapolation[0], "<=", chance_bound, rule=extrapolation[1]),
+              comparison="<=", threshold=chance_bound, **extrapolation),
         check(f"{label}: distractor weight per key past the range does not decay",
               "mean |weight| per key in [n/2, n) at the longest length over that at the first length >= 2 L",
-              decay[0], ">=", MIN_FAR_WEIGHT_RATIO, rule=decay[1]),
+              comparison=">=", threshold=MIN_FAR_WEIGHT_RATIO, **decay),
         check(f"{label}: its kernel is the min-norm interpolant",
               "largest |trained - min-norm| / |min-norm| over every evaluated offset, at each run's most "
-              "favourable cut-off", kernel_error[0], "<=", MAX_RELATIVE_KERNEL_ERROR, rule=kernel_error[1]),
+              "favourable cut-off", comparison="<=", threshold=MAX_RELATIVE_KERNEL_ERROR, **kernel_error),
     ]
+
+
+def fit_judged(worst_fit: SeedSums, statistic: SeedSums) -> SeedSums:
+    """``statistic`` in a resample whose worst in-range accuracy (``worst_fit``) reaches the fit bar, NaN in one
+    whose does not: what ``head_checks`` recomputed on that resample gives."""
+    return seed_sums.combine(lambda worst, value: np.where(worst >= LINEAR_HEAD_FIT_ACCURACY, value, np.nan),
+                             worst_fit, statistic)
 
 
 def claims_linear(by_length: pd.DataFrame, comparison: pd.DataFrame, train_length_max: int,

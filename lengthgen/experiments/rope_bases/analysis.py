@@ -13,16 +13,22 @@ The test is the order. Per offset, the encodings are ranked by their mean accura
 whose measured means differ by at least ``thresholds.ORDER_MIN_ACCURACY_GAP`` is predicted in the
 measured order. A closer pair is within the seeds' noise and decides nothing; with no decided pair
 the statistic is NaN and the check does not hold (there was no order to predict).
+
+Every mean that decides a pair is a mean over rows, so each check is a statistic of per-seed sums
+(``lengthgen.seed_sums``), which the seed bootstrap resamples without recomputing the checks.
 """
 
+import numpy as np
 import pandas as pd
 
+from lengthgen import seed_sums
 from lengthgen.claims import check
 from lengthgen.dilution import predict_dilution
 from lengthgen.experiments.rope_bases.tables import ORDER_PREDICTORS
 from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
 from lengthgen.experiments.rope_bases.summaries import decided_pairs
 from lengthgen.experiments.rope_bases.thresholds import ORDER_MIN_ACCURACY_GAP
+from lengthgen.seed_sums import SeedSums
 
 PREDICTOR_CLAIMS = {PROP1_CLAIM_PREDICTOR: "the dilution law predicts the rope-base variants' order past the range",
                     "ranking": "the ranking account predicts the rope-base variants' order past the range"}
@@ -77,8 +83,13 @@ def pairs_in_order(order: pd.DataFrame, offset: int, predictor: str) -> tuple[in
 
 def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
     """Per offset and predictor: the share of decided pairs predicted in the measured order, all of them to hold.
-    Evidence: a predictor that misreads what the base does to the kernel orders some pair wrong."""
-    order = mean_accuracy_past_range(tables["rope_bases_prediction"])
+    Evidence: a predictor that misreads what the base does to the kernel orders some pair wrong. Its value is the
+    share of the order table's means (pandas'); the seed bootstrap resamples the same share of per-seed sums
+    (``share_in_order``), whose means equal those up to rounding only."""
+    prediction = tables["rope_bases_prediction"]
+    order = mean_accuracy_past_range(prediction)
+    measured = seed_sums.means_by(prediction.drop_duplicates(RUN_COLUMNS), ["offset", "pe"], "measured_accuracy")
+    predicted = seed_sums.means_by(prediction, ["offset", "pe", "predictor"], "predicted_accuracy")
     rows = []
     for offset in sorted(order["offset"].unique()):
         n_encodings = order.loc[order["offset"] == offset, "pe"].nunique()
@@ -88,5 +99,31 @@ def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
                               f"{predictor}: share of rope-base pairs apart past the range that it predicts in order",
                               in_order / decided if decided else float("nan"), ">=", 1.0, offset=int(offset),
                               rule=f"all of the {decided} of {n_encodings * (n_encodings - 1) // 2} pairs whose "
-                                   f"measured means differ by >= {ORDER_MIN_ACCURACY_GAP:g}"))
+                                   f"measured means differ by >= {ORDER_MIN_ACCURACY_GAP:g}",
+                              resampled=share_in_order(measured, predicted, offset, predictor)))
     return rows
+
+
+NOTHING = seed_sums.constant(np.nan)  # the mean of a group with no rows
+
+
+def share_in_order(measured: dict[tuple, SeedSums], predicted: dict[tuple, SeedSums], offset: int,
+                   predictor: str) -> SeedSums:
+    """``pairs_in_order``'s share (in order over decided) at ``offset`` as a statistic of per-seed sums:
+    ``measured`` holds the mean measured accuracy per (offset, pe), ``predicted`` the mean predicted one per
+    (offset, pe, predictor). An encoding a resample has no rows of has a NaN measured mean and is in no pair, as
+    it is missing from the resample's order table (a measured accuracy is never NaN: ``analyze`` refuses one)."""
+    encodings = sorted(pe for at, pe in measured if at == offset)
+    return seed_sums.combine(_share_in_order, *(measured[(offset, pe)] for pe in encodings),
+                             *(predicted.get((offset, pe, predictor), NOTHING) for pe in encodings))
+
+
+def _share_in_order(*means: np.ndarray) -> np.ndarray:
+    """Per resample, as ``decided_pairs`` counts: ``means`` are every encoding's measured means, then its predicted."""
+    measured, predicted = np.stack(means[:len(means) // 2]), np.stack(means[len(means) // 2:])  # (encodings, resamples)
+    first, second = np.triu_indices(len(measured), k=1)  # every pair once
+    measured_gap = measured[first] - measured[second]
+    decided = np.abs(measured_gap) >= ORDER_MIN_ACCURACY_GAP  # False for a NaN gap: a pair the resample lacks
+    in_order = decided & (np.sign(predicted[first] - predicted[second]) == np.sign(measured_gap))
+    counted = decided.sum(axis=0)
+    return np.where(counted > 0, in_order.sum(axis=0) / counted, np.nan)  # no decided pair: no order to predict
