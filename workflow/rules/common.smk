@@ -15,7 +15,7 @@ from lengthgen.encoding_catalog import ENCODING_NAME_PATTERN, encoding_descripti
 from lengthgen.experiments.catalog import plan
 from lengthgen.experiments.declaration import EvalSets, Evaluations, Models, RangeFits, Table, TrainingCurves
 from lengthgen.experiments.declaration import as_plain, schema_of, schema_read, setting, settings_of
-from lengthgen.jobs import use_cpu_kernels
+from lengthgen.jobs import keep_freed_memory, use_cpu_kernels
 from lengthgen.report import code_version
 from lengthgen.seeding import derive_seed
 from lengthgen.sources import lengthgen_files
@@ -41,6 +41,7 @@ try:
     use_cpu_kernels(config["cpu_kernels"])
 except ValueError as error:
     sys.exit(f"Config error: {error}")
+keep_freed_memory()  # the allocator's page faults were a fifth of some training jobs' CPU (lengthgen/jobs.py)
 CONDA_ENV = str(REPO / "envs" / "lengthgen.yaml")
 # The report states the code it came from: the last commit that changed anything outside the
 # results folders, so committing a regenerated RESULTS.md does not make it stale.
