@@ -9,6 +9,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 import yaml
+from snakemake.cli import parse_args
 
 from conftest import REPO, SCHEMA, SMOKE_CONFIG, markdown_rows, snakemake, write_config
 from lengthgen.config import derive_settings, prepare_config
@@ -17,6 +18,17 @@ from lengthgen.markdown_cells import MAX_CELL, table_cells
 from lengthgen.report_preview import committed_config
 from lengthgen.table_schemas.core import ACCURACY_BY_LENGTH
 
+
+
+def test_snakemake_reads_the_default_profile_from_any_working_directory(tmp_path, monkeypatch):
+    """Snakemake finds profiles/default beside the Snakefile, wherever it is started, and takes its scheduler
+    from it: the greedy one (the integer program it would solve at every job's end costs CPU, docs/benchmarks.md)."""
+    monkeypatch.chdir(tmp_path)
+    _, args = parse_args(["--snakefile", str(REPO / "Snakefile"), "--cores", "2"])
+    assert args.scheduler == "greedy"
+    assert args.rerun_incomplete and args.keep_going
+    _, args = parse_args(["--snakefile", str(REPO / "Snakefile"), "--cores", "2", "--scheduler", "ilp"])
+    assert args.scheduler == "ilp"  # the command line still wins
 
 
 def scheduled_jobs(dry_run_output: str) -> Counter:
