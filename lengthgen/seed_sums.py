@@ -92,6 +92,9 @@ def constant(value: float) -> SeedSums:
     return SeedSums(pd.DataFrame(index=pd.Index([], name="seed")), lambda totals: np.full(len(totals), value))
 
 
+NOTHING = constant(np.nan)  # the mean of a group with no rows: NaN, which ``largest`` and ``smallest`` skip
+
+
 def largest(parts: list[SeedSums]) -> SeedSums:
     """The largest of the values of ``parts``, NaN ones skipped (NaN when all are, or there are none)."""
     return _reduced(np.fmax, parts)
@@ -104,7 +107,7 @@ def smallest(parts: list[SeedSums]) -> SeedSums:
 
 def _reduced(function: np.ufunc, parts: list[SeedSums]) -> SeedSums:
     if not parts:  # as pandas' max of an empty series
-        return constant(np.nan)
+        return NOTHING
     return combine(lambda *values: function.reduce(np.stack(values)), *parts)
 
 

@@ -83,8 +83,7 @@ def fitted_means(evaluations: pd.DataFrame, fits: pd.DataFrame, by: list[str], c
     frame = evaluations.assign(_fitted=fitted_rows(evaluations, fits))
     shares = seed_sums.means_by(frame.drop_duplicates(["pe", "offset", "seed"]), keys, "_fitted")
     fitted = seed_sums.means_by(frame[frame["_fitted"]], keys + by, column)
-    nothing = seed_sums.smallest([])  # a group no fitted run has: NaN, skipped as the recomputed summary's missing row
-    return {key: seed_sums.combine(_kept_mean, shares[key[:len(keys)]], fitted.get(key, nothing), every)
+    return {key: seed_sums.combine(_kept_mean, shares[key[:len(keys)]], fitted.get(key, seed_sums.NOTHING), every)
             for key, every in seed_sums.means_by(frame, keys + by, column).items()}
 
 

@@ -299,11 +299,11 @@ def learned_checks(past: pd.DataFrame) -> list[dict]:
     past the range."""
     learned = seed_sums.means_by(past[past["head"] == "learned"], ["cure", "offset", "length"], "accuracy")
     places = sorted({(offset, length) for _, offset, length in learned})
-    nothing = seed_sums.smallest([])  # a mean over no rows: NaN, skipped by the largest as pandas' max skips it
     return [check(f"{cure} does nothing for the learned head",
                   "largest gain of learned mean accuracy over seeds at any offset and length past the training range",
-                  seed_sums.largest([learned.get((cure, *place), nothing) - learned.get(("none", *place), nothing)
-                                     for place in places]), "<=", CHANCE_TOLERANCE)
+                  seed_sums.largest([learned.get((cure, *place), seed_sums.NOTHING)
+                                     - learned.get(("none", *place), seed_sums.NOTHING) for place in places]),
+                  "<=", CHANCE_TOLERANCE)
             for cure in CURES if cure != "none"]
 
 

@@ -101,12 +101,11 @@ def offset_statistics(means: pd.DataFrame, chance: float, train_length_max: int)
         statistics[offset] = {
             **{f"{pe}_lowest": seed_sums.smallest(list(in_range.loc[in_range["pe"] == pe, "mean"]))
                for pe in ("rope", "learned")},
-            "rope_far": first_evaluated(evaluated, [rope.get(length, NOTHING) for length in far_lengths]),
+            "rope_far": first_evaluated(evaluated, [rope.get(length, seed_sums.NOTHING) for length in far_lengths]),
             "learned_from_chance": seed_sums.largest([abs(mean - chance) for mean in learned_past])}
     return statistics
 
 
-NOTHING = seed_sums.constant(np.nan)  # the mean of a group with no rows
 
 
 def first_evaluated(evaluated: list[SeedSums], values: list[SeedSums]) -> SeedSums:

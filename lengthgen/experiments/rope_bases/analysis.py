@@ -104,7 +104,6 @@ def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
     return rows
 
 
-NOTHING = seed_sums.constant(np.nan)  # the mean of a group with no rows
 
 
 def share_in_order(measured: dict[tuple, SeedSums], predicted: dict[tuple, SeedSums], offset: int,
@@ -115,7 +114,7 @@ def share_in_order(measured: dict[tuple, SeedSums], predicted: dict[tuple, SeedS
     it is missing from the resample's order table (a measured accuracy is never NaN: ``analyze`` refuses one)."""
     encodings = sorted(pe for at, pe in measured if at == offset)
     return seed_sums.combine(_share_in_order, *(measured[(offset, pe)] for pe in encodings),
-                             *(predicted.get((offset, pe, predictor), NOTHING) for pe in encodings))
+                             *(predicted.get((offset, pe, predictor), seed_sums.NOTHING) for pe in encodings))
 
 
 def _share_in_order(*means: np.ndarray) -> np.ndarray:
