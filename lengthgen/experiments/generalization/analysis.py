@@ -106,8 +106,6 @@ def offset_statistics(means: pd.DataFrame, chance: float, train_length_max: int)
     return statistics
 
 
-
-
 def first_evaluated(evaluated: list[SeedSums], values: list[SeedSums]) -> SeedSums:
     """Per resample, ``values[i]`` at the first ``i`` whose ``evaluated[i]`` is not NaN; NaN where none is.
     ``values`` is never empty here: every in-range length is a candidate."""

@@ -104,8 +104,6 @@ def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
     return rows
 
 
-
-
 def share_in_order(measured: dict[tuple, SeedSums], predicted: dict[tuple, SeedSums], offset: int,
                    predictor: str) -> SeedSums:
     """``pairs_in_order``'s share (in order over decided) at ``offset`` as a statistic of per-seed sums:
