@@ -1,8 +1,8 @@
-"""Which lengthgen source files a workflow script runs, found by reading its imports.
+"""Which lengthgen source files a workflow script runs, found by reading its imports, and their fingerprints.
 
-Rules list these files as inputs, so that editing a module reruns exactly the jobs that run
-it (and what follows from them), and nothing else. The imports are read with ``ast``, not
-executed, so this costs milliseconds at workflow start and imports nothing heavy.
+Rules list these files' fingerprints (``fingerprints``: path and content digest) as params, so that editing a
+module reruns exactly the jobs that run it (and what follows from them), and nothing else. The imports are read
+with ``ast``, not executed, so this costs milliseconds at workflow start and imports nothing heavy.
 
 A package's ``__init__.py`` counts when something is imported from it by name
 (``from lengthgen.plots import save_figure``), and when a submodule is imported through it and it
@@ -12,12 +12,14 @@ input of any job.
 """
 
 import ast
+import hashlib
 from functools import cache
 from pathlib import Path
 
 PACKAGE = "lengthgen"
 # Files a module reads when it is imported, which no import statement shows: inputs of every job that runs it.
 READ_AT_IMPORT = {"lengthgen/rule_history.py": ("docs/rule_history.yaml",)}
+DIGEST_LENGTH = 16  # hex digits of SHA-256: 64 bits, no chance collision between two versions of a file
 
 
 def _module_file(root: Path, dotted: str) -> Path | None:
@@ -86,3 +88,14 @@ def lengthgen_files(root: Path, script: Path) -> tuple[Path, ...]:
             pending.append(path)
     read = {root / data for path in seen for data in READ_AT_IMPORT.get(path.relative_to(root).as_posix(), ())}
     return tuple(sorted(seen | read))
+
+
+@cache  # the same files are fingerprinted for many rules and every module of the workflow
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:DIGEST_LENGTH]
+
+
+def fingerprints(root: Path, files) -> tuple[str, ...]:
+    """Each of ``files`` as ``path@digest``, sorted: its path relative to ``root`` and the first ``DIGEST_LENGTH`` hex
+    digits of its content's SHA-256. Snakemake records a job's params and reruns the job when one changes."""
+    return tuple(f"{Path(path).relative_to(root).as_posix()}@{_digest(Path(path))}" for path in sorted(files))

@@ -1,8 +1,9 @@
-"""Every lengthgen file a job runs is among its inputs: proved from the jobs of the tiny run themselves.
+"""Every lengthgen file a job runs is among its code params: proved from the jobs of the tiny run themselves.
 
 Each job of the smoke run records the lengthgen modules it loaded (``sys.modules`` at exit, written to its log
 because ``LENGTHGEN_RECORD_MODULES`` is set; lengthgen/jobs.py). Snakemake's record of the job
-(``.snakemake/metadata``) holds its inputs. A file loaded but not an input would let an edit to it leave the job's
+(``.snakemake/metadata``) holds its params, among them ``path@digest`` of every lengthgen file the rule names
+(lengthgen/sources.py: ``fingerprints``). A file loaded but not named would let an edit to it leave the job's
 outputs stale: loading by name (``importlib``: schema modules, the runner's and the plot dispatcher's lookups) is
 invisible to the import scan of lengthgen/sources.py, so the rules must name those files themselves.
 """
@@ -19,10 +20,11 @@ from conftest import REPO, snakemake
 from lengthgen.sources import runs_something
 
 LOADED = "loaded: "
+FINGERPRINT = re.compile(r"'([^'@ ]+)@[0-9a-f]{16}'")  # lengthgen/sources.py: fingerprints
 
 
 def job_records(workdir: Path) -> list[tuple[str, set[str], set[str]]]:
-    """(job, its inputs, the lengthgen files it loaded) for every job of the run in ``workdir`` that logged them."""
+    """(job, the files of its code params, the lengthgen files it loaded) for every job of the run in ``workdir`` that logged them."""
     records = {}
     for file in (workdir / ".snakemake" / "metadata").iterdir():
         meta = json.loads(file.read_text())
@@ -32,19 +34,24 @@ def job_records(workdir: Path) -> list[tuple[str, set[str], set[str]]]:
                 continue
             loaded = {line[len(LOADED):].strip() for line in log_path.read_text().splitlines() if line.startswith(LOADED)}
             job = f"{meta['rule']} ({log})"
-            records[log] = (job, {str(Path(path).resolve()) for path in meta["input"]}, loaded)
+            records[log] = (job, code_files(" ".join(meta["params"])), loaded)
     return list(records.values())
 
 
+def code_files(text: str) -> set[str]:
+    """The files of every ``'path@digest'`` fingerprint in ``text`` (paths relative to the repository)."""
+    return {str((REPO / path).resolve()) for path in FINGERPRINT.findall(text)}
+
+
 def unlisted(records) -> list[str]:
-    """Every (job, file) where the job loaded a lengthgen file that is not among its inputs (a package that is a
+    """Every (job, file) where the job loaded a lengthgen file that is not among its code params (a package that is a
     docstring only runs nothing, ``sources.runs_something``, and need not be one)."""
-    return [f"{job} loaded {path}, which is not among its inputs"
+    return [f"{job} loaded {path}, which is not among its code params"
             for job, inputs, loaded in records for path in sorted(loaded)
             if str(Path(path).resolve()) not in inputs and runs_something(Path(path))]
 
 
-def test_every_lengthgen_file_a_job_loads_is_among_its_inputs(smoke_run):
+def test_every_lengthgen_file_a_job_loads_is_among_its_code_params(smoke_run):
     records = job_records(smoke_run)
     assert len(records) > 40 and all(loaded for _, _, loaded in records)  # every job recorded what it loaded
     rules = {job.split(" ")[0] for job, _, _ in records}
@@ -52,12 +59,12 @@ def test_every_lengthgen_file_a_job_loads_is_among_its_inputs(smoke_run):
     assert unlisted(records) == []
 
 
-def test_a_schema_module_dropped_from_a_rules_inputs_fails_naming_the_job_and_the_file(smoke_run):
+def test_a_schema_module_dropped_from_a_rules_code_fails_naming_the_job_and_the_file(smoke_run):
     records = job_records(smoke_run)
     schema = str((REPO / "lengthgen" / "experiments" / "prop1" / "tables.py").resolve())
     job, inputs, loaded = next(record for record in records if record[0].startswith("analyze_prop1 "))
     assert schema in inputs and schema in loaded
-    assert unlisted([(job, inputs - {schema}, loaded)]) == [f"{job} loaded {schema}, which is not among its inputs"]
+    assert unlisted([(job, inputs - {schema}, loaded)]) == [f"{job} loaded {schema}, which is not among its code params"]
 
 
 @contextmanager
@@ -73,9 +80,10 @@ def appended_comment(path: Path):
         os.utime(path, ns=(times.st_atime_ns, times.st_mtime_ns))
 
 
-def scheduled_jobs(dry_run: str) -> dict[tuple[str, str], list[str]]:
-    """Every job a dry run schedules, as (rule, log), with the input files whose edit is among its reasons
-    (Snakemake names them only where no job upstream reruns too)."""
+def scheduled_jobs(dry_run: str) -> dict[tuple[str, str], set[str]]:
+    """Every job a dry run schedules, as (rule, log), with the files whose changed fingerprint is among its reasons
+    (Snakemake's "Params have changed", which lists the params before and now: the new fingerprints are after
+    "now: ")."""
     jobs, job = {}, None
     for line in dry_run.splitlines():
         line = line.strip()
@@ -83,10 +91,9 @@ def scheduled_jobs(dry_run: str) -> dict[tuple[str, str], list[str]]:
             job = [line.split()[1].rstrip(":"), None]
         elif line.startswith("log: ") and job:
             job[1] = line.removeprefix("log: ")
-        elif line.startswith("reason: ") and job:  # its causes, "; "-separated; "Updated input files: a, b" is one
-            updated = [cause.removeprefix("Updated input files: ") for cause in line.removeprefix("reason: ").split("; ")
-                       if cause.startswith("Updated input files: ")]
-            jobs[tuple(job)] = updated[0].split(", ") if updated else []
+        elif line.startswith("reason: ") and job:
+            changed = line.partition("Params have changed since last execution: ")[2].partition(" now: ")[2]
+            jobs[tuple(job)] = code_files(changed)
     return jobs
 
 

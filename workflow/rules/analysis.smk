@@ -1,10 +1,11 @@
 rule accuracy_by_length:
     """The tidy table: one row per (model, evaluation length)."""
     input:
-        script_sources("combine_tables.py"),
         evaluations=evaluation_files(sweep_runs()),
     output:
         f"{RESULTS}/tables/accuracy_by_length.parquet",
+    params:
+        *script_code("combine_tables.py"),
     group:
         "summary"
     conda:
@@ -28,7 +29,6 @@ for experiment in PLAN.running:
             f"analyze_{experiment.name}"
         input:
             unpack(per_job(experiment, lambda offset, experiment=experiment: {
-                "sources": experiment_sources(experiment, "analyze.py"),
                 **{name: source_files(source, offset) for name, source in experiment.reads.items()},
             })),
         output:
@@ -36,6 +36,7 @@ for experiment in PLAN.running:
             claims=f"{RESULTS}/claims/{section}.parquet",
             spread=f"{RESULTS}/spread/{section}.parquet",
         params:
+            *experiment_code(experiment, "analyze.py"),
             experiment=experiment.name,
             section=per_job(experiment, lambda offset, experiment=experiment: section_name(experiment, offset)),
             reads={name: as_plain(source) for name, source in experiment.reads.items()},
@@ -61,12 +62,13 @@ rule all_claims:
     """Every check of every experiment that runs, with its experiment's verdict, in one table; their seed
     spreads in another, row for row."""
     input:
-        script_sources("combine_claims.py"),
         claims=expand(f"{RESULTS}/claims/{{section}}.parquet", section=EXPERIMENTS),
         spreads=expand(f"{RESULTS}/spread/{{section}}.parquet", section=EXPERIMENTS),
     output:
         claims=f"{RESULTS}/tables/claims.parquet",
         spread=f"{RESULTS}/tables/claim_spread.parquet",
+    params:
+        *script_code("combine_claims.py"),
     group:
         "summary"
     conda:

@@ -1,4 +1,4 @@
-# Shared by all rules: config validation, the sweep as a Paramspace, where outputs go, source-file inputs.
+# Shared by all rules: config validation, the sweep as a Paramspace, where outputs go, the code each job runs.
 import itertools
 import os
 import re
@@ -18,7 +18,7 @@ from lengthgen.experiments.declaration import as_plain, schema_of, schema_read, 
 from lengthgen.jobs import keep_freed_memory, use_cpu_kernels
 from lengthgen.report import code_version
 from lengthgen.seeding import derive_seed
-from lengthgen.sources import lengthgen_files
+from lengthgen.sources import fingerprints, lengthgen_files
 from lengthgen.table_schemas.registry import schema_sources
 
 REPO = Path(workflow.current_basedir).parents[1]  # this file is workflow/rules/common.smk; also as a module
@@ -83,10 +83,12 @@ def alternatives(names):
     return "|".join(re.escape(name) for name in names)
 
 
-def script_sources(script):
-    """The lengthgen files a rule's script runs, read from its imports (lengthgen/sources.py):
-    inputs of the rule, so that editing one reruns the jobs that run it and what follows."""
-    return [str(path) for path in lengthgen_files(REPO, REPO / "workflow" / "scripts" / script)]
+def script_code(script):
+    """The lengthgen files a rule's script runs, read from its imports, each as ``path@digest`` of its content
+    (lengthgen/sources.py): params of the rule, so that editing one reruns the jobs that run it and what follows.
+    Params, not inputs: Snakemake stats and sizes every input of every ready job at each choice of the next job,
+    and in every dry run, and these files were 12,078 of the default DAG's 21,668 inputs (docs/benchmarks.md)."""
+    return fingerprints(REPO, lengthgen_files(REPO, REPO / "workflow" / "scripts" / script))
 
 
 def config_slice(section, keys=None):
@@ -278,23 +280,23 @@ def source_details(source, offset=None):
     return {}
 
 
-def experiment_sources(experiment, dispatcher):
-    """The lengthgen files one experiment's job runs: the dispatcher script's imports, the experiment's
-    own modules (its analysis, or its figures and section text) with theirs, and the schema module of every
-    table it reads or writes (loaded by name at run time, so no import shows them)."""
+def experiment_code(experiment, dispatcher):
+    """The lengthgen files one experiment's job runs, as ``script_code`` gives them: the dispatcher script's
+    imports, the experiment's own modules (its analysis, or its figures and section text) with theirs, and the
+    schema module of every table it reads or writes (loaded by name at run time, so no import shows them)."""
     name = experiment.name
     modules = ["analysis"] if dispatcher == "analyze.py" else ["figures", "section"]
-    files = set(script_sources(dispatcher))
+    files = set(lengthgen_files(REPO, REPO / "workflow" / "scripts" / dispatcher))
     if dispatcher == "analyze.py":
         schemas = [schema_read(source) for source in experiment.reads.values() if schema_read(source)]
         schemas += [schema_of(table) for table in experiment.tables]
     else:
         schemas = [schema for _, schema in figure_tables(experiment).values()]
-    files |= set(map(str, schema_sources(schemas)))
+    files |= set(schema_sources(schemas))
     for module in modules:
         source = REPO / "lengthgen" / "experiments" / name / f"{module}.py"
-        files |= {str(source), *map(str, lengthgen_files(REPO, source))}
-    return sorted(files)
+        files |= {source, *lengthgen_files(REPO, source)}
+    return fingerprints(REPO, files)
 
 
 def experiment_settings(experiment, offset=None):

@@ -45,7 +45,6 @@ if CONFIRMATION:
     rule replication:
         """This run's checks beside every confirmation run's, with their seed spreads: replication verdicts and causes."""
         input:
-            script_sources("replicate.py"),
             claims=f"{RESULTS}/tables/claims.parquet",
             spread=f"{RESULTS}/tables/claim_spread.parquet",
             run_claims=[f"{run.results_dir}/tables/claims.parquet" for run in CONFIRMATION.values()],
@@ -54,6 +53,7 @@ if CONFIRMATION:
             table=REPLICATION["replication_table"],
             section=REPLICATION["replication_section"],
         params:
+            *script_code("replicate.py"),
             runs=[run.description() for run in CONFIRMATION.values()],
             exploratory=run_summary("exploratory", config),
             rules=rules_record(str(REPO), config["confirmation"]["rules_commit"], RULE_FILES),
@@ -71,12 +71,12 @@ if CONFIRMATION:
 
     rule plot_replication:
         input:
-            script_sources("plot_replication.py"),
             table=REPLICATION["replication_table"],
             style=FIGURE_STYLE,
         output:
             report(REPLICATION["replication_figure"], caption="../captions/replication.rst", category="replication"),
         params:
+            *script_code("plot_replication.py"),
             style=FIGURE_SETTINGS,
         group:
             "summary"

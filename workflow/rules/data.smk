@@ -1,10 +1,9 @@
 rule eval_set:
     """Fixed evaluation sequences of one offset at every evaluation length."""
-    input:
-        script_sources("make_eval_set.py"),
     output:
         f"{RESULTS}/data/eval/offset~{{offset}}.parquet",
     params:
+        *script_code("make_eval_set.py"),
         task=job_task(config, "eval_sets"),
     group:
         "eval_sets"

@@ -5,7 +5,6 @@ for batch_rule, (encodings, seeds) in HEAD_BATCHES.items():
         name:
             f"evaluate_{batch_rule}"
         input:
-            script_sources("evaluate.py"),
             models=seed_files(f"{RESULTS}/models/{RUN_FOLDER}/model.pt", seeds),
             eval_set=f"{RESULTS}/data/eval/offset~{{offset}}.parquet",
         output:
@@ -13,6 +12,7 @@ for batch_rule, (encodings, seeds) in HEAD_BATCHES.items():
         wildcard_constraints:
             pe=alternatives(encodings),
         params:
+            *script_code("evaluate.py"),
             runs=lambda w, seeds=seeds: [{"pe": w.pe, "seed": seed, "offset": int(w.offset)} for seed in seeds],
             expected=HEAD,
             task=MODELS_TASK,
@@ -37,12 +37,12 @@ for batch_rule, (encodings, seeds) in HEAD_BATCHES.items():
 rule evaluate_transformer:
     """Accuracy of the transformers of one (pe, offset) at every position of every evaluation length, in one job."""
     input:
-        script_sources("evaluate_transformer.py"),
         models=seed_files(f"{RESULTS}/models/transformer/{RUN_FOLDER}/model.pt", TRANSFORMER_SEEDS),
         eval_set=f"{RESULTS}/data/eval/offset~{{offset}}.parquet",
     output:
         seed_files(f"{RESULTS}/evaluations/transformer/{RUN_FOLDER}.parquet", TRANSFORMER_SEEDS),
     params:
+        *script_code("evaluate_transformer.py"),
         runs=lambda w: [{"pe": w.pe, "seed": seed, "offset": int(w.offset)} for seed in TRANSFORMER_SEEDS],
         expected=family_expected("transformer"),
         eval_samples=config["transformer"]["eval_samples"],

@@ -34,7 +34,6 @@ for experiment in PLAN.running:
             f"plot_{experiment.name}"
         input:
             unpack(per_job(experiment, lambda offset, experiment=experiment: {
-                "sources": experiment_sources(experiment, "plot.py"),
                 "style": FIGURE_STYLE,
                 "claims": f"{RESULTS}/claims/{section_name(experiment, offset)}.parquet",
                 **{name: path for name, (path, _) in figure_tables(experiment, offset).items()},
@@ -44,6 +43,7 @@ for experiment in PLAN.running:
                             category=experiment.name) for figure in experiment_figures(experiment)],
             section=f"{RESULTS}/sections/{section_name(experiment, '{offset}')}.md",
         params:
+            *experiment_code(experiment, "plot.py"),
             experiment=experiment.name,
             figures=per_job(experiment, lambda offset, experiment=experiment: experiment_figures(experiment, offset)),
             schemas=per_job(experiment, lambda offset, experiment=experiment: {

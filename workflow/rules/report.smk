@@ -13,7 +13,6 @@ rule report:
     appendices (methods, setup, training, claims in detail, rule history, changes, replication, each experiment's
     full section), every one written atomically."""
     input:
-        script_sources("write_report.py"),
         figures=FIGURES,
         sections=expand(f"{RESULTS}/sections/{{experiment}}.md", experiment=EXPERIMENTS),
         claims=f"{RESULTS}/tables/claims.parquet",
@@ -31,6 +30,7 @@ rule report:
         [report(f"{RESULTS}/{page}", category="results") if page == FIRST_SCREEN else f"{RESULTS}/{page}"
          for page in REPORT_PAGES],
     params:
+        *script_code("write_report.py"),
         config=config,
         commit=CODE_VERSION,
         sections=EXPERIMENTS,

@@ -46,7 +46,6 @@ if ROBUSTNESS:
     rule robustness:
         """Every point's checks of the study's experiments side by side, the mechanism at each point, and the section."""
         input:
-            script_sources("robustness.py"),
             claims=point_tables(ROBUSTNESS_FOLDERS, "claims"),
             errors=point_tables(ROBUSTNESS_FOLDERS, "errors_by_length"),
             kernels=point_tables(ROBUSTNESS_FOLDERS, "prop1_kernel"),
@@ -56,6 +55,7 @@ if ROBUSTNESS:
             mechanism=ROBUSTNESS_OUTPUTS["robustness_mechanism"],
             section=ROBUSTNESS_OUTPUTS["robustness_section"],
         params:
+            *script_code("robustness.py"),
             points=list(ROBUSTNESS_FOLDERS),
             changes={DEFAULT_POINT: [], **{name: point.differences for name, point in ROBUSTNESS.items()}},
             experiments=config["robustness"]["experiments"],
@@ -72,12 +72,12 @@ if ROBUSTNESS:
 
     rule plot_robustness:
         input:
-            script_sources("plot_robustness.py"),
             table=ROBUSTNESS_OUTPUTS["robustness_table"],
             style=FIGURE_STYLE,
         output:
             report(ROBUSTNESS_OUTPUTS["robustness_figure"], caption="../captions/robustness.rst", category="robustness"),
         params:
+            *script_code("plot_robustness.py"),
             points=list(ROBUSTNESS_FOLDERS),
             style=FIGURE_SETTINGS,
         group:

@@ -10,8 +10,6 @@ for training_rule, training in HEAD_TRAINING_RULES.items():
         """Train the heads of one job, every seed side by side."""
         name:
             training_rule
-        input:
-            script_sources("train.py"),
         output:
             model=seed_files(f"{RESULTS}/models/{training.family}{training.run}/model.pt", training.seeds),
             curve=seed_files(f"{RESULTS}/models/{training.family}{training.run}/training_curve.parquet", training.seeds),
@@ -19,6 +17,7 @@ for training_rule, training in HEAD_TRAINING_RULES.items():
         wildcard_constraints:
             **({"pe": alternatives(training.encodings)} if training.encodings else {}),
         params:
+            *script_code("train.py"),
             runs=lambda w, seeds=training.seeds: [{"pe": getattr(w, "pe", "rope"), "seed": seed, "offset": int(w.offset)}
                                                   for seed in seeds],
             task=MODELS_TASK,
@@ -47,13 +46,12 @@ for training_rule, training in HEAD_TRAINING_RULES.items():
 # merging it into the loop above would make every trained transformer out of date.)
 rule train_transformer:
     """Train the transformers of one (pe, offset) on the full-sequence task, every seed side by side."""
-    input:
-        script_sources("train_transformer.py"),
     output:
         model=seed_files(f"{RESULTS}/models/transformer/{RUN_FOLDER}/model.pt", TRANSFORMER_SEEDS),
         curve=seed_files(f"{RESULTS}/models/transformer/{RUN_FOLDER}/training_curve.parquet", TRANSFORMER_SEEDS),
         fit=seed_files(f"{RESULTS}/models/transformer/{RUN_FOLDER}/range_fit.parquet", TRANSFORMER_SEEDS),
     params:
+        *script_code("train_transformer.py"),
         runs=lambda w: [{"pe": w.pe, "seed": seed, "offset": int(w.offset)} for seed in TRANSFORMER_SEEDS],
         task=MODELS_TASK,
         model=TRANSFORMER_TRAINING,
@@ -80,11 +78,11 @@ rule train_transformer:
 rule training_summary:
     """Every trained model's fit of its training range, in one table (RESULTS.md lists any that does not fit)."""
     input:
-        script_sources("training_summary.py"),
         fits=ALL_RANGE_FITS,
     output:
         f"{RESULTS}/tables/training.parquet",
     params:
+        *script_code("training_summary.py"),
         families=RANGE_FIT_FAMILIES,
     group:
         "summary"
