@@ -2,7 +2,7 @@
 
     python bench/benchmark.py              # per-run numbers: training, evaluation (about 2 minutes)
     python bench/benchmark.py --pipeline   # also the default pipeline, a no-op rerun and a figures-only rerun
-    python bench/benchmark.py --last-run   # the same, for the run in this checkout (its jobs' benchmark: files)
+    python bench/benchmark.py --last-run   # the same, for the run in this checkout (the costs in its jobs' logs)
     python bench/benchmark.py --per-model  # also CPU seconds per trained model, per family, alone and batched
     python bench/benchmark.py --per-model --steps 20 --quick --output /tmp/bench.md   # a quick try of it
     python bench/benchmark.py --speed      # only the speed figures of issue 26, side by side (a few minutes)
@@ -14,7 +14,7 @@ time is the median of repeated runs. A lone seed trains beside a twin whose resu
 (``training.fit``), so "one seed" here costs what a one-seed job costs. Where CUDA is present,
 the per-run numbers are repeated on the GPU. ``--pipeline`` runs the default config from scratch
 in a temporary folder and splits its jobs by stage (rule): jobs, wall and CPU seconds, peak memory,
-from the ``benchmark:`` file every job writes (``<results>/benchmarks/<rule>/...tsv``).
+from the cost every job writes as the last line of its log (``<results>/logs/<rule>/...log``; lengthgen/jobs.py).
 
 ``--per-model`` adds CPU seconds (``time.process_time``) per trained model of every model family
 the pipeline trains (the rope, learned, randomized_rope, randomized_learned, fire, linear-attention and log-length
@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from unittest import mock
 
-from lengthgen.jobs import PORTABLE_CPU_ENV, use_cpu_kernels
+from lengthgen.jobs import PORTABLE_CPU_ENV, read_cost, use_cpu_kernels
 
 # The CPU kernels of the default config's jobs (cpu_kernels: native), set before torch starts; export
 # LENGTHGEN_BENCH_CPU_KERNELS=portable to time the portable ones.
@@ -409,12 +409,11 @@ def job_cost_section() -> str:
 
 
 def stage_section(results: Path) -> str:
-    """The CPU seconds by stage of the run in ``results``, from its jobs' ``benchmark:`` files."""
-    runs = {"exploratory": stage_table(results / "benchmarks")}
-    runs.update({f"confirm/{folder.parent.name}": stage_table(folder) for folder in confirmation_benchmarks(results)})
+    """The CPU seconds by stage of the run in ``results``, from the costs in its jobs' logs."""
+    runs = run_stages(results)
     every = pd.concat(runs.values())
     if every.empty:
-        return (f"## The run by stage\n\nNo `benchmark:` files under `{results.relative_to(REPO)}`: run the "
+        return (f"## The run by stage\n\nNo job costs in the logs under `{results.relative_to(REPO)}`: run the "
                 "pipeline here first (`--pipeline` times one from scratch).")
     training_cpu = every.loc[every.index.str.startswith("train")]["CPU s"].sum()
     lines = ["## The run by stage", "", f"{every['jobs'].sum()} jobs, {every['CPU s'].sum():.0f} CPU s summed, "
@@ -461,32 +460,30 @@ def snakemake(workdir: Path, *args: str) -> float:
     return time.perf_counter() - start
 
 
-def stage_table(benchmarks: Path) -> pd.DataFrame:
-    """Every job's ``benchmark:`` file under ``benchmarks`` (a results folder's ``benchmarks/``, read
-    recursively), summed by stage: the rule, the first path part below ``benchmarks/``
-    (``train_sweep/pe~rope/offset~1.tsv``, ``report.tsv``). Columns: jobs, wall s (summed over the
-    jobs), CPU s (summed, ``cpu_time``), max RSS in MB (the largest job's); one row per stage, sorted
-    by CPU s, largest first.
-
-    Snakemake samples CPU time and memory while a job runs (every 0.5 s for its first 15 s, then every
-    30 s), so a job's ``cpu_time`` and ``max_rss`` are the last and largest sample, not measured at its
-    end: lower bounds, missing up to 30 s of CPU of a long job. A job too short for one sample has "NA",
-    counted here as 0 CPU s. Jobs overlap, so wall s summed is busy time, not the run's wall time."""
-    files = sorted(benchmarks.rglob("*.tsv"))
+def stage_table(logs: Path) -> pd.DataFrame:
+    """Every job's cost under ``logs`` (a results folder's ``logs/``, read recursively: the cost line each job writes
+    at the end of its log, ``lengthgen.jobs.read_cost``), summed by stage: the rule, the first path part below
+    ``logs/`` (``train_sweep/pe~rope/offset~1.log``, ``report.log``). Columns: jobs, wall s (summed over the jobs),
+    CPU s (summed), max RSS MB (the largest job's); one row per stage, sorted by CPU s, largest first. A log without
+    a cost (a job killed mid-way) is left out. Jobs overlap, so wall s summed is busy time, not the run's wall time."""
+    costs = [{"stage": path.relative_to(logs).parts[0].removesuffix(".log"), **cost}
+             for path in sorted(logs.rglob("*.log")) if (cost := read_cost(path.read_text()))]
     columns = ["jobs", "wall s", "CPU s", "max RSS MB"]
-    if not files:
+    if not costs:
         return pd.DataFrame(columns=columns, index=pd.Index([], name="stage"))
-    jobs = pd.concat([pd.read_csv(path, sep="\t", na_values=["NA", "-"]).assign(
-        stage=path.relative_to(benchmarks).parts[0].removesuffix(".tsv")) for path in files])
-    table = jobs.groupby("stage").agg(**{"jobs": ("s", "size"), "wall s": ("s", "sum"),
-                                         "CPU s": ("cpu_time", "sum"), "max RSS MB": ("max_rss", "max")})
+    table = pd.DataFrame(costs).groupby("stage").agg(**{
+        "jobs": ("cpu_s", "size"), "wall s": ("wall_s", "sum"), "CPU s": ("cpu_s", "sum"), "max RSS MB": ("max_rss_mb", "max")})
     return table.sort_values("CPU s", ascending=False)
 
 
-def confirmation_benchmarks(results: Path) -> list[Path]:
-    """The ``benchmarks/`` folders of a run's confirmation runs: each runs into ``<results>/confirm/<name>``
-    (lengthgen/confirmation/runs.py) with its own."""
-    return sorted(folder for folder in results.glob("confirm/*/benchmarks") if folder.is_dir())
+def run_stages(results: Path) -> dict[str, pd.DataFrame]:
+    """The stage table of the run in ``results`` ("main") and of every run in a folder of its own below it: the
+    confirmation runs (``confirm/<name>``, lengthgen/confirmation/runs.py) and the robustness points
+    (``robustness/<name>``)."""
+    folders = sorted(folder for folder in [*results.glob("confirm/*"), *results.glob("robustness/*")]
+                     if (folder / "logs").is_dir())
+    return {"main": stage_table(results / "logs"),
+            **{folder.relative_to(results).as_posix(): stage_table(folder / "logs") for folder in folders}}
 
 
 def log_span_seconds(log_text: str) -> float:
@@ -521,8 +518,8 @@ def stage_lines(table: pd.DataFrame, run: str) -> list[str]:
 
 
 def pipeline_section(workdir: Path, from_scratch: bool) -> str:
-    """The default pipeline in ``workdir`` (from scratch, or as it stands there), split by stage from its
-    jobs' ``benchmark:`` files; then a no-op and a figures-only rerun there."""
+    """The default pipeline in ``workdir`` (from scratch, or as it stands there), split by stage from the costs in
+    its jobs' logs; then a no-op and a figures-only rerun there."""
     if from_scratch:
         wall = snakemake(workdir)
         how = "`snakemake --cores 8` from scratch, wall time measured around the call"
@@ -530,18 +527,15 @@ def pipeline_section(workdir: Path, from_scratch: bool) -> str:
         logs = [path.read_text() for path in sorted((workdir / ".snakemake" / "log").glob("*.snakemake.log"))]
         wall = log_span_seconds(max(reversed(logs), key=lambda text: text.count("\nFinished jobid: ")))
         how = ("the largest run in this checkout, wall time from the first to the last timestamp of that run's "
-               "Snakemake log; the stages from every job's latest `benchmark:` file, which a later rerun of the "
-               "job overwrites")
-    results = workdir / DEFAULT_CONFIG["results_dir"]
-    runs = {"exploratory": stage_table(results / "benchmarks")}
-    runs.update({f"confirm/{folder.parent.name}": stage_table(folder) for folder in confirmation_benchmarks(results)})
+               "Snakemake log; the stages from every job's latest log, which a later rerun of the job overwrites")
+    runs = run_stages(workdir / DEFAULT_CONFIG["results_dir"])
     every = pd.concat(runs.values())
     lines = ["## The default pipeline", "",
-             f"{how[0].upper()}{how[1:]}: {wall:.0f} s of wall; {every['jobs'].sum()} jobs with a `benchmark:` "
-             f"file, {every['wall s'].sum():.0f} s of job wall and {every['CPU s'].sum():.0f} CPU s summed. Per "
+             f"{how[0].upper()}{how[1:]}: {wall:.0f} s of wall; {every['jobs'].sum()} jobs with a cost in "
+             f"their logs, {every['wall s'].sum():.0f} s of job wall and {every['CPU s'].sum():.0f} CPU s summed. Per "
              "stage (rule): jobs, wall and CPU seconds summed over its jobs, the largest job's peak RSS. Jobs overlap, "
-             "so a stage's wall seconds are busy time, not its share of the run's wall time; CPU seconds and RSS are "
-             "Snakemake's samples (every 0.5 s, every 30 s past a job's first 15 s): lower bounds.", "",
+             "so a stage's wall seconds are busy time, not its share of the run's wall time; each job measures its CPU "
+             "seconds and peak RSS itself, at its end (lengthgen/jobs.py).", "",
              table_line(["run", "stage", "jobs", "wall s", "CPU s", "max RSS MB"]), "|---" * 6 + "|"]
     for run, table in runs.items():
         lines += stage_lines(table, run)
@@ -581,7 +575,7 @@ def main() -> None:
                         help="also time the default pipeline from scratch in a temporary folder (tens of minutes)")
     parser.add_argument("--last-run", action="store_true",
                         help="instead, split this checkout's run of the default pipeline by stage, from its jobs' "
-                             "benchmark: files (its wall time: the Snakemake log of the run that ran most jobs), "
+                             "logs (its wall time: the Snakemake log of the run that ran most jobs), "
                              "and time the reruns here")
     parser.add_argument("--quick", action="store_true", help="fewer steps per timing (a smoke check)")
     parser.add_argument("--per-model", action="store_true",

@@ -1,4 +1,5 @@
-"""What every workflow job does first: log to its rule's log file; and the environment jobs run in.
+"""What every workflow job does first: log to its rule's log file, and write its cost there at exit; and the
+environment jobs run in.
 
 Jobs that run a model also call ``runtime.configure_torch(threads)``; this module
 does not import torch, so that jobs which only read tables start fast.
@@ -7,7 +8,10 @@ does not import torch, so that jobs which only read tables start fast.
 import atexit
 import logging
 import os
+import re
+import resource
 import sys
+from pathlib import Path
 
 # The CPU kernels jobs run, the config's `cpu_kernels` (docs/reproducibility.md). torch reads these variables
 # before its first kernel, so a job cannot choose for itself: the workflow sets them for its jobs (common.smk).
@@ -67,12 +71,50 @@ def keep_freed_memory() -> None:
 
 
 def start_job(log_path: str) -> None:
-    """Send logging and stderr to ``log_path``."""
+    """Send logging and stderr to ``log_path``; at exit, write the job's cost there (``record_cost``)."""
     log_file = open(log_path, "a", buffering=1)
     sys.stderr = log_file
     logging.basicConfig(stream=log_file, level=logging.INFO, format="%(asctime)s %(name)s %(message)s", force=True)
+    atexit.register(record_cost, log_file)
     if os.environ.get(RECORD_MODULES):
         atexit.register(record_modules, log_file)
+
+
+# A job's cost, the last line of its log, read by bench/benchmark.py: "cost: wall_s=12.31 cpu_s=11.02 max_rss_mb=812.4".
+# The job measures itself at exit. Snakemake's `benchmark:` sampled it from outside instead (every 0.5 s, then every
+# 30 s past 15 s), so it missed the CPU after the last sample, and each sample's read of a torch process's memory
+# map cost Snakemake's own process about 10 ms of CPU (docs/benchmarks.md).
+COST = "cost: "
+
+
+def record_cost(log_file) -> None:
+    """Write this process's wall seconds since it started, CPU seconds (user and system, its children's included)
+    and peak resident memory to ``log_file``."""
+    usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
+    cpu = sum(part.ru_utime + part.ru_stime for part in usage)
+    rss_mb = max(part.ru_maxrss for part in usage) / (2**20 if sys.platform == "darwin" else 2**10)  # bytes / KiB
+    log_file.write(f"{COST}wall_s={process_age_seconds():.2f} cpu_s={cpu:.2f} max_rss_mb={rss_mb:.1f}\n")
+    log_file.flush()
+
+
+COST_LINE = re.compile(rf"^{COST}wall_s=(\S+) cpu_s=(\S+) max_rss_mb=(\S+)$", re.MULTILINE)
+
+
+def read_cost(log_text: str) -> dict[str, float] | None:
+    """The last cost line of a job's log (``record_cost``) as {wall_s, cpu_s, max_rss_mb}; None if it has none."""
+    lines = COST_LINE.findall(log_text)
+    return dict(zip(("wall_s", "cpu_s", "max_rss_mb"), map(float, lines[-1]))) if lines else None
+
+
+def process_age_seconds() -> float:
+    """Seconds since this process started, from Linux's /proc; NaN where there is none."""
+    try:
+        # Field 22 of /proc/self/stat, counted after the command name (which may hold spaces), in clock ticks.
+        start_ticks = int(Path("/proc/self/stat").read_text().rsplit(")", 1)[1].split()[19])
+        uptime = float(Path("/proc/uptime").read_text().split()[0])
+    except OSError:
+        return float("nan")
+    return uptime - start_ticks / os.sysconf("SC_CLK_TCK")
 
 
 # Set (to anything) in a job's environment, it makes the job write every lengthgen file it loaded to its log at

@@ -1,4 +1,4 @@
-"""bench/benchmark.py's split of a run by stage, from the jobs' ``benchmark:`` files."""
+"""bench/benchmark.py's split of a run by stage, from the cost each job writes to its log."""
 
 import importlib.util
 import sys
@@ -19,43 +19,50 @@ def bench():
     return module
 
 
-HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
-
-
-def write_benchmark(path: Path, seconds: float, rss, cpu) -> None:
-    """A benchmark file as Snakemake writes it ("NA" where a job ended before its first sample)."""
+def write_log(path: Path, cost: str | None) -> None:
+    """A job's log, ending with its cost line (lengthgen/jobs.py: record_cost) unless ``cost`` is None."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(HEADER + f"{seconds}\t0:00:00\t{rss}\t900.00\t100.00\t110.00\t0.00\t0.00\t50.00\t{cpu}\n")
+    path.write_text("2026-12-05 08:00:00,000 root started\n" + (f"cost: {cost}\n" if cost else ""))
 
 
 def test_stage_table_sums_every_job_of_a_rule_whatever_its_depth(bench, tmp_path):
-    benchmarks = tmp_path / "benchmarks"
-    write_benchmark(benchmarks / "train_sweep/pe~rope/offset~1.tsv", 10.0, 300.5, 8.0)
-    write_benchmark(benchmarks / "train_sweep/pe~learned/offset~1.tsv", 12.5, 310.0, 9.5)
-    write_benchmark(benchmarks / "analyze_shift/K1.tsv", 4.0, 200.0, 3.0)
-    write_benchmark(benchmarks / "report.tsv", 2.0, "NA", "NA")  # too short for a sample
-    (benchmarks / "report.log").write_text("not a benchmark")
+    logs = tmp_path / "logs"
+    write_log(logs / "train_sweep/pe~rope/offset~1.log", "wall_s=10.00 cpu_s=8.00 max_rss_mb=300.5")
+    write_log(logs / "train_sweep/pe~learned/offset~1.log", "wall_s=12.50 cpu_s=9.50 max_rss_mb=310.0")
+    write_log(logs / "analyze_shift/K1.log", "wall_s=4.00 cpu_s=3.00 max_rss_mb=200.0")
+    write_log(logs / "report.log", "wall_s=2.00 cpu_s=1.50 max_rss_mb=90.0")
+    write_log(logs / "plot_shift/K1.log", None)  # a job killed before its end wrote no cost
 
-    table = bench.stage_table(benchmarks)
+    table = bench.stage_table(logs)
 
     assert list(table.index) == ["train_sweep", "analyze_shift", "report"]  # largest CPU first
     assert table.loc["train_sweep"].to_dict() == {"jobs": 2, "wall s": 22.5, "CPU s": 17.5, "max RSS MB": 310.0}
     assert table.loc["analyze_shift", "jobs"] == 1
-    assert table.loc["report", "CPU s"] == 0  # NA counts as nothing
-    assert table.loc["report", "max RSS MB"] != table.loc["report", "max RSS MB"]  # NaN: not measured
+    assert table.loc["report", "CPU s"] == 1.5
 
 
-def test_stage_table_of_a_run_without_benchmarks_is_empty(bench, tmp_path):
-    table = bench.stage_table(tmp_path / "benchmarks")
+def test_a_rerun_jobs_latest_cost_counts(bench, tmp_path):
+    log = tmp_path / "logs" / "report.log"
+    write_log(log, "wall_s=2.00 cpu_s=1.50 max_rss_mb=90.0")
+    log.write_text(log.read_text() + "cost: wall_s=3.00 cpu_s=2.50 max_rss_mb=95.0\n")
+    assert bench.stage_table(tmp_path / "logs").loc["report", "CPU s"] == 2.5
+
+
+def test_stage_table_of_a_run_without_logs_is_empty(bench, tmp_path):
+    table = bench.stage_table(tmp_path / "logs")
     assert table.empty
     assert list(table.columns) == ["jobs", "wall s", "CPU s", "max RSS MB"]
 
 
-def test_confirmation_runs_benchmarks_are_found_in_their_own_results_folders(bench, tmp_path):
-    for name in ("small_vocab", "fresh_seeds"):
-        write_benchmark(tmp_path / "confirm" / name / "benchmarks/report.tsv", 1.0, 100.0, 1.0)
-    (tmp_path / "confirm/no_benchmarks_yet").mkdir()
-    assert [folder.parent.name for folder in bench.confirmation_benchmarks(tmp_path)] == ["fresh_seeds", "small_vocab"]
+def test_the_runs_in_folders_of_their_own_are_split_from_the_main_run(bench, tmp_path):
+    write_log(tmp_path / "logs/report.log", "wall_s=1.00 cpu_s=1.00 max_rss_mb=1.0")
+    for run in ("confirm/small_vocab", "confirm/fresh_seeds", "robustness/lr_0_03"):
+        write_log(tmp_path / run / "logs/report.log", "wall_s=1.00 cpu_s=2.00 max_rss_mb=1.0")
+    (tmp_path / "confirm/no_logs_yet").mkdir()
+    runs = bench.run_stages(tmp_path)
+    assert list(runs) == ["main", "confirm/fresh_seeds", "confirm/small_vocab", "robustness/lr_0_03"]
+    assert runs["main"].loc["report", "CPU s"] == 1.0 and runs["robustness/lr_0_03"].loc["report", "CPU s"] == 2.0
+
 
 
 def test_the_minimal_head_computes_the_pipelines_rope_head(bench):

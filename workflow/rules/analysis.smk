@@ -12,8 +12,6 @@ rule accuracy_by_length:
         CONDA_ENV
     log:
         f"{RESULTS}/logs/accuracy_by_length.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/accuracy_by_length.tsv"
     script:
         "../scripts/combine_tables.py"
 
@@ -51,9 +49,7 @@ for experiment in PLAN.running:
         conda:
             CONDA_ENV
         log:
-            job_file("logs", f"analyze_{experiment.name}", experiment, "log"),
-        benchmark:
-            job_file("benchmarks", f"analyze_{experiment.name}", experiment, "tsv")
+            job_log(f"analyze_{experiment.name}", experiment),
         script:
             "../scripts/analyze.py"
 
@@ -75,7 +71,5 @@ rule all_claims:
         CONDA_ENV
     log:
         f"{RESULTS}/logs/all_claims.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/all_claims.tsv"
     script:
         "../scripts/combine_claims.py"

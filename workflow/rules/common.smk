@@ -348,10 +348,10 @@ def figure_caption(experiment, figure):
     return None
 
 
-def job_file(folder, rule, experiment, suffix):
-    """A job's log or benchmark file: <folder>/<rule>.<suffix>, or <folder>/<rule>/K{offset}.<suffix> per offset."""
+def job_log(rule, experiment):
+    """A job's log: logs/<rule>.log, or logs/<rule>/K{offset}.log per offset."""
     name = os.path.join(rule, "K{offset}") if experiment.per_offset else rule
-    return f"{RESULTS}/{folder}/{name}.{suffix}"
+    return f"{RESULTS}/logs/{name}.log"
 
 
 def section_name(experiment, offset):

@@ -64,8 +64,6 @@ if CONFIRMATION:
             CONDA_ENV
         log:
             f"{RESULTS}/logs/replication.log",
-        benchmark:
-            f"{RESULTS}/benchmarks/replication.tsv"
         script:
             "../scripts/replicate.py"
 
@@ -84,8 +82,6 @@ if CONFIRMATION:
             CONDA_ENV
         log:
             f"{RESULTS}/logs/plot_replication.log",
-        benchmark:
-            f"{RESULTS}/benchmarks/plot_replication.tsv"
         script:
             "../scripts/plot_replication.py"
 

@@ -11,7 +11,5 @@ rule eval_set:
         CONDA_ENV
     log:
         f"{RESULTS}/logs/eval_set/offset~{{offset}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/eval_set/offset~{{offset}}.tsv"
     script:
         "../scripts/make_eval_set.py"

@@ -28,8 +28,6 @@ for batch_rule, (encodings, seeds) in HEAD_BATCHES.items():
             CONDA_ENV
         log:
             f"{RESULTS}/logs/evaluate/pe~{{pe}}/offset~{{offset}}.log",
-        benchmark:
-            f"{RESULTS}/benchmarks/evaluate_{batch_rule}/pe~{{pe}}/offset~{{offset}}.tsv"
         script:
             "../scripts/evaluate.py"
 
@@ -58,7 +56,5 @@ rule evaluate_transformer:
         CONDA_ENV
     log:
         f"{RESULTS}/logs/evaluate_transformer/pe~{{pe}}/offset~{{offset}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/evaluate_transformer/pe~{{pe}}/offset~{{offset}}.tsv"
     script:
         "../scripts/evaluate_transformer.py"

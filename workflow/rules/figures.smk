@@ -55,9 +55,7 @@ for experiment in PLAN.running:
         conda:
             CONDA_ENV
         log:
-            job_file("logs", f"plot_{experiment.name}", experiment, "log"),
-        benchmark:
-            job_file("benchmarks", f"plot_{experiment.name}", experiment, "tsv")
+            job_log(f"plot_{experiment.name}", experiment),
         script:
             "../scripts/plot.py"
 

@@ -44,7 +44,5 @@ rule report:
         CONDA_ENV
     log:
         f"{RESULTS}/logs/report.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/report.tsv"
     script:
         "../scripts/write_report.py"

@@ -65,8 +65,6 @@ if ROBUSTNESS:
             CONDA_ENV
         log:
             f"{RESULTS}/logs/robustness.log",
-        benchmark:
-            f"{RESULTS}/benchmarks/robustness.tsv"
         script:
             "../scripts/robustness.py"
 
@@ -86,8 +84,6 @@ if ROBUSTNESS:
             CONDA_ENV
         log:
             f"{RESULTS}/logs/plot_robustness.log",
-        benchmark:
-            f"{RESULTS}/benchmarks/plot_robustness.tsv"
         script:
             "../scripts/plot_robustness.py"
 

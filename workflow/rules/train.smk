@@ -36,8 +36,6 @@ for training_rule, training in HEAD_TRAINING_RULES.items():
             CONDA_ENV
         log:
             f"{RESULTS}/logs/{training_rule}/{job}.log",
-        benchmark:
-            f"{RESULTS}/benchmarks/{training_rule}/{job}.tsv"
         script:
             "../scripts/train.py"
 
@@ -69,8 +67,6 @@ rule train_transformer:
         CONDA_ENV
     log:
         f"{RESULTS}/logs/train_transformer/pe~{{pe}}/offset~{{offset}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/train_transformer/pe~{{pe}}/offset~{{offset}}.tsv"
     script:
         "../scripts/train_transformer.py"
 
@@ -90,7 +86,5 @@ rule training_summary:
         CONDA_ENV
     log:
         f"{RESULTS}/logs/training_summary.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/training_summary.tsv"
     script:
         "../scripts/training_summary.py"

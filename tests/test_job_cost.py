@@ -1,0 +1,35 @@
+"""The cost every job writes to its log at exit (lengthgen/jobs.py), which bench/benchmark.py sums by stage."""
+
+import subprocess
+import sys
+import time
+
+from lengthgen.jobs import read_cost
+
+# A job that logs, then burns CPU for half a second, holds 200 MB, and sleeps for half a second.
+JOB = """
+import sys, time
+from lengthgen.jobs import start_job
+start_job(sys.argv[1])
+start = time.process_time()
+while time.process_time() - start < 0.5:
+    pass
+block = bytearray(200 * 2**20)
+time.sleep(0.5)
+"""
+
+
+def test_a_job_writes_what_it_cost_as_the_last_line_of_its_log(tmp_path):
+    log = tmp_path / "job.log"
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-c", JOB, str(log)], check=True)
+    lifetime = time.monotonic() - started
+    cost = read_cost(log.read_text())
+    assert log.read_text().splitlines()[-1].startswith("cost: ")
+    assert 0.5 <= cost["cpu_s"] < 0.5 + 2.0  # the loop, and the interpreter's start and exit
+    assert cost["cpu_s"] + 0.4 <= cost["wall_s"] <= lifetime + 0.05  # the sleep is wall, not CPU; a clock tick
+    assert 200 <= cost["max_rss_mb"] < 400
+
+
+def test_a_log_without_a_cost_line_has_no_cost():
+    assert read_cost("2026-12-05 08:00:00,000 root started\nTraceback (most recent call last):\n") is None
