@@ -11,7 +11,9 @@ import os
 import re
 import resource
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 # The CPU kernels jobs run, the config's `cpu_kernels` (docs/reproducibility.md). torch reads these variables
 # before its first kernel, so a job cannot choose for itself: the workflow sets them for its jobs (common.smk).
@@ -70,14 +72,40 @@ def keep_freed_memory() -> None:
         os.environ.setdefault(name, value)
 
 
-def start_job(log_path: str) -> None:
-    """Send logging and stderr to ``log_path``; at exit, write the job's cost there (``record_cost``)."""
+def start_job(log_path: str) -> "Job":
+    """Send logging and stderr to ``log_path``. The job writes its exit records there (``Job.write_exit_records``)
+    when it ends: at ``Job.finish``, which a job that succeeds ends with, or as Python exits."""
     log_file = open(log_path, "a", buffering=1)
     sys.stderr = log_file
     logging.basicConfig(stream=log_file, level=logging.INFO, format="%(asctime)s %(name)s %(message)s", force=True)
-    atexit.register(record_cost, log_file)
-    if os.environ.get(RECORD_MODULES):
-        atexit.register(record_modules, log_file)
+    job = Job(log_file)
+    atexit.register(job.write_exit_records)
+    return job
+
+
+@dataclass(frozen=True)
+class Job:
+    """The workflow job this process runs: its log."""
+
+    log_file: TextIO
+
+    def write_exit_records(self) -> None:
+        """The lengthgen files the job loaded (where ``RECORD_MODULES`` is set), then its cost (``record_cost``)."""
+        if os.environ.get(RECORD_MODULES):
+            record_modules(self.log_file)
+        record_cost(self.log_file)
+
+    def finish(self) -> None:
+        """End the job, its outputs written: write its exit records, flush its log, and leave without the interpreter's
+        teardown. Freeing every object of a process that imported torch costs about half a CPU second (some 260
+        CPU-s of a default run, docs/benchmarks.md), and a job's outputs need none of it: their files are closed
+        (``tables.write_table`` renames a closed file; ``torch.save`` and matplotlib's ``savefig`` close theirs).
+        A job that fails raises before this, and exits as Python does, with its traceback and status."""
+        atexit.unregister(self.write_exit_records)
+        self.write_exit_records()
+        logging.shutdown()
+        sys.stdout.flush()
+        os._exit(0)
 
 
 # A job's cost, the last line of its log, read by bench/benchmark.py: "cost: wall_s=12.31 cpu_s=11.02 max_rss_mb=812.4".

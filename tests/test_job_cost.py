@@ -33,3 +33,25 @@ def test_a_job_writes_what_it_cost_as_the_last_line_of_its_log(tmp_path):
 
 def test_a_log_without_a_cost_line_has_no_cost():
     assert read_cost("2026-12-05 08:00:00,000 root started\nTraceback (most recent call last):\n") is None
+
+
+def run_job(tmp_path, body: str) -> tuple[int, str]:
+    """Run a job that starts with ``start_job`` and then does ``body``; (its exit status, its log)."""
+    log = tmp_path / "job.log"
+    script = f"import sys\nfrom lengthgen.jobs import start_job\njob = start_job(sys.argv[1])\n{body}\n"
+    status = subprocess.run([sys.executable, "-c", script, str(log)]).returncode
+    return status, log.read_text()
+
+
+def test_a_job_that_finishes_writes_its_cost_and_leaves_without_the_teardown(tmp_path):
+    marker = tmp_path / "teardown_ran"
+    status, log = run_job(tmp_path, f"import atexit\natexit.register(open, {str(marker)!r}, 'w')\njob.finish()")
+    assert status == 0
+    assert log.splitlines()[-1].startswith("cost: ") and log.count("cost: ") == 1
+    assert not marker.exists()  # Python's exit handlers and teardown did not run
+
+
+def test_a_job_that_fails_exits_with_its_error_and_still_writes_its_cost(tmp_path):
+    status, log = run_job(tmp_path, "raise ValueError('a bad table')\njob.finish()")
+    assert status == 1
+    assert "ValueError: a bad table" in log and log.splitlines()[-1].startswith("cost: ")

@@ -3,7 +3,7 @@
 from lengthgen.experiments.runner import load_inputs, run_experiment
 from lengthgen.jobs import start_job
 
-start_job(snakemake.log[0])
+job = start_job(snakemake.log[0])
 params = snakemake.params
 
 
@@ -16,3 +16,4 @@ inputs = load_inputs(params.reads, {name: files(name) for name in params.reads},
                      snakemake.threads)
 run_experiment(params.experiment, params.section, inputs, params.settings, params.bootstrap,
                dict(snakemake.output.items()))
+job.finish()

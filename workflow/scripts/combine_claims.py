@@ -5,7 +5,7 @@ from lengthgen.table_schemas.core import ALL_CLAIMS, CLAIMS
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import read_tables, write_table
 
-start_job(snakemake.log[0])
+job = start_job(snakemake.log[0])
 claims = read_tables(snakemake.input.claims, CLAIMS)
 spread = read_tables(snakemake.input.spreads, CLAIM_SPREAD)
 keys = ["experiment", "claim", "statistic"]
@@ -14,3 +14,4 @@ if not claims[keys].equals(spread[keys]):
                      "analyze_* jobs of the experiments whose files are older")
 write_table(with_verdicts(claims), snakemake.output.claims, ALL_CLAIMS)
 write_table(spread, snakemake.output.spread, CLAIM_SPREAD)
+job.finish()

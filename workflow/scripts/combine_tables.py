@@ -3,5 +3,6 @@ from lengthgen.jobs import start_job
 from lengthgen.table_schemas.core import ACCURACY_BY_LENGTH
 from lengthgen.tables import read_tables, write_table
 
-start_job(snakemake.log[0])
+job = start_job(snakemake.log[0])
 write_table(read_tables(snakemake.input.evaluations, ACCURACY_BY_LENGTH), snakemake.output[0], ACCURACY_BY_LENGTH)
+job.finish()

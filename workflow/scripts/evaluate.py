@@ -9,7 +9,7 @@ from lengthgen.runtime import configure_torch, resolve_device
 from lengthgen.table_schemas.core import ACCURACY_BY_LENGTH, EVAL_SET
 from lengthgen.tables import read_table, write_table
 
-start_job(snakemake.log[0])
+job = start_job(snakemake.log[0])
 configure_torch(snakemake.threads)
 params = snakemake.params
 eval_sets = eval_sets_from_frame(read_table(snakemake.input.eval_set, EVAL_SET))
@@ -18,3 +18,4 @@ for run, model_path, output in zip(params.runs, snakemake.input.models, snakemak
     evaluation = accuracy_by_length(model, eval_sets, run["offset"], run["seed"])
     logging.info("%s\n%s", run, evaluation.to_string(index=False))
     write_table(label_runs(evaluation, "generalization", params.task["train_length_min"], params.task["train_length_max"], **run), output, ACCURACY_BY_LENGTH)
+job.finish()

@@ -11,7 +11,7 @@ from lengthgen.experiments.transformer.tables import TRANSFORMER_BY_POSITION
 from lengthgen.tables import read_table, write_table
 from lengthgen.transformer import load_transformer
 
-start_job(snakemake.log[0])
+job = start_job(snakemake.log[0])
 configure_torch(snakemake.threads)
 params = snakemake.params
 eval_sets = eval_sets_from_frame(read_table(snakemake.input.eval_set, EVAL_SET))
@@ -20,3 +20,4 @@ for run, model_path, output in zip(params.runs, snakemake.input.models, snakemak
     by_position = accuracy_by_position(model, eval_sets, run["offset"], params.eval_samples)
     logging.info("%s: mean accuracy per length\n%s", run, by_position.groupby("length")["accuracy"].mean().to_string())
     write_table(by_position.assign(**run), output, TRANSFORMER_BY_POSITION)
+job.finish()

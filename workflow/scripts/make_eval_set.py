@@ -4,8 +4,9 @@ from lengthgen.jobs import start_job
 from lengthgen.table_schemas.core import EVAL_SET
 from lengthgen.tables import write_table
 
-start_job(snakemake.log[0])
+job = start_job(snakemake.log[0])
 task = snakemake.params.task
 frame = eval_set_frame(task["eval_seed"], int(snakemake.wildcards.offset), task["eval_lengths"], task["eval_samples"],
                        task["vocab_size"])
 write_table(frame, snakemake.output[0], EVAL_SET)
+job.finish()

@@ -6,7 +6,7 @@ from lengthgen.experiments.sections import write_section
 from lengthgen.jobs import start_job
 from lengthgen.plots import draw_figures, read_figure_tables
 
-start_job(snakemake.log[0])
+job = start_job(snakemake.log[0])
 params = snakemake.params
 plt.style.use([snakemake.input.style, params.style])
 tables = read_figure_tables({name: (getattr(snakemake.input, name), schema) for name, schema in params.schemas.items()})
@@ -14,3 +14,4 @@ tables = read_figure_tables({name: (getattr(snakemake.input, name), schema) for 
 write_section(params.experiment, {name: table.copy() for name, table in tables.items()}, snakemake.input.claims,
               params.settings, snakemake.output.section)
 draw_figures(params.experiment, tables, params.settings, dict(zip(params.figures, snakemake.output.figures)))
+job.finish()

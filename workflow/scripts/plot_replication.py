@@ -7,6 +7,7 @@ from lengthgen.confirmation.figures import replication_figure
 from lengthgen.confirmation.tables import REPLICATION
 from lengthgen.tables import read_table
 
-start_job(snakemake.log[0])
+job = start_job(snakemake.log[0])
 plt.style.use([snakemake.input.style, snakemake.params.style])
 save_figure(replication_figure(read_table(snakemake.input.table, REPLICATION)), snakemake.output[0])
+job.finish()

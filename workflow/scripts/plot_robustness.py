@@ -7,7 +7,8 @@ from lengthgen.robustness.figures import robustness_figure
 from lengthgen.robustness.tables import ROBUSTNESS_CHECKS
 from lengthgen.tables import read_table
 
-start_job(snakemake.log[0])
+job = start_job(snakemake.log[0])
 plt.style.use([snakemake.input.style, snakemake.params.style])
 save_figure(robustness_figure(read_table(snakemake.input.table, ROBUSTNESS_CHECKS), list(snakemake.params.points)),
             snakemake.output[0])
+job.finish()

@@ -8,7 +8,7 @@ from lengthgen.confirmation.tables import REPLICATION
 from lengthgen.table_schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import atomic_write_text, read_table, write_table
 
-start_job(snakemake.log[0])
+job = start_job(snakemake.log[0])
 inputs, params, output = snakemake.input, snakemake.params, snakemake.output
 runs = {replication.EXPLORATORY: (read_table(inputs.claims, ALL_CLAIMS), read_table(inputs.spread, CLAIM_SPREAD))}
 for run, claims, spread in zip(params.runs, inputs.run_claims, inputs.run_spreads):
@@ -20,3 +20,4 @@ write_table(replication.replication_table(checks, comparison, claims), output.ta
 section = prose.section(checks, comparison, claims, params.runs, params.exploratory, params.rules, params.rule_files,
                         history_markdown())
 atomic_write_text(section, output.section)
+job.finish()

@@ -10,7 +10,7 @@ from lengthgen.table_schemas.core import ALL_CLAIMS
 from lengthgen.robustness.tables import ROBUSTNESS_CHECKS, ROBUSTNESS_MECHANISM
 from lengthgen.tables import atomic_write_text, read_table, write_table
 
-start_job(snakemake.log[0])
+job = start_job(snakemake.log[0])
 inputs, params, output = snakemake.input, snakemake.params, snakemake.output
 points = list(params.points)
 claims = {point: read_table(path, ALL_CLAIMS) for point, path in zip(points, inputs.claims)}
@@ -22,3 +22,4 @@ mechanism = pd.DataFrame([
 write_table(checks, output.table, ROBUSTNESS_CHECKS)
 write_table(mechanism, output.mechanism, ROBUSTNESS_MECHANISM)
 atomic_write_text(section(checks, mechanism, points, params.changes), output.section)
+job.finish()

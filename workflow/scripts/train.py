@@ -4,9 +4,10 @@ from lengthgen.model import HeadConfig
 from lengthgen.runtime import check_cpu_kernels, configure_torch
 from lengthgen.training import train_and_save, train_heads
 
-start_job(snakemake.log[0])
+job = start_job(snakemake.log[0])
 configure_torch(snakemake.threads)
 check_cpu_kernels(snakemake.params.cpu_kernels)
 runs, params = snakemake.params.runs, snakemake.params
 head_config = HeadConfig(vocab_size=params.task["vocab_size"], pe=runs[0]["pe"], **params.model)
 train_and_save(train_heads, head_config, runs, params.task, params.train, params.device, snakemake.output)
+job.finish()

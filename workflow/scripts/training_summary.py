@@ -7,9 +7,10 @@ from lengthgen.tables import read_tables, write_table
 from lengthgen.training_report import training_summary
 from lengthgen.variant_predictions import mechanism
 
-start_job(snakemake.log[0])
+job = start_job(snakemake.log[0])
 fits = {family: read_tables(paths, RANGE_FIT) for family, paths in snakemake.params.families.items()}
 descriptions = {pe: mechanism(pe) for frame in fits.values() for pe in frame["pe"].unique()}
 summary = training_summary(fits, descriptions)
 logging.info("models that do not fit their training range:\n%s", summary[~summary["converged"]].to_string(index=False))
 write_table(summary, snakemake.output[0], TRAINING_SUMMARY)
+job.finish()

@@ -16,7 +16,7 @@ from lengthgen.table_schemas.spread import CLAIM_SPREAD
 from lengthgen.tables import read_table
 from lengthgen.training_report import training_markdown
 
-start_job(snakemake.log[0])
+job = start_job(snakemake.log[0])
 inputs, params = snakemake.input, snakemake.params
 sections = {section: Path(path).read_text() for section, path in zip(params.sections, inputs.sections)}
 claims = read_table(inputs.claims, ALL_CLAIMS)
@@ -44,3 +44,4 @@ pages = render_pages(params.config, sections, claims, params.experiments, commit
 if sorted(pages) != sorted(params.pages):
     raise RuntimeError(f"the pages rendered ({sorted(pages)}) are not the rule's outputs ({sorted(params.pages)})")
 write_pages({output: pages[page] for page, output in zip(params.pages, snakemake.output)})
+job.finish()
