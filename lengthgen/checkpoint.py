@@ -24,8 +24,10 @@ class ModelFileError(ValueError):
 def save_model(model: nn.Module, path) -> None:
     """Weights (on the CPU) and ``model.config`` (a dataclass), written atomically."""
     state = {name: tensor.detach().cpu() for name, tensor in model.state_dict().items()}
-    with atomic_path(path) as temp:
-        torch.save({"config": asdict(model.config), "state_dict": state}, temp)
+    # Into an open file: given a path, torch.save names the archive's folder after the file, here the random temp
+    # name, so the same weights would give other bytes at every save.
+    with atomic_path(path) as temp, open(temp, "wb") as file:
+        torch.save({"config": asdict(model.config), "state_dict": state}, file)
 
 
 def load_model(path, model_class: type[nn.Module], config_class: type, device: str | torch.device = "cpu",

@@ -141,6 +141,14 @@ def test_saved_head_reloads_with_identical_outputs(tmp_path):
     assert torch.equal(model(tokens)[0], load_head(tmp_path / "model.pt")(tokens)[0])
 
 
+def test_the_same_weights_saved_twice_are_the_same_bytes(tmp_path):
+    """Same seed, same files: a model file's bytes depend on its weights and config alone, not on the temp file
+    it was written through (tables.atomic_path)."""
+    save_model(head("rope", seed=3), tmp_path / "first.pt")
+    save_model(head("rope", seed=3), tmp_path / "second.pt")
+    assert (tmp_path / "first.pt").read_bytes() == (tmp_path / "second.pt").read_bytes()
+
+
 def test_a_head_of_another_config_is_named_not_used(tmp_path):
     save_model(head("rope", d_model=8), tmp_path / "model.pt")
     with pytest.raises(ModelFileError, match="model.pt: a AttentionHead saved under another config: d_model 8 where this config has 16"):
