@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from unittest import mock
 
-from lengthgen.jobs import PORTABLE_CPU_ENV, read_cost, use_cpu_kernels
+from lengthgen.jobs import PORTABLE_CPU_ENV, peak_rss_mb, read_cost, use_cpu_kernels
 
 # The CPU kernels of the default config's jobs (cpu_kernels: native), set before torch starts; export
 # LENGTHGEN_BENCH_CPU_KERNELS=portable to time the portable ones.
@@ -422,14 +422,6 @@ def stage_section(results: Path) -> str:
     for run, table in runs.items():
         lines += stage_lines(table, run)
     return "\n".join(lines)
-
-
-def peak_rss_mb() -> float:
-    """This process's peak resident memory so far (Linux VmHWM), in MB."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def evaluation_rows(device: str) -> list[dict]:

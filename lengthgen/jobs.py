@@ -120,9 +120,19 @@ def record_cost(log_file) -> None:
     and peak resident memory to ``log_file``."""
     usage = [resource.getrusage(who) for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)]
     cpu = sum(part.ru_utime + part.ru_stime for part in usage)
-    rss_mb = max(part.ru_maxrss for part in usage) / (2**20 if sys.platform == "darwin" else 2**10)  # bytes / KiB
-    log_file.write(f"{COST}wall_s={process_age_seconds():.2f} cpu_s={cpu:.2f} max_rss_mb={rss_mb:.1f}\n")
+    log_file.write(f"{COST}wall_s={process_age_seconds():.2f} cpu_s={cpu:.2f} max_rss_mb={peak_rss_mb():.1f}\n")
     log_file.flush()
+
+
+def peak_rss_mb() -> float:
+    """This process's peak resident memory so far, in MB: Linux's VmHWM; NaN where there is none. Not getrusage's
+    ru_maxrss, which Linux carries over an exec from the process that forked it: a job would report Snakemake's
+    own memory (some 235 MB) if that is more than its own."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:
+        return float("nan")
+    return next((int(line.split()[1]) / 1024 for line in status.splitlines() if line.startswith("VmHWM:")), float("nan"))
 
 
 COST_LINE = re.compile(rf"^{COST}wall_s=(\S+) cpu_s=(\S+) max_rss_mb=(\S+)$", re.MULTILINE)

@@ -28,7 +28,7 @@ def test_a_job_writes_what_it_cost_as_the_last_line_of_its_log(tmp_path):
     assert log.read_text().splitlines()[-1].startswith("cost: ")
     assert 0.5 <= cost["cpu_s"] < 0.5 + 2.0  # the loop, and the interpreter's start and exit
     assert cost["cpu_s"] + 0.4 <= cost["wall_s"] <= lifetime + 0.05  # the sleep is wall, not CPU; a clock tick
-    assert 200 <= cost["max_rss_mb"] < 1000  # the block, and the allocator's own ways; a unit error is 1024x off
+    assert 200 <= cost["max_rss_mb"] < 300  # the block and the interpreter: not the memory of the test process
 
 
 def test_a_log_without_a_cost_line_has_no_cost():
