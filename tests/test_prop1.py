@@ -609,6 +609,25 @@ def test_kernel_profile_gap_statistics_by_hand_on_a_random_kernel():
         assert row["beat_probability"] == pytest.approx(sum(gap > 0 for gap in gaps) / 27, abs=1e-12)
 
 
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 400), columns=st.integers(1, 5), levels=st.integers(1, 1000), seed=st.integers(0, 2 ** 31 - 1))
+def test_quantiles_of_sorted_columns_are_torch_quantile_bit_for_bit(rows, columns, levels, seed):
+    """kernel_profile's quantiles are torch.quantile's numbers, not merely close ones: the committed tables
+    were made with it. Values on a grid of ``levels`` steps, so that ties come often."""
+    generator = torch.Generator().manual_seed(seed)
+    values = torch.randint(levels, (rows, columns), generator=generator).double() / 7 - 3.0
+    probabilities = (0.05, 0.5, 0.95)
+    ordered = prop1.sorted_columns(values)
+    assert torch.equal(ordered[0], values.min(0).values) and torch.equal(ordered[-1], values.max(0).values)
+    expected = torch.quantile(values, torch.tensor(probabilities, dtype=torch.float64), dim=0)
+    assert torch.equal(prop1.quantiles_of_sorted(ordered, probabilities), expected)
+
+
+def test_kernel_gaps_with_nan_are_an_error():
+    with pytest.raises(ValueError, match="NaN"):
+        prop1.sorted_columns(torch.tensor([[0.0], [math.nan]], dtype=torch.float64))
+
+
 def test_a_distractor_that_only_ties_the_target_does_not_beat_it():
     """Gap 0 is no beat (the module's "> 0: it beats it"): neither in beat_probability nor in the summary's first
     unseen beating delta."""

@@ -94,15 +94,31 @@ def kernel_profile(kernel: torch.Tensor, offset: int, train_length_max: int) -> 
         chunk = kernel[:, :, start:start + 32]  # (V_a, V_b, c)
         gaps = chunk[:, None, :, :] - kernel[:, :, offset][:, :, None, None]  # (V_a, V_t, V_b, c)
         beats = ((gaps > 0) & other_token[None, :, :, None]).double().mean((0, 1, 2))  # (c,)
-        flat = gaps[:, other_token].reshape(-1, chunk.shape[2])  # (V_a * V_t * (V - 1), c)
-        quantiles = torch.quantile(flat, torch.tensor([0.05, 0.5, 0.95], dtype=torch.float64), dim=0)  # (3, c)
-        for name, values in (("gap_min", flat.min(0).values), ("gap_q05", quantiles[0]), ("gap_median", quantiles[1]),
-                             ("gap_q95", quantiles[2]), ("gap_max", flat.max(0).values), ("beat_probability", beats)):
+        ordered = sorted_columns(gaps[:, other_token].reshape(-1, chunk.shape[2]))  # (V_a * V_t * (V - 1), c)
+        quantiles = quantiles_of_sorted(ordered, (0.05, 0.5, 0.95))  # (3, c)
+        for name, values in (("gap_min", ordered[0]), ("gap_q05", quantiles[0]), ("gap_median", quantiles[1]),
+                             ("gap_q95", quantiles[2]), ("gap_max", ordered[-1]), ("beat_probability", beats)):
             columns[name].append(values)
     deltas = np.arange(1, n_max)
     return pd.DataFrame({"delta": deltas, "seen": deltas < train_length_max, "mean_logit": mean[1:].numpy(),
                          "mean_relative": (mean[1:] - mean[offset]).numpy(),
                          **{name: torch.cat(parts).numpy() for name, parts in columns.items()}})
+
+
+def sorted_columns(values: torch.Tensor) -> torch.Tensor:
+    """Each column of ``values`` (N, c) sorted ascending. numpy's sort: a ninth of the CPU of torch's on the
+    kernel's gap columns (3840 x 32 float64: 1.0 against 8.7 ms), and prop1's costliest step with torch's."""
+    if values.isnan().any():
+        raise ValueError("the kernel's gaps hold NaN: the head's logits are not finite")
+    return torch.from_numpy(np.sort(values.numpy(), axis=0))
+
+
+def quantiles_of_sorted(ordered: torch.Tensor, probabilities: tuple[float, ...]) -> torch.Tensor:
+    """``torch.quantile(values, probabilities, dim=0)`` (linear interpolation) of the columns ``ordered`` (N, c),
+    already sorted, by the same arithmetic, so the same bits (tests/test_prop1.py). (len(probabilities), c)"""
+    ranks = torch.tensor(probabilities, dtype=ordered.dtype) * (ordered.shape[0] - 1)
+    below, above = ranks.long(), ranks.ceil().long()
+    return ordered[below].lerp(ordered[above], (ranks - below)[:, None])
 
 
 def kernel_summary(profile: pd.DataFrame, offset: int) -> dict:
