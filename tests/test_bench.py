@@ -1,22 +1,35 @@
 """bench/benchmark.py's split of a run by stage, from the cost each job writes to its log."""
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
+
+from lengthgen import jobs
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
 def bench():
-    """bench/benchmark.py as a module (bench/ is scripts, not a package)."""
-    sys.path.insert(0, str(REPO / "bench"))  # as running bench/benchmark.py puts it, for its reference_head
+    """bench/benchmark.py as a module (bench/ is scripts, not a package). Its import chooses the native CPU kernels
+    for the process, as a benchmark run should; here that choice is undone after it, or every later test of this
+    session would run MKL's native paths, not the portable ones the tests run (conftest.py)."""
     spec = importlib.util.spec_from_file_location("bench_benchmark", REPO / "bench" / "benchmark.py")
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    # bench/ on the path as running bench/benchmark.py puts it, for its reference_head
+    with mock.patch.dict(os.environ), mock.patch.dict(jobs._CHOSEN), mock.patch.object(sys, "path",
+                                                                                       [str(REPO / "bench"), *sys.path]):
+        spec.loader.exec_module(module)
     return module
+
+
+def test_importing_bench_leaves_the_test_sessions_cpu_kernels(bench):
+    assert {name: os.environ.get(name) for name in jobs.PORTABLE_CPU_ENV} == jobs.PORTABLE_CPU_ENV
+    assert "cpu_kernels" not in jobs._CHOSEN
 
 
 def write_log(path: Path, cost: str | None) -> None:
