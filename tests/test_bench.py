@@ -20,9 +20,9 @@ def bench():
     session would run MKL's native paths, not the portable ones the tests run (conftest.py)."""
     spec = importlib.util.spec_from_file_location("bench_benchmark", REPO / "bench" / "benchmark.py")
     module = importlib.util.module_from_spec(spec)
-    # bench/ on the path as running bench/benchmark.py puts it, for its reference_head
-    with mock.patch.dict(os.environ), mock.patch.dict(jobs._CHOSEN), mock.patch.object(sys, "path",
-                                                                                       [str(REPO / "bench"), *sys.path]):
+    with (mock.patch.dict(os.environ), mock.patch.dict(jobs._CHOSEN),
+          # bench/ on the path as running bench/benchmark.py puts it, for its reference_head
+          mock.patch.object(sys, "path", [str(REPO / "bench"), *sys.path])):
         spec.loader.exec_module(module)
     return module
 
