@@ -24,12 +24,13 @@ def accuracy_by_length(model: AttentionHead, eval_sets: dict, offset: int, seed:
     rows = []
     for length, (tokens, targets) in sorted(eval_sets.items()):
         positions = model.encoding.sample_positions(len(tokens), length, generator("eval_positions", seed, offset, length))
+        tables = None if positions is not None else model.token_tables(length)  # once per length, not per batch
         batch = max(1, TOKENS_PER_BATCH // length)
         correct, target_attention, loss = 0.0, 0.0, 0.0
         for start in range(0, len(tokens), batch):
             chunk, chunk_targets = tokens[start:start + batch].to(device), targets[start:start + batch].to(device)
             chunk_positions = None if positions is None else positions[start:start + batch].to(device)
-            logits, weights = model.predict(chunk, positions=chunk_positions)
+            logits, weights = model.predict(chunk, positions=chunk_positions, tables=tables)
             correct += (logits.argmax(-1) == chunk_targets).sum().item()
             target_attention += weights[:, -1 - offset].sum().item()
             loss += F.cross_entropy(logits, chunk_targets, reduction="sum").item()

@@ -87,29 +87,31 @@ class AttentionHead(nn.Module):
         self.unembedding = nn.Linear(d, config.vocab_size)
         initialize([self.token_embedding, self.query, self.key, self.value, self.unembedding], parse_init(config.init))
 
-    def predict(self, tokens: torch.Tensor, position_offset: int = 0,
-                positions: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def predict(self, tokens: torch.Tensor, position_offset: int = 0, positions: torch.Tensor | None = None,
+                tables: TokenTables | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """(output logits (B, V), attention weights (B, T)) from one pass.
 
-        ``positions``: (B, T) position ids per sequence; None: 0..T-1 for every sequence.
+        ``positions``: (B, T) position ids per sequence; None: 0..T-1 for every sequence. ``tables``: this
+        length's ``token_tables(T, position_offset)``, where a caller passes many batches of one length: the
+        same numbers, the tables computed once rather than per batch.
         """
         if positions is not None:
             _, weights, position_readout = self._attend_per_sequence(tokens, self._per_sequence(positions) + position_offset)
             return self._read_out(tokens, weights, self._token_outputs(), position_readout), weights
-        tables = self.token_tables(tokens.shape[1], position_offset)
+        tables = self.token_tables(tokens.shape[1], position_offset) if tables is None else tables
         _, weights = self._attend(tokens, tables)
         position_readout = None if tables.position_outputs is None else weights @ tables.position_outputs
         return self._read_out(tokens, weights, tables.token_outputs, position_readout), weights
 
-    def attention(self, tokens: torch.Tensor, position_offset: int = 0,
-                  positions: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    def attention(self, tokens: torch.Tensor, position_offset: int = 0, positions: torch.Tensor | None = None,
+                  tables: TokenTables | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """The query's attention logits and weights over every key, each (B, T).
 
-        ``position_offset`` shifts every position id, for the equivariance tests.
+        ``position_offset`` shifts every position id, for the equivariance tests; ``tables`` as in ``predict``.
         """
         if positions is not None:
             return self._attend_per_sequence(tokens, self._per_sequence(positions) + position_offset)[:2]
-        return self._attend(tokens, self.token_tables(tokens.shape[1], position_offset))
+        return self._attend(tokens, self.token_tables(tokens.shape[1], position_offset) if tables is None else tables)
 
     def forward(self, tokens: torch.Tensor, targets: torch.Tensor | None = None, position_offset: int = 0,
                 positions: torch.Tensor | None = None):
@@ -178,6 +180,8 @@ class AttentionHead(nn.Module):
         (``index_add``) is deterministic on CPU and CUDA alike.
         """
         batch, length = tokens.shape
+        if tables.logits.shape[1] != length:  # the flat gather would read another length's cells without an error
+            raise ValueError(f"token tables of length {tables.logits.shape[1]} for sequences of length {length}")
         vocab_size = tables.logits.shape[2]
         key_rows = tokens * length + torch.arange(length, device=tokens.device)  # (B, T): row of (token, position)
         cells = key_rows * vocab_size + tokens[:, -1:]  # (B, T): in the query token's column

@@ -109,6 +109,22 @@ def test_softmax_weights_sum_to_one_and_linear_weights_are_the_logits():
     assert torch.equal(scores, weights)
 
 
+@pytest.mark.parametrize("pe", ["rope", "learned"])
+def test_token_tables_passed_in_give_the_same_bits_and_another_lengths_are_refused(pe):
+    model = head(pe).eval()
+    tokens = torch.randint(8, (3, 9), generator=torch.Generator().manual_seed(2))
+    with torch.no_grad():
+        for position_offset in (0, 5):
+            tables = model.token_tables(9, position_offset)
+            for predicted, from_tables in ((model.predict(tokens, position_offset),
+                                            model.predict(tokens, position_offset, tables=tables)),
+                                           (model.attention(tokens, position_offset),
+                                            model.attention(tokens, position_offset, tables=tables))):
+                assert all(torch.equal(a, b) for a, b in zip(predicted, from_tables))
+        with pytest.raises(ValueError, match="token tables of length 12 for sequences of length 9"):
+            model.predict(tokens, tables=model.token_tables(12))
+
+
 def test_unknown_encoding_names_the_known_ones():
     with pytest.raises(ValueError, match="unknown positional encoding 'rotary'.*rope"):
         build_encoding("rotary", EncodingConfig(d_model=8, trained_positions=16))

@@ -185,6 +185,8 @@ def test_kernel_softmax_weights_are_the_model_weights():
     _, weights = model.attention(tokens)
     by_delta = kernel_softmax_weights(logit_kernel(model, 25), tokens.flip(1))
     assert torch.allclose(by_delta.flip(1), weights, atol=1e-12)
+    # A kernel out to more offsets than the sequences have: the offsets past them are not read.
+    assert torch.allclose(kernel_softmax_weights(logit_kernel(model, 40), tokens.flip(1)).flip(1), weights, atol=1e-12)
 
 
 def small_head(seed: int) -> AttentionHead:

@@ -72,7 +72,7 @@ def hard_attention_accuracy(model: AttentionHead, tokens: torch.Tensor, targets:
     batch, correct = max(1, TOKENS_PER_BATCH // length), 0
     for start in range(0, len(tokens), batch):
         chunk = tokens[start:start + batch]
-        scores, _ = model.attention(chunk)
+        scores, _ = model.attention(chunk, tables=tables)
         chosen = scores.argmax(-1)  # (B,)
         logits = tables.token_outputs[chunk.gather(1, chosen[:, None])[:, 0]] + model.unembedding.bias
         if tables.position_outputs is not None:

@@ -73,11 +73,12 @@ def read_answers(model: AttentionHead, tokens: torch.Tensor, targets: torch.Tens
     length = tokens.shape[1]
     target_position = length - 1 - offset
     batch = max(1, TOKENS_PER_BATCH // length)
+    tables = model.token_tables(length)  # once per length, not per batch
     correct, on_top, winners = [], [], []
     for start in range(0, len(tokens), batch):
         chunk = tokens[start:start + batch].to(device)
-        output, _ = model.predict(chunk)  # (B, V)
-        scores, _ = model.attention(chunk)  # (B, T)
+        output, _ = model.predict(chunk, tables=tables)  # (B, V)
+        scores, _ = model.attention(chunk, tables=tables)  # (B, T)
         others = scores.clone()
         others[:, target_position] = -torch.inf
         best_other, winner = others.max(-1)  # (B,), (B,): ties go to the lowest position

@@ -41,7 +41,9 @@ def attention_weights(model: AttentionHead, tokens: torch.Tensor) -> torch.Tenso
     """The query's softmax weights over every key, (N, T) float64 on the CPU, in chunks."""
     device = next(model.parameters()).device
     batch = max(1, TOKENS_PER_BATCH // tokens.shape[1])
-    chunks = [model.attention(tokens[start:start + batch].to(device))[1].cpu() for start in range(0, len(tokens), batch)]
+    tables = model.token_tables(tokens.shape[1])  # once per length, not per batch
+    chunks = [model.attention(tokens[start:start + batch].to(device), tables=tables)[1].cpu()
+              for start in range(0, len(tokens), batch)]
     return torch.cat(chunks).double()
 
 
