@@ -28,7 +28,10 @@ cost per model (init, the range-fit check), and the two give the cost at the con
 seed-step of every model family against the minimal stacked rope head (``bench/reference_head.py``, the same
 computation in as few ops as it takes, on the same kernels), whose ratio is the figure that counts; a job's
 fixed cost (a fresh Python importing what each rule's script imports, and a whole no-op Snakemake job)
-against a bare ``import torch``; and the CPU seconds by stage of the run in this checkout, if it has one.
+against a bare ``import torch``, and Snakemake's own no-op dry run of a synthetic DAG of the default run's size;
+the CPU seconds by stage of the run in this checkout, if it has one; and the least that run could cost
+(``run_floor``: its training as measured, every other job at the cost of starting torch, or at nothing), which
+says which budgets no change to the jobs after training can meet.
 """
 
 import argparse
@@ -66,7 +69,7 @@ from lengthgen.data import eval_set_frame, eval_sets_from_frame  # noqa: E402
 from lengthgen.evaluation import accuracy_by_length  # noqa: E402
 from lengthgen.model import AttentionHead, HeadConfig  # noqa: E402
 from lengthgen.report import code_version, machine_description  # noqa: E402
-from lengthgen.runtime import configure_torch  # noqa: E402
+from lengthgen.runtime import TORCH_STARTED, configure_torch  # noqa: E402
 from lengthgen.sources import lengthgen_files  # noqa: E402
 from lengthgen.task import TaskConfig  # noqa: E402
 from lengthgen.transformer import TransformerConfig, train_transformers  # noqa: E402
@@ -77,6 +80,8 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
 prepare_config(DEFAULT_CONFIG, REPO / "workflow" / "schemas" / "config.schema.yaml")
 OFFSET = 2  # one offset stands for all: the cost does not depend on it
+# The training rules' prefix (train_sweep, train_variant, ...; not training_summary, which reads tables).
+TRAINING = "train_"
 
 
 class ReferenceHead(AttentionHead):
@@ -386,10 +391,10 @@ def snakemake_job_floor(script_body: str) -> tuple[float, float]:
     return job[0] - dry[0], job[1] - dry[1]
 
 
-def job_cost_section() -> str:
-    """A job's fixed cost: the imports of each rule's script, and a whole no-op Snakemake job, beside
-    ``import torch`` alone."""
-    bare = median_child_seconds([sys.executable, "-c", "import torch"], REPO)
+def job_cost_section(bare: tuple[float, float]) -> str:
+    """A job's fixed cost: the imports of each rule's script, and a whole no-op Snakemake job, beside ``bare``, the
+    (wall, CPU) seconds of ``import torch`` alone; and Snakemake's own floor for a no-op dry run of the default
+    run's size."""
     rows = [("a fresh Python: `import torch`", bare),
             ("a fresh Python: `import torch`, then `runtime.configure_torch(1)`, as every job that runs a model does",
              median_child_seconds([sys.executable, "-c", "from lengthgen.runtime import configure_torch; "
@@ -402,6 +407,9 @@ def job_cost_section() -> str:
         rows.append((f"a fresh Python importing what `{script}` imports", median_child_seconds(command, REPO)))
     rows.append(("one Snakemake script job doing nothing (over the dry run)", snakemake_job_floor("")))
     rows.append(("one Snakemake script job importing torch (over the dry run)", snakemake_job_floor("import torch")))
+    shape = ", ".join(f"{value} {key}" + (" a job" if key != "jobs" else "") for key, value in DEFAULT_DAG_SHAPE.items())
+    rows.append((f"a no-op dry run of a synthetic DAG of the default run's size ({shape}; nothing of lengthgen)",
+                 snakemake_dry_run_floor(DEFAULT_DAG_SHAPE)))
     lines = ["## A job's fixed cost", "", "Median of 3, each a fresh process; CPU as the OS counts the finished "
              "processes.", "", table_line(["what", "wall s", "CPU s", "CPU x `import torch`"]), "|---|---|---|---|"]
     lines += [table_line([what, f"{wall:.2f}", f"{cpu:.2f}", f"{cpu / bare[1]:.2f}x"]) for what, (wall, cpu) in rows]
@@ -415,7 +423,7 @@ def stage_section(results: Path) -> str:
     if every.empty:
         return (f"## The run by stage\n\nNo job costs in the logs under `{results.relative_to(REPO)}`: run the "
                 "pipeline here first (`--pipeline` times one from scratch).")
-    training_cpu = every.loc[every.index.str.startswith("train")]["CPU s"].sum()
+    training_cpu = every.loc[every.index.str.startswith(TRAINING)]["CPU s"].sum()
     lines = ["## The run by stage", "", f"{every['jobs'].sum()} jobs, {every['CPU s'].sum():.0f} CPU s summed, "
              f"training {100 * training_cpu / every['CPU s'].sum():.0f}% (budget: jobs other than training at most 20%).",
              "", table_line(["run", "stage", "jobs", "wall s", "CPU s", "max RSS MB"]), "|---" * 6 + "|"]
@@ -452,30 +460,131 @@ def snakemake(workdir: Path, *args: str) -> float:
     return time.perf_counter() - start
 
 
+def job_costs(logs: Path) -> pd.DataFrame:
+    """Every job's cost under ``logs`` (a results folder's ``logs/``, read recursively): the cost line each job writes
+    at the end of its log (``lengthgen.jobs.read_cost``), one row per job. Columns: stage (the rule, the first path
+    part below ``logs/``: ``train_sweep/pe~rope/offset~1.log``, ``report.log``), wall_s, cpu_s, max_rss_mb, and
+    torch: whether the job started torch (its log has ``runtime.configure_torch``'s line). A log without a cost (a
+    job killed mid-way) is left out."""
+    costs = [{"stage": path.relative_to(logs).parts[0].removesuffix(".log"), **cost, "torch": TORCH_STARTED in text}
+             for path in sorted(logs.rglob("*.log")) if (cost := read_cost(text := path.read_text()))]
+    return pd.DataFrame(costs, columns=["stage", "wall_s", "cpu_s", "max_rss_mb", "torch"])
+
+
 def stage_table(logs: Path) -> pd.DataFrame:
-    """Every job's cost under ``logs`` (a results folder's ``logs/``, read recursively: the cost line each job writes
-    at the end of its log, ``lengthgen.jobs.read_cost``), summed by stage: the rule, the first path part below
-    ``logs/`` (``train_sweep/pe~rope/offset~1.log``, ``report.log``). Columns: jobs, wall s (summed over the jobs),
-    CPU s (summed), max RSS MB (the largest job's); one row per stage, sorted by CPU s, largest first. A log without
-    a cost (a job killed mid-way) is left out. Jobs overlap, so wall s summed is busy time, not the run's wall time."""
-    costs = [{"stage": path.relative_to(logs).parts[0].removesuffix(".log"), **cost}
-             for path in sorted(logs.rglob("*.log")) if (cost := read_cost(path.read_text()))]
-    columns = ["jobs", "wall s", "CPU s", "max RSS MB"]
-    if not costs:
-        return pd.DataFrame(columns=columns, index=pd.Index([], name="stage"))
-    table = pd.DataFrame(costs).groupby("stage").agg(**{
+    """Every job's cost under ``logs`` (``job_costs``) summed by stage. Columns: jobs, wall s (summed over the jobs),
+    CPU s (summed), max RSS MB (the largest job's); one row per stage, sorted by CPU s, largest first. Jobs overlap,
+    so wall s summed is busy time, not the run's wall time."""
+    table = job_costs(logs).groupby("stage").agg(**{
         "jobs": ("cpu_s", "size"), "wall s": ("wall_s", "sum"), "CPU s": ("cpu_s", "sum"), "max RSS MB": ("max_rss_mb", "max")})
     return table.sort_values("CPU s", ascending=False)
 
 
-def run_stages(results: Path) -> dict[str, pd.DataFrame]:
-    """The stage table of the run in ``results`` ("main") and of every run in a folder of its own below it: the
+class Floor(NamedTuple):
+    """The least a run could cost on ``cores`` cores with its training as it is (``run_floor``)."""
+    training_cpu: float
+    other_jobs: int
+    other_torch_jobs: int  # of them, those that started torch
+    other_cpu: float  # what the other jobs cost
+    other_floor_cpu: float  # what they would cost if they computed nothing
+    cores: int
+
+    @property
+    def wall_s(self) -> float:
+        """Every core busy from the first job to the last, and nothing else running."""
+        return (self.training_cpu + self.other_floor_cpu) / self.cores
+
+    @property
+    def other_share(self) -> float:
+        return self.other_floor_cpu / (self.training_cpu + self.other_floor_cpu)
+
+
+def run_floor(costs: pd.DataFrame, torch_start_cpu: float, cores: int) -> Floor:
+    """A lower bound on a run's jobs (``job_costs``): its training jobs at the CPU they took, every other job at
+    ``torch_start_cpu`` (what starting torch costs a fresh Python) if it started torch, else at nothing, and never
+    at more than it took. Snakemake's own process counts nothing. What stays above a budget here cannot be brought
+    under it by any change to the jobs after training, short of running fewer of them."""
+    training = costs["stage"].str.startswith(TRAINING)
+    others = costs[~training]
+    start = others["torch"].astype(float) * torch_start_cpu
+    return Floor(costs.loc[training, "cpu_s"].sum(), len(others), int(others["torch"].sum()), others["cpu_s"].sum(),
+                 start.clip(upper=others["cpu_s"]).sum(), cores)
+
+
+def run_folders(results: Path) -> dict[str, Path]:
+    """The logs folder of the run in ``results`` ("main") and of every run in a folder of its own below it: the
     confirmation runs (``confirm/<name>``, lengthgen/confirmation/runs.py) and the robustness points
     (``robustness/<name>``)."""
     folders = sorted(folder for folder in [*results.glob("confirm/*"), *results.glob("robustness/*")]
                      if (folder / "logs").is_dir())
-    return {"main": stage_table(results / "logs"),
-            **{folder.relative_to(results).as_posix(): stage_table(folder / "logs") for folder in folders}}
+    return {"main": results / "logs", **{folder.relative_to(results).as_posix(): folder / "logs" for folder in folders}}
+
+
+def run_stages(results: Path) -> dict[str, pd.DataFrame]:
+    """The stage table of every run in ``results`` (``run_folders``)."""
+    return {run: stage_table(logs) for run, logs in run_folders(results).items()}
+
+
+def floor_section(results: Path, torch_start_cpu: float, cores: int = 2) -> str:
+    """The least the run in ``results`` (with its confirmation runs and robustness points) could cost on ``cores``
+    cores with its training as it is (``run_floor``), beside the budgets of issue 26."""
+    costs = pd.concat([job_costs(logs) for logs in run_folders(results).values()])
+    if costs.empty:
+        return "## The least this run could cost\n\nNo job costs in this checkout's logs."
+    floor = run_floor(costs, torch_start_cpu, cores)
+    return "\n".join([
+        "## The least this run could cost", "",
+        f"Its {len(costs)} jobs: training {floor.training_cpu:.0f} CPU s as measured; the other {floor.other_jobs} jobs "
+        f"{floor.other_cpu:.0f} CPU s, of which starting torch is at least {floor.other_floor_cpu:.0f} "
+        f"({floor.other_torch_jobs} jobs that started it, at "
+        f"{torch_start_cpu:.2f} CPU s each, `import torch` in a fresh Python). With nothing else, on {cores} cores "
+        f"busy every second: at least **{floor.wall_s / 60:.1f} min** of wall (budgets: 20 for the full default run, "
+        "6 for the exploratory run alone, 1 for the tiny config), and the "
+        f"jobs other than training at least **{100 * floor.other_share:.0f}%** of the jobs' CPU (budget: 20%; "
+        f"{100 * floor.other_cpu / (floor.training_cpu + floor.other_cpu):.0f}% as run)."])
+
+
+# A synthetic workflow for Snakemake's own floor: JOBS jobs that touch their OUTPUTS files, each reading INPUTS
+# files (outputs of two earlier jobs: a wide, shallow DAG) and holding PARAMS short params, as the rules' code
+# fingerprints are. Nothing in it runs lengthgen; a no-op dry run of it is what Snakemake needs for a DAG this size.
+SYNTHETIC_WORKFLOW = """
+JOBS, OUTPUTS, INPUTS, PARAMS = (int(config[key]) for key in ("jobs", "outputs", "inputs", "params"))
+
+
+def parents_outputs(wildcards):
+    job = int(wildcards.job)
+    if job == 0:
+        return [f"source/{k}" for k in range(INPUTS)]
+    parents = ((job - 1) // 2, (job - 1) // 3)
+    return [f"out/{parents[k // OUTPUTS % 2]}/{k % OUTPUTS}" for k in range(INPUTS)]
+
+
+rule all:
+    input: [f"out/{job}/0" for job in range(JOBS)]
+
+
+rule job:
+    input: parents_outputs
+    output: [f"out/{{job}}/{k}" for k in range(OUTPUTS)]
+    params: *[f"lengthgen/module_{k}.py@0123456789abcdef" for k in range(PARAMS)]
+    shell: "touch {output}"
+"""
+# The default run's DAG (2026-12-06, ebc2428): 675 jobs, 7079 output files, 9585 inputs, 15368 params.
+DEFAULT_DAG_SHAPE = {"jobs": 675, "outputs": 10, "inputs": 14, "params": 23}
+
+
+def snakemake_dry_run_floor(shape: dict[str, int]) -> tuple[float, float]:
+    """(wall, CPU) seconds of a no-op dry run of ``SYNTHETIC_WORKFLOW`` of this ``shape``, median of 3, after one
+    real run (so that Snakemake reads every output's record, as on a finished run)."""
+    with scratch_folder() as folder:
+        (folder / "Snakefile").write_text(SYNTHETIC_WORKFLOW)
+        (folder / "source").mkdir()
+        for k in range(shape["inputs"]):
+            (folder / "source" / str(k)).touch()
+        command = [sys.executable, "-m", "snakemake", "--cores", "2", "--quiet", "all",
+                   "--config", *(f"{key}={value}" for key, value in shape.items())]
+        subprocess.run(command, check=True, cwd=folder, capture_output=True)
+        return median_child_seconds(command + ["-n"], folder)
 
 
 def log_span_seconds(log_text: str) -> float:
@@ -601,8 +710,10 @@ def main() -> None:
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     if args.speed:
         devices = []
-        for section in (training_speed_section(SPEED_STEPS), job_cost_section(),
-                        stage_section(REPO / DEFAULT_CONFIG["results_dir"])):
+        bare = median_child_seconds([sys.executable, "-c", "import torch"], REPO)
+        results = REPO / DEFAULT_CONFIG["results_dir"]
+        for section in (training_speed_section(SPEED_STEPS), job_cost_section(bare), stage_section(results),
+                        floor_section(results, bare[1])):
             sections.append(section)
             print(section, flush=True)
     for device in devices:

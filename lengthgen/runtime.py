@@ -8,6 +8,8 @@ import torch
 from lengthgen.jobs import PORTABLE_CPU_ENV, kernel_variables
 
 log = logging.getLogger(__name__)
+# How a job's log says that it started torch (bench/benchmark.py tells the jobs that did by it).
+TORCH_STARTED = "torch CPU kernels:"
 
 
 class DeviceError(RuntimeError):
@@ -43,7 +45,7 @@ def configure_torch(threads: int) -> None:
     torch.set_num_threads(threads)
     torch._C._set_deterministic_algorithms(True, warn_only=False)
     # Which CPU code path the numbers came from: runs repeat bit for bit only on the same one.
-    log.info("torch CPU kernels: %s, MKL_CBWR=%s, %d thread(s)", torch.backends.cpu.get_cpu_capability(),
+    log.info("%s %s, MKL_CBWR=%s, %d thread(s)", TORCH_STARTED, torch.backends.cpu.get_cpu_capability(),
              os.environ.get("MKL_CBWR", "unset"), threads)
 
 

@@ -78,6 +78,62 @@ def test_the_runs_in_folders_of_their_own_are_split_from_the_main_run(bench, tmp
 
 
 
+def test_job_costs_tell_the_jobs_that_started_torch(bench, tmp_path):
+    from lengthgen.runtime import TORCH_STARTED
+
+    logs = tmp_path / "logs"
+    write_log(logs / "evaluate/pe~rope/offset~1.log", "wall_s=3.00 cpu_s=2.50 max_rss_mb=300.0")
+    log = logs / "evaluate/pe~rope/offset~1.log"
+    log.write_text(f"2026-12-06 04:00:00,000 lengthgen.runtime {TORCH_STARTED} AVX512, MKL_CBWR=AUTO, 1 thread(s)\n"
+                   + log.read_text())
+    write_log(logs / "report.log", "wall_s=1.00 cpu_s=0.50 max_rss_mb=90.0")
+    costs = bench.job_costs(logs).set_index("stage")
+    assert costs["torch"].to_dict() == {"evaluate": True, "report": False}
+    assert costs.loc["evaluate", "cpu_s"] == 2.5
+
+
+def test_run_floor_keeps_training_and_charges_the_other_jobs_their_start(bench):
+    import pandas as pd
+
+    costs = pd.DataFrame([
+        {"stage": "train_sweep", "cpu_s": 100.0, "torch": True},
+        {"stage": "train_variant", "cpu_s": 50.0, "torch": True},
+        {"stage": "training_summary", "cpu_s": 0.8, "torch": False},  # reads tables: not training, no torch
+        {"stage": "evaluate", "cpu_s": 3.0, "torch": True},
+        {"stage": "evaluate", "cpu_s": 1.2, "torch": True},  # cheaper than the start measured apart: its own CPU
+        {"stage": "analyze_prop1", "cpu_s": 30.0, "torch": True},
+        {"stage": "plot_shift", "cpu_s": 2.0, "torch": False},
+    ])
+    floor = bench.run_floor(costs, torch_start_cpu=1.5, cores=2)
+    assert floor.training_cpu == 150.0
+    assert (floor.other_jobs, floor.other_torch_jobs) == (5, 3)
+    assert floor.other_cpu == pytest.approx(37.0)
+    assert floor.other_floor_cpu == pytest.approx(1.5 + 1.2 + 1.5)
+    assert floor.wall_s == pytest.approx((150.0 + 4.2) / 2)
+    assert floor.other_share == pytest.approx(4.2 / 154.2)
+
+
+def test_the_synthetic_workflow_has_the_shape_asked_for(bench, tmp_path):
+    """Snakemake's floor is measured on a DAG of the shape it names: so many jobs, each with its outputs, inputs
+    from two earlier jobs and params (read back from Snakemake's record of one job)."""
+    import base64
+    import json
+    import subprocess
+
+    (tmp_path / "Snakefile").write_text(bench.SYNTHETIC_WORKFLOW)
+    (tmp_path / "source").mkdir()
+    for k in range(3):
+        (tmp_path / "source" / str(k)).touch()
+    shape = {"jobs": 7, "outputs": 2, "inputs": 3, "params": 4}
+    subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "--quiet", "all", "--config",
+                    *(f"{key}={value}" for key, value in shape.items())], check=True, cwd=tmp_path, capture_output=True)
+    assert sorted(path.relative_to(tmp_path).as_posix() for path in (tmp_path / "out").rglob("*")) == sorted(
+        [f"out/{job}" for job in range(7)] + [f"out/{job}/{k}" for job in range(7) for k in range(2)])
+    record = json.loads((tmp_path / ".snakemake/metadata" / base64.b64encode(b"out/6/0").decode()).read_text())
+    assert sorted(record["input"]) == ["out/1/0", "out/2/0", "out/2/1"]  # job 6's parents: (6 - 1) // 2, (6 - 1) // 3
+    assert len(record["params"]) == 4
+
+
 def test_the_minimal_head_computes_the_pipelines_rope_head(bench):
     """The yardstick of ``--speed`` does the pipeline's work: with the same weights, the rope head's loss."""
     import torch
