@@ -573,16 +573,22 @@ rule job:
 DEFAULT_DAG_SHAPE = {"jobs": 675, "outputs": 10, "inputs": 14, "params": 23}
 
 
+def write_synthetic_workflow(folder: Path, shape: dict[str, int]) -> list[str]:
+    """``SYNTHETIC_WORKFLOW`` and the source files its first job reads, in ``folder``; the command that runs it at
+    this ``shape`` there."""
+    (folder / "Snakefile").write_text(SYNTHETIC_WORKFLOW)
+    (folder / "source").mkdir()
+    for k in range(shape["inputs"]):
+        (folder / "source" / str(k)).touch()
+    return [sys.executable, "-m", "snakemake", "--cores", "2", "--quiet", "all",
+            "--config", *(f"{key}={value}" for key, value in shape.items())]
+
+
 def snakemake_dry_run_floor(shape: dict[str, int]) -> tuple[float, float]:
     """(wall, CPU) seconds of a no-op dry run of ``SYNTHETIC_WORKFLOW`` of this ``shape``, median of 3, after one
     real run (so that Snakemake reads every output's record, as on a finished run)."""
     with scratch_folder() as folder:
-        (folder / "Snakefile").write_text(SYNTHETIC_WORKFLOW)
-        (folder / "source").mkdir()
-        for k in range(shape["inputs"]):
-            (folder / "source" / str(k)).touch()
-        command = [sys.executable, "-m", "snakemake", "--cores", "2", "--quiet", "all",
-                   "--config", *(f"{key}={value}" for key, value in shape.items())]
+        command = write_synthetic_workflow(folder, shape)
         subprocess.run(command, check=True, cwd=folder, capture_output=True)
         return median_child_seconds(command + ["-n"], folder)
 

@@ -120,13 +120,8 @@ def test_the_synthetic_workflow_has_the_shape_asked_for(bench, tmp_path):
     import json
     import subprocess
 
-    (tmp_path / "Snakefile").write_text(bench.SYNTHETIC_WORKFLOW)
-    (tmp_path / "source").mkdir()
-    for k in range(3):
-        (tmp_path / "source" / str(k)).touch()
     shape = {"jobs": 7, "outputs": 2, "inputs": 3, "params": 4}
-    subprocess.run([sys.executable, "-m", "snakemake", "--cores", "1", "--quiet", "all", "--config",
-                    *(f"{key}={value}" for key, value in shape.items())], check=True, cwd=tmp_path, capture_output=True)
+    subprocess.run(bench.write_synthetic_workflow(tmp_path, shape), check=True, cwd=tmp_path, capture_output=True)
     assert sorted(path.relative_to(tmp_path).as_posix() for path in (tmp_path / "out").rglob("*")) == sorted(
         [f"out/{job}" for job in range(7)] + [f"out/{job}/{k}" for job in range(7) for k in range(2)])
     record = json.loads((tmp_path / ".snakemake/metadata" / base64.b64encode(b"out/6/0").decode()).read_text())
