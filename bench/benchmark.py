@@ -14,7 +14,7 @@ time is the median of repeated runs. A lone seed trains beside a twin whose resu
 (``training.fit``), so "one seed" here costs what a one-seed job costs. Where CUDA is present,
 the per-run numbers are repeated on the GPU. ``--pipeline`` runs the default config from scratch
 in a temporary folder and splits its jobs by stage (rule): jobs, wall and CPU seconds, peak memory,
-from the cost every job writes as the last line of its log (``<results>/logs/<rule>/...log``; lengthgen/jobs.py).
+from the cost every job writes as the last line of its log (``<results>/logs/<rule>/...log``; lengthgen/runtime/job.py).
 
 ``--per-model`` adds CPU seconds (``time.process_time``) per trained model of every model family
 the pipeline trains (the rope, learned, randomized_rope, randomized_learned, fire, linear-attention and log-length
@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from unittest import mock
 
-from lengthgen.jobs import PORTABLE_CPU_ENV, peak_rss_mb, read_cost, use_cpu_kernels
+from lengthgen.runtime.job import PORTABLE_CPU_ENV, peak_rss_mb, read_cost, use_cpu_kernels
 
 # The CPU kernels of the default config's jobs (cpu_kernels: native), set before torch starts; export
 # LENGTHGEN_BENCH_CPU_KERNELS=portable to time the portable ones.
@@ -63,16 +63,16 @@ import pandas as pd  # noqa: E402
 import torch  # noqa: E402
 import yaml  # noqa: E402
 
-from lengthgen import training  # noqa: E402
-from lengthgen.config import prepare_config  # noqa: E402
+from lengthgen.training import loop as training  # noqa: E402
+from lengthgen.pipeline.config import prepare_config  # noqa: E402
 from lengthgen.data import eval_set_frame, eval_sets_from_frame  # noqa: E402
 from lengthgen.evaluation import accuracy_by_length  # noqa: E402
-from lengthgen.model import AttentionHead, HeadConfig  # noqa: E402
-from lengthgen.report import code_version, machine_description  # noqa: E402
-from lengthgen.runtime import TORCH_STARTED, configure_torch  # noqa: E402
-from lengthgen.sources import lengthgen_files  # noqa: E402
+from lengthgen.models.head import AttentionHead, HeadConfig  # noqa: E402
+from lengthgen.report.provenance import code_version, machine_description  # noqa: E402
+from lengthgen.runtime.device import TORCH_STARTED, configure_torch  # noqa: E402
+from lengthgen.pipeline.sources import lengthgen_files  # noqa: E402
 from lengthgen.task import TaskConfig  # noqa: E402
-from lengthgen.transformer import TransformerConfig, train_transformers  # noqa: E402
+from lengthgen.models.transformer import TransformerConfig, train_transformers  # noqa: E402
 from reference_head import train_minimal  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -397,7 +397,7 @@ def job_cost_section(bare: tuple[float, float]) -> str:
     run's size."""
     rows = [("a fresh Python: `import torch`", bare),
             ("a fresh Python: `import torch`, then `runtime.configure_torch(1)`, as every job that runs a model does",
-             median_child_seconds([sys.executable, "-c", "from lengthgen.runtime import configure_torch; "
+             median_child_seconds([sys.executable, "-c", "from lengthgen.runtime.device import configure_torch; "
                                    "configure_torch(1)"], REPO))]
     for script in ("train.py", "evaluate.py", "analyze.py", "plot.py", "write_report.py"):
         names = [".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
@@ -462,7 +462,7 @@ def snakemake(workdir: Path, *args: str) -> float:
 
 def job_costs(logs: Path) -> pd.DataFrame:
     """Every job's cost under ``logs`` (a results folder's ``logs/``, read recursively): the cost line each job writes
-    at the end of its log (``lengthgen.jobs.read_cost``), one row per job. Columns: stage (the rule, the first path
+    at the end of its log (``lengthgen.runtime.job.read_cost``), one row per job. Columns: stage (the rule, the first path
     part below ``logs/``: ``train_sweep/pe~rope/offset~1.log``, ``report.log``), wall_s, cpu_s, max_rss_mb, and
     torch: whether the job started torch (its log has ``runtime.configure_torch``'s line). A log without a cost (a
     job killed mid-way) is left out."""
@@ -513,7 +513,7 @@ def run_floor(costs: pd.DataFrame, torch_start_cpu: float, cores: int) -> Floor:
 
 def run_folders(results: Path) -> dict[str, Path]:
     """The logs folder of the run in ``results`` ("main") and of every run in a folder of its own below it: the
-    confirmation runs (``confirm/<name>``, lengthgen/confirmation/runs.py) and the robustness points
+    confirmation runs (``confirm/<name>``, lengthgen/studies/confirmation/runs.py) and the robustness points
     (``robustness/<name>``)."""
     folders = sorted(folder for folder in [*results.glob("confirm/*"), *results.glob("robustness/*")]
                      if (folder / "logs").is_dir())
@@ -642,7 +642,7 @@ def pipeline_section(workdir: Path, from_scratch: bool) -> str:
              f"their logs, {every['wall s'].sum():.0f} s of job wall and {every['CPU s'].sum():.0f} CPU s summed. Per "
              "stage (rule): jobs, wall and CPU seconds summed over its jobs, the largest job's peak RSS. Jobs overlap, "
              "so a stage's wall seconds are busy time, not its share of the run's wall time; each job measures its CPU "
-             "seconds and peak RSS itself, at its end (lengthgen/jobs.py).", "",
+             "seconds and peak RSS itself, at its end (lengthgen/runtime/job.py).", "",
              table_line(["run", "stage", "jobs", "wall s", "CPU s", "max RSS MB"]), "|---" * 6 + "|"]
     for run, table in runs.items():
         lines += stage_lines(table, run)

@@ -1,6 +1,6 @@
 """The seed bootstrap by seed sums against recomputing every check per resample (issue 26), on a finished run.
 
-For each experiment whose checks are all statistics of seed sums (``lengthgen/seed_sums.py``): the CPU seconds
+For each experiment whose checks are all statistics of seed sums (``lengthgen/checks/seed_sums.py``): the CPU seconds
 (``time.process_time``, the median of ``--repeats``) of ``bootstrap.seed_bootstrap`` both ways, with the same draws
 and the config's resamples, and the largest distance between their interval ends. Recomputing is what every
 bootstrap did before seed sums (on the checks as they are now). Prints a markdown table.
@@ -22,14 +22,14 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from lengthgen.bootstrap import seed_bootstrap  # noqa: E402
-from lengthgen.claims import with_keys  # noqa: E402
-from lengthgen.config import prepare_config  # noqa: E402
+from lengthgen.checks.bootstrap import seed_bootstrap  # noqa: E402
+from lengthgen.checks.check import with_keys  # noqa: E402
+from lengthgen.pipeline.config import prepare_config  # noqa: E402
 from lengthgen.experiments.catalog import CATALOG  # noqa: E402
 from lengthgen.experiments.declaration import Evaluations, Table, schema_of, schema_read, settings_of  # noqa: E402
 from lengthgen.experiments.runner import experiment_module  # noqa: E402
-from lengthgen.table_schemas.registry import schema_named  # noqa: E402
-from lengthgen.tables import read_table, read_tables  # noqa: E402
+from lengthgen.tables.registry import schema_named  # noqa: E402
+from lengthgen.tables.io import read_table, read_tables  # noqa: E402
 
 EXPERIMENTS = ("cures", "prop1", "multiseed", "variants", "errors", "generalization", "frequency", "mechanics", "shift",
                "transformer", "linear", "rope_bases")

@@ -1,6 +1,6 @@
 """The minimal stacked rope head: the yardstick the pipeline's training step is measured against.
 
-The same computation as the pipeline's rope head (``lengthgen.stacked_head``) on the same kernels, written
+The same computation as the pipeline's rope head (``lengthgen.models.head_stacked``) on the same kernels, written
 in as few ops as it takes and nothing else: parameters with a leading seed dimension (S, ...), the V x T x V
 logit table of the last position's query against every (key token, position), softmax over the gathered
 logits, the value readout by attention mass per token, cross-entropy, and Adam's fused step. No encoding
@@ -12,7 +12,7 @@ import math
 import torch
 import torch.nn.functional as F
 
-from lengthgen.adam import FusedAdam
+from lengthgen.training.adam import FusedAdam
 
 
 class MinimalRopeHeads:

@@ -15,7 +15,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from lengthgen.jobs import use_cpu_kernels
+from lengthgen.runtime.job import use_cpu_kernels
 
 # The CPU kernels of the default config's jobs (cpu_kernels: native), set before torch starts; export
 # LENGTHGEN_BENCH_CPU_KERNELS=portable to time the portable ones.
@@ -24,11 +24,11 @@ use_cpu_kernels(os.environ.get("LENGTHGEN_BENCH_CPU_KERNELS", "native"))
 import torch  # noqa: E402
 import yaml  # noqa: E402
 
-from lengthgen.config import prepare_config  # noqa: E402
-from lengthgen.runtime import configure_torch, resolve_device  # noqa: E402
+from lengthgen.pipeline.config import prepare_config  # noqa: E402
+from lengthgen.runtime.device import configure_torch, resolve_device  # noqa: E402
 from lengthgen.task import TaskConfig  # noqa: E402
-from lengthgen.training import TrainConfig  # noqa: E402
-from lengthgen.transformer import TransformerConfig, train_transformer  # noqa: E402
+from lengthgen.training.loop import TrainConfig  # noqa: E402
+from lengthgen.models.transformer import TransformerConfig, train_transformer  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 # Not 10: at 10 steps a warmup of 0.1 is one step, where OneCycleLR divides by zero (it needs warmup steps != 1).

@@ -5,8 +5,8 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from lengthgen.model import AttentionHead
-from lengthgen.seeding import generator
+from lengthgen.models.head import AttentionHead
+from lengthgen.runtime.seeding import generator
 from lengthgen.task import full_sequence_targets
 
 # Sequences per forward pass are chosen so that B * T stays near this many tokens.

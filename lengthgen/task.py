@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import torch
 
-from lengthgen.seeding import generator
+from lengthgen.runtime.seeding import generator
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lengthgen.jobs import PORTABLE_CPU_ENV, RECORD_MODULES
+from lengthgen.runtime.job import PORTABLE_CPU_ENV, RECORD_MODULES
 
 # The tests run the CPU kernels the workflow's jobs run (set before torch's first kernel), so a
 # test of bit-for-bit behaviour tests what the jobs do.
@@ -84,7 +84,7 @@ def markdown_rows(text: str, header: str) -> list[list[str]]:
 def bootstrap_both_ways(claims_of, tables: dict, resamples: int = 200) -> list:
     """The seed bootstrap of ``claims_of(**tables)``'s checks (keyed, every one of seed sums) by seed sums and by
     recomputing the checks on every resample, as it did before seed sums, with the same draws."""
-    from lengthgen.bootstrap import seed_bootstrap
+    from lengthgen.checks.bootstrap import seed_bootstrap
 
     assert claims_of(**tables)["seed_sums"].notna().all()  # none is recomputed
     return [seed_bootstrap(checks, tables, resamples=resamples, seed=0)
@@ -100,7 +100,7 @@ def parquet_files(results: Path) -> dict[str, bytes]:
 def smoke_run(tmp_path_factory) -> Path:
     """A complete run of the tiny config; tests read its outputs and dry-run changes on it."""
     workdir = tmp_path_factory.mktemp("smoke_run")
-    # Every job writes the lengthgen files it loaded to its log (lengthgen/jobs.py): test_provenance checks them.
+    # Every job writes the lengthgen files it loaded to its log (lengthgen/runtime/job.py): test_provenance checks them.
     snakemake(workdir, env={**os.environ, RECORD_MODULES: "1"})
     return workdir
 

@@ -1,4 +1,4 @@
-"""lengthgen.adam.FusedAdam against torch.optim.Adam(fused=True) under the training schedule: the same bits."""
+"""lengthgen.training.adam.FusedAdam against torch.optim.Adam(fused=True) under the training schedule: the same bits."""
 
 import subprocess
 import sys
@@ -7,8 +7,8 @@ from functools import partial
 import pytest
 import torch
 
-from lengthgen.adam import FusedAdam
-from lengthgen.training import TrainConfig, learning_rate_factor
+from lengthgen.training.adam import FusedAdam
+from lengthgen.training.loop import TrainConfig, learning_rate_factor
 
 
 def parameters(seed: int) -> list[torch.nn.Parameter]:
@@ -47,7 +47,7 @@ def test_a_training_step_imports_no_dynamo():
     script = """
 import sys
 import torch
-from lengthgen.adam import FusedAdam
+from lengthgen.training.adam import FusedAdam
 p = torch.nn.Parameter(torch.ones(3))
 (p * 2).sum().backward()
 FusedAdam([p]).step(0.1)

@@ -3,9 +3,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from lengthgen.claims import verdict, with_keys
+from lengthgen.checks.check import verdict, with_keys
 from lengthgen.experiments.generalization.analysis import generalization_checks, summarize_accuracy
-from lengthgen.stats import mean_interval
+from lengthgen.checks.stats import mean_interval
 
 
 def test_mean_interval_is_the_student_t_interval():

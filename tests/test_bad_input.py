@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from conftest import parquet_files, snakemake, write_config
-from lengthgen.checkpoint import save_model
-from lengthgen.model import HeadConfig
-from lengthgen.training import init_head
+from lengthgen.models.checkpoint import save_model
+from lengthgen.models.head import HeadConfig
+from lengthgen.training.loop import init_head
 
 
 def assert_stopped_before_any_job(result, workdir):

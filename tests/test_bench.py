@@ -8,7 +8,7 @@ from unittest import mock
 
 import pytest
 
-from lengthgen import jobs
+from lengthgen.runtime import job as jobs
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -33,7 +33,7 @@ def test_importing_bench_leaves_the_test_sessions_cpu_kernels(bench):
 
 
 def write_log(path: Path, cost: str | None) -> None:
-    """A job's log, ending with its cost line (lengthgen/jobs.py: record_cost) unless ``cost`` is None."""
+    """A job's log, ending with its cost line (lengthgen/runtime/job.py: record_cost) unless ``cost`` is None."""
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("2026-12-05 08:00:00,000 root started\n" + (f"cost: {cost}\n" if cost else ""))
 
@@ -79,12 +79,12 @@ def test_the_runs_in_folders_of_their_own_are_split_from_the_main_run(bench, tmp
 
 
 def test_job_costs_tell_the_jobs_that_started_torch(bench, tmp_path):
-    from lengthgen.runtime import TORCH_STARTED
+    from lengthgen.runtime.device import TORCH_STARTED
 
     logs = tmp_path / "logs"
     write_log(logs / "evaluate/pe~rope/offset~1.log", "wall_s=3.00 cpu_s=2.50 max_rss_mb=300.0")
     log = logs / "evaluate/pe~rope/offset~1.log"
-    log.write_text(f"2026-12-06 04:00:00,000 lengthgen.runtime {TORCH_STARTED} AVX512, MKL_CBWR=AUTO, 1 thread(s)\n"
+    log.write_text(f"2026-12-06 04:00:00,000 lengthgen.runtime.device {TORCH_STARTED} AVX512, MKL_CBWR=AUTO, 1 thread(s)\n"
                    + log.read_text())
     write_log(logs / "report.log", "wall_s=1.00 cpu_s=0.50 max_rss_mb=90.0")
     costs = bench.job_costs(logs).set_index("stage")
@@ -133,7 +133,7 @@ def test_the_minimal_head_computes_the_pipelines_rope_head(bench):
     """The yardstick of ``--speed`` does the pipeline's work: with the same weights, the rope head's loss."""
     import torch
 
-    from lengthgen.model import AttentionHead, HeadConfig
+    from lengthgen.models.head import AttentionHead, HeadConfig
     from reference_head import MinimalRopeHeads
 
     minimal = MinimalRopeHeads(1, 16, 64, 1e4, torch.Generator().manual_seed(0))

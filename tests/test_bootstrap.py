@@ -1,4 +1,4 @@
-"""The seed bootstrap (lengthgen/bootstrap.py): known spreads, open and decided checks, pairing and relabelling, and
+"""The seed bootstrap (lengthgen/checks/bootstrap.py): known spreads, open and decided checks, pairing and relabelling, and
 the per-seed counts of the checks declared per seed."""
 
 import importlib.util
@@ -9,11 +9,11 @@ import pytest
 import yaml
 
 from conftest import REPO, SMOKE_CONFIG
-from lengthgen.config import prepare_config
-from lengthgen import seed_sums
-from lengthgen.bootstrap import failing_seeds, resample_seeds, run_seeds, seed_bootstrap
-from lengthgen.claims import KEY, check, with_keys
-from lengthgen.thresholds import SPREAD_INTERVAL
+from lengthgen.pipeline.config import prepare_config
+from lengthgen.checks import seed_sums
+from lengthgen.checks.bootstrap import failing_seeds, resample_seeds, run_seeds, seed_bootstrap
+from lengthgen.checks.check import KEY, check, with_keys
+from lengthgen.checks.shared_rules import SPREAD_INTERVAL
 
 SPREAD_COLUMNS = ["experiment", "section", "claim", "statistic", "offset", "n_seeds", "resamples", "spread_low",
                   "spread_high", "holds_fraction", "seeds_checked", "seeds_failing"]
@@ -279,7 +279,7 @@ def test_a_run_without_seeds_draws_nothing_and_counts_every_declared_check_on_no
         [0, 3, 1.0, 0, 0]]
 
 
-# --- Checks of per-seed sums (lengthgen.seed_sums): resampled as numbers, the same draws as the recomputation ---
+# --- Checks of per-seed sums (lengthgen.checks.seed_sums): resampled as numbers, the same draws as the recomputation ---
 
 def uneven_runs() -> pd.DataFrame:
     """Seeds with 1 to 4 rows each (a mean over rows is not the mean of the seeds' means), and a baseline per row."""

@@ -7,8 +7,8 @@ import pytest
 import yaml
 
 from conftest import REPO, SCHEMA
-from lengthgen.claims import with_verdicts
-from lengthgen.config import prepare_config
+from lengthgen.checks.check import with_verdicts
+from lengthgen.pipeline.config import prepare_config
 from lengthgen.experiments.multiseed import analysis as multiseed
 from lengthgen.experiments.catalog import (CATALOG, RENAMED_EXPERIMENTS, Experiment, plan, seeds, trained,
                                            with_current_names)

@@ -1,4 +1,4 @@
-"""The checks and verdicts of lengthgen.claims, on hand-made checks (unit tier)."""
+"""The checks and verdicts of lengthgen.checks.check, on hand-made checks (unit tier)."""
 
 import math
 import re
@@ -7,8 +7,8 @@ import operator
 import pandas as pd
 import pytest
 
-from lengthgen import claims
-from lengthgen.claims import check, checks_markdown, verdict, with_keys, with_verdicts
+from lengthgen.checks import check as claims
+from lengthgen.checks.check import check, checks_markdown, verdict, with_keys, with_verdicts
 
 # Each comparison as Python's own operators read it, for the values below, above and at the threshold.
 PYTHON = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq}
@@ -151,7 +151,7 @@ def test_repeated_keys_with_and_without_an_offset_are_all_named():
 
 
 def test_a_check_of_seed_sums_keeps_its_statistic_for_the_bootstrap_and_plain_checks_have_no_such_column():
-    from lengthgen import seed_sums
+    from lengthgen.checks import seed_sums
 
     runs = pd.DataFrame({"seed": [0, 0, 1], "value": [0.2, 0.4, 0.9]})
     summed = check("c", "mean", seed_sums.mean(runs, "value"), ">=", 0.5)
@@ -164,7 +164,7 @@ def test_a_check_of_seed_sums_keeps_its_statistic_for_the_bootstrap_and_plain_ch
 
 
 def test_a_float_value_with_its_statistic_as_seed_sums_keeps_the_float_and_gives_the_bootstrap_the_sums():
-    from lengthgen import seed_sums
+    from lengthgen.checks import seed_sums
 
     runs = pd.DataFrame({"seed": [0, 1, 2], "value": [0.1, 0.2, 0.6]})
     as_computed = runs["value"].mean()  # pandas' mean, which the seed sums give only up to rounding

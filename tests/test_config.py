@@ -12,9 +12,9 @@ import pytest
 import yaml
 
 from conftest import REPO, SCHEMA, SMOKE_CONFIG
-from lengthgen.config import (ConfigError, describe, fill_defaults, job_task, load_schema, model_file_settings,
+from lengthgen.pipeline.config import (ConfigError, describe, fill_defaults, job_task, load_schema, model_file_settings,
                               model_settings, prepare_config)
-from lengthgen.encoding_catalog import DEFAULT_NOISE_MAX_LENGTH
+from lengthgen.models.encodings_table import DEFAULT_NOISE_MAX_LENGTH
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 SMOKE = yaml.safe_load(SMOKE_CONFIG.read_text())
@@ -242,7 +242,7 @@ BAD_CONFIGS = [
     ("transformer.eval_samples", 5000, "transformer.eval_samples (5000) exceeds task.eval_samples (64)",
      "at most task.eval_samples"),
     ("transformer.precision", "fp16", "transformer.precision: 'fp16' is not one of ['float32', 'bf16']", None),
-    # model inits (lengthgen/initialization.py), parsed as the encodings are
+    # model inits (lengthgen/models/init.py), parsed as the encodings are
     ("model.init", "xavier", "model.init: unknown model init 'xavier'", "nanogpt, normal, torch_default"),
     ("model.init", "normal", "model.init: model init 'normal': normal needs a std", "normal@std=S"),
     ("model.init", "normal@std=0", "model.init: model init 'normal@std=0': std 0 is not positive", "S > 0"),
@@ -362,7 +362,7 @@ def test_the_transformer_may_evaluate_on_every_shared_sequence_but_not_more():
 
 
 def test_the_longest_in_range_length_is_the_longest_evaluation_length_up_to_the_training_maximum():
-    from lengthgen.config import longest_in_training_range
+    from lengthgen.pipeline.config import longest_in_training_range
     assert longest_in_training_range({"eval_lengths": [16, 8, 4, 32], "train_length_max": 8}) == 8
     assert longest_in_training_range({"eval_lengths": [16, 7, 4, 32], "train_length_max": 8}) == 7
     assert longest_in_training_range({"eval_lengths": [32, 16], "train_length_max": 8}) == 16  # none: the shortest

@@ -1,4 +1,4 @@
-"""The confirmation study's configs (lengthgen/confirmation/runs.py), its rules record, and its command."""
+"""The confirmation study's configs (lengthgen/studies/confirmation/runs.py), its rules record, and its command."""
 
 import copy
 import subprocess
@@ -8,11 +8,11 @@ import yaml
 from snakemake.utils import update_config
 
 from conftest import REPO, SCHEMA, snakemake
-from lengthgen.config import ConfigError, prepare_config
-from lengthgen.confirmation.runs import RULE_FILES, confirmation_runs, differences, same_task
+from lengthgen.pipeline.config import ConfigError, prepare_config
+from lengthgen.studies.confirmation.runs import RULE_FILES, confirmation_runs, differences, same_task
 from lengthgen.experiments.catalog import plan
-from lengthgen.report import rules_record
-from lengthgen.sources import lengthgen_files
+from lengthgen.report.provenance import rules_record
+from lengthgen.pipeline.sources import lengthgen_files
 from test_user_configs import TINY, USER_CONFIGS
 from test_workflow import scheduled_jobs, trained_runs, training_jobs
 
@@ -123,8 +123,8 @@ def test_the_rules_record_lists_every_change_to_the_rule_files_since_the_commit(
     git(tmp_path, "init", "-q")
     git(tmp_path, "config", "user.email", "test@example.com")
     git(tmp_path, "config", "user.name", "test")
-    (tmp_path / "lengthgen").mkdir()
-    (tmp_path / "lengthgen" / "thresholds.py").write_text("NEAR_PERFECT = 0.99\n")
+    (tmp_path / "lengthgen" / "checks").mkdir(parents=True)
+    (tmp_path / "lengthgen" / "checks" / "shared_rules.py").write_text("NEAR_PERFECT = 0.99\n")
     (tmp_path / "README.md").write_text("text\n")
     git(tmp_path, "add", ".")
     git(tmp_path, "commit", "-q", "-m", "rules fixed")
@@ -134,8 +134,8 @@ def test_the_rules_record_lists_every_change_to_the_rule_files_since_the_commit(
     record = rules_record(str(tmp_path), frozen[:7], RULE_FILES)
     assert record["commit"] == frozen and record["subject"] == "rules fixed"
     assert record["changes"] == [] and record["diffstat"] == "" and record["error"] == ""
-    (tmp_path / "lengthgen" / "thresholds.py").write_text("NEAR_PERFECT = 0.9\n")
-    assert "lengthgen/thresholds.py" in rules_record(str(tmp_path), frozen, RULE_FILES)["diffstat"]  # uncommitted too
+    (tmp_path / "lengthgen" / "checks" / "shared_rules.py").write_text("NEAR_PERFECT = 0.9\n")
+    assert "lengthgen/checks/shared_rules.py" in rules_record(str(tmp_path), frozen, RULE_FILES)["diffstat"]  # uncommitted too
     git(tmp_path, "commit", "-q", "-am", "looser rule")
     record = rules_record(str(tmp_path), frozen, RULE_FILES)
     assert len(record["changes"]) == 1 and record["changes"][0].endswith("looser rule")
@@ -151,7 +151,7 @@ def test_the_rules_record_lists_every_change_to_the_rule_files_since_the_commit(
 # Experiments whose checks run no model: every lengthgen file they import decides a check, but for the tables'
 # plumbing (schemas, reading and writing).
 NO_MODEL_CHECKS = ("generalization", "variants", "multiseed")
-TABLE_PLUMBING = ("lengthgen/tables.py", "lengthgen/table_schemas/", "lengthgen/experiments/multiseed/tables.py",
+TABLE_PLUMBING = ("lengthgen/tables/io.py", "lengthgen/tables/", "lengthgen/experiments/multiseed/tables.py",
                   "lengthgen/experiments/variants/tables.py")
 
 
@@ -165,8 +165,8 @@ def test_every_file_that_decides_a_check_is_a_rule_file():
     sources = {str(path.relative_to(REPO)) for experiment in NO_MODEL_CHECKS
                for path in lengthgen_files(REPO, REPO / "lengthgen" / "experiments" / experiment / "analysis.py")}
     deciding = {path for path in sources if not path.startswith(TABLE_PLUMBING)}
-    assert {"lengthgen/encoding_catalog.py", "lengthgen/training_report.py", "lengthgen/stats.py"} <= deciding
-    assert [path for path in sorted(deciding | {"lengthgen/encodings.py"}) if not covered(path)] == []
+    assert {"lengthgen/models/encodings_table.py", "lengthgen/report/training.py", "lengthgen/checks/stats.py"} <= deciding
+    assert [path for path in sorted(deciding | {"lengthgen/models/encodings.py"}) if not covered(path)] == []
 
 
 def test_the_recorded_rules_commit_precedes_this_checkout():

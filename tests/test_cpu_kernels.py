@@ -1,4 +1,4 @@
-"""The config's cpu_kernels: which CPU kernels a job runs (lengthgen/jobs.py), and that a job gets them."""
+"""The config's cpu_kernels: which CPU kernels a job runs (lengthgen/runtime/job.py), and that a job gets them."""
 
 import os
 import resource
@@ -8,9 +8,9 @@ import sys
 import pytest
 
 from conftest import snakemake
-from lengthgen import jobs
-from lengthgen.jobs import PORTABLE_CPU_ENV, kernel_variables, use_cpu_kernels
-from lengthgen.runtime import check_cpu_kernels
+from lengthgen.runtime import job as jobs
+from lengthgen.runtime.job import PORTABLE_CPU_ENV, kernel_variables, use_cpu_kernels
+from lengthgen.runtime.device import check_cpu_kernels
 
 EXPORTED = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "AVX2", "HOME": "/home/user"}
 

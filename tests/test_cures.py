@@ -6,21 +6,21 @@ import pandas as pd
 import pytest
 import torch
 
-from lengthgen import length_scaling
-from lengthgen.claims import with_keys
+from lengthgen.models import length_scaling
+from lengthgen.checks.check import with_keys
 from lengthgen.experiments.cures import analysis as cures
-from lengthgen.dilution import predict_dilution
-from lengthgen.prediction_errors import PREDICTORS
-from lengthgen.model import AttentionHead, HeadConfig
+from lengthgen.science.dilution import predict_dilution
+from lengthgen.science.prediction_errors import PREDICTORS
+from lengthgen.models.head import AttentionHead, HeadConfig
 from lengthgen.experiments.cures.figures import CURE_STYLES, TRAINED_HEAD, draw
 from lengthgen.experiments.cures.section import closest_predictor, predicted_claim_markdown, section, sharpening_markdown
-from lengthgen.table_schemas.core import CLAIMS
+from lengthgen.tables.core import CLAIMS
 from lengthgen.experiments.cures.tables import CURES_BY_LENGTH, CURES_PREDICTION, CURES_RECOVERY
-from lengthgen.tables import to_arrow
+from lengthgen.tables.io import to_arrow
 from lengthgen.experiments.cures.thresholds import CURES_CLAIM_PREDICTOR
 from lengthgen.experiments.prop1.thresholds import MIN_MAE_GAIN_OVER_TRIVIAL
 from lengthgen.task import make_eval_set
-from lengthgen.training import init_head
+from lengthgen.training.loop import init_head
 
 
 def test_scales_are_one_at_the_reference_length_and_follow_their_formulas():
@@ -313,7 +313,7 @@ def test_a_finite_scale_that_beats_the_hard_attention_limit_is_said_pooled_and_h
 
 def test_a_scaled_head_needs_a_reference_length_of_two_or_more_and_an_unscaled_one_none():
     # log_length divides by log(L): L = 1 has log 0, L = 2 is the shortest reference that defines it.
-    from lengthgen.length_scaling import check_scales, log_length
+    from lengthgen.models.length_scaling import check_scales, log_length
     for logit_scale, position_scale in (("log_length", "none"), ("none", "interpolate"), ("yarn", "none")):
         check_scales(logit_scale, position_scale, 2)
         for bad in (1, None):

@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 import torch
 
-from lengthgen import seed_sums
+from lengthgen.checks import seed_sums
 from lengthgen.experiments.cures import analysis as cures
-from lengthgen.prediction_errors import PREDICTORS
-from lengthgen.model import TokenTables
+from lengthgen.science.prediction_errors import PREDICTORS
+from lengthgen.models.head import TokenTables
 from lengthgen.experiments.cures.thresholds import CURES_CLAIM_PREDICTOR
 
 VOCAB, LENGTH = 4, 5

@@ -1,4 +1,4 @@
-"""The exact target attention (lengthgen/dilution.py) on heads whose logits spread further than a float64's
+"""The exact target attention (lengthgen/science/dilution.py) on heads whose logits spread further than a float64's
 exp reaches, or over thousands, against values counted by hand or enumerated."""
 
 import math
@@ -6,8 +6,8 @@ import math
 import pytest
 import torch
 
-from lengthgen import dilution
-from lengthgen.dilution import exact_target_attention, integration_windows, times_u, trapezoid_weights
+from lengthgen.science import dilution
+from lengthgen.science.dilution import exact_target_attention, integration_windows, times_u, trapezoid_weights
 
 GAP = 1000.0  # exp(1000) overflows a float64: the integration variable u reaches past exp(709)
 

@@ -1,15 +1,15 @@
-"""Comparing a run's checked numbers with another run's (python -m lengthgen.drift)."""
+"""Comparing a run's checked numbers with another run's (python -m lengthgen.studies.drift)."""
 
 import pandas as pd
 import pytest
 
 from conftest import markdown_rows
-from lengthgen.claims import check, with_keys, with_verdicts
-from lengthgen.drift import changes_markdown, main, previous_changes_markdown
-from lengthgen.table_schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS
-from lengthgen.table_schemas.spread import CLAIM_SPREAD
+from lengthgen.checks.check import check, with_keys, with_verdicts
+from lengthgen.studies.drift import changes_markdown, main, previous_changes_markdown
+from lengthgen.tables.core import ACCURACY_SUMMARY, ALL_CLAIMS
+from lengthgen.tables.spread import CLAIM_SPREAD
 from lengthgen.experiments.variants.tables import VARIANTS_CLASSES
-from lengthgen.tables import read_table, write_table
+from lengthgen.tables.io import read_table, write_table
 
 
 DRIFT_HEADER = "|experiment|claim|statistic|K|reference|run|relativedrift|holds(reference->run)|"
@@ -262,7 +262,7 @@ def test_changes_without_note_or_moved_verdict_say_none_and_numbers_stay_text():
 
 
 def test_a_variants_class_in_one_run_only_differs():
-    from lengthgen.drift import compare_classes
+    from lengthgen.studies.drift import compare_classes
     reference = pd.DataFrame({"pe": ["fire", "alibi"], "offset": 2, "category": ["decays gracefully", "fails"]})
     run = pd.DataFrame({"pe": ["fire"], "offset": 2, "category": ["decays gracefully"]})
     differing = compare_classes(reference, run)
@@ -271,7 +271,7 @@ def test_a_variants_class_in_one_run_only_differs():
 
 
 def test_a_table_that_is_not_a_claims_table_does_not_predate_structured_checks(tmp_path):
-    from lengthgen.drift import predates_structured_checks
+    from lengthgen.studies.drift import predates_structured_checks
     other = tmp_path / "other.parquet"
     pd.DataFrame({"experiment": ["base"], "value": [1.0]}).to_parquet(other)
     assert predates_structured_checks(other) == []
@@ -283,7 +283,7 @@ def test_a_table_that_is_not_a_claims_table_does_not_predate_structured_checks(t
 def test_the_previous_runs_changes_from_its_file_current_or_older_than_structured_checks(tmp_path):
     previous = write_run(tmp_path / "previous", [0.3, 0.6, 0.9], [0.7, 0.12]) / "tables" / "claims.parquet"
     current, _ = run_claims([0.7, 0.6, 0.9])
-    from lengthgen.drift import previous_changes_markdown
+    from lengthgen.studies.drift import previous_changes_markdown
     assert previous_changes_markdown(previous, current, "why") == changes_markdown(
         read_table(previous, ALL_CLAIMS), current, "why")
     old = write_old_format(tmp_path / "old") / "tables" / "claims.parquet"
@@ -304,15 +304,15 @@ def test_the_previous_runs_changes_from_its_file_current_or_older_than_structure
 
 
 def test_a_check_is_open_strictly_between_the_decided_shares():
-    from lengthgen.drift import is_open
-    from lengthgen.thresholds import DECIDED_FRACTION
+    from lengthgen.studies.drift import is_open
+    from lengthgen.checks.shared_rules import DECIDED_FRACTION
     shares = pd.Series([0.0, 1 - DECIDED_FRACTION, 1 - DECIDED_FRACTION + 0.01, 0.5, DECIDED_FRACTION - 0.01,
                         DECIDED_FRACTION, 1.0])
     assert is_open(shares).tolist() == [False, False, True, True, True, False, False]
 
 
 def test_relative_drift_is_relative_to_the_reference_absolute_at_zero_and_zero_where_both_agree():
-    from lengthgen.drift import relative_drift
+    from lengthgen.studies.drift import relative_drift
     reference = pd.Series([2.0, -4.0, 0.0, float("nan"), float("nan"), 1.0, 3.0])
     run = pd.Series([2.5, -3.0, 0.25, float("nan"), 1.0, float("nan"), 3.0])
     drift = relative_drift(reference, run)
@@ -321,7 +321,7 @@ def test_relative_drift_is_relative_to_the_reference_absolute_at_zero_and_zero_w
 
 
 def test_compare_runs_forgives_nothing_unless_asked(tmp_path):
-    from lengthgen.drift import compare_runs
+    from lengthgen.studies.drift import compare_runs
     reference = write_run(tmp_path / "portable", [0.709, 0.6, 0.9], [0.709, 0.12], holds_fraction=(0.6, 1.0, 1.0))
     open_flip = write_run(tmp_path / "native", [0.49, 0.6, 0.9], [0.49, 0.12], holds_fraction=(0.4, 1.0, 1.0))
     assert compare_runs(reference, open_flip)[1] is False
@@ -339,7 +339,7 @@ def test_an_outcome_open_in_either_run_alone_may_differ(tmp_path, capsys, open_i
 
 def test_a_check_without_a_spread_row_is_not_open(tmp_path):
     # A spread table that lacks a check says nothing about it: its changed outcome is not forgiven.
-    from lengthgen.drift import compare_runs
+    from lengthgen.studies.drift import compare_runs
     reference = write_run(tmp_path / "a", [0.709, 0.6, 0.9], [0.709, 0.12])
     flipped = write_run(tmp_path / "b", [0.3, 0.6, 0.9], [0.3, 0.12])
     for folder in (reference, flipped):
@@ -415,7 +415,7 @@ def test_help_says_what_the_command_and_each_argument_are(capsys):
 
 
 def test_with_spread_adds_only_whether_each_check_is_open_matched_on_its_whole_key():
-    from lengthgen.drift import with_spread
+    from lengthgen.studies.drift import with_spread
     claims, _ = run_claims([0.7, 0.6, 0.9])
     spread = pd.DataFrame({"experiment": ["generalization", "generalization", "shift"],
                            "claim": ["rope stays above chance", "learned at chance", "rope is shift invariant"],

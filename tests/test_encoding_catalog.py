@@ -7,7 +7,8 @@ import textwrap
 import pytest
 
 from conftest import snakemake_command
-from lengthgen import encoding_catalog, encodings
+from lengthgen.models import encodings_table as encoding_catalog
+from lengthgen.models import encodings
 
 # Every registered encoding, and one name with parameters per encoding that takes them.
 NAMES = sorted(encodings.ENCODINGS) + ["rope@base=100", "alibi@slope=0.5", "fire@threshold=8",

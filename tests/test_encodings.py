@@ -10,12 +10,12 @@ import torch
 import torch.nn.functional as F
 from scipy import stats
 
-from lengthgen.encodings import (DEFAULT_NOISE_MAX_LENGTH, ENCODINGS, EncodingConfig, NoPositionalEncoding, build_encoding,
+from lengthgen.models.encodings import (DEFAULT_NOISE_MAX_LENGTH, ENCODINGS, EncodingConfig, NoPositionalEncoding, build_encoding,
                                  causal_offset_bucket, encoding_description, resolve_encoding, rotary_frequencies,
                                  sorted_random_subsets)
-from lengthgen.model import HeadConfig
-from lengthgen.seeding import generator
-from lengthgen.training import init_head
+from lengthgen.models.head import HeadConfig
+from lengthgen.runtime.seeding import generator
+from lengthgen.training.loop import init_head
 
 VOCAB = 8
 # Every registered encoding, and one name with parameters per encoding that takes them.
@@ -332,7 +332,7 @@ def test_t5_refuses_fractional_positions_by_name():
 
 
 def test_register_adds_a_new_name_and_refuses_one_taken():
-    from lengthgen.encodings import register
+    from lengthgen.models.encodings import register
     try:
         assert register("test_only_nope")(NoPositionalEncoding) is NoPositionalEncoding
         assert ENCODINGS["test_only_nope"] is NoPositionalEncoding

@@ -8,15 +8,15 @@ import pytest
 import torch
 
 from conftest import markdown_rows
-from lengthgen import tables
-from lengthgen.claims import with_keys
+from lengthgen.tables import io as tables
+from lengthgen.checks.check import with_keys
 from lengthgen.experiments.errors import analysis as errors
 from lengthgen.experiments.errors.summaries import split_errors
-from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.training import init_head
+from lengthgen.models.head import AttentionHead, HeadConfig
+from lengthgen.training.loop import init_head
 from lengthgen.experiments.errors import figures as plots
 from lengthgen.experiments.errors import section as prose
-from lengthgen.table_schemas.registry import schema_named
+from lengthgen.tables.registry import schema_named
 
 VOCAB = 4
 D_MODEL = VOCAB + 1  # dimension 0 carries the position, 1..VOCAB the token

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 import torch
 
-from lengthgen.bootstrap import seed_bootstrap
-from lengthgen.claims import with_keys
+from lengthgen.checks.bootstrap import seed_bootstrap
+from lengthgen.checks.check import with_keys
 from lengthgen.experiments.errors import analysis as errors
 from lengthgen.experiments.errors.summaries import pooled_past_range, split_errors
 
@@ -268,7 +268,7 @@ def token_ranked_rope_head(key_logits):
     """A rope head whose attention logit is ``key_logits[b]`` for a key holding token b, at every offset and for every
     query token: the query and key live in rotary block 1 only, whose frequency base^(-1/2) = 1e-15 turns no key
     by any visible angle (cos(31e-15) = 1 in float64)."""
-    from lengthgen.model import AttentionHead, HeadConfig
+    from lengthgen.models.head import AttentionHead, HeadConfig
     model = AttentionHead(HeadConfig(VOCAB, 4, "rope", trained_positions=64, rope_base=1e30))
     with torch.no_grad():
         for parameter in model.parameters():
@@ -302,7 +302,7 @@ def test_predicted_outranked_share_by_hand(n):
 def test_analyze_predicts_the_ranking_split_of_every_rope_head():
     """Two rope heads (offsets 1 and 2) and a learned one: the ranking account's rows are each rope head's own share
     at every evaluation length, worked out by hand above; the learned head has none."""
-    from lengthgen.model import AttentionHead, HeadConfig
+    from lengthgen.models.head import AttentionHead, HeadConfig
     lengths = [8, 32]
     eval_sets = {offset: {n: (tokens := torch.randint(VOCAB, (40, n), generator=torch.Generator().manual_seed(n)),
                               tokens[:, -1 - offset]) for n in lengths} for offset in (1, 2)}

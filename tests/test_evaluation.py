@@ -9,10 +9,10 @@ import torch.nn.functional as F
 
 from lengthgen import evaluation
 from lengthgen.evaluation import accuracy_by_length, accuracy_by_position, label_runs
-from lengthgen.model import HeadConfig
-from lengthgen.seeding import generator
+from lengthgen.models.head import HeadConfig
+from lengthgen.runtime.seeding import generator
 from lengthgen.task import make_eval_set
-from lengthgen.training import init_head
+from lengthgen.training.loop import init_head
 
 VOCAB, OFFSET = 5, 2
 

@@ -5,8 +5,8 @@ import re
 import pandas as pd
 import pytest
 
-from lengthgen.claims import check, with_keys
-from lengthgen.findings import FINDINGS, MECHANISM, NO_CONFIRMATION, NOT_TESTED, Part, findings_table
+from lengthgen.checks.check import check, with_keys
+from lengthgen.report.findings import FINDINGS, MECHANISM, NO_CONFIRMATION, NOT_TESTED, Part, findings_table
 
 CARRIER = "the learned rule is a low-rank carrier aligned with K"
 DILUTION = "graceful decay follows the dilution law"
@@ -226,8 +226,8 @@ def test_a_part_names_a_known_kind_and_a_test_of_a_mechanism_says_what_its_failu
 
 # --- Mutation testing (docs/mutation.md, issue 29): each row's words and numbers, worked out by hand ----------------
 
-from lengthgen.claims import VERDICT_RULE  # noqa: E402
-from lengthgen.findings import (BASELINES, CHANCE, PRECONDITION, PREDICTION, RIVAL, TESTS, Headline, deciding_check,  # noqa: E402
+from lengthgen.checks.check import VERDICT_RULE  # noqa: E402
+from lengthgen.report.findings import (BASELINES, CHANCE, PRECONDITION, PREDICTION, RIVAL, TESTS, Headline, deciding_check,  # noqa: E402
                                 describe, evidence_clauses, findings_markdown, listed_offsets)
 
 FIT = "both encodings fit the training range"
@@ -494,7 +494,7 @@ def test_a_row_whose_parts_count_nothing_is_not_tested():
     """A row of only a precondition and this pipeline's own hypothesis counts no check: its verdict and replication
     are 'not tested', its counted checks an empty table with the claims' columns, and over confirmation runs it
     replicates nowhere (untestable)."""
-    from lengthgen.findings import counted_checks, finding_row, finding_verdict, replication_of, selections
+    from lengthgen.report.findings import counted_checks, finding_row, finding_verdict, replication_of, selections
 
     nothing = nothing_counts()
     claims = claims_of(generalization=generalization())
@@ -508,14 +508,14 @@ def test_a_row_whose_parts_count_nothing_is_not_tested():
 
 
 def test_evidence_of_a_row_that_counts_nothing_is_empty():
-    from lengthgen.findings import evidence_of
+    from lengthgen.report.findings import evidence_of
 
     assert evidence_of(nothing_counts(), claims_of(generalization=generalization())).empty
 
 
 def nothing_counts():
     """A row of only a precondition and this pipeline's own hypothesis."""
-    from lengthgen.findings import BEYOND, Finding
+    from lengthgen.report.findings import BEYOND, Finding
 
     return Finding("nothing counts", "a claim", (Part("generalization", FIT, PRECONDITION),
                                                  Part("generalization", FAR, BEYOND)),
@@ -523,7 +523,7 @@ def nothing_counts():
 
 
 def test_tested_by_names_each_claim_without_its_closing_colon_only():
-    from lengthgen.findings import tested_by
+    from lengthgen.report.findings import tested_by
 
     rows = part_rows("linear", "arm X: fits", 0.9)
     assert tested_by([(Part("linear", "arm X:"), rows), (Part("linear", "arm 2"), rows)]) == ["`linear` (arm X; arm 2)"]
@@ -533,7 +533,7 @@ def test_tested_by_names_each_claim_without_its_closing_colon_only():
 def test_evidence_of_a_row_is_its_counted_evidence_checks():
     """The gap's evidence: its two evidence checks, not its precondition's (taken out), nor a sanity check of the
     same experiment, nor another experiment's."""
-    from lengthgen.findings import evidence_of
+    from lengthgen.report.findings import evidence_of
 
     sanity = check("rope stays finite", "rope: largest logit", 3.0, "<=", 1e6, offset=1, kind="sanity")
     claims = claims_of(generalization=generalization() + [sanity], frequency=frequency(0.9, 0.95))

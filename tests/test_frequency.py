@@ -11,20 +11,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import markdown_rows, bootstrap_both_ways
-from lengthgen import tables
-from lengthgen.claims import with_keys
+from lengthgen.tables import io as tables
+from lengthgen.checks.check import with_keys
 from lengthgen.experiments.frequency import analysis as frequency
 from lengthgen.experiments.frequency.analysis import (analyze_coefficients, analyze_head, block_spectrum, entropy_rank,
                                              participation_ratio, position_kernel_matrix, rank_for_share)
-from lengthgen.kernel import cosine_sum, logit_kernel, mean_block_coefficients, rotary_blocks
-from lengthgen.model import AttentionHead, HeadConfig
+from lengthgen.science.kernel import cosine_sum, logit_kernel, mean_block_coefficients, rotary_blocks
+from lengthgen.models.head import AttentionHead, HeadConfig
 from lengthgen.experiments.frequency import figures as plots
 from lengthgen.experiments.frequency.figures import carrier_kernel
 from lengthgen.experiments.frequency import section as prose
-from lengthgen.table_schemas.registry import schema_named
-from lengthgen.table_schemas.core import CLAIMS
+from lengthgen.tables.registry import schema_named
+from lengthgen.tables.core import CLAIMS
 from lengthgen.experiments.frequency.tables import FREQUENCY_BLOCKS, FREQUENCY_SUMMARY
-from lengthgen.training import init_head
+from lengthgen.training.loop import init_head
 
 D_MODEL = 8
 THETA = [10_000 ** (-2 * i / D_MODEL) for i in range(D_MODEL // 2)]

@@ -5,9 +5,9 @@ import sys
 
 PARSE_TIME_IMPORTS = """
 import sys
-import lengthgen.config, lengthgen.encoding_catalog, lengthgen.experiments.catalog
-import lengthgen.experiments.declaration, lengthgen.jobs, lengthgen.report, lengthgen.seeding
-import lengthgen.sources, lengthgen.confirmation.runs
+import lengthgen.pipeline.config, lengthgen.models.encodings_table, lengthgen.experiments.catalog
+import lengthgen.experiments.declaration, lengthgen.runtime.job, lengthgen.report.provenance, lengthgen.runtime.seeding
+import lengthgen.pipeline.sources, lengthgen.studies.confirmation.runs
 print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'scipy')))
 """
 
@@ -20,7 +20,7 @@ def test_workflow_parse_imports_no_torch_or_scipy():
 CONFIGURED_JOB = """
 import sys
 import torch
-from lengthgen.runtime import configure_torch
+from lengthgen.runtime.device import configure_torch
 configure_torch(1)
 print(torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled(),
       torch.get_num_threads(), sorted(m for m in sys.modules if m.startswith(('torch._inductor', 'torch._dynamo'))))

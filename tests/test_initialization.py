@@ -1,4 +1,4 @@
-"""Model inits by name (``lengthgen/initialization.py``): each draws what it says, in every model family, and
+"""Model inits by name (``lengthgen/models/init.py``): each draws what it says, in every model family, and
 the defaults are the inits the models had before the setting existed, bit for bit."""
 import math
 from dataclasses import replace
@@ -7,12 +7,12 @@ import pytest
 import torch
 from torch import nn
 
-from lengthgen.encodings import EncodingConfig, build_encoding
-from lengthgen.initialization import parse_init
-from lengthgen.model import HeadConfig
-from lengthgen.seeding import derive_seed
-from lengthgen.training import init_head, seeded_init
-from lengthgen.transformer import Transformer, TransformerConfig
+from lengthgen.models.encodings import EncodingConfig, build_encoding
+from lengthgen.models.init import parse_init
+from lengthgen.models.head import HeadConfig
+from lengthgen.runtime.seeding import derive_seed
+from lengthgen.training.loop import init_head, seeded_init
+from lengthgen.models.transformer import Transformer, TransformerConfig
 
 # Big enough that every projection holds D^2 = 16384 draws and the token embedding V D = 8192; the learned
 # table's own std, 0.5, is neither named std, so a table left at it shows.
@@ -26,7 +26,7 @@ HEADS = {
     "log_length": {"pe": "rope", "logit_scale": "log_length", "reference_length": TRAINED},
 }
 TRANSFORMERS = ["rope", "learned", "t5", "fire"]
-# Scalars an encoding keeps under every init: they define its mechanism at init (lengthgen/initialization.py).
+# Scalars an encoding keeps under every init: they define its mechanism at init (lengthgen/models/init.py).
 SCALARS = {"encoding.slope": 2.0 ** -8, "encoding.c": 0.1, "encoding.threshold_scale": 1.0}
 
 

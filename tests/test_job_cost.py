@@ -1,15 +1,15 @@
-"""The cost every job writes to its log at exit (lengthgen/jobs.py), which bench/benchmark.py sums by stage."""
+"""The cost every job writes to its log at exit (lengthgen/runtime/job.py), which bench/benchmark.py sums by stage."""
 
 import subprocess
 import sys
 import time
 
-from lengthgen.jobs import read_cost
+from lengthgen.runtime.job import read_cost
 
 # A job that logs, then burns CPU for half a second, holds 200 MB, and sleeps for half a second.
 JOB = """
 import sys, time
-from lengthgen.jobs import start_job
+from lengthgen.runtime.job import start_job
 start_job(sys.argv[1])
 start = time.process_time()
 while time.process_time() - start < 0.5:
@@ -38,7 +38,7 @@ def test_a_log_without_a_cost_line_has_no_cost():
 def run_job(tmp_path, body: str) -> tuple[int, str]:
     """Run a job that starts with ``start_job`` and then does ``body``; (its exit status, its log)."""
     log = tmp_path / "job.log"
-    script = f"import sys\nfrom lengthgen.jobs import start_job\njob = start_job(sys.argv[1])\n{body}\n"
+    script = f"import sys\nfrom lengthgen.runtime.job import start_job\njob = start_job(sys.argv[1])\n{body}\n"
     status = subprocess.run([sys.executable, "-c", script, str(log)]).returncode
     return status, log.read_text()
 

@@ -8,10 +8,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lengthgen.kernel import (log_mean_exp_over_keys, logit_kernel, mean_block_coefficients, pair_coefficients,
+from lengthgen.science.kernel import (log_mean_exp_over_keys, logit_kernel, mean_block_coefficients, pair_coefficients,
                               realized_mean_logit, rotary_blocks, self_logits)
-from lengthgen.model import AttentionHead, HeadConfig
-from lengthgen.training import init_head
+from lengthgen.models.head import AttentionHead, HeadConfig
+from lengthgen.training.loop import init_head
 
 
 def random_head(seed: int, vocab_size: int, d_model: int, pe: str = "rope") -> AttentionHead:

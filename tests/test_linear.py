@@ -13,22 +13,22 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lengthgen import tables
+from lengthgen.tables import io as tables
 from lengthgen.experiments.linear import thresholds
-from lengthgen.bootstrap import seed_bootstrap
-from lengthgen.claims import with_keys
+from lengthgen.checks.bootstrap import seed_bootstrap
+from lengthgen.checks.check import with_keys
 from lengthgen.experiments.linear import analysis as linear
 from lengthgen.experiments.linear import summaries as linear_summaries
-from lengthgen.model import AttentionHead, HeadConfig
+from lengthgen.models.head import AttentionHead, HeadConfig
 from lengthgen.experiments.linear import figures as linear_plot
 from lengthgen.experiments.linear import section as linear_prose
-from lengthgen.rotary_regression import (RegressionConfig, condition_number, interpolation_target, min_norm_solution,
+from lengthgen.science.rotary_regression import (RegressionConfig, condition_number, interpolation_target, min_norm_solution,
                                          numerical_rank, regression_outputs, rotary_basis, row_space_fraction,
                                          squared_loss, train_regression)
 from lengthgen.experiments.linear import tables as schemas
-from lengthgen.table_schemas.core import CLAIMS
+from lengthgen.tables.core import CLAIMS
 from lengthgen.task import TaskConfig, make_eval_set
-from lengthgen.training import TrainConfig, train_heads
+from lengthgen.training.loop import TrainConfig, train_heads
 
 # A tiny setting of arm 1: 8 training offsets, 16 features, vocabulary 8.
 TASK = TaskConfig(vocab_size=8, offset=2, train_length_min=4, train_length_max=8)

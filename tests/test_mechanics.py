@@ -10,15 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import markdown_rows
-from lengthgen import tables
-from lengthgen.claims import check, with_keys
+from lengthgen.tables import io as tables
+from lengthgen.checks.check import check, with_keys
 from lengthgen.experiments.mechanics import analysis as mechanics
-from lengthgen.model import AttentionHead, HeadConfig
+from lengthgen.models.head import AttentionHead, HeadConfig
 from lengthgen.experiments.mechanics import figures as plots
 from lengthgen.experiments.mechanics import section as prose
-from lengthgen.table_schemas.registry import schema_named
-from lengthgen.table_schemas.core import CLAIMS
-from lengthgen.training import init_head
+from lengthgen.tables.registry import schema_named
+from lengthgen.tables.core import CLAIMS
+from lengthgen.training.loop import init_head
 
 TRAIN_MAX = 32
 VOCAB = 4

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from conftest import bootstrap_both_ways
-from lengthgen.claims import with_keys
+from lengthgen.checks.check import with_keys
 from lengthgen.experiments.mechanics import analysis as mechanics
 
 TRAIN_MAX, OFFSET, PEAK = 4, 1, 0.6
@@ -191,8 +191,8 @@ def test_check_keys_are_the_texts_drift_matches_across_runs():
 def test_untrained_rows_are_the_head_at_its_own_seeded_init():
     """The baseline of a run is its head at the init its training started from (``init_head(config, seed)``), a
     different head per seed: each run's untrained rows are that head's, measured on the run's sets."""
-    from lengthgen.model import AttentionHead, HeadConfig
-    from lengthgen.training import init_head
+    from lengthgen.models.head import AttentionHead, HeadConfig
+    from lengthgen.training.loop import init_head
     config = HeadConfig(4, 4, "learned", trained_positions=16)
     sets = {length: torch.randint(4, (30, length), generator=torch.Generator().manual_seed(length)) for length in (6, 12)}
     runs = [({"pe": "learned", "offset": 1, "seed": seed}, AttentionHead(config).eval()) for seed in (5, 6)]

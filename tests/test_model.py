@@ -8,15 +8,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lengthgen import evaluation
-from lengthgen.checkpoint import ModelFileError, save_model
-from lengthgen.encodings import ENCODINGS, EncodingConfig, build_encoding, sorted_random_subsets
+from lengthgen.models.checkpoint import ModelFileError, save_model
+from lengthgen.models.encodings import ENCODINGS, EncodingConfig, build_encoding, sorted_random_subsets
 from lengthgen.evaluation import accuracy_by_length
-from lengthgen.length_scaling import LOGIT_SCALES, POSITION_SCALES
-from lengthgen.model import ATTENTION_KINDS, AttentionHead, HeadConfig, load_head
-from lengthgen.runtime import DeviceError, resolve_device
-from lengthgen.seeding import derive_seed
+from lengthgen.models.length_scaling import LOGIT_SCALES, POSITION_SCALES
+from lengthgen.models.head import ATTENTION_KINDS, AttentionHead, HeadConfig, load_head
+from lengthgen.runtime.device import DeviceError, resolve_device
+from lengthgen.runtime.seeding import derive_seed
 from lengthgen.task import TaskConfig, make_eval_set
-from lengthgen.training import TrainConfig, TrainingDiverged, check_not_diverged, init_head, train_head
+from lengthgen.training.loop import TrainConfig, TrainingDiverged, check_not_diverged, init_head, train_head
 
 
 def head(pe: str, seed: int = 0, d_model: int = 16, trained_positions: int = 64, **kwargs) -> AttentionHead:

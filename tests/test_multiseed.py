@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 from matplotlib.collections import PathCollection
 
-from lengthgen.claims import with_keys
+from lengthgen.checks.check import with_keys
 from lengthgen.experiments.multiseed import analysis as multiseed
 from lengthgen.experiments.catalog import CATALOG, headline_tables
 from lengthgen.experiments.multiseed.figures import draw
@@ -157,7 +157,7 @@ def test_the_figure_shows_each_run_the_mean_and_the_rule():
 
 # --- Mutation testing (docs/mutation.md, issue 29): the multiseed numbers by hand, on headlines made for the test ----
 
-from lengthgen.headlines import Headline, at_four_x, by_run, past_range  # noqa: E402
+from lengthgen.checks.headlines import Headline, at_four_x, by_run, past_range  # noqa: E402
 
 
 def made_headline(name: str, sources: tuple[str, ...], comparison: str = ">", bounds=None, kind: str = "evidence",

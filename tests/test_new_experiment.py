@@ -18,7 +18,7 @@ from test_html_report import script_json
 TOY_MODULE = '''"""A toy experiment: the sweep's mean accuracy in the training range."""
 import pandas as pd
 
-from lengthgen.claims import check
+from lengthgen.checks.check import check
 
 CHECKED = ("accuracy_by_length",)
 
@@ -34,7 +34,7 @@ def checks(tables, settings):
     return [check("heads beat chance in range", "mean accuracy in training range", in_range, ">=", 2 * chance)]
 '''
 TOY_PROSE = '''"""The toy experiment's section."""
-from lengthgen.claims import checks_markdown
+from lengthgen.checks.check import checks_markdown
 
 
 def section(tables, checks, settings):

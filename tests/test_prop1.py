@@ -10,26 +10,27 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lengthgen import tables
-from lengthgen.claims import with_keys
+from lengthgen.tables import io as tables
+from lengthgen.checks.check import with_keys
 from lengthgen.experiments.prop1 import analysis as prop1
-from lengthgen import dilution, prediction_errors as errors_of_predictions
-from lengthgen.dilution import (attention_profiles, exact_target_attention, kernel_softmax_weights, predict_dilution,
+from lengthgen.science import dilution
+from lengthgen.science import prediction_errors as errors_of_predictions
+from lengthgen.science.dilution import (attention_profiles, exact_target_attention, kernel_softmax_weights, predict_dilution,
                                 profile_weights, ranking_probability, readout_accuracy, token_outputs)
 from lengthgen.experiments.prop1.analysis import (compare_with_measured, kernel_profile, kernel_summary,
                                                   prediction_checks, ranking_checks, untrained_comparison)
 from lengthgen.experiments.prop1.summaries import best_predictor, scope_offset
-from lengthgen.prediction_errors import (ATTENTION_PREDICTORS, PREDICTORS, PROFILE_PREDICTORS, prediction_errors,
+from lengthgen.science.prediction_errors import (ATTENTION_PREDICTORS, PREDICTORS, PROFILE_PREDICTORS, prediction_errors,
                                          trivial_predictions, with_baselines)
-from lengthgen.kernel import logit_kernel
-from lengthgen.model import AttentionHead, HeadConfig
+from lengthgen.science.kernel import logit_kernel
+from lengthgen.models.head import AttentionHead, HeadConfig
 from lengthgen.experiments.prop1.figures import ACCURACY_ONLY, PREDICTOR_STYLES, draw
 from lengthgen.experiments.prop1.section import section
-from lengthgen.table_schemas.core import CLAIMS
+from lengthgen.tables.core import CLAIMS
 from lengthgen.experiments.prop1.tables import (PROP1_ERROR, PROP1_KERNEL, PROP1_KERNEL_SUMMARY, PROP1_PREDICTION,
                                            PROP1_UNTRAINED_PREDICTION)
 from lengthgen.task import make_eval_set
-from lengthgen.training import init_head
+from lengthgen.training.loop import init_head
 
 
 def content_free_head(d_model: int, vocab_size: int, query_bias: list[float], key_bias: list[float]) -> AttentionHead:
@@ -737,7 +738,7 @@ def test_measurements_with_two_rows_for_one_key_or_none_are_refused_by_name():
 def test_predicted_accuracy_is_the_readout_on_sequences_of_the_generator_of_seed_offset_and_length():
     """Module doc: the sequences come from a seeded generator per (seed, offset, length), the same for every predictor:
     each profile predictor's accuracy is its readout on them, and exact's the kernel's own softmax on them."""
-    from lengthgen.seeding import generator
+    from lengthgen.runtime.seeding import generator
     model = small_head(0)
     rows = predict_dilution(model, offset=2, seed=7, lengths=[6, 9], n_samples=200).set_index(["length", "predictor"])
     values, unembedding, bias = token_outputs(model)

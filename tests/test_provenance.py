@@ -1,11 +1,11 @@
 """Every lengthgen file a job runs is among its code params: proved from the jobs of the tiny run themselves.
 
 Each job of the smoke run records the lengthgen modules it loaded (``sys.modules`` at exit, written to its log
-because ``LENGTHGEN_RECORD_MODULES`` is set; lengthgen/jobs.py). Snakemake's record of the job
+because ``LENGTHGEN_RECORD_MODULES`` is set; lengthgen/runtime/job.py). Snakemake's record of the job
 (``.snakemake/metadata``) holds its params, among them ``path@digest`` of every lengthgen file the rule names
-(lengthgen/sources.py: ``fingerprints``). A file loaded but not named would let an edit to it leave the job's
+(lengthgen/pipeline/sources.py: ``fingerprints``). A file loaded but not named would let an edit to it leave the job's
 outputs stale: loading by name (``importlib``: schema modules, the runner's and the plot dispatcher's lookups) is
-invisible to the import scan of lengthgen/sources.py, so the rules must name those files themselves.
+invisible to the import scan of lengthgen/pipeline/sources.py, so the rules must name those files themselves.
 """
 
 import json
@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, snakemake
-from lengthgen.sources import runs_something
+from lengthgen.pipeline.sources import runs_something
 
 LOADED = "loaded: "
-FINGERPRINT = re.compile(r"'([^'@ ]+)@[0-9a-f]{16}'")  # lengthgen/sources.py: fingerprints
+FINGERPRINT = re.compile(r"'([^'@ ]+)@[0-9a-f]{16}'")  # lengthgen/pipeline/sources.py: fingerprints
 
 
 def job_records(workdir: Path) -> list[tuple[str, set[str], set[str]]]:

@@ -13,8 +13,8 @@ import pytest
 import torch
 
 from lengthgen.task import full_sequence_targets, retrieval_targets, TaskConfig
-from lengthgen.training import HELDOUT_PER_LENGTH, range_fit
-from lengthgen.training_record import FIT_ACCURACY, SETTLED_LOSS, fit_record
+from lengthgen.training.loop import HELDOUT_PER_LENGTH, range_fit
+from lengthgen.training.range_fit import FIT_ACCURACY, SETTLED_LOSS, fit_record
 
 TASK = TaskConfig(vocab_size=5, offset=2, train_length_min=4, train_length_max=9)
 SETTLED_CURVE = pd.DataFrame({"loss": [5.0, 5.0, 0.3, 0.1, 0.05, 0.05]})  # last 3: mean 0.2 / 3
@@ -135,7 +135,7 @@ def test_training_accuracy_counts_only_positions_with_a_target_and_each_seeds_ow
     """The curve's per-step accuracy (``training.seed_accuracies``): per seed, right answers over its positions with
     a target."""
     from lengthgen.task import IGNORE_INDEX
-    from lengthgen.training import seed_accuracies
+    from lengthgen.training.loop import seed_accuracies
     answers = torch.tensor([[[0, 1, 2], [2, 2, 0]], [[1, 1, 1], [3, 3, 3]]])
     logits = torch.nn.functional.one_hot(answers, 4).float()  # (S = 2, B = 2, T = 3, V = 4): argmax is ``answers``
     targets = torch.tensor([[[0, IGNORE_INDEX, 1], [2, IGNORE_INDEX, IGNORE_INDEX]],
@@ -148,7 +148,7 @@ def test_training_accuracy_counts_only_positions_with_a_target_and_each_seeds_ow
 
 def test_divergence_is_a_mean_loss_above_the_factor_not_at_it():
     """A window whose mean loss is exactly DIVERGED_LOSS_FACTOR x ln V has not diverged ("above" it has)."""
-    from lengthgen.training import DIVERGED_LOSS_FACTOR, TrainingDiverged, check_not_diverged
+    from lengthgen.training.loop import DIVERGED_LOSS_FACTOR, TrainingDiverged, check_not_diverged
     uniform = math.log(8)
     at = DIVERGED_LOSS_FACTOR * uniform
     check_not_diverged(torch.full((4,), at, dtype=torch.float64), 1, "pe=rope seed=0", uniform)  # the mean is exact
@@ -161,7 +161,7 @@ def test_divergence_is_a_mean_loss_above_the_factor_not_at_it():
 
 def test_the_schedule_by_hand():
     """Warmup from 1/25 of the peak, then a half cosine from the peak to 1/25/1e4 of it at the last step."""
-    from lengthgen.training import TrainConfig, learning_rate_factor
+    from lengthgen.training.loop import TrainConfig, learning_rate_factor
     initial, final = 1 / 25, 1 / 25 / 1e4
     train = TrainConfig(steps=12, batch_size=1, lr=1.0, warmup_fraction=1 / 6)  # warmup: steps 0 and 1
     factors = [learning_rate_factor(train, step) for step in range(12)]
@@ -178,7 +178,7 @@ def test_the_schedule_by_hand():
 def test_held_out_sequences_are_not_the_training_batches():
     """Held-out sequences come from generators of their own: at every length they differ from what the training
     loop's generator of the same seed and offset draws (``fit``'s ``generator("train", seed, offset)``)."""
-    from lengthgen.seeding import generator
+    from lengthgen.runtime.seeding import generator
     from lengthgen.task import sample_sequences
     model = StubModel(retrieval_targets, range(4, 10))
     range_fit(model, TASK, retrieval_targets, 0, SETTLED_CURVE, 3)
@@ -191,8 +191,8 @@ def test_held_out_sequences_are_not_the_training_batches():
 def test_a_diverged_head_is_named_with_its_options_on_the_default_device():
     """A head whose loss blows up (lr 1e12) is named in the error by its encoding and every option it does not
     leave at its default, then its seed and offset; ``train_heads`` and ``train_head`` default to the "auto" device."""
-    from lengthgen.model import HeadConfig
-    from lengthgen.training import TrainConfig, TrainingDiverged, train_head, train_heads
+    from lengthgen.models.head import HeadConfig
+    from lengthgen.training.loop import TrainConfig, TrainingDiverged, train_head, train_heads
     head = HeadConfig(5, 4, "rope", trained_positions=9, attention="linear", logit_scale="log_length",
                       reference_length=9, init="normal@std=0.5")
     train = TrainConfig(steps=4, batch_size=4, lr=1e12, log_every=2)
@@ -207,9 +207,9 @@ def test_a_diverged_head_is_named_with_its_options_on_the_default_device():
 def test_a_seeded_head_carries_its_seed_into_its_learned_table():
     """``init_head(config, seed)`` sets ``config.init_seed`` to the seed, which draws the learned table's rows
     (row p from generator("learned_row", seed, p), times learned_init_std 0.02)."""
-    from lengthgen.model import HeadConfig
-    from lengthgen.seeding import generator
-    from lengthgen.training import init_head
+    from lengthgen.models.head import HeadConfig
+    from lengthgen.runtime.seeding import generator
+    from lengthgen.training.loop import init_head
     model = init_head(HeadConfig(5, 4, "learned", trained_positions=3), 7)
     assert model.config.init_seed == 7
     rows = torch.stack([torch.randn(4, generator=generator("learned_row", 7, p)) * 0.02 for p in range(3)])
@@ -280,7 +280,7 @@ class StubStack:
 
 def fit_with_stub(seeds, losses, train, draws_positions=False, run="pe=stub seed={seed} offset=2"):
     from lengthgen.task import full_sequence_targets
-    from lengthgen.training import fit
+    from lengthgen.training.loop import fit
     stacks = []
 
     def stack(models):
@@ -298,12 +298,12 @@ def test_fit_trains_each_seed_on_its_own_batches_by_hand(caplog):
     curve's loss the stub's, accuracy 1 for the first seed and (n - K - 1) / (n - K) for the second (its last
     position wrong), the rate train.lr x the schedule; the final loss the mean of the last log_every losses."""
     import logging
-    from lengthgen.seeding import generator
+    from lengthgen.runtime.seeding import generator
     from lengthgen.task import full_sequence_targets, sample_sequences, training_length
-    from lengthgen.training import TrainConfig, learning_rate_factor
+    from lengthgen.training.loop import TrainConfig, learning_rate_factor
     losses = [[0.5, 0.25], [0.75, 1.5], [1.0, 0.5], [0.25, 0.125], [2.0, 1.0], [0.5, 0.75]]
     train = TrainConfig(steps=6, batch_size=3, lr=0.01, log_every=4, warmup_fraction=0.5)
-    with caplog.at_level(logging.INFO, logger="lengthgen.training"):
+    with caplog.at_level(logging.INFO, logger="lengthgen.training.loop"):
         trained, stack, models = fit_with_stub([7, 5], losses, train, draws_positions=True)
 
     length_rng = generator("train_lengths", 2)
@@ -347,7 +347,7 @@ def test_fit_trains_each_seed_on_its_own_batches_by_hand(caplog):
 
 def test_fit_without_drawn_positions_passes_none_and_bf16_autocasts(monkeypatch):
     """bf16 asks autocast for bfloat16 on the device's type (on a GPU, autocast's default would be float16)."""
-    from lengthgen.training import TrainConfig
+    from lengthgen.training.loop import TrainConfig
     asked, autocast = [], torch.autocast
 
     def recording_autocast(device_type, dtype=None, enabled=True):
@@ -365,7 +365,7 @@ def test_fit_without_drawn_positions_passes_none_and_bf16_autocasts(monkeypatch)
 def test_a_lone_seed_trains_beside_a_twin_that_is_dropped():
     """One seed: the stack gets the model and a copy of it (the same weights, not the same object), each seed's
     batches from that seed's generator; one result, the model handed in."""
-    from lengthgen.training import TrainConfig
+    from lengthgen.training.loop import TrainConfig
     trained, stack, models = fit_with_stub([4], [[0.5, 0.5]] * 2, TrainConfig(steps=2, batch_size=2, lr=0.01))
     assert len(trained) == 1 and trained[0].seed == 4 and trained[0].model is models[0]
     assert len(stack.models) == 2 and stack.models[0] is models[0] and stack.models[1] is not models[0]
@@ -391,7 +391,7 @@ def test_a_lone_seed_trains_beside_a_twin_that_is_dropped():
      f"ln(V) = {10 * math.log(5):.3g}, the loss of a uniform guess; lower train.lr (or linear.lr) and rerun"),
 ])
 def test_fit_checks_each_progress_window_of_each_seed(losses, message):
-    from lengthgen.training import TrainConfig, TrainingDiverged
+    from lengthgen.training.loop import TrainConfig, TrainingDiverged
     with pytest.raises(TrainingDiverged) as raised:
         fit_with_stub([7, 5], losses, TrainConfig(steps=10, batch_size=2, lr=0.01, log_every=4))
     assert str(raised.value) == message
@@ -400,7 +400,7 @@ def test_fit_checks_each_progress_window_of_each_seed(losses, message):
 def test_windows_below_the_factor_do_not_stop_fit():
     """Steps 1-4 at 9 x ln V, steps 5 and 6 at 11 x ln V, steps 7 and 8 at 0.5 x ln V: the windows' means, 9 and
     5.75 x ln V, are under 10 x ln V, although two single steps are above it: no divergence."""
-    from lengthgen.training import TrainConfig
+    from lengthgen.training.loop import TrainConfig
     ln = math.log(5)
     losses = [[9 * ln, 0.5]] * 4 + [[11 * ln, 0.5]] * 2 + [[0.5 * ln, 0.5]] * 2
     trained, _, _ = fit_with_stub([7, 5], losses, TrainConfig(steps=8, batch_size=2, lr=0.01, log_every=4))
@@ -411,9 +411,9 @@ def test_windows_below_the_factor_do_not_stop_fit():
 def test_the_mapped_path_trains_to_the_bits_of_the_stacked_one(pe):
     """``stack`` giving None takes the mapped path (each seed's forward through torch.func.vmap): the same weights,
     curves and fits as the stacked heads, with drawn positions and without."""
-    from lengthgen.model import HeadConfig
+    from lengthgen.models.head import HeadConfig
     from lengthgen.task import retrieval_targets as targets
-    from lengthgen.training import TrainConfig, fit, init_head
+    from lengthgen.training.loop import TrainConfig, fit, init_head
     torch.set_num_threads(1)
     config = HeadConfig(vocab_size=5, d_model=4, pe=pe.split("@")[0] if pe == "rope" else pe, trained_positions=9)
     train = TrainConfig(steps=3, batch_size=4, lr=1e-2, log_every=2)
@@ -438,10 +438,10 @@ def test_train_and_save_writes_each_runs_model_curve_and_fit_in_the_order_of_run
     and the runs' seeds in order, and the device; run i's weights, curve (with its pe, offset, seed) and range fit go
     to output.model[i], output.curve[i], output.fit[i]."""
     import logging
-    from lengthgen.model import HeadConfig
-    from lengthgen.table_schemas.core import RANGE_FIT, TRAINING_CURVE
-    from lengthgen.tables import read_table
-    from lengthgen.training import TrainConfig, TrainedModel, init_head, train_and_save
+    from lengthgen.models.head import HeadConfig
+    from lengthgen.tables.core import RANGE_FIT, TRAINING_CURVE
+    from lengthgen.tables.io import read_table
+    from lengthgen.training.loop import TrainConfig, TrainedModel, init_head, train_and_save
     config = HeadConfig(vocab_size=5, d_model=4, pe="rope", trained_positions=9)
     asked = []
 
@@ -456,7 +456,7 @@ def test_train_and_save_writes_each_runs_model_curve_and_fit_in_the_order_of_run
                                 for kind in ("model", "curve", "fit")})
     task = {"vocab_size": 5, "train_length_min": 4, "train_length_max": 9}
     train = {"steps": 2, "batch_size": 4, "lr": 0.5, "log_every": 1}
-    with caplog.at_level(logging.INFO, logger="lengthgen.training"):
+    with caplog.at_level(logging.INFO, logger="lengthgen.training.loop"):
         train_and_save(train_models, config, runs, task, train, "cpu", output)
     assert asked == [(config, TaskConfig(offset=2, **task), TrainConfig(**train), [5, 2], "cpu")]
     for run in runs:
@@ -478,7 +478,7 @@ def test_train_and_save_writes_each_runs_model_curve_and_fit_in_the_order_of_run
 
 def test_train_and_save_refuses_runs_of_two_offsets(tmp_path):
     """One job trains one (pe, offset): runs of two offsets cannot share a task."""
-    from lengthgen.training import train_and_save
+    from lengthgen.training.loop import train_and_save
     runs = [{"pe": "rope", "seed": 0, "offset": 1}, {"pe": "rope", "seed": 0, "offset": 2}]
     with pytest.raises(ValueError):
         train_and_save(lambda *args: pytest.fail("trained"), None, runs, {}, {}, "cpu", None)
@@ -487,10 +487,10 @@ def test_train_and_save_refuses_runs_of_two_offsets(tmp_path):
 def test_a_transformer_on_the_mapped_path_trains_to_the_bits_of_the_stacked_one():
     """Transformers whose encoding draws no ids but acts through more than the position embedding train on the
     mapped path, whose forward takes no ``positions``: the mapped path calls it without them, to the stacked bits."""
-    from lengthgen.stacked_transformer import stack_transformers
+    from lengthgen.models.transformer_stacked import stack_transformers
     from lengthgen.task import full_sequence_targets
-    from lengthgen.training import TrainConfig, fit, seeded_init
-    from lengthgen.transformer import Transformer, TransformerConfig
+    from lengthgen.training.loop import TrainConfig, fit, seeded_init
+    from lengthgen.models.transformer import Transformer, TransformerConfig
     torch.set_num_threads(1)
     config = TransformerConfig(vocab_size=5, pe="rope", n_layers=1, n_heads=1, d_model=4, trained_positions=9)
     train = TrainConfig(steps=1, batch_size=2, lr=1e-2, log_every=1)
@@ -505,7 +505,7 @@ def test_a_transformer_on_the_mapped_path_trains_to_the_bits_of_the_stacked_one(
 def test_train_head_trains_on_the_device_it_is_given(monkeypatch):
     """``train_head`` passes its device on (on a CPU-only machine the default "auto" is the CPU too, so the device is
     recorded, not run)."""
-    from lengthgen import training
+    from lengthgen.training import loop as training
     asked = []
 
     def train_heads(head_config, task, train, seeds, device="auto"):
@@ -527,7 +527,7 @@ def test_fit_moves_each_batch_to_its_device(monkeypatch):
     the device fit trains on, as are the models."""
     import contextlib
     from lengthgen.task import full_sequence_targets
-    from lengthgen.training import TrainConfig, fit
+    from lengthgen.training.loop import TrainConfig, fit
     seen = []
 
     class MetaStack(StubStack):
@@ -549,7 +549,7 @@ def test_fit_keeps_the_losses_on_its_device_until_a_progress_line(monkeypatch):
     optimizer step are left out) the stub's meta losses go into the loss buffer, and the divergence check, which the
     test stops the loop at, reads that window on the device."""
     import contextlib
-    from lengthgen import training
+    from lengthgen.training import loop as training
     from lengthgen.task import full_sequence_targets
     checked = []
 

@@ -1,17 +1,17 @@
-"""Replication (lengthgen/confirmation/replication.py): matching checks across configs, the verdict rule and its causes."""
+"""Replication (lengthgen/studies/confirmation/replication.py): matching checks across configs, the verdict rule and its causes."""
 
 import pandas as pd
 import pytest
 
 from conftest import markdown_rows
-from lengthgen.claims import COMPARISONS, KEY, check, with_keys, with_verdicts
-from lengthgen.confirmation.figures import replication_figure
-from lengthgen.confirmation import section as prose
-from lengthgen.confirmation.replication import (EXPLORATORY, SPREAD_KEY, annotated_checks, claim_replication, compare_runs, margin,
+from lengthgen.checks.check import COMPARISONS, KEY, check, with_keys, with_verdicts
+from lengthgen.studies.confirmation.figures import replication_figure
+from lengthgen.studies.confirmation import section as prose
+from lengthgen.studies.confirmation.replication import (EXPLORATORY, SPREAD_KEY, annotated_checks, claim_replication, compare_runs, margin,
                                    replication_table)
-from lengthgen.rule_history import RULE_HISTORY, history_markdown
-from lengthgen.confirmation.tables import REPLICATION
-from lengthgen.tables import to_arrow
+from lengthgen.checks.rule_history import RULE_HISTORY, history_markdown
+from lengthgen.studies.confirmation.tables import REPLICATION
+from lengthgen.tables.io import to_arrow
 
 THRESHOLD = 0.5
 
@@ -270,7 +270,7 @@ def test_the_section_states_the_rule_the_numbers_and_the_history():
            "differences": ["task.vocab_size: 16 -> 8"], "same_task": False, "note": "another task"}
     explored = {**run, "name": EXPLORATORY, "seeds": [0], "vocab_size": 16, "differences": []}
     record = {"commit": "a" * 40, "date": "2026-11-30", "subject": "freeze", "changes": [], "diffstat": "", "error": ""}
-    text = prose.section(checks, comparison, claims, [run], explored, record, ["lengthgen/thresholds.py"],
+    text = prose.section(checks, comparison, claims, [run], explored, record, ["lengthgen/checks/shared_rules.py"],
                             history_markdown())
     assert markdown_rows(text, "|claim|exploratory|other|replication|whynot(checks)|") == [
         ["`generalization`", "holds", "does not hold (does not replicate)", "**does not hold**", "claim: 1"]]
@@ -505,7 +505,7 @@ def test_the_section_counts_claims_by_replication_and_the_exploratory_seeds():
 
 
 def test_a_check_is_decided_only_with_two_seeds_or_more_and_a_share_of_resamples_at_or_past_the_bar():
-    from lengthgen.thresholds import DECIDED_FRACTION
+    from lengthgen.checks.shared_rules import DECIDED_FRACTION
     low, high = 1 - DECIDED_FRACTION, DECIDED_FRACTION
     cases = [  # (seeds, share of resamples in which it holds, decided)
         (1, 1.0, False), (1, 0.0, False),  # one seed decides nothing, whatever its bootstrap says
@@ -546,10 +546,10 @@ def test_where_the_exploratory_run_failed_its_miss_and_the_confirmations_clearan
     assert "misses the threshold by up to 90% of it, the other clears it by 10% (median)" in found["explanation"]
 
 
-# decide_cause on its own, every branch written out in full (CAUSE_RULE in lengthgen/thresholds.py).
+# decide_cause on its own, every branch written out in full (CAUSE_RULE in lengthgen/checks/shared_rules.py).
 
-from lengthgen.confirmation.replication import Cause, Evidence, decide_cause  # noqa: E402
-from lengthgen.thresholds import RULE_CAUSE_MAX_MISS
+from lengthgen.studies.confirmation.replication import Cause, Evidence, decide_cause  # noqa: E402
+from lengthgen.checks.shared_rules import RULE_CAUSE_MAX_MISS
 
 NO_COUNT = "no per-seed count (the check is not computed per seed), so the seed bootstrap alone"
 # (0 of 2 against 12 of 14) has a two-sided Fisher p of exactly 0.05: at the level, the shares are compatible.
@@ -638,7 +638,7 @@ import math  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from lengthgen.confirmation.replication import (COMPARISON_COLUMNS, check_outcomes, clearance, clearances, describe_values,  # noqa: E402
+from lengthgen.studies.confirmation.replication import (COMPARISON_COLUMNS, check_outcomes, clearance, clearances, describe_values,  # noqa: E402
                                    expectations, failure_share, instance, instance_name, margins, misses_and_clears,
                                    outcome, replication_verdict, seeds_text, share_text, shares_p_value)
 

@@ -3,7 +3,7 @@ tests/test_results_pages.py)."""
 
 import subprocess
 
-from lengthgen.report import code_version
+from lengthgen.report.provenance import code_version
 
 
 def git(repository, *args):

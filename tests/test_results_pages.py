@@ -10,19 +10,19 @@ import pandas as pd
 import pytest
 
 from conftest import REPO, markdown_rows
-from lengthgen.claims import check, with_keys
-from lengthgen.claims_table import NOT_RUN, VALUE, claims_table, number
+from lengthgen.checks.check import check, with_keys
+from lengthgen.report.claims_table import NOT_RUN, VALUE, claims_table, number
 from lengthgen.experiments.catalog import plan
-from lengthgen.findings import FINDINGS, counted_checks, finding_verdict, replicates_in_run, selections
-from lengthgen.markdown_cells import MAX_CELL, fit_cells, row_cells, table_cells
-from lengthgen.confirmation.replication import SPREAD_KEY
-from lengthgen.report_preview import committed_config, committed_sections
-from lengthgen.results_pages import FIRST_SCREEN, page_paths, render_pages
-from lengthgen.table_schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS
-from lengthgen.confirmation.tables import REPLICATION
-from lengthgen.table_schemas.spread import CLAIM_SPREAD
-from lengthgen.tables import read_table
-from lengthgen.verdicts import DOES_NOT_HOLD, HOLDS, IN_PART, UNTESTABLE
+from lengthgen.report.findings import FINDINGS, counted_checks, finding_verdict, replicates_in_run, selections
+from lengthgen.report.markdown import MAX_CELL, fit_cells, row_cells, table_cells
+from lengthgen.studies.confirmation.replication import SPREAD_KEY
+from lengthgen.report.preview import committed_config, committed_sections
+from lengthgen.report.pages import FIRST_SCREEN, page_paths, render_pages
+from lengthgen.tables.core import ACCURACY_SUMMARY, ALL_CLAIMS
+from lengthgen.studies.confirmation.tables import REPLICATION
+from lengthgen.tables.spread import CLAIM_SPREAD
+from lengthgen.tables.io import read_table
+from lengthgen.checks.verdicts import DOES_NOT_HOLD, HOLDS, IN_PART, UNTESTABLE
 
 RESULTS = REPO / "results"
 DECIMAL = re.compile(r"(?<![\w.])-?\d+\.\d+(?:e[-+]?\d+)?|(?<![\w.])-?\d+e[-+]?\d+")  # measured numbers, not counts
@@ -292,7 +292,7 @@ def test_an_experiment_pages_table_shows_every_check_its_answer_counts_and_label
 
 
 def test_a_contradicted_claim_says_what_of_it_does_hold_and_a_rule_above_the_ceiling_is_said_so():
-    from lengthgen.results_pages import contradiction, out_of_reach
+    from lengthgen.report.pages import contradiction, out_of_reach
     pinning = next(finding for finding in FINDINGS if finding.name == "pinning")
     inside = "learned modal argmax position lies inside the training range"
     assert pinning.support == (inside,)

@@ -1,5 +1,5 @@
-"""The robustness study: its points (lengthgen/robustness/points.py), the catalog's experiments restriction, and its
-tables, section and figure on synthetic data (lengthgen/robustness/)."""
+"""The robustness study: its points (lengthgen/studies/robustness/points.py), the catalog's experiments restriction, and its
+tables, section and figure on synthetic data (lengthgen/studies/robustness/)."""
 
 import copy
 
@@ -9,15 +9,15 @@ import pytest
 import yaml
 
 from conftest import REPO, SCHEMA, SMOKE_CONFIG
-from lengthgen.claims import check, with_keys, with_verdicts
-from lengthgen.config import ConfigError, prepare_config
+from lengthgen.checks.check import check, with_keys, with_verdicts
+from lengthgen.pipeline.config import ConfigError, prepare_config
 from lengthgen.experiments.catalog import plan
-from lengthgen.robustness.analysis import claim_robustness, point_mechanism, robustness_checks
-from lengthgen.robustness.figures import check_grid
-from lengthgen.robustness.points import DEFAULT_POINT, robustness_points
-from lengthgen.robustness.section import section
-from lengthgen.robustness.tables import ROBUSTNESS_CHECKS, ROBUSTNESS_MECHANISM
-from lengthgen.tables import read_table, write_table
+from lengthgen.studies.robustness.analysis import claim_robustness, point_mechanism, robustness_checks
+from lengthgen.studies.robustness.figures import check_grid
+from lengthgen.studies.robustness.points import DEFAULT_POINT, robustness_points
+from lengthgen.studies.robustness.section import section
+from lengthgen.studies.robustness.tables import ROBUSTNESS_CHECKS, ROBUSTNESS_MECHANISM
+from lengthgen.tables.io import read_table, write_table
 from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
@@ -251,8 +251,8 @@ def test_the_tiny_run_sets_every_check_beside_itself_at_every_point(smoke_run):
 
 
 def test_claims_table_robustness_counts_the_points_a_claim_holds_at_and_skips_claims_the_study_cuts():
-    from lengthgen.claims_table import robustness_of_findings
-    from lengthgen.findings import Finding, Headline, Part
+    from lengthgen.report.claims_table import robustness_of_findings
+    from lengthgen.report.findings import Finding, Headline, Part
 
     def rows(point, holds):
         return [{"point": point, "experiment": experiment, "claim": "c", "statistic": "s", "offset": offset,

@@ -7,17 +7,17 @@ import pandas as pd
 import pytest
 import torch
 
-from lengthgen.bootstrap import seed_bootstrap
-from lengthgen.claims import with_keys
-from lengthgen import dilution
+from lengthgen.checks.bootstrap import seed_bootstrap
+from lengthgen.checks.check import with_keys
+from lengthgen.science import dilution
 from lengthgen.experiments.rope_bases import analysis as rope_bases
-from lengthgen.model import HeadConfig
+from lengthgen.models.head import HeadConfig
 from lengthgen.experiments.rope_bases import figures as plots
 from lengthgen.experiments.rope_bases import section as prose
 from lengthgen.experiments.rope_bases.summaries import EVERY_BASE, accuracy_errors, decided_pairs
 from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
 from lengthgen.experiments.rope_bases.thresholds import ORDER_MIN_ACCURACY_GAP
-from lengthgen.training import init_head
+from lengthgen.training.loop import init_head
 
 SETTINGS = {"task": {"vocab_size": 5, "train_length_min": 4, "train_length_max": 8, "eval_lengths": [8, 16, 32]},
             "prop1": {"n_samples": 64}}

@@ -1,12 +1,12 @@
-"""Statistics of per-seed sums (lengthgen/seed_sums.py): each equals the statistic of the resampled rows themselves,
+"""Statistics of per-seed sums (lengthgen/checks/seed_sums.py): each equals the statistic of the resampled rows themselves,
 whatever the weights, and the t-interval's low end equals mean_interval's."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from lengthgen import seed_sums
-from lengthgen.stats import mean_interval, mean_interval_low
+from lengthgen.checks import seed_sums
+from lengthgen.checks.stats import mean_interval, mean_interval_low
 
 
 def runs() -> pd.DataFrame:

@@ -8,12 +8,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lengthgen import tables
-from lengthgen.claims import with_keys
+from lengthgen.tables import io as tables
+from lengthgen.checks.check import with_keys
 from lengthgen.experiments.shift import analysis as shift
 from lengthgen.experiments.shift.figures import draw
 from lengthgen.experiments.shift.section import section
-from lengthgen.table_schemas.core import CLAIMS
+from lengthgen.tables.core import CLAIMS
 from lengthgen.experiments.shift.tables import SHIFT_CHANGES
 from lengthgen.experiments.shift.thresholds import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE
 

@@ -11,12 +11,12 @@ import torch
 from torch import nn
 
 from conftest import bootstrap_both_ways
-from lengthgen.claims import with_keys
+from lengthgen.checks.check import with_keys
 from lengthgen.experiments.shift import analysis as shift
 from lengthgen.experiments.shift.summaries import summary_by_shift
 from lengthgen.experiments.shift.thresholds import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE
-from lengthgen.model import HeadConfig
-from lengthgen.training import init_head
+from lengthgen.models.head import HeadConfig
+from lengthgen.training.loop import init_head
 
 
 class LinearShiftHead(nn.Module):

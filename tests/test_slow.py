@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from conftest import REPO, snakemake
-from lengthgen.drift import main as drift
+from lengthgen.studies.drift import main as drift
 from lengthgen.experiments.catalog import with_current_names
 
 

@@ -12,9 +12,9 @@ import yaml
 from snakemake.utils import update_config
 
 from conftest import REPO, SCHEMA, SMOKE_CONFIG, snakemake
-from lengthgen.config import prepare_config
-from lengthgen.confirmation.runs import confirmation_runs
-from lengthgen.robustness.points import robustness_points
+from lengthgen.pipeline.config import prepare_config
+from lengthgen.studies.confirmation.runs import confirmation_runs
+from lengthgen.studies.robustness.points import robustness_points
 
 PROFILE = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
 MODEL_RULES = {"train_sweep", "train_variant", "train_linear", "train_log_length", "evaluate_sweep",

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 from conftest import REPO
-from lengthgen.sources import lengthgen_files, runs_something
+from lengthgen.pipeline.sources import lengthgen_files, runs_something
 
 SCRIPTS = REPO / "workflow" / "scripts"
 # Jobs that run no model: they must start without torch (seconds of import per job).
@@ -25,7 +25,7 @@ def modules(script: str) -> list[str]:
 
 def test_a_script_runs_the_modules_it_imports_and_theirs():
     train = modules("train.py")
-    assert {"lengthgen.training", "lengthgen.model", "lengthgen.encodings", "lengthgen.seeding"} <= set(train)
+    assert {"lengthgen.training.loop", "lengthgen.models.head", "lengthgen.models.encodings", "lengthgen.runtime.seeding"} <= set(train)
     assert not any(name.startswith("lengthgen.plots") or name.startswith("lengthgen.experiments") for name in train)
 
 
@@ -38,7 +38,7 @@ def assert_torch_free(module_names: list[str], also: tuple[str, ...] = ()) -> No
     assert result.returncode == 0, result.stderr
 
 
-@pytest.mark.parametrize("module", ["lengthgen.experiments.catalog", "lengthgen.drift"])
+@pytest.mark.parametrize("module", ["lengthgen.experiments.catalog", "lengthgen.studies.drift"])
 def test_the_workflow_plan_and_the_drift_command_do_not_import_torch(module):
     assert_torch_free([module])
 
@@ -49,11 +49,11 @@ def test_package_docstrings_are_not_inputs_but_a_package_imported_by_name_is():
     assert "lengthgen" not in plot and "lengthgen.experiments" not in modules("analyze.py")
     # A package that defines a name runs with every import of its submodules (robustness.tables here); one that is a
     # docstring and dunder names runs nothing, and a module of constants runs something (its values decide checks).
-    assert runs_something(REPO / "lengthgen" / "robustness" / "__init__.py")
+    assert runs_something(REPO / "lengthgen" / "studies" / "robustness" / "__init__.py")
     assert not runs_something(REPO / "lengthgen" / "__init__.py")
     assert not runs_something(REPO / "lengthgen" / "experiments" / "__init__.py")
     assert runs_something(REPO / "lengthgen" / "experiments" / "prop1" / "thresholds.py")
-    assert "lengthgen.robustness" in modules("plot_robustness.py")
+    assert "lengthgen.studies.robustness" in modules("plot_robustness.py")
 
 
 @pytest.mark.heavy
@@ -83,5 +83,5 @@ def test_models_do_not_depend_on_the_claim_rules(script):
     """A rule is changed far more often than a model; editing one must rerun analyses, not training. So is
     the report of the range fits (its table, its reasons, the filter for past-range claims)."""
     sources = lengthgen_files(REPO, SCRIPTS / script)
-    assert REPO / "lengthgen" / "thresholds.py" not in sources
-    assert REPO / "lengthgen" / "training_report.py" not in sources
+    assert REPO / "lengthgen" / "checks" / "shared_rules.py" not in sources
+    assert REPO / "lengthgen" / "report" / "training.py" not in sources

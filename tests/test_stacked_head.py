@@ -1,5 +1,5 @@
 """The stacked heads compute what the mapped head computes, bit for bit: logits, losses and gradients
-of every seed (``lengthgen/stacked_head.py``), with per-sequence position ids where the encoding draws
+of every seed (``lengthgen/models/head_stacked.py``), with per-sequence position ids where the encoding draws
 them, on one CPU thread as every job runs."""
 import copy
 from functools import partial
@@ -8,11 +8,11 @@ import pytest
 import torch
 from torch.func import stack_module_state
 
-from lengthgen.model import HeadConfig
-from lengthgen.stacked_head import StackedHeads, stackable
+from lengthgen.models.head import HeadConfig
+from lengthgen.models.head_stacked import StackedHeads, stackable
 from lengthgen.task import retrieval_targets, sample_sequences
-from lengthgen.seeding import generator
-from lengthgen.training import _seed_step, init_head
+from lengthgen.runtime.seeding import generator
+from lengthgen.training.loop import _seed_step, init_head
 
 CONFIGS = {
     "rope": {}, "learned": {}, "sinusoidal": {}, "nope": {}, "alibi": {}, "alibi_learned": {}, "t5": {},

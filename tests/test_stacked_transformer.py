@@ -1,5 +1,5 @@
 """The stacked transformers compute what the mapped transformer computes, bit for bit: logits, losses and
-gradients of every seed (``lengthgen/stacked_transformer.py``), on one CPU thread as every job runs."""
+gradients of every seed (``lengthgen/models/transformer_stacked.py``), on one CPU thread as every job runs."""
 import copy
 from functools import partial
 
@@ -7,11 +7,11 @@ import pytest
 import torch
 from torch.func import stack_module_state
 
-from lengthgen.seeding import generator
-from lengthgen.stacked_transformer import StackedTransformers, stackable_transformer
+from lengthgen.runtime.seeding import generator
+from lengthgen.models.transformer_stacked import StackedTransformers, stackable_transformer
 from lengthgen.task import full_sequence_targets, sample_sequences
-from lengthgen.training import _seed_step, seeded_init
-from lengthgen.transformer import Transformer, TransformerConfig
+from lengthgen.training.loop import _seed_step, seeded_init
+from lengthgen.models.transformer import Transformer, TransformerConfig
 
 STACKED = ["rope", "rope@base=100", "learned", "sinusoidal", "nope", "alibi", "alibi@slope=0.5"]
 MAPPED = ["t5", "fire", "fire_fixed", "alibi_learned", "randomized_rope@noise_max_length=64",

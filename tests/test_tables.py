@@ -3,8 +3,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from lengthgen.table_schemas.core import CLAIMS, TRAINING_CURVE
-from lengthgen.tables import TableError, TableSchema, read_table, write_table
+from lengthgen.tables.core import CLAIMS, TRAINING_CURVE
+from lengthgen.tables.io import TableError, TableSchema, read_table, write_table
 
 
 def curve(steps):
@@ -58,7 +58,7 @@ def test_a_truncated_or_foreign_file_is_named_with_what_is_wrong(tmp_path, damag
 
 
 def test_every_experiment_schema_is_listed():
-    from lengthgen.table_schemas.registry import describe_schemas
+    from lengthgen.tables.registry import describe_schemas
 
     listing = describe_schemas()
     for kind in ("accuracy_by_length", "claims", "mechanics_by_length", "shift_changes", "prop1_prediction",

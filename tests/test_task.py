@@ -3,7 +3,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lengthgen.data import eval_set_frame, eval_sets_from_frame
-from lengthgen.seeding import generator
+from lengthgen.runtime.seeding import generator
 from lengthgen.task import TaskConfig, make_eval_set, retrieval_targets, sample_training_batch
 
 import pytest

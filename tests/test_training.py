@@ -4,13 +4,13 @@ import pytest
 import torch
 
 from conftest import markdown_rows
-from lengthgen.model import HeadConfig
+from lengthgen.models.head import HeadConfig
 from lengthgen.task import TaskConfig
-from lengthgen.training import TrainConfig, init_head, learning_rate_factor, range_fit, train_heads
-from lengthgen.training_record import FIT_ACCURACY, fit_record
-from lengthgen.training_report import training_markdown, training_summary, why_not_fitted
-from lengthgen.transformer import TransformerConfig, train_transformers
-from lengthgen.variant_predictions import mechanism
+from lengthgen.training.loop import TrainConfig, init_head, learning_rate_factor, range_fit, train_heads
+from lengthgen.training.range_fit import FIT_ACCURACY, fit_record
+from lengthgen.report.training import training_markdown, training_summary, why_not_fitted
+from lengthgen.models.transformer import TransformerConfig, train_transformers
+from lengthgen.science.variant_predictions import mechanism
 
 TASK = TaskConfig(vocab_size=6, offset=2, train_length_min=4, train_length_max=9)
 TRAIN = TrainConfig(steps=12, batch_size=8, lr=1e-2, log_every=4)
@@ -57,7 +57,7 @@ def test_a_seed_trains_to_the_same_bits_alone_and_beside_other_seeds(name):
 
 
 @pytest.mark.parametrize("pe, init", [("rope", "nanogpt"), ("learned", "nanogpt"), ("alibi@slope=0.5", "nanogpt"),
-                                      ("rope", "normal@std=0.1")])  # stacked (lengthgen/stacked_transformer.py)
+                                      ("rope", "normal@std=0.1")])  # stacked (lengthgen/models/transformer_stacked.py)
 def test_transformer_seeds_train_to_the_same_bits_alone_and_beside_others(pe, init):
     torch.set_num_threads(1)
     config = TransformerConfig(vocab_size=6, pe=pe, n_layers=2, n_heads=2, d_model=8, trained_positions=9, init=init)

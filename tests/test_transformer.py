@@ -10,13 +10,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch import nn
 
-from lengthgen.checkpoint import save_model
-from lengthgen.encodings import ENCODINGS, PositionalEncoding, register
+from lengthgen.models.checkpoint import save_model
+from lengthgen.models.encodings import ENCODINGS, PositionalEncoding, register
 from lengthgen.evaluation import accuracy_by_position
 from lengthgen.experiments.shift import analysis as shift
 from lengthgen.task import IGNORE_INDEX, TaskConfig, full_sequence_targets, sample_training_batch
-from lengthgen.training import TrainConfig, TrainingDiverged, seeded_init
-from lengthgen.transformer import Transformer, TransformerConfig, load_transformer, train_transformer
+from lengthgen.training.loop import TrainConfig, TrainingDiverged, seeded_init
+from lengthgen.models.transformer import Transformer, TransformerConfig, load_transformer, train_transformer
 
 VOCAB = 8
 

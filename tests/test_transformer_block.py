@@ -12,8 +12,8 @@ import math
 import pytest
 import torch
 
-from lengthgen.encodings import build_encoding
-from lengthgen.transformer import Block, Transformer, TransformerConfig
+from lengthgen.models.encodings import build_encoding
+from lengthgen.models.transformer import Block, Transformer, TransformerConfig
 
 VOCAB, LENGTH, HEADS, WIDTH = 5, 6, 2, 8
 
@@ -197,7 +197,7 @@ def test_the_decoder_makes_its_tensors_on_the_device_of_its_tokens(pe):
 
 @pytest.mark.parametrize("dtype", [torch.float64, torch.bfloat16])
 def test_causal_mask_by_hand(dtype):
-    from lengthgen.transformer import causal_mask
+    from lengthgen.models.transformer import causal_mask
     mask = causal_mask(3, "cpu", dtype)
     inf = -math.inf
     assert mask.dtype == dtype and mask.tolist() == [[0.0, inf, inf], [0.0, 0.0, inf], [0.0, 0.0, 0.0]]
@@ -253,7 +253,7 @@ def test_nanogpt_init_scales_the_residual_projections_by_the_depth():
 def test_the_learned_table_is_drawn_from_the_models_seed_and_init(init, std):
     """Row p of the learned table is N(0, std^2) from its own generator ("learned_row", init_seed, p): std the
     model's learned_init_std (0.02) unless a named normal init sets every weight's."""
-    from lengthgen.seeding import generator
+    from lengthgen.runtime.seeding import generator
     model = Transformer(TransformerConfig(vocab_size=VOCAB, pe="learned", n_layers=1, n_heads=HEADS, d_model=WIDTH,
                                           trained_positions=LENGTH, init=init, init_seed=7))
     rows = torch.stack([torch.randn(WIDTH, generator=generator("learned_row", 7, p)) * std for p in range(LENGTH)])
@@ -263,8 +263,8 @@ def test_the_learned_table_is_drawn_from_the_models_seed_and_init(init, std):
 def test_transformers_train_on_the_default_device_without_being_told():
     """``train_transformers``' device defaults to "auto" (the GPU if there is one, else the CPU)."""
     from lengthgen.task import TaskConfig
-    from lengthgen.training import TrainConfig
-    from lengthgen.transformer import train_transformers
+    from lengthgen.training.loop import TrainConfig
+    from lengthgen.models.transformer import train_transformers
     (trained,) = train_transformers(config("rope"), TaskConfig(vocab_size=VOCAB, offset=1, train_length_min=3,
                                                               train_length_max=LENGTH), TrainConfig(steps=2, batch_size=2,
                                                                                                     lr=1e-3, log_every=1), [0])

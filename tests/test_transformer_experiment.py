@@ -9,24 +9,24 @@ import pytest
 import torch
 
 from conftest import markdown_rows
-from lengthgen.bootstrap import seed_bootstrap
-from lengthgen.claims import verdict, with_keys
-from lengthgen.encodings import EncodingConfig, Rotary
+from lengthgen.checks.bootstrap import seed_bootstrap
+from lengthgen.checks.check import verdict, with_keys
+from lengthgen.models.encodings import EncodingConfig, Rotary
 from lengthgen.experiments.transformer import analysis as experiment
-from lengthgen.kernel import cosine_sum
+from lengthgen.science.kernel import cosine_sum
 from lengthgen.experiments.transformer.figures import draw
 from lengthgen.experiments.transformer import section as prose
 from lengthgen.experiments.transformer.summaries import FINDINGS, PAPER_FINDINGS
 from lengthgen.experiments.transformer.thresholds import MIN_RETRIEVAL_ATTENTION
-from lengthgen.table_schemas.registry import schema_named
-from lengthgen import transformer as transformer_module
+from lengthgen.tables.registry import schema_named
+from lengthgen.models import transformer as transformer_module
 from lengthgen.experiments.transformer.tables import (TRANSFORMER_BLOCKS, TRANSFORMER_CARRIER, TRANSFORMER_HEADS,
                                            TRANSFORMER_SHIFT_CHANGES, TRANSFORMER_STEP_PREDICTIONS,
                                            TRANSFORMER_STEPS, TRANSFORMER_UNTRAINED_CARRIER, TRANSFORMER_WINDOWS)
-from lengthgen.tables import to_arrow
+from lengthgen.tables.io import to_arrow
 from lengthgen.task import TaskConfig
-from lengthgen.training import TrainConfig, TrainedModel, seeded_init
-from lengthgen.transformer import Transformer, TransformerConfig
+from lengthgen.training.loop import TrainConfig, TrainedModel, seeded_init
+from lengthgen.models.transformer import Transformer, TransformerConfig
 
 VOCAB, TRAIN_MAX = 8, 8
 
@@ -556,7 +556,7 @@ STUB_THETA = torch.tensor([1.0, 0.25], dtype=torch.float64)
 
 
 def stub_trace():
-    from lengthgen.transformer import AttentionTrace
+    from lengthgen.models.transformer import AttentionTrace
     rng = torch.Generator().manual_seed(3)
     record = []
     for layer in range(2):

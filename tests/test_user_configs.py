@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from conftest import SCHEMA, snakemake
-from lengthgen.config import prepare_config
+from lengthgen.pipeline.config import prepare_config
 from lengthgen.experiments.catalog import plan
 
 

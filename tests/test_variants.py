@@ -4,23 +4,23 @@ import pandas as pd
 import pytest
 import torch
 
-from lengthgen import seed_sums
-from lengthgen.claims import verdict, with_keys
-from lengthgen.encodings import ENCODINGS, EncodingConfig, build_encoding
+from lengthgen.checks import seed_sums
+from lengthgen.checks.check import verdict, with_keys
+from lengthgen.models.encodings import ENCODINGS, EncodingConfig, build_encoding
 from lengthgen.experiments.variants import analysis as variants
 from lengthgen.experiments.variants.analysis import classify
-from lengthgen.model import HeadConfig
+from lengthgen.models.head import HeadConfig
 from lengthgen.experiments.variants.figures import draw
 from lengthgen.experiments.variants.summaries import mechanisms, predictions
 from lengthgen.experiments.variants.section import FIRE_DEFAULT_THRESHOLD, FIRE_THRESHOLDS, fire_markdown, left_out_markdown, section
-from lengthgen.seeding import generator
+from lengthgen.runtime.seeding import generator
 from lengthgen.experiments.variants.tables import VARIANTS_CLASSES, VARIANTS_SUMMARY
-from lengthgen.tables import to_arrow
+from lengthgen.tables.io import to_arrow
 from lengthgen.experiments.variants.thresholds import EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY
-from lengthgen.thresholds import CHANCE_TOLERANCE
-from lengthgen.training import init_head
-from lengthgen.training_report import runs_that_fit
-from lengthgen.variant_predictions import (COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION, mechanism,
+from lengthgen.checks.shared_rules import CHANCE_TOLERANCE
+from lengthgen.training.loop import init_head
+from lengthgen.report.training import runs_that_fit
+from lengthgen.science.variant_predictions import (COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION, mechanism,
                                            predicted_class)
 
 VOCAB, TRAIN_MAX = 8, 8
@@ -327,7 +327,7 @@ def test_the_checked_statistics_are_those_the_classes_are_decided_on():
 def test_the_bootstrap_by_seed_sums_redoes_the_fit_filter_and_the_class_on_every_resample():
     """Seed sums against recomputing the checks on each resample, with the same draws: the same shares and
     per-seed counts, and intervals within rounding, where the fit filter and the class change between resamples."""
-    from lengthgen.bootstrap import seed_bootstrap
+    from lengthgen.checks.bootstrap import seed_bootstrap
 
     def summed(**tables):
         return checks_of(tables, MIXED_SETTINGS)

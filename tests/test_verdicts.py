@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from lengthgen.verdicts import DOES_NOT_HOLD, HOLDS, IN_PART, LEGACY, UNTESTABLE, VERDICTS, gated, graded, normalized
+from lengthgen.checks.verdicts import DOES_NOT_HOLD, HOLDS, IN_PART, LEGACY, UNTESTABLE, VERDICTS, gated, graded, normalized
 
 
 @pytest.mark.parametrize("holds, expected", [((True, True), HOLDS), ((True, False), IN_PART),

@@ -12,11 +12,11 @@ import yaml
 from snakemake.cli import parse_args
 
 from conftest import REPO, SCHEMA, SMOKE_CONFIG, markdown_rows, snakemake, write_config
-from lengthgen.config import derive_settings, prepare_config
-from lengthgen.confirmation.runs import confirmation_runs
-from lengthgen.markdown_cells import MAX_CELL, table_cells
-from lengthgen.report_preview import committed_config
-from lengthgen.table_schemas.core import ACCURACY_BY_LENGTH
+from lengthgen.pipeline.config import derive_settings, prepare_config
+from lengthgen.studies.confirmation.runs import confirmation_runs
+from lengthgen.report.markdown import MAX_CELL, table_cells
+from lengthgen.report.preview import committed_config
+from lengthgen.tables.core import ACCURACY_BY_LENGTH
 
 
 
@@ -247,7 +247,7 @@ def test_changing_training_steps_retrains(smoke_run, tmp_path):
 
 def test_changing_an_init_retrains_the_models_it_is_the_init_of(smoke_run, tmp_path):
     """model.init reaches every single head's training params (sweep, variants, linear, log-length) and no
-    transformer's; transformer.init the transformers' alone (lengthgen/initialization.py)."""
+    transformer's; transformer.init the transformers' alone (lengthgen/models/init.py)."""
     runs = trained_runs(yaml.safe_load(SMOKE_CONFIG.read_text()))
     # Without the robustness study: its point init_std_0_1 would change nothing, which the config refuses.
     heads = scheduled_jobs(snakemake(smoke_run, "-n", configfile=write_config(

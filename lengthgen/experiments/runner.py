@@ -19,14 +19,14 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from lengthgen.bootstrap import seed_bootstrap
-from lengthgen.claims import with_keys
+from lengthgen.checks.bootstrap import seed_bootstrap
+from lengthgen.checks.check import with_keys
 from lengthgen.experiments.declaration import (EvalSets, Evaluations, Models, RangeFits, Source, Table,
                                                TrainingCurves, from_plain, schema_read)
-from lengthgen.table_schemas.registry import schema_named
-from lengthgen.table_schemas.core import CLAIMS
-from lengthgen.table_schemas.spread import CLAIM_SPREAD
-from lengthgen.tables import read_table, read_tables, write_table
+from lengthgen.tables.registry import schema_named
+from lengthgen.tables.core import CLAIMS
+from lengthgen.tables.spread import CLAIM_SPREAD
+from lengthgen.tables.io import read_table, read_tables, write_table
 
 log = logging.getLogger(__name__)
 
@@ -45,12 +45,12 @@ class ModelSet:
     device: str
 
     def __iter__(self):
-        from lengthgen.runs import load_models  # torch: only jobs that read models pay for it
+        from lengthgen.models.loading import load_models  # torch: only jobs that read models pay for it
 
         if self.family != "transformer":
             return load_models(self.runs, self.files, self.expected)
-        from lengthgen.runtime import resolve_device
-        from lengthgen.transformer import load_transformer
+        from lengthgen.runtime.device import resolve_device
+        from lengthgen.models.transformer import load_transformer
 
         device = resolve_device(self.device)
         return load_models(self.runs, self.files, self.expected,
@@ -80,7 +80,7 @@ def load_inputs(reads: dict[str, dict], files: dict[str, list[str]], details: di
     """Every declared input (``reads``: name -> source as plain data), loaded from its files."""
     sources = {name: from_plain(plain) for name, plain in reads.items()}
     if any(isinstance(source, (Models, EvalSets)) for source in sources.values()):
-        from lengthgen.runtime import configure_torch
+        from lengthgen.runtime.device import configure_torch
 
         configure_torch(threads)
     return {name: load_source(source, files[name], details.get(name, {}), device) for name, source in sources.items()}

@@ -9,8 +9,8 @@ import importlib
 
 import pandas as pd
 
-from lengthgen.table_schemas.core import CLAIMS
-from lengthgen.tables import atomic_write_text, read_table
+from lengthgen.tables.core import CLAIMS
+from lengthgen.tables.io import atomic_write_text, read_table
 
 
 def write_section(experiment: str, tables: dict[str, pd.DataFrame], claims_path: str, settings: dict,

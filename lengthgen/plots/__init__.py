@@ -15,8 +15,8 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 
-from lengthgen.table_schemas.registry import schema_named  # noqa: E402
-from lengthgen.tables import atomic_path, read_table  # noqa: E402
+from lengthgen.tables.registry import schema_named  # noqa: E402
+from lengthgen.tables.io import atomic_path, read_table  # noqa: E402
 
 ENCODING_COLORS = {"rope": "tab:blue", "learned": "tab:red", "sinusoidal": "tab:green", "nope": "tab:gray"}
 

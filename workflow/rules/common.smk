@@ -10,21 +10,21 @@ import pandas as pd
 import yaml
 from snakemake.utils import Paramspace
 
-from lengthgen.config import ConfigError, job_task, model_file_settings, model_settings, prepare_config
-from lengthgen.encoding_catalog import ENCODING_NAME_PATTERN, encoding_description  # torch-free: read from the source
+from lengthgen.pipeline.config import ConfigError, job_task, model_file_settings, model_settings, prepare_config
+from lengthgen.models.encodings_table import ENCODING_NAME_PATTERN, encoding_description  # torch-free: read from the source
 from lengthgen.experiments.catalog import plan
 from lengthgen.experiments.declaration import EvalSets, Evaluations, Models, RangeFits, Table, TrainingCurves
 from lengthgen.experiments.declaration import as_plain, schema_of, schema_read, setting, settings_of
-from lengthgen.jobs import keep_freed_memory, use_cpu_kernels
-from lengthgen.report import code_version
-from lengthgen.seeding import derive_seed
-from lengthgen.sources import fingerprints, lengthgen_files
-from lengthgen.table_schemas.registry import schema_sources
+from lengthgen.runtime.job import keep_freed_memory, use_cpu_kernels
+from lengthgen.report.provenance import code_version
+from lengthgen.runtime.seeding import derive_seed
+from lengthgen.pipeline.sources import fingerprints, lengthgen_files
+from lengthgen.tables.registry import schema_sources
 
 REPO = Path(workflow.current_basedir).parents[1]  # this file is workflow/rules/common.smk; also as a module
 CONFIG_SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 try:
-    # Readable errors, defaults, derived settings, cross-key checks (lengthgen/config.py).
+    # Readable errors, defaults, derived settings, cross-key checks (lengthgen/pipeline/config.py).
     prepare_config(config, CONFIG_SCHEMA)
 except ConfigError as error:
     # A user's mistake, not a bug: the message alone, without the traceback Snakemake would add.
@@ -41,7 +41,7 @@ try:
     use_cpu_kernels(config["cpu_kernels"])
 except ValueError as error:
     sys.exit(f"Config error: {error}")
-keep_freed_memory()  # the allocator's page faults were a fifth of some training jobs' CPU (lengthgen/jobs.py)
+keep_freed_memory()  # the allocator's page faults were a fifth of some training jobs' CPU (lengthgen/runtime/job.py)
 CONDA_ENV = str(REPO / "envs" / "lengthgen.yaml")
 # The report states the code it came from: the last commit that changed anything outside the
 # results folders, so committing a regenerated RESULTS.md does not make it stale.
@@ -85,7 +85,7 @@ def alternatives(names):
 
 def script_code(script):
     """The lengthgen files a rule's script runs, read from its imports, each as ``path@digest`` of its content
-    (lengthgen/sources.py): params of the rule, so that editing one reruns the jobs that run it and what follows.
+    (lengthgen/pipeline/sources.py): params of the rule, so that editing one reruns the jobs that run it and what follows.
     Params, not inputs: Snakemake stats and sizes every input of every ready job at each choice of the next job,
     and in every dry run, and these files were 12,078 of the default DAG's 21,668 inputs (docs/benchmarks.md)."""
     return fingerprints(REPO, lengthgen_files(REPO, REPO / "workflow" / "scripts" / script))
@@ -117,7 +117,7 @@ def variant_runs():
     return as_runs(VARIANTS)
 
 
-# The task of every job that trains or evaluates a model (lengthgen/config.py: job_task), and what every
+# The task of every job that trains or evaluates a model (lengthgen/pipeline/config.py: job_task), and what every
 # training job of a single head gets besides: the head's settings. Nothing else: a setting that does not
 # change the weights (the evaluation lengths) is no parameter of a training job, so changing it retrains nothing.
 MODELS_TASK = job_task(config, "models")
@@ -150,7 +150,7 @@ def modified_runs(name):
 
 
 def bootstrap_settings(section):
-    """The seed bootstrap of one section's checks (lengthgen/bootstrap.py): how many resamples, and the
+    """The seed bootstrap of one section's checks (lengthgen/checks/bootstrap.py): how many resamples, and the
     seed of its draws, derived from bootstrap.seed and the section so that sections draw apart."""
     return {"resamples": config["bootstrap"]["resamples"],
             "seed": derive_seed("bootstrap", config["bootstrap"]["seed"], section)}

@@ -1,10 +1,10 @@
 # The confirmation study: every file of confirmation.runs layered over the config as given
-# (lengthgen/confirmation/runs.py) and run as this same workflow, a Snakemake module, into
+# (lengthgen/studies/confirmation/runs.py) and run as this same workflow, a Snakemake module, into
 # <results_dir>/confirm/<name>, its rules named confirm_<name>_<rule>; then this run's checks beside
 # theirs (rule replication). A confirmation run lists no runs of its own, so its module includes no
 # further modules: the recursion stops after one level, by the config rather than by a flag.
-from lengthgen.confirmation.runs import RULE_FILES, confirmation_runs, run_summary
-from lengthgen.report import rules_record
+from lengthgen.studies.confirmation.runs import RULE_FILES, confirmation_runs, run_summary
+from lengthgen.report.provenance import rules_record
 
 try:
     CONFIRMATION = confirmation_runs(CONFIG_AS_GIVEN, config, REPO, CONFIG_SCHEMA)

@@ -1,4 +1,4 @@
-from lengthgen.results_pages import FIRST_SCREEN, page_paths
+from lengthgen.report.pages import FIRST_SCREEN, page_paths
 
 # The previous committed run's claims, when the config names them: the changes appendix says what moved since.
 PREVIOUS_RUN = (

@@ -1,10 +1,10 @@
-# The robustness study: every point of robustness.points layered over the config as given (lengthgen/robustness/
+# The robustness study: every point of robustness.points layered over the config as given (lengthgen/studies/robustness/
 # points.py) and run as this same workflow, a Snakemake module, into <results_dir>/robustness/<point>, its rules named
 # robust_<point>_<rule>; only the study's experiments run there, and only the jobs they need (the sweep's training,
 # one stacked job per (encoding, offset)). Then every point's checks side by side (rule robustness) and their grid
 # (rule plot_robustness). This run is the default point: its tables are read, nothing is retrained. A point runs no
 # points of its own, so its module includes no further modules.
-from lengthgen.robustness.points import DEFAULT_POINT, POINT_PREFIX, robustness_points
+from lengthgen.studies.robustness.points import DEFAULT_POINT, POINT_PREFIX, robustness_points
 
 try:
     ROBUSTNESS = robustness_points(CONFIG_AS_GIVEN, config, CONFIG_SCHEMA)

@@ -1,4 +1,4 @@
-# Training runs every seed of one (pe, offset) side by side in one job (lengthgen/training.py);
+# Training runs every seed of one (pe, offset) side by side in one job (lengthgen/training/loop.py);
 # each seed still gets its own model.pt, training_curve.parquet and range_fit.parquet.
 # One rule per entry of HEAD_TRAINING_RULES (common.smk): the sweep's heads, the variants' and the
 # modified rope heads (linear, log_length).

@@ -1,7 +1,7 @@
 """Rule analyze_<experiment>: one experiment's tables, checks, seed spread and RESULTS.md section
 (lengthgen/experiments/runner.py runs the experiment's module on its declared inputs)."""
 from lengthgen.experiments.runner import load_inputs, run_experiment
-from lengthgen.jobs import start_job
+from lengthgen.runtime.job import start_job
 
 job = start_job(snakemake.log[0])
 params = snakemake.params

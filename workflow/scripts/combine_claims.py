@@ -1,9 +1,9 @@
 """Rule all_claims: every check of every experiment that ran, with its experiment's verdict, and their seed spreads."""
-from lengthgen.claims import with_verdicts
-from lengthgen.jobs import start_job
-from lengthgen.table_schemas.core import ALL_CLAIMS, CLAIMS
-from lengthgen.table_schemas.spread import CLAIM_SPREAD
-from lengthgen.tables import read_tables, write_table
+from lengthgen.checks.check import with_verdicts
+from lengthgen.runtime.job import start_job
+from lengthgen.tables.core import ALL_CLAIMS, CLAIMS
+from lengthgen.tables.spread import CLAIM_SPREAD
+from lengthgen.tables.io import read_tables, write_table
 
 job = start_job(snakemake.log[0])
 claims = read_tables(snakemake.input.claims, CLAIMS)

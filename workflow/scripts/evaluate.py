@@ -3,11 +3,11 @@ import logging
 
 from lengthgen.data import eval_sets_from_frame
 from lengthgen.evaluation import accuracy_by_length, label_runs
-from lengthgen.jobs import start_job
-from lengthgen.model import load_head
-from lengthgen.runtime import configure_torch, resolve_device
-from lengthgen.table_schemas.core import ACCURACY_BY_LENGTH, EVAL_SET
-from lengthgen.tables import read_table, write_table
+from lengthgen.runtime.job import start_job
+from lengthgen.models.head import load_head
+from lengthgen.runtime.device import configure_torch, resolve_device
+from lengthgen.tables.core import ACCURACY_BY_LENGTH, EVAL_SET
+from lengthgen.tables.io import read_table, write_table
 
 job = start_job(snakemake.log[0])
 configure_torch(snakemake.threads)

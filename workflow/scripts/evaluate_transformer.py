@@ -4,12 +4,12 @@ import logging
 
 from lengthgen.data import eval_sets_from_frame
 from lengthgen.evaluation import accuracy_by_position
-from lengthgen.jobs import start_job
-from lengthgen.runtime import configure_torch, resolve_device
-from lengthgen.table_schemas.core import EVAL_SET
+from lengthgen.runtime.job import start_job
+from lengthgen.runtime.device import configure_torch, resolve_device
+from lengthgen.tables.core import EVAL_SET
 from lengthgen.experiments.transformer.tables import TRANSFORMER_BY_POSITION
-from lengthgen.tables import read_table, write_table
-from lengthgen.transformer import load_transformer
+from lengthgen.tables.io import read_table, write_table
+from lengthgen.models.transformer import load_transformer
 
 job = start_job(snakemake.log[0])
 configure_torch(snakemake.threads)

@@ -1,8 +1,8 @@
 """Rule eval_set: the fixed evaluation sequences of one offset."""
 from lengthgen.data import eval_set_frame
-from lengthgen.jobs import start_job
-from lengthgen.table_schemas.core import EVAL_SET
-from lengthgen.tables import write_table
+from lengthgen.runtime.job import start_job
+from lengthgen.tables.core import EVAL_SET
+from lengthgen.tables.io import write_table
 
 job = start_job(snakemake.log[0])
 task = snakemake.params.task

@@ -3,7 +3,7 @@ lengthgen/experiments/<experiment>/figures.py) and its section text (lengthgen/e
 import matplotlib.pyplot as plt
 
 from lengthgen.experiments.sections import write_section
-from lengthgen.jobs import start_job
+from lengthgen.runtime.job import start_job
 from lengthgen.plots import draw_figures, read_figure_tables
 
 job = start_job(snakemake.log[0])

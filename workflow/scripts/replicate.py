@@ -1,12 +1,12 @@
 """Rule replication: every check of this run beside the confirmation runs', the replication verdicts, and why."""
-from lengthgen.confirmation import replication
-from lengthgen.jobs import start_job
-from lengthgen.confirmation import section as prose
-from lengthgen.rule_history import history_markdown
-from lengthgen.table_schemas.core import ALL_CLAIMS
-from lengthgen.confirmation.tables import REPLICATION
-from lengthgen.table_schemas.spread import CLAIM_SPREAD
-from lengthgen.tables import atomic_write_text, read_table, write_table
+from lengthgen.studies.confirmation import replication
+from lengthgen.runtime.job import start_job
+from lengthgen.studies.confirmation import section as prose
+from lengthgen.checks.rule_history import history_markdown
+from lengthgen.tables.core import ALL_CLAIMS
+from lengthgen.studies.confirmation.tables import REPLICATION
+from lengthgen.tables.spread import CLAIM_SPREAD
+from lengthgen.tables.io import atomic_write_text, read_table, write_table
 
 job = start_job(snakemake.log[0])
 inputs, params, output = snakemake.input, snakemake.params, snakemake.output

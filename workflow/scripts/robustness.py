@@ -3,12 +3,12 @@ import pandas as pd
 
 from lengthgen.experiments.errors.tables import ERRORS_BY_LENGTH
 from lengthgen.experiments.prop1.tables import PROP1_ERROR, PROP1_KERNEL
-from lengthgen.jobs import start_job
-from lengthgen.robustness import analysis
-from lengthgen.robustness.section import section
-from lengthgen.table_schemas.core import ALL_CLAIMS
-from lengthgen.robustness.tables import ROBUSTNESS_CHECKS, ROBUSTNESS_MECHANISM
-from lengthgen.tables import atomic_write_text, read_table, write_table
+from lengthgen.runtime.job import start_job
+from lengthgen.studies.robustness import analysis
+from lengthgen.studies.robustness.section import section
+from lengthgen.tables.core import ALL_CLAIMS
+from lengthgen.studies.robustness.tables import ROBUSTNESS_CHECKS, ROBUSTNESS_MECHANISM
+from lengthgen.tables.io import atomic_write_text, read_table, write_table
 
 job = start_job(snakemake.log[0])
 inputs, params, output = snakemake.input, snakemake.params, snakemake.output

@@ -1,8 +1,8 @@
 """Rules train_*: the heads of one (pe, offset), every seed side by side."""
-from lengthgen.jobs import start_job
-from lengthgen.model import HeadConfig
-from lengthgen.runtime import check_cpu_kernels, configure_torch
-from lengthgen.training import train_and_save, train_heads
+from lengthgen.runtime.job import start_job
+from lengthgen.models.head import HeadConfig
+from lengthgen.runtime.device import check_cpu_kernels, configure_torch
+from lengthgen.training.loop import train_and_save, train_heads
 
 job = start_job(snakemake.log[0])
 configure_torch(snakemake.threads)

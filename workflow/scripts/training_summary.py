@@ -1,11 +1,11 @@
 """Rule training_summary: every trained model's fit of its training range, in one table."""
 import logging
 
-from lengthgen.jobs import start_job
-from lengthgen.table_schemas.core import RANGE_FIT, TRAINING_SUMMARY
-from lengthgen.tables import read_tables, write_table
-from lengthgen.training_report import training_summary
-from lengthgen.variant_predictions import mechanism
+from lengthgen.runtime.job import start_job
+from lengthgen.tables.core import RANGE_FIT, TRAINING_SUMMARY
+from lengthgen.tables.io import read_tables, write_table
+from lengthgen.report.training import training_summary
+from lengthgen.science.variant_predictions import mechanism
 
 job = start_job(snakemake.log[0])
 fits = {family: read_tables(paths, RANGE_FIT) for family, paths in snakemake.params.families.items()}

@@ -1,20 +1,20 @@
-"""Rule report: every page of the report (lengthgen.results_pages): RESULTS.md, a page per experiment and the
+"""Rule report: every page of the report (lengthgen.report.pages): RESULTS.md, a page per experiment and the
 appendices, from the run's tables, its sections and, with confirmation runs, the replication."""
 import datetime
 from pathlib import Path
 
-from lengthgen.claims_table import robustness_of_findings
-from lengthgen.drift import previous_changes_markdown
-from lengthgen.jobs import start_job
-from lengthgen.confirmation.replication import SPREAD_KEY
-from lengthgen.report import machine_description
-from lengthgen.results_pages import render_pages, write_pages
-from lengthgen.table_schemas.core import ACCURACY_SUMMARY, ALL_CLAIMS, TRAINING_SUMMARY
-from lengthgen.confirmation.tables import REPLICATION
-from lengthgen.robustness.tables import ROBUSTNESS_CHECKS
-from lengthgen.table_schemas.spread import CLAIM_SPREAD
-from lengthgen.tables import read_table
-from lengthgen.training_report import training_markdown
+from lengthgen.report.claims_table import robustness_of_findings
+from lengthgen.studies.drift import previous_changes_markdown
+from lengthgen.runtime.job import start_job
+from lengthgen.studies.confirmation.replication import SPREAD_KEY
+from lengthgen.report.provenance import machine_description
+from lengthgen.report.pages import render_pages, write_pages
+from lengthgen.tables.core import ACCURACY_SUMMARY, ALL_CLAIMS, TRAINING_SUMMARY
+from lengthgen.studies.confirmation.tables import REPLICATION
+from lengthgen.studies.robustness.tables import ROBUSTNESS_CHECKS
+from lengthgen.tables.spread import CLAIM_SPREAD
+from lengthgen.tables.io import read_table
+from lengthgen.report.training import training_markdown
 
 job = start_job(snakemake.log[0])
 inputs, params = snakemake.input, snakemake.params

@@ -4,7 +4,7 @@ If the decay is attention dilution (prop1: the target's weight shrinks as keys a
 factor on the logits that grows with the length n should win much of it back, without
 retraining; the learned head fails by pinning to a trained position, not by dilution, so it
 should gain nothing. Every cure is applied to the trained ``generalization`` heads at evaluation time
-only, as a head option (``lengthgen.length_scaling``), L = the longest training length:
+only, as a head option (``lengthgen.models.length_scaling``), L = the longest training length:
 
 - ``log_length``: logits x log(n) / log(L) (Chiang & Cholak 2022; Scalable-Softmax, Nakanishi 2025);
 - ``yarn``: YaRN's attention temperature, logits x (0.1 ln(n / L) + 1)^2 for n > L (Peng et al. 2023);
@@ -32,17 +32,19 @@ import numpy as np
 import pandas as pd
 import torch
 
-from lengthgen import dilution, seed_sums
-from lengthgen.claims import check
+from lengthgen.science import dilution
+
+from lengthgen.checks import seed_sums
+from lengthgen.checks.check import check
 from lengthgen.evaluation import TOKENS_PER_BATCH, accuracy_by_length
-from lengthgen.model import AttentionHead
+from lengthgen.models.head import AttentionHead
 from lengthgen.experiments.cures.thresholds import (CURES_CLAIM_PREDICTOR, MAX_RECOVERY_ERROR_OF_CEILING,
                                                     MIN_RECOVERED_FRACTION)
 from lengthgen.experiments.prop1.thresholds import MAX_ACCURACY_MAE, MAX_ATTENTION_MAE, MIN_MAE_GAIN_OVER_TRIVIAL
-from lengthgen.thresholds import CHANCE_TOLERANCE, NEAR_PERFECT
-from lengthgen.prediction_errors import PREDICTORS, gain_past_range, mae_past_range, with_baselines
-from lengthgen.seed_sums import SeedSums
-from lengthgen.stats import mean_interval_low
+from lengthgen.checks.shared_rules import CHANCE_TOLERANCE, NEAR_PERFECT
+from lengthgen.science.prediction_errors import PREDICTORS, gain_past_range, mae_past_range, with_baselines
+from lengthgen.checks.seed_sums import SeedSums
+from lengthgen.checks.stats import mean_interval_low
 from lengthgen.experiments.cures.summaries import CURES, SHARPENING, TRAINED_HEAD, comparison
 
 RUN_KEYS = ["head", "offset", "seed", "length"]
@@ -215,7 +217,7 @@ def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
 
 def cures_checks(by_length: pd.DataFrame, predictions: pd.DataFrame, train_length_max: int,
                  vocab_size: int) -> list[dict]:
-    """The checks of the cures claim (see ``lengthgen.thresholds``), pooled over offsets and seeds.
+    """The checks of the cures claim (see ``lengthgen.checks.shared_rules``), pooled over offsets and seeds.
 
     One is sanity: position interpolation (without the fine-tuning of Chen et al.) moves the target
     of a fixed-offset rule to a fractional position it was never trained at, so it hurting rope is

@@ -3,10 +3,10 @@
 import numpy as np
 import pandas as pd
 
-from lengthgen.claims import checks_markdown
+from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.cures.summaries import CURES, SHARPENING, TRAINED_HEAD, comparison
-from lengthgen.length_scaling import FORMULAS
-from lengthgen.prediction_errors import PREDICTORS
+from lengthgen.models.length_scaling import FORMULAS
+from lengthgen.science.prediction_errors import PREDICTORS
 from lengthgen.experiments.cures.thresholds import (CURES_CLAIM_PREDICTOR, MAX_RECOVERY_ERROR_OF_CEILING,
                                                     MIN_RECOVERED_FRACTION)
 

@@ -2,7 +2,7 @@
 
 import pyarrow as pa
 
-from lengthgen.tables import TableSchema
+from lengthgen.tables.io import TableSchema
 
 _KEYS = [("head", pa.string()), ("cure", pa.string()), ("offset", pa.int32()), ("seed", pa.int32()),
          ("length", pa.int32())]

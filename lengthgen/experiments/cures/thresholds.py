@@ -2,7 +2,7 @@
 should undo dilution, and cannot undo pinning).
 
 How every thresholds file is written, the rules several experiments share, and when each rule was fixed: the
-docstring of ``lengthgen/thresholds.py``.
+docstring of ``lengthgen/checks/shared_rules.py``.
 """
 
 from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR

@@ -31,17 +31,17 @@ import numpy as np
 import pandas as pd
 import torch
 
-from lengthgen import seed_sums
-from lengthgen.claims import check
-from lengthgen.encodings import Rotary
+from lengthgen.checks import seed_sums
+from lengthgen.checks.check import check
+from lengthgen.models.encodings import Rotary
 from lengthgen.evaluation import TOKENS_PER_BATCH
-from lengthgen.dilution import ranking_probability
-from lengthgen.kernel import logit_kernel
-from lengthgen.model import AttentionHead
+from lengthgen.science.dilution import ranking_probability
+from lengthgen.science.kernel import logit_kernel
+from lengthgen.models.head import AttentionHead
 from lengthgen.experiments.errors.thresholds import MIN_DILUTION_SHARE, MIN_UNSEEN_WINNER_SHARE
 from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
 from lengthgen.experiments.errors.summaries import past_range_cells, pooled_past_range
-from lengthgen.seed_sums import SeedSums
+from lengthgen.checks.seed_sums import SeedSums
 
 TABLES = ("errors_by_length", "errors_winning_offset", "errors_predicted_split")
 SPLIT_PREDICTORS = (PROP1_CLAIM_PREDICTOR, "ranking")
@@ -192,7 +192,7 @@ def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
 
 def errors_checks(by_length: pd.DataFrame) -> list[dict]:
     """Two checks per offset for rope, pooled over seeds and lengths past the training range (rules in
-    ``lengthgen.thresholds``). The dilution account predicts that most wrong answers are dilution errors: it
+    ``lengthgen.checks.shared_rules``). The dilution account predicts that most wrong answers are dilution errors: it
     depends on what the head learned, evidence. The learned head's errors (ranking errors at its pinned
     position, by the mechanics claim) are reported, not checked: the account says nothing of them.
 
@@ -203,7 +203,7 @@ def errors_checks(by_length: pd.DataFrame) -> list[dict]:
     the seen/unseen boundary), not a finding.
 
     Each share is of counts summed over the pooled cells (``pooled_share``): a statistic of seed sums, which the
-    seed bootstrap resamples without recomputing the checks (``lengthgen.seed_sums``).
+    seed bootstrap resamples without recomputing the checks (``lengthgen.checks.seed_sums``).
     """
     if not by_length["past_training_range"].any():
         raise ValueError("errors needs evaluation lengths past the training range")

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from lengthgen.claims import checks_markdown
+from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.errors.summaries import pooled_past_range, split_errors
 from lengthgen.experiments.errors.thresholds import MIN_DILUTION_SHARE, MIN_UNSEEN_WINNER_SHARE
 

@@ -2,8 +2,8 @@
 
 import pyarrow as pa
 
-from lengthgen.table_schemas.core import RUN_KEYS
-from lengthgen.tables import TableSchema
+from lengthgen.tables.core import RUN_KEYS
+from lengthgen.tables.io import TableSchema
 
 # One row per (run, evaluation length). n_ranking_error: wrong answers whose highest-logit key is not the
 # target; n_dilution_error: wrong answers whose highest-logit key is the target; n_outranked: sequences,

@@ -2,7 +2,7 @@
 the range a dilution error or a ranking error?).
 
 How every thresholds file is written, the rules several experiments share, and when each rule was fixed: the
-docstring of ``lengthgen/thresholds.py``.
+docstring of ``lengthgen/checks/shared_rules.py``.
 """
 
 # Fixed before the full run. The paper's account of rope's decay is dilution: the target keeps the

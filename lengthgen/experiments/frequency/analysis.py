@@ -4,7 +4,7 @@ Averaged over uniform query and key tokens, the kernel is exactly a sum over the
 
     s(delta) = sum_i A_i cos(delta theta_i + phi_i),   A_i exp(i phi_i) = mean(zq)_i conj(mean(zk)_i) / sqrt(D)
 
-(``lengthgen.kernel``). Per block: energy A_i^2 and its share of the total; alignment
+(``lengthgen.science.kernel``). Per block: energy A_i^2 and its share of the total; alignment
 cos(K theta_i + phi_i), which is 1 when the block peaks at delta = K. Per head: the share
 held by the top 1/2/4 blocks; two effective ranks of the energy shares p_i, the
 participation ratio 1 / sum p_i^2 and the entropy rank exp(-sum p_i log p_i); the
@@ -18,13 +18,13 @@ import numpy as np
 import pandas as pd
 import torch
 
-from lengthgen import seed_sums
-from lengthgen.claims import check
-from lengthgen.kernel import cosine_sum, mean_block_coefficients, rotary_blocks
-from lengthgen.model import AttentionHead
+from lengthgen.checks import seed_sums
+from lengthgen.checks.check import check
+from lengthgen.science.kernel import cosine_sum, mean_block_coefficients, rotary_blocks
+from lengthgen.models.head import AttentionHead
 from lengthgen.experiments.frequency.thresholds import (MIN_SHARE_MARGIN_OVER_UNTRAINED, MIN_TOP4_ALIGNMENT,
                                                         MIN_TOP4_SHARE)
-from lengthgen.training import init_head
+from lengthgen.training.loop import init_head
 
 TOP_BLOCKS = (1, 2, 4)
 SINGULAR_SHARE = 0.9  # singular_rank90: how many singular values hold this share of ||M||_F^2

@@ -1,9 +1,9 @@
-"""The frequency claim's headlines, asked of every run by the multiseed experiment (``lengthgen/headlines.py``)."""
+"""The frequency claim's headlines, asked of every run by the multiseed experiment (``lengthgen/checks/headlines.py``)."""
 
 import pandas as pd
 
 from lengthgen.experiments.frequency.thresholds import MIN_SHARE_MARGIN_OVER_UNTRAINED, MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE
-from lengthgen.headlines import DIFFERENCE, UNIT, Headline, by_run
+from lengthgen.checks.headlines import DIFFERENCE, UNIT, Headline, by_run
 
 
 def share_over_untrained(frame: pd.DataFrame, settings: dict) -> pd.Series:

@@ -3,7 +3,7 @@ the claim, its checks."""
 
 import pandas as pd
 
-from lengthgen.claims import checks_markdown
+from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.frequency.thresholds import MIN_TOP4_SHARE
 
 SUMMARY_COLUMNS = {"top1_share": "top-1 share", "top2_share": "top-2 share", "top4_share": "top-4 share",

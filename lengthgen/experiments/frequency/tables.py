@@ -2,8 +2,8 @@
 
 import pyarrow as pa
 
-from lengthgen.table_schemas.core import SEED_KEYS
-from lengthgen.tables import TableSchema
+from lengthgen.tables.core import SEED_KEYS
+from lengthgen.tables.io import TableSchema
 
 # One row per rotary block of one head.
 FREQUENCY_BLOCKS = TableSchema("frequency_blocks", pa.schema(SEED_KEYS + [

@@ -2,7 +2,7 @@
 low-rank carrier aligned with K).
 
 How every thresholds file is written, the rules several experiments share, and when each rule was fixed: the
-docstring of ``lengthgen/thresholds.py``.
+docstring of ``lengthgen/checks/shared_rules.py``.
 """
 
 # Feasibility: top-4 share 0.91-0.99, alignment 0.91-0.99; 0.8 leaves room for seed-to-seed spread below both.

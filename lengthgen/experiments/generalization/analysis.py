@@ -4,11 +4,11 @@ checks."""
 import numpy as np
 import pandas as pd
 
-from lengthgen import seed_sums
-from lengthgen.claims import check
-from lengthgen.seed_sums import SeedSums
-from lengthgen.thresholds import ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE, NEAR_PERFECT
-from lengthgen.stats import summarize_over_seeds
+from lengthgen.checks import seed_sums
+from lengthgen.checks.check import check
+from lengthgen.checks.seed_sums import SeedSums
+from lengthgen.checks.shared_rules import ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE, NEAR_PERFECT
+from lengthgen.checks.stats import summarize_over_seeds
 
 
 def summarize_accuracy(accuracy: pd.DataFrame) -> pd.DataFrame:
@@ -45,7 +45,7 @@ def generalization_checks(sweep: pd.DataFrame, vocab_size: int, train_length_max
 
     Each value is the statistic of the ``accuracy_summary``'s means bit for bit (the slow tier compares the values
     with the committed run's exactly); the seed bootstrap resamples the same statistic of per-seed sums
-    (``lengthgen.seed_sums``), which equals it up to rounding only, so it is kept beside the value
+    (``lengthgen.checks.seed_sums``), which equals it up to rounding only, so it is kept beside the value
     (``claims.check``'s ``resampled``), not in its place.
     """
     chance = 1.0 / vocab_size

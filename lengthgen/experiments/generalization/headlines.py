@@ -1,7 +1,7 @@
-"""The generalization claim's headlines, asked of every run by the multiseed experiment (``lengthgen/headlines.py``)."""
+"""The generalization claim's headlines, asked of every run by the multiseed experiment (``lengthgen/checks/headlines.py``)."""
 
-from lengthgen.headlines import UNIT, Headline, at_four_x, by_run, past_range
-from lengthgen.thresholds import ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE, NEAR_PERFECT
+from lengthgen.checks.headlines import UNIT, Headline, at_four_x, by_run, past_range
+from lengthgen.checks.shared_rules import ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE, NEAR_PERFECT
 
 HEADLINES = [
     Headline("generalization: rope accuracy at 4x the training length", ("accuracy_by_length",), ">=",

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from lengthgen.claims import checks_markdown
+from lengthgen.checks.check import checks_markdown
 
 
 def format_interval(mean: float, low: float, high: float) -> str:

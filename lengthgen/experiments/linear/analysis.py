@@ -2,7 +2,7 @@
 
 Two arms, one section.
 
-Arm 1, the min-norm control (``lengthgen.rotary_regression``): a positional kernel linear in its
+Arm 1, the min-norm control (``lengthgen.science.rotary_regression``): a positional kernel linear in its
 parameters over rotary features, with a fixed one-hot readout, a squared loss and SGD from zero.
 Gradient descent there converges to the min-norm interpolant of the training offsets, computed here
 in closed form. Its outcome is set by its setup, not by anything training decides: the min-norm
@@ -55,12 +55,14 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from lengthgen import kernel, seed_sums
-from lengthgen.claims import check
+from lengthgen.science import kernel
+
+from lengthgen.checks import seed_sums
+from lengthgen.checks.check import check
 from lengthgen.evaluation import TOKENS_PER_BATCH
-from lengthgen.model import AttentionHead
-from lengthgen.seed_sums import SeedSums
-from lengthgen.rotary_regression import (RegressionConfig, condition_number, interpolation_target, min_norm_solution,
+from lengthgen.models.head import AttentionHead
+from lengthgen.checks.seed_sums import SeedSums
+from lengthgen.science.rotary_regression import (RegressionConfig, condition_number, interpolation_target, min_norm_solution,
                                          numerical_rank, regression_outputs, rotary_basis, row_space_fraction,
                                          sequence_weights, train_regression)
 from lengthgen.experiments.linear.thresholds import (CHANCE_MULTIPLE, EXTRAPOLATION_FACTOR, LINEAR_CUTOFFS,
@@ -381,7 +383,7 @@ def far_weight_ratio(by_length: pd.DataFrame, train_length_max: int) -> float:
 
 
 def far_weight_ratio_of_seed_sums(by_length: pd.DataFrame, train_length_max: int) -> SeedSums:
-    """``far_weight_ratio`` as a statistic of per-seed sums (``lengthgen.seed_sums``), for the seed bootstrap."""
+    """``far_weight_ratio`` as a statistic of per-seed sums (``lengthgen.checks.seed_sums``), for the seed bootstrap."""
     reference, far = comparison_lengths(by_length["length"], train_length_max)
     far_mean, reference_mean = (seed_sums.mean(by_length[by_length["length"] == length], "far_key_weight")
                                 for length in (far, reference))
@@ -406,7 +408,7 @@ def control_checks(by_length: pd.DataFrame, comparison: pd.DataFrame, train_leng
     Whether it extrapolates is no check: the closed form sets it from d and the base (``min_norm_sweep``), so
     its failure would be neither a bug nor evidence on the claim; the section's tables report it.
 
-    Each is a statistic of per-seed sums (``lengthgen.seed_sums``), which the seed bootstrap resamples: a worst
+    Each is a statistic of per-seed sums (``lengthgen.checks.seed_sums``), which the seed bootstrap resamples: a worst
     run's value, exactly; the mean accuracy keeps pandas' mean as its value (the sums give it up to rounding)."""
     label = ARMS[CONTROL]
     in_range = by_length[by_length["in_training_range"]]
@@ -434,7 +436,7 @@ def head_checks(by_length: pd.DataFrame, comparison: pd.DataFrame, train_length_
     cut-off. On a head that does not fit, those three are not judged: their value is NaN (so they do not
     hold) and their rule says why, instead of a verdict on a model that did not learn.
 
-    Each is a statistic of per-seed sums (``lengthgen.seed_sums``), which the seed bootstrap resamples, the three
+    Each is a statistic of per-seed sums (``lengthgen.checks.seed_sums``), which the seed bootstrap resamples, the three
     judged ones NaN in a resample whose worst run does not fit (``fit_judged``); a value that is a mean or a ratio of
     means keeps pandas' as its value (the sums give it up to rounding)."""
     label = ARMS[HEAD]
@@ -481,7 +483,7 @@ def fit_judged(worst_fit: SeedSums, statistic: SeedSums) -> SeedSums:
 def claims_linear(by_length: pd.DataFrame, comparison: pd.DataFrame, train_length_max: int,
                   vocab_size: int) -> list[dict]:
     """Arm 1's sanity checks (``control_checks``), then arm 2's evidence (``head_checks``). Thresholds from
-    ``lengthgen.thresholds``; ``tests/test_linear.py`` builds runs that fail each."""
+    ``lengthgen.checks.shared_rules``; ``tests/test_linear.py`` builds runs that fail each."""
     return [*control_checks(by_length[by_length["arm"] == CONTROL], comparison[comparison["arm"] == CONTROL],
                             train_length_max),
             *head_checks(by_length[by_length["arm"] == HEAD], comparison[comparison["arm"] == HEAD],

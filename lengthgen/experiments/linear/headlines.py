@@ -1,8 +1,8 @@
-"""The linear control's headlines, asked of every run by the multiseed experiment (``lengthgen/headlines.py``)."""
+"""The linear control's headlines, asked of every run by the multiseed experiment (``lengthgen/checks/headlines.py``)."""
 
 from lengthgen.experiments.linear.tables import ARMS
 from lengthgen.experiments.linear.thresholds import CHANCE_MULTIPLE, LINEAR_HEAD_FIT_ACCURACY
-from lengthgen.headlines import UNIT, Headline, at_four_x, by_run
+from lengthgen.checks.headlines import UNIT, Headline, at_four_x, by_run
 
 _, HEAD = ARMS  # arm 2, the test of the claim
 

@@ -4,7 +4,7 @@ progress, the checks."""
 
 import pandas as pd
 
-from lengthgen.claims import checks_markdown
+from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.linear.summaries import CONTROL, HEAD, SWEEP_CUTOFF, comparison_lengths
 from lengthgen.experiments.linear.thresholds import EXTRAPOLATION_FACTOR, LINEAR_CUTOFFS
 from lengthgen.experiments.linear.tables import ARMS

@@ -2,7 +2,7 @@
 
 import pyarrow as pa
 
-from lengthgen.tables import TableSchema
+from lengthgen.tables.io import TableSchema
 
 # The two arms, by the name their rows carry in the ``arm`` column.
 ARMS = {"min_norm_control": "arm 1 (min-norm control)", "attention_head": "arm 2 (linear-attention head)"}

@@ -2,7 +2,7 @@
 training selects a min-norm interpolant that does not extrapolate).
 
 How every thresholds file is written, the rules several experiments share, and when each rule was fixed: the
-docstring of ``lengthgen/thresholds.py``.
+docstring of ``lengthgen/checks/shared_rules.py``.
 """
 
 # Arm 1 (the min-norm control, a sanity check) fits its range: mean in-range accuracy at least 0.9, right on 9

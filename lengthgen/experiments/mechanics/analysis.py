@@ -19,13 +19,13 @@ import numpy as np
 import pandas as pd
 import torch
 
-from lengthgen import seed_sums
-from lengthgen.claims import check
-from lengthgen.seed_sums import SeedSums
+from lengthgen.checks import seed_sums
+from lengthgen.checks.check import check
+from lengthgen.checks.seed_sums import SeedSums
 from lengthgen.evaluation import TOKENS_PER_BATCH
-from lengthgen.model import AttentionHead
+from lengthgen.models.head import AttentionHead
 from lengthgen.experiments.mechanics.thresholds import MIN_MASS_IN_RANGE, MIN_MODAL_FRACTION
-from lengthgen.training import init_head
+from lengthgen.training.loop import init_head
 
 TABLES = ("mechanics_by_length", "mechanics_argmax_histogram", "mechanics_attention_profile")
 CHECKED = ("mechanics_by_length", "mechanics_untrained_by_length")

@@ -1,7 +1,7 @@
-"""The mechanics claim's headline, asked of every run by the multiseed experiment (``lengthgen/headlines.py``)."""
+"""The mechanics claim's headline, asked of every run by the multiseed experiment (``lengthgen/checks/headlines.py``)."""
 
 from lengthgen.experiments.mechanics.thresholds import MIN_MODAL_FRACTION
-from lengthgen.headlines import UNIT, Headline, by_run
+from lengthgen.checks.headlines import UNIT, Headline, by_run
 
 HEADLINES = [
     Headline("mechanics: learned fraction of sequences at the modal position (min over lengths)",

@@ -2,8 +2,8 @@
 
 import pandas as pd
 
-from lengthgen.claims import checks_markdown
-from lengthgen.initialization import parse_init
+from lengthgen.checks.check import checks_markdown
+from lengthgen.models.init import parse_init
 from lengthgen.experiments.mechanics.thresholds import MIN_MASS_IN_RANGE, MIN_MODAL_FRACTION
 
 

@@ -2,8 +2,8 @@
 
 import pyarrow as pa
 
-from lengthgen.table_schemas.core import RUN_KEYS
-from lengthgen.tables import TableSchema
+from lengthgen.tables.core import RUN_KEYS
+from lengthgen.tables.io import TableSchema
 
 # One row per (run, evaluation length): argmax and attention-mass statistics.
 MECHANICS_BY_LENGTH = TableSchema("mechanics_by_length", pa.schema(RUN_KEYS + [

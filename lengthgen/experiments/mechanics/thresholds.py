@@ -2,7 +2,7 @@
 to a position inside the training range).
 
 How every thresholds file is written, the rules several experiments share, and when each rule was fixed: the
-docstring of ``lengthgen/thresholds.py``.
+docstring of ``lengthgen/checks/shared_rules.py``.
 """
 
 # "Pins to a position" means most sequences attend there, so the modal argmax position must hold

@@ -2,7 +2,7 @@
 
 Each headline is one number per trained run, read from an experiment's tables, with the
 threshold its experiment's rule uses; each experiment declares its own (``<name>/headlines.py``,
-``lengthgen/headlines.py``), gathered in ``multiseed/headlines.py``. The multiseed claim is that each headline meets
+``lengthgen/checks/headlines.py``), gathered in ``multiseed/headlines.py``. The multiseed claim is that each headline meets
 its threshold in every single run (every seed at every offset), not only on average.
 A headline that an untrained head would meet comes with its experiment's baseline, as a headline of
 its own: frequency's top-4 share against the same heads untrained, prop1's MAE against the better
@@ -20,12 +20,12 @@ import re
 
 import pandas as pd
 
-from lengthgen import seed_sums
-from lengthgen.claims import check
+from lengthgen.checks import seed_sums
+from lengthgen.checks.check import check
 from lengthgen.experiments.declaration import PER_OFFSET
 from lengthgen.experiments.multiseed.headlines import HEADLINES
-from lengthgen.headlines import Headline
-from lengthgen.stats import summarize_over_seeds
+from lengthgen.checks.headlines import Headline
+from lengthgen.checks.stats import summarize_over_seeds
 
 COMPARISONS = {">=": operator.ge, "<=": operator.le, ">": operator.gt}
 CHECKED = ("headline_by_seed",)

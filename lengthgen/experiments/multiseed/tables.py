@@ -2,7 +2,7 @@
 
 import pyarrow as pa
 
-from lengthgen.tables import TableSchema
+from lengthgen.tables.io import TableSchema
 
 # One row per (headline, offset, seed).
 HEADLINE_BY_SEED = TableSchema("headline_by_seed", pa.schema([

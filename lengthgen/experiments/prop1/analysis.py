@@ -1,4 +1,4 @@
-"""prop1: the attention-dilution law (``lengthgen.dilution``) against the measurements. Each predictor's
+"""prop1: the attention-dilution law (``lengthgen.science.dilution``) against the measurements. Each predictor's
 target attention and accuracy at every evaluation length, predicted from a rope head's parameters alone,
 joined to what the head measured, and scored by its error past the training range.
 
@@ -21,17 +21,17 @@ import numpy as np
 import pandas as pd
 import torch
 
-from lengthgen.claims import check
-from lengthgen.dilution import predict_dilution
+from lengthgen.checks.check import check
+from lengthgen.science.dilution import predict_dilution
 from lengthgen.evaluation import accuracy_by_length
-from lengthgen.kernel import logit_kernel, realized_mean_logit
-from lengthgen.model import AttentionHead
+from lengthgen.science.kernel import logit_kernel, realized_mean_logit
+from lengthgen.models.head import AttentionHead
 # The comparison with the measurements needs no torch: it lives apart for the jobs that read prop1's table
 # without a model (multiseed).
-from lengthgen.prediction_errors import gain_past_range, mae_past_range, prediction_errors, with_baselines
+from lengthgen.science.prediction_errors import gain_past_range, mae_past_range, prediction_errors, with_baselines
 from lengthgen.experiments.prop1.thresholds import (MAX_ACCURACY_MAE, MAX_ATTENTION_MAE, MAX_CLAIM_MINUS_RANKING_MAE,
                                                     MIN_MAE_GAIN_OVER_TRIVIAL, PROP1_CLAIM_PREDICTOR)
-from lengthgen.training import init_head
+from lengthgen.training.loop import init_head
 
 
 def compare_with_measured(predictions: pd.DataFrame, accuracy_by_length: pd.DataFrame,
@@ -195,7 +195,7 @@ def prediction_checks(rows: dict[str, pd.DataFrame], train_length_max: int, pred
     and how far it beats the better trivial baseline (``gain_over_trivial``). ``rows``: the trained and untrained
     heads' comparisons with the baselines (``with_baselines``).
 
-    ``checks`` passes the predictor and MAE limits of ``lengthgen.thresholds``, fixed before the full
+    ``checks`` passes the predictor and MAE limits of ``lengthgen.checks.shared_rules``, fixed before the full
     run (the mean-field form that SCIENCE.md names, 0.1 for both). Evidence: a decay that is not
     dilution (or a predictor that averages content badly) misses them. The MAE alone passes a head that
     learned nothing (predicted and measured both at chance), so each is paired with the gain over the

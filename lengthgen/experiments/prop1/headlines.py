@@ -1,10 +1,10 @@
-"""The prop1 claim's headlines, asked of every run by the multiseed experiment (``lengthgen/headlines.py``)."""
+"""The prop1 claim's headlines, asked of every run by the multiseed experiment (``lengthgen/checks/headlines.py``)."""
 
 import pandas as pd
 
 from lengthgen.experiments.prop1.thresholds import MAX_ATTENTION_MAE, MIN_MAE_GAIN_OVER_TRIVIAL, PROP1_CLAIM_PREDICTOR
-from lengthgen.headlines import DIFFERENCE, Headline, by_run, past_range
-from lengthgen.prediction_errors import gain_over_trivial, prediction_errors
+from lengthgen.checks.headlines import DIFFERENCE, Headline, by_run, past_range
+from lengthgen.science.prediction_errors import gain_over_trivial, prediction_errors
 
 
 def gain_by_run(frame: pd.DataFrame, settings: dict) -> pd.Series:

@@ -4,9 +4,9 @@ account beside it, the kernel past the range, and its checks."""
 import numpy as np
 import pandas as pd
 
-from lengthgen.claims import checks_markdown
+from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.prop1.summaries import best_predictor, scope_offset
-from lengthgen.prediction_errors import PREDICTOR_LABELS, PREDICTORS, QUANTITIES, TRIVIAL_LABELS, TRIVIAL_PREDICTORS
+from lengthgen.science.prediction_errors import PREDICTOR_LABELS, PREDICTORS, QUANTITIES, TRIVIAL_LABELS, TRIVIAL_PREDICTORS
 from lengthgen.experiments.prop1.thresholds import MIN_MAE_GAIN_OVER_TRIVIAL, PROP1_CLAIM_PREDICTOR
 
 

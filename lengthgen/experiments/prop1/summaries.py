@@ -3,7 +3,7 @@
 
 import pandas as pd
 
-from lengthgen.prediction_errors import PROFILE_PREDICTORS
+from lengthgen.science.prediction_errors import PROFILE_PREDICTORS
 
 # The predictors ``best_predictor`` compares on each quantity: every one that predicts it but ``exact`` (the
 # kernel's own softmax, a consistency check rather than an approximation); ranking predicts accuracy only.

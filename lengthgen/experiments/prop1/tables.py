@@ -2,7 +2,7 @@
 
 import pyarrow as pa
 
-from lengthgen.tables import TableSchema
+from lengthgen.tables.io import TableSchema
 
 PREDICTION_COLUMNS = pa.schema([
     ("offset", pa.int32()), ("seed", pa.int32()), ("length", pa.int32()), ("in_training_range", pa.bool_()),
@@ -10,7 +10,7 @@ PREDICTION_COLUMNS = pa.schema([
     ("predicted_accuracy", pa.float64()), ("measured_accuracy", pa.float64()),
 ])
 # One row per (offset, seed, length, predictor): prediction from parameters vs measurement.
-# ranking predicts accuracy only: its predicted_attention repeats mean_field's (lengthgen/dilution.py).
+# ranking predicts accuracy only: its predicted_attention repeats mean_field's (lengthgen/science/dilution.py).
 PROP1_PREDICTION = TableSchema("prop1_prediction", PREDICTION_COLUMNS, ("offset", "seed", "length", "predictor"))
 # The same for each rope head of the sweep at its seeded init (the baseline), measured by prop1.
 PROP1_UNTRAINED_PREDICTION = TableSchema("prop1_untrained_prediction", PREDICTION_COLUMNS,

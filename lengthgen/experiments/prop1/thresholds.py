@@ -2,7 +2,7 @@
 attention-dilution law).
 
 How every thresholds file is written, the rules several experiments share, and when each rule was fixed: the
-docstring of ``lengthgen/thresholds.py``.
+docstring of ``lengthgen/checks/shared_rules.py``.
 """
 
 # The claim's predictor (a choice, not a threshold) is the mean-field form SCIENCE.md names, which fit within
@@ -27,7 +27,7 @@ MIN_MAE_GAIN_OVER_TRIVIAL = 0.05
 # target keeps the highest logit, but shares the softmax), as the paper says, or by ranking errors (a key of
 # another token outranks the target)? Both are predicted from the parameters alone: ``mean_field`` is the
 # dilution law (no ranking), ``ranking`` the chance that no key outranks the target (no dilution);
-# lengthgen/dilution.py. The check, oriented as the paper's account so that its failure counts against the
+# lengthgen/science/dilution.py. The check, oriented as the paper's account so that its failure counts against the
 # law in the verdict: per offset, mean_field's accuracy MAE past the range minus ranking's is below 0, i.e.
 # the dilution law predicts the measured accuracy better than the ranking account does. It compares two
 # accounts on the same heads and lengths, so any margin would be arbitrary: the effect size is the sign (the

@@ -15,20 +15,20 @@ measured order. A closer pair is within the seeds' noise and decides nothing; wi
 the statistic is NaN and the check does not hold (there was no order to predict).
 
 Every mean that decides a pair is a mean over rows, so each check is a statistic of per-seed sums
-(``lengthgen.seed_sums``), which the seed bootstrap resamples without recomputing the checks.
+(``lengthgen.checks.seed_sums``), which the seed bootstrap resamples without recomputing the checks.
 """
 
 import numpy as np
 import pandas as pd
 
-from lengthgen import seed_sums
-from lengthgen.claims import check
-from lengthgen.dilution import predict_dilution
+from lengthgen.checks import seed_sums
+from lengthgen.checks.check import check
+from lengthgen.science.dilution import predict_dilution
 from lengthgen.experiments.rope_bases.tables import ORDER_PREDICTORS
 from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
 from lengthgen.experiments.rope_bases.summaries import decided_pairs
 from lengthgen.experiments.rope_bases.thresholds import ORDER_MIN_ACCURACY_GAP
-from lengthgen.seed_sums import SeedSums
+from lengthgen.checks.seed_sums import SeedSums
 
 PREDICTOR_CLAIMS = {PROP1_CLAIM_PREDICTOR: "the dilution law predicts the rope-base variants' order past the range",
                     "ranking": "the ranking account predicts the rope-base variants' order past the range"}

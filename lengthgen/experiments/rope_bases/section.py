@@ -3,7 +3,7 @@ from their parameters, whether each predictor orders them as measured, and each 
 
 import pandas as pd
 
-from lengthgen.claims import checks_markdown
+from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.rope_bases.summaries import EVERY_BASE, accuracy_errors, decided_pairs
 from lengthgen.experiments.rope_bases.tables import ORDER_PREDICTORS
 from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR

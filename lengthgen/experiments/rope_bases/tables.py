@@ -2,8 +2,8 @@
 
 import pyarrow as pa
 
-from lengthgen.table_schemas.core import RUN_KEYS
-from lengthgen.tables import TableSchema
+from lengthgen.tables.core import RUN_KEYS
+from lengthgen.tables.io import TableSchema
 from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
 
 # The predictors the prediction table holds, in the order the figure and the prose show them: the dilution law

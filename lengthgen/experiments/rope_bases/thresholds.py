@@ -2,7 +2,7 @@
 predict the rope-base variants' order?).
 
 How every thresholds file is written, the rules several experiments share, and when each rule was fixed: the
-docstring of ``lengthgen/thresholds.py``.
+docstring of ``lengthgen/checks/shared_rules.py``.
 """
 
 # Two encodings are "apart" past the range when their mean accuracies over seeds and lengths past the

@@ -17,12 +17,12 @@ import numpy as np
 import pandas as pd
 import torch
 
-from lengthgen import seed_sums
-from lengthgen.claims import check
-from lengthgen.model import AttentionHead, HeadConfig
+from lengthgen.checks import seed_sums
+from lengthgen.checks.check import check
+from lengthgen.models.head import AttentionHead, HeadConfig
 from lengthgen.experiments.shift.thresholds import (ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE, SHIFT_ABSOLUTE_ENCODINGS,
                                                     SHIFT_CLAIM_DTYPE)
-from lengthgen.training import init_head
+from lengthgen.training.loop import init_head
 
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 

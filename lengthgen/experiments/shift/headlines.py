@@ -1,7 +1,7 @@
-"""The shift claim's headline, asked of every run by the multiseed experiment (``lengthgen/headlines.py``)."""
+"""The shift claim's headline, asked of every run by the multiseed experiment (``lengthgen/checks/headlines.py``)."""
 
 from lengthgen.experiments.shift.thresholds import ROPE_MAX_CHANGE
-from lengthgen.headlines import Headline, by_run
+from lengthgen.checks.headlines import Headline, by_run
 
 HEADLINES = [
     # RoPE's attention logits depend on the relative offset alone, by the rotation's algebra: an identity

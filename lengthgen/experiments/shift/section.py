@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from lengthgen.claims import checks_markdown
+from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.shift.summaries import summary_by_shift
 
 

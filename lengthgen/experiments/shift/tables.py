@@ -2,8 +2,8 @@
 
 import pyarrow as pa
 
-from lengthgen.table_schemas.core import RUN_KEYS
-from lengthgen.tables import TableSchema
+from lengthgen.tables.core import RUN_KEYS
+from lengthgen.tables.io import TableSchema
 
 # One row per (run, length, dtype, shift): the largest logit changes of that shift.
 SHIFT_CHANGES = TableSchema("shift_changes", pa.schema(RUN_KEYS + [

@@ -2,7 +2,7 @@
 relative offset alone).
 
 How every thresholds file is written, the rules several experiments share, and when each rule was fixed: the
-docstring of ``lengthgen/thresholds.py``.
+docstring of ``lengthgen/checks/shared_rules.py``.
 """
 
 # rope: "float64 change ~1e-10 or less". Angles up to 1e5 rad carry float64 rounding of

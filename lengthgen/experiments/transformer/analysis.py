@@ -1,6 +1,6 @@
 """transformer: do the phenomenon, the equivariance and the carrier transfer to a causal decoder?
 
-Each transformer (``lengthgen.transformer``) is trained on the full-sequence task (at every position
+Each transformer (``lengthgen.models.transformer``) is trained on the full-sequence task (at every position
 t >= K, the token at t - K) on the single head's training lengths, and checked for the three
 findings of the single head:
 
@@ -38,18 +38,18 @@ import numpy as np
 import pandas as pd
 import torch
 
-from lengthgen import seed_sums
-from lengthgen.claims import check
+from lengthgen.checks import seed_sums
+from lengthgen.checks.check import check
 from lengthgen.experiments.frequency import analysis as frequency
 from lengthgen.experiments.shift import analysis as shift
-from lengthgen.kernel import as_complex_blocks, cosine_sum
+from lengthgen.science.kernel import as_complex_blocks, cosine_sum
 from lengthgen.experiments.frequency.thresholds import MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE
 from lengthgen.experiments.shift.thresholds import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE, SHIFT_CLAIM_DTYPE
 from lengthgen.experiments.transformer.thresholds import (MIN_RETRIEVAL_ATTENTION, STEP_KERNEL_MARGIN, STEP_MIN_DROP,
                                                           STEP_PREDICTION_FACTOR)
-from lengthgen.thresholds import ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE, NEAR_PERFECT
-from lengthgen.training import seeded_init
-from lengthgen.transformer import AttentionTrace, Transformer
+from lengthgen.checks.shared_rules import ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE, NEAR_PERFECT
+from lengthgen.training.loop import seeded_init
+from lengthgen.models.transformer import AttentionTrace, Transformer
 from lengthgen.experiments.transformer.summaries import prediction_factor, rope_floor_by_length
 
 CHECKED = ("transformer_by_position", "transformer_windows", "transformer_shift_changes", "transformer_carrier",

@@ -3,12 +3,12 @@
 import numpy as np
 import pandas as pd
 
-from lengthgen.claims import checks_markdown, verdict
+from lengthgen.checks.check import checks_markdown, verdict
 from lengthgen.experiments.transformer.summaries import FINDINGS, PAPER_FINDINGS, prediction_factor, rope_floor_by_length
 from lengthgen.experiments.frequency.thresholds import MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE
 from lengthgen.experiments.transformer.thresholds import (MIN_RETRIEVAL_ATTENTION, STEP_KERNEL_MARGIN, STEP_MIN_DROP,
                                                           STEP_PREDICTION_FACTOR)
-from lengthgen.thresholds import ABOVE_CHANCE_FACTOR
+from lengthgen.checks.shared_rules import ABOVE_CHANCE_FACTOR
 
 
 def _spread(values: pd.Series, digits: str = ".3f", center: str = "mean") -> str:

@@ -6,10 +6,10 @@ Its shift measurements have the columns of the shift experiment's table (``schem
 
 import pyarrow as pa
 
-from lengthgen.table_schemas.core import RUN_KEYS, SEED_KEYS
+from lengthgen.tables.core import RUN_KEYS, SEED_KEYS
 from lengthgen.experiments.frequency.tables import FREQUENCY_BLOCKS, FREQUENCY_SUMMARY
 from lengthgen.experiments.shift.tables import SHIFT_CHANGES
-from lengthgen.tables import TableSchema
+from lengthgen.tables.io import TableSchema
 
 TRANSFORMER_SHIFT_CHANGES = TableSchema("transformer_shift_changes", SHIFT_CHANGES.schema, SHIFT_CHANGES.sort_keys)
 _HEAD_KEYS = SEED_KEYS + [("layer", pa.int32()), ("head", pa.int32())]

@@ -2,7 +2,7 @@
 equivariance and the carrier transfer).
 
 How every thresholds file is written, the rules several experiments share, and when each rule was fixed: the
-docstring of ``lengthgen/thresholds.py``.
+docstring of ``lengthgen/checks/shared_rules.py``.
 """
 
 # The phenomenon and the equivariance are judged by the single head's rules above (NEAR_PERFECT,

@@ -4,22 +4,22 @@ mechanism its registry entry states.
 
 The mechanism comes in as plain data (``variant_predictions.mechanism``, read from the registry's
 source), so this job loads no model and no torch. The classes and the account's predictions are the
-rules of ``lengthgen.thresholds`` (variants block); a prediction (``lengthgen/variant_predictions.py``)
+rules of ``lengthgen.checks.shared_rules`` (variants block); a prediction (``lengthgen/science/variant_predictions.py``)
 is a function of the properties and the offset alone, so it is fixed before any run.
 """
 
 import numpy as np
 import pandas as pd
 
-from lengthgen import seed_sums
-from lengthgen.claims import check
+from lengthgen.checks import seed_sums
+from lengthgen.checks.check import check
 from lengthgen.experiments.generalization.analysis import summarize_accuracy
 from lengthgen.experiments.variants.thresholds import EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR
-from lengthgen.thresholds import CHANCE_TOLERANCE
-from lengthgen.seed_sums import SeedSums
-from lengthgen.training_report import fit_counts, fitted_means, runs_that_fit
+from lengthgen.checks.shared_rules import CHANCE_TOLERANCE
+from lengthgen.checks.seed_sums import SeedSums
+from lengthgen.report.training import fit_counts, fitted_means, runs_that_fit
 from lengthgen.experiments.variants.summaries import mechanisms
-from lengthgen.variant_predictions import (ALLOWED_CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_PREDICTION,
+from lengthgen.science.variant_predictions import (ALLOWED_CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_PREDICTION,
                                            impossibility, predicted_class)
 
 EXPERIMENT = "variants"
@@ -31,7 +31,7 @@ def summarize_variants(evaluations: pd.DataFrame) -> pd.DataFrame:
 
 
 def classify(mean_in_range_min: float, mean_far: float, chance: float) -> str:
-    """The class of one (encoding, offset), by the rules of ``lengthgen.thresholds``."""
+    """The class of one (encoding, offset), by the rules of ``lengthgen.checks.shared_rules``."""
     return str(classes(np.asarray(mean_in_range_min), np.asarray(mean_far), chance))
 
 
@@ -82,7 +82,7 @@ def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
 
 def class_statistics(evaluations: pd.DataFrame, fits: pd.DataFrame, train_length_max: int) -> pd.DataFrame:
     """Per (pe, offset), sorted: what ``classify_variants`` decides the class on, of the same runs
-    (``fitted_summary``), as seed sums (``lengthgen.seed_sums``): the lowest mean accuracy at an in-range length
+    (``fitted_summary``), as seed sums (``lengthgen.checks.seed_sums``): the lowest mean accuracy at an in-range length
     (``lowest_in_range``) and the mean at the far length (``far_mean``, at ``far_length``)."""
     means = fitted_means(evaluations, fits, ["length", "in_training_range"], "accuracy")
     summary = pd.DataFrame(list(means), columns=["pe", "offset", "length", "in_training_range"]).assign(

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import Rectangle
 
-from lengthgen.variant_predictions import COLLAPSES, DECAYS, EXTRAPOLATES, FAILS
+from lengthgen.science.variant_predictions import COLLAPSES, DECAYS, EXTRAPOLATES, FAILS
 
 CLASS_COLORS = {EXTRAPOLATES: "tab:green", DECAYS: "tab:orange", COLLAPSES: "tab:red", FAILS: "0.45"}
 

@@ -3,15 +3,15 @@ properties, and per (encoding, offset) the class the account predicts from them 
 
 import pandas as pd
 
-from lengthgen.claims import checks_markdown
-from lengthgen.encoding_catalog import DEFAULT_NOISE_MAX_LENGTH, resolve_encoding_name
+from lengthgen.checks.check import checks_markdown
+from lengthgen.models.encodings_table import DEFAULT_NOISE_MAX_LENGTH, resolve_encoding_name
 from lengthgen.experiments.variants.summaries import mechanisms, predictions
 from lengthgen.experiments.generalization.section import accuracy_markdown, format_interval
 from lengthgen.experiments.variants.thresholds import (EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
                                                        RANDOM_POSITIONS_FAIL_FROM_OFFSET, VARIANT_FIT_ACCURACY,
                                                        VARIANT_LENGTH_FACTOR, VARIANT_SPREAD_WIDTH)
-from lengthgen.thresholds import CHANCE_TOLERANCE
-from lengthgen.variant_predictions import CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION
+from lengthgen.checks.shared_rules import CHANCE_TOLERANCE
+from lengthgen.science.variant_predictions import CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION
 
 # FIRE's two threshold policies in the registry (``learned_threshold`` of ``FIRE`` and ``FixedThresholdFIRE``), and
 # its initial threshold L where the name sets none (``threshold`` of ``FIRE.__init__``; tests/test_variants.py checks
@@ -110,7 +110,7 @@ def classes_rule(chance: float, far_length: int, tally: str) -> str:
 def predictions_rule() -> str:
     return (
         "**Predictions**, fixed in the code before the run (`lengthgen/experiments/variants/thresholds.py`, "
-        "`predicted_class` in `lengthgen/variant_predictions.py`; when each rule was fixed, and what had been seen by then, is in the "
+        "`predicted_class` in `lengthgen/science/variant_predictions.py`; when each rule was fixed, and what had been seen by then, is in the "
         "replication section): a function of these properties and K alone, the first rule that applies deciding. "
         f"Three are impossibilities, each predicting *{FAILS}*: no position term, at every K (its keys differ by "
         f"content alone); a position term monotone in the offset, at K >= {MONOTONE_FAILS_FROM_OFFSET} (it cannot "
@@ -148,9 +148,9 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         left_out_markdown(classes),
         "**Mechanism.** Each registry entry states whether its logit is a function of the offset alone, whether "
         "every parameter shaping it past the training range is trained, whether its position term is monotone in "
-        "the offset, and whether it draws its position ids at random (`lengthgen/encodings.py`, each statement "
+        "the offset, and whether it draws its position ids at random (`lengthgen/models/encodings.py`, each statement "
         "tested against the code); whether it has a position term at all is read from the hooks its class "
-        "defines (`lengthgen/encoding_catalog.py`):",
+        "defines (`lengthgen/models/encodings_table.py`):",
         properties_markdown(descriptions, order),
         predictions_rule(),
         predictions_markdown(classes, descriptions, order),

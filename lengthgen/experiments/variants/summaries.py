@@ -3,7 +3,7 @@ shared by the variants' checks (``analysis.py``) and their section text (``secti
 
 import pandas as pd
 
-from lengthgen.variant_predictions import ALLOWED_CLASSES, NO_PREDICTION, mechanism, predicted_class
+from lengthgen.science.variant_predictions import ALLOWED_CLASSES, NO_PREDICTION, mechanism, predicted_class
 
 def mechanisms(encodings) -> dict[str, dict]:
     """What the registry states about each encoding (``variant_predictions.mechanism``)."""

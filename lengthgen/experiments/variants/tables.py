@@ -2,8 +2,8 @@
 
 import pyarrow as pa
 
-from lengthgen.table_schemas.core import ACCURACY_SUMMARY
-from lengthgen.tables import TableSchema
+from lengthgen.tables.core import ACCURACY_SUMMARY
+from lengthgen.tables.io import TableSchema
 
 VARIANTS_SUMMARY = TableSchema("variants_summary", ACCURACY_SUMMARY.schema, ACCURACY_SUMMARY.sort_keys)
 

@@ -2,7 +2,7 @@
 same data, classified by what happens past the range).
 
 How every thresholds file is written, the rules several experiments share, and when each rule was fixed: the
-docstring of ``lengthgen/thresholds.py``.
+docstring of ``lengthgen/checks/shared_rules.py``.
 """
 
 # Each (encoding, offset) gets one class from its mean accuracy over seeds, decided in this order:
@@ -32,9 +32,9 @@ VARIANT_LENGTH_FACTOR = 4
 # neighbours, so the seeds disagree about the class and the mean stands for none of them.
 VARIANT_SPREAD_WIDTH = 0.5
 # The account's predictions: per (encoding, offset) the class it predicts, a function of the registry's
-# mechanism properties (lengthgen/encodings.py: offset_only, trained_past_range, monotone_in_offset,
+# mechanism properties (lengthgen/models/encodings.py: offset_only, trained_past_range, monotone_in_offset,
 # random_positions; and whether it has a position term at all, read from the hooks its class defines,
-# lengthgen/encoding_catalog.py) and of K alone, never of a measurement (lengthgen/variant_predictions.py,
+# lengthgen/models/encodings_table.py) and of K alone, never of a measurement (lengthgen/science/variant_predictions.py,
 # ``predicted_class``). The first rule that applies decides. Rules 1-3 are impossibilities, so their checks
 # are sanity (``impossibility``); rule 1 at K = 1 and rule 3 were made impossibilities after the committed run.
 # 1. no position term (NoPE), any K: "fails in range". Every key's logit is a function of its token and the

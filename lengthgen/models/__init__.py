@@ -1,0 +1,1 @@
+"""The models: the single head and the transformer, their positional encodings, inits and files on disk."""

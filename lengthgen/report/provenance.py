@@ -1,0 +1,71 @@
+"""What the report says about the run itself: the code version it was made from, the commit its rules were fixed
+at, and the machine. The pages are ``lengthgen.report.pages``."""
+
+import os
+import platform
+import shutil
+import subprocess
+from importlib import metadata
+
+from lengthgen.runtime.job import PORTABLE_CPU_ENV
+
+
+def code_version(repository: str, exclude: list[str]) -> str:
+    """The last commit of ``repository`` that changed anything outside the ``exclude`` folders,
+    marked ``-dirty`` when tracked files outside them differ from HEAD.
+
+    The workflow's own outputs (the committed RESULTS.md and figures) live in excluded folders,
+    so writing or committing them does not change the version they report.
+    """
+    inside = [path for path in exclude if not os.path.isabs(path) and not path.startswith("..")]
+    pathspec = ["--", ".", *(f":(exclude){path}" for path in inside)]
+    try:
+        commit = git(repository, "log", "-1", "--format=%H", *pathspec)
+        dirty = git(repository, "status", "--porcelain", "--untracked-files=no", *pathspec)
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return "unknown (not a git checkout)"
+    return commit + ("-dirty" if dirty else "")
+
+
+def git(repository: str, *args: str) -> str:
+    return subprocess.run(["git", "-C", repository, *args], capture_output=True, text=True, check=True).stdout.strip()
+
+
+def rules_record(repository: str, commit: str | None, paths: tuple[str, ...]) -> dict:
+    """The commit the rules were fixed at, and every change to ``paths`` since, as plain data: commit
+    (full hash), date, subject, ``changes`` (one ``hash subject`` line per later commit touching them),
+    ``diffstat`` (``git diff --stat`` of the checkout, uncommitted edits included, against the commit),
+    and ``error`` (why none of it could be read, else empty)."""
+    record = {"commit": commit or "", "date": "", "subject": "", "changes": [], "diffstat": "", "error": ""}
+    if not commit:
+        record["error"] = "no commit recorded (confirmation.rules_commit is null)"
+        return record
+    try:
+        full, date, subject = git(repository, "log", "-1", "--date=short", "--format=%H%x09%ad%x09%s",
+                                  f"{commit}^{{commit}}").split("\t", 2)
+        git(repository, "merge-base", "--is-ancestor", full, "HEAD")  # fails unless HEAD descends from it
+        changes = git(repository, "log", "--format=%h %s", f"{full}..HEAD", "--", *paths)
+        diffstat = git(repository, "diff", "--stat", full, "--", *paths)
+    except (subprocess.CalledProcessError, FileNotFoundError, ValueError):
+        record["error"] = f"commit {commit} is not in this checkout's history (or this is not a git checkout)"
+        return record
+    record.update(commit=full, date=date, subject=subject, changes=changes.splitlines(), diffstat=diffstat)
+    return record
+
+
+def gpu_names() -> list[str]:
+    """The GPUs ``nvidia-smi`` lists; none where it is absent. Asked without importing torch,
+    which would cost the report job seconds of start-up."""
+    if shutil.which("nvidia-smi") is None:
+        return []
+    listing = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
+                             text=True)
+    return [line.strip() for line in listing.stdout.splitlines() if line.strip()] if listing.returncode == 0 else []
+
+
+def machine_description() -> str:
+    gpus = gpu_names()
+    return (f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, "
+            f"{', '.join(gpus) if gpus else 'no GPU'}; Python {platform.python_version()}, "
+            f"torch {metadata.version('torch')}; CPU kernels: "
+            + ", ".join(f"{name}={os.environ.get(name, 'unset')}" for name in PORTABLE_CPU_ENV))

@@ -1,0 +1,141 @@
+"""Which trained models fit their training range: the table of every model's range fit
+(``training.range_fit``, by the rules of ``lengthgen.training.range_fit``) and its part of RESULTS.md,
+with the reason for each model that does not, and the filter for claims past the range.
+
+A model that does not fit its range is either a finding (its encoding cannot express the rule at its
+offset: the variants' account predicts "fails in range" from the registry's declared properties) or
+not expected; the report tells the two apart, so that "fails in range" is never a training accident
+passed off as a finding. This module imports no torch: the encodings' properties come in as plain
+data, and the report reads the reasons from the table.
+"""
+
+import numpy as np
+import pandas as pd
+
+from lengthgen.checks import seed_sums
+from lengthgen.checks.seed_sums import SeedSums
+from lengthgen.training.range_fit import FIT_ACCURACY, SETTLED_LOSS
+from lengthgen.science.variant_predictions import FAILS, NO_PREDICTION, impossibility, predicted_class
+
+FAMILY_NAMES = {"head": "single heads (sweep and variants)", "linear": "linear-attention heads (arm 2)",
+                "log_length": "log-length heads (cures)", "transformer": "transformers"}
+# The families of single softmax heads, the model the variants' account predicts for.
+SINGLE_HEADS = ("head", "log_length")
+TRAINING_FAILURE = "not expected: a training failure, not a property of the encoding"
+
+
+def training_summary(fits: dict[str, pd.DataFrame], descriptions: dict[str, dict]) -> pd.DataFrame:
+    """One table of every model's range fit, with its family (the keys of ``fits``) and, for a model
+    that has not converged, why (``why_not_fitted``; ``descriptions`` per encoding)."""
+    summary = pd.concat([frame.assign(family=family) for family, frame in fits.items()], ignore_index=True)
+    why = [None if row.converged else why_not_fitted(row.family, descriptions[row.pe], row.offset)
+           for row in summary.itertuples()]
+    return summary.assign(why=why)
+
+
+def why_not_fitted(family: str, description: dict, offset: int) -> str:
+    """Why a model of ``family`` with an encoding of ``description`` (``variant_predictions.mechanism``) at
+    ``offset`` may not fit its range: expected only where the variants' account predicts that it fails in range
+    (``variant_predictions.predicted_class``), and then why; otherwise not expected, and whether the account
+    predicts a fit or nothing. The account is about single softmax heads: a transformer can compose its layers
+    into what one head cannot select, and the linear-attention head is asked to fit its range before its
+    extrapolation is judged (``thresholds.LINEAR_HEAD_FIT_ACCURACY``), so no failure of theirs is expected."""
+    if family not in SINGLE_HEADS:
+        return TRAINING_FAILURE
+    prediction = predicted_class(description, offset)
+    if prediction == FAILS:
+        return f"expected: {impossibility(description, offset)}"
+    if prediction == NO_PREDICTION:
+        return "not expected: no class predicted here (a training failure, or a property no declaration states)"
+    return TRAINING_FAILURE
+
+
+def runs_that_fit(evaluations: pd.DataFrame, fits: pd.DataFrame, keys=("pe", "offset")) -> pd.DataFrame:
+    """The rows of ``evaluations`` whose model fits its training range, in every cell of ``keys`` where
+    most of the seeds do; a cell where most do not keeps every seed (its failure to fit is the finding).
+    A statistic of what happens past the range presupposes a fitted range, so it reads these rows."""
+    frame = evaluations.assign(_fitted=fitted_rows(evaluations, fits))
+    seeds = frame.drop_duplicates(["pe", "offset", "seed"])
+    mostly_fitted = mostly(seeds.groupby(list(keys))["_fitted"].mean())
+    keep = frame["_fitted"] | ~mostly_fitted.reindex(pd.MultiIndex.from_frame(frame[list(keys)])).to_numpy()
+    return frame[keep].drop(columns="_fitted")
+
+
+def fitted_rows(evaluations: pd.DataFrame, fits: pd.DataFrame) -> np.ndarray:
+    """Per row of ``evaluations``: whether its model (pe, offset, seed) fits its training range (``fits``)."""
+    fitted = fits.set_index(["pe", "offset", "seed"])["fitted"]
+    return fitted.reindex(pd.MultiIndex.from_frame(evaluations[["pe", "offset", "seed"]])).to_numpy().astype(bool)
+
+
+def mostly(shares):
+    """Whether most of a cell's seeds fit the range, from the share of them that does."""
+    return shares > 0.5
+
+
+def fitted_means(evaluations: pd.DataFrame, fits: pd.DataFrame, by: list[str], column: str,
+                 keys=("pe", "offset")) -> dict[tuple, SeedSums]:
+    """The mean of ``column`` over ``runs_that_fit`` per group of ``keys`` + ``by``, by the group's key, as seed
+    sums (``lengthgen.checks.seed_sums``). Which seeds a cell keeps depends on the seeds drawn, so each is the mean over
+    the fitted runs where the drawn seeds mostly fit, else the mean over all: three means of seed sums (the share of
+    a cell's seeds that fit, the group's mean over its fitted runs and over all), a seed drawn twice counting twice
+    as in the recomputation."""
+    keys = list(keys)
+    frame = evaluations.assign(_fitted=fitted_rows(evaluations, fits))
+    shares = seed_sums.means_by(frame.drop_duplicates(["pe", "offset", "seed"]), keys, "_fitted")
+    fitted = seed_sums.means_by(frame[frame["_fitted"]], keys + by, column)
+    return {key: seed_sums.combine(_kept_mean, shares[key[:len(keys)]], fitted.get(key, seed_sums.NOTHING), every)
+            for key, every in seed_sums.means_by(frame, keys + by, column).items()}
+
+
+def _kept_mean(share: np.ndarray, fitted: np.ndarray, every: np.ndarray) -> np.ndarray:
+    return np.where(mostly(share), fitted, every)
+
+
+def fit_counts(fits: pd.DataFrame, keys=("pe", "offset")) -> pd.DataFrame:
+    """Per cell of ``keys``: how many models were trained and how many fit their range."""
+    return fits.groupby(list(keys), as_index=False).agg(n_seeds=("fitted", "size"), n_fitted=("fitted", "sum"))
+
+
+def training_markdown(summary: pd.DataFrame) -> str:
+    """The Training part of RESULTS.md: per family how many models fit their range, and every model
+    that does not, with why (the table's ``why``)."""
+    counts = summary.groupby("family", sort=False).agg(models=("converged", "size"), fitted=("fitted", "sum"),
+                                                       converged=("converged", "sum"))
+    count_table = pd.DataFrame([[f"{FAMILY_NAMES.get(family, family)}", f"{row.models}", f"{row.fitted}",
+                                 f"{row.converged}"] for family, row in counts.iterrows()],
+                               columns=["models", "trained", "fit their range", "converged"])
+    parts = ["## Training",
+             "Every model is trained with Adam under a one-cycle schedule (warmup, then cosine decay) and saved at "
+             f"its last step. A model **fits its training range** when its accuracy on held-out sequences at every "
+             f"training length is >= {FIT_ACCURACY}, and has **converged** when besides its mean training loss over "
+             f"the last progress window is <= {SETTLED_LOSS} nats (rules of `lengthgen/training/range_fit.py`, fixed "
+             "before the runs).",
+             count_table.to_markdown(index=False, disable_numparse=True)]
+    failing = summary[~summary["converged"]].sort_values(["family", "pe", "offset", "seed"])
+    if failing.empty:
+        return "\n\n".join(parts + ["Every model fits its training range and has converged."])
+    is_unexpected = failing["why"].str.startswith("not expected")
+    unexpected, expected = failing[is_unexpected], failing[~is_unexpected]
+    parts.append(f"Models that do not converge: {len(failing)}, {len(unexpected)} of them not expected from their "
+                 "encoding's properties.")
+    if not unexpected.empty:
+        rows = [[f"{row.family}", f"{row.pe}", f"{row.offset}", f"{row.seed}", f"{row.heldout_accuracy:.3f}",
+                 f"{row.final_loss:.3f}", f"{row.why}"] for row in unexpected.itertuples()]
+        parts += ["Not expected, model by model:",
+                  pd.DataFrame(rows, columns=["family", "encoding", "K", "seed", "held-out accuracy", "final loss",
+                                              "why"]).to_markdown(index=False, disable_numparse=True)]
+    if not expected.empty:
+        trained = summary.groupby(["family", "pe", "offset"]).size()
+        groups = expected.groupby(["family", "pe", "offset"], sort=False)
+        rows = [[family, pe, f"{offset}", f"{len(group)} of {trained[family, pe, offset]}",
+                 _value_range(group["heldout_accuracy"]), _value_range(group["final_loss"]), group["why"].iloc[0]]
+                for (family, pe, offset), group in groups]
+        parts += ["Expected from their encoding's properties, per encoding and K:",
+                  pd.DataFrame(rows, columns=["family", "encoding", "K", "not converged", "held-out accuracy",
+                                              "final loss", "why"]).to_markdown(index=False, disable_numparse=True)]
+    return "\n\n".join(parts)
+
+
+def _value_range(values: pd.Series) -> str:
+    low, high = f"{values.min():.3f}", f"{values.max():.3f}"
+    return low if low == high else f"{low} to {high}"

@@ -1,0 +1,179 @@
+"""The confirmation study: runs of other configs that test whether a config's verdicts replicate.
+
+Each file of ``confirmation.runs`` (``configs/confirm_<name>.yaml``) is layered over the config as
+given (``config.yaml``, then every ``--configfile``), the way ``snakemake --configfile <file>``
+layers it: a section of the file merges into the same section, any other value replaces it. The
+run goes into ``<results_dir>/confirm/<name>`` and reuses every rule of the workflow (as a Snakemake
+module, ``workflow/rules/confirm.smk``). A confirmation run must draw fresh seeds and must not run
+confirmations of its own; ``confirmation_runs`` checks both, and every key of the layered config,
+before any job starts, naming the file in its error.
+
+The claims' rules and predictors a confirmation applies are the code's at ``confirmation.rules_commit``,
+a commit recorded before the confirmation runs; ``RULE_FILES`` are the files that hold them, and the
+replication section reports every change to them since that commit (``report.rules_record``).
+"""
+
+import copy
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from snakemake.utils import update_config
+
+from lengthgen.pipeline.config import ConfigError, prepare_config
+from lengthgen.experiments.catalog import plan
+
+# Where the claims' rules and predictors live: thresholds, verdicts, the replication rules, each
+# experiment's checks and predictors, and the exact kernel the dilution law's predictors use. Besides: the
+# encodings' declared properties, from which the variants predict each class (encodings.py, read through
+# encoding_catalog.py, whose names names.py parses; variant_predictions.py); which models count as fitting
+# their range (the rule in training_record.py, the filter of past-range claims in training_report.py); the
+# dilution law's and the ranking account's predictions (dilution.py); the comparison of predictions with their
+# trivial baselines (prediction_errors.py); the intervals checks are decided on (stats.py); and the statistics
+# of per-seed sums that checks' values are computed as (seed_sums.py); what a multiseed headline is (headlines.py).
+RULE_FILES = ("lengthgen/checks/shared_rules.py", "lengthgen/checks/check.py", "lengthgen/studies/confirmation/replication.py", "lengthgen/checks/bootstrap.py",
+              "lengthgen/experiments", "lengthgen/science/kernel.py", "lengthgen/models/length_scaling.py", "lengthgen/models/encodings.py",
+              "lengthgen/models/encodings_table.py", "lengthgen/models/names.py", "lengthgen/science/variant_predictions.py",
+              "lengthgen/training/range_fit.py", "lengthgen/report/training.py", "lengthgen/science/dilution.py",
+              "lengthgen/science/prediction_errors.py", "lengthgen/checks/stats.py", "lengthgen/checks/seed_sums.py", "lengthgen/checks/verdicts.py",
+              "lengthgen/checks/headlines.py")
+RUN_PREFIX = "confirm_"
+# Keys that say where and how a run is written and shown, or which other studies it runs, not what it measures.
+PRESENTATION_KEYS = ("results_dir", "device", "figures", "confirmation", "robustness", "bootstrap", "report")
+# Two runs pose the same task when these keys agree (seeds and evaluation draws may differ), and the other
+# run's offsets are among the reference's: checks are compared offset by offset, so fewer offsets pose the same
+# task at each of them.
+TASK_KEYS = ("task", "model", "train", "sweep.pe")
+FRESH_DRAWS = ("task.eval_seed",)
+
+
+# Every list of seeds a run trains with: the sweep's, and the transformer's (variants' and cures' are the sweep's).
+SEED_KEYS = ("sweep.seed", "transformer.seeds")
+
+
+def seeds_of(config: dict, key: str) -> list[int]:
+    section, name = key.split(".")
+    return config[section][name]
+
+
+def all_seeds(config: dict) -> list[int]:
+    return sorted({seed for key in SEED_KEYS for seed in seeds_of(config, key)})
+
+
+@dataclass
+class ConfirmationRun:
+    name: str  # from the file: configs/confirm_<name>.yaml
+    path: str  # the file, relative to the repository
+    config: dict  # the layered config as given: the run's module derives its settings from it
+    prepared: dict  # the same with defaults and derived settings filled in, as the run sees it
+    differences: list[str] = field(default_factory=list)  # "key: exploratory -> this run", every key that differs
+    same_task: bool = False  # only seeds (and evaluation draws) differ from the exploratory run
+
+    @property
+    def results_dir(self) -> str:
+        return self.prepared["results_dir"]
+
+    def description(self) -> dict:
+        """What the replication job needs to know about this run, as plain data (rule params)."""
+        return {**run_summary(self.name, self.prepared), "path": self.path, "results_dir": self.results_dir,
+                "same_task": self.same_task, "differences": self.differences}
+
+
+def run_summary(name: str, prepared: dict) -> dict:
+    """A run's seeds and task, the experiments its config leaves out with the reasons, and its file's note on why
+    its settings are what they are, as plain data."""
+    task = prepared["task"]
+    return {"name": name, "seeds": prepared["sweep"]["seed"], "vocab_size": task["vocab_size"],
+            "train_lengths": [task["train_length_min"], task["train_length_max"]],
+            "offsets": prepared["sweep"]["offset"], "left_out": plan(prepared).left_out,
+            "note": prepared["confirmation"]["note"] or ""}
+
+
+def run_name(path: str) -> str:
+    """``configs/confirm_small_vocab.yaml`` -> ``small_vocab``."""
+    return Path(path).stem.removeprefix(RUN_PREFIX)
+
+
+def flat(config: dict, prefix: str = "") -> dict:
+    """{dotted key: value} of every leaf of a nested config."""
+    items = {}
+    for key, value in config.items():
+        name = f"{prefix}{key}"
+        items.update(flat(value, f"{name}.") if isinstance(value, dict) else {name: value})
+    return items
+
+
+def differences(reference: dict, other: dict, skip: tuple[str, ...] = PRESENTATION_KEYS) -> list[str]:
+    """Every key whose value differs between two prepared configs, as ``key: reference -> other``."""
+    left, right = flat(reference), flat(other)
+    keys = sorted(key for key in set(left) | set(right)
+                  if left.get(key) != right.get(key) and not key.startswith(tuple(skip)))
+    return [f"{key}: {left.get(key)} -> {right.get(key)}" for key in keys]
+
+
+def same_task(reference: dict, other: dict) -> bool:
+    """Whether two prepared configs pose the same task to the same models, trained the same way."""
+    changed = [entry.split(":", 1)[0] for entry in differences(reference, other)]
+    offsets_explored = set(other["sweep"]["offset"]) <= set(reference["sweep"]["offset"])
+    return offsets_explored and not any(key.startswith(TASK_KEYS) and key not in FRESH_DRAWS for key in changed)
+
+
+def load_run_file(repository: Path, path: str) -> dict:
+    file = repository / path
+    if not file.is_file():
+        raise ConfigError(f"confirmation.runs: {path} does not exist; allowed: files relative to {repository}")
+    try:
+        layer = yaml.safe_load(file.read_text())
+    except yaml.YAMLError as error:
+        raise ConfigError(f"confirmation.runs: {path} is not valid YAML ({error}); allowed: YAML mappings") from None
+    if not isinstance(layer, dict):
+        raise ConfigError(f"confirmation.runs: {path} is not a mapping of config keys; allowed: YAML mappings")
+    return layer
+
+
+def layered_config(as_given: dict, layer: dict, results_dir: str, schema: Path, what: str) -> tuple[dict, dict]:
+    """(as given, prepared) of ``layer`` over the config as given, written into ``results_dir``: a run of a study.
+    It compares with no previous run (the one the exploratory report compares with is not this run's) and runs no
+    robustness study of its own (that study is the exploratory run's; without this the recursion would not stop).
+    A ``ConfigError`` of the layered config names ``what`` it is."""
+    layered = copy.deepcopy(as_given)
+    update_config(layered, layer)
+    layered["results_dir"] = results_dir
+    layered["report"] = {}
+    layered["robustness"] = {**layered.get("robustness", {}), "points": []}
+    run = copy.deepcopy(layered)
+    try:
+        prepare_config(run, schema)
+    except ConfigError as error:
+        raise ConfigError(f"{what}: {error}") from None
+    return layered, run
+
+
+def confirmation_runs(as_given: dict, prepared: dict, repository: Path, schema: Path) -> dict[str, ConfirmationRun]:
+    """Every run of ``prepared["confirmation"]["runs"]``, by name, checked.
+
+    ``as_given`` is the exploratory config before defaults and derived settings, ``prepared`` the same
+    after ``prepare_config``. Raises ``ConfigError`` naming the file for a missing or unreadable file,
+    a key the layered config gets wrong, two runs with one name, seeds shared with the exploratory
+    run, or a run that lists confirmation runs of its own.
+    """
+    runs = {}
+    for path in prepared["confirmation"]["runs"]:
+        name = run_name(path)
+        if name in runs:
+            raise ConfigError(f"confirmation.runs: {path} and {runs[name].path} both name the run {name!r}; allowed: "
+                              "files with distinct names")
+        layered, run = layered_config(as_given, load_run_file(repository, path),
+                                      f"{prepared['results_dir']}/confirm/{name}", schema,
+                                      f"confirmation run {name} ({path} over this config)")
+        if run["confirmation"]["runs"]:
+            raise ConfigError(f"{path}: confirmation.runs: a confirmation run runs no confirmations of its own; "
+                              "allowed: [] (write confirmation: {runs: []} in the file)")
+        used = all_seeds(prepared)
+        for key in SEED_KEYS:
+            shared = sorted(set(seeds_of(run, key)) & set(used))
+            if shared:
+                raise ConfigError(f"{path}: {key}: {shared} are seeds of the run it confirms; allowed: fresh seeds "
+                                  f"(none of {used})")
+        runs[name] = ConfirmationRun(name, path, layered, run, differences(prepared, run), same_task(prepared, run))
+    return runs

@@ -1,0 +1,273 @@
+"""How far one run's checked numbers drifted from another's, e.g. yours from the committed run.
+
+    python -m lengthgen.studies.drift results my_results
+
+compares ``<folder>/tables/claims.parquet`` (every check: its value, whether it holds, its kind,
+its section's verdict), ``<folder>/tables/accuracy_summary.parquet`` (mean accuracy per
+encoding, offset and length) and, where both runs have one, ``<folder>/tables/variants_classes.parquet``
+(the class of every encoding and offset) of two results folders. Checks are matched on their key
+(``claims.KEY``: experiment, claim, statistic, offset). It prints every check with both values and
+their drift, then the largest drift of the accuracy table and every class that differs, and exits
+with status 1 when a check's outcome, its kind or a verdict differs, a check is in one run only, or
+a class differs; 0 when only numbers drifted. A claims table written before checks were structured
+(no offset, comparison, threshold or kind columns) cannot be matched: the command names it and
+exits with status 2.
+
+    python -m lengthgen.studies.drift --open-may-differ results other_results
+
+forgives a check whose outcome differs where the seed bootstrap of either run calls it open (it
+holds in fewer than ``thresholds.DECIDED_FRACTION`` and more than 1 - that share of the seed
+resamples, ``<folder>/tables/claim_spread.parquet``): such a check is not decided by its seeds,
+so two runs may part on it (the comparison of the two CPU paths). A check in one run only or of
+another kind is never forgiven.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from lengthgen.checks.check import KEY
+from lengthgen.experiments.catalog import with_current_names
+from lengthgen.checks.shared_rules import DECIDED_FRACTION
+from lengthgen.tables.core import ACCURACY_SUMMARY, ALL_CLAIMS
+from lengthgen.tables.spread import CLAIM_SPREAD
+from lengthgen.experiments.variants.tables import VARIANTS_CLASSES
+from lengthgen.tables.io import TableError, TableSchema, read_table
+from lengthgen.checks.verdicts import normalized
+
+SUMMARY_KEYS = ["experiment", "pe", "offset", "length"]
+# The columns structured checks added (issue 16); a claims or spread table without them is of the old format,
+# whose checks were matched on their text.
+STRUCTURED_COLUMNS = ("section", "offset", "comparison", "threshold", "kind")
+
+
+def relative_drift(reference: pd.Series, run: pd.Series) -> pd.Series:
+    """|run - reference| / |reference| (the absolute drift where the reference is 0); 0 where both agree,
+    NaN included."""
+    difference = (run - reference).abs()
+    scale = reference.abs().where(reference != 0, 1.0)
+    same = (run == reference) | (run.isna() & reference.isna())
+    return (difference / scale).where(~same, 0.0)
+
+
+def compare_claims(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
+    """One row per check of either run, matched on ``claims.KEY``: both values, drift, whether its outcome, its
+    kind and its section's verdict changed, and ``only_in`` (reference or run) for a check one run lacks."""
+    # A run written before the report's one vocabulary has its verdicts in older words (``verdicts.LEGACY``).
+    reference, run = (frame.assign(offset=frame["offset"].astype("Int64"), verdict=frame["verdict"].map(normalized))
+                      for frame in (reference, run))
+    both = reference.merge(run, on=KEY, how="outer", suffixes=("_reference", "_run"), indicator=True, sort=False)
+    in_both = both["_merge"] == "both"
+    return both.assign(
+        drift=relative_drift(both["value_reference"], both["value_run"]),
+        only_in=both["_merge"].map({"left_only": "reference", "right_only": "run", "both": ""}).astype(str),
+        holds_changed=(both["holds_reference"] != both["holds_run"]) & in_both,
+        kind_changed=(both["kind_reference"] != both["kind_run"]) & in_both,
+        verdict_changed=(both["verdict_reference"] != both["verdict_run"]) & in_both,
+    ).drop(columns="_merge")
+
+
+def is_open(holds_fraction: pd.Series) -> pd.Series:
+    """Whether the seed bootstrap leaves a check's outcome open (neither share of resamples decides)."""
+    return (holds_fraction < DECIDED_FRACTION) & (holds_fraction > 1 - DECIDED_FRACTION)
+
+
+def with_spread(claims: pd.DataFrame, spread: pd.DataFrame) -> pd.DataFrame:
+    """``claims`` with ``open``: whether its seed bootstrap leaves the check open (matched on ``claims.KEY``)."""
+    spread = spread.assign(offset=spread["offset"].astype("Int64"), open=is_open(spread["holds_fraction"]))
+    return claims.assign(offset=claims["offset"].astype("Int64")).merge(spread[[*KEY, "open"]], on=KEY, how="left")
+
+
+def compare_classes(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
+    """The (pe, offset) cells of the variants experiment whose class differs between the runs."""
+    both = reference.merge(run, on=["pe", "offset"], how="outer", suffixes=("_reference", "_run"))
+    return both[both["category_reference"] != both["category_run"]]
+
+
+def compare_summaries(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
+    """One row per (experiment, pe, offset, length) of both runs: both mean accuracies and their difference."""
+    both = reference.merge(run, on=SUMMARY_KEYS, suffixes=("_reference", "_run"))
+    return both.assign(difference=(both["mean_run"] - both["mean_reference"]).abs())
+
+
+def _offset(offset) -> str:
+    return "all" if pd.isna(offset) else str(offset)
+
+
+def _number(value) -> str:
+    return "-" if pd.isna(value) else f"{value:.6g}"
+
+
+def difference_note(row) -> str:
+    """What differs about one compared check besides its value: ONLY IN a run, CHANGED outcome, KIND."""
+    if row.only_in:
+        return f" ONLY IN {row.only_in.upper()}"
+    return (" CHANGED" if row.holds_changed else "") + (
+        f" KIND {row.kind_reference} -> {row.kind_run}" if row.kind_changed else "")
+
+
+def drift_report(claims: pd.DataFrame, summaries: pd.DataFrame) -> str:
+    header = ["experiment", "claim", "statistic", "K", "reference", "run", "relative drift",
+              "holds (reference -> run)"]
+    rows = []
+    for row in claims.itertuples():
+        drift = "-" if row.only_in else f"{row.drift:.2e}"
+        holds = f"{_yes_no(row.holds_reference)} -> {_yes_no(row.holds_run)}"
+        rows.append([f"{row.experiment}", f"{row.claim}", f"{row.statistic}", _offset(row.offset),
+                     _number(row.value_reference), _number(row.value_run), drift, f"{holds}{difference_note(row)}"])
+    lines = [pd.DataFrame(rows, columns=header).to_markdown(index=False, disable_numparse=True)]
+    common = claims[claims["only_in"] == ""]
+    moved = common[common["drift"] > 0]
+    only = claims["only_in"].value_counts()
+    lines += ["", f"checks: {len(common)} in both runs, {int(only.get('reference', 0))} in the reference only, "
+                  f"{int(only.get('run', 0))} in the run only; {len(moved)} values drifted (largest relative drift "
+                  f"{common['drift'].max():.2e}); {int(common['holds_changed'].sum())} outcomes, "
+                  f"{int(common['kind_changed'].sum())} kinds and "
+                  f"{common.loc[common['verdict_changed'], 'section_reference'].nunique()} verdicts changed"]
+    if len(summaries):
+        worst = summaries.loc[summaries["difference"].idxmax()]
+        lines.append(f"accuracy summary: {len(summaries)} cells in both runs; largest drift of a mean accuracy "
+                     f"{worst['difference']:.4f} ({worst['pe']}, K={worst['offset']}, n={worst['length']}: "
+                     f"{worst['mean_reference']:.4f} -> {worst['mean_run']:.4f})")
+    return "\n".join(lines)
+
+
+def changes_markdown(previous: pd.DataFrame, current: pd.DataFrame, note: str | None) -> str:
+    """RESULTS.md's account of what moved since the previous committed run (``report.previous_claims``):
+    every verdict that changed, and every check whose outcome or kind changed or that only one run has, with
+    both values; ``note`` says why the runs differ."""
+    claims = compare_claims(previous, current)
+    common = claims[claims["only_in"] == ""]
+    verdicts = common.drop_duplicates("section_reference")[["section_reference", "verdict_reference", "verdict_run"]]
+    moved = verdicts[verdicts["verdict_reference"] != verdicts["verdict_run"]]
+    lines = ["## Changes since the previous run", *([note.strip()] if note else []),
+             f"Checks in both runs: {len(common)}; outcomes changed: {int(common['holds_changed'].sum())}; "
+             f"kinds changed: {int(common['kind_changed'].sum())}; "
+             f"checks in one run only: {int((claims['only_in'] != '').sum())}. Verdicts that moved: "
+             + ("; ".join(f"`{row.section_reference}` {row.verdict_reference} -> {row.verdict_run}"
+                          for row in moved.itertuples()) or "none") + "."]
+    differing = claims[claims["holds_changed"] | claims["kind_changed"] | (claims["only_in"] != "")]
+    if len(differing):
+        table = pd.DataFrame({
+            "experiment": differing["experiment"], "claim": differing["claim"], "statistic": differing["statistic"],
+            "K": differing["offset"].map(_offset), "previous": differing["value_reference"].map(_short),
+            "now": differing["value_run"].map(_short),
+            "holds (previous -> now)": [f"{_yes_no(before)} -> {_yes_no(after)}" for before, after
+                                        in zip(differing["holds_reference"], differing["holds_run"])],
+            "kind (previous -> now)": [f"{_text(before)} -> {_text(after)}" for before, after
+                                       in zip(differing["kind_reference"], differing["kind_run"])],
+            "only in": differing["only_in"].replace({"reference": "previous", "run": "now"})})
+        lines.append(table.to_markdown(index=False, disable_numparse=True))
+    return "\n\n".join(lines)
+
+
+def _short(value) -> str:
+    return "-" if pd.isna(value) else f"{value:.4g}"
+
+
+def _text(value) -> str:
+    return "-" if pd.isna(value) else str(value)
+
+
+def _yes_no(value) -> str:
+    return "-" if pd.isna(value) else "yes" if value else "no"
+
+
+def predates_structured_checks(path: Path) -> list[str]:
+    """The structured-check columns a claims or spread table lacks (none for a current one or a file that is not
+    a readable table: ``read_table`` says what is wrong with that)."""
+    try:
+        names = pq.read_schema(path).names
+    except (pa.ArrowException, OSError):
+        return []
+    return [column for column in STRUCTURED_COLUMNS if column not in names] if "statistic" in names else []
+
+
+def previous_changes_markdown(path: Path, current: pd.DataFrame, note: str | None) -> str:
+    """``changes_markdown`` against the previous run's claims at ``path``; where that file predates structured
+    checks, its checks cannot be matched with these, so only the verdicts are set side by side, by section."""
+    if not predates_structured_checks(path):
+        return changes_markdown(with_current_names(read_table(path, ALL_CLAIMS)), current, note)
+    previous = with_current_names(pq.read_table(path, columns=["experiment", "verdict"]).to_pandas())
+    previous = previous.drop_duplicates("experiment")
+    now = current.drop_duplicates("section").set_index("section")["verdict"]
+    table = pd.DataFrame({"section": previous["experiment"], "verdict (previous)": previous["verdict"].map(normalized),
+                          "verdict (now)": previous["experiment"].map(now).fillna("not run")})
+    return "\n\n".join(["## Changes since the previous run", *([note.strip()] if note else []),
+                         f"The previous run's checks (`{path.name}`) predate structured checks: they were keyed by "
+                         "their text, so they cannot be matched check by check with this run's, and the previous "
+                         "verdicts counted every check, where these count evidence only. The verdicts, side by side:",
+                         table.to_markdown(index=False)])
+
+
+def read_check_table(path: Path, kind: TableSchema) -> pd.DataFrame:
+    """A claims or spread table, renamed experiments under their current names; one written before checks were
+    structured fails naming the file and saying so, since its checks cannot be matched with this code's
+    (``TableError``)."""
+    try:
+        return with_current_names(read_table(path, kind))
+    except TableError:
+        missing = predates_structured_checks(path)
+        if missing:
+            raise TableError(f"{path}: predates structured checks (it lacks the columns {', '.join(missing)}): its "
+                             "checks were matched on their text and cannot be compared with this code's; "
+                             "regenerate it with this code (rerun the workflow that wrote it)") from None
+        raise
+
+
+def read_claims(folder: Path, with_open: bool) -> pd.DataFrame:
+    claims = read_check_table(folder / "tables" / "claims.parquet", ALL_CLAIMS)
+    if not with_open:
+        return claims
+    return with_spread(claims, read_check_table(folder / "tables" / "claim_spread.parquet", CLAIM_SPREAD))
+
+
+def compare_runs(reference: Path, run: Path, open_may_differ: bool = False) -> tuple[str, bool]:
+    """(the report, whether both runs have the same checks, each with the same outcome and kind, and every
+    verdict and every variants class is the same). ``open_may_differ``: a check whose outcome differs counts as
+    the same where the seed bootstrap of either run leaves it open; a verdict may then differ too."""
+    claims = compare_claims(*(read_claims(folder, open_may_differ) for folder in (reference, run)))
+    summary_paths = [folder / "tables" / "accuracy_summary.parquet" for folder in (reference, run)]
+    summaries = (compare_summaries(*(with_current_names(read_table(path, ACCURACY_SUMMARY))
+                                     for path in summary_paths))
+                 if all(path.exists() for path in summary_paths) else pd.DataFrame())
+    class_paths = [folder / "tables" / "variants_classes.parquet" for folder in (reference, run)]
+    classes = (compare_classes(*(read_table(path, VARIANTS_CLASSES) for path in class_paths))
+               if all(path.exists() for path in class_paths) else pd.DataFrame())
+    changed = claims["holds_changed"]
+    if open_may_differ:
+        changed = changed & ~(claims["open_reference"].fillna(False) | claims["open_run"].fillna(False)).astype(bool)
+    # A check in one run only, or of another kind, differs whatever the bootstrap says: the runs check other things.
+    same_outcomes = not (changed.any() or (claims["verdict_changed"].any() and not open_may_differ)
+                         or (claims["only_in"] != "").any() or claims["kind_changed"].any() or len(classes))
+    report = drift_report(claims, summaries)
+    if len(classes):
+        report += "\nvariants classes that differ: " + "; ".join(
+            f"{row.pe} K={row.offset}: {row.category_reference} -> {row.category_run}" for row in classes.itertuples())
+    if open_may_differ:
+        forgiven = claims["holds_changed"] & ~changed
+        report += f"\noutcomes that differ where the seed bootstrap leaves the check open: {int(forgiven.sum())}"
+    return report, bool(same_outcomes)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("reference", type=Path, help="results folder to compare against, e.g. results (committed)")
+    parser.add_argument("run", type=Path, help="results folder of the run to check")
+    parser.add_argument("--open-may-differ", action="store_true",
+                        help="forgive an outcome that differs where either run's seed bootstrap leaves the check open")
+    args = parser.parse_args(argv)
+    try:
+        report, same_outcomes = compare_runs(args.reference, args.run, args.open_may_differ)
+    except TableError as error:
+        parser.error(str(error))  # a folder without a finished run: the message, exit status 2
+    print(report)
+    return 0 if same_outcomes else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

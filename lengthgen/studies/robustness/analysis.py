@@ -1,0 +1,82 @@
+"""Where each check holds across the robustness study's points, and the mechanism measured at each point.
+
+Every number here is read from a point's own tables, written by the same experiments with the same checks and
+rules as the run's (no threshold of its own): its ``all_claims`` table, rope's error split (``errors_by_length``),
+its rope heads' kernels (``prop1_kernel``) and each predictor's error (``prop1_error``).
+"""
+
+import pandas as pd
+
+from lengthgen.checks.check import verdict
+from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
+from lengthgen.checks.verdicts import HOLDS
+
+CLAIM = ["experiment", "claim"]
+CHECK = ["experiment", "claim", "statistic"]
+
+
+def point_checks(claims: pd.DataFrame, point: str, changes: list[str], experiments: list[str]) -> pd.DataFrame:
+    """One point's ``robustness_checks`` rows: the checks of ``experiments`` in its all_claims table, each with its
+    claim's verdict at the point (evidence only)."""
+    chosen = claims[claims["experiment"].isin(experiments)].drop(columns="verdict")
+    verdicts = chosen.groupby(CLAIM, sort=False).apply(verdict, include_groups=False).rename("claim_verdict")
+    return chosen.join(verdicts, on=CLAIM).assign(point=point, changes="; ".join(changes))
+
+
+def robustness_checks(claims_by_point: dict[str, pd.DataFrame], changes_by_point: dict[str, list[str]],
+                      experiments: list[str]) -> pd.DataFrame:
+    """The ``robustness_checks`` table: every point's checks of the study's experiments."""
+    return pd.concat([point_checks(claims, point, changes_by_point[point], experiments)
+                      for point, claims in claims_by_point.items()], ignore_index=True)
+
+
+def ranking_share_of_wrong(errors_by_length: pd.DataFrame) -> tuple[int, float]:
+    """rope's wrong answers past the training range, summed over seeds, offsets and lengths, and the share of them
+    that are ranking errors (NaN without wrong answers)."""
+    past = errors_by_length[errors_by_length["past_training_range"] & (errors_by_length["pe"] == "rope")]
+    wrong = int(past["n_wrong"].sum())
+    return wrong, past["n_ranking_error"].sum() / wrong if wrong else float("nan")
+
+
+def unseen_peak(kernel: pd.DataFrame) -> tuple[float, float]:
+    """The carrier kernel's largest value at offsets never seen in training, over (ratio) and minus (gap) its value
+    at the target offset, each the median over the rope heads of ``prop1_kernel`` (its rows: one head per
+    (offset, seed), one delta each)."""
+    ratios, gaps = [], []
+    for (offset, _), head in kernel.groupby(["offset", "seed"]):
+        at_target = head.loc[head["delta"] == offset, "mean_logit"].iloc[0]
+        peak = head.loc[~head["seen"], "mean_logit"].max()
+        ratios.append(peak / at_target)
+        gaps.append(peak - at_target)
+    return float(pd.Series(ratios).median()), float(pd.Series(gaps).median())
+
+
+def predictor_maes(prop1_error: pd.DataFrame) -> dict[str, float]:
+    """The MAE of the accuracy past the training range of the dilution law (the claim predictor) and of the
+    ranking predictor, over every trained rope head: the quantities prop1's ranking check compares."""
+    overall = prop1_error[(prop1_error["heads"] == "trained") & (prop1_error["scope"] == "all")
+                          & (prop1_error["lengths"] == "beyond_training") & (prop1_error["quantity"] == "accuracy")]
+    mae = overall.set_index("predictor")["mae"]
+    return {"dilution": float(mae[PROP1_CLAIM_PREDICTOR]), "ranking": float(mae["ranking"])}
+
+
+def point_mechanism(point: str, errors_by_length: pd.DataFrame, kernel: pd.DataFrame,
+                    prop1_error: pd.DataFrame) -> dict:
+    """One ``robustness_mechanism`` row."""
+    wrong, share = ranking_share_of_wrong(errors_by_length)
+    ratio, gap = unseen_peak(kernel)
+    mae = predictor_maes(prop1_error)
+    better = PROP1_CLAIM_PREDICTOR if mae["dilution"] < mae["ranking"] else "ranking"
+    return {"point": point, "n_wrong": wrong, "ranking_share_of_wrong": share, "unseen_peak_ratio": ratio,
+            "unseen_peak_gap": gap, "dilution_predictor": PROP1_CLAIM_PREDICTOR, "dilution_mae": mae["dilution"],
+            "ranking_mae": mae["ranking"], "better_predictor": better}
+
+
+def claim_robustness(checks: pd.DataFrame, points: list[str]) -> pd.DataFrame:
+    """Per claim with evidence (in the order of the table): its verdict at each point (columns in ``points``
+    order), and the number of points at which it holds."""
+    evidence = checks[checks["kind"] == "evidence"]
+    verdicts = evidence.drop_duplicates([*CLAIM, "point"]).pivot(index=CLAIM, columns="point", values="claim_verdict")
+    order = list(dict.fromkeys(zip(evidence["experiment"], evidence["claim"])))
+    verdicts = verdicts.reindex(index=pd.MultiIndex.from_tuples(order, names=CLAIM), columns=points)
+    return verdicts.assign(holds_at=(verdicts == HOLDS).sum(axis=1))

@@ -1,0 +1,117 @@
+"""The robustness section of RESULTS.md, written from the study's two tables: which claims hold at every point,
+which flip and where, and what the mechanism does across the points. Nothing here decides a verdict."""
+
+import pandas as pd
+
+from lengthgen.studies.robustness.analysis import claim_robustness
+from lengthgen.studies.robustness import DEFAULT_POINT
+
+
+def points_markdown(points: list[str], changes: dict[str, list[str]]) -> str:
+    rows = [{"point": point, "what it changes from the run": "; ".join(changes[point]) or "nothing: the run itself"}
+            for point in points]
+    return pd.DataFrame(rows).to_markdown(index=False)
+
+
+def claims_markdown(verdicts: pd.DataFrame, points: list[str]) -> str:
+    """Per claim: holds at k of n points, and its verdict at every point that differs from the default's."""
+    lines = []
+    for (experiment, claim), row in verdicts.iterrows():
+        base = row[DEFAULT_POINT]
+        moved = [f"{point} ({row[point] if pd.notna(row[point]) else 'not measured'})"
+                 for point in points if point != DEFAULT_POINT and row[point] != base]
+        where = f"differs from the default's ({base}) at {', '.join(moved)}" if moved else f"{base} at every point"
+        lines.append(f"- {experiment}: *{claim}*: holds at {row['holds_at']} of {len(points)} points; {where}.")
+    return "\n".join(lines)
+
+
+def summary_sentence(verdicts: pd.DataFrame, points: list[str]) -> str:
+    everywhere = verdicts[verdicts["holds_at"] == len(points)]
+    nowhere = verdicts[verdicts["holds_at"] == 0]
+    changed = (verdicts[points].nunique(axis=1, dropna=False) > 1).sum()
+    return (f"Of {len(verdicts)} experiment claims (each experiment's own, finer than the results page's), "
+            f"{len(everywhere)} hold at every one of the {len(points)} points and "
+            f"{len(nowhere)} at none; {changed} have a verdict that differs between points.")
+
+
+def mechanism_markdown(mechanism: pd.DataFrame, points: list[str]) -> str:
+    rows = mechanism.set_index("point").loc[points].reset_index()
+    table = pd.DataFrame({
+        "point": rows["point"], "rope wrong past the range": rows["n_wrong"],
+        "ranking share of them": rows["ranking_share_of_wrong"].map("{:.2f}".format),
+        "unseen kernel peak / value at K": rows["unseen_peak_ratio"].map("{:.3g}".format),
+        "unseen peak - value at K (logits)": rows["unseen_peak_gap"].map("{:+.3g}".format),
+        "accuracy MAE, dilution law": rows["dilution_mae"].map("{:.3f}".format),
+        "accuracy MAE, ranking": rows["ranking_mae"].map("{:.3f}".format),
+        "predicts better": rows["better_predictor"]})
+    return table.to_markdown(index=False)
+
+
+def mechanism_sentences(mechanism: pd.DataFrame) -> str:
+    """The spread of the ranking share over the points, how it goes with the kernel's unseen peak, and which
+    account predicts the accuracy past the range better where."""
+    by_point = mechanism.set_index("point")
+    share = by_point["ranking_share_of_wrong"].dropna()
+    text = [f"The ranking share of rope's wrong answers past the range runs from {share.min():.2f} ({share.idxmin()}) "
+            f"to {share.max():.2f} ({share.idxmax()})." if len(share) else
+            "rope makes no wrong answers past the range at any point."]
+    paired = by_point[["ranking_share_of_wrong", "unseen_peak_ratio"]].dropna()
+    if len(paired) >= 3:
+        rho = paired["ranking_share_of_wrong"].corr(paired["unseen_peak_ratio"], method="spearman")
+        text.append(f"Across the {len(paired)} points its rank correlation with the carrier kernel's largest value at "
+                    f"unseen offsets relative to its value at K is {rho:+.2f}.")
+    ranking = sorted(by_point.index[by_point["better_predictor"] == "ranking"])
+    dilution = sorted(by_point.index[by_point["better_predictor"] != "ranking"])
+    text.append(f"The ranking predictor predicts rope's accuracy past the range better (lower MAE) at {len(ranking)} "
+                f"of {len(by_point)} points ({', '.join(ranking) or 'none'}); the dilution law at {len(dilution)} "
+                f"({', '.join(dilution) or 'none'}).")
+    return " ".join(text)
+
+
+RANKING_MAJORITY = 0.5  # the finding: most of rope's wrong answers past the range are ranking errors
+
+
+def choice_sentences(mechanism: pd.DataFrame, changes: dict[str, list[str]]) -> str:
+    """Per choice the study varies (the config keys a point sets), the ranking share at the default and at each of
+    its points, and whether the finding, that most of rope's wrong answers past the range are ranking errors, holds
+    at all of them or flips where. The rule (a flip is the share crossing one half) was fixed before the default
+    grid's tables were read."""
+    share = mechanism.set_index("point")["ranking_share_of_wrong"]
+    if DEFAULT_POINT not in share or pd.isna(share[DEFAULT_POINT]):
+        return ""
+    default = share[DEFAULT_POINT]
+    by_choice: dict[str, list[str]] = {}
+    for point, differences in changes.items():
+        if point != DEFAULT_POINT and point in share:
+            keys = sorted(difference.split(":", 1)[0] for difference in differences)
+            by_choice.setdefault(" and ".join(keys), []).append(point)
+    sentences = []
+    for choice, points in by_choice.items():
+        values = ", ".join(f"{share[point]:.2f} at {point}" for point in points if pd.notna(share[point]))
+        flips = [point for point in points if pd.notna(share[point])
+                 and (share[point] > RANKING_MAJORITY) != (default > RANKING_MAJORITY)]
+        outcome = (f"the majority flips at {', '.join(flips)}" if flips else
+                   "the same side of one half at each of them")
+        sentences.append(f"- {choice}: {values or 'not measured'} (default {default:.2f}); {outcome}.")
+    return ("**Does the ranking-versus-dilution finding depend on the choice?** The ranking share of rope's wrong "
+            "answers past the range, per choice varied:\n" + "\n".join(sentences))
+
+
+def section(checks: pd.DataFrame, mechanism: pd.DataFrame, points: list[str], changes: dict[str, list[str]]) -> str:
+    """The section, from the ``robustness_checks`` and ``robustness_mechanism`` tables; ``points`` in config order,
+    the default first."""
+    verdicts = claim_robustness(checks, points)
+    choices = choice_sentences(mechanism, changes)
+    return "\n\n".join([
+        "## Robustness: do the verdicts survive the choices nobody made?",
+        "The study's experiments rerun at each point below, each a set of overrides of this run's config (one "
+        "choice varied at a time), with the same checks and rules; the default point is this run. A claim is "
+        "holding at a point when every one of its evidence checks holds there.",
+        points_markdown(points, changes),
+        summary_sentence(verdicts, points),
+        claims_markdown(verdicts, points),
+        "### The mechanism across the points",
+        mechanism_markdown(mechanism, points),
+        mechanism_sentences(mechanism),
+        *([choices] if choices else []),
+    ]) + "\n"

@@ -1,4 +1,0 @@
-"""The schema of every table the workflow writes: ``core`` and ``spread`` here, each experiment's in its
-``lengthgen/experiments/<name>/tables.py``, the studies' in ``lengthgen/confirmation/tables.py`` and
-``lengthgen/robustness/tables.py``; ``registry`` finds one by name (``python -m lengthgen.table_schemas`` lists
-them). This package file runs nothing, so importing a schema module makes it no job's input."""
