@@ -1,38 +1,21 @@
 """lengthgen: length generalization of attention under different positional encodings.
 
-The importable library behind the Snakemake workflow. The core, one job per module:
+The importable library behind the Snakemake workflow, in folders named for what they hold, each
+importing only from the folders listed before it:
 
-- ``encodings``: the registry of positional encodings, looked up by name (with parameters).
-- ``model``: the single softmax (or linear) attention head, computed from per-token tables.
-- ``length_scaling``: factors of the sequence length on a head's attention logits and position ids.
-- ``transformer``: the causal multi-layer, multi-head decoder for the full-sequence task.
-- ``checkpoint``: a trained model on disk, weights and config together.
-- ``task``: the fixed-offset retrieval task and its evaluation sets.
-- ``data``: the fixed evaluation sets as tables.
-- ``seeding``: how every random draw is seeded from config.
-- ``training``: the training loop every model shares, and its per-step curve.
-- ``evaluation``: accuracy at every evaluation length (per position for the transformer).
-- ``runtime``: how torch runs in a job (device, threads, determinism).
-- ``kernel``: the exact attention-logit kernel of a trained rotary head.
-- ``rotary_regression``: the min-norm control: a rotary kernel linear in its parameters, its SGD
-  training from zero, and the closed-form min-norm interpolant it converges to.
-- ``config``: the workflow config: readable schema errors, derived settings, checks across keys.
-- ``jobs``: what every workflow job does first (its log file).
-- ``table_schemas``: every table's schema; ``tables``: atomic, deterministic parquet writes.
-- ``runs``: loading the trained models a rule reads.
-- ``stats``: means and confidence intervals over seeds.
-- ``thresholds``: the claim rules several experiments share; ``claims``: structured checks and verdicts.
-- ``dilution``: the dilution law's and the ranking account's predictions; ``prediction_errors``: how far they miss.
-- ``headlines``: one number per run with its rule, which the multiseed experiment asks of every run.
-- ``rule_history``: when each rule was fixed (``docs/rule_history.yaml``, read).
-- ``report``, ``results_pages``: RESULTS.md and its pages; ``drift``: how far one run's checked numbers moved.
-
-The experiments live in ``experiments/<name>/``, one folder each with everything about it: its analysis
-and checks, its rules (``thresholds.py``), its table schemas, its section text, its figures and its headlines
-(docs/adding-an-experiment.md). ``experiments.catalog`` declares them in order (what each reads, its
-settings, tables and figures), says which of them a config runs, and why the others are left out. The two
-studies that rerun them have a folder each: ``confirmation`` (other configs, and whether each check replicates)
-and ``robustness`` (the single-head experiments at each point of a grid of choices).
+- ``task``, ``data``: the fixed-offset retrieval task, and its evaluation sets as tables.
+- ``runtime/``: how a job runs (its log and cost, torch's device and kernels) and how every draw is seeded.
+- ``tables/``: deterministic parquet files, and the schema of every table (``python -m lengthgen.tables``).
+- ``models/``: the single head and the transformer, their positional encodings, inits and files on disk.
+- ``training/``: the training loop every model shares, Adam's step, and whether a model fits its range.
+- ``evaluation``: accuracy at every evaluation length.
+- ``science/``: the logit kernel, the dilution law and its rival, the min-norm control, the variants' predictions.
+- ``checks/``: a check, its statistics over seeds and their bootstrap, the shared rules and their history.
+- ``experiments/``: the catalog, and one folder per experiment with everything about it.
+- ``plots/``: what every experiment's figures share.
+- ``studies/``: the confirmation runs, the robustness points, and the drift between two runs.
+- ``report/``: RESULTS.md, its pages, its claims table and what it says of the run itself.
+- ``pipeline/``: the workflow's side: the config, and the code each job runs.
 """
 
 __version__ = "0.1.0"
