@@ -72,7 +72,8 @@ from lengthgen.report.provenance import code_version, machine_description  # noq
 from lengthgen.runtime.device import TORCH_STARTED, configure_torch  # noqa: E402
 from lengthgen.pipeline.sources import lengthgen_files  # noqa: E402
 from lengthgen.task import TaskConfig  # noqa: E402
-from lengthgen.models.transformer import TransformerConfig, train_transformers  # noqa: E402
+from lengthgen.models.transformer import TransformerConfig  # noqa: E402
+from lengthgen.training.loop import train_transformers  # noqa: E402
 from reference_head import train_minimal  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
@@ -189,7 +190,7 @@ class Family(NamedTuple):
     """A kind of model the pipeline trains, as its training jobs build and train it."""
 
     label: str
-    train_models: Callable  # training.train_heads or transformer.train_transformers
+    train_models: Callable  # training.loop.train_heads or train_transformers
     model_config: Any  # HeadConfig or TransformerConfig
     section: str  # the config section of its training settings
     batched: int  # seeds trained side by side in the batched measurement

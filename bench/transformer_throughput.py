@@ -28,7 +28,8 @@ from lengthgen.pipeline.config import prepare_config  # noqa: E402
 from lengthgen.runtime.device import configure_torch, resolve_device  # noqa: E402
 from lengthgen.task import TaskConfig  # noqa: E402
 from lengthgen.training.loop import TrainConfig  # noqa: E402
-from lengthgen.models.transformer import TransformerConfig, train_transformer  # noqa: E402
+from lengthgen.models.transformer import TransformerConfig  # noqa: E402
+from lengthgen.training.loop import train_transformer  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 # Not 10: at 10 steps a warmup of 0.1 is one step, where OneCycleLR divides by zero (it needs warmup steps != 1).

@@ -227,7 +227,7 @@ def split_inputs():
 
 def test_predicted_split_by_hand():
     split = errors.predicted_split(*split_inputs())
-    assert errors.PROP1_CLAIM_PREDICTOR == "mean_field"
+    assert errors.DILUTION_LAW_PREDICTOR == "mean_field"
     got = {(row.seed, row.length, row.predictor): (row.predicted_ranking_share, row.predicted_dilution_share,
                                                    row.measured_ranking_share, row.measured_dilution_share)
            for row in split.itertuples()}

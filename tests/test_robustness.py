@@ -18,7 +18,7 @@ from lengthgen.studies.robustness.points import DEFAULT_POINT, robustness_points
 from lengthgen.studies.robustness.section import section
 from lengthgen.studies.robustness.tables import ROBUSTNESS_CHECKS, ROBUSTNESS_MECHANISM
 from lengthgen.tables.io import read_table, write_table
-from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
+from lengthgen.science.prediction_errors import DILUTION_LAW_PREDICTOR
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
 STUDY = ["generalization", "mechanics", "frequency", "prop1", "errors"]
@@ -169,7 +169,7 @@ def prop1_error(dilution: float, ranking: float) -> pd.DataFrame:
              + (quantity != "accuracy")}
             for heads in ("trained", "untrained") for scope in ("all", "K=1") for lengths in ("beyond_training", "all")
             for quantity in ("accuracy", "target_attention")
-            for predictor, mae in ((PROP1_CLAIM_PREDICTOR, dilution), ("ranking", ranking), ("chance", 0.5))]
+            for predictor, mae in ((DILUTION_LAW_PREDICTOR, dilution), ("ranking", ranking), ("chance", 0.5))]
     return pd.DataFrame(rows)
 
 
@@ -179,7 +179,7 @@ def test_the_mechanism_is_read_from_the_points_tables():
     assert row["n_wrong"] == 80 and row["ranking_share_of_wrong"] == pytest.approx(0.25)
     assert row["unseen_peak_ratio"] == pytest.approx(0.25)  # median of 1/4, 1/2, 1/8
     assert row["unseen_peak_gap"] == pytest.approx(-3.0)  # median of -3, -1, -7
-    assert (row["dilution_mae"], row["ranking_mae"], row["better_predictor"]) == (0.05, 0.2, PROP1_CLAIM_PREDICTOR)
+    assert (row["dilution_mae"], row["ranking_mae"], row["better_predictor"]) == (0.05, 0.2, DILUTION_LAW_PREDICTOR)
     assert point_mechanism("p", errors_by_length(5, 0), kernel({(1, 0): (1.0, 2.0)}),
                            prop1_error(0.3, 0.1))["better_predictor"] == "ranking"
     assert np.isnan(point_mechanism("p", errors_by_length(0, 0), kernel({(1, 0): (1.0, 2.0)}),

@@ -15,7 +15,7 @@ from lengthgen.models.head import HeadConfig
 from lengthgen.experiments.rope_bases import figures as plots
 from lengthgen.experiments.rope_bases import section as prose
 from lengthgen.experiments.rope_bases.summaries import EVERY_BASE, accuracy_errors, decided_pairs
-from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
+from lengthgen.science.prediction_errors import DILUTION_LAW_PREDICTOR
 from lengthgen.experiments.rope_bases.thresholds import ORDER_MIN_ACCURACY_GAP
 from lengthgen.training.loop import init_head
 
@@ -42,8 +42,8 @@ MEASURED = {"rope@base=100": 0.2, "rope": 0.5, "rope@base=1e6": 0.8}
 def test_a_predictor_in_the_measured_order_holds_and_one_inverted_pair_fails():
     in_order = {"rope@base=100": 0.1, "rope": 0.3, "rope@base=1e6": 0.9}
     one_swapped = {"rope@base=100": 0.4, "rope": 0.3, "rope@base=1e6": 0.9}
-    checks = checks_by_predictor(prediction_table(MEASURED, {PROP1_CLAIM_PREDICTOR: in_order, "ranking": one_swapped}))
-    assert checks[PROP1_CLAIM_PREDICTOR]["holds"] and checks[PROP1_CLAIM_PREDICTOR]["value"] == 1.0
+    checks = checks_by_predictor(prediction_table(MEASURED, {DILUTION_LAW_PREDICTOR: in_order, "ranking": one_swapped}))
+    assert checks[DILUTION_LAW_PREDICTOR]["holds"] and checks[DILUTION_LAW_PREDICTOR]["value"] == 1.0
     assert not checks["ranking"]["holds"] and checks["ranking"]["value"] == pytest.approx(2 / 3)
 
 
@@ -64,7 +64,7 @@ def test_with_no_measured_order_the_check_does_not_hold():
 
 def test_order_table_ranks_each_source():
     order = rope_bases.mean_accuracy_past_range(prediction_table(MEASURED, {
-        PROP1_CLAIM_PREDICTOR: MEASURED, "ranking": {"rope@base=100": 0.9, "rope": 0.5, "rope@base=1e6": 0.1}}))
+        DILUTION_LAW_PREDICTOR: MEASURED, "ranking": {"rope@base=100": 0.9, "rope": 0.5, "rope@base=1e6": 0.1}}))
     ranks = order.set_index(["source", "pe"])["rank"]
     assert ranks[("measured", "rope@base=1e6")] == 1 and ranks[("measured", "rope@base=100")] == 3
     assert ranks[("ranking", "rope@base=100")] == 1
@@ -131,28 +131,28 @@ def test_section_and_figure_show_the_measured_and_predicted_means(analyzed):
 
 
 def test_accuracy_errors_per_offset_and_encoding_pooled_and_over_all():
-    table = pd.concat([prediction_table(MEASURED, {PROP1_CLAIM_PREDICTOR: {"rope@base=100": 0.3, "rope": 0.5,
+    table = pd.concat([prediction_table(MEASURED, {DILUTION_LAW_PREDICTOR: {"rope@base=100": 0.3, "rope": 0.5,
                                                                            "rope@base=1e6": 0.6},
                                                    "ranking": MEASURED}, offset=offset) for offset in (1, 2)])
     errors = accuracy_errors(table).set_index(["offset", "pe", "predictor"])
-    assert errors.loc[(1, "rope@base=100", PROP1_CLAIM_PREDICTOR), "bias"] == pytest.approx(0.1)
-    assert errors.loc[(2, EVERY_BASE, PROP1_CLAIM_PREDICTOR), "mae"] == pytest.approx(0.1)  # 0.1, 0, 0.2
-    assert errors.loc[(2, EVERY_BASE, PROP1_CLAIM_PREDICTOR), "bias"] == pytest.approx(-0.1 / 3)
+    assert errors.loc[(1, "rope@base=100", DILUTION_LAW_PREDICTOR), "bias"] == pytest.approx(0.1)
+    assert errors.loc[(2, EVERY_BASE, DILUTION_LAW_PREDICTOR), "mae"] == pytest.approx(0.1)  # 0.1, 0, 0.2
+    assert errors.loc[(2, EVERY_BASE, DILUTION_LAW_PREDICTOR), "bias"] == pytest.approx(-0.1 / 3)
     pooled = errors.xs(EVERY_BASE, level="pe")
     pooled = pooled[pooled.index.get_level_values("offset").isna()]  # over every offset
-    assert pooled.loc[(slice(None), PROP1_CLAIM_PREDICTOR), "n"].item() == 6
+    assert pooled.loc[(slice(None), DILUTION_LAW_PREDICTOR), "n"].item() == 6
     assert pooled.loc[(slice(None), "ranking"), "mae"].item() == 0.0
 
 
 def test_the_section_says_which_account_errs_less_and_where_one_orders_a_pair_wrong():
     swapped = {"rope@base=100": 0.4, "rope": 0.3, "rope@base=1e6": 0.9}  # 100 above rope, measured below
-    table = prediction_table(MEASURED, {PROP1_CLAIM_PREDICTOR: MEASURED, "ranking": swapped})
+    table = prediction_table(MEASURED, {DILUTION_LAW_PREDICTOR: MEASURED, "ranking": swapped})
     tables = {"rope_bases_prediction": table, "rope_bases_order": rope_bases.mean_accuracy_past_range(table)}
     checks = with_keys(rope_bases.checks(tables, SETTINGS), "rope_bases", "rope_bases")
     text = prose.section(tables, checks, SETTINGS)
-    assert (f"`{PROP1_CLAIM_PREDICTOR}` predicts the accuracy with the lower MAE, 0.000 against `ranking`'s 0.167; "
+    assert (f"`{DILUTION_LAW_PREDICTOR}` predicts the accuracy with the lower MAE, 0.000 against `ranking`'s 0.167; "
             "it is the lower in 3 of the 3 (offset, encoding) cells.") in text
-    assert (f"`{PROP1_CLAIM_PREDICTOR}` orders every decided pair as measured; `ranking` gets the order wrong at "
+    assert (f"`{DILUTION_LAW_PREDICTOR}` orders every decided pair as measured; `ranking` gets the order wrong at "
             "K=1 (rope@base=100 predicted at least as high as rope).") in text
     rows = [line.replace(" ", "").split("|")[1:-1] for line in text.splitlines() if line.startswith("| all")]
     assert rows == [["all", "everybase", "0.000(+0.000)", "0.167(+0.033)"]]
@@ -191,7 +191,7 @@ def test_the_order_table_means_each_run_once_over_seeds_and_lengths_and_ties_sha
     for pe, seed, length, measured, dilution_law, ranking in [
             ("rope", 0, 16, 0.25, 0.5, 0.1), ("rope", 0, 32, 0.5, 0.3, 0.2), ("rope", 1, 16, 0.75, 0.1, 0.3),
             ("rope@base=100", 0, 16, 0.5, 0.9, 0.15), ("rope@base=1e6", 0, 16, 0.125, 0.2, 0.8)]:
-        rows += [(pe, 1, seed, length, PROP1_CLAIM_PREDICTOR, dilution_law, measured),
+        rows += [(pe, 1, seed, length, DILUTION_LAW_PREDICTOR, dilution_law, measured),
                  (pe, 1, seed, length, "ranking", ranking, measured)]
     rows += [("rope", 2, 0, 16, name, 0.5, 0.7) for name in rope_bases.ORDER_PREDICTORS]
     order = rope_bases.mean_accuracy_past_range(long_table(rows))
@@ -201,7 +201,7 @@ def test_the_order_table_means_each_run_once_over_seeds_and_lengths_and_ties_sha
     measured = cells.loc[(1, "measured")]
     assert measured["mean_accuracy"].to_dict() == {"rope": 0.5, "rope@base=100": 0.5, "rope@base=1e6": 0.125}
     assert measured["rank"].to_dict() == {"rope": 1, "rope@base=100": 1, "rope@base=1e6": 3}  # a tie: both first
-    dilution_law = cells.loc[(1, PROP1_CLAIM_PREDICTOR)]
+    dilution_law = cells.loc[(1, DILUTION_LAW_PREDICTOR)]
     assert dilution_law["mean_accuracy"].to_dict() == pytest.approx({"rope": 0.3, "rope@base=100": 0.9,
                                                                     "rope@base=1e6": 0.2})
     assert dilution_law["rank"].to_dict() == {"rope@base=100": 1, "rope": 2, "rope@base=1e6": 3}
@@ -231,14 +231,14 @@ def test_each_offset_and_predictor_gets_a_check_with_its_claim_statistic_and_rul
                        prediction_table(four, {name: four for name in rope_bases.ORDER_PREDICTORS}, offset=2)])
     checks = rope_bases.checks({"rope_bases_prediction": table}, SETTINGS)
     assert [(row["offset"], row["statistic"].split(":")[0]) for row in checks] == [
-        (2, PROP1_CLAIM_PREDICTOR), (2, "ranking"), (3, PROP1_CLAIM_PREDICTOR), (3, "ranking")]
+        (2, DILUTION_LAW_PREDICTOR), (2, "ranking"), (3, DILUTION_LAW_PREDICTOR), (3, "ranking")]
     assert all(type(row["offset"]) is int for row in checks)
     dilution_law = dict(checks[0])
     summed, threshold = dilution_law.pop("seed_sums")  # for the seed bootstrap: the same share of per-seed sums
     assert (summed.value(), threshold) == (1.0, 1.0)
     assert dilution_law == {
         "claim": "the dilution law predicts the rope-base variants' order past the range",
-        "statistic": f"{PROP1_CLAIM_PREDICTOR}: share of rope-base pairs apart past the range that it predicts in order",
+        "statistic": f"{DILUTION_LAW_PREDICTOR}: share of rope-base pairs apart past the range that it predicts in order",
         "offset": 2, "value": 1.0, "comparison": ">=", "threshold": 1.0,
         "rule": "all of the 5 of 6 pairs whose measured means differ by >= 0.02", "holds": True, "kind": "evidence",
         "per_seed": True}
@@ -257,7 +257,7 @@ def test_accuracy_errors_rows_come_in_offset_and_encoding_order_whatever_the_inp
     scopes = list(dict.fromkeys(zip(errors["offset"].astype(object).where(errors["offset"].notna(), None), errors["pe"])))
     assert scopes == [(1, "rope"), (1, "rope@base=100"), (1, "rope@base=1e6"), (2, "rope"), (2, "rope@base=100"),
                       (2, "rope@base=1e6"), (1, EVERY_BASE), (2, EVERY_BASE), (None, EVERY_BASE)]
-    assert errors["predictor"].tolist() == [PROP1_CLAIM_PREDICTOR, "ranking"] * 9
+    assert errors["predictor"].tolist() == [DILUTION_LAW_PREDICTOR, "ranking"] * 9
 
 
 def tiny_heads():
@@ -282,8 +282,8 @@ def test_analyze_gives_the_prediction_table_and_its_order_table():
                                            "measured_accuracy"]
     assert prediction.index.tolist() == [0, 1, 2, 3]
     assert prediction[["pe", "length", "predictor", "measured_accuracy"]].values.tolist() == [
-        ["rope@base=100", 16, PROP1_CLAIM_PREDICTOR, 0.25], ["rope@base=100", 16, "ranking", 0.25],
-        ["rope", 16, PROP1_CLAIM_PREDICTOR, 0.75], ["rope", 16, "ranking", 0.75]]
+        ["rope@base=100", 16, DILUTION_LAW_PREDICTOR, 0.25], ["rope@base=100", 16, "ranking", 0.25],
+        ["rope", 16, DILUTION_LAW_PREDICTOR, 0.75], ["rope", 16, "ranking", 0.75]]
     measured = tables["rope_bases_order"].query("source == 'measured'").set_index("pe")
     assert measured["mean_accuracy"].to_dict() == {"rope@base=100": 0.25, "rope": 0.75}
     assert measured["rank"].to_dict() == {"rope": 1, "rope@base=100": 2}
@@ -305,10 +305,10 @@ def test_the_error_for_an_unmeasured_head_names_the_experiment_and_the_table():
 def test_encodings_tied_three_ways_all_rank_first():
     """A tie shares the best rank ("min"), not the average of the tied places (2 for three)."""
     order = rope_bases.mean_accuracy_past_range(prediction_table(dict.fromkeys(BASES, 0.5), {
-        PROP1_CLAIM_PREDICTOR: {"rope@base=100": 0.25, "rope": 0.5, "rope@base=1e6": 0.5}, "ranking": MEASURED}))
+        DILUTION_LAW_PREDICTOR: {"rope@base=100": 0.25, "rope": 0.5, "rope@base=1e6": 0.5}, "ranking": MEASURED}))
     ranks = order.set_index(["source", "pe"])["rank"]
     assert ranks["measured"].to_dict() == dict.fromkeys(BASES, 1)
-    assert ranks[PROP1_CLAIM_PREDICTOR].to_dict() == {"rope@base=100": 3, "rope": 1, "rope@base=1e6": 1}
+    assert ranks[DILUTION_LAW_PREDICTOR].to_dict() == {"rope@base=100": 3, "rope": 1, "rope@base=1e6": 1}
 
 
 def test_the_bootstrap_by_seed_sums_gives_the_recomputed_shares_intervals_and_seed_counts():
@@ -319,7 +319,7 @@ def test_the_bootstrap_by_seed_sums_gives_the_recomputed_shares_intervals_and_se
     there pandas' means and the seed sums, added in other orders, may round to different sides, as two orders of the
     same rows may in the recomputation itself."""
     measured = {0: (0.2, 0.5, 0.8), 1: (0.5, 0.43, 0.7), 2: (0.3, 0.317, 0.4), 3: (0.25, 0.6, None)}
-    predicted = {PROP1_CLAIM_PREDICTOR: {0: (0.1, 0.4, 0.9), 1: (0.3, 0.17, 0.9), 2: (0.2, 0.11, 0.5),
+    predicted = {DILUTION_LAW_PREDICTOR: {0: (0.1, 0.4, 0.9), 1: (0.3, 0.17, 0.9), 2: (0.2, 0.11, 0.5),
                                          3: (0.5, 0.41, None)},
                  "ranking": {0: (0.3, 0.23, 0.7), 1: (0.21, 0.33, 0.8), 2: (0.2, 0.3, 0.3), 3: (0.1, 0.5, None)}}
     table = pd.DataFrame([{"pe": pe, "offset": 1, "seed": seed, "length": length, "predictor": predictor,

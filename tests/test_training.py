@@ -9,7 +9,8 @@ from lengthgen.task import TaskConfig
 from lengthgen.training.loop import TrainConfig, init_head, learning_rate_factor, range_fit, train_heads
 from lengthgen.training.range_fit import FIT_ACCURACY, fit_record
 from lengthgen.report.training import training_markdown, training_summary, why_not_fitted
-from lengthgen.models.transformer import TransformerConfig, train_transformers
+from lengthgen.models.transformer import TransformerConfig
+from lengthgen.training.loop import train_transformers
 from lengthgen.science.variant_predictions import mechanism
 
 TASK = TaskConfig(vocab_size=6, offset=2, train_length_min=4, train_length_max=9)

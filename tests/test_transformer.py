@@ -16,7 +16,8 @@ from lengthgen.evaluation import accuracy_by_position
 from lengthgen.experiments.shift import analysis as shift
 from lengthgen.task import IGNORE_INDEX, TaskConfig, full_sequence_targets, sample_training_batch
 from lengthgen.training.loop import TrainConfig, TrainingDiverged, seeded_init
-from lengthgen.models.transformer import Transformer, TransformerConfig, load_transformer, train_transformer
+from lengthgen.models.transformer import Transformer, TransformerConfig, load_transformer
+from lengthgen.training.loop import train_transformer
 
 VOCAB = 8
 

@@ -264,7 +264,7 @@ def test_transformers_train_on_the_default_device_without_being_told():
     """``train_transformers``' device defaults to "auto" (the GPU if there is one, else the CPU)."""
     from lengthgen.task import TaskConfig
     from lengthgen.training.loop import TrainConfig
-    from lengthgen.models.transformer import train_transformers
+    from lengthgen.training.loop import train_transformers
     (trained,) = train_transformers(config("rope"), TaskConfig(vocab_size=VOCAB, offset=1, train_length_min=3,
                                                               train_length_max=LENGTH), TrainConfig(steps=2, batch_size=2,
                                                                                                     lr=1e-3, log_every=1), [0])

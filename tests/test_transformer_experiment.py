@@ -19,7 +19,7 @@ from lengthgen.experiments.transformer import section as prose
 from lengthgen.experiments.transformer.summaries import FINDINGS, PAPER_FINDINGS
 from lengthgen.experiments.transformer.thresholds import MIN_RETRIEVAL_ATTENTION
 from lengthgen.tables.registry import schema_named
-from lengthgen.models import transformer as transformer_module
+from lengthgen.training import loop as training_loop
 from lengthgen.experiments.transformer.tables import (TRANSFORMER_BLOCKS, TRANSFORMER_CARRIER, TRANSFORMER_HEADS,
                                            TRANSFORMER_SHIFT_CHANGES, TRANSFORMER_STEP_PREDICTIONS,
                                            TRANSFORMER_STEPS, TRANSFORMER_UNTRAINED_CARRIER, TRANSFORMER_WINDOWS)
@@ -256,10 +256,10 @@ def test_the_untrained_model_is_the_one_training_started_from(monkeypatch):
         started.update({seed: copy.deepcopy(model) for seed, model in zip(seeds, models)})
         return [TrainedModel(seed, model, None, {}) for seed, model in zip(seeds, models)]
 
-    monkeypatch.setattr(transformer_module, "fit", record_start)
+    monkeypatch.setattr(training_loop, "fit", record_start)
     config = TransformerConfig(VOCAB, "rope", 1, 2, 16, trained_positions=64)
     task = TaskConfig(offset=1, vocab_size=VOCAB, train_length_min=4, train_length_max=TRAIN_MAX)
-    trained = transformer_module.train_transformers(config, task, TrainConfig(steps=1, batch_size=2, lr=0.1), [3, 5])
+    trained = training_loop.train_transformers(config, task, TrainConfig(steps=1, batch_size=2, lr=0.1), [3, 5])
     for result in trained:
         with torch.no_grad():  # training moves the weights away from where they started
             for parameter in result.model.parameters():

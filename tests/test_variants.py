@@ -19,7 +19,7 @@ from lengthgen.tables.io import to_arrow
 from lengthgen.experiments.variants.thresholds import EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY
 from lengthgen.checks.shared_rules import CHANCE_TOLERANCE
 from lengthgen.training.loop import init_head
-from lengthgen.report.training import runs_that_fit
+from lengthgen.checks.fitted_runs import runs_that_fit
 from lengthgen.science.variant_predictions import (COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION, mechanism,
                                            predicted_class)
 
@@ -135,7 +135,7 @@ def test_no_prediction_is_no_confirmation():
     assert verdict(checks) == "does not hold"
 
 
-# The prediction per encoding at K = 1, 2, 3, as the rules of lengthgen/experiments/variants/thresholds.py give it for its properties.
+# The prediction per encoding at K = 1, 2, 3, as the rules of lengthgen/science/variant_predictions.py give it for its properties.
 PREDICTED = {
     "rope": [NO_COLLAPSE] * 3, "rope@base=100": [NO_COLLAPSE] * 3,
     "learned": [COLLAPSES] * 3, "fire": [COLLAPSES] * 3, "fire_fixed": [COLLAPSES] * 3,

@@ -8,7 +8,7 @@ single head uses, and its hooks act where they would in the head: ``position_emb
 the token embeddings; ``rotate`` on every layer's queries and keys, per head; ``logit_bias`` on
 every layer's attention logits, together with the causal mask.
 
-``train_transformer`` trains it on the full-sequence task with the single head's training loop.
+``training.loop.train_transformers`` trains it on the full-sequence task with the single head's training loop.
 Attention runs through ``F.scaled_dot_product_attention``. The analyses need what it does not
 return (each head's unrotated queries and keys, its logits and weights); ``trace`` runs the same
 model with a plain attention that records them, and the tests hold the two paths equal.
@@ -18,7 +18,6 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-import pandas as pd
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -26,9 +25,7 @@ from torch import nn
 from lengthgen.models.checkpoint import load_model
 from lengthgen.models.encodings import EncodingConfig, PositionalEncoding, build_encoding
 from lengthgen.models.init import initialize, parse_init
-from lengthgen.models.transformer_stacked import stack_transformers
-from lengthgen.task import IGNORE_INDEX, TaskConfig, full_sequence_targets
-from lengthgen.training.loop import TrainConfig, TrainedModel, fit, seeded_init
+from lengthgen.task import IGNORE_INDEX
 
 
 @dataclass(frozen=True)
@@ -182,20 +179,3 @@ class Transformer(nn.Module):
 def load_transformer(path, device: str | torch.device = "cpu", expected: dict | None = None) -> Transformer:
     """The transformer saved at ``path``, checked against ``expected`` settings (``checkpoint.load_model``)."""
     return load_model(path, Transformer, TransformerConfig, device, expected)
-
-
-def train_transformers(config: TransformerConfig, task: TaskConfig, train: TrainConfig, seeds: list[int],
-                       device: str = "auto") -> list[TrainedModel]:
-    """One transformer per seed, trained side by side on the full-sequence task, every position
-    t >= K, by the loop that trains the single head (``training.fit``), stacked where
-    ``stacked_transformer`` computes the encoding."""
-    run = f"transformer pe={config.pe} seed={{seed}} offset={task.offset}"
-    models = [seeded_init(Transformer, config, seed) for seed in seeds]
-    return fit(models, seeds, task, train, device, full_sequence_targets, run, stack_transformers)
-
-
-def train_transformer(config: TransformerConfig, task: TaskConfig, train: TrainConfig, seed: int,
-                      device: str = "auto") -> tuple[Transformer, pd.DataFrame]:
-    """One seed's transformer and curve: the same numbers as when it trains beside other seeds."""
-    trained, = train_transformers(config, task, train, [seed], device)
-    return trained.model, trained.curve

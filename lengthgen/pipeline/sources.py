@@ -99,3 +99,14 @@ def fingerprints(root: Path, files) -> tuple[str, ...]:
     """Each of ``files`` as ``path@digest``, sorted: its path relative to ``root`` and the first ``DIGEST_LENGTH`` hex
     digits of its content's SHA-256. Snakemake records a job's params and reruns the job when one changes."""
     return tuple(f"{Path(path).relative_to(root).as_posix()}@{_digest(Path(path))}" for path in sorted(files))
+
+
+def schema_sources(root: Path, names) -> list[Path]:
+    """The lengthgen files a job runs to get the schemas ``names``: each one's module, and what that imports."""
+    from lengthgen.tables.registry import module_file, schema_named_module  # pyarrow: only where schemas are asked
+
+    files = set()
+    for name in names:
+        module = module_file(schema_named_module(name))
+        files |= {module, *lengthgen_files(root, module)}
+    return sorted(files)

@@ -1,6 +1,6 @@
 """Which trained models fit their training range: the table of every model's range fit
 (``training.range_fit``, by the rules of ``lengthgen.training.range_fit``) and its part of RESULTS.md,
-with the reason for each model that does not, and the filter for claims past the range.
+with the reason for each model that does not.
 
 A model that does not fit its range is either a finding (its encoding cannot express the rule at its
 offset: the variants' account predicts "fails in range" from the registry's declared properties) or
@@ -9,11 +9,8 @@ passed off as a finding. This module imports no torch: the encodings' properties
 data, and the report reads the reasons from the table.
 """
 
-import numpy as np
 import pandas as pd
 
-from lengthgen.checks import seed_sums
-from lengthgen.checks.seed_sums import SeedSums
 from lengthgen.training.range_fit import FIT_ACCURACY, SETTLED_LOSS
 from lengthgen.science.variant_predictions import FAILS, NO_PREDICTION, impossibility, predicted_class
 
@@ -48,52 +45,6 @@ def why_not_fitted(family: str, description: dict, offset: int) -> str:
     if prediction == NO_PREDICTION:
         return "not expected: no class predicted here (a training failure, or a property no declaration states)"
     return TRAINING_FAILURE
-
-
-def runs_that_fit(evaluations: pd.DataFrame, fits: pd.DataFrame, keys=("pe", "offset")) -> pd.DataFrame:
-    """The rows of ``evaluations`` whose model fits its training range, in every cell of ``keys`` where
-    most of the seeds do; a cell where most do not keeps every seed (its failure to fit is the finding).
-    A statistic of what happens past the range presupposes a fitted range, so it reads these rows."""
-    frame = evaluations.assign(_fitted=fitted_rows(evaluations, fits))
-    seeds = frame.drop_duplicates(["pe", "offset", "seed"])
-    mostly_fitted = mostly(seeds.groupby(list(keys))["_fitted"].mean())
-    keep = frame["_fitted"] | ~mostly_fitted.reindex(pd.MultiIndex.from_frame(frame[list(keys)])).to_numpy()
-    return frame[keep].drop(columns="_fitted")
-
-
-def fitted_rows(evaluations: pd.DataFrame, fits: pd.DataFrame) -> np.ndarray:
-    """Per row of ``evaluations``: whether its model (pe, offset, seed) fits its training range (``fits``)."""
-    fitted = fits.set_index(["pe", "offset", "seed"])["fitted"]
-    return fitted.reindex(pd.MultiIndex.from_frame(evaluations[["pe", "offset", "seed"]])).to_numpy().astype(bool)
-
-
-def mostly(shares):
-    """Whether most of a cell's seeds fit the range, from the share of them that does."""
-    return shares > 0.5
-
-
-def fitted_means(evaluations: pd.DataFrame, fits: pd.DataFrame, by: list[str], column: str,
-                 keys=("pe", "offset")) -> dict[tuple, SeedSums]:
-    """The mean of ``column`` over ``runs_that_fit`` per group of ``keys`` + ``by``, by the group's key, as seed
-    sums (``lengthgen.checks.seed_sums``). Which seeds a cell keeps depends on the seeds drawn, so each is the mean over
-    the fitted runs where the drawn seeds mostly fit, else the mean over all: three means of seed sums (the share of
-    a cell's seeds that fit, the group's mean over its fitted runs and over all), a seed drawn twice counting twice
-    as in the recomputation."""
-    keys = list(keys)
-    frame = evaluations.assign(_fitted=fitted_rows(evaluations, fits))
-    shares = seed_sums.means_by(frame.drop_duplicates(["pe", "offset", "seed"]), keys, "_fitted")
-    fitted = seed_sums.means_by(frame[frame["_fitted"]], keys + by, column)
-    return {key: seed_sums.combine(_kept_mean, shares[key[:len(keys)]], fitted.get(key, seed_sums.NOTHING), every)
-            for key, every in seed_sums.means_by(frame, keys + by, column).items()}
-
-
-def _kept_mean(share: np.ndarray, fitted: np.ndarray, every: np.ndarray) -> np.ndarray:
-    return np.where(mostly(share), fitted, every)
-
-
-def fit_counts(fits: pd.DataFrame, keys=("pe", "offset")) -> pd.DataFrame:
-    """Per cell of ``keys``: how many models were trained and how many fit their range."""
-    return fits.groupby(list(keys), as_index=False).agg(n_seeds=("fitted", "size"), n_fitted=("fitted", "sum"))
 
 
 def training_markdown(summary: pd.DataFrame) -> str:

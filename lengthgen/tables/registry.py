@@ -46,7 +46,7 @@ def module_file(module: str) -> Path:
 def schema_index() -> dict[str, str]:
     """Schema name -> the module that declares it (``TableSchema("<name>", ...)``), read with ``ast``: a job
     imports only the modules of the tables it reads or writes, and the workflow names those modules as the
-    job's inputs (``schema_sources``) without importing any."""
+    job's inputs (``pipeline.sources.schema_sources``) without importing any."""
     index = {}
     for module in schema_modules():
         for node in ast.walk(ast.parse(module_file(module).read_text())):
@@ -61,17 +61,6 @@ def schema_named(name: str) -> TableSchema:
     """The schema of the table ``name`` (a table file is named after its schema: ``tables/<name>.parquet``)."""
     members = vars(importlib.import_module(schema_named_module(name))).values()
     return next(member for member in members if isinstance(member, TableSchema) and member.name == name)
-
-
-def schema_sources(names) -> list[Path]:
-    """The lengthgen files a job runs to get the schemas ``names``: each one's module, and what that imports."""
-    from lengthgen.pipeline.sources import lengthgen_files
-
-    files = set()
-    for name in names:
-        module = module_file(schema_named_module(name))
-        files |= {module, *lengthgen_files(Path(__file__).parents[2], module)}
-    return sorted(files)
 
 
 def schema_named_module(name: str) -> str:

@@ -1,8 +1,8 @@
 """Training models on the retrieval task, every seed of a run side by side, with a per-step
 training curve and a record of whether each model fits its training range.
 
-One loop (``fit``) serves every model: the single head (``train_heads``, here) and the transformer
-(``transformer.train_transformers``) differ in the model they build and the targets they learn.
+One loop (``fit``) serves every model: the single head (``train_heads``) and the transformer
+(``train_transformers``) differ in the model they build and the targets they learn.
 """
 
 import copy
@@ -23,11 +23,14 @@ from lengthgen.models.checkpoint import save_model
 from lengthgen.models.head import AttentionHead, HeadConfig
 from lengthgen.runtime.device import resolve_device
 from lengthgen.models.head_stacked import StackedHeads, stackable
+from lengthgen.models.transformer import Transformer, TransformerConfig
+from lengthgen.models.transformer_stacked import stack_transformers
 from lengthgen.tables.core import RANGE_FIT, TRAINING_CURVE
 from lengthgen.runtime.seeding import derive_seed, generator
 from lengthgen.tables.io import write_table
 from lengthgen.training.range_fit import fit_record
-from lengthgen.task import IGNORE_INDEX, TaskConfig, retrieval_targets, sample_sequences, training_length
+from lengthgen.task import (IGNORE_INDEX, TaskConfig, full_sequence_targets, retrieval_targets, sample_sequences,
+                            training_length)
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +100,23 @@ def train_head(head_config: HeadConfig, task: TaskConfig, train: TrainConfig, se
                device: str = "auto") -> tuple[AttentionHead, pd.DataFrame]:
     """One seed's head and curve: the same numbers as when it trains beside other seeds."""
     trained, = train_heads(head_config, task, train, [seed], device)
+    return trained.model, trained.curve
+
+
+def train_transformers(config: TransformerConfig, task: TaskConfig, train: TrainConfig, seeds: list[int],
+                       device: str = "auto") -> list[TrainedModel]:
+    """One transformer per seed, trained side by side on the full-sequence task, every position
+    t >= K, by the loop that trains the single head (``fit``), stacked where
+    ``transformer_stacked`` computes the encoding."""
+    run = f"transformer pe={config.pe} seed={{seed}} offset={task.offset}"
+    models = [seeded_init(Transformer, config, seed) for seed in seeds]
+    return fit(models, seeds, task, train, device, full_sequence_targets, run, stack_transformers)
+
+
+def train_transformer(config: TransformerConfig, task: TaskConfig, train: TrainConfig, seed: int,
+                      device: str = "auto") -> tuple[Transformer, pd.DataFrame]:
+    """One seed's transformer and curve: the same numbers as when it trains beside other seeds."""
+    trained, = train_transformers(config, task, train, [seed], device)
     return trained.model, trained.curve
 
 
@@ -270,7 +290,7 @@ def range_fit(model: nn.Module, task: TaskConfig, targets: Callable, seed: int, 
 def train_and_save(train_models: Callable, model_config, runs: list[dict], task: dict, train: dict, device: str,
                    output) -> None:
     """A training job: ``train_models(model_config, task, train, seeds, device)`` (``train_heads``,
-    ``transformer.train_transformers``) for ``runs`` {pe, seed, offset} of one (pe, offset), side
+    ``train_transformers``) for ``runs`` {pe, seed, offset} of one (pe, offset), side
     by side; each seed's weights, curve and range fit to its own files (``output.model``,
     ``output.curve``, ``output.fit``, in the order of ``runs``)."""
     offset, = {run["offset"] for run in runs}

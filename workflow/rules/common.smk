@@ -18,8 +18,7 @@ from lengthgen.experiments.declaration import as_plain, schema_of, schema_read, 
 from lengthgen.runtime.job import keep_freed_memory, use_cpu_kernels
 from lengthgen.report.provenance import code_version
 from lengthgen.runtime.seeding import derive_seed
-from lengthgen.pipeline.sources import fingerprints, lengthgen_files
-from lengthgen.tables.registry import schema_sources
+from lengthgen.pipeline.sources import fingerprints, lengthgen_files, schema_sources
 
 REPO = Path(workflow.current_basedir).parents[1]  # this file is workflow/rules/common.smk; also as a module
 CONFIG_SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -292,7 +291,7 @@ def experiment_code(experiment, dispatcher):
         schemas += [schema_of(table) for table in experiment.tables]
     else:
         schemas = [schema for _, schema in figure_tables(experiment).values()]
-    files |= set(schema_sources(schemas))
+    files |= set(schema_sources(REPO, schemas))
     for module in modules:
         source = REPO / "lengthgen" / "experiments" / name / f"{module}.py"
         files |= {source, *lengthgen_files(REPO, source)}

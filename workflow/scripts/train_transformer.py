@@ -1,8 +1,8 @@
 """Rule train_transformer: the transformers of one (pe, offset), every seed side by side, on the full-sequence task."""
 from lengthgen.runtime.job import start_job
 from lengthgen.runtime.device import check_cpu_kernels, configure_torch
-from lengthgen.training.loop import train_and_save
-from lengthgen.models.transformer import TransformerConfig, train_transformers
+from lengthgen.training.loop import train_and_save, train_transformers
+from lengthgen.models.transformer import TransformerConfig
 
 job = start_job(snakemake.log[0])
 configure_torch(snakemake.threads)

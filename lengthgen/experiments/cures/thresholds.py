@@ -5,7 +5,7 @@ How every thresholds file is written, the rules several experiments share, and w
 docstring of ``lengthgen/checks/shared_rules.py``.
 """
 
-from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
+from lengthgen.science.prediction_errors import DILUTION_LAW_PREDICTOR
 
 # Fixed before the full run; a feasibility check on 6 default-size rope heads (2 seeds x 3 offsets)
 # had been run when they were written (see the cures section for what it measures).
@@ -17,7 +17,7 @@ from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
 # no untrained head enters (the cures act on the trained rope heads).
 MIN_RECOVERED_FRACTION = 0.5
 # The cured heads are predicted by the same law as prop1: its claim predictor and its MAE limits
-# (PROP1_CLAIM_PREDICTOR, MAX_ATTENTION_MAE, MAX_ACCURACY_MAE), with the kernel scaled as each cure
+# (DILUTION_LAW_PREDICTOR, MAX_ATTENTION_MAE, MAX_ACCURACY_MAE), with the kernel scaled as each cure
 # scales the head. "Does nothing for the learned head": at no length past the range and no offset
 # does a cure raise its mean accuracy over seeds by more than CHANCE_TOLERANCE, generalization's tolerance for
 # "at chance" (asked as a gain, so it holds or fails whatever the uncured head does). Position interpolation
@@ -28,7 +28,7 @@ MIN_RECOVERED_FRACTION = 0.5
 # the training range (NEAR_PERFECT), or the comparison means nothing. Each MAE check on the cured heads is
 # paired with MIN_MAE_GAIN_OVER_TRIVIAL, as prop1's are (added after the committed run: rope collapses to
 # chance under interpolate, where predicting chance meets the MAE bar). The claim's predictor, a choice:
-CURES_CLAIM_PREDICTOR = PROP1_CLAIM_PREDICTOR
+CURES_CLAIM_PREDICTOR = DILUTION_LAW_PREDICTOR
 # Added after the full run (which measured the hard-attention ceiling at +0.041 of the lost accuracy,
 # the cures at +0.037 and +0.035, and CURES_CLAIM_PREDICTOR predicting -0.08), beside the check above,
 # which stays as it was: "the law predicts what a sharpening cure does" holds when the claim predictor's

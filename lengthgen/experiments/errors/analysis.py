@@ -18,7 +18,7 @@ so the tables stay small at any length and number of sequences (a dozen bins per
 Logits and answers come from the head's own ``attention`` and ``predict``: no part of it is re-implemented.
 
 Each account also predicts the split, from the parameters alone (``errors_predicted_split``, rope heads):
-the dilution law (prop1's ``thresholds.PROP1_CLAIM_PREDICTOR``) says every wrong answer is a dilution
+the dilution law (``prediction_errors.DILUTION_LAW_PREDICTOR``) says every wrong answer is a dilution
 error, so its predicted dilution share is its predicted error, 1 - accuracy, and its ranking share 0;
 the ranking account (prop1's ``ranking``) predicts as ranking errors the answers where a key holding
 another token outranks the target, 1 - mean P_rank over uniform query and target tokens (prop1's
@@ -39,12 +39,12 @@ from lengthgen.science.dilution import ranking_probability
 from lengthgen.science.kernel import logit_kernel
 from lengthgen.models.head import AttentionHead
 from lengthgen.experiments.errors.thresholds import MIN_DILUTION_SHARE, MIN_UNSEEN_WINNER_SHARE
-from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
+from lengthgen.science.prediction_errors import DILUTION_LAW_PREDICTOR
 from lengthgen.experiments.errors.summaries import past_range_cells, pooled_past_range
 from lengthgen.checks.seed_sums import SeedSums
 
 TABLES = ("errors_by_length", "errors_winning_offset", "errors_predicted_split")
-SPLIT_PREDICTORS = (PROP1_CLAIM_PREDICTOR, "ranking")
+SPLIT_PREDICTORS = (DILUTION_LAW_PREDICTOR, "ranking")
 CHECKED = ("errors_by_length",)
 
 
@@ -159,8 +159,8 @@ def predicted_split(measured: pd.DataFrame, ranking_shares: pd.DataFrame, prop1_
     keys = ["offset", "seed", "length"]
     rope = measured[measured["pe"] == "rope"][keys + ["past_training_range", "ranking_share", "dilution_share"]].rename(
         columns={"ranking_share": "measured_ranking_share", "dilution_share": "measured_dilution_share"})
-    law = prop1_prediction[prop1_prediction["predictor"] == PROP1_CLAIM_PREDICTOR][keys + ["predicted_accuracy"]]
-    dilution = law.assign(predictor=PROP1_CLAIM_PREDICTOR, predicted_ranking_share=0.0,
+    law = prop1_prediction[prop1_prediction["predictor"] == DILUTION_LAW_PREDICTOR][keys + ["predicted_accuracy"]]
+    dilution = law.assign(predictor=DILUTION_LAW_PREDICTOR, predicted_ranking_share=0.0,
                           predicted_dilution_share=1.0 - law["predicted_accuracy"]).drop(columns="predicted_accuracy")
     ranking = ranking_shares.assign(predictor="ranking", predicted_dilution_share=0.0)
     predicted = pd.concat([dilution, ranking], ignore_index=True)

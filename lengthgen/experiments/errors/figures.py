@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import Patch
 
-from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
+from lengthgen.science.prediction_errors import DILUTION_LAW_PREDICTOR
 
 # Each answer's cause, drawn bottom to top, with its count column in ``errors_by_length``.
 CAUSES = {"correct": ("n_correct", "#b5dcb5"), "dilution error": ("n_dilution_error", "tab:orange"),
@@ -17,7 +17,7 @@ SEEN_SHADE = {"color": "0.9", "zorder": 0}  # in-range lengths, and offsets seen
 # Each account's predicted boundary on rope's bars: the dilution law's predicted accuracy (the top of the
 # correct band: the rest is dilution), the ranking account's 1 - predicted ranking share (the bottom of
 # the ranking band).
-PREDICTED_MARKERS = {PROP1_CLAIM_PREDICTOR: ("_", "dilution law: predicted accuracy"),
+PREDICTED_MARKERS = {DILUTION_LAW_PREDICTOR: ("_", "dilution law: predicted accuracy"),
                      "ranking": ("x", "ranking account: 1 - predicted ranking errors")}
 
 

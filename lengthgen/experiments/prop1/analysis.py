@@ -28,9 +28,10 @@ from lengthgen.science.kernel import logit_kernel, realized_mean_logit
 from lengthgen.models.head import AttentionHead
 # The comparison with the measurements needs no torch: it lives apart for the jobs that read prop1's table
 # without a model (multiseed).
-from lengthgen.science.prediction_errors import gain_past_range, mae_past_range, prediction_errors, with_baselines
+from lengthgen.science.prediction_errors import (DILUTION_LAW_PREDICTOR, gain_past_range, mae_past_range,
+                                                prediction_errors, with_baselines)
 from lengthgen.experiments.prop1.thresholds import (MAX_ACCURACY_MAE, MAX_ATTENTION_MAE, MAX_CLAIM_MINUS_RANKING_MAE,
-                                                    MIN_MAE_GAIN_OVER_TRIVIAL, PROP1_CLAIM_PREDICTOR)
+                                                    MIN_MAE_GAIN_OVER_TRIVIAL)
 from lengthgen.training.loop import init_head
 
 
@@ -178,9 +179,9 @@ def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
     task = settings["task"]
     rows = {heads: with_baselines(tables[table], task["train_length_max"], task["vocab_size"])
             for heads, table in (("trained", "prop1_prediction"), ("untrained", "prop1_untrained_prediction"))}
-    return (prediction_checks(rows, task["train_length_max"], PROP1_CLAIM_PREDICTOR, MAX_ATTENTION_MAE,
+    return (prediction_checks(rows, task["train_length_max"], DILUTION_LAW_PREDICTOR, MAX_ATTENTION_MAE,
                               MAX_ACCURACY_MAE)
-            + ranking_checks(rows, task["train_length_max"], PROP1_CLAIM_PREDICTOR))
+            + ranking_checks(rows, task["train_length_max"], DILUTION_LAW_PREDICTOR))
 
 
 def trained_offsets(rows: pd.DataFrame, train_length_max: int | None = None) -> list[int]:

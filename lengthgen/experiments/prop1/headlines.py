@@ -2,9 +2,9 @@
 
 import pandas as pd
 
-from lengthgen.experiments.prop1.thresholds import MAX_ATTENTION_MAE, MIN_MAE_GAIN_OVER_TRIVIAL, PROP1_CLAIM_PREDICTOR
+from lengthgen.experiments.prop1.thresholds import MAX_ATTENTION_MAE, MIN_MAE_GAIN_OVER_TRIVIAL
 from lengthgen.checks.headlines import DIFFERENCE, Headline, by_run, past_range
-from lengthgen.science.prediction_errors import gain_over_trivial, prediction_errors
+from lengthgen.science.prediction_errors import DILUTION_LAW_PREDICTOR, gain_over_trivial, prediction_errors
 
 
 def gain_by_run(frame: pd.DataFrame, settings: dict) -> pd.Series:
@@ -12,7 +12,7 @@ def gain_by_run(frame: pd.DataFrame, settings: dict) -> pd.Series:
     trivial baseline's MAE minus the predictor's, on that run's rows alone."""
     gains = {(offset, seed): gain_over_trivial(
         prediction_errors(run, settings["train_length_max"], settings["vocab_size"]), "trained", f"K={offset}",
-        PROP1_CLAIM_PREDICTOR, "target_attention")
+        DILUTION_LAW_PREDICTOR, "target_attention")
         for (offset, seed), run in frame.groupby(["offset", "seed"])}
     return pd.Series(gains).rename_axis(["offset", "seed"])
 
@@ -22,7 +22,7 @@ HEADLINES = [
     # the better trivial baseline, as in prop1's checks.
     Headline("prop1: mean-field target-attention error past the range", ("prop1_prediction",), "<=",
              lambda s: MAX_ATTENTION_MAE,
-             lambda f, s: by_run(past_range(f[f["predictor"] == PROP1_CLAIM_PREDICTOR], s).assign(
+             lambda f, s: by_run(past_range(f[f["predictor"] == DILUTION_LAW_PREDICTOR], s).assign(
                  error=lambda g: (g["predicted_attention"] - g["measured_attention"]).abs()), "error", "mean")),
     Headline("prop1: mean-field target-attention error past the range, below the better trivial baseline's",
              ("prop1_prediction",), ">=", lambda s: MIN_MAE_GAIN_OVER_TRIVIAL, gain_by_run,

@@ -6,8 +6,9 @@ import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.prop1.summaries import best_predictor, scope_offset
-from lengthgen.science.prediction_errors import PREDICTOR_LABELS, PREDICTORS, QUANTITIES, TRIVIAL_LABELS, TRIVIAL_PREDICTORS
-from lengthgen.experiments.prop1.thresholds import MIN_MAE_GAIN_OVER_TRIVIAL, PROP1_CLAIM_PREDICTOR
+from lengthgen.science.prediction_errors import (DILUTION_LAW_PREDICTOR, PREDICTOR_LABELS, PREDICTORS, QUANTITIES,
+                                                TRIVIAL_LABELS, TRIVIAL_PREDICTORS)
+from lengthgen.experiments.prop1.thresholds import MIN_MAE_GAIN_OVER_TRIVIAL
 
 
 def error_cells(row: pd.Series) -> list[str]:
@@ -74,7 +75,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
                           for offset in offsets)
     predictors = "\n".join([f"- `{name}`: {PREDICTOR_LABELS[name]}" for name in PREDICTORS]
                            + [f"- `{name}`: {TRIVIAL_LABELS[name]}" for name in TRIVIAL_PREDICTORS])
-    compared = (PROP1_CLAIM_PREDICTOR, "ranking", *TRIVIAL_PREDICTORS)
+    compared = (DILUTION_LAW_PREDICTOR, "ranking", *TRIVIAL_PREDICTORS)
     return "\n\n".join([
         "## prop1: the attention-dilution law",
         "From each trained RoPE head's parameters alone we build the exact logit kernel s_ab(delta) "
@@ -108,10 +109,10 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         kernel_markdown(tables["prop1_kernel_summary"]),
         figures,
         f"**Claim**: graceful decay follows the dilution law: the predictor fixed in advance in the code "
-        f"(`{PROP1_CLAIM_PREDICTOR}`, `lengthgen/experiments/prop1/thresholds.py`) predicts the measured target attention and "
+        f"(`{DILUTION_LAW_PREDICTOR}`, `lengthgen/science/prediction_errors.py`) predicts the measured target attention and "
         "accuracy past the training range within the stated MAE, and by a margin better than the better trivial "
         "baseline; and (issue 18) dilution rather than ranking errors sets rope's accuracy past the range: "
-        f"`{PROP1_CLAIM_PREDICTOR}` predicts it with a lower MAE than `ranking`, per offset (a failure says the "
+        f"`{DILUTION_LAW_PREDICTOR}` predicts it with a lower MAE than `ranking`, per offset (a failure says the "
         "ranking account fits the decay better than the paper's). The "
         "rope-base variants (`rope@base=100`, `1e6`) are trained by the variants experiment, not the sweep, so "
         "this section does not test whether the account predicts their order.",

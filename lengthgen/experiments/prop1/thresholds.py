@@ -5,11 +5,9 @@ How every thresholds file is written, the rules several experiments share, and w
 docstring of ``lengthgen/checks/shared_rules.py``.
 """
 
-# The claim's predictor (a choice, not a threshold) is the mean-field form SCIENCE.md names, which fit within
-# ~0.07 in the feasibility run; the MAE bars of 0.1 leave room for seed-to-seed spread. Effect size: an MAE of
-# 0.1 is 10 points of accuracy (or of target attention) per (seed, length); a head at chance passes it, hence
-# the baseline gain below.
-PROP1_CLAIM_PREDICTOR = "mean_field"
+# The claim's predictor is the dilution law's (``prediction_errors.DILUTION_LAW_PREDICTOR``). The MAE bars of 0.1
+# leave room for seed-to-seed spread. Effect size: an MAE of 0.1 is 10 points of accuracy (or of target attention)
+# per (seed, length); a head at chance passes it, hence the baseline gain below.
 MAX_ATTENTION_MAE = 0.1
 MAX_ACCURACY_MAE = 0.1
 # An MAE bar alone is passed by a head that learned nothing: the sweep's rope heads at their seeded init

@@ -5,7 +5,7 @@ The variants train rope at several rotary bases (``rope@base=100``, ``rope`` at 
 where far offsets' logits come back up, and with it how much accuracy a head keeps past the range.
 That makes the bases a test the account did not see: each trained head's accuracy at every length
 past the range is predicted from its parameters alone by prop1's predictors, the dilution law
-(``thresholds.PROP1_CLAIM_PREDICTOR``) and ``ranking`` (a distractor outranking the target), and
+(``thresholds.DILUTION_LAW_PREDICTOR``) and ``ranking`` (a distractor outranking the target), and
 set beside the measured accuracy of the variants' evaluations.
 
 The test is the order. Per offset, the encodings are ranked by their mean accuracy past the range
@@ -25,12 +25,12 @@ from lengthgen.checks import seed_sums
 from lengthgen.checks.check import check
 from lengthgen.science.dilution import predict_dilution
 from lengthgen.experiments.rope_bases.tables import ORDER_PREDICTORS
-from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
+from lengthgen.science.prediction_errors import DILUTION_LAW_PREDICTOR
 from lengthgen.experiments.rope_bases.summaries import decided_pairs
 from lengthgen.experiments.rope_bases.thresholds import ORDER_MIN_ACCURACY_GAP
 from lengthgen.checks.seed_sums import SeedSums
 
-PREDICTOR_CLAIMS = {PROP1_CLAIM_PREDICTOR: "the dilution law predicts the rope-base variants' order past the range",
+PREDICTOR_CLAIMS = {DILUTION_LAW_PREDICTOR: "the dilution law predicts the rope-base variants' order past the range",
                     "ranking": "the ranking account predicts the rope-base variants' order past the range"}
 RUN_COLUMNS = ["pe", "offset", "seed", "length"]
 CHECKED = ("rope_bases_prediction",)

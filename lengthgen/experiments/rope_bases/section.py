@@ -6,7 +6,7 @@ import pandas as pd
 from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.rope_bases.summaries import EVERY_BASE, accuracy_errors, decided_pairs
 from lengthgen.experiments.rope_bases.tables import ORDER_PREDICTORS
-from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
+from lengthgen.science.prediction_errors import DILUTION_LAW_PREDICTOR
 from lengthgen.experiments.rope_bases.thresholds import ORDER_MIN_ACCURACY_GAP
 
 SOURCES = ("measured", *ORDER_PREDICTORS)
@@ -76,7 +76,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "The variants train rope at rotary bases " + ", ".join(sorted(prediction["pe"].unique())) + " (seeds "
         + ", ".join(map(str, seeds)) + "). Each head's accuracy at the lengths past the training range ("
         + ", ".join(map(str, lengths)) + ") is predicted from its parameters alone by the dilution law "
-        f"(`{PROP1_CLAIM_PREDICTOR}`, prop1) and by the ranking account (`ranking`: some distractor outranks the "
+        f"(`{DILUTION_LAW_PREDICTOR}`, prop1) and by the ranking account (`ranking`: some distractor outranks the "
         "target), and set beside the accuracy measured in the variants' evaluations. The test, fixed before the "
         "run: per offset, every pair of encodings whose measured mean accuracies past the range differ by at least "
         f"{ORDER_MIN_ACCURACY_GAP:g} must be predicted in the measured order (closer pairs are within the seeds' "

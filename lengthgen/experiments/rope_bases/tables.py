@@ -4,11 +4,11 @@ import pyarrow as pa
 
 from lengthgen.tables.core import RUN_KEYS
 from lengthgen.tables.io import TableSchema
-from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
+from lengthgen.science.prediction_errors import DILUTION_LAW_PREDICTOR
 
 # The predictors the prediction table holds, in the order the figure and the prose show them: the dilution law
 # and the ranking account of prop1.
-ORDER_PREDICTORS = (PROP1_CLAIM_PREDICTOR, "ranking")
+ORDER_PREDICTORS = (DILUTION_LAW_PREDICTOR, "ranking")
 
 # One row per (run, length past the training range, predictor): the accuracy the predictor gives from the
 # head's parameters and the accuracy measured on the evaluation set (repeated on each predictor's row).

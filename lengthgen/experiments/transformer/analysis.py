@@ -107,7 +107,7 @@ def measure_models(models, eval_sets: dict, settings: dict) -> dict[str, pd.Data
 
 def initialization(model: Transformer, seed: int) -> Transformer:
     """The weights ``model``'s training started from: its config initialized from its seed, as
-    ``transformer.train_transformers`` does (``training.seeded_init``)."""
+    ``training.loop.train_transformers`` does (``training.seeded_init``)."""
     return seeded_init(Transformer, model.config, seed).eval()
 
 

@@ -17,7 +17,7 @@ from lengthgen.experiments.generalization.analysis import summarize_accuracy
 from lengthgen.experiments.variants.thresholds import EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR
 from lengthgen.checks.shared_rules import CHANCE_TOLERANCE
 from lengthgen.checks.seed_sums import SeedSums
-from lengthgen.report.training import fit_counts, fitted_means, runs_that_fit
+from lengthgen.checks.fitted_runs import fit_counts, fitted_means, runs_that_fit
 from lengthgen.experiments.variants.summaries import mechanisms
 from lengthgen.science.variant_predictions import (ALLOWED_CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_PREDICTION,
                                            impossibility, predicted_class)

@@ -7,11 +7,12 @@ from lengthgen.checks.check import checks_markdown
 from lengthgen.models.encodings_table import DEFAULT_NOISE_MAX_LENGTH, resolve_encoding_name
 from lengthgen.experiments.variants.summaries import mechanisms, predictions
 from lengthgen.experiments.generalization.section import accuracy_markdown, format_interval
-from lengthgen.experiments.variants.thresholds import (EXTRAPOLATES_ACCURACY, MONOTONE_FAILS_FROM_OFFSET,
-                                                       RANDOM_POSITIONS_FAIL_FROM_OFFSET, VARIANT_FIT_ACCURACY,
+from lengthgen.experiments.variants.thresholds import (EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY,
                                                        VARIANT_LENGTH_FACTOR, VARIANT_SPREAD_WIDTH)
 from lengthgen.checks.shared_rules import CHANCE_TOLERANCE
-from lengthgen.science.variant_predictions import CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION
+from lengthgen.science.variant_predictions import (CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS,
+                                                  MONOTONE_FAILS_FROM_OFFSET, NO_COLLAPSE, NO_PREDICTION,
+                                                  RANDOM_POSITIONS_FAIL_FROM_OFFSET)
 
 # FIRE's two threshold policies in the registry (``learned_threshold`` of ``FIRE`` and ``FixedThresholdFIRE``), and
 # its initial threshold L where the name sets none (``threshold`` of ``FIRE.__init__``; tests/test_variants.py checks

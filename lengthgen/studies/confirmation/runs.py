@@ -23,20 +23,15 @@ from snakemake.utils import update_config
 from lengthgen.pipeline.config import ConfigError, prepare_config
 from lengthgen.experiments.catalog import plan
 
-# Where the claims' rules and predictors live: thresholds, verdicts, the replication rules, each
-# experiment's checks and predictors, and the exact kernel the dilution law's predictors use. Besides: the
-# encodings' declared properties, from which the variants predict each class (encodings.py, read through
-# encoding_catalog.py, whose names names.py parses; variant_predictions.py); which models count as fitting
-# their range (the rule in training_record.py, the filter of past-range claims in training_report.py); the
-# dilution law's and the ranking account's predictions (dilution.py); the comparison of predictions with their
-# trivial baselines (prediction_errors.py); the intervals checks are decided on (stats.py); and the statistics
-# of per-seed sums that checks' values are computed as (seed_sums.py); what a multiseed headline is (headlines.py).
-RULE_FILES = ("lengthgen/checks/shared_rules.py", "lengthgen/checks/check.py", "lengthgen/studies/confirmation/replication.py", "lengthgen/checks/bootstrap.py",
-              "lengthgen/experiments", "lengthgen/science/kernel.py", "lengthgen/models/length_scaling.py", "lengthgen/models/encodings.py",
-              "lengthgen/models/encodings_table.py", "lengthgen/models/names.py", "lengthgen/science/variant_predictions.py",
-              "lengthgen/training/range_fit.py", "lengthgen/report/training.py", "lengthgen/science/dilution.py",
-              "lengthgen/science/prediction_errors.py", "lengthgen/checks/stats.py", "lengthgen/checks/seed_sums.py", "lengthgen/checks/verdicts.py",
-              "lengthgen/checks/headlines.py")
+# Where the claims' rules and predictors live: the checks (thresholds, verdicts, statistics over seeds, which runs
+# fit their range), the shared science (the kernel, the dilution law and its rival, their errors, the variants'
+# predictions), each experiment's checks and predictors, and the replication rules. Besides: the encodings' declared
+# properties, from which the variants predict each class (encodings.py, read through encodings_table.py, whose
+# names names.py parses), the length scalings the cures apply, and the rule of a fitted range (range_fit.py).
+RULE_FILES = ("lengthgen/checks", "lengthgen/science", "lengthgen/experiments",
+              "lengthgen/studies/confirmation/replication.py", "lengthgen/models/length_scaling.py",
+              "lengthgen/models/encodings.py", "lengthgen/models/encodings_table.py", "lengthgen/models/names.py",
+              "lengthgen/training/range_fit.py")
 RUN_PREFIX = "confirm_"
 # Keys that say where and how a run is written and shown, or which other studies it runs, not what it measures.
 PRESENTATION_KEYS = ("results_dir", "device", "figures", "confirmation", "robustness", "bootstrap", "report")

@@ -8,7 +8,7 @@ its rope heads' kernels (``prop1_kernel``) and each predictor's error (``prop1_e
 import pandas as pd
 
 from lengthgen.checks.check import verdict
-from lengthgen.experiments.prop1.thresholds import PROP1_CLAIM_PREDICTOR
+from lengthgen.science.prediction_errors import DILUTION_LAW_PREDICTOR
 from lengthgen.checks.verdicts import HOLDS
 
 CLAIM = ["experiment", "claim"]
@@ -57,7 +57,7 @@ def predictor_maes(prop1_error: pd.DataFrame) -> dict[str, float]:
     overall = prop1_error[(prop1_error["heads"] == "trained") & (prop1_error["scope"] == "all")
                           & (prop1_error["lengths"] == "beyond_training") & (prop1_error["quantity"] == "accuracy")]
     mae = overall.set_index("predictor")["mae"]
-    return {"dilution": float(mae[PROP1_CLAIM_PREDICTOR]), "ranking": float(mae["ranking"])}
+    return {"dilution": float(mae[DILUTION_LAW_PREDICTOR]), "ranking": float(mae["ranking"])}
 
 
 def point_mechanism(point: str, errors_by_length: pd.DataFrame, kernel: pd.DataFrame,
@@ -66,9 +66,9 @@ def point_mechanism(point: str, errors_by_length: pd.DataFrame, kernel: pd.DataF
     wrong, share = ranking_share_of_wrong(errors_by_length)
     ratio, gap = unseen_peak(kernel)
     mae = predictor_maes(prop1_error)
-    better = PROP1_CLAIM_PREDICTOR if mae["dilution"] < mae["ranking"] else "ranking"
+    better = DILUTION_LAW_PREDICTOR if mae["dilution"] < mae["ranking"] else "ranking"
     return {"point": point, "n_wrong": wrong, "ranking_share_of_wrong": share, "unseen_peak_ratio": ratio,
-            "unseen_peak_gap": gap, "dilution_predictor": PROP1_CLAIM_PREDICTOR, "dilution_mae": mae["dilution"],
+            "unseen_peak_gap": gap, "dilution_predictor": DILUTION_LAW_PREDICTOR, "dilution_mae": mae["dilution"],
             "ranking_mae": mae["ranking"], "better_predictor": better}
 
 
