@@ -10,8 +10,7 @@ from conftest import REPO, SCHEMA
 from lengthgen.checks.check import with_verdicts
 from lengthgen.pipeline.config import prepare_config
 from lengthgen.experiments.multiseed import analysis as multiseed
-from lengthgen.experiments.catalog import (CATALOG, RENAMED_EXPERIMENTS, Experiment, plan, seeds, trained,
-                                           with_current_names)
+from lengthgen.experiments.catalog import CATALOG, Experiment, plan, seeds, trained
 from lengthgen.experiments.declaration import schema_of
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
@@ -75,24 +74,3 @@ def test_all_claims_carry_their_sections_verdict_from_evidence_alone():
                            "statistic": "s", "value": 1.0, "rule": "r", "holds": [True, False, True, False],
                            "kind": ["evidence", "evidence", "evidence", "sanity"]})
     assert with_verdicts(checks)["verdict"].tolist() == ["holds in part", "holds in part", "holds", "holds"]
-
-
-def test_a_renamed_experiment_reads_under_its_current_name_in_an_older_table():
-    """Issue 16: ``base`` is now ``generalization``; a claims table written before says base, in its experiment,
-    its section and its multiseed headlines, and nothing else that merely starts with the old name changes."""
-    assert RENAMED_EXPERIMENTS == {"base": "generalization"}
-    assert not set(RENAMED_EXPERIMENTS) & {experiment.name for experiment in CATALOG}
-    assert set(RENAMED_EXPERIMENTS.values()) <= {experiment.name for experiment in CATALOG}
-    old = pd.DataFrame({"experiment": ["base", "multiseed", "shift", "baseline", "shift_K1"],
-                        "section": ["base", "multiseed", "shift_K1", "baseline", "shift_K1"],
-                        "claim": ["rope stays above chance", "base: rope accuracy at 4x the training length",
-                                  "base: not a headline of this name", "baseline: x", "rope@base=100: y"],
-                        "value": [0.9, 1.0, 0.5, 0.1, 0.2]})
-    now = with_current_names(old)
-    assert now["experiment"].tolist() == ["generalization", "multiseed", "shift", "baseline", "shift_K1"]
-    assert now["section"].tolist() == ["generalization", "multiseed", "shift_K1", "baseline", "shift_K1"]
-    assert now["claim"].tolist() == ["rope stays above chance", "generalization: rope accuracy at 4x the training length",
-                                     "generalization: not a headline of this name", "baseline: x", "rope@base=100: y"]
-    assert now["value"].equals(old["value"]) and old["experiment"][0] == "base"  # a copy: the table read is unchanged
-    assert with_current_names(now).equals(now)  # a current table is left as it is
-    assert with_current_names(old[["experiment", "value"]])["experiment"][0] == "generalization"

@@ -107,28 +107,18 @@ def test_a_folder_without_claims_fails_naming_the_file(tmp_path, capsys):
     assert str(tmp_path / "empty" / "tables" / "claims.parquet") in err and "Traceback" not in err
 
 
-def write_old_format(folder):
-    """claims.parquet as written before structured checks: the rule's text only, no section, offset, kind."""
-    old = pd.DataFrame({"experiment": ["base"], "claim": ["K=1"], "statistic": ["rope: mean accuracy at n=32"],
-                        "value": [0.7], "rule": [">= 5 x chance = 0.312"], "holds": [True], "verdict": ["confirmed"]})
-    (folder / "tables").mkdir(parents=True)
-    old.to_parquet(folder / "tables" / "claims.parquet")
-    return folder
-
-
 @pytest.mark.parametrize("flags", [[], ["--open-may-differ"]])
-def test_a_claims_table_older_than_structured_checks_fails_naming_the_file(tmp_path, capsys, flags):
-    old, new = write_old_format(tmp_path / "old"), write_run(tmp_path / "new", [0.7, 0.6, 0.9], [0.7, 0.12])
-    for folders in ([old, new], [new, old]):
+def test_a_claims_table_without_a_column_fails_naming_the_file_and_the_column(tmp_path, capsys, flags):
+    run = write_run(tmp_path / "run", [0.7, 0.6, 0.9], [0.7, 0.12])
+    other = write_run(tmp_path / "other", [0.7, 0.6, 0.9], [0.7, 0.12])
+    path = other / "tables" / "claims.parquet"
+    pd.read_parquet(path).drop(columns="kind").to_parquet(path)
+    for folders in ([other, run], [run, other]):
         with pytest.raises(SystemExit) as exit:
             main([*flags, *map(str, folders)])
         assert exit.value.code == 2
         err = capsys.readouterr().err
-        # The whole message: which file, what it lacks, why that cannot be compared, and what to do about it.
-        assert (f"{old / 'tables' / 'claims.parquet'}: predates structured checks (it lacks the columns section, "
-                "offset, comparison, threshold, kind): its checks were matched on their text and cannot be compared "
-                "with this code's; regenerate it with this code (rerun the workflow that wrote it)\n") in err
-        assert "Traceback" not in err
+        assert f"{path}: does not have the all_claims schema: missing column 'kind'" in err and "Traceback" not in err
 
 
 def test_an_outcome_may_differ_only_where_the_seed_bootstrap_leaves_it_open(tmp_path, capsys):
@@ -166,37 +156,6 @@ def test_changes_since_the_previous_run_name_moved_verdicts_and_every_differing_
     assert rows["learned: distance from chance"] == ["1", "0.3", "0.6", "no -> yes", "evidence -> evidence", ""]
     assert rows["largest float64 change"] == ["all", "-", "0.9", "- -> yes", "- -> sanity", "now"]
     assert "rope: mean accuracy far out" not in rows  # only its number moved
-
-
-def renamed(folder):
-    """The run at ``folder`` as it was written before ``generalization`` was renamed from ``base``."""
-    for name, kind in (("claims", ALL_CLAIMS), ("claim_spread", CLAIM_SPREAD), ("accuracy_summary", ACCURACY_SUMMARY)):
-        path = folder / "tables" / f"{name}.parquet"
-        table = read_table(path, kind)
-        for column in ("experiment", "section"):
-            if column in table.columns:
-                table[column] = table[column].replace({"generalization": "base"})
-        write_table(table, path, kind)
-    return folder
-
-
-def test_a_run_written_before_an_experiment_was_renamed_matches_under_the_new_name(tmp_path, capsys):
-    """catalog.RENAMED_EXPERIMENTS: an older run's checks of base are this code's checks of generalization."""
-    old = renamed(write_run(tmp_path / "old", [0.709, 0.6, 0.9], [0.709, 0.12]))
-    new = write_run(tmp_path / "new", [0.683, 0.6, 0.9], [0.683, 0.12])
-    assert set(read_table(old / "tables" / "claims.parquet", ALL_CLAIMS)["experiment"]) == {"base", "shift"}
-    for flags in ([], ["--open-may-differ"]):
-        assert main([*flags, str(old), str(new)]) == 0
-        out = capsys.readouterr().out
-        assert "3 in both runs, 0 in the reference only, 0 in the run only" in out and "ONLY IN" not in out
-        assert "largest drift of a mean accuracy 0.0260 (rope, K=1, n=32: 0.7090 -> 0.6830)" in out
-    # report.previous_claims: RESULTS.md's changes since the previous run.
-    current = read_table(new / "tables" / "claims.parquet", ALL_CLAIMS)
-    text = previous_changes_markdown(old / "tables" / "claims.parquet", current, None)
-    assert "checks in one run only: 0" in text and "`base`" not in text
-    # One older still, before structured checks: its verdicts are set beside this run's by section.
-    text = previous_changes_markdown(write_old_format(tmp_path / "older") / "tables" / "claims.parquet", current, None)
-    assert "| generalization | holds" in text and "not run" not in text and "base" not in text
 
 
 # --- Mutation testing (docs/mutation.md): behaviour the tests above left open ------------------------------------
@@ -270,37 +229,11 @@ def test_a_variants_class_in_one_run_only_differs():
     assert compare_classes(run, run).empty
 
 
-def test_a_table_that_is_not_a_claims_table_does_not_predate_structured_checks(tmp_path):
-    from lengthgen.studies.drift import predates_structured_checks
-    other = tmp_path / "other.parquet"
-    pd.DataFrame({"experiment": ["base"], "value": [1.0]}).to_parquet(other)
-    assert predates_structured_checks(other) == []
-    old = write_old_format(tmp_path / "old") / "tables" / "claims.parquet"
-    assert predates_structured_checks(old) == ["section", "offset", "comparison", "threshold", "kind"]
-    assert predates_structured_checks(tmp_path / "missing.parquet") == []
-
-
-def test_the_previous_runs_changes_from_its_file_current_or_older_than_structured_checks(tmp_path):
+def test_the_previous_runs_changes_are_read_from_its_claims_file(tmp_path):
     previous = write_run(tmp_path / "previous", [0.3, 0.6, 0.9], [0.7, 0.12]) / "tables" / "claims.parquet"
     current, _ = run_claims([0.7, 0.6, 0.9])
-    from lengthgen.studies.drift import previous_changes_markdown
     assert previous_changes_markdown(previous, current, "why") == changes_markdown(
         read_table(previous, ALL_CLAIMS), current, "why")
-    old = write_old_format(tmp_path / "old") / "tables" / "claims.parquet"
-    text = previous_changes_markdown(old, current, " Fresh seeds. ")
-    parts = text.split("\n\n")
-    assert parts[0] == "## Changes since the previous run" and parts[1] == "Fresh seeds."
-    assert parts[2] == ("The previous run's checks (`claims.parquet`) predate structured checks: they were keyed by "
-                        "their text, so they cannot be matched check by check with this run's, and the previous "
-                        "verdicts counted every check, where these count evidence only. The verdicts, side by side:")
-    assert len(parts) == 4
-    header, _, rows = table_cells(parts[3])
-    assert header == ["section", "verdict (previous)", "verdict (now)"]
-    assert rows == [["generalization", "holds", "holds"]]
-    # A section the current run does not have is "not run"; without a note there is no note paragraph.
-    text = previous_changes_markdown(old, current[current["section"] != "generalization"], None)
-    assert text.split("\n\n")[1].startswith("The previous run's checks")
-    assert table_cells(text.split("\n\n")[-1])[2] == [["generalization", "holds", "not run"]]
 
 
 def test_a_check_is_open_strictly_between_the_decided_shares():

@@ -320,17 +320,6 @@ def test_the_checks_of_a_real_run_have_distinct_keys_and_spreads_row_for_row(smo
         assert (spread["resamples"] > 0).all() and spread["holds_fraction"].between(0, 1).all()
 
 
-def test_a_confirmation_run_written_before_a_rename_is_matched_under_the_current_name():
-    """catalog.RENAMED_EXPERIMENTS: a committed confirmation run's checks of base are checks of generalization."""
-    checks, comparison, claims = replicate([row("generalization", "c", "s", 1, 0.9, 1.0),
-                                            row("multiseed", "generalization: rope", "s", None, 1.0, 1.0)],
-                                           {"other": [row("generalization", "c", "s", 1, 0.8, 1.0),
-                                                      row("multiseed", "base: rope", "s", None, 1.0, 1.0)]})
-    assert set(checks["experiment"]) == {"generalization", "multiseed"}
-    assert comparison["replicates"].all() and len(comparison) == 2
-    assert claims.set_index("experiment")["replication"]["generalization"] == "holds"
-
-
 # --- Mutation testing (docs/mutation.md): the section's tables and sentences, cell by cell ------------------------
 
 

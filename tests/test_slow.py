@@ -11,7 +11,6 @@ import pytest
 
 from conftest import REPO, snakemake
 from lengthgen.studies.drift import main as drift
-from lengthgen.experiments.catalog import with_current_names
 
 
 @pytest.mark.slow
@@ -19,8 +18,7 @@ def test_default_config_reproduces_the_committed_generalization_checks(tmp_path)
     snakemake(tmp_path, "results/claims/generalization.parquet", "--config", "cpu_kernels=portable",
               configfile=REPO / "config.yaml")  # the kernels the committed run used
     checks = pd.read_parquet(tmp_path / "results/claims/generalization.parquet")
-    # The committed run may predate the rename of base (catalog.RENAMED_EXPERIMENTS).
-    committed = with_current_names(pd.read_parquet(REPO / "results" / "tables" / "claims.parquet"))
+    committed = pd.read_parquet(REPO / "results" / "tables" / "claims.parquet")
     committed = committed.query("experiment == 'generalization'")
     columns = ["claim", "statistic", "value", "rule", "holds"]
     assert len(checks) == len(committed) > 0

@@ -1,4 +1,4 @@
-"""The one verdict vocabulary of the report, defined once, and how every earlier vocabulary maps onto it.
+"""The one verdict vocabulary of the report, defined once.
 
 A claim, a check over its offsets and a replication are all graded in the same four words:
 
@@ -10,11 +10,6 @@ A claim, a check over its offsets and a replication are all graded in the same f
 
 A precondition gates a verdict: when one fails the verdict is *untestable*, and when all hold they add nothing
 to it (``graded``). Sanity checks (tests of the code: an identity, an impossibility) are in no verdict either.
-
-Tables written before this vocabulary carry older words (confirmed / mixed / not confirmed for a claim,
-replicated / partly / not replicated for a replication, holds / partly / fails for a check's outcome);
-``normalized`` reads each of them as the word it meant, so that a run committed before the change compares with
-a new one word for word.
 """
 
 import pandas as pd
@@ -26,22 +21,6 @@ DEFINITION = (
     "*untestable*: a precondition failed (the heads did not fit their training range) or nothing was measured. "
     "A precondition gates a verdict and never counts as evidence for it; sanity checks (tests of the code) are "
     "shown apart and count in no verdict.")
-
-# Every word an earlier version of the pipeline wrote for a verdict, an outcome or a replication.
-LEGACY = {
-    "confirmed": HOLDS, "mixed": IN_PART, "not confirmed": DOES_NOT_HOLD, "no evidence": UNTESTABLE,
-    "replicated": HOLDS, "partly": IN_PART, "not replicated": DOES_NOT_HOLD, "not tested": UNTESTABLE,
-    "fails": DOES_NOT_HOLD, "yes": HOLDS, "no": DOES_NOT_HOLD,
-}
-
-
-def normalized(word: str) -> str:
-    """``word`` in this vocabulary: itself when it is one of ``VERDICTS``, else the word it meant (``LEGACY``)."""
-    if word in VERDICTS:
-        return word
-    if word not in LEGACY:
-        raise ValueError(f"unknown verdict {word!r}; one of {', '.join(VERDICTS)} or the older {', '.join(LEGACY)}")
-    return LEGACY[word]
 
 
 def graded(holds: pd.Series) -> str:

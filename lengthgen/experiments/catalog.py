@@ -125,30 +125,6 @@ CATALOG = [
 ]
 HEADLINE_READER = "multiseed"
 
-# Experiments renamed since a run was committed, old name -> current (issue 16: "base" read like a base class).
-# A table written before the rename carries the old name; code that reads an older run's tables (drift,
-# replication, report.previous_claims) maps them with ``with_current_names`` so that its checks match this code's.
-RENAMED_EXPERIMENTS = {"base": "generalization"}
-
-
-def with_current_names(table):
-    """``table`` (a claims, claim_spread or accuracy table, a pandas DataFrame of any run) with every renamed
-    experiment under its current name: in ``experiment``, in ``section`` (a section is its experiment's name, or
-    ``<name>_K<offset>`` per offset) and in a claim named ``<name>: ...`` (a multiseed headline)."""
-    renamed = table.copy()
-    for column in ("experiment", "section", "claim"):
-        if column not in renamed.columns:
-            continue
-        values = renamed[column]
-        for old, new in RENAMED_EXPERIMENTS.items():
-            if column == "claim":
-                values = values.where(~values.str.startswith(f"{old}: "), new + values.str[len(old):])
-            else:
-                values = values.where(values != old, new).where(~values.str.startswith(f"{old}_K"),
-                                                                 new + values.str[len(old):])
-        renamed[column] = values
-    return renamed
-
 
 class Plan(NamedTuple):
     running: list[Experiment]  # the experiments that run, in report order

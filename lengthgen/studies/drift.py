@@ -9,9 +9,8 @@ encoding, offset and length) and, where both runs have one, ``<folder>/tables/va
 (``claims.KEY``: experiment, claim, statistic, offset). It prints every check with both values and
 their drift, then the largest drift of the accuracy table and every class that differs, and exits
 with status 1 when a check's outcome, its kind or a verdict differs, a check is in one run only, or
-a class differs; 0 when only numbers drifted. A claims table written before checks were structured
-(no offset, comparison, threshold or kind columns) cannot be matched: the command names it and
-exits with status 2.
+a class differs; 0 when only numbers drifted. A folder without these tables, or a table that
+lacks a column, is named with what is wrong and the command exits with status 2.
 
     python -m lengthgen.studies.drift --open-may-differ results other_results
 
@@ -27,22 +26,15 @@ import sys
 from pathlib import Path
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from lengthgen.checks.check import KEY
-from lengthgen.experiments.catalog import with_current_names
 from lengthgen.checks.shared_rules import DECIDED_FRACTION
 from lengthgen.tables.core import ACCURACY_SUMMARY, ALL_CLAIMS
 from lengthgen.tables.spread import CLAIM_SPREAD
 from lengthgen.experiments.variants.tables import VARIANTS_CLASSES
-from lengthgen.tables.io import TableError, TableSchema, read_table
-from lengthgen.checks.verdicts import normalized
+from lengthgen.tables.io import TableError, read_table
 
 SUMMARY_KEYS = ["experiment", "pe", "offset", "length"]
-# The columns structured checks added (issue 16); a claims or spread table without them is of the old format,
-# whose checks were matched on their text.
-STRUCTURED_COLUMNS = ("section", "offset", "comparison", "threshold", "kind")
 
 
 def relative_drift(reference: pd.Series, run: pd.Series) -> pd.Series:
@@ -57,9 +49,7 @@ def relative_drift(reference: pd.Series, run: pd.Series) -> pd.Series:
 def compare_claims(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
     """One row per check of either run, matched on ``claims.KEY``: both values, drift, whether its outcome, its
     kind and its section's verdict changed, and ``only_in`` (reference or run) for a check one run lacks."""
-    # A run written before the report's one vocabulary has its verdicts in older words (``verdicts.LEGACY``).
-    reference, run = (frame.assign(offset=frame["offset"].astype("Int64"), verdict=frame["verdict"].map(normalized))
-                      for frame in (reference, run))
+    reference, run = (frame.assign(offset=frame["offset"].astype("Int64")) for frame in (reference, run))
     both = reference.merge(run, on=KEY, how="outer", suffixes=("_reference", "_run"), indicator=True, sort=False)
     in_both = both["_merge"] == "both"
     return both.assign(
@@ -177,53 +167,16 @@ def _yes_no(value) -> str:
     return "-" if pd.isna(value) else "yes" if value else "no"
 
 
-def predates_structured_checks(path: Path) -> list[str]:
-    """The structured-check columns a claims or spread table lacks (none for a current one or a file that is not
-    a readable table: ``read_table`` says what is wrong with that)."""
-    try:
-        names = pq.read_schema(path).names
-    except (pa.ArrowException, OSError):
-        return []
-    return [column for column in STRUCTURED_COLUMNS if column not in names] if "statistic" in names else []
-
-
 def previous_changes_markdown(path: Path, current: pd.DataFrame, note: str | None) -> str:
-    """``changes_markdown`` against the previous run's claims at ``path``; where that file predates structured
-    checks, its checks cannot be matched with these, so only the verdicts are set side by side, by section."""
-    if not predates_structured_checks(path):
-        return changes_markdown(with_current_names(read_table(path, ALL_CLAIMS)), current, note)
-    previous = with_current_names(pq.read_table(path, columns=["experiment", "verdict"]).to_pandas())
-    previous = previous.drop_duplicates("experiment")
-    now = current.drop_duplicates("section").set_index("section")["verdict"]
-    table = pd.DataFrame({"section": previous["experiment"], "verdict (previous)": previous["verdict"].map(normalized),
-                          "verdict (now)": previous["experiment"].map(now).fillna("not run")})
-    return "\n\n".join(["## Changes since the previous run", *([note.strip()] if note else []),
-                         f"The previous run's checks (`{path.name}`) predate structured checks: they were keyed by "
-                         "their text, so they cannot be matched check by check with this run's, and the previous "
-                         "verdicts counted every check, where these count evidence only. The verdicts, side by side:",
-                         table.to_markdown(index=False)])
-
-
-def read_check_table(path: Path, kind: TableSchema) -> pd.DataFrame:
-    """A claims or spread table, renamed experiments under their current names; one written before checks were
-    structured fails naming the file and saying so, since its checks cannot be matched with this code's
-    (``TableError``)."""
-    try:
-        return with_current_names(read_table(path, kind))
-    except TableError:
-        missing = predates_structured_checks(path)
-        if missing:
-            raise TableError(f"{path}: predates structured checks (it lacks the columns {', '.join(missing)}): its "
-                             "checks were matched on their text and cannot be compared with this code's; "
-                             "regenerate it with this code (rerun the workflow that wrote it)") from None
-        raise
+    """``changes_markdown`` against the previous run's claims at ``path``."""
+    return changes_markdown(read_table(path, ALL_CLAIMS), current, note)
 
 
 def read_claims(folder: Path, with_open: bool) -> pd.DataFrame:
-    claims = read_check_table(folder / "tables" / "claims.parquet", ALL_CLAIMS)
+    claims = read_table(folder / "tables" / "claims.parquet", ALL_CLAIMS)
     if not with_open:
         return claims
-    return with_spread(claims, read_check_table(folder / "tables" / "claim_spread.parquet", CLAIM_SPREAD))
+    return with_spread(claims, read_table(folder / "tables" / "claim_spread.parquet", CLAIM_SPREAD))
 
 
 def compare_runs(reference: Path, run: Path, open_may_differ: bool = False) -> tuple[str, bool]:
@@ -232,8 +185,7 @@ def compare_runs(reference: Path, run: Path, open_may_differ: bool = False) -> t
     the same where the seed bootstrap of either run leaves it open; a verdict may then differ too."""
     claims = compare_claims(*(read_claims(folder, open_may_differ) for folder in (reference, run)))
     summary_paths = [folder / "tables" / "accuracy_summary.parquet" for folder in (reference, run)]
-    summaries = (compare_summaries(*(with_current_names(read_table(path, ACCURACY_SUMMARY))
-                                     for path in summary_paths))
+    summaries = (compare_summaries(*(read_table(path, ACCURACY_SUMMARY) for path in summary_paths))
                  if all(path.exists() for path in summary_paths) else pd.DataFrame())
     class_paths = [folder / "tables" / "variants_classes.parquet" for folder in (reference, run)]
     classes = (compare_classes(*(read_table(path, VARIANTS_CLASSES) for path in class_paths))

@@ -46,7 +46,6 @@ from typing import NamedTuple
 import pandas as pd
 
 from lengthgen.checks.check import KEY, verdict
-from lengthgen.experiments.catalog import with_current_names
 from lengthgen.checks.shared_rules import DECIDED_FRACTION, RECURRING_RUNS, RULE_CAUSE_MAX_MISS, SHARES_DIFFER_LEVEL
 from lengthgen.checks.verdicts import HOLDS, IN_PART, graded
 
@@ -109,12 +108,11 @@ def annotated_checks(runs: dict[str, tuple[pd.DataFrame, pd.DataFrame]]) -> pd.D
     """One row per check of every run: run, the ``all_claims`` columns and the ``claim_spread`` ones, whether
     the bootstrap decides the outcome, and the verdict of the check's experiment in that run (over all its
     sections, shift_K1 and shift_K2 make one; evidence only). ``runs``: run name -> (all_claims, claim_spread),
-    the exploratory run first. A run written before an experiment was renamed has its checks under the current
-    name (``catalog.RENAMED_EXPERIMENTS``)."""
+    the exploratory run first."""
     frames = []
     for run, (claims, spread) in runs.items():
         # The offset is Int64 in both: a table without pooled checks reads it as a plain integer column.
-        claims, spread = (with_current_names(frame).reset_index(drop=True)
+        claims, spread = (frame.reset_index(drop=True)
                           .assign(offset=frame["offset"].astype("Int64").to_numpy()) for frame in (claims, spread))
         if not claims[SPREAD_KEY].equals(spread[SPREAD_KEY]):
             raise ValueError(f"run {run}: the claim spreads do not list the checks of its claims table")
