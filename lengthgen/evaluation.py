@@ -1,16 +1,46 @@
 """Accuracy at every evaluation length of one trained model: the single head's accuracy and
-target attention per length, the transformer's accuracy per position."""
+target attention per length, the transformer's accuracy per position; and ``in_chunks``, how every
+measurement of the single head reads an evaluation set, a chunk of sequences at a time."""
+
+from collections.abc import Iterator
+from typing import NamedTuple
 
 import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from lengthgen.models.head import AttentionHead
+from lengthgen.models.head import AttentionHead, TokenTables
 from lengthgen.runtime.seeding import generator
 from lengthgen.task import full_sequence_targets
 
 # Sequences per forward pass are chosen so that B * T stays near this many tokens.
 TOKENS_PER_BATCH = 2**17
+
+
+class Chunk(NamedTuple):
+    """A few sequences of one length, on the head's device, with what the head needs to read them."""
+    tokens: torch.Tensor  # (B, T)
+    targets: torch.Tensor | None  # (B,), where the caller gave targets
+    positions: torch.Tensor | None  # (B, T) position ids per sequence, where the encoding draws them
+    tables: TokenTables | None  # the head's token tables of length T; None with per-sequence positions
+
+
+def in_chunks(model: AttentionHead, tokens: torch.Tensor, targets: torch.Tensor | None = None,
+              positions: torch.Tensor | None = None) -> Iterator[Chunk]:
+    """The sequences ``tokens`` (N, T) of one length, with their ``targets`` (N,) and ``positions`` (N, T), in
+    order, a chunk of about ``TOKENS_PER_BATCH`` tokens at a time, each to be passed to ``model.predict`` or
+    ``model.attention`` with its ``tables=``.
+
+    The token tables are built once for all the chunks of the length, not per chunk: the same numbers, since
+    they depend on the length alone. Per-sequence position ids have none to build.
+    """
+    device = next(model.parameters()).device
+    tables = None if positions is not None else model.token_tables(tokens.shape[1])
+    batch = max(1, TOKENS_PER_BATCH // tokens.shape[1])
+    for start in range(0, len(tokens), batch):
+        rows = slice(start, start + batch)
+        yield Chunk(tokens[rows].to(device), None if targets is None else targets[rows].to(device),
+                    None if positions is None else positions[rows].to(device), tables)
 
 
 @torch.no_grad()
@@ -20,20 +50,15 @@ def accuracy_by_length(model: AttentionHead, eval_sets: dict, offset: int, seed:
     An encoding that draws position ids (randomized) draws them here too, one row per sequence,
     from a generator seeded by (seed, offset, length): the same for every chunking and device.
     """
-    device = next(model.parameters()).device
     rows = []
     for length, (tokens, targets) in sorted(eval_sets.items()):
         positions = model.encoding.sample_positions(len(tokens), length, generator("eval_positions", seed, offset, length))
-        tables = None if positions is not None else model.token_tables(length)  # once per length, not per batch
-        batch = max(1, TOKENS_PER_BATCH // length)
         correct, target_attention, loss = 0.0, 0.0, 0.0
-        for start in range(0, len(tokens), batch):
-            chunk, chunk_targets = tokens[start:start + batch].to(device), targets[start:start + batch].to(device)
-            chunk_positions = None if positions is None else positions[start:start + batch].to(device)
-            logits, weights = model.predict(chunk, positions=chunk_positions, tables=tables)
-            correct += (logits.argmax(-1) == chunk_targets).sum().item()
+        for chunk in in_chunks(model, tokens, targets, positions):
+            logits, weights = model.predict(chunk.tokens, positions=chunk.positions, tables=chunk.tables)
+            correct += (logits.argmax(-1) == chunk.targets).sum().item()
             target_attention += weights[:, -1 - offset].sum().item()
-            loss += F.cross_entropy(logits, chunk_targets, reduction="sum").item()
+            loss += F.cross_entropy(logits, chunk.targets, reduction="sum").item()
         n = len(tokens)
         rows.append({"length": length, "accuracy": correct / n, "target_attention": target_attention / n,
                      "loss": loss / n})

@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from lengthgen.checks import seed_sums
+from lengthgen import evaluation
 from lengthgen.experiments.cures import analysis as cures
 from lengthgen.science.prediction_errors import PREDICTORS
 from lengthgen.models.head import TokenTables
@@ -35,6 +36,7 @@ RIGHT = 4 / 7
 class StubHead(torch.nn.Module):
     def __init__(self, with_positions=True):
         super().__init__()
+        self.dummy = torch.nn.Parameter(torch.zeros(1))  # where the head's device is read
         self.by_row = {tuple(tokens): torch.tensor(scores, dtype=torch.float32) for tokens, scores, _ in ROWS}
         position_outputs = torch.zeros(LENGTH, VOCAB)
         position_outputs[0, 3] = 4.0
@@ -75,7 +77,7 @@ def test_without_position_outputs_the_key_reads_its_token_alone():
 
 @pytest.mark.parametrize("batch", [1, 2, 3, 7])
 def test_chunks_keep_each_sequence_with_its_target(monkeypatch, batch):
-    monkeypatch.setattr(cures, "TOKENS_PER_BATCH", batch * LENGTH)
+    monkeypatch.setattr(evaluation, "TOKENS_PER_BATCH", batch * LENGTH)
     assert cures.hard_attention_accuracy(StubHead(), *eval_set()) == pytest.approx(RIGHT)
 
 

@@ -14,6 +14,7 @@ import torch
 
 from lengthgen.checks.bootstrap import seed_bootstrap
 from lengthgen.checks.check import with_keys
+from lengthgen import evaluation
 from lengthgen.experiments.errors import analysis as errors
 from lengthgen.experiments.errors.summaries import pooled_past_range, split_errors
 
@@ -72,7 +73,7 @@ def test_read_answers_by_hand():
 
 
 def test_read_answers_chunked_matches(monkeypatch):
-    monkeypatch.setattr(errors, "TOKENS_PER_BATCH", 2 * LENGTH)  # chunks of 2 sequences, last one of 1
+    monkeypatch.setattr(evaluation, "TOKENS_PER_BATCH", 2 * LENGTH)  # chunks of 2 sequences, last one of 1
     answers = errors.read_answers(*stub_inputs(), OFFSET)
     assert answers.correct.tolist() == [True, False, False, False, True, False, False]
     assert answers.target_on_top.tolist() == [True, True, False, False, False, False, False]

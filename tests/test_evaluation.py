@@ -1,5 +1,6 @@
 """Evaluation (lengthgen/evaluation.py) against the task's definition, computed sequence by sequence (unit tier)."""
 
+import ast
 import math
 
 import pandas as pd
@@ -7,8 +8,9 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from conftest import REPO
 from lengthgen import evaluation
-from lengthgen.evaluation import accuracy_by_length, accuracy_by_position, label_runs
+from lengthgen.evaluation import accuracy_by_length, accuracy_by_position, in_chunks, label_runs
 from lengthgen.models.head import HeadConfig
 from lengthgen.runtime.seeding import generator
 from lengthgen.task import make_eval_set
@@ -96,6 +98,83 @@ def test_drawn_positions_come_from_the_generator_of_seed_offset_and_length():
         assert (row.accuracy, row.target_attention, row.loss) == pytest.approx((accuracy, target_attention, loss),
                                                                               abs=1e-9)
     assert not table.equals(accuracy_by_length(model, sets, OFFSET, seed=5))  # other draws
+
+
+class CountingHead(torch.nn.Module):
+    """A head that counts how often it builds its token tables."""
+
+    def __init__(self, head):
+        super().__init__()
+        self.head, self.builds = head, []
+
+    def token_tables(self, length):
+        self.builds.append(length)
+        return self.head.token_tables(length)
+
+
+@pytest.mark.parametrize("budget, sizes", [(20, [3, 3, 1]), (18, [3, 3, 1]), (6, [1] * 7), (1, [1] * 7),
+                                           (10**6, [7])])
+def test_chunks_hold_every_sequence_once_in_order_with_its_target_and_positions(monkeypatch, budget, sizes):
+    monkeypatch.setattr(evaluation, "TOKENS_PER_BATCH", budget)  # sequences of 6 tokens: budget // 6 per chunk
+    tokens, targets = make_eval_set(3, OFFSET, 6, 7, VOCAB)
+    positions = torch.arange(7 * 6).view(7, 6)
+    chunks = list(in_chunks(random_head("rope"), tokens, targets, positions))
+    assert [len(chunk.tokens) for chunk in chunks] == sizes
+    assert torch.equal(torch.cat([chunk.tokens for chunk in chunks]), tokens)
+    assert torch.equal(torch.cat([chunk.targets for chunk in chunks]), targets)
+    assert torch.equal(torch.cat([chunk.positions for chunk in chunks]), positions)
+
+
+def test_the_token_tables_are_built_once_for_every_chunk_of_a_length(monkeypatch):
+    monkeypatch.setattr(evaluation, "TOKENS_PER_BATCH", 12)  # 2 sequences of 6 per chunk: 4 chunks
+    head = random_head("learned")
+    counting = CountingHead(head)
+    tokens, _ = make_eval_set(3, OFFSET, 6, 7, VOCAB)
+    chunks = list(in_chunks(counting, tokens))
+    assert counting.builds == [6] and len(chunks) == 4
+    assert all(chunk.tables is chunks[0].tables and chunk.targets is None and chunk.positions is None
+               for chunk in chunks)
+    for got, expected in zip(chunks[0].tables, head.token_tables(6)):
+        assert torch.equal(got, expected)
+    # Position ids per sequence: the head reads no tables, so none are built.
+    counting = CountingHead(head)
+    assert all(chunk.tables is None for chunk in in_chunks(counting, tokens, positions=torch.zeros_like(tokens)))
+    assert counting.builds == []
+
+
+@pytest.mark.parametrize("pe", ["rope", "learned"])
+def test_a_head_read_in_chunks_gives_the_bits_of_one_pass(monkeypatch, pe):
+    monkeypatch.setattr(evaluation, "TOKENS_PER_BATCH", 20)
+    model = random_head(pe)
+    tokens, _ = make_eval_set(3, OFFSET, 9, 11, VOCAB)
+    with torch.no_grad():
+        logits, weights = model.predict(tokens)
+        pieces = [model.predict(chunk.tokens, tables=chunk.tables) for chunk in in_chunks(model, tokens)]
+    assert torch.equal(torch.cat([piece[0] for piece in pieces]), logits)
+    assert torch.equal(torch.cat([piece[1] for piece in pieces]), weights)
+
+
+def token_table_builds(path) -> list[str]:
+    """Where the module at ``path`` calls a ``token_tables`` method: the enclosing function's name, or
+    ``<module>`` for a call at the top level (a script's), one entry per call."""
+    enclosing = {}
+    tree = ast.parse(path.read_text())
+    for function in ast.walk(tree):  # outer functions first, so an inner one names its own calls
+        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            enclosing.update({id(node): function.name for node in ast.walk(function)})
+    return [enclosing.get(id(node), "<module>") for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "token_tables"]
+
+
+def test_only_in_chunks_builds_a_heads_token_tables_outside_the_models():
+    """One home for reading an evaluation set in chunks: a measurement that builds the token tables itself (and
+    so writes its own loop over chunks) fails here and should call ``evaluation.in_chunks``. The models build
+    their own tables when they are given none."""
+    sources = [*(REPO / "lengthgen").rglob("*.py"), *(REPO / "workflow" / "scripts").rglob("*.py")]
+    builds = {str(path.relative_to(REPO)): token_table_builds(path) for path in sources
+              if (REPO / "lengthgen" / "models") not in path.parents}
+    assert {path: functions for path, functions in builds.items() if functions} == {
+        "lengthgen/evaluation.py": ["in_chunks"]}
 
 
 class Copier(torch.nn.Module):

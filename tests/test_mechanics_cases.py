@@ -14,6 +14,7 @@ import torch
 
 from conftest import bootstrap_both_ways
 from lengthgen.checks.check import with_keys
+from lengthgen import evaluation
 from lengthgen.experiments.mechanics import analysis as mechanics
 
 TRAIN_MAX, OFFSET, PEAK = 4, 1, 0.6
@@ -210,7 +211,7 @@ def test_untrained_rows_are_the_head_at_its_own_seeded_init():
 def test_weights_read_in_chunks_are_each_sequences_own(monkeypatch):
     """Long sequences are read a few at a time (TOKENS_PER_BATCH tokens): chunks of 3, 2 and 1 sequences at lengths
     4, 5 and 8 give every sequence its own weights, so the rows are the hand-counted ones of the whole batch."""
-    monkeypatch.setattr(mechanics, "TOKENS_PER_BATCH", 12)
+    monkeypatch.setattr(evaluation, "TOKENS_PER_BATCH", 12)
     rows = measured()["mechanics_by_length"].set_index("length")
     assert rows["modal_position"].tolist() == [1, 4, 3] and rows["modal_fraction"].tolist() == [0.5, 0.75, 0.5]
     assert rows.loc[8, "target_attention"] == pytest.approx(rest(8))

@@ -36,7 +36,7 @@ from lengthgen.science import dilution
 
 from lengthgen.checks import seed_sums
 from lengthgen.checks.check import check
-from lengthgen.evaluation import TOKENS_PER_BATCH, accuracy_by_length
+from lengthgen.evaluation import accuracy_by_length, in_chunks
 from lengthgen.models.head import AttentionHead
 from lengthgen.experiments.cures.thresholds import (CURES_CLAIM_PREDICTOR, MAX_RECOVERY_ERROR_OF_CEILING,
                                                     MIN_RECOVERED_FRACTION)
@@ -69,17 +69,14 @@ def hard_attention_accuracy(model: AttentionHead, tokens: torch.Tensor, targets:
     The output is then that key's readout: its token's unembedded value, plus its position's
     term for absolute encodings, plus the unembedding bias.
     """
-    length = tokens.shape[1]
-    tables = model.token_tables(length)
-    batch, correct = max(1, TOKENS_PER_BATCH // length), 0
-    for start in range(0, len(tokens), batch):
-        chunk = tokens[start:start + batch]
-        scores, _ = model.attention(chunk, tables=tables)
+    correct = 0
+    for chunk in in_chunks(model, tokens, targets):
+        scores, _ = model.attention(chunk.tokens, tables=chunk.tables)
         chosen = scores.argmax(-1)  # (B,)
-        logits = tables.token_outputs[chunk.gather(1, chosen[:, None])[:, 0]] + model.unembedding.bias
-        if tables.position_outputs is not None:
-            logits = logits + tables.position_outputs[chosen]
-        correct += (logits.argmax(-1) == targets[start:start + len(chunk)]).sum().item()
+        logits = chunk.tables.token_outputs[chunk.tokens.gather(1, chosen[:, None])[:, 0]] + model.unembedding.bias
+        if chunk.tables.position_outputs is not None:
+            logits = logits + chunk.tables.position_outputs[chosen]
+        correct += (logits.argmax(-1) == chunk.targets).sum().item()
     return correct / len(tokens)
 
 

@@ -34,7 +34,7 @@ import torch
 from lengthgen.checks import seed_sums
 from lengthgen.checks.check import check
 from lengthgen.models.encodings import Rotary
-from lengthgen.evaluation import TOKENS_PER_BATCH
+from lengthgen.evaluation import in_chunks
 from lengthgen.science.dilution import ranking_probability
 from lengthgen.science.kernel import logit_kernel
 from lengthgen.models.head import AttentionHead
@@ -69,20 +69,16 @@ class Answers:
 @torch.no_grad()
 def read_answers(model: AttentionHead, tokens: torch.Tensor, targets: torch.Tensor, offset: int) -> Answers:
     """The head's answer and attention logits on every sequence (N, T), in chunks."""
-    device = next(model.parameters()).device
     length = tokens.shape[1]
     target_position = length - 1 - offset
-    batch = max(1, TOKENS_PER_BATCH // length)
-    tables = model.token_tables(length)  # once per length, not per batch
     correct, on_top, winners = [], [], []
-    for start in range(0, len(tokens), batch):
-        chunk = tokens[start:start + batch].to(device)
-        output, _ = model.predict(chunk, tables=tables)  # (B, V)
-        scores, _ = model.attention(chunk, tables=tables)  # (B, T)
+    for chunk in in_chunks(model, tokens, targets):
+        output, _ = model.predict(chunk.tokens, tables=chunk.tables)  # (B, V)
+        scores, _ = model.attention(chunk.tokens, tables=chunk.tables)  # (B, T)
         others = scores.clone()
         others[:, target_position] = -torch.inf
         best_other, winner = others.max(-1)  # (B,), (B,): ties go to the lowest position
-        correct.append((output.argmax(-1) == targets[start:start + batch].to(device)).cpu())
+        correct.append((output.argmax(-1) == chunk.targets).cpu())
         on_top.append((scores[:, target_position] > best_other).cpu())
         winners.append((length - 1 - winner).cpu())
     return Answers(torch.cat(correct).numpy(), torch.cat(on_top).numpy(), torch.cat(winners).numpy())

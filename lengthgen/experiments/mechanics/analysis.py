@@ -22,7 +22,7 @@ import torch
 from lengthgen.checks import seed_sums
 from lengthgen.checks.check import check
 from lengthgen.checks.seed_sums import SeedSums
-from lengthgen.evaluation import TOKENS_PER_BATCH
+from lengthgen.evaluation import in_chunks
 from lengthgen.models.head import AttentionHead
 from lengthgen.experiments.mechanics.thresholds import MIN_MASS_IN_RANGE, MIN_MODAL_FRACTION
 from lengthgen.training.loop import init_head
@@ -39,11 +39,7 @@ def as_token_sets(eval_sets: dict) -> dict[int, torch.Tensor]:
 @torch.no_grad()
 def attention_weights(model: AttentionHead, tokens: torch.Tensor) -> torch.Tensor:
     """The query's softmax weights over every key, (N, T) float64 on the CPU, in chunks."""
-    device = next(model.parameters()).device
-    batch = max(1, TOKENS_PER_BATCH // tokens.shape[1])
-    tables = model.token_tables(tokens.shape[1])  # once per length, not per batch
-    chunks = [model.attention(tokens[start:start + batch].to(device), tables=tables)[1].cpu()
-              for start in range(0, len(tokens), batch)]
+    chunks = [model.attention(chunk.tokens, tables=chunk.tables)[1].cpu() for chunk in in_chunks(model, tokens)]
     return torch.cat(chunks).double()
 
 
