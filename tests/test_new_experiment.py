@@ -1,9 +1,11 @@
-"""Adding an experiment is one folder (its analysis, section text and figures) and one catalog line
-(docs/adding-an-experiment.md): a toy experiment, added to a copy of the repository exactly so,
-runs through the real workflow on the tiny config, by its own target, and shows in the HTML report
-without a caption of its own."""
+"""Adding an experiment is one folder (its analysis, section text and figures) and one catalog entry
+(docs/adding-an-experiment.md): a toy experiment, added to a copy of the repository exactly so (the entry
+is the one the guide shows), runs through the real workflow on the tiny config, by its own target, and
+shows in the HTML report without a caption of its own."""
 
+import ast
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -51,8 +53,26 @@ def draw(tables, settings):
     ax.plot(by_length.index, by_length.to_numpy())
     return {"toy": fig}
 '''
-TOY_ENTRY = ('\nCATALOG.append(Experiment("toy", reads={"accuracy_by_length": Table("accuracy_by_length")}, '
-             'settings=("task.vocab_size",), tables=(), figures=("toy",)))\n')
+GUIDE = REPO / "docs" / "adding-an-experiment.md"
+
+
+def documented_entry() -> str:
+    """The catalog entry the guide shows: its one Python block, an ``Experiment(...)`` call."""
+    blocks = re.findall(r"```python\n(.*?)```", GUIDE.read_text(), flags=re.DOTALL)
+    assert len(blocks) == 1, f"{GUIDE}: {len(blocks)} Python blocks, one expected (the catalog entry)"
+    assert isinstance(ast.parse(blocks[0], mode="eval").body, ast.Call)
+    return blocks[0]
+
+
+def with_entry(catalog: str, entry: str) -> str:
+    """The source of catalog.py with ``entry`` added as the last element of the list ``CATALOG``."""
+    lists = [node.value for node in ast.parse(catalog).body if isinstance(node, ast.Assign)
+             and [target.id for target in node.targets if isinstance(target, ast.Name)] == ["CATALOG"]]
+    assert len(lists) == 1 and isinstance(lists[0], ast.List)
+    lines = catalog.splitlines(keepends=True)
+    end = sum(len(line) for line in lines[:lists[0].end_lineno - 1]) + lists[0].end_col_offset - 1  # at its "]"
+    separator = "" if catalog[:end].rstrip().endswith(("[", ",")) else ","
+    return catalog[:end] + separator + entry.rstrip() + "\n" + catalog[end:]
 
 
 def repository_copy(destination: Path) -> Path:
@@ -73,8 +93,8 @@ def test_a_toy_experiment_added_as_documented_runs_through_the_workflow(tmp_path
     (fork / "lengthgen/experiments/toy/analysis.py").write_text(TOY_MODULE)
     (fork / "lengthgen/experiments/toy/section.py").write_text(TOY_PROSE)
     (fork / "lengthgen/experiments/toy/figures.py").write_text(TOY_PLOT)
-    with open(fork / "lengthgen/experiments/catalog.py", "a") as catalog:
-        catalog.write(TOY_ENTRY)
+    catalog = fork / "lengthgen/experiments/catalog.py"
+    catalog.write_text(with_entry(catalog.read_text(), documented_entry()))
     results = tmp_path / "work" / "results"
     command = [sys.executable, "-m", "snakemake", "--snakefile", str(fork / "Snakefile"), "--directory",
                str(tmp_path / "work"), "--configfile", str(SMOKE_CONFIG), "--cores", "2"]
