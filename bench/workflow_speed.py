@@ -36,8 +36,11 @@ DRY_RUN_PAIRS = 3  # a dry run of the tiny config takes seconds; its spread is s
 def child_seconds(command: list[str], cwd: Path) -> tuple[float, float]:
     """(wall, CPU) seconds of running ``command`` to its end, CPU as the OS counts the finished children."""
     before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-    subprocess.run(command, check=True, cwd=cwd, capture_output=True)
+    finished = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
     wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
+    if finished.returncode:
+        raise RuntimeError(f"{' '.join(command)} (in {cwd}) failed with status {finished.returncode}:\n"
+                           f"{finished.stderr[-3000:]}")
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
