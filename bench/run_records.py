@@ -1,7 +1,5 @@
 """What a finished run cost, read from what it left: each job's cost line, the lengthgen files each job ran (its
-params in Snakemake's records), the shape of its DAG, and the least the run could have cost.
-
-Torch-free: it reads files, it times nothing.
+params in Snakemake's records), the shape of its DAG, and the least the run could have cost. It reads files and times nothing.
 """
 
 import datetime

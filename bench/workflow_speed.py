@@ -1,7 +1,7 @@
 """What the workflow costs around its training, each against a yardstick timed beside it: a job's fixed cost
 against a bare ``import torch``, a no-op dry run against Snakemake's own on a synthetic DAG of the same size, and
 the tiny config's wall time against the least it could take. Every figure here is a child process's CPU or wall
-time; nothing here imports torch.
+time, so what this process has loaded does not count.
 """
 
 import resource
