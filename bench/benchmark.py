@@ -498,7 +498,7 @@ def main() -> None:
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     if args.speed:
         devices = []
-        sections += speed_sections(args.results and Path(args.results), args.cores)
+        sections += speed_sections(Path(args.results) if args.results else None, args.cores)
     for device in devices:
         evaluation = evaluation_rows(device)  # first: its peak memory is measured against this process's
         rows = training_rows(device, args.quick) + evaluation

@@ -174,7 +174,10 @@ def import_costs(imports: dict[str, tuple[str, ...]]) -> dict[str, float]:
 
 
 def share_after_training_ratio(costs: pd.DataFrame, run: str) -> Ratio:
-    """The jobs other than training's share of all jobs' CPU in ``costs`` (``run_records.job_costs``)."""
+    """The jobs other than training's share of all jobs' CPU in ``costs`` (``run_records.job_costs``) of ``run``."""
+    if costs.empty:
+        raise ValueError(f"{run}: no job wrote a cost line under its logs/ folders; is it the results folder of a "
+                         "finished run?")
     training = costs.loc[costs["stage"].str.startswith(TRAINING), "cpu_s"].sum()
     total = costs["cpu_s"].sum()
     return Ratio("jobs after training, share of all jobs' CPU", (total - training) / total, SHARE_AFTER_TRAINING_GOAL,

@@ -198,6 +198,14 @@ def test_the_share_after_training_counts_every_job_not_named_train(workflow_spee
     assert "20 of 100 CPU s" in ratio.basis and "5 jobs of a made-up run" in ratio.basis
 
 
+def test_a_results_folder_without_cost_lines_is_named_in_the_error(workflow_speed, tmp_path):
+    import pandas as pd
+
+    empty = pd.DataFrame(columns=["stage", "cpu_s"])
+    with pytest.raises(ValueError, match=f"{tmp_path}: no job wrote a cost line"):
+        workflow_speed.share_after_training_ratio(empty, str(tmp_path))
+
+
 def test_interleaved_timings_run_the_commands_in_turn(workflow_speed, tmp_path):
     import sys
 
