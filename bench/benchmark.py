@@ -5,7 +5,7 @@
     python bench/benchmark.py --last-run   # the same, for the run in this checkout (the costs in its jobs' logs)
     python bench/benchmark.py --per-model  # also CPU seconds per trained model, per family, alone and batched
     python bench/benchmark.py --per-model --steps 20 --quick --output /tmp/bench.md   # a quick try of it
-    python bench/benchmark.py --speed      # only the speed figures of issue 26, side by side (a few minutes)
+    python bench/benchmark.py --speed      # only the five speed ratios, each side by side (about 10 minutes)
 
 Training is timed on one CPU thread, in this process, for the table-based head that the
 pipeline runs and for the plain per-sequence computation (``AttentionHead.reference_predict``,
@@ -24,36 +24,28 @@ in this process after an untimed warm-up call, at its config's steps (or at ``--
 quick try) and at a tenth of them: the difference gives the cost per step, the rest the fixed
 cost per model (init, the range-fit check), and the two give the cost at the config's steps.
 
-``--speed`` prints only the figures the speed budgets are judged by, side by side in one run: CPU ms per
-seed-step of every model family against the minimal stacked rope head (``bench/reference_head.py``, the same
-computation in as few ops as it takes, on the same kernels), whose ratio is the figure that counts; a job's
-fixed cost (a fresh Python importing what each rule's script imports, and a whole no-op Snakemake job)
-against a bare ``import torch``, and Snakemake's own no-op dry run of a synthetic DAG of the default run's size;
-the CPU seconds by stage of the run in this checkout, if it has one; and the least that run could cost
-(``run_floor``: its training as measured, every other job at the cost of starting torch, or at nothing), which
-says which budgets no change to the jobs after training can meet.
+``--speed`` prints the five speed ratios, each a cost over a yardstick measured beside it in the same run, with
+its goal, met or missed and by how much (``speed_ratios.py``): every head family's CPU ms per seed-step over the
+minimal stacked rope head's (``reference_head.py``, on the same kernels); the jobs after training as a share of all
+jobs' CPU (from the cost lines of ``--results``, a finished run, or else of the tiny run it makes); the cheapest
+job that starts torch, doing no work, over a bare ``import torch``; a no-op dry run of the tiny run over Snakemake's
+own on a synthetic DAG of its size; and the tiny config's wall time from scratch over its floor (training as run,
+every other job at what importing its modules takes, on ``--cores``) (``workflow_speed.py``).
 """
 
 import argparse
 import dataclasses
-import datetime
 import os
 import platform
-import re
-import resource
-import shutil
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 from unittest import mock
 
-from lengthgen.runtime.job import PORTABLE_CPU_ENV, peak_rss_mb, read_cost, use_cpu_kernels
+from lengthgen.runtime.job import PORTABLE_CPU_ENV, peak_rss_mb, use_cpu_kernels
 
 # The CPU kernels of the default config's jobs (cpu_kernels: native), set before torch starts; export
 # LENGTHGEN_BENCH_CPU_KERNELS=portable to time the portable ones.
@@ -69,20 +61,21 @@ from lengthgen.data import eval_set_frame, eval_sets_from_frame  # noqa: E402
 from lengthgen.evaluation import accuracy_by_length  # noqa: E402
 from lengthgen.models.head import AttentionHead, HeadConfig  # noqa: E402
 from lengthgen.report.provenance import code_version, machine_description  # noqa: E402
-from lengthgen.runtime.device import TORCH_STARTED, configure_torch  # noqa: E402
-from lengthgen.pipeline.sources import lengthgen_files  # noqa: E402
+from lengthgen.runtime.device import configure_torch  # noqa: E402
 from lengthgen.task import TaskConfig  # noqa: E402
 from lengthgen.models.transformer import TransformerConfig  # noqa: E402
 from lengthgen.training.loop import train_transformers  # noqa: E402
 from reference_head import train_minimal  # noqa: E402
+from run_records import all_job_costs, log_span_seconds, run_stages  # noqa: E402
+from speed_ratios import Ratio, paired_ratio, ratio_table  # noqa: E402
+from workflow_speed import (REPO, child_seconds, fixed_cost_ratio, import_command, scratch_folder,  # noqa: E402
+                            script_modules, share_after_training_ratio, snakemake, stage_lines, stage_section,
+                            table_line, tiny_run)
 
-REPO = Path(__file__).resolve().parents[1]
 # The default config as the workflow sees it: defaults filled, derived settings derived.
 DEFAULT_CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
 prepare_config(DEFAULT_CONFIG, REPO / "workflow" / "schemas" / "config.schema.yaml")
 OFFSET = 2  # one offset stands for all: the cost does not depend on it
-# The training rules' prefix (train_sweep, train_variant, ...; not training_summary, which reads tables).
-TRAINING = "train_"
 
 
 class ReferenceHead(AttentionHead):
@@ -266,10 +259,6 @@ PER_MODEL_COLUMNS = ["family", "config: steps x batch", "alone: ms/step", "alone
                      "timed: CPU s per model, alone; batched"]
 
 
-def table_line(cells: list[str]) -> str:
-    return "| " + " | ".join(cells) + " |"
-
-
 def per_model_row(family: Family, steps: int | None) -> list[str]:
     """A family's CPU ms per step and CPU s per model (its fixed part in parentheses) at its config's steps,
     alone and batched, their ratio, and the CPU s per model of the timed calls. ``steps``: the steps to
@@ -332,105 +321,66 @@ def rope_against_minimal(rope: Family, steps: int, pairs: int) -> tuple[list[flo
     return minimal, default
 
 
-def training_speed_section(steps: int, pairs: int = RATIO_PAIRS) -> str:
-    """Every family's CPU ms per seed-step (per step, the fixed cost fitted apart) beside the minimal head's; the
-    default rope head's ratio, the budget's figure, as the median of ``pairs`` interleaved pairs."""
+# The default rope head's goal over the minimal one; the other families' goals belong to the training work.
+ROPE_HEAD_GOAL = 1.2
+NO_TRAINING_GOAL = "see training"
+
+
+def family_ratio(family: Family, ratio: float, basis: str, goal: float | None = None) -> Ratio:
+    return Ratio(f"training, {family.label}", ratio, goal, basis, no_goal=NO_TRAINING_GOAL)
+
+
+def training_speed_section(steps: int, pairs: int = RATIO_PAIRS) -> tuple[str, list[Ratio]]:
+    """Every family's CPU ms per seed-step (per step, the fixed cost fitted apart) beside the minimal head's, and
+    each head family's ratio to it: the default rope head's as the median of ``pairs`` interleaved pairs, every
+    other one timing against the minimal head's median. The transformer is another model: no ratio."""
     rope, *others = model_families(10, len(DEFAULT_CONFIG["transformer"]["seeds"]))
     minimal, default = rope_against_minimal(rope, steps, pairs)
     reference = statistics.median(minimal)
-    ratios = [rope_ms / minimal_ms for rope_ms, minimal_ms in zip(default, minimal)]
+    pairs_ratios = [rope_ms / minimal_ms for rope_ms, minimal_ms in zip(default, minimal)]
+    ratios = [family_ratio(rope, paired_ratio(default, minimal),
+                           f"{statistics.median(default):.3f} over {reference:.3f} CPU ms per seed-step at "
+                           f"{rope.batched} seeds; median of {pairs} interleaved pairs", ROPE_HEAD_GOAL)]
     lines = ["## Training: CPU ms per seed-step against the minimal stacked rope head", "",
              f"One thread, {steps} steps timed and {steps // 10} (the difference is the per-step cost), after a "
              "warm-up call. The minimal head (`bench/reference_head.py`) is the default rope head's computation in "
-             f"as few ops as it takes: {reference:.3f} ms per seed-step at 10 seeds (the median of {pairs} timings). "
-             "The budget: the default rope head at most 1.2x it. The two were timed in turn, "
-             f"{pairs} pairs: the rope head's row gives its median time and the median of the pairs' ratios "
-             f"(single pairs {min(ratios):.2f}x to {max(ratios):.2f}x); every other row is one timing against the "
-             "minimal head's median. The transformer is another model: its ratio is left out.", "",
-             table_line(["family", "seeds side by side", "ms per seed-step", "x the minimal rope head"]),
+             f"as few ops as it takes: {reference:.3f} ms per seed-step at 10 seeds (the median of {pairs} timings, "
+             f"each paired with one of the rope head; single pairs {min(pairs_ratios):.2f}x to "
+             f"{max(pairs_ratios):.2f}x).",
+             "", table_line(["family", "seeds side by side", "ms per seed-step", "x the minimal rope head"]),
              "|---|---|---|---|",
              table_line([rope.label, str(rope.batched), f"{statistics.median(default):.3f}",
-                         f"{statistics.median(ratios):.2f}x"])]
+                         ratios[0].shown(ratios[0].value)])]
     print("\n".join(lines), flush=True)
     for family in others:
         per_step = 1000 * training_cost(family, family.batched, steps).per_step
-        ratio = "" if family.train_models is train_transformers else f"{per_step / reference:.2f}x"
-        lines.append(table_line([family.label, str(family.batched), f"{per_step:.3f}", ratio]))
+        cells = [family.label, str(family.batched), f"{per_step:.3f}", ""]
+        if family.train_models is not train_transformers:
+            ratios.append(family_ratio(family, per_step / reference, f"{per_step:.3f} over {reference:.3f} CPU ms "
+                                       f"per seed-step at {family.batched} seeds; one timing"))
+            cells[-1] = ratios[-1].shown(ratios[-1].value)
+        lines.append(table_line(cells))
         print(lines[-1], flush=True)
-    return "\n".join(lines)
+    return "\n".join(lines), ratios
 
 
-def child_seconds(command: list[str], cwd: Path) -> tuple[float, float]:
-    """(wall, CPU) seconds of running ``command`` to its end, CPU as the OS counts the finished children."""
-    before, start = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-    subprocess.run(command, check=True, cwd=cwd, capture_output=True)
-    wall, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-
-
-def median_child_seconds(command: list[str], cwd: Path, repeats: int = 3) -> tuple[float, float]:
-    runs = [child_seconds(command, cwd) for _ in range(repeats)]
-    return statistics.median(run[0] for run in runs), statistics.median(run[1] for run in runs)
-
-
-NOOP_WORKFLOW = """
-rule job:
-    output: "done"
-    script: "job.py"
-"""
-
-
-def snakemake_job_floor(script_body: str) -> tuple[float, float]:
-    """(wall, CPU) seconds a one-job Snakemake workflow adds over its own dry run, for a script job whose
-    body is ``script_body``: Snakemake's cost of one job, with what the script itself does."""
-    with scratch_folder() as folder:
-        (folder / "Snakefile").write_text(NOOP_WORKFLOW)
-        (folder / "job.py").write_text(script_body + "\nopen(snakemake.output[0], 'w').close()\n")
-        snakemake_command = [sys.executable, "-m", "snakemake", "--cores", "1", "--quiet", "all"]
-        dry = median_child_seconds(snakemake_command + ["-n", "--forceall"], folder)
-        job = median_child_seconds(snakemake_command + ["--forceall"], folder)
-    return job[0] - dry[0], job[1] - dry[1]
-
-
-def job_cost_section(bare: tuple[float, float]) -> str:
-    """A job's fixed cost: the imports of each rule's script, and a whole no-op Snakemake job, beside ``bare``, the
-    (wall, CPU) seconds of ``import torch`` alone; and Snakemake's own floor for a no-op dry run of the default
-    run's size."""
-    rows = [("a fresh Python: `import torch`", bare),
-            ("a fresh Python: `import torch`, then `runtime.configure_torch(1)`, as every job that runs a model does",
-             median_child_seconds([sys.executable, "-c", "from lengthgen.runtime.device import configure_torch; "
-                                   "configure_torch(1)"], REPO))]
-    for script in ("train.py", "evaluate.py", "analyze.py", "plot.py", "write_report.py"):
-        names = [".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
-                 for path in lengthgen_files(REPO, REPO / "workflow" / "scripts" / script)
-                 if path.suffix == ".py"]  # not the data files a module reads at import (rule_history.yaml)
-        command = [sys.executable, "-c", "; ".join(f"import {name}" for name in names) or "pass"]
-        rows.append((f"a fresh Python importing what `{script}` imports", median_child_seconds(command, REPO)))
-    rows.append(("one Snakemake script job doing nothing (over the dry run)", snakemake_job_floor("")))
-    rows.append(("one Snakemake script job importing torch (over the dry run)", snakemake_job_floor("import torch")))
-    shape = ", ".join(f"{value} {key}" + (" a job" if key != "jobs" else "") for key, value in DEFAULT_DAG_SHAPE.items())
-    rows.append((f"a no-op dry run of a synthetic DAG of the default run's size ({shape}; nothing of lengthgen)",
-                 snakemake_dry_run_floor(DEFAULT_DAG_SHAPE)))
-    lines = ["## A job's fixed cost", "", "Median of 3, each a fresh process; CPU as the OS counts the finished "
-             "processes.", "", table_line(["what", "wall s", "CPU s", "CPU x `import torch`"]), "|---|---|---|---|"]
-    lines += [table_line([what, f"{wall:.2f}", f"{cpu:.2f}", f"{cpu / bare[1]:.2f}x"]) for what, (wall, cpu) in rows]
-    return "\n".join(lines)
-
-
-def stage_section(results: Path) -> str:
-    """The CPU seconds by stage of the run in ``results``, from the costs in its jobs' logs."""
-    runs = run_stages(results)
-    every = pd.concat(runs.values())
-    if every.empty:
-        return (f"## The run by stage\n\nNo job costs in the logs under `{results.relative_to(REPO)}`: run the "
-                "pipeline here first (`--pipeline` times one from scratch).")
-    training_cpu = every.loc[every.index.str.startswith(TRAINING)]["CPU s"].sum()
-    lines = ["## The run by stage", "", f"{every['jobs'].sum()} jobs, {every['CPU s'].sum():.0f} CPU s summed, "
-             f"training {100 * training_cpu / every['CPU s'].sum():.0f}% (budget: jobs other than training at most 20%).",
-             "", table_line(["run", "stage", "jobs", "wall s", "CPU s", "max RSS MB"]), "|---" * 6 + "|"]
-    for run, table in runs.items():
-        lines += stage_lines(table, run)
-    return "\n".join(lines)
+def speed_sections(results: Path | None, cores: int) -> list[str]:
+    """The five speed ratios, each measured side by side (printed as each is measured), their sections, and a table
+    of every ratio against its goal. ``results``: a finished run's results folder for the share of the jobs after
+    training (None: the tiny run's)."""
+    training_section, ratios = training_speed_section(SPEED_STEPS)
+    sections = [training_section]
+    with scratch_folder() as workdir:
+        tiny_sections, (share, dry_run, tiny_wall) = tiny_run(workdir, cores, DEFAULT_CONFIG["results_dir"])
+    for section in tiny_sections:
+        print(section, flush=True)
+    if results is not None:
+        share = share_after_training_ratio(all_job_costs(results), f"the run in `{results}`")
+        sections.append(stage_section(results, f"The run in `{results}` by stage"))
+    ratios += [share, fixed_cost_ratio(), dry_run, tiny_wall]
+    summary = "## The speed ratios\n\n" + ratio_table(ratios)
+    print(summary, flush=True)
+    return [summary, *sections, *tiny_sections]
 
 
 def evaluation_rows(device: str) -> list[dict]:
@@ -450,179 +400,6 @@ def evaluation_rows(device: str) -> list[dict]:
                              + (" (CPU side)" if device.startswith("cuda") else ""),
                      "reference": "", "ratio": ""})
     return rows
-
-
-def snakemake(workdir: Path, *args: str) -> float:
-    """Run the workflow in ``workdir``; return the wall seconds."""
-    command = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"), "--directory",
-               str(workdir), "--cores", "8", *args]
-    start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True, text=True)
-    return time.perf_counter() - start
-
-
-def job_costs(logs: Path) -> pd.DataFrame:
-    """Every job's cost under ``logs`` (a results folder's ``logs/``, read recursively): the cost line each job writes
-    at the end of its log (``lengthgen.runtime.job.read_cost``), one row per job. Columns: stage (the rule, the first path
-    part below ``logs/``: ``train_sweep/pe~rope/offset~1.log``, ``report.log``), wall_s, cpu_s, max_rss_mb, and
-    torch: whether the job started torch (its log has ``runtime.configure_torch``'s line). A log without a cost (a
-    job killed mid-way) is left out."""
-    costs = [{"stage": path.relative_to(logs).parts[0].removesuffix(".log"), **cost, "torch": TORCH_STARTED in text}
-             for path in sorted(logs.rglob("*.log")) if (cost := read_cost(text := path.read_text()))]
-    return pd.DataFrame(costs, columns=["stage", "wall_s", "cpu_s", "max_rss_mb", "torch"])
-
-
-def stage_table(logs: Path) -> pd.DataFrame:
-    """Every job's cost under ``logs`` (``job_costs``) summed by stage. Columns: jobs, wall s (summed over the jobs),
-    CPU s (summed), max RSS MB (the largest job's); one row per stage, sorted by CPU s, largest first. Jobs overlap,
-    so wall s summed is busy time, not the run's wall time."""
-    table = job_costs(logs).groupby("stage").agg(**{
-        "jobs": ("cpu_s", "size"), "wall s": ("wall_s", "sum"), "CPU s": ("cpu_s", "sum"), "max RSS MB": ("max_rss_mb", "max")})
-    return table.sort_values("CPU s", ascending=False)
-
-
-class Floor(NamedTuple):
-    """The least a run could cost on ``cores`` cores with its training as it is (``run_floor``)."""
-    training_cpu: float
-    other_jobs: int
-    other_torch_jobs: int  # of them, those that started torch
-    other_cpu: float  # what the other jobs cost
-    other_floor_cpu: float  # what they would cost if they computed nothing
-    cores: int
-
-    @property
-    def wall_s(self) -> float:
-        """Every core busy from the first job to the last, and nothing else running."""
-        return (self.training_cpu + self.other_floor_cpu) / self.cores
-
-    @property
-    def other_share(self) -> float:
-        return self.other_floor_cpu / (self.training_cpu + self.other_floor_cpu)
-
-
-def run_floor(costs: pd.DataFrame, torch_start_cpu: float, cores: int) -> Floor:
-    """A lower bound on a run's jobs (``job_costs``): its training jobs at the CPU they took, every other job at
-    ``torch_start_cpu`` (what starting torch costs a fresh Python) if it started torch, else at nothing, and never
-    at more than it took. Snakemake's own process counts nothing. What stays above a budget here cannot be brought
-    under it by any change to the jobs after training, short of running fewer of them."""
-    training = costs["stage"].str.startswith(TRAINING)
-    others = costs[~training]
-    start = others["torch"].astype(float) * torch_start_cpu
-    return Floor(costs.loc[training, "cpu_s"].sum(), len(others), int(others["torch"].sum()), others["cpu_s"].sum(),
-                 start.clip(upper=others["cpu_s"]).sum(), cores)
-
-
-def run_folders(results: Path) -> dict[str, Path]:
-    """The logs folder of the run in ``results`` ("main") and of every run in a folder of its own below it: the
-    confirmation runs (``confirm/<name>``, lengthgen/studies/confirmation/runs.py) and the robustness points
-    (``robustness/<name>``)."""
-    folders = sorted(folder for folder in [*results.glob("confirm/*"), *results.glob("robustness/*")]
-                     if (folder / "logs").is_dir())
-    return {"main": results / "logs", **{folder.relative_to(results).as_posix(): folder / "logs" for folder in folders}}
-
-
-def run_stages(results: Path) -> dict[str, pd.DataFrame]:
-    """The stage table of every run in ``results`` (``run_folders``)."""
-    return {run: stage_table(logs) for run, logs in run_folders(results).items()}
-
-
-def floor_section(results: Path, torch_start_cpu: float, cores: int = 2) -> str:
-    """The least the run in ``results`` (with its confirmation runs and robustness points) could cost on ``cores``
-    cores with its training as it is (``run_floor``), beside the budgets of issue 26."""
-    costs = pd.concat([job_costs(logs) for logs in run_folders(results).values()])
-    if costs.empty:
-        return "## The least this run could cost\n\nNo job costs in this checkout's logs."
-    floor = run_floor(costs, torch_start_cpu, cores)
-    return "\n".join([
-        "## The least this run could cost", "",
-        f"Its {len(costs)} jobs: training {floor.training_cpu:.0f} CPU s as measured; the other {floor.other_jobs} jobs "
-        f"{floor.other_cpu:.0f} CPU s, of which starting torch is at least {floor.other_floor_cpu:.0f} "
-        f"({floor.other_torch_jobs} jobs that started it, at "
-        f"{torch_start_cpu:.2f} CPU s each, `import torch` in a fresh Python). With nothing else, on {cores} cores "
-        f"busy every second: at least **{floor.wall_s / 60:.1f} min** of wall (budgets: 20 for the full default run, "
-        "6 for the exploratory run alone, 1 for the tiny config), and the "
-        f"jobs other than training at least **{100 * floor.other_share:.0f}%** of the jobs' CPU (budget: 20%; "
-        f"{100 * floor.other_cpu / (floor.training_cpu + floor.other_cpu):.0f}% as run)."])
-
-
-# A synthetic workflow for Snakemake's own floor: JOBS jobs that touch their OUTPUTS files, each reading INPUTS
-# files (outputs of two earlier jobs: a wide, shallow DAG) and holding PARAMS short params, as the rules' code
-# fingerprints are. Nothing in it runs lengthgen; a no-op dry run of it is what Snakemake needs for a DAG this size.
-SYNTHETIC_WORKFLOW = """
-JOBS, OUTPUTS, INPUTS, PARAMS = (int(config[key]) for key in ("jobs", "outputs", "inputs", "params"))
-
-
-def parents_outputs(wildcards):
-    job = int(wildcards.job)
-    if job == 0:
-        return [f"source/{k}" for k in range(INPUTS)]
-    parents = ((job - 1) // 2, (job - 1) // 3)
-    return [f"out/{parents[k // OUTPUTS % 2]}/{k % OUTPUTS}" for k in range(INPUTS)]
-
-
-rule all:
-    input: [f"out/{job}/0" for job in range(JOBS)]
-
-
-rule job:
-    input: parents_outputs
-    output: [f"out/{{job}}/{k}" for k in range(OUTPUTS)]
-    params: *[f"lengthgen/module_{k}.py@0123456789abcdef" for k in range(PARAMS)]
-    shell: "touch {output}"
-"""
-# The default run's DAG (2026-12-06, ebc2428): 675 jobs, 7079 output files, 9585 inputs, 15368 params.
-DEFAULT_DAG_SHAPE = {"jobs": 675, "outputs": 10, "inputs": 14, "params": 23}
-
-
-def write_synthetic_workflow(folder: Path, shape: dict[str, int]) -> list[str]:
-    """``SYNTHETIC_WORKFLOW`` and the source files its first job reads, in ``folder``; the command that runs it at
-    this ``shape`` there."""
-    (folder / "Snakefile").write_text(SYNTHETIC_WORKFLOW)
-    (folder / "source").mkdir()
-    for k in range(shape["inputs"]):
-        (folder / "source" / str(k)).touch()
-    return [sys.executable, "-m", "snakemake", "--cores", "2", "--quiet", "all",
-            "--config", *(f"{key}={value}" for key, value in shape.items())]
-
-
-def snakemake_dry_run_floor(shape: dict[str, int]) -> tuple[float, float]:
-    """(wall, CPU) seconds of a no-op dry run of ``SYNTHETIC_WORKFLOW`` of this ``shape``, median of 3, after one
-    real run (so that Snakemake reads every output's record, as on a finished run)."""
-    with scratch_folder() as folder:
-        command = write_synthetic_workflow(folder, shape)
-        subprocess.run(command, check=True, cwd=folder, capture_output=True)
-        return median_child_seconds(command + ["-n"], folder)
-
-
-def log_span_seconds(log_text: str) -> float:
-    """Seconds from the first to the last timestamp of a Snakemake log: the run's wall time."""
-    stamps = [datetime.datetime.strptime(stamp, "%a %b %d %H:%M:%S %Y")
-              for stamp in re.findall(r"^\[(\w{3} \w{3} [ \d]\d [\d:]{8} \d{4})\]$", log_text, flags=re.MULTILINE)]
-    return (max(stamps) - min(stamps)).total_seconds()
-
-
-def start_up_seconds(script: str) -> float:
-    """Median seconds for a fresh Python to import what one rule's script imports."""
-    names = [".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
-             for path in lengthgen_files(REPO, REPO / "workflow" / "scripts" / script)]
-    command = [sys.executable, "-c", "; ".join(f"import {name}" for name in names) or "pass"]
-    return median_seconds(lambda: subprocess.run(command, check=True, cwd=REPO), 3)
-
-
-@contextmanager
-def scratch_folder():
-    folder = Path(tempfile.mkdtemp(prefix="lengthgen-bench-"))
-    try:
-        yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def stage_lines(table: pd.DataFrame, run: str) -> list[str]:
-    """Markdown rows of a stage table, the run named in the first column."""
-    return [table_line([run, stage, str(int(row["jobs"])), f"{row['wall s']:.0f}", f"{row['CPU s']:.0f}",
-                        "" if pd.isna(row["max RSS MB"]) else f"{row['max RSS MB']:.0f}"])
-            for stage, row in table.iterrows()]
 
 
 def pipeline_section(workdir: Path, from_scratch: bool) -> str:
@@ -649,8 +426,10 @@ def pipeline_section(workdir: Path, from_scratch: bool) -> str:
         lines += stage_lines(table, run)
     rows = []
     for script in ("train.py", "evaluate.py", "analyze.py", "plot.py", "write_report.py"):
-        rows.append({"what": f"start-up of one {script.removesuffix('.py')} job (imports)",
-                     "fast": f"{start_up_seconds(script):.2f} s", "reference": "", "ratio": ""})
+        command = import_command(script_modules(script))
+        cpu = statistics.median(child_seconds(command, REPO)[1] for _ in range(3))
+        rows.append({"what": f"start-up of one {script.removesuffix('.py')} job (its imports, a fresh Python)",
+                     "fast": f"{cpu:.2f} CPU s", "reference": "", "ratio": ""})
     noop = statistics.median(snakemake(workdir, "-n") for _ in range(3))
     rows.append({"what": "no-op rerun, `snakemake -n` with everything up to date", "fast": f"{noop:.1f} s",
                  "reference": "", "ratio": ""})
@@ -696,8 +475,10 @@ def main() -> None:
                         help="with --per-model: seeds of a batch of transformers (default: transformer.seeds, as "
                              "one train_transformer job trains them)")
     parser.add_argument("--speed", action="store_true",
-                        help="only the speed figures, side by side: each family's ms per seed-step against the "
-                             "minimal stacked rope head, a job's fixed cost against import torch, the run by stage")
+                        help="only the five speed ratios, each a cost over a yardstick timed beside it, with its goal")
+    parser.add_argument("--results", help="with --speed: a finished run's results folder, whose jobs' cost lines give "
+                        "the share of the jobs after training (default: the tiny run --speed makes)")
+    parser.add_argument("--cores", type=int, default=2, help="with --speed: the cores the tiny run is given")
     parser.add_argument("--output", default=str(REPO / "bench" / "RESULTS.md"))
     args = parser.parse_args()
     if args.steps is not None:
@@ -707,8 +488,8 @@ def main() -> None:
             parser.error(f"--steps {args.steps}: a warmup of one step, where the learning-rate schedule divides "
                          "by zero")
     configure_torch(1)
-    sections = [f"# Benchmark\n\nGenerated by `{' '.join(['python bench/benchmark.py', *sys.argv[1:]])}` "
-                f"on {datetime.date.today().isoformat()}.\n\n- machine: {machine_description()}\n"
+    sections = [f"# Benchmark\n\nGenerated by `{' '.join(['python bench/benchmark.py', *sys.argv[1:]])}`."
+                f"\n\n- machine: {machine_description()}\n"
                 f"- code: `{code_version(str(REPO), exclude=['results', 'bench'])}`\n"
                 f"- {platform.processor() or platform.machine()}; torch threads: {torch.get_num_threads()}; CPU kernels: "
                 f"{torch.backends.cpu.get_cpu_capability()}, "
@@ -717,12 +498,7 @@ def main() -> None:
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     if args.speed:
         devices = []
-        bare = median_child_seconds([sys.executable, "-c", "import torch"], REPO)
-        results = REPO / DEFAULT_CONFIG["results_dir"]
-        for section in (training_speed_section(SPEED_STEPS), job_cost_section(bare), stage_section(results),
-                        floor_section(results, bare[1])):
-            sections.append(section)
-            print(section, flush=True)
+        sections += speed_sections(Path(args.results) if args.results else None, args.cores)
     for device in devices:
         evaluation = evaluation_rows(device)  # first: its peak memory is measured against this process's
         rows = training_rows(device, args.quick) + evaluation
