@@ -125,7 +125,7 @@ CATALOG = [
 ]
 HEADLINE_READER = "multiseed"
 
-# Experiments renamed since a run was committed, old name -> current (issue 16: "base" read like a base class).
+# Experiments renamed since a run was committed, old name -> current ("base" read like a base class).
 # A table written before the rename carries the old name; code that reads an older run's tables (drift,
 # replication, report.previous_claims) maps them with ``with_current_names`` so that its checks match this code's.
 RENAMED_EXPERIMENTS = {"base": "generalization"}

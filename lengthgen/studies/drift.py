@@ -40,7 +40,7 @@ from lengthgen.tables.io import TableError, TableSchema, read_table
 from lengthgen.checks.verdicts import normalized
 
 SUMMARY_KEYS = ["experiment", "pe", "offset", "length"]
-# The columns structured checks added (issue 16); a claims or spread table without them is of the old format,
+# The columns structured checks added; a claims or spread table without them is of the old format,
 # whose checks were matched on their text.
 STRUCTURED_COLUMNS = ("section", "offset", "comparison", "threshold", "kind")
 
