@@ -5,7 +5,7 @@
     python bench/benchmark.py --last-run   # the same, for the run in this checkout (the costs in its jobs' logs)
     python bench/benchmark.py --per-model  # also CPU seconds per trained model, per family, alone and batched
     python bench/benchmark.py --per-model --steps 20 --quick --output /tmp/bench.md   # a quick try of it
-    python bench/benchmark.py --speed      # only the speed figures of issue 26, side by side (a few minutes)
+    python bench/benchmark.py --speed      # only the figures the speed budgets are judged by, side by side (a few minutes)
 
 Training is timed on one CPU thread, in this process, for the table-based head that the
 pipeline runs and for the plain per-sequence computation (``AttentionHead.reference_predict``,
@@ -528,7 +528,7 @@ def run_stages(results: Path) -> dict[str, pd.DataFrame]:
 
 def floor_section(results: Path, torch_start_cpu: float, cores: int = 2) -> str:
     """The least the run in ``results`` (with its confirmation runs and robustness points) could cost on ``cores``
-    cores with its training as it is (``run_floor``), beside the budgets of issue 26."""
+    cores with its training as it is (``run_floor``), beside the speed budgets."""
     costs = pd.concat([job_costs(logs) for logs in run_folders(results).values()])
     if costs.empty:
         return "## The least this run could cost\n\nNo job costs in this checkout's logs."
@@ -570,7 +570,7 @@ rule job:
     params: *[f"lengthgen/module_{k}.py@0123456789abcdef" for k in range(PARAMS)]
     shell: "touch {output}"
 """
-# The default run's DAG (2026-12-06, ebc2428): 675 jobs, 7079 output files, 9585 inputs, 15368 params.
+# The default run's DAG (at commit ebc2428): 675 jobs, 7079 output files, 9585 inputs, 15368 params.
 DEFAULT_DAG_SHAPE = {"jobs": 675, "outputs": 10, "inputs": 14, "params": 23}
 
 

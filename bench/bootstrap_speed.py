@@ -1,4 +1,4 @@
-"""The seed bootstrap by seed sums against recomputing every check per resample (issue 26), on a finished run.
+"""The seed bootstrap by seed sums against recomputing every check per resample, on a finished run.
 
 For each experiment whose checks are all statistics of seed sums (``lengthgen/checks/seed_sums.py``): the CPU seconds
 (``time.process_time``, the median of ``--repeats``) of ``bootstrap.seed_bootstrap`` both ways, with the same draws
