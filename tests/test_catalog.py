@@ -78,7 +78,7 @@ def test_all_claims_carry_their_sections_verdict_from_evidence_alone():
 
 
 def test_a_renamed_experiment_reads_under_its_current_name_in_an_older_table():
-    """Issue 16: ``base`` is now ``generalization``; a claims table written before says base, in its experiment,
+    """``base`` is now ``generalization``; a claims table written before says base, in its experiment,
     its section and its multiseed headlines, and nothing else that merely starts with the old name changes."""
     assert RENAMED_EXPERIMENTS == {"base": "generalization"}
     assert not set(RENAMED_EXPERIMENTS) & {experiment.name for experiment in CATALOG}

@@ -205,6 +205,13 @@ def test_no_work_history_where_users_read():
     assert not problems, "notes about the making of the project, not about what it does:\n" + "\n".join(problems)
 
 
+def test_no_work_history_in_the_tests():
+    """The tests' comments and docstrings too; their dates are fixture data, and this file plants its examples."""
+    files = [path for path in text_files(REPO, ("tests",)) if path.name != Path(__file__).name]
+    problems = scan(files, REPO, history_notes, dates_are_data=True)
+    assert files and not problems, "notes about the making of the project in the tests:\n" + "\n".join(problems)
+
+
 def test_every_path_named_exists():
     problems = scan(text_files(REPO), REPO, missing_paths)
     assert not problems, "paths and modules named that do not exist:\n" + "\n".join(problems)
