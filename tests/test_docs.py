@@ -12,6 +12,10 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
+from snakemake.utils import update_config
+
+from lengthgen.models.encodings_table import resolve_encoding_name
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -215,6 +219,19 @@ def test_no_work_history_in_the_tests():
 def test_every_path_named_exists():
     problems = scan(text_files(REPO), REPO, missing_paths)
     assert not problems, "paths and modules named that do not exist:\n" + "\n".join(problems)
+
+
+def test_the_overlay_example_of_configuration_md_is_config_yaml_s_list_and_one_more():
+    """docs/configuration.md shows that a list in an overlay replaces the list below it: its example adds one
+    encoding by listing all of config.yaml's, so it must list all of them, and the one it adds must be a name."""
+    page = (REPO / "docs" / "configuration.md").read_text()
+    example = yaml.safe_load(re.search(r"```yaml\n(variants:.*?)```", page, re.DOTALL).group(1))
+    layered = yaml.safe_load((REPO / "config.yaml").read_text())
+    listed = list(layered["variants"]["pe"])
+    update_config(layered, example)
+    added = layered["variants"]["pe"][len(listed):]
+    assert layered["variants"]["pe"][:len(listed)] == listed and len(added) == 1
+    resolve_encoding_name(added[0])
 
 
 # --- The pages a run writes ---------------------------------------------------------------------------------------
