@@ -73,7 +73,7 @@ def test_generalization_figure_draws_each_encodings_means_and_keeps_its_legend_o
     assert ax.get_legend() is None and len(fig.legends) == 1  # below the panels, not on the data
 
 
-# --- Mutation testing (docs/mutation.md, issue 29): the generalization checks by hand, at their boundaries -----------
+# --- Mutation testing (docs/mutation.md): the generalization checks by hand, at their boundaries -----------
 
 from lengthgen.experiments.generalization import analysis as generalization  # noqa: E402
 

@@ -372,7 +372,7 @@ def test_a_seed_sums_threshold_needs_a_seed_sums_value():
         check("c", "s", 0.5, ">=", seed_sums.mean(per_seed([0.1, 0.2]), "value"))
 
 
-# The experiments whose checks are all statistics of seed sums (the costliest bootstraps of the tiny run, issue 26).
+# The experiments whose checks are all statistics of seed sums (the costliest bootstraps of the tiny run).
 SUMMED_EXPERIMENTS = ("cures", "prop1", "multiseed", "variants", "errors", "generalization", "frequency", "mechanics",
                       "shift", "transformer", "linear", "rope_bases")
 # How far a summed interval end may sit from the recomputed one. Both come from the same draws; the seed sums add

@@ -224,7 +224,7 @@ def test_a_part_names_a_known_kind_and_a_test_of_a_mechanism_says_what_its_failu
         Part("prop1", if_failing="a meaning without a mechanism")
 
 
-# --- Mutation testing (docs/mutation.md, issue 29): each row's words and numbers, worked out by hand ----------------
+# --- Mutation testing (docs/mutation.md): each row's words and numbers, worked out by hand ----------------
 
 from lengthgen.checks.check import VERDICT_RULE  # noqa: E402
 from lengthgen.report.findings import (BASELINES, CHANCE, PRECONDITION, PREDICTION, RIVAL, TESTS, Headline, deciding_check,  # noqa: E402

@@ -1,4 +1,4 @@
-"""The modules the Snakefile imports at parse time pull in neither torch nor scipy (issue 26)."""
+"""The modules the Snakefile imports at parse time pull in neither torch nor scipy."""
 
 import subprocess
 import sys

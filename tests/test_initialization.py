@@ -79,7 +79,7 @@ def assert_normal(values: torch.Tensor, std: float, where: str) -> None:
 
 @pytest.mark.parametrize("std", [0.02, 0.1])
 def test_a_normal_init_draws_every_weight_at_its_std_and_every_bias_zero(std):
-    """The Done-when of issue 27: ``normal@std=S`` in every family draws each weight tensor N(0, S^2) (the
+    """``normal@std=S`` in every family draws each weight tensor N(0, S^2) (the
     learned table and the rows past it, t5's buckets and FIRE's MLP too) and sets each bias to exactly
     zero; normalization gains stay 1 and an encoding's scalars keep their values."""
     for family, model in models(f"normal@std={std}"):

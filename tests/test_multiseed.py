@@ -155,7 +155,7 @@ def test_the_figure_shows_each_run_the_mean_and_the_rule():
 
 
 
-# --- Mutation testing (docs/mutation.md, issue 29): the multiseed numbers by hand, on headlines made for the test ----
+# --- Mutation testing (docs/mutation.md): the multiseed numbers by hand, on headlines made for the test ----
 
 from lengthgen.checks.headlines import Headline, at_four_x, by_run, past_range  # noqa: E402
 

@@ -23,7 +23,7 @@ DIGEST_LENGTH = 16  # hex digits of SHA-256: 64 bits, no chance collision betwee
 
 
 def _module_file(root: Path, dotted: str) -> Path | None:
-    """The file of module ``dotted`` (``lengthgen.x.y``) below ``root``, or None if it is no module."""
+    """The file of module ``dotted`` (dotted, as ``lengthgen.models.head``) below ``root``, or None if it is no module."""
     path = root.joinpath(*dotted.split("."))
     if path.with_suffix(".py").is_file():
         return path.with_suffix(".py")

@@ -203,8 +203,9 @@ FINDINGS = (
                      "mean accuracy at 4x the longest training length",
                      "linear-attention head's accuracy at length {far}, 4x the longest training length (share correct)", CHANCE),
             "without softmax, no extrapolation", "linear"),
-    # The transformer's claims by name (experiments/transformer.py's FINDINGS); its steps finding, that the retrieval
-    # head's kernel predicts where the accuracy steps down, is this pipeline's hypothesis, not the paper's.
+    # The transformer's claims by name (FINDINGS in lengthgen/experiments/transformer/summaries.py); its steps
+    # finding, that the retrieval head's kernel predicts where the accuracy steps down, is this pipeline's
+    # hypothesis, not the paper's.
     Finding("transfer to the transformer", "the phenomenon, the equivariance and the carrier transfer to a "
             "multi-layer, multi-head transformer on the full-sequence task",
             (Part("transformer", "phenomenon"), Part("transformer", "equivariance"), Part("transformer", "carrier"),

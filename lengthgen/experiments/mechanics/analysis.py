@@ -6,7 +6,7 @@ single most common position (the mode), how much attention mass stays on the
 positions seen in training, [0, train_length_max), and the mean attention weight at
 every key position (the attention map).
 
-The claim under test (SCIENCE.md): the learned-absolute head pins to a fixed absolute
+The claim under test (docs/science.md): the learned-absolute head pins to a fixed absolute
 position inside the training range, while the RoPE head, whose logits depend on
 relative offset alone, keeps attending near the query. The same statistics on the same
 heads at their seeded init (``mechanics_untrained_by_length``, the weights each run trained

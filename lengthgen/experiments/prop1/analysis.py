@@ -197,7 +197,7 @@ def prediction_checks(rows: dict[str, pd.DataFrame], train_length_max: int, pred
     heads' comparisons with the baselines (``with_baselines``).
 
     ``checks`` passes the predictor and MAE limits of ``lengthgen.checks.shared_rules``, fixed before the full
-    run (the mean-field form that SCIENCE.md names, 0.1 for both). Evidence: a decay that is not
+    run (the mean-field form that docs/science.md names, 0.1 for both). Evidence: a decay that is not
     dilution (or a predictor that averages content badly) misses them. The MAE alone passes a head that
     learned nothing (predicted and measured both at chance), so each is paired with the gain over the
     baselines, which such a head cannot have; each rule text shows the heads' values at init.

@@ -111,7 +111,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         f"**Claim**: graceful decay follows the dilution law: the predictor fixed in advance in the code "
         f"(`{DILUTION_LAW_PREDICTOR}`, `lengthgen/science/prediction_errors.py`) predicts the measured target attention and "
         "accuracy past the training range within the stated MAE, and by a margin better than the better trivial "
-        "baseline; and (issue 18) dilution rather than ranking errors sets rope's accuracy past the range: "
+        "baseline; and dilution rather than ranking errors sets rope's accuracy past the range: "
         f"`{DILUTION_LAW_PREDICTOR}` predicts it with a lower MAE than `ranking`, per offset (a failure says the "
         "ranking account fits the decay better than the paper's). The "
         "rope-base variants (`rope@base=100`, `1e6`) are trained by the variants experiment, not the sweep, so "

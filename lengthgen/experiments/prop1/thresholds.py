@@ -21,7 +21,7 @@ MAX_ACCURACY_MAE = 0.1
 # within ~0.01 of it. (Trained default heads, feasibility: gains of 0.13-0.33 on accuracy, 0.39-0.44 on
 # attention.) The same pairing holds for the cures' MAE checks and the multiseed headline of prop1's MAE.
 MIN_MAE_GAIN_OVER_TRIVIAL = 0.05
-# Issue 18's question, fixed before the full run: is rope's accuracy past the range set by dilution (the
+# The cause of the decay, a question fixed before the full run: is rope's accuracy past the range set by dilution (the
 # target keeps the highest logit, but shares the softmax), as the paper says, or by ranking errors (a key of
 # another token outranks the target)? Both are predicted from the parameters alone: ``mean_field`` is the
 # dilution law (no ranking), ``ranking`` the chance that no key outranks the target (no dilution);

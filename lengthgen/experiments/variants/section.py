@@ -30,7 +30,7 @@ def fire_markdown(order: list[str]) -> list[str]:
     if not fires:
         return []
     return ["**FIRE.** The paper names no FIRE setting (its abstract and its supplement's file list, "
-            "`../shared/paper/README.md`, mention FIRE nowhere), so no FIRE run here is the paper's: "
+            "described in `docs/science.md`, mention FIRE nowhere), so no FIRE run here is the paper's: "
             + "; ".join(fires) + "."]
 
 

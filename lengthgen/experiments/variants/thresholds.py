@@ -14,7 +14,7 @@ docstring of ``lengthgen/checks/shared_rules.py``.
 #   cannot learn it (the impossibilities below: at most 0.36 in the committed run) and an untrained head (at
 #   chance) fail it by half the scale or more.
 # - "extrapolates": mean accuracy at VARIANT_LENGTH_FACTOR x train_length_max >= EXTRAPOLATES_ACCURACY
-#   (issue 7's "extrapolates (>= 0.9 at 4x)": the in-range bar, kept where 3/4 of the keys are new: right on
+#   ("extrapolates (>= 0.9 at 4x)": the in-range bar, kept where 3/4 of the keys are new: right on
 #   nine answers in ten at four times the longest training length; a head at chance misses it by 0.84).
 # - "collapses to chance": mean accuracy there at most chance + CHANCE_TOLERANCE, the generalization claim's
 #   "at chance" (one-sided: below chance is no better).
