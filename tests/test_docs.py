@@ -53,12 +53,6 @@ TOP_FOLDERS = r"(?:lengthgen|docs|workflow|configs|bench|tests|profiles|envs)"
 PATH = re.compile(rf"(?<![\w./~-]){TOP_FOLDERS}/[\w./-]*[\w/](?![\w<{{*\[-])")
 MODULE = re.compile(r"(?<![\w./-])lengthgen(?:\.(?!(?:py|md|yaml|toml)\b)\w+)+(?![\w<{*-])")  # not a file name
 
-# Exemptions while docs/benchmarks.md gives way to docs/performance.md: each entry must still be needed (the test
-# below fails once a file exempt from the scan is gone, or a path exempt from resolving exists).
-NOT_SCANNED = {"docs/benchmarks.md"}
-NOT_YET_PRESENT = {"docs/performance.md"}
-
-
 def text_files(root: Path, names=READ_BY_USERS) -> list[Path]:
     """The text files under ``root`` that users read: the named files, and those in the named folders."""
     files = []
@@ -70,7 +64,7 @@ def text_files(root: Path, names=READ_BY_USERS) -> list[Path]:
             files.extend(sorted(found for found in path.rglob("*") if found.is_file()
                                 and found.suffix in TEXT_SUFFIXES and "__pycache__" not in found.parts
                                 and not found.name.startswith(".")))
-    return [path for path in files if path.relative_to(root).as_posix() not in NOT_SCANNED]
+    return files
 
 
 def history_notes(text: str, where: str, dates_are_data: bool = False, generated: bool = False) -> list[str]:
@@ -107,7 +101,7 @@ def missing_paths(text: str, where: str, root: Path = REPO, generated: bool = Fa
         if generated and QUOTES_GIT_HISTORY.search(line):
             continue
         for match in PATH.finditer(line):
-            if not (root / match.group(0)).exists() and match.group(0) not in NOT_YET_PRESENT:
+            if not (root / match.group(0)).exists():
                 found.append(f"{where}:{number}: {match.group(0)}")
         for match in MODULE.finditer(line):
             if not module_exists(match.group(0), root):
@@ -202,12 +196,6 @@ def test_the_scan_reads_every_kind_of_file_users_read():
     for expected in ("README.md", "docs/configuration.md", "lengthgen/models/head.py", "workflow/rules/common.smk",
                      "config.yaml", "Snakefile", "bench/README.md"):
         assert expected in scanned
-    assert not NOT_SCANNED & scanned
-
-
-def test_every_exemption_is_still_needed():
-    assert all((REPO / name).is_file() for name in NOT_SCANNED), "an exempt file is gone: drop it from NOT_SCANNED"
-    assert not any((REPO / name).exists() for name in NOT_YET_PRESENT), "drop the present path from NOT_YET_PRESENT"
 
 
 # --- The repository itself ----------------------------------------------------------------------------------------

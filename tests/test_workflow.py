@@ -22,7 +22,7 @@ from lengthgen.tables.core import ACCURACY_BY_LENGTH
 
 def test_snakemake_reads_the_default_profile_from_any_working_directory(tmp_path, monkeypatch):
     """Snakemake finds profiles/default beside the Snakefile, wherever it is started, and takes its scheduler
-    from it: the greedy one (the integer program it would solve at every job's end costs CPU, docs/benchmarks.md)."""
+    from it: the greedy one (the integer program it would solve at every job's end costs CPU)."""
     monkeypatch.chdir(tmp_path)
     _, args = parse_args(["--snakefile", str(REPO / "Snakefile"), "--cores", "2"])
     assert args.scheduler == "greedy"

@@ -98,7 +98,7 @@ class Job:
     def finish(self) -> None:
         """End the job, its outputs written: write its exit records, flush its log, and leave without the interpreter's
         teardown. Freeing every object of a process that imported torch costs about half a CPU second (some 260
-        CPU-s of a default run, docs/benchmarks.md), and a job's outputs need none of it: their files are closed
+        CPU-s of a default run), and a job's outputs need none of it: their files are closed
         (``tables.write_table`` renames a closed file; ``torch.save`` and matplotlib's ``savefig`` close theirs).
         A job that fails raises before this, and exits as Python does, with its traceback and status."""
         atexit.unregister(self.write_exit_records)
@@ -111,7 +111,7 @@ class Job:
 # A job's cost, the last line of its log, read by bench/benchmark.py: "cost: wall_s=12.31 cpu_s=11.02 max_rss_mb=812.4".
 # The job measures itself at exit. Snakemake's `benchmark:` sampled it from outside instead (every 0.5 s, then every
 # 30 s past 15 s), so it missed the CPU after the last sample, and each sample's read of a torch process's memory
-# map cost Snakemake's own process about 10 ms of CPU (docs/benchmarks.md).
+# map cost Snakemake's own process about 10 ms of CPU.
 COST = "cost: "
 
 

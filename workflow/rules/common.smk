@@ -86,7 +86,7 @@ def script_code(script):
     """The lengthgen files a rule's script runs, read from its imports, each as ``path@digest`` of its content
     (lengthgen/pipeline/sources.py): params of the rule, so that editing one reruns the jobs that run it and what follows.
     Params, not inputs: Snakemake stats and sizes every input of every ready job at each choice of the next job,
-    and in every dry run, and these files were 12,078 of the default DAG's 21,668 inputs (docs/benchmarks.md)."""
+    and in every dry run, and these files were 12,078 of the default DAG's 21,668 inputs."""
     return fingerprints(REPO, lengthgen_files(REPO, REPO / "workflow" / "scripts" / script))
 
 
