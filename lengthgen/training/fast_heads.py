@@ -3,13 +3,12 @@ by hand, every seed's parameters in one flat buffer, one fused Adam call per ste
 
 ``AttentionHead`` stays the definition of the head (``tests/test_fast_heads.py`` holds each step equal to
 it: loss to float32 rounding, gradients, one Adam step); this computes the same function in fewer,
-larger ops, at about half the CPU of the minimal stacked head (``bench/fast_steps.py``):
+larger ops, at about 0.6x the CPU of the minimal stacked head (``bench/fast_steps.py``):
 
 - the attention logits of a length are one table (S, V x T, V) [query token, key position, key token].
-  Rope's logit depends on the positions through their offset only, so each query-token vector is rotated
-  once per offset and multiplied with the key-token vectors in one batched product (no key is projected
-  per position); the learned head's logit is a token-token part plus a query-token-position part, two
-  small products;
+  Rope's logit depends on the positions through their offset only, so the query- and key-token vectors
+  are rotated once per offset (no key is projected per position) and the table is one batched product;
+  the learned head's logit is a token-token part plus a query-token-position part, two small products;
 - a batch reads the table with one ``index_select`` (int32 indices), attends, reads out by attention mass
   per token, and its backward scatters into the table with one ``index_add``: no autograd graph;
 - every seed's parameters are one row of a flat (S, P) buffer, P padded to whole vector registers, so
@@ -17,7 +16,7 @@ larger ops, at about half the CPU of the minimal stacked head (``bench/fast_step
   loops alone and beside other seeds (the same bits: ``tests/test_fast_heads.py``).
 
 It applies to heads whose encoding is exactly ``rope`` (any base) or ``learned``, softmax or linear
-attention, any logit scale, position ids 0..T-1 (no position scale), in float32 (``fast_heads``);
+attention, any logit scale, position ids 0..T-1 (no position scale), in float32 on the CPU (``fast_heads``);
 every other head trains through ``StackedHeads`` and autograd.
 """
 
@@ -309,11 +308,15 @@ class FastLearnedHeads(FastHeads):
 
 def fast_heads(models: list, precision: str) -> FastHeads | None:
     """The fast step of the heads ``models``, or None where it does not compute them (they train through
-    ``StackedHeads``): a single head whose encoding is exactly rope or learned, position ids 0..T-1, float32."""
+    ``StackedHeads``): a single head whose encoding is exactly rope or learned, position ids 0..T-1, float32, on the
+    CPU (the step is written and tested for the CPU's kernels; a GPU trains through autograd as before)."""
     head = models[0]
     if precision != "float32" or not all(isinstance(model, AttentionHead) for model in models):
         return None
-    if head.config.position_scale != "none" or next(head.parameters()).dtype != torch.float32:
+    parameter = next(head.parameters())
+    if head.config.position_scale != "none" or parameter.dtype != torch.float32 or parameter.device.type != "cpu":
         return None
+    if len(models) * head.config.vocab_size ** 2 * head.config.trained_positions >= 2 ** 31:
+        return None  # a logit table past int32 indices
     step = {Rotary: FastRopeHeads, LearnedAbsolute: FastLearnedHeads}.get(type(head.encoding))
     return step(models) if step else None
