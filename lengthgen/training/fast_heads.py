@@ -21,6 +21,7 @@ every other head trains through ``StackedHeads`` and autograd.
 """
 
 import math
+from typing import NamedTuple
 
 import torch
 
@@ -62,6 +63,16 @@ class FlatParameters:
                 parameter.copy_(self.view[name][index])
 
 
+class Attention(NamedTuple):
+    """A batch's attention (``FastHeads.attend``): what its backward reads again."""
+
+    cells: torch.Tensor  # (S * T * B,) int32: each key's logit in the flat table
+    slots: torch.Tensor  # (S * T * B,) int32: each key's token in the flat attention mass
+    weights: torch.Tensor  # (S, T, B)
+    mass: torch.Tensor  # (S, V, B): the summed weight of the keys holding each token
+    table_size: int
+
+
 class FastHeads:
     """Training steps of the heads ``models`` (one per seed, same config): ``step`` computes every seed's
     loss and gradient and takes one Adam step. Subclasses give the logit table of a length and its backward."""
@@ -89,10 +100,27 @@ class FastHeads:
 
         Tokens are laid out (S, T, B) and outputs (S, V_out, B): softmax and log-softmax reduce over a short
         middle dimension with the batch contiguous, several times faster than over a short last one."""
-        n_seeds, batch, length = tokens.shape
+        length = tokens.shape[2]
         tokens = tokens.to(torch.int32).transpose(1, 2).contiguous()  # (S, T, B)
         targets = targets[:, None]  # (S, 1, B)
         table = self.table(length)  # (S, V * T, V): [query token, key position, key token]
+        attention = self.attend(tokens, table)
+        token_outputs, position_outputs = self.outputs(length)  # (S, V, V_out), (S, T, V_out) or None
+        output = torch.baddbmm(self.p["unembedding.bias"][:, :, None], token_outputs.mT, attention.mass)  # (S, V_out, B)
+        if position_outputs is not None:
+            output.baddbmm_(position_outputs.mT, attention.weights)
+        loss, d_output = cross_entropy(output, targets)
+        accuracy = argmax_accuracies(output, targets)
+        self.g["unembedding.bias"].copy_(d_output.sum(2))
+        d_table, d_position_outputs = self.attention_backward(attention, d_output, token_outputs, position_outputs)
+        d_embedding, d_positions = self.table_backward(d_table.view(table.shape), length)
+        self.outputs_backward(attention.mass @ d_output.mT, d_position_outputs, d_embedding, d_positions)
+        self.adam.step(lr)
+        return loss, accuracy
+
+    def attend(self, tokens: torch.Tensor, table: torch.Tensor) -> Attention:
+        """Every sequence's attention over its keys (S, T, B), read from the table, and the mass on each token."""
+        n_seeds, length, batch = tokens.shape
         vocab_size = table.shape[-1]
         cell_base, slot_base = self.index_bases(n_seeds, length, vocab_size, batch, tokens.device)
         # (S * T * B): each key's logit in the flat table, [seed, query token, key position, key token]
@@ -101,19 +129,15 @@ class FastHeads:
         weights = scores.softmax(1) if self.softmax else scores
         slots = (tokens * batch).add_(slot_base).view(-1)  # each key's token in the flat attention mass (S, V, B)
         mass = weights.new_zeros(n_seeds * vocab_size * batch).index_add_(0, slots, weights.view(-1))
-        mass = mass.view(n_seeds, vocab_size, batch)
-        token_outputs, position_outputs = self.outputs(length)  # (S, V, V_out), (S, T, V_out) or None
-        output = torch.baddbmm(self.p["unembedding.bias"][:, :, None], token_outputs.mT, mass)  # (S, V_out, B)
-        if position_outputs is not None:
-            output.baddbmm_(position_outputs.mT, weights)
-        log_probabilities = output.log_softmax(1)
-        picked = log_probabilities.gather(1, targets)  # (S, 1, B)
-        loss = -picked.mean((1, 2))
-        accuracy = argmax_accuracies(output, targets)
-        # Backward: d loss / d output = (softmax - one-hot) / B, per seed.
-        d_output = log_probabilities.exp_().scatter_add_(1, targets, picked.new_full(picked.shape, -1.0)).div_(batch)
-        self.g["unembedding.bias"].copy_(d_output.sum(2))
-        d_weights = (token_outputs @ d_output).view(-1).index_select(0, slots).view(n_seeds, length, batch)
+        return Attention(cells, slots, weights, mass.view(n_seeds, vocab_size, batch), table.numel())
+
+    def attention_backward(self, attention: Attention, d_output: torch.Tensor, token_outputs: torch.Tensor,
+                           position_outputs: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(gradient of the flat logit table, of the position outputs (S, T, V_out) or None) from that of the
+        output (S, V_out, B)."""
+        weights = attention.weights
+        n_seeds, length, batch = weights.shape
+        d_weights = (token_outputs @ d_output).view(-1).index_select(0, attention.slots).view(n_seeds, length, batch)
         d_position_outputs = None
         if position_outputs is not None:
             d_weights.baddbmm_(position_outputs, d_output)
@@ -122,11 +146,8 @@ class FastHeads:
             d_scores = weights * (d_weights - (weights * d_weights).sum(1, keepdim=True))
         else:
             d_scores = d_weights
-        d_table = table.new_zeros(table.numel()).index_add_(0, cells, d_scores.view(-1)).view(table.shape)
-        d_embedding, d_positions = self.table_backward(d_table, length)
-        self.outputs_backward(mass @ d_output.mT, d_position_outputs, d_embedding, d_positions)
-        self.adam.step(lr)
-        return loss, accuracy
+        d_table = weights.new_zeros(attention.table_size).index_add_(0, attention.cells, d_scores.view(-1))
+        return d_table, d_position_outputs
 
     def index_bases(self, n_seeds: int, length: int, vocab_size: int, batch: int, device) -> tuple[torch.Tensor, ...]:
         """int32 offsets of each (seed, key position) in the flat logit table, (S, T, 1), and of each (seed, sequence)
@@ -189,6 +210,17 @@ class FastHeads:
     def write_position_gradient(self, d_positions: torch.Tensor) -> None:
         """Write the gradient of the encoding's parameters from that of the position terms (S, T, D)."""
         raise NotImplementedError
+
+
+def cross_entropy(output: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(each seed's mean cross-entropy (S,), its gradient with respect to the output logits (S, V_out, B): the
+    softmax less the one-hot target, over B) for output logits (S, V_out, B) and targets (S, 1, B)."""
+    batch = output.shape[-1]
+    log_probabilities = output.log_softmax(1)
+    picked = log_probabilities.gather(1, targets)  # (S, 1, B)
+    loss = -picked.mean((1, 2))
+    d_output = log_probabilities.exp_().scatter_add_(1, targets, picked.new_full(picked.shape, -1.0)).div_(batch)
+    return loss, d_output
 
 
 def argmax_accuracies(output: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
