@@ -3,7 +3,8 @@ by hand, every seed's parameters in one flat buffer, one fused Adam call per ste
 
 ``AttentionHead`` stays the definition of the head (``tests/test_fast_heads.py`` holds each step equal to
 it: loss to float32 rounding, gradients, one Adam step); this computes the same function in fewer,
-larger ops, at about 0.6x the CPU of the minimal stacked head (``bench/fast_steps.py``):
+larger ops: about 0.6x the CPU of the minimal stacked head for the step, 0.7x for ``train_heads``'s whole
+step with its per-seed data draws (``bench/fast_steps.py``):
 
 - the attention logits of a length are one table (S, V x T, V) [query token, key position, key token].
   Rope's logit depends on the positions through their offset only, so the query- and key-token vectors
