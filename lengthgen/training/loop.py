@@ -19,6 +19,7 @@ from torch import nn
 from torch.func import functional_call, stack_module_state
 
 from lengthgen.training.adam import FusedAdam
+from lengthgen.training.fast_heads import FastHeads, fast_heads
 from lengthgen.models.checkpoint import save_model
 from lengthgen.models.head import AttentionHead, HeadConfig
 from lengthgen.runtime.device import resolve_device
@@ -93,7 +94,8 @@ def train_heads(head_config: HeadConfig, task: TaskConfig, train: TrainConfig, s
                       ("logit_scale", head_config.logit_scale), ("init", head_config.init))
                       if value not in ("softmax", "none", "torch_default"))
     run = f"pe={head_config.pe}{options} seed={{seed}} offset={task.offset}"
-    return fit([init_head(head_config, seed) for seed in seeds], seeds, task, train, device, retrieval_targets, run)
+    return fit([init_head(head_config, seed) for seed in seeds], seeds, task, train, device, retrieval_targets, run,
+               fast=fast_heads)
 
 
 def train_head(head_config: HeadConfig, task: TaskConfig, train: TrainConfig, seed: int,
@@ -127,7 +129,8 @@ def stack_heads(models: list[nn.Module]) -> StackedHeads | None:
 
 def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: TrainConfig, device: str,
         targets: Callable[[torch.Tensor, int], torch.Tensor], run: str,
-        stack: Callable[[list[nn.Module]], StackedHeads | None] = stack_heads) -> list[TrainedModel]:
+        stack: Callable[[list[nn.Module]], StackedHeads | None] = stack_heads,
+        fast: Callable[[list[nn.Module], str], FastHeads | None] | None = None) -> list[TrainedModel]:
     """Train one model per seed (each ``models[i]`` initialized from ``seeds[i]``) with Adam on fresh
     batches, side by side: their parameters are stacked along a leading seed dimension and one pass
     runs every seed's batch (single heads as ``StackedHeads``, other models through ``torch.func.vmap``
@@ -152,13 +155,16 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
     for ``{seed}``) and the step.
 
     ``stack(models)`` gives the models' stacked parameters and forward pass (``stack_heads``;
-    ``stacked_transformer.stack_transformers``), or None for the mapped path.
+    ``stacked_transformer.stack_transformers``), or None for the mapped path. ``fast(models, precision)``
+    gives a step written for the models' shape (``fast_heads.fast_heads``: forward, backward and Adam by
+    hand, the same function at float32 rounding), or None where none applies; it takes precedence over
+    ``stack``. None: no fast step.
     """
     device = resolve_device(device)
     if len(models) == 1:
         # A stack of one takes other kernels in places (a batched matrix product of one matrix is
         # computed as a plain one), so a lone seed trains beside a twin, whose results are dropped.
-        return fit(models + [copy.deepcopy(models[0])], seeds * 2, task, train, device, targets, run, stack)[:1]
+        return fit(models + [copy.deepcopy(models[0])], seeds * 2, task, train, device, targets, run, stack, fast)[:1]
     models = [model.to(device) for model in models]
     template = copy.deepcopy(models[0]).to("meta")
     _, buffers = stack_module_state(models)
@@ -169,10 +175,14 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
     # The fused step updates every parameter in one kernel: a third of the per-step cost otherwise.
     # Single heads (with or without per-sequence positions) and transformers without them run stacked
     # (lengthgen/models/head_stacked.py, stacked_transformer.py: the same bits as the mapped path, without vmap or
-    # restacking); the optimizer gets each seed's parameters as views, as before.
-    stacked = stack(models)
-    optimizer = FusedAdam(stacked.seed_parameters() if stacked else
-                          [parameter for model in models for parameter in model.parameters()])
+    # restacking); the optimizer gets each seed's parameters as views, as before. Where a fast step applies
+    # (the single rope and learned heads on the CPU: lengthgen/training/fast_heads.py), it takes the whole step,
+    # forward, backward and Adam, on one flat buffer whose rows are padded so that a seed's entries keep their
+    # places in the vectorized loops alone and beside others.
+    fast_step = fast(models, train.precision) if fast else None
+    stacked = None if fast_step else stack(models)
+    optimizer = None if fast_step else FusedAdam(stacked.seed_parameters() if stacked else
+                                                 [parameter for model in models for parameter in model.parameters()])
     # Positions are stacked per seed where an encoding draws them, and absent (None) otherwise.
     seed_step = {drawn: torch.func.vmap(partial(_seed_step, template), in_dims=(0, 0, 0, 0, 0 if drawn else None))
                  for drawn in (False, True)}
@@ -192,23 +202,28 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
         drawn = [template.encoding.sample_positions(train.batch_size, length, rng) for rng in position_rngs]
         positions = None if drawn[0] is None else torch.stack(drawn).to(device)  # (S, B, T) or None
         tokens, batch_targets = tokens.to(device), batch_targets.to(device)
-        with torch.autocast(device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
-            if stacked:
-                loss, logits = stacked.forward(tokens, batch_targets, positions)
-            else:
-                parameters = {name: torch.stack(per_seed)
-                              for name, per_seed in zip(names, zip(*(model.parameters() for model in models)))}
-                loss, logits = seed_step[positions is not None](parameters, buffers, tokens, batch_targets, positions)
-        if stacked:
-            stacked.zero_grad()  # in place: the optimizer's views of the gradients stay valid
-        else:
-            for parameter in optimizer.parameters:
-                parameter.grad = None
-        loss.sum().backward()
         rates.append(train.lr * learning_rate_factor(train, step))  # as LambdaLR computes it
-        optimizer.step(rates[-1])
+        if fast_step:
+            loss, accuracy = fast_step.step(tokens, batch_targets, rates[-1])
+        else:
+            with torch.autocast(device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
+                if stacked:
+                    loss, logits = stacked.forward(tokens, batch_targets, positions)
+                else:
+                    parameters = {name: torch.stack(per_seed)
+                                  for name, per_seed in zip(names, zip(*(model.parameters() for model in models)))}
+                    loss, logits = seed_step[positions is not None](parameters, buffers, tokens, batch_targets,
+                                                                    positions)
+            if stacked:
+                stacked.zero_grad()  # in place: the optimizer's views of the gradients stay valid
+            else:
+                for parameter in optimizer.parameters:
+                    parameter.grad = None
+            loss.sum().backward()
+            optimizer.step(rates[-1])
+            accuracy = seed_accuracies(logits.detach(), batch_targets)
         losses[step] = loss.detach()
-        accuracies[step] = seed_accuracies(logits.detach(), batch_targets)
+        accuracies[step] = accuracy
         lengths.append(length)
         if (step + 1) % train.log_every == 0 or step + 1 == train.steps:
             for index, seed in enumerate(seeds):
@@ -218,8 +233,9 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
             log.info("step %d/%d  length %d  lr %.2e  loss %s  accuracy %s", step + 1, train.steps, length, rates[-1],
                      " ".join(f"{value:.4f}" for value in losses[step].tolist()),
                      " ".join(f"{value:.3f}" for value in accuracies[step].tolist()))
-    if stacked:
-        stacked.write_back()
+    for trained_stack in (fast_step, stacked):
+        if trained_stack:
+            trained_stack.write_back()
     trained = []
     for index, (seed, model) in enumerate(zip(seeds, models)):
         curve = pd.DataFrame({"step": range(1, train.steps + 1), "length": lengths, "lr": rates,

@@ -1,0 +1,355 @@
+"""The training step of the single rope and learned heads written for their shape: forward and backward
+by hand, every seed's parameters in one flat buffer, one fused Adam call per step.
+
+``AttentionHead`` stays the definition of the head (``tests/test_fast_heads.py`` holds each step equal to
+it: loss to float32 rounding, gradients, one Adam step); this computes the same function in fewer,
+larger ops: about 0.6x the CPU of the minimal stacked head for the step, 0.7x for ``train_heads``'s whole
+step with its per-seed data draws (``bench/fast_steps.py``):
+
+- the attention logits of a length are one table (S, V x T, V) [query token, key position, key token].
+  Rope's logit depends on the positions through their offset only, so the query- and key-token vectors
+  are rotated once per offset (no key is projected per position) and the table is one batched product;
+  the learned head's logit is a token-token part plus a query-token-position part, two small products;
+- a batch reads the table with one ``index_select`` (int32 indices), attends, reads out by attention mass
+  per token, and its backward scatters into the table with one ``index_add``: no autograd graph;
+- every seed's parameters are one row of a flat (S, P) buffer, P padded to whole vector registers, so
+  that one fused Adam call updates them all and a seed's entries sit at the same place of the vectorized
+  loops alone and beside other seeds (the same bits: ``tests/test_fast_heads.py``).
+
+It applies to heads whose encoding is exactly ``rope`` (any base) or ``learned``, softmax or linear
+attention, any logit scale, position ids 0..T-1 (no position scale), in float32 on the CPU (``fast_heads``);
+every other head trains through ``StackedHeads`` and autograd.
+"""
+
+import math
+from typing import NamedTuple
+
+import torch
+
+from lengthgen.models.encodings import LearnedAbsolute, Rotary
+from lengthgen.models.head import AttentionHead
+from lengthgen.training.adam import FusedAdam
+
+# Floats per seed row of the flat buffer rounded up to this: a multiple of every CPU vector width
+# (16 floats for AVX-512), so that each seed's entries start at the same place of Adam's vector loop.
+ROW_ALIGNMENT = 64
+
+
+class FlatParameters:
+    """The parameters of every seed's head in one (S, P) buffer, with a gradient buffer of the same layout.
+
+    ``view[name]`` is parameter ``name`` of every seed, (S, *shape), a view of the buffer; ``grad[name]``
+    the same view of the gradient buffer."""
+
+    def __init__(self, models: list[AttentionHead]):
+        shapes = [(name, parameter.shape) for name, parameter in models[0].named_parameters()]
+        width = sum(shape.numel() for _, shape in shapes)
+        width = -(-width // ROW_ALIGNMENT) * ROW_ALIGNMENT
+        reference = next(models[0].parameters())
+        self.data = torch.zeros(len(models), width, dtype=reference.dtype, device=reference.device)
+        self.data.grad = torch.zeros_like(self.data)
+        self.view, self.grad, start = {}, {}, 0
+        for name, shape in shapes:
+            for buffer, views in ((self.data, self.view), (self.data.grad, self.grad)):
+                views[name] = buffer[:, start:start + shape.numel()].view(len(models), *shape)
+            start += shape.numel()
+        with torch.no_grad():
+            for name, _ in shapes:
+                self.view[name].copy_(torch.stack([dict(model.named_parameters())[name] for model in models]))
+
+    @torch.no_grad()
+    def write_back(self, models: list[AttentionHead]) -> None:
+        for index, model in enumerate(models):
+            for name, parameter in model.named_parameters():
+                parameter.copy_(self.view[name][index])
+
+
+class Attention(NamedTuple):
+    """A batch's attention (``FastHeads.attend``): what its backward reads again."""
+
+    cells: torch.Tensor  # (S * T * B,) int32: each key's logit in the flat table
+    slots: torch.Tensor  # (S * T * B,) int32: each key's token in the flat attention mass
+    weights: torch.Tensor  # (S, T, B)
+    mass: torch.Tensor  # (S, V, B): the summed weight of the keys holding each token
+    table_size: int
+
+
+class FastHeads:
+    """Training steps of the heads ``models`` (one per seed, same config): ``step`` computes every seed's
+    loss and gradient and takes one Adam step. Subclasses give the logit table of a length and its backward."""
+
+    def __init__(self, models: list[AttentionHead]):
+        self.models = models
+        self.head = models[0]
+        self.flat = FlatParameters(models)
+        self.adam = FusedAdam([self.flat.data])
+        self.p, self.g = self.flat.view, self.flat.grad
+        self.softmax = self.head.config.attention == "softmax"
+        self._index_bases = {}
+
+    def write_back(self) -> None:
+        self.flat.write_back(self.models)
+
+    def scale(self, length: int) -> float:
+        """What every attention logit is multiplied by at this length: 1/sqrt(D) times the logit scale's factor."""
+        return self.head.logit_factor(length) / math.sqrt(self.head.config.d_model)
+
+    def step(self, tokens: torch.Tensor, targets: torch.Tensor, lr: float) -> tuple[torch.Tensor, torch.Tensor]:
+        """One training step on every seed's batch ``tokens`` (S, B, T), ``targets`` (S, B): (loss (S,), accuracy
+        (S,)), as ``AttentionHead.forward`` and ``loop.seed_accuracies`` give each seed; then each seed's gradient of
+        its loss and one Adam step at ``lr``.
+
+        Tokens are laid out (S, T, B) and outputs (S, V_out, B): softmax and log-softmax reduce over a short
+        middle dimension with the batch contiguous, several times faster than over a short last one."""
+        length = tokens.shape[2]
+        tokens = tokens.to(torch.int32).transpose(1, 2).contiguous()  # (S, T, B)
+        targets = targets[:, None]  # (S, 1, B)
+        table = self.table(length)  # (S, V * T, V): [query token, key position, key token]
+        attention = self.attend(tokens, table)
+        token_outputs, position_outputs = self.outputs(length)  # (S, V, V_out), (S, T, V_out) or None
+        output = torch.baddbmm(self.p["unembedding.bias"][:, :, None], token_outputs.mT, attention.mass)  # (S, V_out, B)
+        if position_outputs is not None:
+            output.baddbmm_(position_outputs.mT, attention.weights)
+        loss, d_output = cross_entropy(output, targets)
+        accuracy = argmax_accuracies(output, targets)
+        self.g["unembedding.bias"].copy_(d_output.sum(2))
+        d_table, d_position_outputs = self.attention_backward(attention, d_output, token_outputs, position_outputs)
+        d_embedding, d_positions = self.table_backward(d_table.view(table.shape), length)
+        self.outputs_backward(attention.mass @ d_output.mT, d_position_outputs, d_embedding, d_positions)
+        self.adam.step(lr)
+        return loss, accuracy
+
+    def attend(self, tokens: torch.Tensor, table: torch.Tensor) -> Attention:
+        """Every sequence's attention over its keys (S, T, B), read from the table, and the mass on each token."""
+        n_seeds, length, batch = tokens.shape
+        vocab_size = table.shape[-1]
+        cell_base, slot_base = self.index_bases(n_seeds, length, vocab_size, batch, tokens.device)
+        # (S * T * B): each key's logit in the flat table, [seed, query token, key position, key token]
+        cells = (tokens[:, -1:] * (length * vocab_size) + tokens).add_(cell_base).view(-1)
+        scores = table.view(-1).index_select(0, cells).view(n_seeds, length, batch)
+        weights = scores.softmax(1) if self.softmax else scores
+        slots = (tokens * batch).add_(slot_base).view(-1)  # each key's token in the flat attention mass (S, V, B)
+        mass = weights.new_zeros(n_seeds * vocab_size * batch).index_add_(0, slots, weights.view(-1))
+        return Attention(cells, slots, weights, mass.view(n_seeds, vocab_size, batch), table.numel())
+
+    def attention_backward(self, attention: Attention, d_output: torch.Tensor, token_outputs: torch.Tensor,
+                           position_outputs: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(gradient of the flat logit table, of the position outputs (S, T, V_out) or None) from that of the
+        output (S, V_out, B)."""
+        weights = attention.weights
+        n_seeds, length, batch = weights.shape
+        d_weights = (token_outputs @ d_output).view(-1).index_select(0, attention.slots).view(n_seeds, length, batch)
+        d_position_outputs = None
+        if position_outputs is not None:
+            d_weights.baddbmm_(position_outputs, d_output)
+            d_position_outputs = weights @ d_output.mT  # (S, T, V_out)
+        if self.softmax:
+            d_scores = weights * (d_weights - (weights * d_weights).sum(1, keepdim=True))
+        else:
+            d_scores = d_weights
+        d_table = weights.new_zeros(attention.table_size).index_add_(0, attention.cells, d_scores.view(-1))
+        return d_table, d_position_outputs
+
+    def index_bases(self, n_seeds: int, length: int, vocab_size: int, batch: int, device) -> tuple[torch.Tensor, ...]:
+        """int32 offsets of each (seed, key position) in the flat logit table, (S, T, 1), and of each (seed, sequence)
+        in the flat attention mass, (S, 1, B), kept per shape."""
+        key = (n_seeds, length, vocab_size, batch)
+        if key not in self._index_bases:
+            seeds = torch.arange(n_seeds, dtype=torch.int32, device=device)[:, None, None]
+            positions = torch.arange(length, dtype=torch.int32, device=device)[:, None]
+            sequences = torch.arange(batch, dtype=torch.int32, device=device)
+            self._index_bases[key] = (seeds * (vocab_size * length * vocab_size) + positions * vocab_size,
+                                      seeds * (vocab_size * batch) + sequences)
+        return self._index_bases[key]
+
+    def position_rows(self, length: int) -> torch.Tensor | None:
+        """(S, T, D): the position terms added to the embeddings at positions 0..T-1, or None."""
+        return None
+
+    def outputs(self, length: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(token outputs (S, V, V_out), position outputs (S, T, V_out) or None): ``AttentionHead._token_outputs``
+        and ``_position_outputs`` of every seed."""
+        p = self.p
+        self.values = torch.baddbmm(p["value.bias"][:, None], p["token_embedding.weight"], p["value.weight"].mT)
+        token_outputs = self.values @ p["unembedding.weight"].mT
+        self.positions = self.position_rows(length)
+        if self.positions is None:
+            return token_outputs, None
+        self.position_values = self.positions @ p["value.weight"].mT  # (S, T, D): no value bias (in the tokens')
+        return token_outputs, self.position_values @ p["unembedding.weight"].mT
+
+    def outputs_backward(self, d_token_outputs: torch.Tensor, d_position_outputs: torch.Tensor | None,
+                         d_embedding: torch.Tensor, d_positions: torch.Tensor | None) -> None:
+        """Write the gradients of the value and unembedding weights from those of the outputs, and of the
+        embeddings and position terms, adding their value paths to ``d_embedding`` and ``d_positions``
+        (from ``table_backward``)."""
+        p, g = self.p, self.g
+        d_values = d_token_outputs @ p["unembedding.weight"]  # (S, V, D)
+        d_unembedding = d_token_outputs.mT @ self.values
+        d_value_weight = d_values.mT @ p["token_embedding.weight"]
+        d_embedding.baddbmm_(d_values, p["value.weight"])
+        if d_positions is not None:
+            d_position_values = d_position_outputs @ p["unembedding.weight"]  # (S, T, D)
+            d_unembedding.baddbmm_(d_position_outputs.mT, self.position_values)
+            d_value_weight.baddbmm_(d_position_values.mT, self.positions)
+            d_positions.baddbmm_(d_position_values, p["value.weight"])
+            self.write_position_gradient(d_positions)
+        g["unembedding.weight"].copy_(d_unembedding)
+        g["value.weight"].copy_(d_value_weight)
+        g["value.bias"].copy_(d_values.sum(1))
+        g["token_embedding.weight"].copy_(d_embedding)
+
+    def table(self, length: int) -> torch.Tensor:
+        """(S, V * T, V): every seed's attention logit of [query token, key position, key token] at this length."""
+        raise NotImplementedError
+
+    def table_backward(self, d_table: torch.Tensor, length: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Write the gradients of the query and key layers from that of the table (S, V * T, V); return those of
+        the embeddings (S, V, D) and of the position terms (S, T, D) or None through the table."""
+        raise NotImplementedError
+
+    def write_position_gradient(self, d_positions: torch.Tensor) -> None:
+        """Write the gradient of the encoding's parameters from that of the position terms (S, T, D)."""
+        raise NotImplementedError
+
+
+def cross_entropy(output: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(each seed's mean cross-entropy (S,), its gradient with respect to the output logits (S, V_out, B): the
+    softmax less the one-hot target, over B) for output logits (S, V_out, B) and targets (S, 1, B)."""
+    batch = output.shape[-1]
+    log_probabilities = output.log_softmax(1)
+    picked = log_probabilities.gather(1, targets)  # (S, 1, B)
+    loss = -picked.mean((1, 2))
+    d_output = log_probabilities.exp_().scatter_add_(1, targets, picked.new_full(picked.shape, -1.0)).div_(batch)
+    return loss, d_output
+
+
+def argmax_accuracies(output: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Per seed, the fraction of sequences whose output logits (S, V, B) have their first largest entry at the target
+    (S, 1, B), as ``loop.seed_accuracies`` counts them: a target logit equal to its column's largest, unless some
+    column's largest is tied (then ``argmax`` itself, which takes the first; over the middle dimension it costs
+    several times the comparisons)."""
+    largest = output.amax(1, keepdim=True)
+    if int((output == largest).sum()) != largest.numel():
+        return (output.argmax(1, keepdim=True) == targets).sum((1, 2)) / targets.shape[-1]
+    return (output.gather(1, targets) == largest).sum((1, 2)) / targets.shape[-1]
+
+
+def linear_backward(g: dict, name: str, d_out: torch.Tensor, inputs: torch.Tensor) -> None:
+    """Write the gradients of linear layer ``name`` (weight (S, D_out, D_in), bias (S, D_out)) from those of its
+    outputs (S, N, D_out) on ``inputs`` (S, N, D_in)."""
+    g[f"{name}.weight"].copy_(d_out.mT @ inputs)
+    g[f"{name}.bias"].copy_(d_out.sum(1))
+
+
+class FastRopeHeads(FastHeads):
+    """Rope: the logit of query token a against key token b at key position t is (R_d q_a) . k_b = q_a . (R_d^T k_b),
+    with q_a, k_b the unrotated query and key of the tokens and R_d the rotation by offset d = T - 1 - t. Each
+    query-token vector is rotated once per offset (``rotated_queries``) and each key-token vector back
+    (``rotated_keys``): the table is one product of the queries with the rotated keys, and its backward two
+    products, of the table's gradient with the rotated keys and with the rotated queries."""
+
+    def __init__(self, models: list[AttentionHead]):
+        super().__init__(models)
+        longest = max(model.config.trained_positions for model in models)
+        # e^{i d theta} for offsets d = longest-1, ..., 0, as Rotary.rotate forms them: a length T reads the last T
+        # rows (key positions 0..T-1); with its conjugate, R_d^T, for the keys.
+        offsets = torch.arange(longest - 1, -1, -1, device=self.flat.data.device)
+        self.phasors = self.head.encoding.phasors(offsets, torch.complex64)  # (T_max, D/2)
+        self.conjugates = self.phasors.conj().resolve_conj()
+
+    def table(self, length: int) -> torch.Tensor:
+        p = self.p
+        embeddings = p["token_embedding.weight"]  # (S, V, D)
+        n_seeds, vocab_size, d = embeddings.shape
+        self.queries = torch.baddbmm(p["query.bias"][:, None], embeddings, p["query.weight"].mT).mul_(self.scale(length))
+        self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
+        query_blocks = torch.view_as_complex(self.queries.view(n_seeds, vocab_size, 1, d // 2, 2))
+        key_blocks = torch.view_as_complex(self.keys.view(n_seeds, 1, vocab_size, d // 2, 2))
+        # [query token, key position]: R_d q_a; [key position, key token]: R_d^T k_b.
+        self.rotated_queries = torch.view_as_real(query_blocks * self.phasors[-length:]).view(n_seeds, -1, d)
+        self.rotated_keys = torch.view_as_real(key_blocks * self.conjugates[-length:, None]).view(n_seeds, -1, d)
+        return (self.queries @ self.rotated_keys.mT).view(n_seeds, vocab_size * length, vocab_size)
+
+    def table_backward(self, d_table: torch.Tensor, length: int) -> tuple[torch.Tensor, None]:
+        p = self.p
+        embeddings = p["token_embedding.weight"]
+        n_seeds, vocab_size, d = embeddings.shape
+        d_queries = (d_table.view(n_seeds, vocab_size, length * vocab_size) @ self.rotated_keys) * self.scale(length)
+        d_keys = d_table.mT @ self.rotated_queries  # (S, V, D)
+        linear_backward(self.g, "query", d_queries, embeddings)
+        linear_backward(self.g, "key", d_keys, embeddings)
+        return torch.baddbmm(d_queries @ p["query.weight"], d_keys, p["key.weight"]), None
+
+
+class FastLearnedHeads(FastHeads):
+    """Learned absolute positions: with x = E_b + P_t, the logit of query token a (at position T - 1) against key
+    token b at position t is q_a . k_b + q_a . (W_k P_t): a token-token table (V, V) plus a query-token-position
+    table (V, T), each one small product; the values split the same way (``AttentionHead.token_tables``)."""
+
+    def index_bases(self, n_seeds: int, length: int, vocab_size: int, batch: int, device) -> tuple[torch.Tensor, ...]:
+        """int32 offsets of each (seed, key position) in the flat logit table, (S, T, 1), and of each (seed, sequence)
+        in the flat attention mass, (S, 1, B), kept per shape."""
+        key = (n_seeds, length, vocab_size, batch)
+        if key not in self._index_bases:
+            seeds = torch.arange(n_seeds, dtype=torch.int32, device=device)[:, None, None]
+            positions = torch.arange(length, dtype=torch.int32, device=device)[:, None]
+            sequences = torch.arange(batch, dtype=torch.int32, device=device)
+            self._index_bases[key] = (seeds * (vocab_size * length * vocab_size) + positions * vocab_size,
+                                      seeds * (vocab_size * batch) + sequences)
+        return self._index_bases[key]
+
+    def position_rows(self, length: int) -> torch.Tensor:
+        return self.p["encoding.table"][:, :length]
+
+    def table(self, length: int) -> torch.Tensor:
+        p = self.p
+        embeddings = p["token_embedding.weight"]  # (S, V, D)
+        n_seeds, vocab_size, _ = embeddings.shape
+        positions = self.position_rows(length)  # (S, T, D)
+        self.last = embeddings + positions[:, -1:]  # (S, V, D): every token at the query position
+        self.queries = torch.baddbmm(p["query.bias"][:, None], self.last, p["query.weight"].mT) * self.scale(length)
+        self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
+        self.position_keys = positions @ p["key.weight"].mT  # (S, T, D)
+        token_logits = self.queries @ self.keys.mT  # (S, V, V)
+        position_logits = self.queries @ self.position_keys.mT  # (S, V, T)
+        return (position_logits[..., None] + token_logits[:, :, None]).view(n_seeds, vocab_size * length, vocab_size)
+
+    def table_backward(self, d_table: torch.Tensor, length: int) -> tuple[torch.Tensor, torch.Tensor]:
+        p = self.p
+        embeddings = p["token_embedding.weight"]
+        n_seeds, vocab_size, _ = embeddings.shape
+        d_table = d_table.view(n_seeds, vocab_size, length, vocab_size)
+        d_token_logits, d_position_logits = d_table.sum(2), d_table.sum(3)  # (S, V, V), (S, V, T)
+        d_queries = torch.baddbmm(d_token_logits @ self.keys, d_position_logits, self.position_keys) * self.scale(length)
+        d_keys = d_token_logits.mT @ self.queries  # (S, V, D)
+        d_position_keys = d_position_logits.mT @ self.queries  # (S, T, D)
+        linear_backward(self.g, "query", d_queries, self.last)
+        self.g["key.weight"].copy_(torch.baddbmm(d_keys.mT @ embeddings, d_position_keys.mT,
+                                                 self.position_rows(length)))
+        self.g["key.bias"].copy_(d_keys.sum(1))
+        d_last = d_queries @ p["query.weight"]  # (S, V, D)
+        d_positions = d_position_keys @ p["key.weight"]  # (S, T, D)
+        d_positions[:, -1] += d_last.sum(1)
+        return torch.baddbmm(d_last, d_keys, p["key.weight"]), d_positions
+
+    def write_position_gradient(self, d_positions: torch.Tensor) -> None:
+        gradient = self.g["encoding.table"]
+        gradient[:, d_positions.shape[1]:].zero_()
+        gradient[:, :d_positions.shape[1]].copy_(d_positions)
+
+
+def fast_heads(models: list, precision: str) -> FastHeads | None:
+    """The fast step of the heads ``models``, or None where it does not compute them (they train through
+    ``StackedHeads``): a single head whose encoding is exactly rope or learned, position ids 0..T-1, float32, on the
+    CPU (the step is written and tested for the CPU's kernels; a GPU trains through autograd as before)."""
+    head = models[0]
+    if precision != "float32" or not all(isinstance(model, AttentionHead) for model in models):
+        return None
+    parameter = next(head.parameters())
+    if head.config.position_scale != "none" or parameter.dtype != torch.float32 or parameter.device.type != "cpu":
+        return None
+    if len(models) * head.config.vocab_size ** 2 * head.config.trained_positions >= 2 ** 31:
+        return None  # a logit table past int32 indices
+    step = {Rotary: FastRopeHeads, LearnedAbsolute: FastLearnedHeads}.get(type(head.encoding))
+    return step(models) if step else None

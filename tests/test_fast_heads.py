@@ -1,0 +1,153 @@
+"""The fast training step (``lengthgen/training/fast_heads.py``) against the head's definition: every family it
+trains computes ``AttentionHead.forward``'s loss to float32 rounding and its gradients, takes the same Adam step,
+and keeps each seed's weights bit-identical alone and beside other seeds."""
+import copy
+
+import pytest
+import torch
+
+from lengthgen.models.head import HeadConfig
+from lengthgen.runtime.seeding import generator
+from lengthgen.task import TaskConfig, retrieval_targets, sample_sequences
+from lengthgen.training.adam import FusedAdam
+from lengthgen.training.fast_heads import FastLearnedHeads, FastRopeHeads, fast_heads
+from lengthgen.training.loop import TrainConfig, fit, init_head, seed_accuracies, train_heads
+
+# Every head the fast step trains: the sweep's two encodings, a rotary base the name sets, the linear-attention
+# control and the log-length head, and a named normal init.
+FAST = {
+    "rope": {"pe": "rope"},
+    "learned": {"pe": "learned"},
+    "rope@base=100": {"pe": "rope@base=100"},
+    "linear": {"pe": "rope", "attention": "linear"},
+    "log_length": {"pe": "rope", "logit_scale": "log_length", "reference_length": 9},
+    "rope normal@std=0.1": {"pe": "rope", "init": "normal@std=0.1"},
+    "learned normal@std=0.1": {"pe": "learned", "init": "normal@std=0.1"},
+}
+SHAPES = {"test": (6, 8), "default": (16, 64)}  # (V, D): the tests' small head and the default run's
+
+
+def head_config(name: str, shape: str = "test") -> HeadConfig:
+    vocab_size, d_model = SHAPES[shape]
+    return HeadConfig(vocab_size=vocab_size, d_model=d_model, trained_positions=9, **FAST[name])
+
+
+def batch(seeds: list[int], length: int, vocab_size: int, size: int = 16) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each seed's own batch (S, B, T) and targets (S, B), from generators of the seed."""
+    tokens = torch.stack([sample_sequences(generator("fast", seed, length), size, length, vocab_size) for seed in seeds])
+    return tokens, torch.stack([retrieval_targets(seed_tokens, 2) for seed_tokens in tokens])
+
+
+def definition(models, tokens, targets):
+    """Per seed: (loss, accuracy, gradients by name) of ``AttentionHead.forward`` on the seed's batch, by autograd."""
+    results = []
+    for model, seed_tokens, seed_targets in zip(models, tokens, targets):
+        logits, loss = model(seed_tokens, seed_targets)
+        names, parameters = zip(*model.named_parameters())
+        gradients = dict(zip(names, torch.autograd.grad(loss, parameters)))
+        results.append((loss.detach(), seed_accuracies(logits[None].detach(), seed_targets[None])[0], gradients))
+    return results
+
+
+def close_gradients(fast: torch.Tensor, reference: torch.Tensor, head_scale: float) -> bool:
+    """Equal to 2e-5 of the parameter's largest entry; a gradient that is zero in exact arithmetic (the key bias of an
+    encoding without rotation adds one logit to every key, which softmax ignores) is rounding on both sides, held to
+    1e-6 of the head's largest gradient entry instead."""
+    tolerance = max(2e-5 * float(reference.abs().max()), 1e-6 * head_scale)
+    return float((fast - reference).abs().max()) <= tolerance
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("name", FAST)
+def test_the_fast_step_computes_the_heads_loss_accuracy_and_gradients(name, shape):
+    torch.set_num_threads(1)
+    models = [init_head(head_config(name, shape), seed) for seed in range(3)]
+    step = fast_heads(models, "float32")
+    for length in (4, 9):
+        tokens, targets = batch(list(range(3)), length, models[0].config.vocab_size)
+        loss, accuracy = step.step(tokens, targets, lr=0.0)  # lr 0: the weights stay those of the models
+        for seed, (reference_loss, reference_accuracy, gradients) in enumerate(definition(models, tokens, targets)):
+            assert abs(float(loss[seed] / reference_loss) - 1) <= 1e-6
+            assert float(accuracy[seed]) == float(reference_accuracy)
+            head_scale = max(float(gradient.abs().max()) for gradient in gradients.values())
+            for name_, gradient in gradients.items():
+                assert close_gradients(step.g[name_][seed], gradient, head_scale), (name_, length)
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_one_adam_step_of_the_fast_step_is_the_definitions(name):
+    """After one step at the default learning rate, every weight is where Adam takes the definition's weight, to
+    float32 rounding of the step, wherever the gradient is more than rounding (Adam's first step is lr times the
+    gradient's sign, and a gradient of rounding alone has a random sign)."""
+    torch.set_num_threads(1)
+    lr = 1e-2
+    models = [init_head(head_config(name, "default"), seed) for seed in range(2)]
+    references = copy.deepcopy(models)
+    step = fast_heads(models, "float32")
+    tokens, targets = batch([0, 1], 9, 16, size=32)
+    results = definition(references, tokens, targets)
+    adam = FusedAdam([parameter for model in references for parameter in model.parameters()])
+    for model, (_, _, gradients) in zip(references, results):
+        for parameter_name, parameter in model.named_parameters():
+            parameter.grad = gradients[parameter_name]
+    adam.step(lr)
+    step.step(tokens, targets, lr)
+    for seed, model in enumerate(references):
+        gradients = results[seed][2]
+        head_scale = max(float(gradient.abs().max()) for gradient in gradients.values())
+        for parameter_name, parameter in model.named_parameters():
+            counted = gradients[parameter_name].abs() > 1e-4 * head_scale
+            difference = (step.p[parameter_name][seed] - parameter.detach()).abs()
+            bound = 1e-6 * lr + 1e-7 * float(parameter.detach().abs().max())
+            assert float(torch.where(counted, difference, 0).max()) <= bound, parameter_name
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("name", FAST)
+def test_a_seeds_weights_are_bit_identical_alone_and_beside_other_seeds(name, shape):
+    """A seed trained beside a twin (as ``fit`` trains a lone seed) and beside three others, five steps on its own
+    batches: the same bits (one thread, as every job runs)."""
+    torch.set_num_threads(1)
+    config = head_config(name, shape)
+
+    def train(seeds: list[int]) -> dict:
+        step = fast_heads([init_head(config, seed) for seed in seeds], "float32")
+        for length in (9, 4, 7, 9, 5):
+            step.step(*batch(seeds, length, config.vocab_size), lr=1e-2)
+        return {name_: value[seeds.index(3)].clone() for name_, value in step.p.items()}
+
+    alone, beside = train([3, 3]), train([5, 3, 0, 8])
+    assert all(torch.equal(alone[key], beside[key]) for key in alone)
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_train_heads_trains_through_the_fast_step_to_the_autograd_paths_curve(name):
+    """``train_heads`` takes the fast step: its curve is the autograd path's (``fit`` without one) to float32
+    rounding, and its weights are not that path's bits."""
+    torch.set_num_threads(1)
+    config, task = head_config(name), TaskConfig(vocab_size=6, offset=2, train_length_min=4, train_length_max=9)
+    train = TrainConfig(steps=8, batch_size=16, lr=1e-3, log_every=4)
+    fast, = train_heads(config, task, train, [1], "cpu")
+    autograd, = fit([init_head(config, 1)], [1], task, train, "cpu", retrieval_targets, "test")
+    assert torch.allclose(torch.tensor(fast.curve["loss"].values), torch.tensor(autograd.curve["loss"].values),
+                          rtol=1e-5, atol=0)
+    assert (fast.curve["accuracy"] == autograd.curve["accuracy"]).all()
+    assert not all(torch.equal(a, b) for a, b in zip(fast.model.state_dict().values(),
+                                                     autograd.model.state_dict().values()))
+
+
+@pytest.mark.parametrize("options, step", [
+    ({"pe": "rope"}, FastRopeHeads), ({"pe": "rope@base=1e6"}, FastRopeHeads),
+    ({"pe": "rope", "attention": "linear"}, FastRopeHeads),
+    ({"pe": "rope", "logit_scale": "yarn", "reference_length": 9}, FastRopeHeads),
+    ({"pe": "learned"}, FastLearnedHeads),
+    # the autograd path: per-sequence position ids, other encodings, fractional position ids
+    ({"pe": "randomized_rope@noise_max_length=64"}, None), ({"pe": "randomized_learned@noise_max_length=64"}, None),
+    ({"pe": "sinusoidal"}, None), ({"pe": "nope"}, None), ({"pe": "alibi"}, None), ({"pe": "t5"}, None),
+    ({"pe": "fire"}, None), ({"pe": "rope", "position_scale": "interpolate", "reference_length": 9}, None),
+])
+def test_the_fast_step_takes_exactly_the_heads_it_computes(options, step):
+    models = [init_head(HeadConfig(vocab_size=6, d_model=8, trained_positions=9, **options), seed) for seed in (0, 1)]
+    chosen = fast_heads(models, "float32")
+    assert (None if chosen is None else type(chosen)) is step
+    assert fast_heads(models, "bf16") is None  # autocast is the autograd path's
