@@ -100,8 +100,8 @@ def left_out_markdown(classes: pd.DataFrame) -> str:
 
 def classes_rule(chance: float, far_length: int, tally: str) -> str:
     return (
-        "**Classes**, per encoding and offset on the mean accuracy, fixed before the run "
-        f"(`lengthgen/experiments/variants/thresholds.py`): *{FAILS}* if most of its seeds do not fit their range "
+        "**Classes**, per encoding and offset on the mean accuracy, by rules fixed in the code (when, and after "
+        f"which data, in the rule history; `lengthgen/experiments/variants/thresholds.py`): *{FAILS}* if most of its seeds do not fit their range "
         f"(the Training section's rule) or its lowest in-range accuracy is below {NEAR_PERFECT}, the one fit bar of "
         f"every claim; else *{EXTRAPOLATES}* if it is "
         f">= {EXTRAPOLATES_ACCURACY} at n={far_length} ({VARIANT_LENGTH_FACTOR}x the longest training length); "
