@@ -307,14 +307,14 @@ def test_every_rope_models_largest_drop_is_counted_steps_or_not():
     assert prose.drops_finding(drops).startswith(
         "Every rope model's largest drop past the range: 1 of 3 reach a step; the other 2 drop by 0.000 to 0.100 at "
         "positions 9, 21.")
+    assert "1 of 2 reach a step; the other 1 drops by 0.100 at position 21." in prose.drops_finding(drops.iloc[:2])
     # the kernel's predictions counted against every drop: seed 0's 17 within 1.5 (at 20), seed 1's 21 not (at 40),
     # seed 2 without a prediction
     predicted = pd.DataFrame({"offset": 1, "seed": [0, 1, 2], "predicted_step": [20, 40, None]}).astype(
         {"predicted_step": "Int64"})
     assert prose.drop_prediction_finding(predicted, drops) == (
         "Counted against every rope model's largest drop past the range instead of the steps alone, the kernel "
-        "predicts 1 of 3 within a factor 1.5, and predicts no step at all for 1, whose largest drops are 0.000 to "
-        "0.000.")
+        "predicts 1 of 3 within a factor 1.5, and predicts no step at all for 1, whose largest drop is 0.000.")
 
 
 def test_every_head_that_retrieves_is_named():

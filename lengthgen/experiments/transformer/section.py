@@ -76,13 +76,20 @@ def drops_markdown(drops: pd.DataFrame) -> str:
     }).to_markdown(index=False, disable_numparse=True)
 
 
+def size_range(sizes: pd.Series) -> str:
+    """``0.100`` for one size (or equal ones), ``0.100 to 0.400`` otherwise."""
+    low, high = f"{sizes.min():.3f}", f"{sizes.max():.3f}"
+    return low if low == high else f"{low} to {high}"
+
+
 def drops_finding(drops: pd.DataFrame) -> str:
     """Every rope model's largest drop in counts: how many are steps, and the sizes and positions of the rest; and
     when the step rule was fixed."""
     steps, below = drops[drops["step"]], drops[~drops["step"]]
+    positions = ", ".join(map(str, sorted(below["position"])))
     rest = ("" if below.empty else
-            f"; the other {len(below)} drop by {below['size'].min():.3f} to {below['size'].max():.3f} at positions "
-            f"{', '.join(map(str, sorted(below['position'])))}")
+            f"; the other {len(below)} {'drops' if len(below) == 1 else 'drop'} by {size_range(below['size'])} at "
+            f"position{'' if len(below) == 1 else 's'} {positions}")
     return (f"Every rope model's largest drop past the range: {len(steps)} of {len(drops)} reach a step{rest}. The "
             f"step rule (a drop of at least {STEP_MIN_DROP:g}) was fixed after the stored runs' drops had been seen, "
             "so it was not set blind (the rule history); a drop below it is still a drop.")
@@ -115,8 +122,9 @@ def drop_prediction_finding(predictions: pd.DataFrame, drops: pd.DataFrame) -> s
     return (f"Counted against every rope model's largest drop past the range instead of the steps alone, the kernel "
             f"predicts {hits} of {len(paired)} within a factor {STEP_PREDICTION_FACTOR:g}, and predicts no step at all "
             f"for {len(unpredicted)}" + ("" if unpredicted.empty else
-                                         f", whose largest drops are {unpredicted['size'].min():.3f} to "
-                                         f"{unpredicted['size'].max():.3f}") + ".")
+                                         f", whose largest drop{'' if len(unpredicted) == 1 else 's'} "
+                                         f"{'is' if len(unpredicted) == 1 else 'are'} "
+                                         f"{size_range(unpredicted['size'])}") + ".")
 
 
 def prediction_finding(predictions: pd.DataFrame) -> str:
