@@ -250,6 +250,8 @@ def test_section_from_hand_built_heads():
                 in section)
     ranks = trained["singular_rank90"]
     assert f"M needs {ranks.min()}-{ranks.max()} singular values for 90% of its squared norm" in section
+    lowered = ranks.mean() < measured["frequency_untrained_summary"]["singular_rank90"].mean()
+    assert ("Training lowers the rank" if lowered else "Training does not lower the rank") in section
     assert "of 4 rotary blocks, 100% of them" in section  # 4 of the hand-built heads' 4 blocks
 
 

@@ -52,12 +52,15 @@ def peak_offsets_markdown(summary: pd.DataFrame) -> str:
 def rank_markdown(summary: pd.DataFrame, untrained: pd.DataFrame) -> str:
     """The singular values M needs for 90% of its squared norm, trained against untrained: whether "low rank" is
     what training did."""
+    trained_mean, untrained_mean = summary["singular_rank90"].mean(), untrained["singular_rank90"].mean()
+    effect = ("Training does not lower the rank of the position kernel" if trained_mean >= untrained_mean else
+              "Training lowers the rank of the position kernel")
     return (f"**Rank.** M needs {summary['singular_rank90'].min()}-{summary['singular_rank90'].max()} singular values "
-            f"for 90% of its squared norm in the trained heads (mean {summary['singular_rank90'].mean():.1f}), "
+            f"for 90% of its squared norm in the trained heads (mean {trained_mean:.1f}), "
             f"{untrained['singular_rank90'].min()}-{untrained['singular_rank90'].max()} in the same heads untrained "
-            f"(mean {untrained['singular_rank90'].mean():.1f}). Training does not lower the rank of the position "
-            "kernel; what it does is concentrate the kernel's energy in a few rotary blocks, and align them with K: "
-            "that is what the checks below measure, and what the paper's \"low-rank carrier\" is taken to mean here.")
+            f"(mean {untrained_mean:.1f}). {effect}; what the checks below measure is whether training concentrates "
+            "the kernel's energy in a few rotary blocks and aligns them with K, which is what the paper's "
+            "\"low-rank carrier\" is taken to mean here.")
 
 
 def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:
