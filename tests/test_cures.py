@@ -32,6 +32,11 @@ def test_scales_are_one_at_the_reference_length_and_follow_their_formulas():
     assert length_scaling.yarn_temperature(16, 32) == 1.0
     assert length_scaling.interpolation(1024, 32) * 1023 == pytest.approx(31)  # the last position on the last row
     assert length_scaling.interpolation(16, 32) == 1.0
+    # against Chen et al.'s L / n: (n - L) / (L (n - 1)), 1.6% at n = 2L, past 3% from n = 777, towards 1 / L
+    assert length_scaling.interpolation_shortfall(1024, 32) == pytest.approx(992 / (32 * 1023))
+    assert length_scaling.interpolation_shortfall(64, 32) == pytest.approx(1 / 63)
+    assert length_scaling.interpolation_shortfall(776, 32) <= 0.03 < length_scaling.interpolation_shortfall(777, 32)
+    assert length_scaling.interpolation_shortfall(32, 32) == length_scaling.interpolation_shortfall(16, 32) == 0.0
 
 
 @pytest.mark.parametrize("options, message", [
@@ -279,7 +284,11 @@ def test_section_and_figure_from_the_tables():
     assert ["log_length", *[f"{0.3 / 0.41:+.3f}"] * (1 + len(PREDICTORS)), ceiling] in rows
     assert ["interpolate", *[f"{-0.4 / 0.41:+.3f}"] * (1 + len(PREDICTORS)), "-"] in rows
     assert "At n=32, rope's mean attention on the target is 0.590 uncured and 0.890 under log_length" in text
-    assert f"The hard-attention ceiling, {ceiling}, is what logit scaling wins back in its limit" in text
+    assert f"The hard-attention limit, {ceiling}, is what logit scaling wins back as its scale grows" in text
+    assert "It is the limit of one cure, not a ceiling on sharpening" in text and "hard-attention ceiling," not in text
+    # the interpolation named as applied, against Chen et al.'s L / n at the longest length (n=32, L=8 here)
+    assert f"with (L - 1) / (n - 1) where they write L / n: {1 - (7 / 31) / (8 / 32):.1%} smaller at n=32" in text
+    assert "`yarn`: YaRN's attention temperature alone" in text
     assert "Pooled, the measured cures stay at or below it." in text
     assert "hard-attention accuracy for log_length on 0 of 6, yarn on 0 of 6 rope heads." in text
     assert "comes closest to the measured one: for log_length, `mean_logit` (off by 0.000" in text

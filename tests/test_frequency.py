@@ -241,6 +241,18 @@ def test_section_from_hand_built_heads():
     assert len(markdown_rows(section, "|claim|K|statistic|")) == 6
     median = share.median()
     assert f"K=1: median {median:.3g}, largest {share.max():.3g}, " in section  # the untrained distribution
+    # each seed's peak offset, the seeds peaking elsewhere than K named; the rank trained against untrained
+    trained = measured["frequency_summary"].sort_values("seed")
+    for offset, heads in trained.groupby("offset"):
+        elsewhere = heads[heads["peak_delta"] != offset]
+        named = ", ".join(f"seed {row.seed} at {row.peak_delta}" for row in elsewhere.itertuples()) or "none"
+        assert (f"K={offset}: {', '.join(map(str, heads['peak_delta']))} (peaking elsewhere than K: {named})"
+                in section)
+    ranks = trained["singular_rank90"]
+    assert f"M needs {ranks.min()}-{ranks.max()} singular values for 90% of its squared norm" in section
+    lowered = ranks.mean() < measured["frequency_untrained_summary"]["singular_rank90"].mean()
+    assert ("Training lowers the rank" if lowered else "Training does not lower the rank") in section
+    assert "of 4 rotary blocks, 100% of them" in section  # 4 of the hand-built heads' 4 blocks
 
 
 def test_figure_from_hand_built_heads():

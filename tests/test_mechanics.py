@@ -164,7 +164,9 @@ def test_checks_fail_for_a_weak_or_moving_pin():
     assert not weak.set_index("claim").filter(like="mass", axis=0)["holds"].any()
     by_length = measured_runs([pinned_learned_head(20, 10.0)])["mechanics_by_length"]
     moved = by_length["pe"].eq("learned") & by_length["length"].eq(128)
-    by_length.loc[moved, "modal_position"] = 21
+    by_length.loc[moved, "modal_position"] = 21  # one position of jitter is the same position
+    assert keyed_checks(by_length).set_index("claim").filter(like="same", axis=0)["holds"].item()
+    by_length.loc[moved, "modal_position"] = 22  # two positions from 20 is a moving pin
     checks = keyed_checks(by_length).set_index("claim")
     assert not checks.filter(like="same", axis=0)["holds"].item()
     assert checks.filter(like="inside the training range", axis=0)["holds"].all()
@@ -213,6 +215,13 @@ def test_section():
         by_length, measured["mechanics_untrained_by_length"]), under_normal)
     assert "(figures/mechanics.png)" in text
     assert len(markdown_rows(text, "|claim|K|statistic|")) == 5
+    # the claim's primary number first: the share of cells past the range with the modal position inside it (the
+    # pinned head at 20 < 32 at 64 and 128; length 16 is in range), the share of sequences at it beside
+    untrained_past = measured["mechanics_untrained_by_length"].query("pe == 'learned' and past_training_range")
+    assert markdown_rows(text, "|K|cellspasttherange|") == [[
+        "1", "2", "100%", f"{untrained_past['modal_in_training_range'].mean():.0%}", "1.00, 1.00",
+        f"{untrained_past['modal_fraction'].mean():.2f}"]]
+    assert text.index("primary number") < text.index("**learned**")
 
 
 def test_figure_shows_the_pinned_and_the_query_following_head():

@@ -22,8 +22,9 @@ def inputs(rope_far: dict) -> dict[str, pd.DataFrame]:
         + [dict(pe="learned", offset=k, seed=s, length=n, accuracy=0.0625 + 0.01 * s, in_training_range=False)
            for k, s in runs for n in (64, 128)]
         + [dict(pe="learned", offset=k, seed=s, length=32, accuracy=1.0, in_training_range=True) for k, s in runs])
-    mechanics = pd.DataFrame([dict(pe="learned", offset=k, seed=s, length=64, past_training_range=True,
-                                   modal_fraction=0.9) for k, s in runs])
+    mechanics = pd.DataFrame([dict(pe="learned", offset=k, seed=s, length=n, past_training_range=True,
+                                   modal_fraction=0.9, modal_in_training_range=n == 64 or s == 0)
+                              for k, s in runs for n in (64, 128)])
     shift = {f"shift_changes_K{offset}": pd.DataFrame([
         dict(pe="rope", dtype="float64", offset=offset, seed=s, attention_logit_change=1e-12) for s in (0, 1)])
         for offset in (1, 2)}
@@ -56,6 +57,9 @@ def test_headlines_are_read_per_run_and_checked_in_every_run():
     gain = by_seed[by_seed["headline"].str.endswith("below the better trivial baseline's")]["value"]
     # no_decay (0.45 held from length 32) is the better baseline, off by 0: the predictor loses 0.05 to it
     assert gain.tolist() == pytest.approx([-0.05] * 4)
+    in_range = by_seed[by_seed["headline"].str.startswith("mechanics: learned share of lengths")].set_index(
+        ["offset", "seed"])["value"]
+    assert in_range.to_dict() == {(1, 0): 1.0, (1, 1): 0.5, (2, 0): 1.0, (2, 1): 0.5}  # seed 1 leaves it at 128
     margin = by_seed[by_seed["headline"].str.endswith("same heads untrained")]["value"]
     assert margin.tolist() == pytest.approx([0.95 - 0.7] * 4)  # the highest untrained share at each offset: seed 1
     shift = by_seed[by_seed["headline"].str.startswith("shift")]
@@ -68,7 +72,8 @@ def test_headlines_are_read_per_run_and_checked_in_every_run():
     assert rope_summary.loc["all", "fraction_of_runs_meeting"] == 0.75
     checks = with_keys(multiseed.checks({"headline_by_seed": by_seed}, SETTINGS), "multiseed", "multiseed")
     assert checks.set_index("claim")["holds"].to_dict() == {
-        headline.name: not (headline.name.startswith("generalization: rope") or headline.name.endswith("baseline's"))
+        headline.name: not (headline.name.startswith(("generalization: rope", "mechanics: learned share"))
+                            or headline.name.endswith("baseline's"))
         for headline in multiseed.HEADLINES}
     # The run count is in the rule, not in the statistic, so the key is the same under any number of seeds.
     assert checks["statistic"].nunique() == 1 and checks["offset"].isna().all()
@@ -149,8 +154,8 @@ def test_the_figure_shows_each_run_the_mean_and_the_rule():
                     for value in collection.get_offsets()[:, 1])
     assert points == pytest.approx(sorted(rope_far.values()))
     assert rope.get_lines()[-1].get_ydata()[0] == pytest.approx(5 / 16)  # the rule's threshold
-    assert panels[4].get_yscale() == "log"  # the shift headline spans orders of magnitude
-    assert panels[6].get_title().replace("\n", " ").endswith("below the better trivial baseline's rule: >= 0.05")
+    assert panels[5].get_yscale() == "log"  # the shift headline spans orders of magnitude
+    assert panels[7].get_title().replace("\n", " ").endswith("below the better trivial baseline's rule: >= 0.05")
     assert not any(ax.get_legend() for ax in panels)
 
 

@@ -11,12 +11,12 @@ from hypothesis import strategies as st
 from torch import nn
 
 from lengthgen.models.checkpoint import save_model
-from lengthgen.models.encodings import ENCODINGS, PositionalEncoding, register
+from lengthgen.models.encodings import ENCODINGS, EncodingConfig, PositionalEncoding, build_encoding, register
 from lengthgen.evaluation import accuracy_by_position
 from lengthgen.experiments.shift import analysis as shift
 from lengthgen.task import IGNORE_INDEX, TaskConfig, full_sequence_targets, sample_training_batch
 from lengthgen.training.loop import TrainConfig, TrainingDiverged, seeded_init
-from lengthgen.models.transformer import Transformer, TransformerConfig, load_transformer
+from lengthgen.models.transformer import Transformer, TransformerConfig, alibi_head_slopes, load_transformer
 from lengthgen.training.loop import train_transformer
 
 VOCAB = 8
@@ -101,6 +101,36 @@ def test_rope_rotates_each_head_at_the_frequencies_of_its_width():
     model = transformer("rope", d_model=32, n_heads=4)
     assert model.encoding.theta.shape == (4,)  # head width 8: 4 blocks
     torch.testing.assert_close(model.encoding.theta, 1e4 ** (-torch.arange(0, 8, 2, dtype=torch.float64) / 8))
+
+
+@pytest.mark.parametrize("n_heads", [1, 2, 4, 8])
+def test_alibi_gives_each_head_the_papers_slope(n_heads):
+    """Press et al.'s slopes 2^(-8h/H), h = 1..H (for 8 heads 1/2, 1/4, ..., 1/256), each head's bias -m_h (i - j)."""
+    expected = [2.0 ** (-8 * h / n_heads) for h in range(1, n_heads + 1)]
+    assert alibi_head_slopes(n_heads) == expected
+    assert alibi_head_slopes(8) == [1 / 2, 1 / 4, 1 / 8, 1 / 16, 1 / 32, 1 / 64, 1 / 128, 1 / 256]
+    positions = torch.arange(6)
+    offsets = (positions[:, None] - positions[None, :]).float()
+    for pe in ("alibi", "alibi_learned"):
+        bias = transformer(pe, d_model=16, n_heads=n_heads).encoding.logit_bias(positions, positions)
+        assert bias.shape == (n_heads, 6, 6)
+        for head, slope in enumerate(expected):
+            torch.testing.assert_close(bias[head].float(), -slope * offsets)
+
+
+def test_alibi_keeps_a_slope_set_on_its_name_and_the_single_head_keeps_its_one_slope():
+    positions = torch.arange(5)
+    offsets = (positions[:, None] - positions[None, :]).float()
+    bias = transformer("alibi@slope=0.5", n_heads=2).encoding.logit_bias(positions, positions)
+    torch.testing.assert_close(bias.float(), -0.5 * offsets)  # every head's, broadcast over them
+    single_head = build_encoding("alibi", EncodingConfig(d_model=16, trained_positions=64))
+    assert single_head.slope.item() == 2.0 ** -8 == alibi_head_slopes(1)[0]
+
+
+def test_per_head_alibi_learns_one_slope_per_head():
+    model = transformer("alibi_learned", n_heads=4)
+    slopes = [parameter.item() for parameter in model.encoding.parameters()]
+    assert slopes == alibi_head_slopes(4)
 
 
 @given(seed=st.integers(0, 1000), length=st.integers(2, 32),

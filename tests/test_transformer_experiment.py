@@ -13,6 +13,7 @@ from lengthgen.checks.bootstrap import seed_bootstrap
 from lengthgen.checks.check import verdict, with_keys
 from lengthgen.models.encodings import EncodingConfig, Rotary
 from lengthgen.experiments.transformer import analysis as experiment
+from lengthgen.experiments.transformer import summaries
 from lengthgen.science.kernel import cosine_sum
 from lengthgen.experiments.transformer.figures import draw
 from lengthgen.experiments.transformer import section as prose
@@ -93,10 +94,10 @@ def test_a_step_past_the_range_fails_graceful_decay_and_a_smooth_decay_holds():
 def test_largest_drops_look_past_the_start_only():
     # a fall at 10, before the start 16 (its windows end at 13), and a smaller one at 40
     table = by_position({"rope": lambda t: 1.0 if t < 10 else (0.5 if t < 40 else 0.3)}, lengths=(64,), seeds=(0,))
-    drops = experiment.largest_drops(table, width=4, start=16)
+    drops = summaries.largest_drops(table, width=4, start=16)
     assert drops["position"].tolist() == [40] and drops["accuracy_before"].item() == pytest.approx(0.5)
-    assert experiment.largest_drops(table, width=4, start=8)["position"].tolist() == [10]
-    assert experiment.largest_drops(table, width=4, start=61).empty  # no window of 4 fits from 61 on
+    assert summaries.largest_drops(table, width=4, start=8)["position"].tolist() == [10]
+    assert summaries.largest_drops(table, width=4, start=61).empty  # no window of 4 fits from 61 on
 
 
 def test_a_missing_encoding_gives_checks_that_do_not_hold():
@@ -344,6 +345,11 @@ def test_analysis_section_and_figures_from_models():
     assert tables["transformer_step_predictions"]["found_step"].isna().all()
     assert "of the 0 rope steps" in section and markdown_rows(section, "|K|n=8|n=32|")
     assert "No rope model's accuracy falls in a step past the range" in section
+    # every rope model's largest drop, a step or not (rope is flat here: a drop of 0), and the retrieving heads
+    assert [row[:2] + row[5:] for row in markdown_rows(section, "|K|seed|position|accuracybefore|after|drop|")] == [
+        ["1", "0", "0.000", "no"]]
+    assert "Every rope model's largest drop past the range: 0 of 1 reach a step" in section
+    assert "In 0 of 1 rope models more than one head does" in section
     assert "| steps        | this pipeline |" in section
 
     figures = draw(tables, SETTINGS)

@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 
 from lengthgen.experiments.transformer import analysis as experiment
+from lengthgen.experiments.transformer import section as prose
+from lengthgen.experiments.transformer import summaries
 from lengthgen.experiments.transformer.summaries import prediction_factor, rope_floor_by_length
 from lengthgen.experiments.transformer.thresholds import STEP_MIN_DROP
 
@@ -27,7 +29,7 @@ def test_the_rule_is_a_quarter():
 
 
 def test_window_means_by_hand():
-    index, before, after = experiment.window_means(np.array([1.0, 1.0, 0.5, 0.5, 0.0, 0.0]), 2)
+    index, before, after = summaries.window_means(np.array([1.0, 1.0, 0.5, 0.5, 0.0, 0.0]), 2)
     assert index.tolist() == [2, 3, 4]  # the first index with 2 values before it, the last with 2 from it on
     assert before.tolist() == [1.0, 0.75, 0.5] and after.tolist() == [0.5, 0.25, 0.0]
 
@@ -99,13 +101,13 @@ def test_find_steps_reads_the_longest_length_of_each_run():
 
 def test_largest_drop_from_the_start_on():
     table = by_position({("rope", 0, 25): [1.0] * 8 + [0.5] * 8 + [0.25] * 8})  # falls at positions 9 and 17
-    drop = experiment.largest_drops(table, WIDTH, start=9).iloc[0]
+    drop = summaries.largest_drops(table, WIDTH, start=9).iloc[0]
     assert (drop["position"], drop["accuracy_before"], drop["accuracy_after"]) == (9, 1.0, 0.5)
-    later = experiment.largest_drops(table, WIDTH, start=10).iloc[0]  # 9 left out: the straddling 10 vs 17
+    later = summaries.largest_drops(table, WIDTH, start=10).iloc[0]  # 9 left out: the straddling 10 vs 17
     assert (later["position"], later["accuracy_before"], later["accuracy_after"]) == (10, 0.875, 0.5)
-    assert experiment.largest_drops(table, WIDTH, start=12)["position"].tolist() == [17]
-    assert experiment.largest_drops(table, WIDTH, start=21)["position"].tolist() == [21]  # the last that fits
-    assert experiment.largest_drops(table, WIDTH, start=22).empty
+    assert summaries.largest_drops(table, WIDTH, start=12)["position"].tolist() == [17]
+    assert summaries.largest_drops(table, WIDTH, start=21)["position"].tolist() == [21]  # the last that fits
+    assert summaries.largest_drops(table, WIDTH, start=22).empty
 
 
 TRAIN_MAX = 8
@@ -191,7 +193,7 @@ def test_no_rope_window_past_the_range_fits():
     """rope's longest length 12 leaves no position p >= 8 with 8 positions before and 8 from p on: no drop, and the
     graceful check has nothing to judge (NaN) and says so."""
     table = by_position({("rope", 0, 12): [1.0] * 11, ("learned", 0, 12): [1.0] * 11})
-    drops = experiment.largest_drops(table, TRAIN_MAX, TRAIN_MAX)
+    drops = summaries.largest_drops(table, TRAIN_MAX, TRAIN_MAX)
     assert drops.empty and list(drops.columns) == ["pe", "offset", "seed", "position", "accuracy_before",
                                                    "accuracy_after"]
     (check,) = experiment.claims_graceful(table, TRAIN_MAX)
@@ -201,7 +203,7 @@ def test_no_rope_window_past_the_range_fits():
 def test_largest_drops_lists_runs_in_order():
     table = by_position({("rope", 2, 17): [1.0] * 8 + [0.5] * 8, ("rope", 0, 17): [1.0] * 8 + [0.5] * 8,
                          ("learned", 1, 17): [1.0] * 16})
-    drops = experiment.largest_drops(table, WIDTH, 0)
+    drops = summaries.largest_drops(table, WIDTH, 0)
     assert list(zip(drops["pe"], drops["seed"])) == [("learned", 1), ("rope", 0), ("rope", 2)]
     # two seeds with the same largest drop: the rule names the first, seed 0
     (check,) = experiment.claims_graceful(table, TRAIN_MAX)
@@ -288,3 +290,43 @@ def test_prediction_factor_is_the_larger_over_the_smaller_either_way_and_inf_wit
     assert prediction_factor(600, 400) == 1.5 and prediction_factor(400, 600) == 1.5
     assert prediction_factor(300, 300) == 1.0
     assert prediction_factor(None, 300) == math.inf and prediction_factor(pd.NA, 300) == math.inf
+
+
+def test_every_rope_models_largest_drop_is_counted_steps_or_not():
+    """Hand-made curves from position 1 at length 33 (positions 1..32), windows of 8 from position 8 on: seed 0
+    falls from 1 to 0.6 at position 17 (a drop of 0.4: a step), seed 1 from 1 to 0.9 at 21 (0.1: a drop, not a
+    step), seed 2 never falls (its largest drop 0, at 9, the first position with a window before it); learned is not
+    counted."""
+    table = by_position({("rope", 0, 33): [1.0] * 16 + [0.6] * 16, ("rope", 1, 33): [1.0] * 20 + [0.9] * 12,
+                         ("rope", 2, 33): [1.0] * 32, ("learned", 0, 33): [1.0] * 7 + [0.0] * 25})
+    drops = summaries.rope_drops(table, TRAIN_MAX)
+    assert drops["seed"].tolist() == [0, 1, 2] and set(drops["pe"]) == {"rope"}
+    assert drops["position"].tolist() == [17, 21, 9]
+    assert drops["size"].tolist() == pytest.approx([0.4, 0.1, 0.0])
+    assert drops["step"].tolist() == [True, False, False]
+    assert prose.drops_finding(drops).startswith(
+        "Every rope model's largest drop past the range: 1 of 3 reach a step; the other 2 drop by 0.000 to 0.100 at "
+        "positions 9, 21.")
+    assert "1 of 2 reach a step; the other 1 drops by 0.100 at position 21." in prose.drops_finding(drops.iloc[:2])
+    # the kernel's predictions counted against every drop: seed 0's 17 within 1.5 (at 20), seed 1's 21 not (at 40),
+    # seed 2 without a prediction
+    predicted = pd.DataFrame({"offset": 1, "seed": [0, 1, 2], "predicted_step": [20, 40, None]}).astype(
+        {"predicted_step": "Int64"})
+    assert prose.drop_prediction_finding(predicted, drops) == (
+        "Counted against every rope model's largest drop past the range instead of the steps alone, the kernel "
+        "predicts 1 of 3 within a factor 1.5, and predicts no step at all for 1, whose largest drop is 0.000.")
+
+
+def test_every_head_that_retrieves_is_named():
+    """Heads at offset K = 1 with attention 0.9 and 0.79 (both retrieve) in seed 0, 0.9 and 0.3 in seed 1."""
+    weights = {(0, 0, 0): 0.9, (0, 0, 1): 0.79, (1, 0, 0): 0.9, (1, 0, 1): 0.3}
+    heads = pd.DataFrame([{"offset": 1, "seed": seed, "layer": layer, "head": head, "delta": delta,
+                           "mean_weight": weight if delta == 1 else (1 - weight) / 2}
+                          for (seed, layer, head), weight in weights.items() for delta in (0, 1, 2)])
+    retrieving = summaries.retrieving_heads(heads)
+    assert retrieving[["seed", "heads", "n_heads"]].values.tolist() == [[0, "L0H0 (0.90), L0H1 (0.79)", 2],
+                                                                       [1, "L0H0 (0.90)", 1]]
+    assert prose.retrieving_finding(heads) == (
+        "Heads putting at least 0.5 of their attention on offset K: K=1 seed 0: L0H0 (0.90), L0H1 (0.79); K=1 seed 1: "
+        "L0H0 (0.90). In 1 of 2 rope models more than one head does; the carrier above is measured on the retrieval "
+        "head (the one with the most) alone.")

@@ -16,10 +16,11 @@ from lengthgen.experiments.variants.section import FIRE_DEFAULT_THRESHOLD, FIRE_
 from lengthgen.runtime.seeding import generator
 from lengthgen.experiments.variants.tables import VARIANTS_CLASSES, VARIANTS_SUMMARY
 from lengthgen.tables.io import to_arrow
-from lengthgen.experiments.variants.thresholds import EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY
-from lengthgen.checks.shared_rules import CHANCE_TOLERANCE
+from lengthgen.experiments.variants.thresholds import EXTRAPOLATES_ACCURACY
+from lengthgen.checks.shared_rules import CHANCE_TOLERANCE, NEAR_PERFECT
+from lengthgen.training.range_fit import FIT_ACCURACY
 from lengthgen.training.loop import init_head
-from lengthgen.checks.fitted_runs import runs_that_fit
+from lengthgen.checks.fitted_runs import fit_counts, runs_that_fit
 from lengthgen.science.variant_predictions import (COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION, mechanism,
                                            predicted_class)
 
@@ -27,16 +28,36 @@ VOCAB, TRAIN_MAX = 8, 8
 CHANCE = 1 / VOCAB
 
 
-@pytest.mark.parametrize("in_range, far, expected", [
-    (VARIANT_FIT_ACCURACY - 0.01, 1.0, FAILS),  # not fitting the range decides first
-    (1.0, EXTRAPOLATES_ACCURACY, EXTRAPOLATES),
-    (1.0, EXTRAPOLATES_ACCURACY - 0.01, DECAYS),
-    (1.0, CHANCE + CHANCE_TOLERANCE + 0.01, DECAYS),
-    (1.0, CHANCE + CHANCE_TOLERANCE, COLLAPSES),
-    (1.0, 0.0, COLLAPSES),  # below chance is no better
+@pytest.mark.parametrize("fit_share, in_range, far, expected", [
+    (1.0, NEAR_PERFECT - 0.01, 1.0, FAILS),  # not fitting the range decides first
+    (0.5, 1.0, 1.0, FAILS),  # half the seeds fitting is not most of them
+    (0.0, 1.0, 1.0, FAILS),  # no seed fits: never classed past the range, whatever its mean accuracy
+    (0.6, 1.0, EXTRAPOLATES_ACCURACY, EXTRAPOLATES),
+    (1.0, 1.0, EXTRAPOLATES_ACCURACY - 0.01, DECAYS),
+    (1.0, 1.0, CHANCE + CHANCE_TOLERANCE + 0.01, DECAYS),
+    (1.0, 1.0, CHANCE + CHANCE_TOLERANCE, COLLAPSES),
+    (1.0, 1.0, 0.0, COLLAPSES),  # below chance is no better
 ])
-def test_classes_follow_the_rules_at_their_boundaries(in_range, far, expected):
-    assert classify(in_range, far, CHANCE) == expected
+def test_classes_follow_the_rules_at_their_boundaries(fit_share, in_range, far, expected):
+    assert classify(fit_share, in_range, far, CHANCE) == expected
+
+
+def test_fitting_the_range_has_one_bar_the_training_tables():
+    assert NEAR_PERFECT == FIT_ACCURACY == 0.99
+
+
+@pytest.mark.parametrize("in_range", [0.95, 0.999])
+def test_a_variants_cell_with_no_fitted_seed_is_not_classed_past_the_range(in_range):
+    """alibi@slope=0.5 at K=1 had held-out accuracy 0.97-0.98 on all its seeds and 0.999 past the range: it fails in
+    range, whatever its evaluation accuracy, and the account's prediction for it does not match."""
+    runs = {("rope", 1): (in_range, 0.999)}
+    inputs = {"evaluations": evaluations(runs)}
+    inputs["fits"] = all_fitted(inputs["evaluations"]).assign(fitted=False)
+    classes = variants.analyze(inputs, SETTINGS)["variants_classes"]
+    assert classes[["category", "n_seeds", "n_fitted"]].values.tolist() == [[FAILS, 2, 0]]
+    prediction = checks_of(inputs).query("kind == 'evidence'").iloc[0]
+    assert (prediction["value"], prediction["holds"]) == (0.0, False)
+    assert "seeds fitting the range 0%" in prediction["rule"]
 
 
 def evaluations(far_by_run: dict) -> pd.DataFrame:
@@ -119,7 +140,7 @@ def test_check_names_carry_no_setting():
 
 def test_a_class_other_than_the_predicted_one_or_a_monotone_term_that_fits_fails_its_check():
     _, _, checks = analysis({**RUNS, ("rope", 2): (1.0, 0.13), ("learned", 1): (1.0, 0.95),
-                             ("alibi_learned", 2): (0.95, 0.9)})
+                             ("alibi_learned", 2): (0.995, 0.9)})
     assert checked_cells(checks[~checks["holds"]]) == [("alibi_learned", 2), ("learned", 1), ("rope", 2)]
     assert verdict(checks) == "holds in part"  # of the evidence: learned K=2 and rope K=1 hold
 
@@ -165,7 +186,7 @@ def test_the_impossibilities_are_sanity_checks_and_every_other_prediction_eviden
     assert claims[("nope", 1)] == "no position term: cannot select any offset"
     assert claims[("randomized_rope", 2)] == "position ids drawn at random: cannot select K >= 2"
     assert checks["holds"].all()
-    fitting = analysis({**runs, ("nope", 1): (0.95, 0.9)}, settings)[2]
+    fitting = analysis({**runs, ("nope", 1): (0.995, 0.9)}, settings)[2]
     assert checked_cells(fitting[~fitting["holds"]]) == [("nope", 1)]  # a NoPE head that fits the range is a bug
     assert verdict(fitting) == "holds"  # ... which no verdict counts
 
@@ -286,10 +307,10 @@ def test_a_cell_is_classified_on_the_seeds_that_fit_the_range_when_most_do():
 # decays; learned K=2: every seed fits, its far mean crosses chance + tolerance (0.175, a mean of four no sum of
 # these far values meets exactly, which would leave the side to rounding) from one resample to another; nope
 # K=1: one seed of four fits (and fits the range: the impossibility's check fails on it alone).
-MIXED_RUNS = {("rope", 1): [((0.97, 0.99, 0.95), True), ((0.98, 1.0, 0.7), True), ((0.4, 0.6, 0.1), False),
+MIXED_RUNS = {("rope", 1): [((0.997, 0.999, 0.95), True), ((0.998, 1.0, 0.7), True), ((0.4, 0.6, 0.1), False),
                             ((0.5, 0.3, 0.12), False)],
               ("learned", 2): [((1.0, 1.0, far), True) for far in (0.11, 0.16, 0.21, 0.31)],
-              ("nope", 1): [((0.95, 0.95, 0.9), True)] + [((0.2, 0.3, 0.1), False)] * 3}
+              ("nope", 1): [((0.995, 0.995, 0.9), True)] + [((0.2, 0.3, 0.1), False)] * 3}
 MIXED_SETTINGS = {**SETTINGS, "variants": {"pe": ["rope", "learned", "nope"]}}
 
 
@@ -308,15 +329,16 @@ def mixed_inputs() -> dict[str, pd.DataFrame]:
 
 def test_the_checked_statistics_are_those_the_classes_are_decided_on():
     inputs = mixed_inputs()
-    classes = variants.classify_variants(variants.fitted_summary(inputs["evaluations"], inputs["fits"]), VOCAB,
-                                         TRAIN_MAX)
+    classes = variants.classify_variants(variants.fitted_summary(inputs["evaluations"], inputs["fits"]),
+                                         fit_counts(inputs["fits"]), VOCAB, TRAIN_MAX)
     statistics = variants.class_statistics(inputs["evaluations"], inputs["fits"], TRAIN_MAX)
     assert statistics[["pe", "offset"]].values.tolist() == classes[["pe", "offset"]].values.tolist()
     assert (statistics["far_length"] == classes["far_length"]).all()
     for column in ("lowest_in_range", "far_mean"):
         assert [value.value() for value in statistics[column]] == pytest.approx(classes[column].tolist(), abs=1e-15)
-    # Half of rope's seeds fit: not most, so all count (lowest in range 0.7125, at length 4), and it fails in range.
-    assert classes.set_index("pe").loc["rope", ["lowest_in_range", "category"]].tolist() == [pytest.approx(0.7125),
+    assert [share.value() for share in statistics["fit_share"]] == (classes["n_fitted"] / classes["n_seeds"]).tolist()
+    # Half of rope's seeds fit: not most, so all count (lowest in range 0.72375, at length 4), and it fails in range.
+    assert classes.set_index("pe").loc["rope", ["lowest_in_range", "category"]].tolist() == [pytest.approx(0.72375),
                                                                                               FAILS]
     # The checks' values are the classes' matches (both False here: rope fails in range, learned decays).
     matches = predictions(classes, mechanisms(MIXED_SETTINGS["variants"]["pe"])).set_index("pe")["matches"]
@@ -348,7 +370,7 @@ def test_the_bootstrap_by_seed_sums_redoes_the_fit_filter_and_the_class_on_every
 
 
 def test_a_head_at_exactly_the_fit_bar_fits_its_range():
-    assert classify(VARIANT_FIT_ACCURACY, 1.0, CHANCE) == EXTRAPOLATES
+    assert classify(1.0, NEAR_PERFECT, 1.0, CHANCE) == EXTRAPOLATES
 
 
 def summary_rows(pe: str, offset: int, means: dict[int, float], train_max: int = TRAIN_MAX) -> list[dict]:
@@ -358,32 +380,38 @@ def summary_rows(pe: str, offset: int, means: dict[int, float], train_max: int =
              "ci_high": mean + (0.05 if length == 4 * train_max else 0.1)} for length, mean in means.items()]
 
 
+def every_seed_fits(summary: pd.DataFrame) -> pd.DataFrame:
+    """``fit_counts`` of one fitted seed per cell of ``summary``."""
+    return summary[["pe", "offset"]].drop_duplicates().assign(n_seeds=1, n_fitted=1)
+
+
 def test_a_class_is_decided_on_the_lowest_in_range_mean_and_the_mean_at_four_times_the_range():
     # Lengths out of order: the longest is 64 whatever the row order. Chance is 1/8; chance + tolerance 0.175.
-    summary = pd.DataFrame(summary_rows("rope", 1, {64: 0.3, 4: 0.95, 32: 0.5, 8: 0.92, 16: 0.6})
-                           + summary_rows("alibi", 2, {8: 0.99, 4: 0.91, 32: 0.2, 16: 0.4})
-                           + summary_rows("alibi", 1, {4: 0.89, 8: 1.0, 32: 0.95}))
-    classes = variants.classify_variants(summary, VOCAB, TRAIN_MAX)
+    summary = pd.DataFrame(summary_rows("rope", 1, {64: 0.3, 4: 0.995, 32: 0.5, 8: 0.992, 16: 0.6})
+                           + summary_rows("alibi", 2, {8: 0.999, 4: 0.991, 32: 0.2, 16: 0.4})
+                           + summary_rows("alibi", 1, {4: 0.98, 8: 1.0, 32: 0.95}))
+    classes = variants.classify_variants(summary, every_seed_fits(summary), VOCAB, TRAIN_MAX)
     assert classes.columns.tolist() == ["pe", "offset", "lowest_in_range", "far_length", "far_mean", "far_ci_low",
-                                        "far_ci_high", "longest_length", "longest_mean", "category"]
+                                        "far_ci_high", "longest_length", "longest_mean", "category", "n_seeds",
+                                        "n_fitted"]
     rows = classes.set_index(["pe", "offset"])
     assert rows.index.tolist() == [("alibi", 1), ("alibi", 2), ("rope", 1)]
     rope = rows.loc[("rope", 1)]
     assert (rope["lowest_in_range"], rope["far_length"], rope["far_mean"], rope["longest_length"],
-            rope["longest_mean"], rope["category"]) == (0.92, 32, 0.5, 64, 0.3, DECAYS)
+            rope["longest_mean"], rope["category"]) == (0.992, 32, 0.5, 64, 0.3, DECAYS)
     assert (rope["far_ci_low"], rope["far_ci_high"]) == pytest.approx((0.45, 0.55))
     # 0.2 at 4x is above chance + tolerance (0.175) at V = 8: decays, not collapses.
-    assert rows.loc[("alibi", 2), "category"] == DECAYS and rows.loc[("alibi", 2), "lowest_in_range"] == 0.91
+    assert rows.loc[("alibi", 2), "category"] == DECAYS and rows.loc[("alibi", 2), "lowest_in_range"] == 0.991
     assert rows.loc[("alibi", 2), "longest_length"] == 32 and rows.loc[("alibi", 2), "longest_mean"] == 0.2
-    assert rows.loc[("alibi", 1), "category"] == FAILS  # 0.89 at length 4, whatever the 0.95 past the range
+    assert rows.loc[("alibi", 1), "category"] == FAILS  # 0.98 at length 4, whatever the 0.95 past the range
     # At V = 4 chance is 0.25: the same 0.2 collapses.
-    assert variants.classify_variants(summary, 4, TRAIN_MAX).set_index(["pe", "offset"]).loc[
+    assert variants.classify_variants(summary, every_seed_fits(summary), 4, TRAIN_MAX).set_index(["pe", "offset"]).loc[
         ("alibi", 2), "category"] == COLLAPSES
 
 
 def test_the_far_length_is_four_times_the_training_range():
     summary = pd.DataFrame(summary_rows("rope", 1, {4: 1.0, 16: 0.95, 32: 0.2}, train_max=4))
-    rope = variants.classify_variants(summary, VOCAB, 4).iloc[0]
+    rope = variants.classify_variants(summary, every_seed_fits(summary), VOCAB, 4).iloc[0]
     assert (rope["far_length"], rope["far_mean"], rope["category"]) == (16, 0.95, EXTRAPOLATES)
 
 
@@ -399,9 +427,11 @@ def constant(value: float) -> seed_sums.SeedSums:
 
 
 def statistics_table(rows: list[tuple]) -> pd.DataFrame:
-    """Rows (pe, offset, lowest_in_range, far_mean) of ``class_statistics``, constants, far length 32."""
-    return pd.DataFrame([{"pe": pe, "offset": offset, "far_length": 32, "lowest_in_range": constant(lowest),
-                          "far_mean": constant(far)} for pe, offset, lowest, far in rows])
+    """Rows (pe, offset, lowest_in_range, far_mean) of ``class_statistics``, constants, far length 32, every seed
+    fitting its range."""
+    return pd.DataFrame([{"pe": pe, "offset": offset, "far_length": 32, "fit_share": constant(1.0),
+                          "lowest_in_range": constant(lowest), "far_mean": constant(far)}
+                         for pe, offset, lowest, far in rows])
 
 
 def plain(row: dict) -> dict:
@@ -410,29 +440,31 @@ def plain(row: dict) -> dict:
 
 
 def test_an_evidence_check_states_the_measured_class_and_the_numbers_it_was_decided_on():
-    statistics = statistics_table([("rope", 1, 0.95123, 0.5), ("learned", 2, 0.99, 0.3)])
+    statistics = statistics_table([("rope", 1, 0.99123, 0.5), ("learned", 2, 0.99, 0.3)])
     rope, learned = variants.variants_checks(statistics, DESCRIPTIONS, VOCAB)
     assert plain(rope) == {
         "claim": "prediction matches", "offset": 1, "value": 1.0, "comparison": "==", "threshold": 1.0,
         "statistic": f"rope: measured class matches the predicted one ({NO_COLLAPSE})",
-        "rule": "measured: decays gracefully (lowest in range 0.951; n=32: 0.500, chance + 0.05 = 0.175)",
+        "rule": "measured: decays gracefully (seeds fitting the range 100%; lowest in range 0.991; n=32: 0.500, "
+                "chance + 0.05 = 0.175)",
         "holds": True, "kind": "evidence", "per_seed": True}
     assert learned["statistic"] == f"learned: measured class matches the predicted one ({COLLAPSES})"
     assert (learned["value"], learned["holds"], learned["offset"]) == (0.0, False, 2)
-    assert learned["rule"] == "measured: decays gracefully (lowest in range 0.990; n=32: 0.300, chance + 0.05 = 0.175)"
+    assert learned["rule"] == ("measured: decays gracefully (seeds fitting the range 100%; lowest in range 0.990; "
+                               "n=32: 0.300, chance + 0.05 = 0.175)")
     at_sixteen = variants.variants_checks(statistics, DESCRIPTIONS, 16)[0]
     assert at_sixteen["rule"].endswith("chance + 0.05 = 0.113)")
 
 
 def test_an_impossibility_is_a_sanity_check_of_the_lowest_in_range_accuracy_against_the_fit_bar():
     descriptions = {**DESCRIPTIONS, "nope": mechanism("nope")}
-    statistics = statistics_table([("nope", 3, 0.16, 0.1), ("alibi_learned", 2, VARIANT_FIT_ACCURACY, 0.9),
+    statistics = statistics_table([("nope", 3, 0.16, 0.1), ("alibi_learned", 2, NEAR_PERFECT, 0.9),
                                    ("rope", 1, 1.0, 0.95)])
     nope, alibi, rope = variants.variants_checks(statistics, descriptions, VOCAB)
     assert plain(nope) == {
         "claim": "no position term: cannot select any offset", "offset": 3,
         "statistic": "nope: lowest mean accuracy in training range", "value": 0.16, "comparison": "<",
-        "threshold": VARIANT_FIT_ACCURACY, "rule": "< 0.9 (fails in range)", "holds": True, "kind": "sanity",
+        "threshold": NEAR_PERFECT, "rule": "< 0.99 (fails in range)", "holds": True, "kind": "sanity",
         "per_seed": True}
     # A monotone term that reaches the fit bar exactly fits its range: the impossibility fails.
     assert alibi["claim"] == "position term monotone in the offset: cannot select K >= 2" and not alibi["holds"]

@@ -25,6 +25,13 @@ def fitted_rows(evaluations: pd.DataFrame, fits: pd.DataFrame) -> np.ndarray:
     return fitted.reindex(pd.MultiIndex.from_frame(evaluations[["pe", "offset", "seed"]])).to_numpy().astype(bool)
 
 
+def fit_shares(evaluations: pd.DataFrame, fits: pd.DataFrame, keys=("pe", "offset")) -> dict[tuple, SeedSums]:
+    """Per cell of ``keys``: the share of its seeds whose model fits its range, as seed sums (a seed counts once,
+    whatever its rows; a seed drawn twice counts twice)."""
+    seeds = evaluations.assign(_fitted=fitted_rows(evaluations, fits)).drop_duplicates(["pe", "offset", "seed"])
+    return seed_sums.means_by(seeds, list(keys), "_fitted")
+
+
 def mostly(shares):
     """Whether most of a cell's seeds fit the range, from the share of them that does."""
     return shares > 0.5
@@ -39,7 +46,7 @@ def fitted_means(evaluations: pd.DataFrame, fits: pd.DataFrame, by: list[str], c
     as in the recomputation."""
     keys = list(keys)
     frame = evaluations.assign(_fitted=fitted_rows(evaluations, fits))
-    shares = seed_sums.means_by(frame.drop_duplicates(["pe", "offset", "seed"]), keys, "_fitted")
+    shares = fit_shares(evaluations, fits, keys)
     fitted = seed_sums.means_by(frame[frame["_fitted"]], keys + by, column)
     return {key: seed_sums.combine(_kept_mean, shares[key[:len(keys)]], fitted.get(key, seed_sums.NOTHING), every)
             for key, every in seed_sums.means_by(frame, keys + by, column).items()}

@@ -6,7 +6,9 @@ self-attention, MLP) -> final LayerNorm -> unembedding, predicting a token at ev
 The positional encoding is one entry of the registry in ``lengthgen.models.encodings``, the same that the
 single head uses, and its hooks act where they would in the head: ``position_embedding`` once, on
 the token embeddings; ``rotate`` on every layer's queries and keys, per head; ``logit_bias`` on
-every layer's attention logits, together with the causal mask.
+every layer's attention logits, together with the causal mask. ALiBi named without a slope gets
+Press et al.'s slope per head, 2^(-8h/H) for head h = 1..H (``alibi_head_slopes``), as the
+published model does; the single head keeps its one slope 2^-8, the same formula at H = 1.
 
 ``training.loop.train_transformers`` trains it on the full-sequence task with the single head's training loop.
 Attention runs through ``F.scaled_dot_product_attention``. The analyses need what it does not
@@ -23,7 +25,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from lengthgen.models.checkpoint import load_model
-from lengthgen.models.encodings import EncodingConfig, PositionalEncoding, build_encoding
+from lengthgen.models.encodings import ALiBi, EncodingConfig, PositionalEncoding, build_encoding, resolve_encoding
 from lengthgen.models.init import initialize, parse_init
 from lengthgen.task import IGNORE_INDEX
 
@@ -45,6 +47,38 @@ class TransformerConfig:
     def encoding_config(self) -> EncodingConfig:
         return EncodingConfig(self.d_model, self.trained_positions, self.rope_base, self.learned_init_std,
                               self.n_heads, self.init_seed, parse_init(self.init).encoding_std)
+
+
+def alibi_head_slopes(n_heads: int) -> list[float]:
+    """ALiBi's slope of each of ``n_heads`` heads (Press et al., ICLR 2022): m_h = 2^(-8h/H), h = 1..H, a
+    geometric sequence from 2^(-8/H) down to 2^-8. Every H here is a power of two, where this is the paper's
+    rule exactly (its interpolation for other H does not arise)."""
+    return [2.0 ** (-8.0 * head / n_heads) for head in range(1, n_heads + 1)]
+
+
+class PerHeadBias(PositionalEncoding):
+    """One logit-bias encoding per head, stacked: ``logit_bias`` is (..., H, Tq, Tk), head h's bias from
+    ``heads[h]``. It has no position term and no rotation; the parameters are the heads' own."""
+
+    def __init__(self, heads: list[PositionalEncoding]):
+        super().__init__()
+        self.heads = nn.ModuleList(heads)
+
+    def logit_bias(self, query_positions: torch.Tensor, key_positions: torch.Tensor) -> torch.Tensor:
+        return torch.stack([head.logit_bias(query_positions, key_positions) for head in self.heads], dim=-3)
+
+
+def transformer_encoding(config: TransformerConfig) -> PositionalEncoding:
+    """The encoding ``config.pe`` of every layer: the registry's entry, except that ALiBi (fixed or learned
+    slope) named without a slope gets the paper's slope per head (``alibi_head_slopes``), each one set on the
+    name (``alibi@slope=m_h``); a slope on the name is every head's."""
+    encoding_config = config.encoding_config()
+    cls, parameters = resolve_encoding(config.pe)
+    if not issubclass(cls, ALiBi) or "slope" in parameters:
+        return build_encoding(config.pe, encoding_config)
+    separator = "," if "@" in config.pe else "@"
+    return PerHeadBias([build_encoding(f"{config.pe}{separator}slope={slope!r}", encoding_config)
+                        for slope in alibi_head_slopes(config.n_heads)])
 
 
 class AttentionTrace(NamedTuple):
@@ -124,7 +158,7 @@ class Transformer(nn.Module):
         super().__init__()
         self.config = config
         self.token_embedding = nn.Embedding(config.vocab_size, config.d_model)
-        self.encoding = build_encoding(config.pe, config.encoding_config())
+        self.encoding = transformer_encoding(config)
         self.blocks = nn.ModuleList(Block(config) for _ in range(config.n_layers))
         self.final_norm = nn.LayerNorm(config.d_model)
         self.unembedding = nn.Linear(config.d_model, config.vocab_size)

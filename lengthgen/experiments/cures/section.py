@@ -5,7 +5,7 @@ import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.cures.summaries import CURES, SHARPENING, TRAINED_HEAD, comparison
-from lengthgen.models.length_scaling import FORMULAS
+from lengthgen.models.length_scaling import FORMULAS, interpolation_shortfall
 from lengthgen.science.prediction_errors import PREDICTORS
 from lengthgen.experiments.cures.thresholds import (CURES_CLAIM_PREDICTOR, MAX_RECOVERY_ERROR_OF_CEILING,
                                                     MIN_RECOVERED_FRACTION)
@@ -22,7 +22,7 @@ def formatted_markdown(rows: list[list[str]], header: list[str]) -> str:
 
 def by_length_markdown(by_length: pd.DataFrame, predictions: pd.DataFrame, heads: list[str], quantity: str) -> str:
     """Mean over offsets and seeds of ``quantity`` per (head, cure) and length; the claim
-    predictor's prediction in parentheses where there is one; the hard-attention ceiling as
+    predictor's prediction in parentheses where there is one; the hard-attention limit as
     its own row for rope."""
     predicted = comparison(by_length, predictions, CURES_CLAIM_PREDICTOR)
     column = "predicted_" + quantity.removeprefix("target_")
@@ -38,24 +38,24 @@ def by_length_markdown(by_length: pd.DataFrame, predictions: pd.DataFrame, heads
             guesses = predicted[predicted["cure"] == cure].groupby("length")[column].mean() if head == "rope" else {}
             rows.append([head, cure] + [cell(means[n], guesses.get(n)) for n in lengths])
             if head == "rope" and cure == "none" and quantity == "accuracy":
-                ceiling = measured.groupby("length")["hard_accuracy"].mean()
-                rows.append(["rope", "hard attention (limit)"] + [cell(ceiling[n]) for n in lengths])
+                limit = measured.groupby("length")["hard_accuracy"].mean()
+                rows.append(["rope", "hard attention (limit)"] + [cell(limit[n]) for n in lengths])
     return formatted_markdown(rows, ["head", "cure"] + [f"n={n}{'*' if n in in_range else ''}" for n in lengths])
 
 
 def recovery_markdown(recovery: pd.DataFrame) -> str:
     """One row per cure: measured recovered fraction, each predictor's ("-": it predicts no loss), and the
-    hard-attention ceiling for the logit scalings ("-" for interpolation, which scales positions)."""
+    hard-attention limit for the logit scalings ("-" for interpolation, which scales positions)."""
     wide = recovery.pivot(index="cure", columns="source", values="recovered_fraction")
     sources = ["measured", *PREDICTORS]
-    ceiling = wide.at["hard_attention", "measured"]
+    limit = wide.at["hard_attention", "measured"]
     rows = []
     for cure in (name for name in CURES if name != "none"):
         values = [wide.at[cure, source] if source in wide.columns else np.nan for source in sources]
-        values.append(ceiling if cure in SHARPENING else np.nan)
+        values.append(limit if cure in SHARPENING else np.nan)
         rows.append([cure] + ["-" if np.isnan(value) else f"{value:+.3f}" for value in values])
     return formatted_markdown(rows, ["cure", "measured", *[f"predicted: {name}" for name in PREDICTORS],
-                                     "hard-attention ceiling"])
+                                     "hard-attention limit"])
 
 
 def closest_predictor(recovery: pd.DataFrame, cure: str) -> tuple[str, float]:
@@ -96,26 +96,27 @@ def heads_above_limit(by_length: pd.DataFrame, cure: str) -> tuple[int, int]:
 
 def sharpening_markdown(by_length: pd.DataFrame, recovery: pd.DataFrame) -> str:
     """The section's summary sentences, from the measurements: target attention at the longest length
-    without and with each sharpening cure, their recovery, and the hard-attention ceiling: what logit scaling
-    wins back in its limit, which a finite scale can exceed (pooled, and head by head)."""
+    without and with each sharpening cure, their recovery, and the hard-attention limit: what logit scaling
+    wins back as its scale grows without bound, which a finite scale can exceed (pooled, and head by head)."""
     longest = by_length["length"].max()
     attention = by_length[(by_length["head"] == "rope") & (by_length["length"] == longest)].groupby("cure")[
         "target_attention"].mean()
     measured = recovery[recovery["source"] == "measured"].set_index("cure")["recovered_fraction"]
-    ceiling = measured["hard_attention"]
+    limit = measured["hard_attention"]
     raised = ", ".join(f"{attention[cure]:.3f} under {cure}" for cure in SHARPENING)
-    above = [cure for cure in SHARPENING if measured[cure] > ceiling]
+    above = [cure for cure in SHARPENING if measured[cure] > limit]
     pooled = (f"Pooled, {' and '.join(above)} exceed{'s' if len(above) == 1 else ''} it here."
               if above else "Pooled, the measured cures stay at or below it.")
     by_head = ", ".join(f"{cure} on {high} of {total}" for cure, (high, total) in
                         ((cure, heads_above_limit(by_length, cure)) for cure in SHARPENING))
     return (f"At n={longest}, rope's mean attention on the target is {attention['none']:.3f} uncured and {raised}; "
             f"the sharpening cures win back {', '.join(f'{measured[cure]:+.3f} ({cure})' for cure in SHARPENING)} "
-            "of the accuracy lost past the range. The hard-attention ceiling, "
-            f"{ceiling:+.3f}, is what logit scaling wins back in its limit, a scale that grows without bound: there "
+            "of the accuracy lost past the range. The hard-attention limit, "
+            f"{limit:+.3f}, is what logit scaling wins back as its scale grows without bound: there "
             "each sequence answers with its highest-logit key, and one whose highest logit is not the target's stays "
-            "wrong. It bounds that limit, not a finite scale, which can still answer right where another token holds "
-            "the highest logit but the target's token the most weight, and so win back more. " + pooled
+            "wrong. It is the limit of one cure, not a ceiling on sharpening: a finite scale can still answer right "
+            "where another token holds the highest logit but the target's token the most weight, and so win back "
+            "more. " + pooled
             + f" Head by head (one per offset and seed), the cured accuracy past the range exceeds the head's own "
             f"hard-attention accuracy for {by_head} rope heads.")
 
@@ -126,6 +127,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
     seeds = sorted(by_length.loc[by_length["head"] == "rope", "seed"].unique())
     trained_seeds = sorted(by_length.loc[by_length["head"] == TRAINED_HEAD, "seed"].unique())
     cures = "\n".join(f"- `{cure}`: {FORMULAS[cure]}" for cure in CURES if cure != "none")
+    longest = int(by_length["length"].max())
     return "\n\n".join([
         "## cures: curing dilution at evaluation time",
         "If rope's decay past the training range is attention dilution, sharpening the softmax as the length n "
@@ -134,8 +136,10 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         f"at evaluation time only, with L = {train_length_max}, the longest training length:\n\n" + cures,
         "Log-length scaling: Chiang & Cholak 2022; Scalable-Softmax (Nakanishi 2025). YaRN's temperature "
         "(Peng et al. 2023, section 3.4): softmax(q.k / (t sqrt(D))) with sqrt(1/t) = 0.1 ln(s) + 1 and s = n / L "
-        "here (YaRN fixes s for a target context; only its temperature is applied). Position interpolation "
-        "(Chen et al. 2023) keeps no offset exact, so the account predicts it hurts a fixed-offset rule; on the "
+        "here (YaRN fixes s for a target context; only its temperature is applied, so `yarn` is YaRN's temperature, "
+        "not YaRN). Position interpolation (Chen et al. 2023), with (L - 1) / (n - 1) where they write L / n: "
+        f"{interpolation_shortfall(longest, train_length_max):.1%} smaller at n={longest}. It "
+        "keeps no offset exact, so the account predicts it hurts a fixed-offset rule; on the "
         "learned head it interpolates linearly between trained rows, so every position lies in the trained range. "
         "Predictions: prop1's law on the cured head (the rotary kernel with the cure's scaled positions and "
         "logits); the claim uses its predictor, "
@@ -152,8 +156,8 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "Fraction of rope's lost accuracy each cure wins back past the training range, "
         "mean(cured - uncured) / mean(1 - uncured) pooled over offsets, seeds and lengths: measured, and as each "
         "predictor predicts it from its own cured and uncured predictions (negative: it loses more; -: the "
-        "predictor predicts no loss to win back). The hard-attention ceiling is the recovery of the limit of "
-        "unbounded sharpening, the same for every logit scaling.",
+        "predictor predicts no loss to win back). The hard-attention limit is the recovery of unbounded "
+        "sharpening, the same for every logit scaling.",
         recovery_markdown(recovery),
         sharpening_markdown(by_length, recovery),
         recovery_prediction_markdown(recovery),
@@ -164,7 +168,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "than rope. " + predicted_claim_markdown(recovery),
         f"**Claim added after the full run**: the dilution law, through `{CURES_CLAIM_PREDICTOR}`, predicts how "
         f"much of the decay each sharpening cure undoes, within {MAX_RECOVERY_ERROR_OF_CEILING:g} x the hard-attention "
-        "ceiling of the measured recovery (`MAX_RECOVERY_ERROR_OF_CEILING`, fixed after the run that first measured "
-        "the ceiling).",
+        "limit of the measured recovery (`MAX_RECOVERY_ERROR_OF_CEILING`, fixed after the run that first measured "
+        "the limit; its rule text below calls the limit a ceiling).",
         checks_markdown(checks),
     ])

@@ -29,13 +29,15 @@ MIN_RECOVERED_FRACTION = 0.5
 # paired with MIN_MAE_GAIN_OVER_TRIVIAL, as prop1's are (added after the committed run: rope collapses to
 # chance under interpolate, where predicting chance meets the MAE bar). The claim's predictor, a choice:
 CURES_CLAIM_PREDICTOR = DILUTION_LAW_PREDICTOR
-# Added after the full run (which measured the hard-attention ceiling at +0.041 of the lost accuracy,
+# Added after the full run (which measured the hard-attention limit at +0.041 of the lost accuracy,
 # the cures at +0.037 and +0.035, and CURES_CLAIM_PREDICTOR predicting -0.08), beside the check above,
 # which stays as it was: "the law predicts what a sharpening cure does" holds when the claim predictor's
 # predicted recovery (from its own cured and uncured predictions) lies within half the hard-attention
-# ceiling of the measured one. The ceiling is what any logit scaling wins back in the limit of a large
-# scale, so it sets the scale of the question: within half of it, the prediction places a cure in the
-# right half of what sharpening can do at all; a prediction of "nothing" (0) passes only for a cure that
-# wins back less than half the ceiling, and one of the wrong sign fails whenever the cure wins back more
-# than half of it. A ceiling <= 0 (nothing to win back) leaves no tolerance.
+# limit of the measured one. The limit is what any logit scaling wins back as its scale grows without
+# bound, so it sets the scale of the question: within half of it, the prediction places a cure in the
+# right half of what unbounded sharpening does; a prediction of "nothing" (0) passes only for a cure that
+# wins back less than half the limit, and one of the wrong sign fails whenever the cure wins back more
+# than half of it. A limit <= 0 (nothing to win back) leaves no tolerance. (The limit of one cure, unbounded
+# sharpening, not a ceiling: a finite scale can win back more. The constant's name and its rule text keep the word
+# ceiling, which the claims table's readers match.)
 MAX_RECOVERY_ERROR_OF_CEILING = 0.5

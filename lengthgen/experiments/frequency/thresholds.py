@@ -1,5 +1,5 @@
 """The frequency experiment's rules: the thresholds and choices its checks apply to its claim (the learned rule is a
-low-rank carrier aligned with K).
+low-rank carrier aligned with K, measured as its energy concentrated in a few frequency blocks).
 
 How every thresholds file is written, the rules several experiments share, and when each rule was fixed: the
 docstring of ``lengthgen/checks/shared_rules.py``.

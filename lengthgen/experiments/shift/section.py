@@ -36,6 +36,20 @@ def undefined_markdown(cells: pd.DataFrame) -> list[str]:
         f"{pe} at length {length} for s >= {s}" for (pe, length), s in first.items()) + "."]
 
 
+# The paper's sentence has two halves, and a shift tests only the first: that rope's logit is a function of the
+# offset alone. The second, that the rule training selected is the rule at every longer length, is a statement
+# about offsets past the range, which no training sequence reached: the errors experiment measures it.
+HALVES = (
+    "**What a shift tests, and what it does not.** The paper's sentence has two halves. (1) Rotary encodings make "
+    "the attention logit a function of the relative offset alone: a shift of every position id leaves every logit "
+    "as it was, which the table and the checks above test. (2) So the selection rule learned at training lengths is "
+    "reproduced at every longer length: a shift cannot test this. Past the training range a query sees keys at "
+    "offsets that no training sequence held, where the logit function was never fit; equivariance makes that "
+    "function the same at every absolute position, not the one training selected. The errors section measures the "
+    "second half: how many of rope's wrong answers past the range are ranking errors, and what share of those is "
+    "won by a key at an offset unseen in training.")
+
+
 def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:
     changes, offset = tables["shift_changes"], settings["offset"]
     cells = changes[changes["offset"] == offset]
@@ -50,5 +64,6 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         changes_markdown(changes, offset),
         *undefined_markdown(cells),
         checks_markdown(checks),
+        HALVES,
         f"![Logit change under a position shift, K={offset}](figures/shift_equivariance_K{offset}.png)",
     ])

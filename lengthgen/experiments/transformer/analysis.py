@@ -50,7 +50,7 @@ from lengthgen.experiments.transformer.thresholds import (MIN_RETRIEVAL_ATTENTIO
 from lengthgen.checks.shared_rules import ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE, NEAR_PERFECT
 from lengthgen.training.loop import seeded_init
 from lengthgen.models.transformer import AttentionTrace, Transformer
-from lengthgen.experiments.transformer.summaries import prediction_factor, rope_floor_by_length
+from lengthgen.experiments.transformer.summaries import prediction_factor, rope_drops, rope_floor_by_length, window_means
 
 CHECKED = ("transformer_by_position", "transformer_windows", "transformer_shift_changes", "transformer_carrier",
            "transformer_untrained_carrier", "transformer_step_predictions")
@@ -142,14 +142,6 @@ def find_steps(by_position: pd.DataFrame, width: int) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-def window_means(accuracy: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(index, mean before, mean after): for each index i of ``accuracy`` where both fit, the mean over the
-    ``width`` values before i and over the ``width`` from i on."""
-    sums = np.concatenate([[0.0], np.cumsum(accuracy)])
-    index = np.arange(width, len(accuracy) - width + 1)
-    return index, (sums[index] - sums[index - width]) / width, (sums[index + width] - sums[index]) / width
-
-
 def run_steps(positions: np.ndarray, accuracy: np.ndarray, width: int) -> list[tuple[int, float, float]]:
     """(position, mean before, mean after) of each step in one run's accuracy at consecutive ``positions``."""
     index, before, after = window_means(accuracy, width)
@@ -164,23 +156,6 @@ def run_steps(positions: np.ndarray, accuracy: np.ndarray, width: int) -> list[t
             at = stretch[np.argmax((before - after)[stretch])]
             steps.append((int(positions[index[at]]), float(before[at]), float(after[at])))
     return steps
-
-
-def largest_drops(by_position: pd.DataFrame, width: int, start: int) -> pd.DataFrame:
-    """Per run, on its longest evaluation length: the position p >= ``start`` where the mean accuracy over
-    positions p - width .. p - 1 minus that over p .. p + width - 1 is largest, whatever its size (a step is
-    one of at least ``STEP_MIN_DROP``), with both means; no row for a run where no such window fits."""
-    rows = []
-    for (pe, offset, seed), run in by_position.groupby(["pe", "offset", "seed"], sort=True):
-        longest = run[run["length"] == run["length"].max()].sort_values("position")
-        positions = longest["position"].to_numpy()
-        index, before, after = window_means(longest["accuracy"].to_numpy(), width)
-        past = np.flatnonzero(positions[index] >= start)
-        if len(past):
-            at = past[np.argmax((before - after)[past])]
-            rows.append({"pe": pe, "offset": offset, "seed": seed, "position": int(positions[index[at]]),
-                         "accuracy_before": float(before[at]), "accuracy_after": float(after[at])})
-    return pd.DataFrame(rows, columns=["pe", "offset", "seed", "position", "accuracy_before", "accuracy_after"])
 
 
 def _extreme(values: pd.Series, how: str) -> float:
@@ -242,18 +217,17 @@ def claims_graceful(by_position: pd.DataFrame, train_length_max: int) -> list[di
     stays under ``STEP_MIN_DROP``, the size of a step (``find_steps``). Evidence: a far offset overtaking the
     target drops the accuracy at one position, which a smooth dilution does not. The largest is a worst seed
     (``seed_sums``), resampled over the seeds drawn."""
-    drops = largest_drops(by_position[by_position["pe"] == "rope"], train_length_max, train_length_max)
+    drops = rope_drops(by_position, train_length_max)
     rows = []
     for offset in sorted(by_position["offset"].unique()):
         runs = drops[drops["offset"] == offset]
-        size = runs["accuracy_before"] - runs["accuracy_after"]
-        largest = runs.loc[size.idxmax()] if len(runs) else None
+        largest = runs.loc[runs["size"].idxmax()] if len(runs) else None
         where = ("no rope window past the range" if largest is None else
                  f"largest: seed {largest['seed']} at position {largest['position']}, "
                  f"{largest['accuracy_before']:.3f} to {largest['accuracy_after']:.3f}")
         rows.append(check("phenomenon", "rope: largest drop over seeds of the mean accuracy from the window before a "
                           "position past the range to the window from it on",
-                          seed_sums.maximum(runs.assign(size=size), "size"), "<",
+                          seed_sums.maximum(runs, "size"), "<",
                           STEP_MIN_DROP, offset=int(offset), rule=f"< {STEP_MIN_DROP:g}, a step ({where})"))
     return rows
 

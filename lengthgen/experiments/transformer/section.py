@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.checks.check import checks_markdown, verdict
-from lengthgen.experiments.transformer.summaries import FINDINGS, PAPER_FINDINGS, prediction_factor, rope_floor_by_length
+from lengthgen.experiments.transformer.summaries import (FINDINGS, PAPER_FINDINGS, prediction_factor, retrieving_heads,
+                                                         rope_drops, rope_floor_by_length)
 from lengthgen.experiments.frequency.thresholds import MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE
 from lengthgen.experiments.transformer.thresholds import (MIN_RETRIEVAL_ATTENTION, STEP_KERNEL_MARGIN, STEP_MIN_DROP,
                                                           STEP_PREDICTION_FACTOR)
@@ -64,9 +65,41 @@ def steps_finding(steps: pd.DataFrame, windows: pd.DataFrame, train_length_max: 
             f"models: {where}. At a step a far offset overtakes the target, and the accuracy drops at once.")
 
 
-def predictions_markdown(predictions: pd.DataFrame) -> str:
-    """Per rope model: the step its carrier kernel predicts, the first step found past the range, their factor."""
+def drops_markdown(drops: pd.DataFrame) -> str:
+    """Every rope model's largest drop past the range (``rope_drops``): where, its size, whether it is a step."""
+    rows = drops.sort_values(["offset", "seed"])
+    return pd.DataFrame({
+        "K": rows["offset"], "seed": rows["seed"], "position": rows["position"],
+        "accuracy before": rows["accuracy_before"].map("{:.3f}".format),
+        "after": rows["accuracy_after"].map("{:.3f}".format), "drop": rows["size"].map("{:.3f}".format),
+        f"a step (>= {STEP_MIN_DROP:g})": rows["step"].map({True: "yes", False: "no"}),
+    }).to_markdown(index=False, disable_numparse=True)
+
+
+def size_range(sizes: pd.Series) -> str:
+    """``0.100`` for one size (or equal ones), ``0.100 to 0.400`` otherwise."""
+    low, high = f"{sizes.min():.3f}", f"{sizes.max():.3f}"
+    return low if low == high else f"{low} to {high}"
+
+
+def drops_finding(drops: pd.DataFrame) -> str:
+    """Every rope model's largest drop in counts: how many are steps, and the sizes and positions of the rest; and
+    when the step rule was fixed."""
+    steps, below = drops[drops["step"]], drops[~drops["step"]]
+    positions = ", ".join(map(str, sorted(below["position"])))
+    rest = ("" if below.empty else
+            f"; the other {len(below)} {'drops' if len(below) == 1 else 'drop'} by {size_range(below['size'])} at "
+            f"position{'' if len(below) == 1 else 's'} {positions}")
+    return (f"Every rope model's largest drop past the range: {len(steps)} of {len(drops)} reach a step{rest}. The "
+            f"step rule (a drop of at least {STEP_MIN_DROP:g}) was fixed after the stored runs' drops had been seen, "
+            "so it was not set blind (the rule history); a drop below it is still a drop.")
+
+
+def predictions_markdown(predictions: pd.DataFrame, drops: pd.DataFrame) -> str:
+    """Per rope model: the step its carrier kernel predicts, the first step found past the range, their factor, and
+    the model's largest drop past the range (``rope_drops``) whether or not it is a step."""
     rows = predictions.sort_values(["offset", "seed"])
+    largest = drops.set_index(["offset", "seed"])
     return pd.DataFrame({
         "K": rows["offset"], "seed": rows["seed"], "s(K)": rows["kernel_at_offset"].map("{:.2f}".format),
         "lead over in-range median": rows["kernel_lead"].map("{:.2f}".format),
@@ -74,7 +107,24 @@ def predictions_markdown(predictions: pd.DataFrame) -> str:
         "predicted step": rows["predicted_step"].map(_position), "found step": rows["found_step"].map(_position),
         "factor": [f"{prediction_factor(row.predicted_step, row.found_step):.2f}" if pd.notna(row.found_step) else "-"
                    for row in rows.itertuples()],
+        "largest drop (position: size)": [
+            f"{largest.loc[(row.offset, row.seed), 'position']}: {largest.loc[(row.offset, row.seed), 'size']:.3f}"
+            if (row.offset, row.seed) in largest.index else "-" for row in rows.itertuples()],
     }).to_markdown(index=False, disable_numparse=True)
+
+
+def drop_prediction_finding(predictions: pd.DataFrame, drops: pd.DataFrame) -> str:
+    """The kernel's predictions counted against every rope model's largest drop, not only the steps."""
+    paired = predictions.merge(drops, on=["offset", "seed"])
+    hits = sum(prediction_factor(row.predicted_step, row.position) <= STEP_PREDICTION_FACTOR
+               for row in paired.itertuples())
+    unpredicted = paired[paired["predicted_step"].isna()]
+    return (f"Counted against every rope model's largest drop past the range instead of the steps alone, the kernel "
+            f"predicts {hits} of {len(paired)} within a factor {STEP_PREDICTION_FACTOR:g}, and predicts no step at all "
+            f"for {len(unpredicted)}" + ("" if unpredicted.empty else
+                                         f", whose largest drop{'' if len(unpredicted) == 1 else 's'} "
+                                         f"{'is' if len(unpredicted) == 1 else 'are'} "
+                                         f"{size_range(unpredicted['size'])}") + ".")
 
 
 def prediction_finding(predictions: pd.DataFrame) -> str:
@@ -157,12 +207,23 @@ def untrained_markdown(untrained: pd.DataFrame) -> str:
     return pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True)
 
 
+def retrieving_finding(heads: pd.DataFrame) -> str:
+    """How many heads of each rope model put at least ``MIN_RETRIEVAL_ATTENTION`` of their attention on offset K
+    (``retrieving_heads``), and that the carrier is measured on one of them only."""
+    retrieving = retrieving_heads(heads)
+    several = retrieving[retrieving["n_heads"] > 1]
+    models = "; ".join(f"K={row.offset} seed {row.seed}: {row.heads}" for row in retrieving.itertuples())
+    return (f"Heads putting at least {MIN_RETRIEVAL_ATTENTION:g} of their attention on offset K: {models}. In "
+            f"{len(several)} of {len(retrieving)} rope models more than one head does; the carrier above is measured "
+            "on the retrieval head (the one with the most) alone.")
+
+
 def carrier_finding(carrier: pd.DataFrame) -> str:
     """Which models retrieve with one head, and which split the work (said, not only checked)."""
     split = carrier[~carrier["single_head_retrieves"]]
     if split.empty:
-        return (f"In every rope model one head puts at least {MIN_RETRIEVAL_ATTENTION:g} of its attention on "
-                "offset K: a single head retrieves.")
+        return (f"In every rope model at least one head puts {MIN_RETRIEVAL_ATTENTION:g} or more of its attention "
+                "on offset K.")
     runs = ", ".join(f"K={row.offset} seed {row.seed} (largest: {row.attention_at_offset:.2f})"
                      for row in split.sort_values(["offset", "seed"]).itertuples())
     return (f"No single head retrieves in {len(split)} of {len(carrier)} rope models: no head puts "
@@ -190,6 +251,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
     carrier, untrained = tables["transformer_carrier"], tables["transformer_untrained_carrier"]
     seeds = ", ".join(map(str, sorted(windows["seed"].unique())))
     head_dim = model["d_model"] // model["n_heads"]
+    drops = rope_drops(tables["transformer_by_position"], task["train_length_max"])
     return "\n\n".join([
         "## transformer: do the phenomenon, the equivariance and the carrier transfer?",
         f"A causal decoder of {model['n_layers']} pre-norm layers, {model['n_heads']} heads of width {head_dim} "
@@ -214,12 +276,17 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "requires that no rope run has one past the range.",
         steps_markdown(tables["transformer_steps"]),
         steps_finding(tables["transformer_steps"], windows, task["train_length_max"]),
+        "Every rope model's largest drop past the range, a step or not: the position p past the range where the "
+        "mean accuracy falls most from the window before p to the window from p on.",
+        drops_markdown(drops),
+        drops_finding(drops),
         "The retrieval head's carrier kernel s(delta) (below) predicts a step at the first unseen offset where it "
         f"comes back within {STEP_KERNEL_MARGIN:g} x its lead (s(K) minus the median of s over the other in-range "
         "offsets) of s(K): there an average distractor ties the target. The closest unseen gap is "
         "(s(K) - max over unseen offsets of s) / lead; the found step is the first rope step past the range.",
-        predictions_markdown(tables["transformer_step_predictions"]),
+        predictions_markdown(tables["transformer_step_predictions"], drops),
         prediction_finding(tables["transformer_step_predictions"]),
+        drop_prediction_finding(tables["transformer_step_predictions"], drops),
         "**Equivariance.** Every position id shifted by s, on sequences of length "
         f"{', '.join(map(str, sorted(changes['length'].unique())))}; the largest change of any output logit "
         "against the unshifted model, max over seeds and lengths (undefined: position ids past the learned "
@@ -235,6 +302,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "from), on the same sequences.",
         carrier_markdown(carrier, tables["transformer_heads"], untrained),
         carrier_finding(carrier),
+        retrieving_finding(tables["transformer_heads"]),
         baseline_text(head_dim // 2),
         untrained_markdown(untrained),
         "![shift equivariance of the transformer](figures/transformer_shift.png)",

@@ -1,9 +1,12 @@
-"""The transformer's findings and rope's accuracy floor by length: torch-free, shared by its checks (``analysis.py``)
-and its section text (``section.py``, which the figure job writes without loading a model)."""
+"""The transformer's findings, rope's accuracy floor by length and each run's largest drop: torch-free, shared by its
+checks (``analysis.py``) and its section text (``section.py``, which the figure job writes without loading a model)."""
 
 import math
 
+import numpy as np
 import pandas as pd
+
+from lengthgen.experiments.transformer.thresholds import MIN_RETRIEVAL_ATTENTION, STEP_MIN_DROP
 
 PAPER_FINDINGS = ("phenomenon", "equivariance", "carrier")  # what the paper claims transfers
 FINDINGS = (*PAPER_FINDINGS, "steps")
@@ -20,3 +23,50 @@ def prediction_factor(predicted, found) -> float:
     """How many times the larger of the predicted and found step positions is the smaller; inf without a
     prediction."""
     return math.inf if pd.isna(predicted) else max(predicted, found) / min(predicted, found)
+
+
+def window_means(accuracy: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(index, mean before, mean after): for each index i of ``accuracy`` where both fit, the mean over the
+    ``width`` values before i and over the ``width`` from i on."""
+    sums = np.concatenate([[0.0], np.cumsum(accuracy)])
+    index = np.arange(width, len(accuracy) - width + 1)
+    return index, (sums[index] - sums[index - width]) / width, (sums[index + width] - sums[index]) / width
+
+
+def largest_drops(by_position: pd.DataFrame, width: int, start: int) -> pd.DataFrame:
+    """Per run, on its longest evaluation length: the position p >= ``start`` where the mean accuracy over
+    positions p - width .. p - 1 minus that over p .. p + width - 1 is largest, whatever its size (a step is
+    one of at least ``STEP_MIN_DROP``), with both means; no row for a run where no such window fits."""
+    rows = []
+    for (pe, offset, seed), run in by_position.groupby(["pe", "offset", "seed"], sort=True):
+        longest = run[run["length"] == run["length"].max()].sort_values("position")
+        positions = longest["position"].to_numpy()
+        index, before, after = window_means(longest["accuracy"].to_numpy(), width)
+        past = np.flatnonzero(positions[index] >= start)
+        if len(past):
+            at = past[np.argmax((before - after)[past])]
+            rows.append({"pe": pe, "offset": offset, "seed": seed, "position": int(positions[index[at]]),
+                         "accuracy_before": float(before[at]), "accuracy_after": float(after[at])})
+    return pd.DataFrame(rows, columns=["pe", "offset", "seed", "position", "accuracy_before", "accuracy_after"])
+
+
+def rope_drops(by_position: pd.DataFrame, train_length_max: int) -> pd.DataFrame:
+    """Per rope run: its largest drop past the range (``largest_drops`` from ``train_length_max`` on, windows of
+    ``train_length_max``), its size (the mean before minus the mean after) and whether it is a step (``STEP_MIN_DROP``):
+    every model's drop, not only the steps."""
+    drops = largest_drops(by_position[by_position["pe"] == "rope"], train_length_max, train_length_max)
+    size = drops["accuracy_before"] - drops["accuracy_after"]
+    return drops.assign(size=size, step=size >= STEP_MIN_DROP)
+
+
+def retrieving_heads(heads: pd.DataFrame) -> pd.DataFrame:
+    """Per rope model (offset, seed): every head whose mean attention weight at offset K reaches
+    ``MIN_RETRIEVAL_ATTENTION`` (``heads``: the ``transformer_heads`` table), as ``L0H1 (0.93)``, and how many."""
+    at_offset = heads[heads["delta"] == heads["offset"]].sort_values(["offset", "seed", "layer", "head"])
+    retrieving = at_offset[at_offset["mean_weight"] >= MIN_RETRIEVAL_ATTENTION]
+    names = pd.Series([f"L{row.layer}H{row.head} ({row.mean_weight:.2f})" for row in retrieving.itertuples()],
+                      index=retrieving.index, dtype=object)
+    models = at_offset[["offset", "seed"]].drop_duplicates().set_index(["offset", "seed"])
+    grouped = names.groupby([retrieving["offset"], retrieving["seed"]])
+    return models.assign(heads=grouped.agg(", ".join), n_heads=grouped.size()).fillna(
+        {"heads": "none", "n_heads": 0}).astype({"n_heads": int}).reset_index()

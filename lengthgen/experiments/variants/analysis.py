@@ -3,8 +3,8 @@ happens past the training range, each class set beside the one the account predi
 mechanism its registry entry states.
 
 The mechanism comes in as plain data (``variant_predictions.mechanism``, read from the registry's
-source), so this job loads no model and no torch. The classes and the account's predictions are the
-rules of ``lengthgen.checks.shared_rules`` (variants block); a prediction (``lengthgen/science/variant_predictions.py``)
+source), so this job loads no model and no torch. The classes are the rules of
+``lengthgen/experiments/variants/thresholds.py``; a prediction (``lengthgen/science/variant_predictions.py``)
 is a function of the properties and the offset alone, so it is fixed before any run.
 """
 
@@ -14,10 +14,10 @@ import pandas as pd
 from lengthgen.checks import seed_sums
 from lengthgen.checks.check import check
 from lengthgen.experiments.generalization.analysis import summarize_accuracy
-from lengthgen.experiments.variants.thresholds import EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY, VARIANT_LENGTH_FACTOR
-from lengthgen.checks.shared_rules import CHANCE_TOLERANCE
+from lengthgen.experiments.variants.thresholds import EXTRAPOLATES_ACCURACY, VARIANT_LENGTH_FACTOR
+from lengthgen.checks.shared_rules import CHANCE_TOLERANCE, NEAR_PERFECT
 from lengthgen.checks.seed_sums import SeedSums
-from lengthgen.checks.fitted_runs import fit_counts, fitted_means, runs_that_fit
+from lengthgen.checks.fitted_runs import fit_counts, fit_shares, fitted_means, mostly, runs_that_fit
 from lengthgen.experiments.variants.summaries import mechanisms
 from lengthgen.science.variant_predictions import (ALLOWED_CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_PREDICTION,
                                            impossibility, predicted_class)
@@ -30,30 +30,36 @@ def summarize_variants(evaluations: pd.DataFrame) -> pd.DataFrame:
     return summarize_accuracy(evaluations.assign(experiment=EXPERIMENT))
 
 
-def classify(mean_in_range_min: float, mean_far: float, chance: float) -> str:
-    """The class of one (encoding, offset), by the rules of ``lengthgen.checks.shared_rules``."""
-    return str(classes(np.asarray(mean_in_range_min), np.asarray(mean_far), chance))
+def classify(fit_share: float, mean_in_range_min: float, mean_far: float, chance: float) -> str:
+    """The class of one (encoding, offset), by the rules of ``lengthgen/experiments/variants/thresholds.py``, from
+    the share of its seeds that fit their range, its lowest in-range and its far mean accuracy."""
+    return str(classes(np.asarray(fit_share), np.asarray(mean_in_range_min), np.asarray(mean_far), chance))
 
 
-def classes(means_in_range_min: np.ndarray, means_far: np.ndarray, chance: float) -> np.ndarray:
-    """``classify`` of each pair of statistics at once: the seed bootstrap decides the class on every resample."""
-    return np.select([means_in_range_min < VARIANT_FIT_ACCURACY, means_far >= EXTRAPOLATES_ACCURACY,
-                      means_far <= chance + CHANCE_TOLERANCE], [FAILS, EXTRAPOLATES, COLLAPSES], DECAYS)
+def classes(fit_shares: np.ndarray, means_in_range_min: np.ndarray, means_far: np.ndarray, chance: float) -> np.ndarray:
+    """``classify`` of each set of statistics at once: the seed bootstrap decides the class on every resample."""
+    fails_in_range = ~mostly(fit_shares) | (means_in_range_min < NEAR_PERFECT)
+    return np.select([fails_in_range, means_far >= EXTRAPOLATES_ACCURACY, means_far <= chance + CHANCE_TOLERANCE],
+                     [FAILS, EXTRAPOLATES, COLLAPSES], DECAYS)
 
 
-def classify_variants(summary: pd.DataFrame, vocab_size: int, train_length_max: int) -> pd.DataFrame:
-    """``variants_classes`` without its fit counts: per (pe, offset) the statistics the class is decided on,
-    and the class."""
+def classify_variants(summary: pd.DataFrame, counts: pd.DataFrame, vocab_size: int,
+                      train_length_max: int) -> pd.DataFrame:
+    """``variants_classes``: per (pe, offset) of ``summary`` the statistics the class is decided on, its fit counts
+    (``counts``, from ``fit_counts``) and the class."""
     far_length = VARIANT_LENGTH_FACTOR * train_length_max
+    counts = counts.set_index(["pe", "offset"])
     rows = []
     for (pe, offset), cell in summary.groupby(["pe", "offset"], sort=True):
         far = cell[cell["length"] == far_length].squeeze()
         lowest = cell.loc[cell["in_training_range"], "mean"].min()
+        n_seeds, n_fitted = counts.loc[(pe, offset), ["n_seeds", "n_fitted"]]
         rows.append({"pe": pe, "offset": offset, "lowest_in_range": lowest, "far_length": far_length,
                      "far_mean": far["mean"], "far_ci_low": far["ci_low"], "far_ci_high": far["ci_high"],
                      "longest_length": cell["length"].max(),
                      "longest_mean": cell.loc[cell["length"].idxmax(), "mean"],
-                     "category": classify(lowest, far["mean"], 1.0 / vocab_size)})
+                     "category": classify(n_fitted / n_seeds, lowest, far["mean"], 1.0 / vocab_size),
+                     "n_seeds": int(n_seeds), "n_fitted": int(n_fitted)})
     return pd.DataFrame(rows)
 
 
@@ -66,7 +72,7 @@ def fitted_summary(evaluations: pd.DataFrame, fits: pd.DataFrame) -> pd.DataFram
 def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
     task, fits = settings["task"], inputs["fits"]
     summary = fitted_summary(inputs["evaluations"], fits)
-    classes = classify_variants(summary, task["vocab_size"], task["train_length_max"]).merge(fit_counts(fits))
+    classes = classify_variants(summary, fit_counts(fits), task["vocab_size"], task["train_length_max"])
     return {"variants_summary": summary, "variants_classes": classes}
 
 
@@ -82,22 +88,26 @@ def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
 
 def class_statistics(evaluations: pd.DataFrame, fits: pd.DataFrame, train_length_max: int) -> pd.DataFrame:
     """Per (pe, offset), sorted: what ``classify_variants`` decides the class on, of the same runs
-    (``fitted_summary``), as seed sums (``lengthgen.checks.seed_sums``): the lowest mean accuracy at an in-range length
-    (``lowest_in_range``) and the mean at the far length (``far_mean``, at ``far_length``)."""
+    (``fitted_summary``), as seed sums (``lengthgen.checks.seed_sums``): the share of its seeds that fit their range
+    (``fit_share``), the lowest mean accuracy at an in-range length (``lowest_in_range``) and the mean at the far
+    length (``far_mean``, at ``far_length``)."""
     means = fitted_means(evaluations, fits, ["length", "in_training_range"], "accuracy")
+    shares = fit_shares(evaluations, fits)
     summary = pd.DataFrame(list(means), columns=["pe", "offset", "length", "in_training_range"]).assign(
         mean=list(means.values()))
     far_length = VARIANT_LENGTH_FACTOR * train_length_max
-    return pd.DataFrame([{"pe": pe, "offset": offset, "far_length": far_length,
+    return pd.DataFrame([{"pe": pe, "offset": offset, "far_length": far_length, "fit_share": shares[(pe, offset)],
                           "lowest_in_range": seed_sums.smallest(list(cell.loc[cell["in_training_range"], "mean"])),
                           "far_mean": cell.loc[cell["length"] == far_length, "mean"].item()}
                          for (pe, offset), cell in summary.groupby(["pe", "offset"], sort=True)])
 
 
-def class_matches(lowest_in_range: SeedSums, far_mean: SeedSums, chance: float, allowed: set[str]) -> SeedSums:
+def class_matches(fit_share: SeedSums, lowest_in_range: SeedSums, far_mean: SeedSums, chance: float,
+                  allowed: set[str]) -> SeedSums:
     """1.0 where the class of the statistics (``classes``) is one of ``allowed``, else 0.0, as seed sums."""
-    return seed_sums.combine(lambda lowest, far: np.isin(classes(lowest, far, chance), sorted(allowed)).astype(float),
-                             lowest_in_range, far_mean)
+    return seed_sums.combine(
+        lambda share, lowest, far: np.isin(classes(share, lowest, far, chance), sorted(allowed)).astype(float),
+        fit_share, lowest_in_range, far_mean)
 
 
 def variants_checks(statistics: pd.DataFrame, descriptions: dict[str, dict], vocab_size: int) -> list[dict]:
@@ -107,7 +117,7 @@ def variants_checks(statistics: pd.DataFrame, descriptions: dict[str, dict], voc
     Evidence, except where the prediction is an impossibility (``variant_predictions.impossibility``: no
     position term; a position term monotone in the offset at K >= 2; random position ids at K >= 2): a head
     that fits there is a bug, in the encoding or in its registry entry, so that check is sanity and states the
-    lowest in-range accuracy against the fit bar.
+    lowest in-range accuracy against the fit bar (``NEAR_PERFECT``).
     """
     chance = 1.0 / vocab_size
     rows = []
@@ -118,15 +128,17 @@ def variants_checks(statistics: pd.DataFrame, descriptions: dict[str, dict], voc
         cannot = impossibility(descriptions[cell.pe], cell.offset)
         if cannot:
             rows.append(check(cannot, f"{cell.pe}: lowest mean accuracy in training range", cell.lowest_in_range, "<",
-                              VARIANT_FIT_ACCURACY, offset=cell.offset,
-                              rule=f"< {VARIANT_FIT_ACCURACY} (fails in range)", kind="sanity"))
+                              NEAR_PERFECT, offset=cell.offset,
+                              rule=f"< {NEAR_PERFECT} (fails in range)", kind="sanity"))
             continue
-        lowest, far = cell.lowest_in_range.value(), cell.far_mean.value()
+        share, lowest, far = cell.fit_share.value(), cell.lowest_in_range.value(), cell.far_mean.value()
         statistic = f"{cell.pe}: measured class matches the predicted one ({predicted})"
         rows.append(check("prediction matches", statistic,
-                          class_matches(cell.lowest_in_range, cell.far_mean, chance, ALLOWED_CLASSES[predicted]),
+                          class_matches(cell.fit_share, cell.lowest_in_range, cell.far_mean, chance,
+                                        ALLOWED_CLASSES[predicted]),
                           "==", 1, offset=cell.offset,
-                          rule=f"measured: {classify(lowest, far, chance)} (lowest in range {lowest:.3f}; "
+                          rule=f"measured: {classify(share, lowest, far, chance)} (seeds fitting the range "
+                               f"{share:.0%}; lowest in range {lowest:.3f}; "
                                f"n={cell.far_length}: {far:.3f}, chance + {CHANCE_TOLERANCE} = "
                                f"{chance + CHANCE_TOLERANCE:.3f})"))
     if not any(row["kind"] == "evidence" for row in rows):  # nothing to test is no confirmation

@@ -7,9 +7,9 @@ from lengthgen.checks.check import checks_markdown
 from lengthgen.models.encodings_table import DEFAULT_NOISE_MAX_LENGTH, resolve_encoding_name
 from lengthgen.experiments.variants.summaries import mechanisms, predictions
 from lengthgen.experiments.generalization.section import accuracy_markdown, format_interval
-from lengthgen.experiments.variants.thresholds import (EXTRAPOLATES_ACCURACY, VARIANT_FIT_ACCURACY,
-                                                       VARIANT_LENGTH_FACTOR, VARIANT_SPREAD_WIDTH)
-from lengthgen.checks.shared_rules import CHANCE_TOLERANCE
+from lengthgen.experiments.variants.thresholds import (EXTRAPOLATES_ACCURACY, VARIANT_LENGTH_FACTOR,
+                                                       VARIANT_SPREAD_WIDTH)
+from lengthgen.checks.shared_rules import CHANCE_TOLERANCE, NEAR_PERFECT
 from lengthgen.science.variant_predictions import (CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS,
                                                   MONOTONE_FAILS_FROM_OFFSET, NO_COLLAPSE, NO_PREDICTION,
                                                   RANDOM_POSITIONS_FAIL_FROM_OFFSET)
@@ -100,8 +100,10 @@ def left_out_markdown(classes: pd.DataFrame) -> str:
 
 def classes_rule(chance: float, far_length: int, tally: str) -> str:
     return (
-        "**Classes**, per encoding and offset on the mean accuracy, fixed before the run "
-        f"(`lengthgen/experiments/variants/thresholds.py`): *{FAILS}* if the lowest in-range accuracy is below {VARIANT_FIT_ACCURACY}; else *{EXTRAPOLATES}* if it is "
+        "**Classes**, per encoding and offset on the mean accuracy, by rules fixed in the code (when, and after "
+        f"which data, in the rule history; `lengthgen/experiments/variants/thresholds.py`): *{FAILS}* if most of its seeds do not fit their range "
+        f"(the Training section's rule) or its lowest in-range accuracy is below {NEAR_PERFECT}, the one fit bar of "
+        f"every claim; else *{EXTRAPOLATES}* if it is "
         f">= {EXTRAPOLATES_ACCURACY} at n={far_length} ({VARIANT_LENGTH_FACTOR}x the longest training length); "
         f"*{COLLAPSES}* if it is at most chance + {CHANCE_TOLERANCE} = {chance + CHANCE_TOLERANCE:.3f} there; "
         f"*{DECAYS}* otherwise. Where the 95% interval at n={far_length} is {VARIANT_SPREAD_WIDTH} or wider, the "
