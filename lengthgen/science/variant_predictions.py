@@ -56,18 +56,25 @@ def mechanism(pe: str) -> dict:
     return {**encoding_description(pe), "position_term": has_position_term(pe)}
 
 
-def predicted_class(mechanism: dict, offset: int) -> str:
-    """The class the account predicts for an encoding of these mechanism properties at offset K: the
-    rules above, in their order."""
-    if impossibility(mechanism, offset):
-        return FAILS
+def prediction(mechanism: dict, offset: int) -> tuple[str, str]:
+    """(class, why): the class the account predicts for an encoding of these mechanism properties at offset K, and
+    the rule above that decides it (the first that applies), in words a page can quote."""
+    impossible = impossibility(mechanism, offset)
+    if impossible:
+        return FAILS, impossible
     if mechanism["monotone_in_offset"] or mechanism["random_positions"]:
-        return NO_PREDICTION  # K = 1: a steep slope, or ids in rank order, can favour the nearest key
+        return NO_PREDICTION, "K = 1: a steep slope, or ids in rank order, can favour the nearest key"
     if mechanism["offset_only"] and mechanism["trained_past_range"]:
-        return NO_COLLAPSE
+        return NO_COLLAPSE, "offset only, every parameter trained: past the range only the number of keys changes"
     if not mechanism["offset_only"] and not mechanism["trained_past_range"]:
-        return COLLAPSES
-    return NO_PREDICTION
+        return COLLAPSES, ("absolute positions, parameters untrained past the range: past it the logit is made of "
+                           "values training never constrained")
+    return NO_PREDICTION, "no rule applies to this mix of properties"
+
+
+def predicted_class(mechanism: dict, offset: int) -> str:
+    """The class the account predicts for an encoding of these mechanism properties at offset K (``prediction``)."""
+    return prediction(mechanism, offset)[0]
 
 
 def impossibility(mechanism: dict, offset: int) -> str | None:
