@@ -9,9 +9,9 @@ Plain data in, plain data out: no torch, no measurement.
 from lengthgen.models.encodings_table import encoding_description, has_position_term
 
 # The account's predictions: per (encoding, offset) the class it predicts, a function of the registry's
-# mechanism properties (lengthgen/models/encodings.py: offset_only, trained_past_range, monotone_in_offset,
-# random_positions; and whether it has a position term at all, read from the hooks its class defines,
-# lengthgen/models/encodings_table.py) and of K alone, never of a measurement (``predicted_class``). The first
+# mechanism properties (the DECLARATIONS of each module of lengthgen/models/encodings/, read through
+# lengthgen/models/encodings_table.py: offset_only, trained_past_range, monotone_in_offset, random_positions, and
+# whether it has a position term at all) and of K alone, never of a measurement (``predicted_class``). The first
 # rule that applies decides. Rules 1-3 are impossibilities, so their checks are sanity (``impossibility``); rule 1
 # at K = 1 and rule 3 were made impossibilities after the committed run.
 # 1. no position term (NoPE), any K: "fails in range". Every key's logit is a function of its token and the
@@ -51,8 +51,8 @@ ALLOWED_CLASSES = {NO_COLLAPSE: {EXTRAPOLATES, DECAYS}, COLLAPSES: {COLLAPSES}, 
 
 
 def mechanism(pe: str) -> dict:
-    """What the registry states about encoding ``pe`` (``encoding_catalog.encoding_description``), and whether
-    its logit has a position term at all (``encoding_catalog.has_position_term``)."""
+    """What the table states about encoding ``pe`` (``encodings_table.encoding_description``), and whether
+    its logit has a position term at all (``encodings_table.has_position_term``)."""
     return {**encoding_description(pe), "position_term": has_position_term(pe)}
 
 

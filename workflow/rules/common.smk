@@ -11,7 +11,7 @@ import yaml
 from snakemake.utils import Paramspace
 
 from lengthgen.pipeline.config import ConfigError, job_task, model_file_settings, model_settings, prepare_config
-from lengthgen.models.encodings_table import ENCODING_NAME_PATTERN, encoding_description  # torch-free: read from the source
+from lengthgen.models.encodings_table import ENCODING_NAME_PATTERN, encoding_description  # torch-free: read from the sources
 from lengthgen.experiments.catalog import plan
 from lengthgen.experiments.declaration import EvalSets, Evaluations, Models, RangeFits, Table, TrainingCurves
 from lengthgen.experiments.declaration import as_plain, schema_of, schema_read, setting, settings_of
