@@ -256,7 +256,7 @@ def test_the_section_names_each_cell_whose_class_disagrees_with_its_prediction_a
         f"- `alibi_learned` at K=2: measured *{EXTRAPOLATES}*, predicted *{FAILS}* (position term monotone in the "
         "offset: cannot select K >= 2). A head of this mechanism cannot fit its range there, so the declaration "
         "(`pytest tests/test_encodings.py -k alibi_learned`) or the encoding is wrong."]
-    assert text.startswith(": 2 of the predicted cells")
+    assert text.startswith(": 2 of 3 predicted cells measure a class their prediction does not allow:")
     agreeing = analysis({("rope", 2): (1.0, 0.5)}, {**SETTINGS, "variants": {"pe": ["rope"]}})
     assert "**Disagreements**: none;" in section({**agreeing[0], **agreeing[1]}, agreeing[2],
                                                  {**SETTINGS, "variants": {"pe": ["rope"]}})

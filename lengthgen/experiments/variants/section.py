@@ -94,8 +94,8 @@ def disagreements_markdown(classes: pd.DataFrame, descriptions: dict[str, dict],
                  if predicted == FAILS else "")
         lines.append(f"- `{cell.pe}` at K={cell.offset}: measured *{cell.category}*, predicted *{predicted}* "
                      f"({why}).{check}")
-    return "\n".join([f"**Disagreements**: {len(wrong)} of the predicted cells measure a class their prediction "
-                      "does not allow:", *lines])
+    return "\n".join([f"**Disagreements**: {len(wrong)} of {int(cells['matches'].notna().sum())} predicted cells "
+                      "measure a class their prediction does not allow:", *lines])
 
 
 def predictions_tally(classes: pd.DataFrame, descriptions: dict[str, dict]) -> str:
