@@ -13,6 +13,7 @@ from lengthgen.models import encodings_table as encoding_catalog
 from lengthgen.models import encodings
 from lengthgen.models.encodings import randomized
 from lengthgen.models.encodings.base import check_class
+from lengthgen.models.encodings.rope import Rotary
 
 # Every registered encoding, and one name with parameters per encoding that takes them.
 NAMES = sorted(encodings.ENCODINGS) + ["rope@base=100", "alibi@slope=0.5", "fire@threshold=8",
@@ -138,7 +139,7 @@ def test_a_name_declared_in_two_modules_or_a_class_the_module_lacks_is_refused(t
 ])
 def test_a_class_that_contradicts_its_declaration_is_refused_naming_the_encoding_and_the_property(change, message):
     entry = replace(encoding_catalog.encoding_catalog()["rope"], **change)
-    cls = type("StatingRotary", (randomized.Rotary,), {"monotone_in_offset": False}) if not change else randomized.Rotary
+    cls = Rotary if change else type("StatingRotary", (Rotary,), {"monotone_in_offset": False})
     with pytest.raises(TypeError, match=r"^positional encoding 'rope' \(class \w+, lengthgen.models.encodings.rope\): "
                                         + message):
         check_class("rope", cls, entry)
