@@ -156,8 +156,9 @@ def model_jobs(scheduled) -> set[tuple[str, str]]:
 
 def test_adding_an_encoding_schedules_its_own_training_and_evaluation_and_the_variants_and_no_other_model(
         smoke_run, tmp_path):
-    """The guide's worked example, added to a finished tiny run: a module alone schedules nothing; listed in
-    variants.pe, it trains and evaluates only itself, and reruns the variants analysis, figures and report."""
+    """The guide's worked example, added to a finished tiny run: a module alone schedules no model, analysis or
+    figure; listed in variants.pe, it trains and evaluates only itself, and reruns the variants analysis, figures
+    and report."""
     name, text = worked_example()
     encoding = name.removesuffix(".py")
     variants = yaml.safe_load(SMOKE_CONFIG.read_text())["variants"]
@@ -165,7 +166,7 @@ def test_adding_an_encoding_schedules_its_own_training_and_evaluation_and_the_va
     with added_file(ENCODINGS_FOLDER / name, text):
         unlisted_run = snakemake(smoke_run, "-n").stdout
         scheduled = scheduled_jobs(snakemake(smoke_run, "-n", configfile=listed).stdout)
-    assert scheduled_jobs(unlisted_run) == {}, unlisted_run
+    assert not any(re.search(r"(^|_)(train|evaluate|analyze|plot)_", rule) for rule, _ in scheduled_jobs(unlisted_run))
     models = model_jobs(scheduled)
     assert {rule for rule, _ in models} == {"train_variant", "evaluate_variant"}
     assert all(f"pe~{encoding}/" in log for _, log in models), sorted(models)
