@@ -10,9 +10,11 @@ import torch
 import torch.nn.functional as F
 from scipy import stats
 
-from lengthgen.models.encodings import (DEFAULT_NOISE_MAX_LENGTH, ENCODINGS, EncodingConfig, NoPositionalEncoding, build_encoding,
-                                 causal_offset_bucket, encoding_description, resolve_encoding, rotary_frequencies,
-                                 sorted_random_subsets)
+from lengthgen.models.encodings import ENCODINGS, EncodingConfig, build_encoding, resolve_encoding, rotary_frequencies
+from lengthgen.models.encodings.nope import NoPositionalEncoding
+from lengthgen.models.encodings.randomized import DEFAULT_NOISE_MAX_LENGTH, sorted_random_subsets
+from lengthgen.models.encodings.t5 import causal_offset_bucket
+from lengthgen.models.encodings_table import encoding_description
 from lengthgen.models.head import HeadConfig
 from lengthgen.runtime.seeding import generator
 from lengthgen.training.loop import init_head
@@ -216,7 +218,7 @@ def test_offset_only_is_what_a_shift_of_every_position_id_does(pe):
         else:
             changes.append(max((attention_logits(model, tokens) - attention_logits(model, tokens, shift)).abs().max()
                                for shift in (1, 37, 1000, 100_000)))
-    if model.encoding.offset_only:
+    if encoding_description(pe)["offset_only"]:
         assert max(changes) < 1e-9
     else:
         assert max(changes) > 1e-3
@@ -244,7 +246,7 @@ def test_trained_past_range_is_whether_only_longer_sequences_reach_some_paramete
         reached_in_range = support if reached_in_range is None else [a | b for a, b in zip(reached_in_range, support)]
     reached_long = gradient_support(model, torch.randint(VOCAB, (16, 1000), generator=rng))
     only_long = sum(int((long & ~short).sum()) for long, short in zip(reached_long, reached_in_range))
-    assert (only_long == 0) == model.encoding.trained_past_range, f"{only_long} entries reached only past the range"
+    assert (only_long == 0) == encoding_description(pe)["trained_past_range"], f"{only_long} entries reached only past the range"
 
 
 @pytest.mark.parametrize("pe", NAMES)
@@ -257,7 +259,7 @@ def test_monotone_in_offset_is_what_a_sequence_of_one_repeated_token_shows(pe):
     for model in heads_with_any_parameters(pe):
         steps = attention_logits(model, tokens)[0].diff()
         monotone.append(bool((steps >= -1e-12).all() or (steps <= 1e-12).all()))
-    assert all(monotone) if model.encoding.monotone_in_offset else not all(monotone)
+    assert all(monotone) if encoding_description(pe)["monotone_in_offset"] else not all(monotone)
 
 
 # --- Mutation testing (docs/mutation.md): the rotation's direction, pinned on its own ------------------------------
@@ -366,13 +368,13 @@ def test_an_unknown_encoding_is_refused_with_every_registered_name():
     assert allowed.split(", ") == sorted(ENCODINGS)
 
 
-def test_encoding_description_states_the_class_properties_and_the_first_paragraph():
+def test_encoding_description_states_the_declared_properties_and_the_class_s_first_paragraph():
     for pe in ENCODINGS:
-        cls = ENCODINGS[pe]
         description = encoding_description(pe)
-        assert {key: value for key, value in description.items() if key != "summary"} == {
-            "offset_only": cls.offset_only, "trained_past_range": cls.trained_past_range,
-            "monotone_in_offset": cls.monotone_in_offset, "random_positions": pe.startswith("randomized")}
+        assert set(description) == {"summary", "offset_only", "trained_past_range", "monotone_in_offset",
+                                    "random_positions"}
+        assert description["random_positions"] == pe.startswith("randomized")
+        assert ENCODINGS[pe].__doc__.split()[:3] == description["summary"].split()[:3]
     assert encoding_description("nope")["summary"] == "No positional encoding (NoPE): the head sees a bag of tokens."
     assert encoding_description("rope@base=100")["summary"].endswith("unless the name sets it (``rope@base=100``).")
 

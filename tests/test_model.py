@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from lengthgen import evaluation
 from lengthgen.models.checkpoint import ModelFileError, save_model
-from lengthgen.models.encodings import ENCODINGS, EncodingConfig, build_encoding, sorted_random_subsets
+from lengthgen.models.encodings import ENCODINGS, EncodingConfig, build_encoding
+from lengthgen.models.encodings.randomized import sorted_random_subsets
 from lengthgen.evaluation import accuracy_by_length
 from lengthgen.models.length_scaling import LOGIT_SCALES, POSITION_SCALES
 from lengthgen.models.head import ATTENTION_KINDS, AttentionHead, HeadConfig, load_head

@@ -15,8 +15,9 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import yaml
 
-from conftest import REPO, snakemake
+from conftest import REPO, SMOKE_CONFIG, snakemake, write_config
 from lengthgen.pipeline.sources import runs_something
 
 LOADED = "loaded: "
@@ -122,3 +123,63 @@ def test_an_edit_to_a_file_of_prop1_schedules_every_job_that_runs_it_and_no_othe
     assert (reruns is None or reruns in rules) and (keeps is None or not any(keeps in rule for rule in rules))
     if module == "tables.py":
         assert "plot_prop1" in rules
+
+
+# --- encodings: one module each, and a job names the modules of the encodings it builds -------------------------
+
+ENCODINGS_FOLDER = REPO / "lengthgen" / "models" / "encodings"
+GUIDE = REPO / "docs" / "adding-an-encoding.md"
+
+
+def worked_example() -> tuple[str, str]:
+    """(file name, text) of the worked example of docs/adding-an-encoding.md: the first Python block, whose first
+    line names its file, then its folder."""
+    block = GUIDE.read_text().split("```python\n", 1)[1].split("```", 1)[0]
+    first, _, text = block.partition("\n")
+    return first.removeprefix("# ").split(",")[0], text
+
+
+@contextmanager
+def added_file(path: Path, text: str):
+    assert not path.exists()
+    path.write_text(text)
+    try:
+        yield
+    finally:
+        path.unlink()
+
+
+def model_jobs(scheduled) -> set[tuple[str, str]]:
+    """The scheduled jobs that train or evaluate models (the confirmation's and robustness points' too)."""
+    return {(rule, log) for rule, log in scheduled if re.search(r"(^|_)(train|evaluate)_", rule)}
+
+
+def test_adding_an_encoding_schedules_its_own_training_and_evaluation_and_the_variants_and_no_other_model(
+        smoke_run, tmp_path):
+    """The guide's worked example, added to a finished tiny run: a module alone schedules no model, analysis or
+    figure; listed in variants.pe, it trains and evaluates only itself, and reruns the variants analysis, figures
+    and report."""
+    name, text = worked_example()
+    encoding = name.removesuffix(".py")
+    variants = yaml.safe_load(SMOKE_CONFIG.read_text())["variants"]
+    listed = write_config(tmp_path / "config.yaml", variants={**variants, "pe": [*variants["pe"], encoding]})
+    with added_file(ENCODINGS_FOLDER / name, text):
+        unlisted_run = snakemake(smoke_run, "-n").stdout
+        scheduled = scheduled_jobs(snakemake(smoke_run, "-n", configfile=listed).stdout)
+    assert not any(re.search(r"(^|_)(train|evaluate|analyze|plot)_", rule) for rule, _ in scheduled_jobs(unlisted_run))
+    models = model_jobs(scheduled)
+    assert {rule for rule, _ in models} == {"train_variant", "evaluate_variant"}
+    assert all(f"pe~{encoding}/" in log for _, log in models), sorted(models)
+    assert {"analyze_variants", "plot_variants", "report"} <= {rule for rule, _ in scheduled}
+
+
+def test_an_edit_to_one_encoding_s_module_reruns_the_models_of_its_encodings_and_no_other(smoke_run):
+    """A comment in fire.py retrains fire_fixed (the tiny run's one FIRE) for the edit itself, and evaluates it
+    again because its model is new: no other model."""
+    path = (ENCODINGS_FOLDER / "fire.py").resolve()
+    with appended_comment(path):
+        scheduled = scheduled_jobs(snakemake(smoke_run, "-n").stdout)
+    models = model_jobs(scheduled)
+    assert models and all("pe~fire_fixed/" in log for _, log in models), sorted(models)
+    trained = {(rule, log) for rule, log in models if "train_" in rule}
+    assert trained and all(str(path) in scheduled[job] for job in trained)

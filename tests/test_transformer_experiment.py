@@ -11,7 +11,8 @@ import torch
 from conftest import markdown_rows
 from lengthgen.checks.bootstrap import seed_bootstrap
 from lengthgen.checks.check import verdict, with_keys
-from lengthgen.models.encodings import EncodingConfig, Rotary
+from lengthgen.models.encodings import EncodingConfig
+from lengthgen.models.encodings.rope import Rotary
 from lengthgen.experiments.transformer import analysis as experiment
 from lengthgen.experiments.transformer import summaries
 from lengthgen.science.kernel import cosine_sum

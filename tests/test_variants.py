@@ -265,6 +265,24 @@ def test_section_reports_the_measured_numbers_classes_and_properties():
     assert "Sanity checks" in text.split("**Claim**")[1]  # the impossibility, shown apart from the evidence
 
 
+def test_the_section_names_each_cell_whose_class_disagrees_with_its_prediction_and_why():
+    settings = {**SETTINGS, "variants": {"pe": ["rope", "alibi_learned"]}}
+    runs = {("rope", 1): (1.0, 0.95), ("rope", 2): (1.0, 0.1), ("alibi_learned", 2): (0.99, 0.9)}
+    inputs, tables, checks = analysis(runs, settings)
+    text = section({**inputs, **tables}, checks, settings).split("**Disagreements**")[1].split("\n\n")[0]
+    lines = [line for line in text.splitlines() if line.startswith("- ")]
+    assert lines == [
+        f"- `rope` at K=2: measured *{COLLAPSES}*, predicted *{NO_COLLAPSE}* (offset only, every parameter trained: "
+        "past the range only the number of keys changes).",
+        f"- `alibi_learned` at K=2: measured *{EXTRAPOLATES}*, predicted *{FAILS}* (position term monotone in the "
+        "offset: cannot select K >= 2). A head of this mechanism cannot fit its range there, so the declaration "
+        "(`pytest tests/test_encodings.py -k alibi_learned`) or the encoding is wrong."]
+    assert text.startswith(": 2 of 3 predicted cells measure a class their prediction does not allow:")
+    agreeing = analysis({("rope", 2): (1.0, 0.5)}, {**SETTINGS, "variants": {"pe": ["rope"]}})
+    assert "**Disagreements**: none;" in section({**agreeing[0], **agreeing[1]}, agreeing[2],
+                                                 {**SETTINGS, "variants": {"pe": ["rope"]}})
+
+
 def test_the_figure_shows_each_cells_mean_accuracy_and_class():
     _, tables, _ = analysis()
     figure = draw(tables, SETTINGS)["pe_variants"]

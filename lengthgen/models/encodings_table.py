@@ -1,24 +1,14 @@
-"""What the encoding registry states, read from ``lengthgen/models/encodings.py`` without importing it.
+"""The table of positional encodings, read without importing torch: for every registry name, the module and class
+that implement it, what its mechanism is, and the parameters a name may set.
 
-Snakemake parses the workflow at every start, and the parse needs the registry's names, their
-parameters and their descriptions (config checks, the ``{pe}`` wildcard, rule params), not the
-encodings themselves; importing ``lengthgen.models.encodings`` would import torch (seconds) for that.
-So this module reads the source with ``ast``: ``encodings.py`` stays the single source of truth,
-and ``tests/test_encoding_catalog.py`` checks that both give the same answers.
-
-What it reads, for every class decorated ``@register("name")``:
-
-- the first paragraph of its docstring;
-- its mechanism properties, class attributes looked up along the method resolution order of the
-  classes the module defines (the defaults being ``PositionalEncoding``'s), and whether it draws
-  its position ids at random (a class on that order other than ``PositionalEncoding`` defines
-  ``sample_positions``), and whether it has a position term at all (such a class defines any
-  of the position hooks, ``POSITION_HOOKS``);
-- its parameters: the keyword-only arguments of the first ``__init__`` on that order;
-
-and the module constant ``DEFAULT_NOISE_MAX_LENGTH``. The spelling of a name with parameters
-(``ENCODING_NAME_PATTERN``, the ``{pe}`` wildcard) and its parser are ``lengthgen/models/names.py``'s, shared with
-the model inits.
+Each family module of ``lengthgen/models/encodings/`` declares its encodings at its top in a literal dict,
+``DECLARATIONS`` (``rope.py``: ``{"rope": {"class": "Rotary", "offset_only": True, ...}}``). This module reads
+those dicts from the source text, with ``ast.literal_eval``: nothing runs, so the workflow's parse (config checks,
+the ``{pe}`` wildcard, the variants' predictions) imports no torch. The model finds each class through this same
+table (``encodings.base.ENCODINGS``), so a declaration has one source that both read the same way; a value that is
+no literal (``not False``), a missing or unknown key, or a class the module does not define stops the run with a
+message naming the encoding and the property. The spelling of a name with parameters (``ENCODING_NAME_PATTERN``, the
+``{pe}`` wildcard) and its parser are ``lengthgen/models/names.py``'s, shared with the model inits.
 """
 
 import ast
@@ -29,141 +19,126 @@ from pathlib import Path
 from lengthgen.models.names import NAME_PATTERN as ENCODING_NAME_PATTERN  # noqa: F401 (the {pe} wildcard)
 from lengthgen.models.names import parse_name
 
-ENCODINGS_SOURCE = Path(__file__).with_name("encodings.py")
-BASE_CLASS = "PositionalEncoding"
+ENCODINGS_FOLDER = Path(__file__).with_name("encodings")
+ENCODINGS_PACKAGE = "lengthgen.models.encodings"
+# Modules of the folder that implement no encoding: what every encoding shares.
+SHARED_MODULES = ("__init__.py", "base.py")
+DECLARATIONS = "DECLARATIONS"
 PROPERTIES = ("offset_only", "trained_past_range", "monotone_in_offset")
 # The hooks through which an encoding puts positions into the logit (``PositionalEncoding``'s are the identity).
 POSITION_HOOKS = ("position_embedding", "rotate", "logit_bias", "sample_positions")
+# The randomized encodings' default range of position ids, a constant of their module that the config checks read.
+NOISE_MODULE, NOISE_CONSTANT = "randomized.py", "DEFAULT_NOISE_MAX_LENGTH"
+
+
+class DeclarationError(ValueError):
+    """A declaration the table cannot read, or one its class contradicts."""
 
 
 @dataclass(frozen=True)
 class CatalogEntry:
-    """One registered encoding as the source states it."""
+    """One registered encoding as its module declares it. ``summary``: the first paragraph of its class docstring."""
 
+    module: str
+    class_name: str
     summary: str
     offset_only: bool
     trained_past_range: bool
     monotone_in_offset: bool
-    random_positions: bool
-    position_term: bool
-    parameters: tuple[str, ...]
+    random_positions: bool = False  # draws its position ids per sequence (``sample_positions``)
+    position_term: bool = True  # its logit depends on positions at all (NoPE's does not)
+    parameters: tuple[str, ...] = ()  # the keyword-only arguments of its class
 
 
-@dataclass(frozen=True)
-class ClassSource:
-    """What the catalog needs of one class definition: its bases, the literal class attributes and
-    the methods its own body defines, and its keyword-only ``__init__`` arguments if it has one."""
-
-    node: ast.ClassDef
-    bases: tuple[str, ...]
-    attributes: dict
-    methods: frozenset[str]
-    init_parameters: tuple[str, ...] | None
+# Each declared key, what its value must be, and whether a declaration may leave it out (taking the default above).
+KEYS = {"class": (str, False), "parameters": (tuple, True), "offset_only": (bool, False),
+        "trained_past_range": (bool, False), "monotone_in_offset": (bool, False),
+        "random_positions": (bool, True), "position_term": (bool, True)}
 
 
-@cache
-def parsed_module() -> ast.Module:
-    return ast.parse(ENCODINGS_SOURCE.read_text(), filename=str(ENCODINGS_SOURCE))
+def literal(path: Path, name: str, key: str, node: ast.expr):
+    """The value of one declared ``key``, which must be a literal of its type (the workflow runs no code to read it)."""
+    kind = KEYS[key][0]
+    try:
+        value = ast.literal_eval(node)
+    except ValueError:
+        raise DeclarationError(f"{path}: encoding {name!r}: {key} is written {ast.unparse(node)!r}, an expression; "
+                               f"write it as a literal {kind.__name__}") from None
+    if not isinstance(value, kind) or (kind is tuple and not all(isinstance(item, str) for item in value)):
+        raise DeclarationError(f"{path}: encoding {name!r}: {key} must be a {kind.__name__}"
+                               f"{' of parameter names' if kind is tuple else ''}, got {value!r}")
+    return value
 
 
-def module_constant(name: str):
-    """The literal value a top-level ``name = ...`` assigns in ``encodings.py``."""
-    for statement in parsed_module().body:
-        target, value = assignment(statement)
-        if target == name:
-            return ast.literal_eval(value)
-    raise LookupError(f"{ENCODINGS_SOURCE} assigns no {name}")
+def declared_entry(path: Path, name: str, node: ast.expr, classes: dict[str, ast.ClassDef]) -> CatalogEntry:
+    """The entry of encoding ``name`` from its declaration (a dict display) in the module at ``path``."""
+    if not isinstance(node, ast.Dict) or not all(isinstance(key, ast.Constant) for key in node.keys):
+        raise DeclarationError(f"{path}: encoding {name!r}: its declaration must be a dict with literal keys")
+    declared = {}
+    for key_node, value in zip(node.keys, node.values):
+        key = key_node.value
+        if key not in KEYS:
+            raise DeclarationError(f"{path}: encoding {name!r}: unknown key {key!r}; allowed: {', '.join(KEYS)}")
+        declared[key] = literal(path, name, key, value)
+    missing = [key for key, (_, optional) in KEYS.items() if not optional and key not in declared]
+    if missing:
+        raise DeclarationError(f"{path}: encoding {name!r} does not declare {', '.join(missing)}")
+    class_name = declared.pop("class")
+    if class_name not in classes:
+        raise DeclarationError(f"{path}: encoding {name!r}: class {class_name!r} is not defined in this module")
+    summary = " ".join((ast.get_docstring(classes[class_name]) or "").split("\n\n")[0].split())
+    return CatalogEntry(module=f"{ENCODINGS_PACKAGE}.{path.stem}", class_name=class_name, summary=summary, **declared)
 
 
-def assignment(statement: ast.stmt) -> tuple[str | None, ast.expr | None]:
-    """(name, value) of ``name = value`` or ``name: type = value``; (None, None) for anything else."""
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-        return statement.targets[0].id, statement.value
-    if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) and statement.value is not None:
-        return statement.target.id, statement.value
-    return None, None
+def module_declarations(path: Path) -> dict[str, CatalogEntry]:
+    """The encodings one family module declares, by name; {} for a module that declares none."""
+    module = ast.parse(path.read_text(), filename=str(path))
+    classes = {node.name: node for node in module.body if isinstance(node, ast.ClassDef)}
+    for statement in module.body:
+        if (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == DECLARATIONS):
+            if not isinstance(statement.value, ast.Dict) or not all(
+                    isinstance(key, ast.Constant) and isinstance(key.value, str) for key in statement.value.keys):
+                raise DeclarationError(f"{path}: {DECLARATIONS} must be a dict literal keyed by encoding names")
+            return {key.value: declared_entry(path, key.value, value, classes)
+                    for key, value in zip(statement.value.keys, statement.value.values)}
+    return {}
 
 
-def class_source(node: ast.ClassDef) -> ClassSource:
-    attributes, methods, init_parameters = {}, set(), None
-    for statement in node.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            methods.add(statement.name)
-            if statement.name == "__init__":
-                init_parameters = tuple(argument.arg for argument in statement.args.kwonlyargs)
-        target, value = assignment(statement)
-        if target is not None:
-            try:
-                attributes[target] = ast.literal_eval(value)
-            except ValueError:
-                pass  # not a literal (a computed attribute): no mechanism property is one
-    bases = tuple(base.id for base in node.bases if isinstance(base, ast.Name))
-    return ClassSource(node, bases, attributes, frozenset(methods), init_parameters)
-
-
-@cache
-def module_classes() -> dict[str, ClassSource]:
-    """Every top-level class of ``encodings.py`` by name."""
-    return {node.name: class_source(node) for node in parsed_module().body if isinstance(node, ast.ClassDef)}
-
-
-def method_resolution_order(name: str) -> list[str]:
-    """Python's C3 order of the module's classes from ``name`` (bases defined elsewhere, such as
-    ``nn.Module``, are left out: none of them defines what the catalog reads)."""
-    classes = module_classes()
-    bases = [base for base in classes[name].bases if base in classes]
-    return [name] + c3_merge([method_resolution_order(base) for base in bases] + [bases])
-
-
-def c3_merge(orders: list[list[str]]) -> list[str]:
-    merged, orders = [], [list(order) for order in orders if order]
-    while orders:
-        head = next((order[0] for order in orders if not any(order[0] in other[1:] for other in orders)), None)
-        if head is None:
-            raise TypeError(f"{ENCODINGS_SOURCE}: no consistent method resolution order for {orders}")
-        merged.append(head)
-        orders = [rest for rest in ([c for c in order if c != head] for order in orders) if rest]
-    return merged
-
-
-def registered_name(node: ast.ClassDef) -> str | None:
-    """``name`` of a ``@register("name")`` decorator, or None for an unregistered class."""
-    for decorator in node.decorator_list:
-        if (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Name)
-                and decorator.func.id == "register" and decorator.args):
-            return ast.literal_eval(decorator.args[0])
-    return None
-
-
-def catalog_entry(name: str) -> CatalogEntry:
-    """The registered class ``name`` as ``encodings.encoding_description`` and ``resolve_encoding`` see it."""
-    classes = module_classes()
-    order = [classes[cls] for cls in method_resolution_order(name)]
-    lookup = {prop: next(cls.attributes[prop] for cls in order if prop in cls.attributes) for prop in PROPERTIES}
-    draws_positions = next((cls.node.name for cls in order if "sample_positions" in cls.methods), BASE_CLASS) != BASE_CLASS
-    position_term = any(cls.methods & set(POSITION_HOOKS) for cls in order if cls.node.name != BASE_CLASS)
-    parameters = next((cls.init_parameters for cls in order if cls.init_parameters is not None), ())
-    # The first paragraph, whitespace collapsed (get_docstring cleans it as inspect.cleandoc does).
-    summary = " ".join((ast.get_docstring(classes[name].node) or "").split("\n\n")[0].split())
-    return CatalogEntry(summary=summary, random_positions=draws_positions, position_term=position_term,
-                        parameters=parameters, **lookup)
+def read_catalog(folder: Path) -> dict[str, CatalogEntry]:
+    """Every encoding the family modules of ``folder`` declare, by name, sorted; a name declared twice is refused."""
+    catalog, homes = {}, {}
+    for path in sorted(folder.glob("*.py")):
+        if path.name in SHARED_MODULES:
+            continue
+        for name, entry in module_declarations(path).items():
+            if name in catalog:
+                raise DeclarationError(f"positional encoding {name!r} is declared twice: {homes[name]} and {path}")
+            catalog[name], homes[name] = entry, path
+    return dict(sorted(catalog.items()))
 
 
 @cache
 def encoding_catalog() -> dict[str, CatalogEntry]:
-    """Every registered encoding by its registry name, in the order of the source."""
-    catalog = {}
-    for cls in module_classes().values():
-        name = registered_name(cls.node)
-        if name is None:
-            continue
-        if name in catalog:
-            raise ValueError(f"positional encoding {name!r} is registered twice")
-        catalog[name] = catalog_entry(cls.node.name)
-    return catalog
+    """Every registered encoding by its registry name, sorted."""
+    return read_catalog(ENCODINGS_FOLDER)
 
 
-DEFAULT_NOISE_MAX_LENGTH: int = module_constant("DEFAULT_NOISE_MAX_LENGTH")
+def encoding_module(name: str) -> str:
+    """The family module (dotted) that declares and implements encoding ``name`` (with or without parameters)."""
+    registered, _ = resolve_encoding_name(name)
+    return encoding_catalog()[registered].module
+
+
+def module_constant(path: Path, name: str):
+    """The literal value a top-level ``name = ...`` assigns in the module at ``path``."""
+    for statement in ast.parse(path.read_text(), filename=str(path)).body:
+        if isinstance(statement, ast.Assign) and [getattr(target, "id", None) for target in statement.targets] == [name]:
+            return ast.literal_eval(statement.value)
+    raise LookupError(f"{path} assigns no {name}")
+
+
+DEFAULT_NOISE_MAX_LENGTH: int = module_constant(ENCODINGS_FOLDER / NOISE_MODULE, NOISE_CONSTANT)
 
 
 def resolve_encoding_name(name: str) -> tuple[str, dict[str, float]]:
@@ -174,22 +149,15 @@ def resolve_encoding_name(name: str) -> tuple[str, dict[str, float]]:
 
 
 def has_position_term(name: str) -> bool:
-    """Whether the logit of encoding ``name`` depends on positions at all: some class on its order other than
-    ``PositionalEncoding`` defines one of ``POSITION_HOOKS`` (NoPE defines none: its head sees a bag of tokens).
-    Not part of ``encoding_description``, which states what ``encodings.encoding_description`` does."""
+    """Whether the logit of encoding ``name`` depends on positions at all (NoPE's does not: its head sees a bag of
+    tokens)."""
     registered, _ = resolve_encoding_name(name)
     return encoding_catalog()[registered].position_term
 
 
 def encoding_description(name: str) -> dict:
-    """``encodings.encoding_description(name)``, without torch: the first paragraph of the class
-    docstring, the three mechanism properties, and whether it draws its position ids at random."""
+    """What the table states about encoding ``name``, as plain data: the first paragraph of its class docstring, the
+    three mechanism properties, and whether it draws its position ids at random."""
     registered, _ = resolve_encoding_name(name)
     entry = encoding_catalog()[registered]
-    return {
-        "summary": entry.summary,
-        "offset_only": entry.offset_only,
-        "trained_past_range": entry.trained_past_range,
-        "monotone_in_offset": entry.monotone_in_offset,
-        "random_positions": entry.random_positions,
-    }
+    return {"summary": entry.summary, **{prop: getattr(entry, prop) for prop in (*PROPERTIES, "random_positions")}}

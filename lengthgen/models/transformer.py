@@ -25,7 +25,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from lengthgen.models.checkpoint import load_model
-from lengthgen.models.encodings import ALiBi, EncodingConfig, PositionalEncoding, build_encoding, resolve_encoding
+from lengthgen.models.encodings import (EncodingConfig, PositionalEncoding, build_encoding, encoding_parameters,
+                                        resolve_encoding)
 from lengthgen.models.init import initialize, parse_init
 from lengthgen.task import IGNORE_INDEX
 
@@ -69,12 +70,13 @@ class PerHeadBias(PositionalEncoding):
 
 
 def transformer_encoding(config: TransformerConfig) -> PositionalEncoding:
-    """The encoding ``config.pe`` of every layer: the registry's entry, except that ALiBi (fixed or learned
-    slope) named without a slope gets the paper's slope per head (``alibi_head_slopes``), each one set on the
-    name (``alibi@slope=m_h``); a slope on the name is every head's."""
+    """The encoding ``config.pe`` of every layer: the registry's entry, except that one with a slope (ALiBi, fixed or
+    learned) named without one gets ALiBi's slope per head (``alibi_head_slopes``), each set on the name
+    (``alibi@slope=m_h``); a slope on the name is every head's. Read from the class's parameters, not its type, so
+    that the transformer imports no encoding's module."""
     encoding_config = config.encoding_config()
     cls, parameters = resolve_encoding(config.pe)
-    if not issubclass(cls, ALiBi) or "slope" in parameters:
+    if "slope" not in encoding_parameters(cls) or "slope" in parameters:
         return build_encoding(config.pe, encoding_config)
     separator = "," if "@" in config.pe else "@"
     return PerHeadBias([build_encoding(f"{config.pe}{separator}slope={slope!r}", encoding_config)

@@ -101,6 +101,20 @@ def fingerprints(root: Path, files) -> tuple[str, ...]:
     return tuple(f"{Path(path).relative_to(root).as_posix()}@{_digest(Path(path))}" for path in sorted(files))
 
 
+def encoding_sources(root: Path, names) -> list[Path]:
+    """The lengthgen files a job loads to build the encodings ``names`` (registry names, with or without parameters):
+    each one's family module, which the registry imports by name when the encoding is built (``importlib``: no
+    import statement shows it), and what that module imports. Rules that build an encoding list these besides their
+    script's files, so that editing or adding one encoding reruns the jobs of that encoding and of no other."""
+    from lengthgen.models.encodings_table import encoding_module  # read from the source text: no torch
+
+    files = set()
+    for name in names:
+        module = _module_file(root, encoding_module(name))
+        files |= {module, *lengthgen_files(root, module)}
+    return sorted(files)
+
+
 def schema_sources(root: Path, names) -> list[Path]:
     """The lengthgen files a job runs to get the schemas ``names``: each one's module, and what that imports."""
     from lengthgen.tables.registry import module_file, schema_named_module  # pyarrow: only where schemas are asked

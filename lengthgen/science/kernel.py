@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import torch
 
-from lengthgen.models.encodings import Rotary
+from lengthgen.models.encodings.rope import Rotary
 from lengthgen.models.head import AttentionHead
 
 

@@ -9,9 +9,9 @@ Plain data in, plain data out: no torch, no measurement.
 from lengthgen.models.encodings_table import encoding_description, has_position_term
 
 # The account's predictions: per (encoding, offset) the class it predicts, a function of the registry's
-# mechanism properties (lengthgen/models/encodings.py: offset_only, trained_past_range, monotone_in_offset,
-# random_positions; and whether it has a position term at all, read from the hooks its class defines,
-# lengthgen/models/encodings_table.py) and of K alone, never of a measurement (``predicted_class``). The first
+# mechanism properties (the DECLARATIONS of each module of lengthgen/models/encodings/, read through
+# lengthgen/models/encodings_table.py: offset_only, trained_past_range, monotone_in_offset, random_positions, and
+# whether it has a position term at all) and of K alone, never of a measurement (``predicted_class``). The first
 # rule that applies decides. Rules 1-3 are impossibilities, so their checks are sanity (``impossibility``); rule 1
 # at K = 1 and rule 3 were made impossibilities after the committed run.
 # 1. no position term (NoPE), any K: "fails in range". Every key's logit is a function of its token and the
@@ -51,23 +51,30 @@ ALLOWED_CLASSES = {NO_COLLAPSE: {EXTRAPOLATES, DECAYS}, COLLAPSES: {COLLAPSES}, 
 
 
 def mechanism(pe: str) -> dict:
-    """What the registry states about encoding ``pe`` (``encoding_catalog.encoding_description``), and whether
-    its logit has a position term at all (``encoding_catalog.has_position_term``)."""
+    """What the table states about encoding ``pe`` (``encodings_table.encoding_description``), and whether
+    its logit has a position term at all (``encodings_table.has_position_term``)."""
     return {**encoding_description(pe), "position_term": has_position_term(pe)}
 
 
-def predicted_class(mechanism: dict, offset: int) -> str:
-    """The class the account predicts for an encoding of these mechanism properties at offset K: the
-    rules above, in their order."""
-    if impossibility(mechanism, offset):
-        return FAILS
+def prediction(mechanism: dict, offset: int) -> tuple[str, str]:
+    """(class, why): the class the account predicts for an encoding of these mechanism properties at offset K, and
+    the rule above that decides it (the first that applies), in words a page can quote."""
+    impossible = impossibility(mechanism, offset)
+    if impossible:
+        return FAILS, impossible
     if mechanism["monotone_in_offset"] or mechanism["random_positions"]:
-        return NO_PREDICTION  # K = 1: a steep slope, or ids in rank order, can favour the nearest key
+        return NO_PREDICTION, "K = 1: a steep slope, or ids in rank order, can favour the nearest key"
     if mechanism["offset_only"] and mechanism["trained_past_range"]:
-        return NO_COLLAPSE
+        return NO_COLLAPSE, "offset only, every parameter trained: past the range only the number of keys changes"
     if not mechanism["offset_only"] and not mechanism["trained_past_range"]:
-        return COLLAPSES
-    return NO_PREDICTION
+        return COLLAPSES, ("absolute positions, parameters untrained past the range: past it the logit is made of "
+                           "values training never constrained")
+    return NO_PREDICTION, "no rule applies to this mix of properties"
+
+
+def predicted_class(mechanism: dict, offset: int) -> str:
+    """The class the account predicts for an encoding of these mechanism properties at offset K (``prediction``)."""
+    return prediction(mechanism, offset)[0]
 
 
 def impossibility(mechanism: dict, offset: int) -> str | None:

@@ -26,7 +26,6 @@ from typing import NamedTuple
 
 import torch
 
-from lengthgen.models.encodings import LearnedAbsolute, Rotary
 from lengthgen.models.head import AttentionHead
 from lengthgen.training.adam import FusedAdam
 
@@ -351,5 +350,7 @@ def fast_heads(models: list, precision: str) -> FastHeads | None:
         return None
     if len(models) * head.config.vocab_size ** 2 * head.config.trained_positions >= 2 ** 31:
         return None  # a logit table past int32 indices
-    step = {Rotary: FastRopeHeads, LearnedAbsolute: FastLearnedHeads}.get(type(head.encoding))
+    # By the registered name, not the class: importing the encodings' modules here would make every training job
+    # depend on them, so an edit to one encoding would retrain every model.
+    step = {"rope": FastRopeHeads, "learned": FastLearnedHeads}.get(head.config.pe.partition("@")[0])
     return step(models) if step else None

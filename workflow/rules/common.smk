@@ -11,14 +11,14 @@ import yaml
 from snakemake.utils import Paramspace
 
 from lengthgen.pipeline.config import ConfigError, job_task, model_file_settings, model_settings, prepare_config
-from lengthgen.models.encodings_table import ENCODING_NAME_PATTERN, encoding_description  # torch-free: read from the source
+from lengthgen.models.encodings_table import ENCODING_NAME_PATTERN, encoding_description  # torch-free: read from the sources
 from lengthgen.experiments.catalog import plan
 from lengthgen.experiments.declaration import EvalSets, Evaluations, Models, RangeFits, Table, TrainingCurves
 from lengthgen.experiments.declaration import as_plain, schema_of, schema_read, setting, settings_of
 from lengthgen.runtime.job import keep_freed_memory, use_cpu_kernels
 from lengthgen.report.provenance import code_version
 from lengthgen.runtime.seeding import derive_seed
-from lengthgen.pipeline.sources import fingerprints, lengthgen_files, schema_sources
+from lengthgen.pipeline.sources import encoding_sources, fingerprints, lengthgen_files, schema_sources
 
 REPO = Path(workflow.current_basedir).parents[1]  # this file is workflow/rules/common.smk; also as a module
 CONFIG_SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -88,6 +88,13 @@ def script_code(script):
     Params, not inputs: Snakemake stats and sizes every input of every ready job at each choice of the next job,
     and in every dry run, and these files were 12,078 of the default DAG's 21,668 inputs."""
     return fingerprints(REPO, lengthgen_files(REPO, REPO / "workflow" / "scripts" / script))
+
+
+def encoding_code(encodings):
+    """The files a job loads by name to build ``encodings`` (each one's family module and what it imports,
+    lengthgen/pipeline/sources.py), as ``script_code`` gives them: so that editing or adding an encoding reruns
+    the jobs that build it, and no other encoding's."""
+    return fingerprints(REPO, encoding_sources(REPO, sorted(set(encodings))))
 
 
 def config_slice(section, keys=None):
@@ -249,6 +256,10 @@ def family_runs(family, pe=None, offset=None):
     return [run for run in runs if (pe is None or run["pe"] in pe) and (offset is None or run["offset"] == offset)]
 
 
+# Every encoding a model of this config is trained with: the training summary and the report read their declarations.
+ALL_ENCODINGS = {run["pe"] for family in ("sweep", "variants", "transformer", *MODIFIED_HEADS) for run in family_runs(family)}
+
+
 def family_expected(family):
     """The settings every model file of a family holds (checkpoint.load_model checks them)."""
     if family in MODIFIED_HEADS:
@@ -279,6 +290,14 @@ def source_details(source, offset=None):
     return {}
 
 
+def experiment_encodings(experiment):
+    """The encodings one experiment's jobs may build or read the declarations of: those of the models, evaluations
+    and range fits it reads, and those shift measures at their init (shift.pe_at_init)."""
+    read = {run["pe"] for source in experiment.reads.values() if hasattr(source, "family")
+            for run in family_runs(source.family, getattr(source, "pe", None))}
+    return read | set(config["shift"]["pe_at_init"] if "shift" in experiment.settings else [])
+
+
 def experiment_code(experiment, dispatcher):
     """The lengthgen files one experiment's job runs, as ``script_code`` gives them: the dispatcher script's
     imports, the experiment's own modules (its analysis, or its figures and section text) with theirs, and the
@@ -295,6 +314,7 @@ def experiment_code(experiment, dispatcher):
     for module in modules:
         source = REPO / "lengthgen" / "experiments" / name / f"{module}.py"
         files |= {source, *lengthgen_files(REPO, source)}
+    files |= set(encoding_sources(REPO, experiment_encodings(experiment)))
     return fingerprints(REPO, files)
 
 

@@ -13,6 +13,7 @@ for batch_rule, (encodings, seeds) in HEAD_BATCHES.items():
             pe=alternatives(encodings),
         params:
             *script_code("evaluate.py"),
+            encoding=lambda w: encoding_code([w.pe]),
             runs=lambda w, seeds=seeds: [{"pe": w.pe, "seed": seed, "offset": int(w.offset)} for seed in seeds],
             expected=HEAD,
             task=MODELS_TASK,
@@ -41,6 +42,7 @@ rule evaluate_transformer:
         seed_files(f"{RESULTS}/evaluations/transformer/{RUN_FOLDER}.parquet", TRANSFORMER_SEEDS),
     params:
         *script_code("evaluate_transformer.py"),
+        encoding=lambda w: encoding_code([w.pe]),
         runs=lambda w: [{"pe": w.pe, "seed": seed, "offset": int(w.offset)} for seed in TRANSFORMER_SEEDS],
         expected=family_expected("transformer"),
         eval_samples=config["transformer"]["eval_samples"],

@@ -31,6 +31,7 @@ rule report:
          for page in REPORT_PAGES],
     params:
         *script_code("write_report.py"),
+        encodings=encoding_code(ALL_ENCODINGS),
         config=config,
         commit=CODE_VERSION,
         sections=EXPERIMENTS,

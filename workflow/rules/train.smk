@@ -18,6 +18,7 @@ for training_rule, training in HEAD_TRAINING_RULES.items():
             **({"pe": alternatives(training.encodings)} if training.encodings else {}),
         params:
             *script_code("train.py"),
+            encoding=lambda w: encoding_code([getattr(w, "pe", "rope")]),
             runs=lambda w, seeds=training.seeds: [{"pe": getattr(w, "pe", "rope"), "seed": seed, "offset": int(w.offset)}
                                                   for seed in seeds],
             task=MODELS_TASK,
@@ -50,6 +51,7 @@ rule train_transformer:
         fit=seed_files(f"{RESULTS}/models/transformer/{RUN_FOLDER}/range_fit.parquet", TRANSFORMER_SEEDS),
     params:
         *script_code("train_transformer.py"),
+        encoding=lambda w: encoding_code([w.pe]),
         runs=lambda w: [{"pe": w.pe, "seed": seed, "offset": int(w.offset)} for seed in TRANSFORMER_SEEDS],
         task=MODELS_TASK,
         model=TRANSFORMER_TRAINING,
@@ -79,6 +81,7 @@ rule training_summary:
         f"{RESULTS}/tables/training.parquet",
     params:
         *script_code("training_summary.py"),
+        encodings=encoding_code(ALL_ENCODINGS),
         families=RANGE_FIT_FAMILIES,
     group:
         "summary"

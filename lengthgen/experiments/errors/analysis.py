@@ -33,7 +33,7 @@ import torch
 
 from lengthgen.checks import seed_sums
 from lengthgen.checks.check import check
-from lengthgen.models.encodings import Rotary
+from lengthgen.models.encodings.rope import Rotary
 from lengthgen.evaluation import in_chunks
 from lengthgen.science.dilution import ranking_probability
 from lengthgen.science.kernel import logit_kernel

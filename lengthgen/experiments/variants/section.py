@@ -12,7 +12,7 @@ from lengthgen.experiments.variants.thresholds import (EXTRAPOLATES_ACCURACY, VA
 from lengthgen.checks.shared_rules import CHANCE_TOLERANCE, NEAR_PERFECT
 from lengthgen.science.variant_predictions import (CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS,
                                                   MONOTONE_FAILS_FROM_OFFSET, NO_COLLAPSE, NO_PREDICTION,
-                                                  RANDOM_POSITIONS_FAIL_FROM_OFFSET)
+                                                  RANDOM_POSITIONS_FAIL_FROM_OFFSET, prediction)
 
 # FIRE's two threshold policies in the registry (``learned_threshold`` of ``FIRE`` and ``FixedThresholdFIRE``), and
 # its initial threshold L where the name sets none (``threshold`` of ``FIRE.__init__``; tests/test_variants.py checks
@@ -76,6 +76,26 @@ def predictions_markdown(classes: pd.DataFrame, descriptions: dict[str, dict], o
         "measured class": [row.category + spread_caveat(row) for row in cells.itertuples()],
         "match": ["-" if match is None else "yes" if match else "**no**" for match in cells["matches"]]})
     return table.to_markdown(index=False)
+
+
+def disagreements_markdown(classes: pd.DataFrame, descriptions: dict[str, dict], order: list[str]) -> str:
+    """Each (encoding, offset) whose measured class is not one its prediction allows, with the rule that made the
+    prediction; a measured fit where the mechanism makes one impossible points at the declaration itself."""
+    cells = predictions(classes, descriptions)
+    wrong = cells[cells["matches"] == False]  # noqa: E712 (null, no prediction, is neither)
+    if wrong.empty:
+        return "**Disagreements**: none; every measured class is one its prediction allows."
+    rank = {pe: rank for rank, pe in enumerate(order)}
+    lines = []
+    for cell in sorted(wrong.itertuples(), key=lambda cell: (rank[cell.pe], cell.offset)):
+        predicted, why = prediction(descriptions[cell.pe], cell.offset)
+        check = (f" A head of this mechanism cannot fit its range there, so the declaration (`pytest "
+                 f"tests/test_encodings.py -k {cell.pe.partition('@')[0]}`) or the encoding is wrong."
+                 if predicted == FAILS else "")
+        lines.append(f"- `{cell.pe}` at K={cell.offset}: measured *{cell.category}*, predicted *{predicted}* "
+                     f"({why}).{check}")
+    return "\n".join([f"**Disagreements**: {len(wrong)} of {int(cells['matches'].notna().sum())} predicted cells "
+                      "measure a class their prediction does not allow:", *lines])
 
 
 def predictions_tally(classes: pd.DataFrame, descriptions: dict[str, dict]) -> str:
@@ -151,9 +171,9 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         left_out_markdown(classes),
         "**Mechanism.** Each registry entry states whether its logit is a function of the offset alone, whether "
         "every parameter shaping it past the training range is trained, whether its position term is monotone in "
-        "the offset, and whether it draws its position ids at random (`lengthgen/models/encodings.py`, each statement "
-        "tested against the code); whether it has a position term at all is read from the hooks its class "
-        "defines (`lengthgen/models/encodings_table.py`):",
+        "the offset, whether it draws its position ids at random, and whether it has a position term at all "
+        "(the `DECLARATIONS` of its module in `lengthgen/models/encodings/`, each statement tested against the code; "
+        "their definitions are in `docs/adding-an-encoding.md`):",
         properties_markdown(descriptions, order),
         predictions_rule(),
         predictions_markdown(classes, descriptions, order),
@@ -161,5 +181,6 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         f"({predictions_tally(classes, descriptions)}). Each prediction is one evidence check, holding when the "
         "measured class is one it allows; an impossibility is a sanity check instead, on the lowest in-range "
         "accuracy (only a bug in the encoding or its declaration can fit the range there).",
+        disagreements_markdown(classes, descriptions, order),
         checks_markdown(checks),
     ])

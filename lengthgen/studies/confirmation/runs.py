@@ -26,11 +26,11 @@ from lengthgen.experiments.catalog import plan
 # Where the claims' rules and predictors live: the checks (thresholds, verdicts, statistics over seeds, which runs
 # fit their range), the shared science (the kernel, the dilution law and its rival, their errors, the variants'
 # predictions), each experiment's checks and predictors, and the replication rules. Besides: the encodings' declared
-# properties, from which the variants predict each class (encodings.py, read through encodings_table.py, whose
+# properties, from which the variants predict each class (encodings/, read through encodings_table.py, whose
 # names names.py parses), the length scalings the cures apply, and the rule of a fitted range (range_fit.py).
 RULE_FILES = ("lengthgen/checks", "lengthgen/science", "lengthgen/experiments",
               "lengthgen/studies/confirmation/replication.py", "lengthgen/models/length_scaling.py",
-              "lengthgen/models/encodings.py", "lengthgen/models/encodings_table.py", "lengthgen/models/names.py",
+              "lengthgen/models/encodings", "lengthgen/models/encodings_table.py", "lengthgen/models/names.py",
               "lengthgen/training/range_fit.py")
 RUN_PREFIX = "confirm_"
 # Keys that say where and how a run is written and shown, or which other studies it runs, not what it measures.
