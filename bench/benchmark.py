@@ -81,7 +81,7 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CONFIG = yaml.safe_load((REPO / "config.yaml").read_text())
 prepare_config(DEFAULT_CONFIG, REPO / "workflow" / "schemas" / "config.schema.yaml")
 OFFSET = 2  # one offset stands for all: the cost does not depend on it
-# The training rules' prefix (train_sweep, train_variant, ...; not training_summary, which reads tables).
+# The training rules' prefix (train_sweep, train_variants, ...; not training_summary, which reads tables).
 TRAINING = "train_"
 
 
