@@ -1,6 +1,8 @@
 """The table of model families (lengthgen/experiments/families.py): each family's runs under a config, where they
-live, the settings its models are built and trained with."""
+live, the settings its models are built and trained with; and the model dataclasses' defaults, the schema's alone."""
+import ast
 import copy
+import dataclasses
 import itertools
 import subprocess
 import sys
@@ -137,3 +139,41 @@ def test_the_families_import_no_torch():
     result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True,
                             env={"PYTHONPATH": str(REPO)})
     assert result.stdout.strip() == "False"
+
+
+# --- Defaults: the schema's, written once.
+
+MODEL_CLASSES = {"lengthgen/models/head.py": ("HeadConfig", ("model",)),
+                 "lengthgen/models/transformer.py": ("TransformerConfig", ("transformer", "model"))}
+
+
+def literal_defaults(path, class_name):
+    """The fields of ``class_name`` in ``path`` whose default is written there as a literal value."""
+    tree = ast.parse((REPO / path).read_text())
+    body = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == class_name).body
+    return {node.target.id for node in body if isinstance(node, ast.AnnAssign) and isinstance(node.value, ast.Constant)}
+
+
+@pytest.mark.parametrize("path", MODEL_CLASSES)
+def test_a_model_dataclass_writes_no_default_the_schema_has(path):
+    class_name, sections = MODEL_CLASSES[path]
+    properties = load_schema(SCHEMA)["properties"]
+    schema_keys = {key for section in sections for key, spec in properties[section]["properties"].items()
+                   if "default" in spec}
+    assert not literal_defaults(path, class_name) & schema_keys
+
+
+def test_the_model_dataclasses_take_the_schemas_defaults():
+    from lengthgen.models.head import HeadConfig
+    from lengthgen.models.transformer import TransformerConfig
+
+    properties = load_schema(SCHEMA)["properties"]
+    for config_class, sections in ((HeadConfig, ("model",)), (TransformerConfig, ("transformer", "model"))):
+        defaults = {field.name: field.default for field in dataclasses.fields(config_class)}
+        for section in sections:  # the first section that has a key gives its default
+            for key, spec in properties[section]["properties"].items():
+                if key in defaults and "default" in spec and section == next(
+                        each for each in sections if key in properties[each]["properties"]):
+                    assert defaults[key] == spec["default"], (config_class.__name__, key)
+    assert HeadConfig(8, 16, "learned", 32).learned_init_std == properties["model"]["properties"][
+        "learned_init_std"]["default"]

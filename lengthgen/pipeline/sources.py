@@ -18,7 +18,8 @@ from pathlib import Path
 
 PACKAGE = "lengthgen"
 # Files a module reads when it is imported, which no import statement shows: inputs of every job that runs it.
-READ_AT_IMPORT = {"lengthgen/checks/rule_history.py": ("docs/rule_history.yaml",)}
+READ_AT_IMPORT = {"lengthgen/checks/rule_history.py": ("docs/rule_history.yaml",),
+                  "lengthgen/models/defaults.py": ("workflow/schemas/config.schema.yaml",)}
 DIGEST_LENGTH = 16  # hex digits of SHA-256: 64 bits, no chance collision between two versions of a file
 
 
