@@ -13,7 +13,7 @@ import pandas as pd
 from lengthgen.runtime.device import TORCH_STARTED
 from lengthgen.runtime.job import read_cost
 
-# The training rules' prefix (train_sweep, train_variant, ...; not training_summary, which reads tables).
+# The training rules' prefix (train_sweep, train_variants, ...; not training_summary, which reads tables).
 TRAINING = "train_"
 # A lengthgen file as a rule's params name it (lengthgen/pipeline/sources.py: fingerprints), quoted as Snakemake's
 # record of the params writes it: 'lengthgen/models/head.py@0123456789abcdef'.

@@ -121,7 +121,7 @@ def test_run_floor_keeps_training_and_charges_the_other_jobs_their_imports(recor
 
     costs = pd.DataFrame([
         {"log": "train_sweep/a.log", "stage": "train_sweep", "cpu_s": 100.0, "torch": True},
-        {"log": "train_variant/b.log", "stage": "train_variant", "cpu_s": 50.0, "torch": True},
+        {"log": "train_variants/b.log", "stage": "train_variants", "cpu_s": 50.0, "torch": True},
         {"log": "training_summary.log", "stage": "training_summary", "cpu_s": 0.8, "torch": False},  # not training
         {"log": "evaluate/c.log", "stage": "evaluate", "cpu_s": 3.0, "torch": True},
         {"log": "evaluate/d.log", "stage": "evaluate", "cpu_s": 1.2, "torch": True},  # under its imports: its own CPU

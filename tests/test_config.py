@@ -12,8 +12,7 @@ import pytest
 import yaml
 
 from conftest import REPO, SCHEMA, SMOKE_CONFIG
-from lengthgen.pipeline.config import (ConfigError, describe, fill_defaults, job_task, load_schema, model_file_settings,
-                              model_settings, prepare_config)
+from lengthgen.pipeline.config import ConfigError, describe, fill_defaults, job_task, load_schema, prepare_config
 from lengthgen.models.encodings_table import DEFAULT_NOISE_MAX_LENGTH
 
 DEFAULT = yaml.safe_load((REPO / "config.yaml").read_text())
@@ -405,18 +404,6 @@ def test_a_job_task_lists_its_keys_in_the_same_order_whatever_the_configs_order(
     reordered = {**default, "task": dict(reversed(default["task"].items()))}
     for job in ("models", "eval_sets"):
         assert list(job_task(reordered, job)) == list(job_task(default, job)) == sorted(job_task(default, job))
-
-
-def test_a_models_settings_hold_its_trained_positions_and_its_file_the_tasks_vocabulary_first():
-    task = {"train_length_max": 24, "train_length_min": 6, "vocab_size": 12}
-    settings = model_settings({"d_model": 64, "rope_base": 10000.0}, task)
-    # A learned table stores one row per position up to the longest training length.
-    assert settings == {"d_model": 64, "rope_base": 10000.0, "trained_positions": 24}
-    assert list(model_file_settings(settings, task).items()) == [
-        ("vocab_size", 12), ("d_model", 64), ("rope_base", 10000.0), ("trained_positions", 24)]
-    default_task = job_task(prepared(DEFAULT), "models")
-    assert model_file_settings(model_settings({"d_model": 16}, default_task), default_task) == {
-        "vocab_size": 16, "d_model": 16, "trained_positions": 32}
 
 
 # --- The whole line a user reads for representative mistakes: the key, what is wrong, what is allowed and why.

@@ -182,7 +182,7 @@ def test_the_confirm_command_schedules_each_confirmation_run_once_and_the_replic
     _, runs = runs_of(DEFAULT)
     for name, run in runs.items():
         assert jobs[f"confirm_{name}_report"] == jobs[f"confirm_{name}_all_claims"] == 1
-        assert (jobs[f"confirm_{name}_train_sweep"] + jobs[f"confirm_{name}_train_variant"]
+        assert (jobs[f"confirm_{name}_train_sweep"] + jobs[f"confirm_{name}_train_variants"]
                 == len({(pe, offset) for pe, _, offset in trained_runs(copy.deepcopy(run.prepared))}))
         assert jobs[f"confirm_{name}_eval_set"] == len(run.prepared["sweep"]["offset"])
     assert jobs["replication"] == jobs["plot_replication"] == 1

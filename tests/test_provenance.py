@@ -168,7 +168,7 @@ def test_adding_an_encoding_schedules_its_own_training_and_evaluation_and_the_va
         scheduled = scheduled_jobs(snakemake(smoke_run, "-n", configfile=listed).stdout)
     assert not any(re.search(r"(^|_)(train|evaluate|analyze|plot)_", rule) for rule, _ in scheduled_jobs(unlisted_run))
     models = model_jobs(scheduled)
-    assert {rule for rule, _ in models} == {"train_variant", "evaluate_variant"}
+    assert {rule for rule, _ in models} == {"train_variants", "evaluate_variants"}
     assert all(f"pe~{encoding}/" in log for _, log in models), sorted(models)
     assert {"analyze_variants", "plot_variants", "report"} <= {rule for rule, _ in scheduled}
 

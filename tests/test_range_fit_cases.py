@@ -206,13 +206,14 @@ def test_a_diverged_head_is_named_with_its_options_on_the_default_device():
 
 def test_a_seeded_head_carries_its_seed_into_its_learned_table():
     """``init_head(config, seed)`` sets ``config.init_seed`` to the seed, which draws the learned table's rows
-    (row p from generator("learned_row", seed, p), times learned_init_std 0.02)."""
+    (row p from generator("learned_row", seed, p), times the config's learned_init_std)."""
     from lengthgen.models.head import HeadConfig
     from lengthgen.runtime.seeding import generator
     from lengthgen.training.loop import init_head
     model = init_head(HeadConfig(5, 4, "learned", trained_positions=3), 7)
     assert model.config.init_seed == 7
-    rows = torch.stack([torch.randn(4, generator=generator("learned_row", 7, p)) * 0.02 for p in range(3)])
+    std = model.config.learned_init_std
+    rows = torch.stack([torch.randn(4, generator=generator("learned_row", 7, p)) * std for p in range(3)])
     torch.testing.assert_close(model.encoding.table.detach(), rows)
 
 

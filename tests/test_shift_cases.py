@@ -10,12 +10,13 @@ import pytest
 import torch
 from torch import nn
 
-from conftest import bootstrap_both_ways
+from conftest import SCHEMA, bootstrap_both_ways
 from lengthgen.checks.check import with_keys
 from lengthgen.experiments.shift import analysis as shift
 from lengthgen.experiments.shift.summaries import summary_by_shift
 from lengthgen.experiments.shift.thresholds import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE
 from lengthgen.models.head import HeadConfig
+from lengthgen.pipeline.config import load_schema
 from lengthgen.training.loop import init_head
 
 
@@ -120,7 +121,9 @@ def test_an_untrained_head_is_the_seeded_init_of_the_sweep_s_settings():
     head = shift.untrained_head("learned", 5, 8, 16, 3)
     reference = init_head(HeadConfig(5, 8, "learned", 16), 3)
     assert head.config == reference.config
-    assert (head.config.rope_base, head.config.learned_init_std, head.config.init) == (1e4, 0.02, "torch_default")
+    defaults = load_schema(SCHEMA)["properties"]["model"]["properties"]
+    assert (head.config.rope_base, head.config.learned_init_std, head.config.init) == tuple(
+        defaults[key]["default"] for key in ("rope_base", "learned_init_std", "init"))
     assert not head.training
     for (name, parameter), (_, expected) in zip(head.named_parameters(), reference.named_parameters(), strict=True):
         assert torch.equal(parameter, expected), name

@@ -17,8 +17,8 @@ from lengthgen.studies.confirmation.runs import confirmation_runs
 from lengthgen.studies.robustness.points import robustness_points
 
 PROFILE = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
-MODEL_RULES = {"train_sweep", "train_variant", "train_linear", "train_log_length", "evaluate_sweep",
-               "evaluate_variant", "train_transformer", "evaluate_transformer"}
+MODEL_RULES = {"train_sweep", "train_variants", "train_linear", "train_log_length", "evaluate_sweep",
+               "evaluate_variants", "train_transformer", "evaluate_transformer"}
 
 
 def model_chains(config: dict) -> int:

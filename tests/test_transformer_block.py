@@ -249,13 +249,14 @@ def test_nanogpt_init_scales_the_residual_projections_by_the_depth():
     assert model.token_embedding.weight.std().item() == pytest.approx(0.02, rel=0.1)
 
 
-@pytest.mark.parametrize("init, std", [("nanogpt", 0.02), ("normal@std=0.3", 0.3)])
+@pytest.mark.parametrize("init, std", [("nanogpt", None), ("normal@std=0.3", 0.3)])
 def test_the_learned_table_is_drawn_from_the_models_seed_and_init(init, std):
     """Row p of the learned table is N(0, std^2) from its own generator ("learned_row", init_seed, p): std the
-    model's learned_init_std (0.02) unless a named normal init sets every weight's."""
+    model's learned_init_std (None here) unless a named normal init sets every weight's."""
     from lengthgen.runtime.seeding import generator
     model = Transformer(TransformerConfig(vocab_size=VOCAB, pe="learned", n_layers=1, n_heads=HEADS, d_model=WIDTH,
                                           trained_positions=LENGTH, init=init, init_seed=7))
+    std = std or model.config.learned_init_std
     rows = torch.stack([torch.randn(WIDTH, generator=generator("learned_row", 7, p)) * std for p in range(LENGTH)])
     torch.testing.assert_close(model.encoding.table.detach(), rows)
 

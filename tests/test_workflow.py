@@ -51,7 +51,7 @@ def trained_runs(config: dict) -> set:
 
 def training_jobs(jobs: Counter) -> int:
     """The single-head training jobs among ``jobs``: one per (pe, offset), every seed inside."""
-    return jobs["train_sweep"] + jobs["train_variant"]
+    return jobs["train_sweep"] + jobs["train_variants"]
 
 
 def test_default_config_dry_run_trains_each_encoding_and_offset_once_with_every_seed(tmp_path):
@@ -60,7 +60,7 @@ def test_default_config_dry_run_trains_each_encoding_and_offset_once_with_every_
     runs = trained_runs(config)
     assert training_jobs(jobs) == len({(pe, offset) for pe, _, offset in runs})
     assert len(config["sweep"]["seed"]) == 10 and len(config["variants"]["seeds"]) == 5
-    assert jobs["evaluate_sweep"] + jobs["evaluate_variant"] == training_jobs(jobs)
+    assert jobs["evaluate_sweep"] + jobs["evaluate_variants"] == training_jobs(jobs)
     assert jobs["eval_set"] == len(config["sweep"]["offset"])
     assert jobs["train_linear"] == jobs["train_log_length"] == len(config["sweep"]["offset"])
     assert jobs["train_transformer"] == jobs["evaluate_transformer"] == len(config["sweep"]["pe"]) * 2

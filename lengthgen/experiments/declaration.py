@@ -13,14 +13,16 @@ Inputs are named sources, resolved to files by the workflow and loaded by the ru
 - ``EvalSets()``: the evaluation token sets, {offset: {length: (tokens, targets)}};
 - ``Table(name)``: a table another experiment (or the workflow) wrote, ``tables/<name>.parquet``.
 
-Families: ``sweep`` (the single heads of ``sweep``), ``variants``, ``linear`` and ``log_length``
-(heads trained beside the sweep), ``transformer``. An experiment ``per_offset`` runs once per
+Families: those of ``families.FAMILIES`` (``sweep``, ``variants``, ``linear``, ``log_length``,
+``transformer``), which say where each family's runs are. An experiment ``per_offset`` runs once per
 offset of a config list: its sections, tables and figures carry ``K{offset}``, and its sweep
 models and evaluation sets are those of that offset.
 """
 
 from dataclasses import dataclass, field
 from typing import Callable
+
+from lengthgen.experiments.families import family
 
 Requirement = Callable[[dict], str | None]
 
@@ -65,10 +67,6 @@ Source = Models | Evaluations | RangeFits | TrainingCurves | EvalSets | Table
 SOURCE_KINDS = {kind.__name__: kind for kind in (Models, Evaluations, RangeFits, TrainingCurves, EvalSets, Table)}
 
 
-# The table each run of a family writes as its evaluation.
-EVALUATION_TABLES = {"transformer": "transformer_by_position"}
-
-
 def schema_read(source: Source) -> str | None:
     """The schema a job reads one declared input with; None for models, which are no table."""
     if isinstance(source, EvalSets):
@@ -76,7 +74,7 @@ def schema_read(source: Source) -> str | None:
     if isinstance(source, Table):
         return source.schema_name
     if isinstance(source, Evaluations):
-        return EVALUATION_TABLES.get(source.family, "accuracy_by_length")
+        return family(source.family).evaluation_table
     if isinstance(source, RangeFits):
         return "range_fit"
     if isinstance(source, TrainingCurves):

@@ -23,6 +23,7 @@ from lengthgen.checks.bootstrap import seed_bootstrap
 from lengthgen.checks.check import with_keys
 from lengthgen.experiments.declaration import (EvalSets, Evaluations, Models, RangeFits, Source, Table,
                                                TrainingCurves, from_plain, schema_read)
+from lengthgen.experiments.families import family
 from lengthgen.tables.registry import schema_named
 from lengthgen.tables.core import CLAIMS
 from lengthgen.tables.spread import CLAIM_SPREAD
@@ -47,7 +48,7 @@ class ModelSet:
     def __iter__(self):
         from lengthgen.models.loading import load_models  # torch: only jobs that read models pay for it
 
-        if self.family != "transformer":
+        if family(self.family).trainer == "head":
             return load_models(self.runs, self.files, self.expected)
         from lengthgen.runtime.device import resolve_device
         from lengthgen.models.transformer import load_transformer

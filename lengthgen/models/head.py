@@ -23,6 +23,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from lengthgen.models.checkpoint import load_model
+from lengthgen.models.defaults import MODEL_DEFAULTS
 from lengthgen.models.encodings import EncodingConfig, PositionalEncoding, build_encoding
 from lengthgen.models.init import initialize, parse_init
 from lengthgen.models.length_scaling import LOGIT_SCALES, POSITION_SCALES, check_scales
@@ -55,15 +56,15 @@ class HeadConfig:
     d_model: int
     pe: str
     trained_positions: int  # the longest training length: rows a learned table stores (encodings.EncodingConfig)
-    rope_base: float = 1e4
-    learned_init_std: float = 0.02
+    rope_base: float = MODEL_DEFAULTS["rope_base"]
+    learned_init_std: float = MODEL_DEFAULTS["learned_init_std"]
     attention: str = "softmax"
     # Length scaling (lengthgen/models/length_scaling.py): factors of the sequence length n and of
     # reference_length (the longest training length) on the attention logits and position ids.
     logit_scale: str = "none"
     position_scale: str = "none"
     reference_length: int | None = None
-    init: str = "torch_default"  # the init of every weight, by name (model.init; lengthgen/models/init.py)
+    init: str = MODEL_DEFAULTS["init"]  # the init of every weight, by name (model.init; lengthgen/models/init.py)
     init_seed: int = 0  # the seed of the model's init (training.seeded_init sets it)
 
     def encoding_config(self) -> EncodingConfig:

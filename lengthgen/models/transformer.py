@@ -25,6 +25,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from lengthgen.models.checkpoint import load_model
+from lengthgen.models.defaults import MODEL_DEFAULTS, TRANSFORMER_DEFAULTS
 from lengthgen.models.encodings import (EncodingConfig, PositionalEncoding, build_encoding, encoding_parameters,
                                         resolve_encoding)
 from lengthgen.models.init import initialize, parse_init
@@ -39,10 +40,10 @@ class TransformerConfig:
     n_heads: int
     d_model: int
     trained_positions: int  # the longest training length: rows a learned table stores (encodings.EncodingConfig)
-    rope_base: float = 1e4
-    learned_init_std: float = 0.02
+    rope_base: float = MODEL_DEFAULTS["rope_base"]
+    learned_init_std: float = MODEL_DEFAULTS["learned_init_std"]
     mlp_ratio: int = 4  # hidden width of the MLP, in multiples of d_model
-    init: str = "nanogpt"  # the init of every weight, by name (transformer.init; lengthgen/models/init.py)
+    init: str = TRANSFORMER_DEFAULTS["init"]  # the init of every weight, by name (transformer.init; lengthgen/models/init.py)
     init_seed: int = 0  # the seed of the model's init (training.seeded_init sets it)
 
     def encoding_config(self) -> EncodingConfig:

@@ -72,18 +72,6 @@ def job_task(config: dict, job: str) -> dict:
     return {key: config["task"][key] for key in sorted(TASK_READ_BY[job])}
 
 
-def model_settings(settings: dict, task: dict) -> dict:
-    """A model's settings: its config section's ``settings``, and ``trained_positions``, the longest training
-    length of ``task`` (the rows a learned position table stores)."""
-    return {**settings, "trained_positions": task["train_length_max"]}
-
-
-def model_file_settings(model: dict, task: dict) -> dict:
-    """What the file of a model trained on ``task`` with ``model`` settings holds besides its encoding, as
-    ``checkpoint.load_model`` checks it: the task's vocabulary, then the model's settings."""
-    return {"vocab_size": task["vocab_size"], **model}
-
-
 def prepare_config(config: dict, schema_path: Path) -> None:
     """Validate ``config`` in place against the schema file, fill its defaults and derived settings, and check it."""
     schema = load_schema(schema_path)

@@ -18,6 +18,9 @@ from pathlib import Path
 
 PACKAGE = "lengthgen"
 # Files a module reads when it is imported, which no import statement shows: inputs of every job that runs it.
+# (lengthgen/models/defaults.py reads the config schema's defaults, but no job's output depends on them: a job is
+# given every model setting, defaults filled in, in its params; tests/test_families.py holds that. So an edit to the
+# schema reruns no model job.)
 READ_AT_IMPORT = {"lengthgen/checks/rule_history.py": ("docs/rule_history.yaml",)}
 DIGEST_LENGTH = 16  # hex digits of SHA-256: 64 bits, no chance collision between two versions of a file
 

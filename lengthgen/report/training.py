@@ -11,13 +11,13 @@ data, and the report reads the reasons from the table.
 
 import pandas as pd
 
+from lengthgen.experiments.families import display_names, single_softmax_heads
 from lengthgen.training.range_fit import FIT_ACCURACY, SETTLED_LOSS
 from lengthgen.science.variant_predictions import FAILS, NO_PREDICTION, impossibility, predicted_class
 
-FAMILY_NAMES = {"head": "single heads (sweep and variants)", "linear": "linear-attention heads (arm 2)",
-                "log_length": "log-length heads (cures)", "transformer": "transformers"}
+FAMILY_NAMES = display_names()  # each family of the summary as RESULTS.md names it
 # The families of single softmax heads, the model the variants' account predicts for.
-SINGLE_HEADS = ("head", "log_length")
+SINGLE_HEADS = single_softmax_heads()
 TRAINING_FAILURE = "not expected: a training failure, not a property of the encoding"
 
 

@@ -21,6 +21,7 @@ from torch.func import functional_call, stack_module_state
 from lengthgen.training.adam import FusedAdam
 from lengthgen.training.fast_heads import FastHeads, fast_heads
 from lengthgen.models.checkpoint import save_model
+from lengthgen.models.defaults import TRAIN_DEFAULTS
 from lengthgen.models.head import AttentionHead, HeadConfig
 from lengthgen.runtime.device import resolve_device
 from lengthgen.models.head_stacked import StackedHeads, stackable
@@ -50,12 +51,12 @@ class TrainConfig:
     steps: int
     batch_size: int
     lr: float  # the peak learning rate of the schedule
-    log_every: int = 100
+    log_every: int = TRAIN_DEFAULTS["log_every"]
     precision: str = "float32"  # or "bf16": bfloat16 autocast of the forward pass (on a GPU)
     # The schedule (``learning_rate_factor``): a linear warmup over this share of the steps, then a
     # cosine decay to almost zero, so that the saved weights are those of a settled model and not
     # of a step taken at full rate (a mid-spike head).
-    warmup_fraction: float = 0.1
+    warmup_fraction: float = TRAIN_DEFAULTS["warmup_fraction"]
 
 
 PRECISIONS = {"float32": None, "bf16": torch.bfloat16}  # the autocast dtype of each precision

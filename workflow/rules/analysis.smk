@@ -1,7 +1,7 @@
 rule accuracy_by_length:
     """The tidy table: one row per (model, evaluation length)."""
     input:
-        evaluations=evaluation_files(sweep_runs()),
+        evaluations=in_results(families.evaluation_files("sweep", config)),
     output:
         f"{RESULTS}/tables/accuracy_by_length.parquet",
     params:
@@ -27,21 +27,21 @@ for experiment in PLAN.running:
             f"analyze_{experiment.name}"
         input:
             unpack(per_job(experiment, lambda offset, experiment=experiment: {
-                **{name: source_files(source, offset) for name, source in experiment.reads.items()},
+                **{name: JOBS.source_files(source, offset) for name, source in experiment.reads.items()},
             })),
         output:
-            **experiment_tables(experiment),
+            **JOBS.tables(experiment),
             claims=f"{RESULTS}/claims/{section}.parquet",
             spread=f"{RESULTS}/spread/{section}.parquet",
         params:
-            *experiment_code(experiment, "analyze.py"),
+            *JOBS.code(experiment, "analyze.py"),
             experiment=experiment.name,
             section=per_job(experiment, lambda offset, experiment=experiment: section_name(experiment, offset)),
             reads={name: as_plain(source) for name, source in experiment.reads.items()},
             details=per_job(experiment, lambda offset, experiment=experiment: {
-                name: source_details(source, offset) for name, source in experiment.reads.items()}),
-            settings=per_job(experiment, lambda offset, experiment=experiment: experiment_settings(experiment, offset)),
-            bootstrap=per_job(experiment, lambda offset, experiment=experiment: bootstrap_settings(
+                name: JOBS.source_details(source, offset) for name, source in experiment.reads.items()}),
+            settings=per_job(experiment, lambda offset, experiment=experiment: JOBS.settings(experiment, offset)),
+            bootstrap=per_job(experiment, lambda offset, experiment=experiment: JOBS.bootstrap(
                 section_name(experiment, offset))),
             device=config["device"],
         group:
@@ -49,7 +49,7 @@ for experiment in PLAN.running:
         conda:
             CONDA_ENV
         log:
-            job_log(f"analyze_{experiment.name}", experiment),
+            JOBS.log(f"analyze_{experiment.name}", experiment),
         script:
             "../scripts/analyze.py"
 

@@ -1,21 +1,27 @@
-for batch_rule, (encodings, seeds) in HEAD_BATCHES.items():
+# One evaluation rule per model family with an evaluation table (lengthgen/experiments/families.py), a job per
+# (pe, offset) of the models its family trains, every seed: evaluate_sweep and evaluate_variants score the single
+# heads at every evaluation length, evaluate_transformer scores the transformers at every position.
+for family in [each for each in FAMILIES.values() if each.trainer == "head" and each.evaluation_table
+               and families.trained_encodings(each.name, config)]:
+    run = families.run_path(family.name)
+    seeds = families.trained_seeds(family.name, config)
 
     rule:
         """Every evaluation length of the heads of one (pe, offset), every seed of this rule's encodings, in one job."""
         name:
-            f"evaluate_{batch_rule}"
+            f"evaluate_{family.name}"
         input:
-            models=seed_files(f"{RESULTS}/models/{RUN_FOLDER}/model.pt", seeds),
+            models=seed_files(f"{RESULTS}/models/{run}/model.pt", seeds),
             eval_set=f"{RESULTS}/data/eval/offset~{{offset}}.parquet",
         output:
-            seed_files(f"{RESULTS}/evaluations/{RUN_FOLDER}.parquet", seeds),
+            seed_files(f"{RESULTS}/evaluations/{run}.parquet", seeds),
         wildcard_constraints:
-            pe=alternatives(encodings),
+            pe=alternatives(families.trained_encodings(family.name, config)),
         params:
             *script_code("evaluate.py"),
-            encoding=lambda w: encoding_code([w.pe]),
-            runs=lambda w, seeds=seeds: [{"pe": w.pe, "seed": seed, "offset": int(w.offset)} for seed in seeds],
-            expected=HEAD,
+            encoding=lambda w, name=family.name: job_encoding_code(name, w),
+            runs=lambda w, name=family.name: families.job_runs(name, config, dict(w.items())),
+            expected=families.expected_settings(family.name, config),
             task=MODELS_TASK,
             device=config["device"],
         threads: 1
@@ -36,15 +42,17 @@ for batch_rule, (encodings, seeds) in HEAD_BATCHES.items():
 rule evaluate_transformer:
     """Accuracy of the transformers of one (pe, offset) at every position of every evaluation length, in one job."""
     input:
-        models=seed_files(f"{RESULTS}/models/transformer/{RUN_FOLDER}/model.pt", TRANSFORMER_SEEDS),
+        models=seed_files(f"{RESULTS}/models/{families.run_path('transformer')}/model.pt",
+                          families.trained_seeds("transformer", config)),
         eval_set=f"{RESULTS}/data/eval/offset~{{offset}}.parquet",
     output:
-        seed_files(f"{RESULTS}/evaluations/transformer/{RUN_FOLDER}.parquet", TRANSFORMER_SEEDS),
+        seed_files(f"{RESULTS}/evaluations/{families.run_path('transformer')}.parquet",
+                   families.trained_seeds("transformer", config)),
     params:
         *script_code("evaluate_transformer.py"),
-        encoding=lambda w: encoding_code([w.pe]),
-        runs=lambda w: [{"pe": w.pe, "seed": seed, "offset": int(w.offset)} for seed in TRANSFORMER_SEEDS],
-        expected=family_expected("transformer"),
+        encoding=lambda w: job_encoding_code("transformer", w),
+        runs=lambda w: families.job_runs("transformer", config, dict(w.items())),
+        expected=families.expected_settings("transformer", config),
         eval_samples=config["transformer"]["eval_samples"],
         device=config["device"],
     threads: 1

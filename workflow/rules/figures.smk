@@ -1,8 +1,8 @@
 # Each section's figures, keyed like EXPERIMENTS; only those of the experiments that run are built.
 FIGURES_BY_SECTION = {
-    section: [f"{RESULTS}/figures/{figure}.png" for figure in experiment_figures(experiment, offset)]
+    section: [f"{RESULTS}/figures/{figure}.png" for figure in JOBS.figures(experiment, offset)]
     for experiment in PLAN.running
-    for section, offset in experiment_sections(experiment).items()
+    for section, offset in JOBS.sections(experiment).items()
 }
 FIGURES = [figure for section in EXPERIMENTS for figure in FIGURES_BY_SECTION[section]]
 # Every figure's dpi, set once: layered over the style file (workflow/matplotlibrc) by every figure job.
@@ -26,8 +26,8 @@ for experiment in PLAN.running:
         name:
             experiment.name
         input:
-            [f"{RESULTS}/sections/{section}.md" for section in experiment_sections(experiment)],
-            [figure for section in experiment_sections(experiment) for figure in FIGURES_BY_SECTION[section]],
+            [f"{RESULTS}/sections/{section}.md" for section in JOBS.sections(experiment)],
+            [figure for section in JOBS.sections(experiment) for figure in FIGURES_BY_SECTION[section]],
 
     rule:
         name:
@@ -36,26 +36,26 @@ for experiment in PLAN.running:
             unpack(per_job(experiment, lambda offset, experiment=experiment: {
                 "style": FIGURE_STYLE,
                 "claims": f"{RESULTS}/claims/{section_name(experiment, offset)}.parquet",
-                **{name: path for name, (path, _) in figure_tables(experiment, offset).items()},
+                **{name: path for name, (path, _) in JOBS.figure_tables(experiment, offset).items()},
             })),
         output:
-            figures=[report(f"{RESULTS}/figures/{figure}.png", caption=figure_caption(experiment, figure),
-                            category=experiment.name) for figure in experiment_figures(experiment)],
+            figures=[report(f"{RESULTS}/figures/{figure}.png", caption=JOBS.caption(experiment, figure),
+                            category=experiment.name) for figure in JOBS.figures(experiment)],
             section=f"{RESULTS}/sections/{section_name(experiment, '{offset}')}.md",
         params:
-            *experiment_code(experiment, "plot.py"),
+            *JOBS.code(experiment, "plot.py"),
             experiment=experiment.name,
-            figures=per_job(experiment, lambda offset, experiment=experiment: experiment_figures(experiment, offset)),
+            figures=per_job(experiment, lambda offset, experiment=experiment: JOBS.figures(experiment, offset)),
             schemas=per_job(experiment, lambda offset, experiment=experiment: {
-                name: schema for name, (_, schema) in figure_tables(experiment, offset).items()}),
-            settings=per_job(experiment, lambda offset, experiment=experiment: experiment_settings(experiment, offset)),
+                name: schema for name, (_, schema) in JOBS.figure_tables(experiment, offset).items()}),
+            settings=per_job(experiment, lambda offset, experiment=experiment: JOBS.settings(experiment, offset)),
             style=FIGURE_SETTINGS,
         group:
             "summary"
         conda:
             CONDA_ENV
         log:
-            job_log(f"plot_{experiment.name}", experiment),
+            JOBS.log(f"plot_{experiment.name}", experiment),
         script:
             "../scripts/plot.py"
 

@@ -31,7 +31,7 @@ rule report:
          for page in REPORT_PAGES],
     params:
         *script_code("write_report.py"),
-        encodings=encoding_code(ALL_ENCODINGS),
+        encodings=encoding_code(families.every_encoding(config)),
         config=config,
         commit=CODE_VERSION,
         sections=EXPERIMENTS,

@@ -1,88 +1,56 @@
-# Training runs every seed of one (pe, offset) side by side in one job (lengthgen/training/loop.py);
-# each seed still gets its own model.pt, training_curve.parquet and range_fit.parquet.
-# One rule per entry of HEAD_TRAINING_RULES (common.smk): the sweep's heads, the variants' and the
-# modified rope heads (linear, log_length).
-
-for training_rule, training in HEAD_TRAINING_RULES.items():
-    job = training.run.replace("seed~{seed}/", "")  # one job: every seed of one (pe, offset)
+# One training rule per model family (lengthgen/experiments/families.py): train_sweep, train_variants, train_linear,
+# train_log_length, train_transformer. A job trains every seed of one (pe, offset) side by side with its family's
+# trainer (lengthgen/training/loop.py); each seed still gets its own model.pt, training_curve.parquet and
+# range_fit.parquet. A family whose runs others train (variants the sweep shares) trains only the rest.
+for family in [each for each in FAMILIES.values() if families.trained_encodings(each.name, config)]:
+    run = f"{RESULTS}/models/{families.run_path(family.name)}"
+    seeds = families.trained_seeds(family.name, config)
 
     rule:
-        """Train the heads of one job, every seed side by side."""
+        """Train the models of one job, every seed side by side."""
         name:
-            training_rule
+            f"train_{family.name}"
         output:
-            model=seed_files(f"{RESULTS}/models/{training.family}{training.run}/model.pt", training.seeds),
-            curve=seed_files(f"{RESULTS}/models/{training.family}{training.run}/training_curve.parquet", training.seeds),
-            fit=seed_files(f"{RESULTS}/models/{training.family}{training.run}/range_fit.parquet", training.seeds),
+            model=seed_files(f"{run}/model.pt", seeds),
+            curve=seed_files(f"{run}/training_curve.parquet", seeds),
+            fit=seed_files(f"{run}/range_fit.parquet", seeds),
         wildcard_constraints:
-            **({"pe": alternatives(training.encodings)} if training.encodings else {}),
+            **({"pe": alternatives(families.trained_encodings(family.name, config))} if "{pe}" in run else {}),
         params:
             *script_code("train.py"),
-            encoding=lambda w: encoding_code([getattr(w, "pe", "rope")]),
-            runs=lambda w, seeds=training.seeds: [{"pe": getattr(w, "pe", "rope"), "seed": seed, "offset": int(w.offset)}
-                                                  for seed in seeds],
+            encoding=lambda w, name=family.name: job_encoding_code(name, w),
+            trainer=family.trainer,
+            runs=lambda w, name=family.name: families.job_runs(name, config, dict(w.items())),
             task=MODELS_TASK,
-            model=training.model,
-            train=training.train,
+            model=families.model_settings(family.name, config),
+            train=families.train_settings(family.name, config),
             device=config["device"],
             cpu_kernels=config["cpu_kernels"],  # other kernels train other weights: a switch retrains
         threads: 1
         resources:
             mem_mb=2000,
             gres=MODEL_GRES,
-            runtime=training.runtime,
+            runtime=family.runtime,
         group:
             "models"
         conda:
             CONDA_ENV
         log:
-            f"{RESULTS}/logs/{training_rule}/{job}.log",
+            f"{RESULTS}/logs/train_{family.name}/{family.run_folder.replace('seed~{seed}/', '')}.log",
         script:
             "../scripts/train.py"
-
-
-# The transformers: a rule of their own, with its own script. (Snakemake records a rule's source lines, so
-# merging it into the loop above would make every trained transformer out of date.)
-rule train_transformer:
-    """Train the transformers of one (pe, offset) on the full-sequence task, every seed side by side."""
-    output:
-        model=seed_files(f"{RESULTS}/models/transformer/{RUN_FOLDER}/model.pt", TRANSFORMER_SEEDS),
-        curve=seed_files(f"{RESULTS}/models/transformer/{RUN_FOLDER}/training_curve.parquet", TRANSFORMER_SEEDS),
-        fit=seed_files(f"{RESULTS}/models/transformer/{RUN_FOLDER}/range_fit.parquet", TRANSFORMER_SEEDS),
-    params:
-        *script_code("train_transformer.py"),
-        encoding=lambda w: encoding_code([w.pe]),
-        runs=lambda w: [{"pe": w.pe, "seed": seed, "offset": int(w.offset)} for seed in TRANSFORMER_SEEDS],
-        task=MODELS_TASK,
-        model=TRANSFORMER_TRAINING,
-        train=config_slice("transformer", ["steps", "batch_size", "lr", "log_every", "precision", "warmup_fraction"]),
-        device=config["device"],
-        cpu_kernels=config["cpu_kernels"],  # other kernels train other weights: a switch retrains
-    threads: 1
-    resources:
-        gres=MODEL_GRES,
-        mem_mb=2000,
-        runtime=60,
-    group:
-        "models"
-    conda:
-        CONDA_ENV
-    log:
-        f"{RESULTS}/logs/train_transformer/pe~{{pe}}/offset~{{offset}}.log",
-    script:
-        "../scripts/train_transformer.py"
 
 
 rule training_summary:
     """Every trained model's fit of its training range, in one table (RESULTS.md lists any that does not fit)."""
     input:
-        fits=ALL_RANGE_FITS,
+        fits=[path for paths in families.range_fit_files(config).values() for path in in_results(paths)],
     output:
         f"{RESULTS}/tables/training.parquet",
     params:
         *script_code("training_summary.py"),
-        encodings=encoding_code(ALL_ENCODINGS),
-        families=RANGE_FIT_FAMILIES,
+        encodings=encoding_code(families.every_encoding(config)),
+        families={family: in_results(paths) for family, paths in families.range_fit_files(config).items()},
     group:
         "summary"
     conda:

@@ -27,12 +27,11 @@ from lengthgen.training.loop import init_head
 DTYPES = {"float32": torch.float32, "float64": torch.float64}
 
 
-def untrained_head(pe: str, vocab_size: int, d_model: int, trained_positions: int, seed: int, rope_base: float = 1e4,
-                   learned_init_std: float = 0.02, init: str = "torch_default") -> AttentionHead:
+def untrained_head(pe: str, vocab_size: int, d_model: int, trained_positions: int, seed: int,
+                   **options) -> AttentionHead:
     """A head at its seeded initialization (e.g. the sinusoidal reference when none was trained), under the
-    sweep's ``model.init``."""
-    return init_head(HeadConfig(vocab_size, d_model, pe, trained_positions, rope_base, learned_init_std, init=init),
-                     seed).eval()
+    sweep's ``options`` (rope_base, learned_init_std, init: ``HeadConfig``'s defaults, the schema's, where left out)."""
+    return init_head(HeadConfig(vocab_size, d_model, pe, trained_positions, **options), seed).eval()
 
 
 @torch.no_grad()

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from lengthgen.models.defaults import MODEL_DEFAULTS
 from lengthgen.models.encodings_table import POSITION_HOOKS, PROPERTIES, CatalogEntry, encoding_catalog
 from lengthgen.models.names import parse_name
 
@@ -60,8 +61,8 @@ class EncodingConfig:
 
     d_model: int
     trained_positions: int
-    rope_base: float = 1e4
-    learned_init_std: float = 0.02
+    rope_base: float = MODEL_DEFAULTS["rope_base"]
+    learned_init_std: float = MODEL_DEFAULTS["learned_init_std"]
     n_heads: int = 1
     init_seed: int = 0
     init_std: float | None = None
