@@ -489,3 +489,20 @@ def test_every_key_of_the_schema_has_a_type_describe_names_and_every_section_and
         assert set(types) - {"null"} <= {"integer", "number", "string", "array", "object"}, key
         assert "array" not in types or "items" in fragment, key
         assert "object" not in types or fragment.get("properties"), key
+
+
+def test_add_pe_appends_the_encodings_not_listed_and_leaves_no_key():
+    config = copy.deepcopy(DEFAULT)
+    listed = list(config["variants"]["pe"])
+    config["variants"]["add_pe"] = ["rope@base=1e5", listed[0]]
+    prepared_config = prepared(config)
+    assert prepared_config["variants"]["pe"] == [*listed, "rope@base=1e5"]
+    assert "add_pe" not in prepared_config["variants"]
+    assert prepared(copy.deepcopy(DEFAULT))["variants"]["pe"] == listed
+
+
+def test_a_bad_name_in_add_pe_is_refused_like_one_in_pe():
+    config = copy.deepcopy(DEFAULT)
+    config["variants"]["add_pe"] = ["alibi@slop=1"]
+    with pytest.raises(ConfigError, match="alibi has no parameter 'slop'"):
+        prepared(config)

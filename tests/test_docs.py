@@ -16,6 +16,7 @@ import yaml
 from snakemake.utils import update_config
 
 from lengthgen.models.encodings_table import resolve_encoding_name
+from lengthgen.pipeline.config import prepare_config
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -219,16 +220,18 @@ def test_every_path_named_exists():
     assert not problems, "paths and modules named that do not exist:\n" + "\n".join(problems)
 
 
-def test_the_overlay_example_of_configuration_md_is_config_yaml_s_list_and_one_more():
-    """docs/configuration.md shows that a list in an overlay replaces the list below it: its example adds one
-    encoding by listing all of config.yaml's, so it must list all of them, and the one it adds must be a name."""
+def test_the_overlay_example_of_configuration_md_adds_one_encoding_to_config_yaml_s_list():
+    """docs/configuration.md shows how an overlay adds an encoding without copying the list (a list in an overlay
+    replaces the one below it): layered over config.yaml and prepared, its example keeps every encoding listed and
+    adds one more, a registry name."""
     page = (REPO / "docs" / "configuration.md").read_text()
     example = yaml.safe_load(re.search(r"```yaml\n(variants:.*?)```", page, re.DOTALL).group(1))
     layered = yaml.safe_load((REPO / "config.yaml").read_text())
     listed = list(layered["variants"]["pe"])
     update_config(layered, example)
+    prepare_config(layered, REPO / "workflow" / "schemas" / "config.schema.yaml")
     added = layered["variants"]["pe"][len(listed):]
-    assert layered["variants"]["pe"][:len(listed)] == listed and len(added) == 1
+    assert layered["variants"]["pe"][:len(listed)] == listed and len(added) == 1 and "add_pe" not in layered["variants"]
     resolve_encoding_name(added[0])
 
 

@@ -78,6 +78,7 @@ def prepare_config(config: dict, schema_path: Path) -> None:
     validate_config(config, schema)
     # Validates again (it passes) and sets every default the schema gives a key the config leaves out.
     fill_defaults(config, schema)
+    add_encodings(config["variants"])
     derive_settings(config)
     check_config(config)
     order_as_schema(config, schema)
@@ -133,6 +134,12 @@ def longest_in_training_range(task: dict) -> int:
     """The longest evaluation length not past ``train_length_max`` (``check_config`` ensures one)."""
     return max((length for length in task["eval_lengths"] if length <= task["train_length_max"]),
                default=min(task["eval_lengths"]))
+
+
+def add_encodings(variants: dict) -> None:
+    """Append ``variants.add_pe`` to ``variants.pe`` (each encoding not in it already), and drop the key: an overlay
+    list replaces the list below it, so this is how an overlay adds one encoding to the default list."""
+    variants["pe"] = [*variants["pe"], *(pe for pe in variants.pop("add_pe") if pe not in variants["pe"])]
 
 
 def derive_settings(config: dict) -> None:
