@@ -115,6 +115,9 @@ def test_a_declared_module_reads_as_a_table_entry_with_its_class_s_first_paragra
     ('"monotone": False,', r"encoding 'xpos_lite': unknown key 'monotone'"),
     ("", r"encoding 'xpos_lite' does not declare monotone_in_offset$"),
     ('"monotone_in_offset": False, "parameters": ("scale", 1),', r"parameters must be a tuple of parameter names"),
+    # offset only at every length already, and bounded by a parameter it does not have
+    ('"monotone_in_offset": False, "offset_only_up_to": "scale",', r"offset_only_up_to must name one of its "
+                                                                   r"parameters \(none declared\), and offset_only"),
 ])
 def test_a_declaration_the_table_cannot_read_stops_it_naming_the_encoding_and_the_property(tmp_path, line, message):
     with pytest.raises(encoding_catalog.DeclarationError, match=message):

@@ -224,6 +224,30 @@ def test_offset_only_is_what_a_shift_of_every_position_id_does(pe):
         assert max(changes) > 1e-3
 
 
+BOUNDED = [name for name in NAMES if encoding_description(name)["offset_only_up_to"] is not None]
+
+
+@pytest.mark.parametrize("pe", BOUNDED)
+def test_offset_only_up_to_is_what_a_shift_below_that_length_does(pe):
+    """offset_only_up_to L: shifting every position id while the last query stays at most L leaves the logits
+    unchanged, whatever the parameters; a shift taking the queries past L changes them. FIRE with its threshold
+    fixed: below L its normalizer psi(max(L, i)) is psi(L) for every query."""
+    bound = int(encoding_description(pe)["offset_only_up_to"])
+    tokens = torch.randint(VOCAB, (4, 6), generator=generator("bounded shift tokens"))
+    last_inside = bound - tokens.shape[1] + 1  # the shift that puts the last query at position L
+    for model in heads_with_any_parameters(pe, trained_positions=64):
+        logits = attention_logits(model, tokens)
+        for shift in (1, last_inside):
+            torch.testing.assert_close(attention_logits(model, tokens, shift), logits, rtol=0, atol=1e-9)
+        assert (attention_logits(model, tokens, 10 * bound) - logits).abs().max() > 1e-3
+
+
+def test_fire_with_its_threshold_fixed_is_offset_only_up_to_it_and_fire_learning_it_is_not():
+    assert [encoding_description(pe)["offset_only_up_to"] for pe in ("fire_fixed", "fire_fixed@threshold=8")] == [512, 8]
+    assert encoding_description("fire")["offset_only_up_to"] is None  # its L moves with training
+    assert sorted(BOUNDED) == ["fire_fixed", "fire_fixed@threshold=8"]
+
+
 def gradient_support(model, tokens, offset=2):
     """Per parameter, which entries get a nonzero gradient from the loss on ``tokens``."""
     positions = model.encoding.sample_positions(*tokens.shape, generator("support positions", tokens.shape[1]))
@@ -372,7 +396,7 @@ def test_encoding_description_states_the_declared_properties_and_the_class_s_fir
     for pe in ENCODINGS:
         description = encoding_description(pe)
         assert set(description) == {"summary", "offset_only", "trained_past_range", "monotone_in_offset",
-                                    "random_positions"}
+                                    "random_positions", "offset_only_up_to"}
         assert description["random_positions"] == pe.startswith("randomized")
         assert ENCODINGS[pe].__doc__.split()[:3] == description["summary"].split()[:3]
     assert encoding_description("nope")["summary"] == "No positional encoding (NoPE): the head sees a bag of tokens."

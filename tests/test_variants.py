@@ -21,7 +21,7 @@ from lengthgen.checks.shared_rules import CHANCE_TOLERANCE, NEAR_PERFECT
 from lengthgen.training.range_fit import FIT_ACCURACY
 from lengthgen.training.loop import init_head
 from lengthgen.checks.fitted_runs import fit_counts, runs_that_fit
-from lengthgen.science.variant_predictions import (COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION, mechanism,
+from lengthgen.science.variant_predictions import (COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_COLLAPSE, NO_PREDICTION, at_length, mechanism,
                                            predicted_class)
 
 VOCAB, TRAIN_MAX = 8, 8
@@ -170,6 +170,17 @@ PREDICTED = {
 @pytest.mark.parametrize("pe", sorted(PREDICTED))
 def test_the_prediction_is_the_rules_of_the_registry_s_properties(pe):
     assert [predicted_class(mechanism(pe), offset) for offset in (1, 2, 3)] == PREDICTED[pe]
+
+
+def test_the_prediction_reads_fire_fixed_as_offset_only_up_to_its_threshold():
+    """FIRE with L fixed at 512 is a function of the offset alone on sequences of at most 512 tokens: its parameters
+    untrained past the range, no rule predicts its class there; past 512 it is read as absolute positions."""
+    fixed = mechanism("fire_fixed")
+    assert [predicted_class(at_length(fixed, length), 2) for length in (128, 512, 1024)] == [
+        NO_PREDICTION, NO_PREDICTION, COLLAPSES]
+    assert predicted_class(at_length(mechanism("fire_fixed@threshold=64"), 128), 2) == COLLAPSES
+    assert predicted_class(at_length(mechanism("fire"), 128), 2) == COLLAPSES  # L learned: no length it holds to
+    assert at_length(mechanism("rope"), 10 ** 6)["offset_only"]
 
 
 def test_the_impossibilities_are_sanity_checks_and_every_other_prediction_evidence():

@@ -48,12 +48,15 @@ class CatalogEntry:
     random_positions: bool = False  # draws its position ids per sequence (``sample_positions``)
     position_term: bool = True  # its logit depends on positions at all (NoPE's does not)
     parameters: tuple[str, ...] = ()  # the keyword-only arguments of its class
+    # For an encoding whose logit is a function of the offset alone up to a length and not past it (FIRE with its
+    # threshold L fixed): (the parameter whose value is that length, its default); None for the others.
+    offset_only_up_to: tuple[str, float] | None = None
 
 
 # Each declared key, what its value must be, and whether a declaration may leave it out (taking the default above).
 KEYS = {"class": (str, False), "parameters": (tuple, True), "offset_only": (bool, False),
         "trained_past_range": (bool, False), "monotone_in_offset": (bool, False),
-        "random_positions": (bool, True), "position_term": (bool, True)}
+        "random_positions": (bool, True), "position_term": (bool, True), "offset_only_up_to": (str, True)}
 
 
 def literal(path: Path, name: str, key: str, node: ast.expr):
@@ -86,8 +89,31 @@ def declared_entry(path: Path, name: str, node: ast.expr, classes: dict[str, ast
     class_name = declared.pop("class")
     if class_name not in classes:
         raise DeclarationError(f"{path}: encoding {name!r}: class {class_name!r} is not defined in this module")
+    bound = declared.get("offset_only_up_to")
+    if bound is not None and (declared["offset_only"] or bound not in declared.get("parameters", ())):
+        raise DeclarationError(f"{path}: encoding {name!r}: offset_only_up_to must name one of its parameters "
+                               f"({', '.join(declared.get('parameters', ())) or 'none declared'}), and offset_only "
+                               f"be False (it holds at every length otherwise), got {bound!r}")
+    if bound is not None:
+        declared["offset_only_up_to"] = (bound, float(keyword_default(path, classes, class_name, bound)))
     summary = " ".join((ast.get_docstring(classes[class_name]) or "").split("\n\n")[0].split())
     return CatalogEntry(module=f"{ENCODINGS_PACKAGE}.{path.stem}", class_name=class_name, summary=summary, **declared)
+
+
+def keyword_default(path: Path, classes: dict[str, ast.ClassDef], class_name: str, parameter: str):
+    """The literal default of keyword-only ``parameter`` of class ``class_name``'s ``__init__``, inherited from a base
+    class of the same module where the class defines none."""
+    node = classes[class_name]
+    for statement in node.body:
+        if isinstance(statement, ast.FunctionDef) and statement.name == "__init__":
+            defaults = dict(zip((arg.arg for arg in statement.args.kwonlyargs), statement.args.kw_defaults))
+            if defaults.get(parameter) is None:
+                raise DeclarationError(f"{path}: {class_name}.__init__ has no default for {parameter!r}")
+            return ast.literal_eval(defaults[parameter])
+    bases = [base.id for base in node.bases if isinstance(base, ast.Name) and base.id in classes]
+    if not bases:
+        raise DeclarationError(f"{path}: {class_name} defines no __init__ with parameter {parameter!r}")
+    return keyword_default(path, classes, bases[0], parameter)
 
 
 def module_declarations(path: Path) -> dict[str, CatalogEntry]:
@@ -157,7 +183,11 @@ def has_position_term(name: str) -> bool:
 
 def encoding_description(name: str) -> dict:
     """What the table states about encoding ``name``, as plain data: the first paragraph of its class docstring, the
-    three mechanism properties, and whether it draws its position ids at random."""
-    registered, _ = resolve_encoding_name(name)
+    three mechanism properties, whether it draws its position ids at random, and the length up to which it is
+    offset only where it is not at every length (``offset_only_up_to``: the value its name gives the bounding
+    parameter, else that parameter's default; None for every other encoding)."""
+    registered, parameters = resolve_encoding_name(name)
     entry = encoding_catalog()[registered]
-    return {"summary": entry.summary, **{prop: getattr(entry, prop) for prop in (*PROPERTIES, "random_positions")}}
+    bound = entry.offset_only_up_to
+    return {"summary": entry.summary, **{prop: getattr(entry, prop) for prop in (*PROPERTIES, "random_positions")},
+            "offset_only_up_to": None if bound is None else parameters.get(bound[0], bound[1])}

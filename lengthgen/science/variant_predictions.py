@@ -35,6 +35,8 @@ from lengthgen.models.encodings_table import encoding_description, has_position_
 # 7. any other: no prediction (offset only with untrained parameters, such as T5's far buckets: the
 #    target's logit is kept, the distractors' drawn from the init; absolute, every parameter trained,
 #    such as sinusoidal: fixed features extended past the range in a way no property states).
+# The properties are read as they hold at the length the class is decided at (``at_length``): an encoding offset
+# only up to a length (FIRE with its threshold L fixed, up to L) is offset only where every length read is below it.
 # A prediction "matches" when the measured class is one it allows; each (encoding, offset) with a
 # prediction of rules 5 or 6 is one evidence check. The Training table calls a model's failure to fit its
 # range expected only where these rules predict "fails in range".
@@ -54,6 +56,13 @@ def mechanism(pe: str) -> dict:
     """What the table states about encoding ``pe`` (``encodings_table.encoding_description``), and whether
     its logit has a position term at all (``encodings_table.has_position_term``)."""
     return {**encoding_description(pe), "position_term": has_position_term(pe)}
+
+
+def at_length(mechanism: dict, length: int) -> dict:
+    """The mechanism as it holds on sequences of at most ``length`` tokens: offset only there where it is at every
+    length, or up to a length (``offset_only_up_to``) at least ``length``."""
+    bound = mechanism["offset_only_up_to"]
+    return {**mechanism, "offset_only": mechanism["offset_only"] or (bound is not None and length <= bound)}
 
 
 def prediction(mechanism: dict, offset: int) -> tuple[str, str]:

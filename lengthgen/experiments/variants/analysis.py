@@ -20,7 +20,7 @@ from lengthgen.checks.seed_sums import SeedSums
 from lengthgen.checks.fitted_runs import fit_counts, fit_shares, fitted_means, mostly, runs_that_fit
 from lengthgen.experiments.variants.summaries import mechanisms
 from lengthgen.science.variant_predictions import (ALLOWED_CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS, NO_PREDICTION,
-                                           impossibility, predicted_class)
+                                           at_length, impossibility, predicted_class)
 
 EXPERIMENT = "variants"
 
@@ -122,10 +122,11 @@ def variants_checks(statistics: pd.DataFrame, descriptions: dict[str, dict], voc
     chance = 1.0 / vocab_size
     rows = []
     for cell in statistics.itertuples():
-        predicted = predicted_class(descriptions[cell.pe], cell.offset)
+        described = at_length(descriptions[cell.pe], cell.far_length)  # the longest length its class reads
+        predicted = predicted_class(described, cell.offset)
         if predicted == NO_PREDICTION:
             continue
-        cannot = impossibility(descriptions[cell.pe], cell.offset)
+        cannot = impossibility(described, cell.offset)
         if cannot:
             rows.append(check(cannot, f"{cell.pe}: lowest mean accuracy in training range", cell.lowest_in_range, "<",
                               NEAR_PERFECT, offset=cell.offset,

@@ -12,7 +12,7 @@ from lengthgen.experiments.variants.thresholds import (EXTRAPOLATES_ACCURACY, VA
 from lengthgen.checks.shared_rules import CHANCE_TOLERANCE, NEAR_PERFECT
 from lengthgen.science.variant_predictions import (CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS,
                                                   MONOTONE_FAILS_FROM_OFFSET, NO_COLLAPSE, NO_PREDICTION,
-                                                  RANDOM_POSITIONS_FAIL_FROM_OFFSET, prediction)
+                                                  RANDOM_POSITIONS_FAIL_FROM_OFFSET, at_length, prediction)
 
 # FIRE's two threshold policies in the registry (``learned_threshold`` of ``FIRE`` and ``FixedThresholdFIRE``), and
 # its initial threshold L where the name sets none (``threshold`` of ``FIRE.__init__``; tests/test_variants.py checks
@@ -57,8 +57,12 @@ def properties_markdown(descriptions: dict[str, dict], order: list[str]) -> str:
     def yes_no(value: bool) -> str:
         return "yes" if value else "no"
 
+    def offset_only(description: dict) -> str:
+        bound = description["offset_only_up_to"]
+        return yes_no(description["offset_only"]) if bound is None else f"up to n={bound:g}"
+
     rows = [{"encoding": pe, "position term": yes_no(descriptions[pe]["position_term"]),
-             "offset only": yes_no(descriptions[pe]["offset_only"]),
+             "offset only": offset_only(descriptions[pe]),
              "trained past range": yes_no(descriptions[pe]["trained_past_range"]),
              "monotone in offset": yes_no(descriptions[pe]["monotone_in_offset"]),
              "random ids": yes_no(descriptions[pe]["random_positions"]),
@@ -88,7 +92,7 @@ def disagreements_markdown(classes: pd.DataFrame, descriptions: dict[str, dict],
     rank = {pe: rank for rank, pe in enumerate(order)}
     lines = []
     for cell in sorted(wrong.itertuples(), key=lambda cell: (rank[cell.pe], cell.offset)):
-        predicted, why = prediction(descriptions[cell.pe], cell.offset)
+        predicted, why = prediction(at_length(descriptions[cell.pe], cell.far_length), cell.offset)
         check = (f" A head of this mechanism cannot fit its range there, so the declaration (`pytest "
                  f"tests/test_encodings.py -k {cell.pe.partition('@')[0]}`) or the encoding is wrong."
                  if predicted == FAILS else "")
@@ -134,7 +138,9 @@ def predictions_rule() -> str:
     return (
         "**Predictions**, fixed in the code before the run (`lengthgen/experiments/variants/thresholds.py`, "
         "`predicted_class` in `lengthgen/science/variant_predictions.py`; when each rule was fixed, and what had been seen by then, is in the "
-        "replication section): a function of these properties and K alone, the first rule that applies deciding. "
+        "replication section): a function of these properties and K alone, the first rule that applies deciding; "
+        "each property as it holds at the length the class is read at (an encoding offset only up to a length is "
+        "offset only where that length is at most it). "
         f"Three are impossibilities, each predicting *{FAILS}*: no position term, at every K (its keys differ by "
         f"content alone); a position term monotone in the offset, at K >= {MONOTONE_FAILS_FROM_OFFSET} (it cannot "
         f"favour offset K over the nearer ones); random position ids, at K >= {RANDOM_POSITIONS_FAIL_FROM_OFFSET} "
@@ -169,7 +175,8 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         classes_rule(chance, VARIANT_LENGTH_FACTOR * task["train_length_max"], tally),
         classes_markdown(classes, order),
         left_out_markdown(classes),
-        "**Mechanism.** Each registry entry states whether its logit is a function of the offset alone, whether "
+        "**Mechanism.** Each registry entry states whether its logit is a function of the offset alone (at every "
+        "length, or up to a length: FIRE with its threshold L fixed, up to n=L), whether "
         "every parameter shaping it past the training range is trained, whether its position term is monotone in "
         "the offset, whether it draws its position ids at random, and whether it has a position term at all "
         "(the `DECLARATIONS` of its module in `lengthgen/models/encodings/`, each statement tested against the code; "

@@ -3,7 +3,7 @@ shared by the variants' checks (``analysis.py``) and their section text (``secti
 
 import pandas as pd
 
-from lengthgen.science.variant_predictions import ALLOWED_CLASSES, NO_PREDICTION, mechanism, predicted_class
+from lengthgen.science.variant_predictions import ALLOWED_CLASSES, NO_PREDICTION, at_length, mechanism, predicted_class
 
 def mechanisms(encodings) -> dict[str, dict]:
     """What the registry states about each encoding (``variant_predictions.mechanism``)."""
@@ -12,8 +12,9 @@ def mechanisms(encodings) -> dict[str, dict]:
 
 def predictions(classes: pd.DataFrame, descriptions: dict[str, dict]) -> pd.DataFrame:
     """Per (encoding, offset) of ``classes``: the predicted class beside the measured one, and whether it
-    matches (null where there is no prediction)."""
-    predicted = [predicted_class(descriptions[row.pe], row.offset) for row in classes.itertuples()]
+    matches (null where there is no prediction); the properties as they hold at the length the class is read at."""
+    predicted = [predicted_class(at_length(descriptions[row.pe], row.far_length), row.offset)
+                 for row in classes.itertuples()]
     matches = [None if prediction == NO_PREDICTION else row.category in ALLOWED_CLASSES[prediction]
                for prediction, row in zip(predicted, classes.itertuples())]
     return classes.assign(predicted=predicted, matches=matches)

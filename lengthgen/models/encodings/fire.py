@@ -21,6 +21,7 @@ DECLARATIONS = {
         "class": "FixedThresholdFIRE",
         "parameters": ("threshold",),
         "offset_only": False,  # past L (512 by default) the normalizer depends on the query position
+        "offset_only_up_to": "threshold",  # below L the normalizer psi(L) is one constant: a function of i - j alone
         "trained_past_range": False,  # as fire's: the MLP's units past the offsets seen in training
         "monotone_in_offset": False,
     },
