@@ -19,7 +19,8 @@ from torch import nn
 from torch.func import functional_call, stack_module_state
 
 from lengthgen.training.adam import FusedAdam
-from lengthgen.training.fast_heads import FastHeads, fast_heads
+from lengthgen.training.fast_heads import FastHeads
+from lengthgen.training.fast_select import fast_heads
 from lengthgen.models.checkpoint import save_model
 from lengthgen.models.head import AttentionHead, HeadConfig
 from lengthgen.runtime.device import resolve_device
@@ -204,7 +205,7 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
         tokens, batch_targets = tokens.to(device), batch_targets.to(device)
         rates.append(train.lr * learning_rate_factor(train, step))  # as LambdaLR computes it
         if fast_step:
-            loss, accuracy = fast_step.step(tokens, batch_targets, rates[-1])
+            loss, accuracy = fast_step.step(tokens, batch_targets, rates[-1], positions)
         else:
             with torch.autocast(device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
                 if stacked:
