@@ -14,9 +14,8 @@ With ids drawn per sequence no logit table of a length exists; what stays small 
   product with the key rows of the position table, whose gradient is scattered back into the table rows.
 """
 
-import math
-
 import torch
+import torch.nn.functional as F
 
 from lengthgen.models.head import AttentionHead
 from lengthgen.training.fast_heads import Attention, FastHeads, linear_backward
@@ -46,18 +45,24 @@ class FastRandomizedRopeHeads(FastHeads):
         pairs = torch.view_as_real(self.complex_queries * self.complex_keys.conj()).view(-1, d)
         positions = positions.to(torch.int32).transpose(1, 2).contiguous()  # (S, T, B)
         gaps = (positions[:, -1:] - positions).view(-1)
-        self.key_phasors = self.gap_phasors.index_select(0, gaps)  # (S * T * B, D)
         seed_base = torch.arange(n_seeds, dtype=torch.int32, device=tokens.device)[:, None, None] * vocab_size ** 2
         rows = (tokens[:, -1:] * vocab_size + tokens).add_(seed_base).view(-1)  # each key's row of the pair table
-        scores = (pairs.index_select(0, rows) * self.key_phasors).sum(1).view(n_seeds, length, batch)
-        return self.attention(tokens, scores, rows, pairs.shape[0])
+        scores = pairs.index_select(0, rows).mul_(self.gap_phasors.index_select(0, gaps)).sum(1)
+        # The keys grouped by pair table row, in their order within each row: the backward sums each row's keys.
+        self.grouped_keys = torch.argsort(rows, stable=True)
+        self.grouped_gaps = gaps.index_select(0, self.grouped_keys)
+        self.group_ends = torch.bincount(rows, minlength=pairs.shape[0]).cumsum(0)
+        return self.attention(tokens, scores.view(n_seeds, length, batch), rows, pairs.shape[0])
 
     def scores_backward(self, attention: Attention, d_scores: torch.Tensor, length: int) -> tuple[torch.Tensor, None]:
         p = self.p
         embeddings = p["token_embedding.weight"]
         n_seeds, vocab_size, d = embeddings.shape
-        d_pairs = d_scores.new_zeros(attention.table_size, d).index_add_(
-            0, attention.cells, self.key_phasors.mul_(d_scores.view(-1, 1)))
+        # Each pair row's gradient: its keys' phasors weighted by their logits' gradients, summed in key order (one
+        # embedding_bag over the keys grouped by row; index_add of (N, D) rows takes thirty times as long).
+        d_pairs = F.embedding_bag(self.grouped_gaps, self.gap_phasors, torch.cat([self.group_ends.new_zeros(1), self.group_ends]),
+                                  mode="sum", per_sample_weights=d_scores.view(-1).index_select(0, self.grouped_keys),
+                                  include_last_offset=True)
         d_pairs = torch.view_as_complex(d_pairs.view(n_seeds, vocab_size, vocab_size, d // 2, 2))
         # q conj(k) by the real and imaginary parts of each factor: its gradient times k for q, conjugated times q for k
         d_queries = torch.view_as_real((d_pairs * self.complex_keys).sum(2)).view(n_seeds, vocab_size, d)
