@@ -107,9 +107,7 @@ class FastHeads:
         targets = targets[:, None]  # (S, 1, B)
         attention = self.attend(tokens, positions)
         token_outputs, position_outputs = self.outputs(length)  # (S, V, V_out), (S, T, V_out) or None
-        output = torch.baddbmm(self.p["unembedding.bias"][:, :, None], token_outputs.mT, attention.mass)  # (S, V_out, B)
-        if position_outputs is not None:
-            output.baddbmm_(position_outputs.mT, attention.weights)
+        output = self.read_out(attention, token_outputs, position_outputs)  # (S, V_out, B)
         loss, d_output = cross_entropy(output, targets)
         accuracy = argmax_accuracies(output, targets)
         self.g["unembedding.bias"].copy_(d_output.sum(2))
@@ -142,22 +140,39 @@ class FastHeads:
         mass = weights.new_zeros(n_seeds * vocab_size * batch).index_add_(0, slots, weights.view(-1))
         return Attention(cells, slots, weights, mass.view(n_seeds, vocab_size, batch), table_size)
 
+    def read_out(self, attention: Attention, token_outputs: torch.Tensor,
+                 position_outputs: torch.Tensor | None) -> torch.Tensor:
+        """The output logits (S, V_out, B): the attention mass on each token times its output, plus the position
+        outputs weighted by the attention, plus the unembedding bias."""
+        output = torch.baddbmm(self.p["unembedding.bias"][:, :, None], token_outputs.mT, attention.mass)
+        if position_outputs is not None:
+            output.baddbmm_(position_outputs.mT, attention.weights)
+        return output
+
     def attention_backward(self, attention: Attention, d_output: torch.Tensor, token_outputs: torch.Tensor,
                            position_outputs: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor | None]:
         """(gradient of the attention logits (S, T, B), of the position outputs (S, T, V_out) or None) from that of
         the output (S, V_out, B)."""
         weights = attention.weights
-        n_seeds, length, batch = weights.shape
-        d_weights = (token_outputs @ d_output).view(-1).index_select(0, attention.slots).view(n_seeds, length, batch)
+        d_weights = self.token_weights_gradient(attention, d_output, token_outputs)
         d_position_outputs = None
         if position_outputs is not None:
             d_weights.baddbmm_(position_outputs, d_output)
             d_position_outputs = weights @ d_output.mT  # (S, T, V_out)
+        return self.softmax_backward(weights, d_weights), d_position_outputs
+
+    def token_weights_gradient(self, attention: Attention, d_output: torch.Tensor,
+                               token_outputs: torch.Tensor) -> torch.Tensor:
+        """(S, T, B): the gradient of the attention weights through the token outputs (each key's token's output
+        against the output's gradient)."""
+        d_token_mass = (token_outputs @ d_output).view(-1)  # (S, V, B)
+        return d_token_mass.index_select(0, attention.slots).view(attention.weights.shape)
+
+    def softmax_backward(self, weights: torch.Tensor, d_weights: torch.Tensor) -> torch.Tensor:
+        """The gradient of the attention logits from that of the weights (S, T, B)."""
         if self.softmax:
-            d_scores = weights * (d_weights - (weights * d_weights).sum(1, keepdim=True))
-        else:
-            d_scores = d_weights
-        return d_scores, d_position_outputs
+            return weights * (d_weights - (weights * d_weights).sum(1, keepdim=True))
+        return d_weights
 
     def scores_backward(self, attention: Attention, d_scores: torch.Tensor,
                         length: int) -> tuple[torch.Tensor, torch.Tensor | None]:
