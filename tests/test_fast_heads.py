@@ -11,7 +11,7 @@ from lengthgen.runtime.seeding import generator
 from lengthgen.task import TaskConfig, retrieval_targets, sample_sequences
 from lengthgen.training.adam import FusedAdam
 from lengthgen.training.fast_heads import FastLearnedHeads, FastRopeHeads
-from lengthgen.training.fast_randomized import FastRandomizedRopeHeads
+from lengthgen.training.fast_randomized import FastRandomizedLearnedHeads, FastRandomizedRopeHeads
 from lengthgen.training.fast_select import fast_heads
 from lengthgen.training.loop import TrainConfig, fit, init_head, seed_accuracies, train_heads
 
@@ -28,6 +28,9 @@ FAST = {
     # ids drawn per sequence: the default range, and one a sequence nearly fills (gaps of every size)
     "randomized_rope": {"pe": "randomized_rope"},
     "randomized_rope@noise_max_length=12 linear": {"pe": "randomized_rope@noise_max_length=12", "attention": "linear"},
+    "randomized_learned": {"pe": "randomized_learned"},
+    "randomized_learned@noise_max_length=12 linear": {"pe": "randomized_learned@noise_max_length=12",
+                                                      "attention": "linear"},
 }
 SHAPES = {"test": (6, 8), "default": (16, 64)}  # (V, D): the tests' small head and the default run's
 
@@ -153,8 +156,8 @@ def test_train_heads_trains_through_the_fast_step_to_the_autograd_paths_curve(na
     ({"pe": "rope", "attention": "linear"}, FastRopeHeads),
     ({"pe": "rope", "logit_scale": "yarn", "reference_length": 9}, FastRopeHeads),
     ({"pe": "learned"}, FastLearnedHeads), ({"pe": "randomized_rope@noise_max_length=64"}, FastRandomizedRopeHeads),
+    ({"pe": "randomized_learned@noise_max_length=64"}, FastRandomizedLearnedHeads),
     # the autograd path: other encodings, fractional position ids
-    ({"pe": "randomized_learned@noise_max_length=64"}, None),
     ({"pe": "sinusoidal"}, None), ({"pe": "nope"}, None), ({"pe": "alibi"}, None), ({"pe": "t5"}, None),
     ({"pe": "fire"}, None), ({"pe": "rope", "position_scale": "interpolate", "reference_length": 9}, None),
 ])

@@ -71,3 +71,110 @@ class FastRandomizedRopeHeads(FastHeads):
         linear_backward(self.g, "query", d_queries, embeddings)
         linear_backward(self.g, "key", d_keys, embeddings)
         return torch.baddbmm(d_queries @ p["query.weight"], d_keys, p["key.weight"]), None
+
+
+class FastRandomizedLearnedHeads(FastHeads):
+    """Randomized learned positions: the query of a sequence is W_q (E_a + P_p) + b_q (p its last id), the logit of a
+    key holding token b at id p' is q . k_b + r . P_p' with r = W_k^T q, and the output adds the attended rows of
+    the position table through the values and the unembedding, (sum_t w_t P_t) W_v^T W_u^T.
+
+    Each key reads its row of the position table (``key_rows``, (S * B, T, D), sequence by sequence); the table's
+    gradient, from the keys (logit and value paths) and the queries, is one embedding_bag of per-sequence vectors
+    over the entries grouped by table row."""
+
+    def attend(self, tokens: torch.Tensor, positions: torch.Tensor) -> Attention:
+        p = self.p
+        n_seeds, length, batch = tokens.shape
+        embeddings, table = p["token_embedding.weight"], p["encoding.table"]  # (S, V, D), (S, M, D)
+        vocab_size, d = embeddings.shape[1:]
+        rows = table.shape[1]
+        # every key's row of the seeds' flat tables, sequence by sequence: (S * B * T)
+        self.table_rows = (positions + rows * torch.arange(n_seeds, device=positions.device)[:, None, None]).view(-1)
+        self.key_rows = table.reshape(-1, d).index_select(0, self.table_rows).view(n_seeds * batch, length, d)
+        self.query_tokens = tokens[:, -1]  # (S, B)
+        query_in = self.key_rows[:, -1].view(n_seeds, batch, d) + embeddings.gather(
+            1, self.query_tokens.long()[..., None].expand(-1, -1, d))  # (S, B, D): token and position at the query
+        self.query_in = query_in
+        self.queries = torch.baddbmm(p["query.bias"][:, None], query_in, p["query.weight"].mT).mul_(self.scale(length))
+        self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
+        self.key_queries = self.queries @ p["key.weight"]  # (S, B, D): W_k^T q
+        # token logits: each sequence's query against every token's key, read at the key's token
+        self.token_cells = (tokens + self.token_bases(n_seeds, batch, vocab_size, tokens.device)).view(-1)
+        token_scores = (self.queries @ self.keys.mT).view(-1).index_select(0, self.token_cells)
+        position_scores = (self.key_rows @ self.key_queries.view(n_seeds * batch, d, 1)).view(n_seeds, batch, length)
+        scores = token_scores.view(n_seeds, length, batch) + position_scores.transpose(1, 2)
+        attention = self.attention(tokens, scores, self.token_cells, n_seeds * batch * vocab_size)
+        self.key_weights = attention.weights.transpose(1, 2).reshape(n_seeds * batch, 1, length)  # sequence by sequence
+        self.attended_rows = (self.key_weights @ self.key_rows).view(n_seeds, batch, d)  # (S, B, D)
+        return attention
+
+    def token_bases(self, n_seeds: int, batch: int, vocab_size: int, device) -> torch.Tensor:
+        """(S, 1, B) int32: where each sequence's token logits (S, B, V) start in their flat buffer."""
+        sequences = torch.arange(n_seeds * batch, dtype=torch.int32, device=device).view(n_seeds, 1, batch)
+        return sequences * vocab_size
+
+    def read_out(self, attention: Attention, token_outputs: torch.Tensor, position_outputs: None) -> torch.Tensor:
+        p = self.p
+        self.position_values = p["unembedding.weight"] @ p["value.weight"]  # (S, V_out, D): W_u W_v
+        return super().read_out(attention, token_outputs, None).baddbmm_(self.position_values, self.attended_rows.mT)
+
+    def attention_backward(self, attention: Attention, d_output: torch.Tensor, token_outputs: torch.Tensor,
+                           position_outputs: None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(gradient of the attention logits (S, T, B), of the attended rows (S, B, D))."""
+        n_seeds, length, batch = attention.weights.shape
+        d = self.key_rows.shape[-1]
+        d_weights = self.token_weights_gradient(attention, d_output, token_outputs)
+        self.d_position_values = d_output @ self.attended_rows  # (S, V_out, D)
+        d_attended_rows = d_output.mT @ self.position_values  # (S, B, D)
+        d_row_weights = self.key_rows @ d_attended_rows.view(n_seeds * batch, d, 1)  # (S * B, T, 1)
+        d_weights += d_row_weights.view(n_seeds, batch, length).transpose(1, 2)
+        return self.softmax_backward(attention.weights, d_weights), d_attended_rows
+
+    def scores_backward(self, attention: Attention, d_scores: torch.Tensor, length: int) -> tuple[torch.Tensor, None]:
+        p, g = self.p, self.g
+        embeddings = p["token_embedding.weight"]
+        n_seeds, vocab_size, d = embeddings.shape
+        batch = d_scores.shape[2]
+        d_token_scores = d_scores.new_zeros(attention.table_size).index_add_(0, self.token_cells, d_scores.view(-1))
+        d_token_scores = d_token_scores.view(n_seeds, batch, vocab_size)
+        self.d_key_scores = d_scores.transpose(1, 2).reshape(n_seeds * batch, 1, length)  # sequence by sequence
+        d_key_queries = (self.d_key_scores @ self.key_rows).view(n_seeds, batch, d)  # (S, B, D)
+        d_queries = torch.baddbmm(d_token_scores @ self.keys, d_key_queries, p["key.weight"].mT)
+        d_queries.mul_(self.scale(length))  # of the unscaled queries
+        d_keys = d_token_scores.mT @ self.queries  # (S, V, D)
+        linear_backward(g, "query", d_queries, self.query_in)
+        g["key.weight"].copy_(torch.baddbmm(d_keys.mT @ embeddings, self.queries.mT, d_key_queries))
+        g["key.bias"].copy_(d_keys.sum(1))
+        self.d_query_in = d_queries @ p["query.weight"]  # (S, B, D)
+        query_tokens = torch.zeros(n_seeds, vocab_size, batch, dtype=d_scores.dtype, device=d_scores.device)
+        query_tokens.scatter_(1, self.query_tokens.long()[:, None], 1.0)  # (S, V, B): each sequence's query token
+        return torch.baddbmm(query_tokens @ self.d_query_in, d_keys, p["key.weight"]), None
+
+    def outputs_backward(self, d_token_outputs: torch.Tensor, d_attended_rows: torch.Tensor,
+                         d_embedding: torch.Tensor, d_positions: None) -> None:
+        p, g = self.p, self.g
+        super().outputs_backward(d_token_outputs, None, d_embedding, None)
+        g["unembedding.weight"].baddbmm_(self.d_position_values, p["value.weight"].mT)
+        g["value.weight"].baddbmm_(p["unembedding.weight"].mT, self.d_position_values)
+        self.write_table_gradient(d_attended_rows)
+
+    def write_table_gradient(self, d_attended_rows: torch.Tensor) -> None:
+        """The position table's gradient: every key's row gets its logit's gradient times r and its weight times the
+        attended rows' gradient, every query's row its input's gradient; one embedding_bag of those per-sequence
+        vectors (S * B each), the entries grouped by table row in their order."""
+        n_seeds, batch, d = d_attended_rows.shape
+        table = self.p["encoding.table"]
+        length = self.key_rows.shape[1]
+        sequences = torch.arange(n_seeds * batch, device=table.device)
+        vectors = torch.cat([self.key_queries.reshape(-1, d), d_attended_rows.reshape(-1, d),
+                             self.d_query_in.reshape(-1, d)])  # (3 * S * B, D)
+        keys = sequences.repeat_interleave(length)
+        entries = torch.cat([keys, keys + n_seeds * batch, sequences + 2 * n_seeds * batch])
+        entry_rows = torch.cat([self.table_rows, self.table_rows, self.table_rows.view(-1, length)[:, -1]])
+        weights = torch.cat([self.d_key_scores.view(-1), self.key_weights.view(-1), torch.ones_like(sequences, dtype=table.dtype)])
+        grouped = torch.argsort(entry_rows, stable=True)
+        ends = torch.bincount(entry_rows, minlength=table.shape[0] * table.shape[1]).cumsum(0)
+        gradient = F.embedding_bag(entries.index_select(0, grouped), vectors, torch.cat([ends.new_zeros(1), ends]),
+                                   mode="sum", per_sample_weights=weights.index_select(0, grouped),
+                                   include_last_offset=True)
+        self.g["encoding.table"].copy_(gradient.view(table.shape))
