@@ -88,8 +88,9 @@ class FastRandomizedLearnedHeads(FastHeads):
         embeddings, table = p["token_embedding.weight"], p["encoding.table"]  # (S, V, D), (S, M, D)
         vocab_size, d = embeddings.shape[1:]
         rows = table.shape[1]
-        # every key's row of the seeds' flat tables, sequence by sequence: (S * B * T)
-        self.table_rows = (positions + rows * torch.arange(n_seeds, device=positions.device)[:, None, None]).view(-1)
+        # every key's row of the seeds' flat tables, sequence by sequence: (S * B * T), int32 (sorted twice as fast)
+        seed_base = torch.arange(n_seeds, dtype=torch.int32, device=positions.device)[:, None, None] * rows
+        self.table_rows = (positions.to(torch.int32) + seed_base).view(-1)
         self.key_rows = table.reshape(-1, d).index_select(0, self.table_rows).view(n_seeds * batch, length, d)
         self.query_tokens = tokens[:, -1]  # (S, B)
         query_in = self.key_rows[:, -1].view(n_seeds, batch, d) + embeddings.gather(
