@@ -1,6 +1,6 @@
-"""The fast training step (``lengthgen/training/fast_heads.py``) against the head's definition: every family it
-trains computes ``AttentionHead.forward``'s loss to float32 rounding and its gradients, takes the same Adam step,
-and keeps each seed's weights bit-identical alone and beside other seeds."""
+"""The fast training steps (``lengthgen/training/fast_heads.py``, ``fast_randomized.py``) against the head's
+definition: every family they train computes ``AttentionHead.forward``'s loss to float32 rounding and its gradients,
+takes the same Adam step, and keeps each seed's weights bit-identical alone and beside other seeds."""
 import copy
 
 import pytest
