@@ -11,9 +11,18 @@ from lengthgen.runtime.seeding import generator
 from lengthgen.task import TaskConfig, retrieval_targets, sample_sequences
 from lengthgen.training.adam import FusedAdam
 from lengthgen.training.fast_heads import FastLearnedHeads, FastRopeHeads
-from lengthgen.training.fast_randomized import FastRandomizedLearnedHeads, FastRandomizedRopeHeads
+from lengthgen.training.fast_randomized import (
+    FastRandomizedLearnedHeads,
+    FastRandomizedRopeHeads,
+)
 from lengthgen.training.fast_select import fast_heads
-from lengthgen.training.loop import TrainConfig, fit, init_head, seed_accuracies, train_heads
+from lengthgen.training.loop import (
+    TrainConfig,
+    fit,
+    init_head,
+    seed_accuracies,
+    train_heads,
+)
 
 # Every head the fast step trains: the sweep's two encodings, a rotary base the name sets, the linear-attention
 # control and the log-length head, and a named normal init.
@@ -45,7 +54,8 @@ def batch(seeds: list[int], length: int, config: HeadConfig,
     """Each seed's own batch (S, B, T), targets (S, B) and position ids (S, B, T) where the encoding draws them, else
     None, from generators of the seed."""
     vocab_size, encoding = config.vocab_size, init_head(config, 0).encoding
-    tokens = torch.stack([sample_sequences(generator("fast", seed, length), size, length, vocab_size) for seed in seeds])
+    tokens = torch.stack([sample_sequences(generator("fast", seed, length), size, length, vocab_size)
+                          for seed in seeds])
     drawn = [encoding.sample_positions(size, length, generator("fast_positions", seed, length)) for seed in seeds]
     positions = None if drawn[0] is None else torch.stack(drawn)
     return tokens, torch.stack([retrieval_targets(seed_tokens, 2) for seed_tokens in tokens]), positions

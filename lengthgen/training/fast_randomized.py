@@ -37,7 +37,8 @@ class FastRandomizedRopeHeads(FastHeads):
         n_seeds, length, batch = tokens.shape
         embeddings = p["token_embedding.weight"]  # (S, V, D)
         vocab_size, d = embeddings.shape[1:]
-        self.queries = torch.baddbmm(p["query.bias"][:, None], embeddings, p["query.weight"].mT).mul_(self.scale(length))
+        self.queries = torch.baddbmm(p["query.bias"][:, None], embeddings, p["query.weight"].mT)
+        self.queries.mul_(self.scale(length))
         self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
         self.complex_queries = torch.view_as_complex(self.queries.view(n_seeds, vocab_size, 1, d // 2, 2))
         self.complex_keys = torch.view_as_complex(self.keys.view(n_seeds, 1, vocab_size, d // 2, 2))
@@ -60,9 +61,9 @@ class FastRandomizedRopeHeads(FastHeads):
         n_seeds, vocab_size, d = embeddings.shape
         # Each pair row's gradient: its keys' phasors weighted by their logits' gradients, summed in key order (one
         # embedding_bag over the keys grouped by row; index_add of (N, D) rows takes thirty times as long).
-        d_pairs = F.embedding_bag(self.grouped_gaps, self.gap_phasors, torch.cat([self.group_ends.new_zeros(1), self.group_ends]),
-                                  mode="sum", per_sample_weights=d_scores.view(-1).index_select(0, self.grouped_keys),
-                                  include_last_offset=True)
+        offsets = torch.cat([self.group_ends.new_zeros(1), self.group_ends])
+        d_pairs = F.embedding_bag(self.grouped_gaps, self.gap_phasors, offsets, mode="sum", include_last_offset=True,
+                                  per_sample_weights=d_scores.view(-1).index_select(0, self.grouped_keys))
         d_pairs = torch.view_as_complex(d_pairs.view(n_seeds, vocab_size, vocab_size, d // 2, 2))
         # q conj(k) by the real and imaginary parts of each factor: its gradient times k for q, conjugated times q for k
         d_queries = torch.view_as_real((d_pairs * self.complex_keys).sum(2)).view(n_seeds, vocab_size, d)
@@ -93,10 +94,10 @@ class FastRandomizedLearnedHeads(FastHeads):
         self.table_rows = (positions.to(torch.int32) + seed_base).view(-1)
         self.key_rows = table.reshape(-1, d).index_select(0, self.table_rows).view(n_seeds * batch, length, d)
         self.query_tokens = tokens[:, -1]  # (S, B)
-        query_in = self.key_rows[:, -1].view(n_seeds, batch, d) + embeddings.gather(
-            1, self.query_tokens.long()[..., None].expand(-1, -1, d))  # (S, B, D): token and position at the query
-        self.query_in = query_in
-        self.queries = torch.baddbmm(p["query.bias"][:, None], query_in, p["query.weight"].mT).mul_(self.scale(length))
+        query_embeddings = embeddings.gather(1, self.query_tokens.long()[..., None].expand(-1, -1, d))  # (S, B, D)
+        self.query_in = self.key_rows[:, -1].view(n_seeds, batch, d) + query_embeddings  # token and id at the query
+        self.queries = torch.baddbmm(p["query.bias"][:, None], self.query_in, p["query.weight"].mT)
+        self.queries.mul_(self.scale(length))
         self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
         self.key_queries = self.queries @ p["key.weight"]  # (S, B, D): W_k^T q
         # token logits: each sequence's query against every token's key, read at the key's token
@@ -172,7 +173,8 @@ class FastRandomizedLearnedHeads(FastHeads):
         keys = sequences.repeat_interleave(length)
         entries = torch.cat([keys, keys + n_seeds * batch, sequences + 2 * n_seeds * batch])
         entry_rows = torch.cat([self.table_rows, self.table_rows, self.table_rows.view(-1, length)[:, -1]])
-        weights = torch.cat([self.d_key_scores.view(-1), self.key_weights.view(-1), torch.ones_like(sequences, dtype=table.dtype)])
+        weights = torch.cat([self.d_key_scores.view(-1), self.key_weights.view(-1),
+                             torch.ones_like(sequences, dtype=table.dtype)])
         grouped = torch.argsort(entry_rows, stable=True)
         ends = torch.bincount(entry_rows, minlength=table.shape[0] * table.shape[1]).cumsum(0)
         gradient = F.embedding_bag(entries.index_select(0, grouped), vectors, torch.cat([ends.new_zeros(1), ends]),

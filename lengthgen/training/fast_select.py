@@ -4,7 +4,10 @@ import torch
 
 from lengthgen.models.head import AttentionHead
 from lengthgen.training.fast_heads import FastHeads, FastLearnedHeads, FastRopeHeads
-from lengthgen.training.fast_randomized import FastRandomizedLearnedHeads, FastRandomizedRopeHeads
+from lengthgen.training.fast_randomized import (
+    FastRandomizedLearnedHeads,
+    FastRandomizedRopeHeads,
+)
 
 # By the registered name, not the class: importing the encodings' modules here would make every training job depend
 # on them, so an edit to one encoding would retrain every model.
@@ -14,9 +17,9 @@ STEPS = {"rope": FastRopeHeads, "learned": FastLearnedHeads, "randomized_rope": 
 
 def fast_heads(models: list, precision: str) -> FastHeads | None:
     """The fast step of the heads ``models``, or None where none computes them (they train through
-    ``StackedHeads``): a single head whose encoding is rope, learned or their randomized variants (registered names), position
-    ids as drawn (no position scale), float32, on the CPU (the steps are written and tested for the CPU's kernels; a
-    GPU trains through autograd as before)."""
+    ``StackedHeads``): a single head whose encoding is rope, learned or their randomized variants (registered names),
+    position ids as drawn (no position scale), float32, on the CPU (the steps are written and tested for the CPU's
+    kernels; a GPU trains through autograd as before)."""
     head = models[0]
     if precision != "float32" or not all(isinstance(model, AttentionHead) for model in models):
         return None
