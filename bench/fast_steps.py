@@ -1,7 +1,7 @@
 """The single head's training step, side by side: CPU ms per seed-step of every single-head family as
-``train_heads`` trains it (the step written for its shape, ``lengthgen/training/fast_heads.py``, where one
-applies), as the autograd path trains it (``StackedHeads``), and of the minimal stacked rope head
-(``reference_head.py``), the yardstick.
+``train_heads`` trains it (the step written for its shape, ``lengthgen/training/fast_heads.py`` and
+``fast_randomized.py``, where one applies), as the autograd path trains it (``StackedHeads``), and of the minimal
+stacked rope head (``reference_head.py``), the yardstick.
 
     python bench/fast_steps.py [--rounds 5] [--steps 100] [--seeds 10]
 

@@ -1,6 +1,6 @@
-"""The fast training step (``lengthgen/training/fast_heads.py``) against the head's definition: every family it
-trains computes ``AttentionHead.forward``'s loss to float32 rounding and its gradients, takes the same Adam step,
-and keeps each seed's weights bit-identical alone and beside other seeds."""
+"""The fast training steps (``lengthgen/training/fast_heads.py``, ``fast_randomized.py``) against the head's
+definition: every family they train computes ``AttentionHead.forward``'s loss to float32 rounding and its gradients,
+takes the same Adam step, and keeps each seed's weights bit-identical alone and beside other seeds."""
 import copy
 
 import pytest
@@ -10,8 +10,19 @@ from lengthgen.models.head import HeadConfig
 from lengthgen.runtime.seeding import generator
 from lengthgen.task import TaskConfig, retrieval_targets, sample_sequences
 from lengthgen.training.adam import FusedAdam
-from lengthgen.training.fast_heads import FastLearnedHeads, FastRopeHeads, fast_heads
-from lengthgen.training.loop import TrainConfig, fit, init_head, seed_accuracies, train_heads
+from lengthgen.training.fast_heads import FastLearnedHeads, FastRopeHeads
+from lengthgen.training.fast_randomized import (
+    FastRandomizedLearnedHeads,
+    FastRandomizedRopeHeads,
+)
+from lengthgen.training.fast_select import fast_heads
+from lengthgen.training.loop import (
+    TrainConfig,
+    fit,
+    init_head,
+    seed_accuracies,
+    train_heads,
+)
 
 # Every head the fast step trains: the sweep's two encodings, a rotary base the name sets, the linear-attention
 # control and the log-length head, and a named normal init.
@@ -23,6 +34,12 @@ FAST = {
     "log_length": {"pe": "rope", "logit_scale": "log_length", "reference_length": 9},
     "rope normal@std=0.1": {"pe": "rope", "init": "normal@std=0.1"},
     "learned normal@std=0.1": {"pe": "learned", "init": "normal@std=0.1"},
+    # ids drawn per sequence: the default range, and one a sequence nearly fills (gaps of every size)
+    "randomized_rope": {"pe": "randomized_rope"},
+    "randomized_rope@noise_max_length=12 linear": {"pe": "randomized_rope@noise_max_length=12", "attention": "linear"},
+    "randomized_learned": {"pe": "randomized_learned"},
+    "randomized_learned@noise_max_length=12 linear": {"pe": "randomized_learned@noise_max_length=12",
+                                                      "attention": "linear"},
 }
 SHAPES = {"test": (6, 8), "default": (16, 64)}  # (V, D): the tests' small head and the default run's
 
@@ -32,17 +49,23 @@ def head_config(name: str, shape: str = "test") -> HeadConfig:
     return HeadConfig(vocab_size=vocab_size, d_model=d_model, trained_positions=9, **FAST[name])
 
 
-def batch(seeds: list[int], length: int, vocab_size: int, size: int = 16) -> tuple[torch.Tensor, torch.Tensor]:
-    """Each seed's own batch (S, B, T) and targets (S, B), from generators of the seed."""
-    tokens = torch.stack([sample_sequences(generator("fast", seed, length), size, length, vocab_size) for seed in seeds])
-    return tokens, torch.stack([retrieval_targets(seed_tokens, 2) for seed_tokens in tokens])
+def batch(seeds: list[int], length: int, config: HeadConfig,
+          size: int = 16) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
+    """Each seed's own batch (S, B, T), targets (S, B) and position ids (S, B, T) where the encoding draws them, else
+    None, from generators of the seed."""
+    vocab_size, encoding = config.vocab_size, init_head(config, 0).encoding
+    tokens = torch.stack([sample_sequences(generator("fast", seed, length), size, length, vocab_size)
+                          for seed in seeds])
+    drawn = [encoding.sample_positions(size, length, generator("fast_positions", seed, length)) for seed in seeds]
+    positions = None if drawn[0] is None else torch.stack(drawn)
+    return tokens, torch.stack([retrieval_targets(seed_tokens, 2) for seed_tokens in tokens]), positions
 
 
-def definition(models, tokens, targets):
+def definition(models, tokens, targets, positions):
     """Per seed: (loss, accuracy, gradients by name) of ``AttentionHead.forward`` on the seed's batch, by autograd."""
     results = []
-    for model, seed_tokens, seed_targets in zip(models, tokens, targets):
-        logits, loss = model(seed_tokens, seed_targets)
+    for index, (model, seed_tokens, seed_targets) in enumerate(zip(models, tokens, targets)):
+        logits, loss = model(seed_tokens, seed_targets, positions=None if positions is None else positions[index])
         names, parameters = zip(*model.named_parameters())
         gradients = dict(zip(names, torch.autograd.grad(loss, parameters)))
         results.append((loss.detach(), seed_accuracies(logits[None].detach(), seed_targets[None])[0], gradients))
@@ -64,9 +87,10 @@ def test_the_fast_step_computes_the_heads_loss_accuracy_and_gradients(name, shap
     models = [init_head(head_config(name, shape), seed) for seed in range(3)]
     step = fast_heads(models, "float32")
     for length in (4, 9):
-        tokens, targets = batch(list(range(3)), length, models[0].config.vocab_size)
-        loss, accuracy = step.step(tokens, targets, lr=0.0)  # lr 0: the weights stay those of the models
-        for seed, (reference_loss, reference_accuracy, gradients) in enumerate(definition(models, tokens, targets)):
+        tokens, targets, positions = batch(list(range(3)), length, models[0].config)
+        loss, accuracy = step.step(tokens, targets, 0.0, positions)  # lr 0: the weights stay those of the models
+        for seed, (reference_loss, reference_accuracy, gradients) in enumerate(definition(models, tokens, targets,
+                                                                                           positions)):
             assert abs(float(loss[seed] / reference_loss) - 1) <= 1e-6
             assert float(accuracy[seed]) == float(reference_accuracy)
             head_scale = max(float(gradient.abs().max()) for gradient in gradients.values())
@@ -84,14 +108,14 @@ def test_one_adam_step_of_the_fast_step_is_the_definitions(name):
     models = [init_head(head_config(name, "default"), seed) for seed in range(2)]
     references = copy.deepcopy(models)
     step = fast_heads(models, "float32")
-    tokens, targets = batch([0, 1], 9, 16, size=32)
-    results = definition(references, tokens, targets)
+    tokens, targets, positions = batch([0, 1], 9, models[0].config, size=32)
+    results = definition(references, tokens, targets, positions)
     adam = FusedAdam([parameter for model in references for parameter in model.parameters()])
     for model, (_, _, gradients) in zip(references, results):
         for parameter_name, parameter in model.named_parameters():
             parameter.grad = gradients[parameter_name]
     adam.step(lr)
-    step.step(tokens, targets, lr)
+    step.step(tokens, targets, lr, positions)
     for seed, model in enumerate(references):
         gradients = results[seed][2]
         head_scale = max(float(gradient.abs().max()) for gradient in gradients.values())
@@ -113,7 +137,8 @@ def test_a_seeds_weights_are_bit_identical_alone_and_beside_other_seeds(name, sh
     def train(seeds: list[int]) -> dict:
         step = fast_heads([init_head(config, seed) for seed in seeds], "float32")
         for length in (9, 4, 7, 9, 5):
-            step.step(*batch(seeds, length, config.vocab_size), lr=1e-2)
+            tokens, targets, positions = batch(seeds, length, config)
+            step.step(tokens, targets, 1e-2, positions)
         return {name_: value[seeds.index(3)].clone() for name_, value in step.p.items()}
 
     alone, beside = train([3, 3]), train([5, 3, 0, 8])
@@ -140,9 +165,9 @@ def test_train_heads_trains_through_the_fast_step_to_the_autograd_paths_curve(na
     ({"pe": "rope"}, FastRopeHeads), ({"pe": "rope@base=1e6"}, FastRopeHeads),
     ({"pe": "rope", "attention": "linear"}, FastRopeHeads),
     ({"pe": "rope", "logit_scale": "yarn", "reference_length": 9}, FastRopeHeads),
-    ({"pe": "learned"}, FastLearnedHeads),
-    # the autograd path: per-sequence position ids, other encodings, fractional position ids
-    ({"pe": "randomized_rope@noise_max_length=64"}, None), ({"pe": "randomized_learned@noise_max_length=64"}, None),
+    ({"pe": "learned"}, FastLearnedHeads), ({"pe": "randomized_rope@noise_max_length=64"}, FastRandomizedRopeHeads),
+    ({"pe": "randomized_learned@noise_max_length=64"}, FastRandomizedLearnedHeads),
+    # the autograd path: other encodings, fractional position ids
     ({"pe": "sinusoidal"}, None), ({"pe": "nope"}, None), ({"pe": "alibi"}, None), ({"pe": "t5"}, None),
     ({"pe": "fire"}, None), ({"pe": "rope", "position_scale": "interpolate", "reference_length": 9}, None),
 ])

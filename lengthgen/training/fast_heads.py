@@ -17,8 +17,8 @@ step with its per-seed data draws (``bench/fast_steps.py``):
   loops alone and beside other seeds (the same bits: ``tests/test_fast_heads.py``).
 
 It applies to heads whose encoding is exactly ``rope`` (any base) or ``learned``, softmax or linear
-attention, any logit scale, position ids 0..T-1 (no position scale), in float32 on the CPU (``fast_heads``);
-every other head trains through ``StackedHeads`` and autograd.
+attention, any logit scale, position ids 0..T-1 (no position scale), in float32 on the CPU; the randomized
+heads have theirs (``fast_randomized.py``), and ``fast_select.py`` chooses.
 """
 
 import math
@@ -93,61 +93,93 @@ class FastHeads:
         """What every attention logit is multiplied by at this length: 1/sqrt(D) times the logit scale's factor."""
         return self.head.logit_factor(length) / math.sqrt(self.head.config.d_model)
 
-    def step(self, tokens: torch.Tensor, targets: torch.Tensor, lr: float) -> tuple[torch.Tensor, torch.Tensor]:
-        """One training step on every seed's batch ``tokens`` (S, B, T), ``targets`` (S, B): (loss (S,), accuracy
-        (S,)), as ``AttentionHead.forward`` and ``loop.seed_accuracies`` give each seed; then each seed's gradient of
-        its loss and one Adam step at ``lr``.
+    def step(self, tokens: torch.Tensor, targets: torch.Tensor, lr: float,
+             positions: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """One training step on every seed's batch ``tokens`` (S, B, T), ``targets`` (S, B), with each sequence's
+        position ids ``positions`` (S, B, T) where the encoding draws them: (loss (S,), accuracy (S,)), as
+        ``AttentionHead.forward`` and ``loop.seed_accuracies`` give each seed; then each seed's gradient of its loss
+        and one Adam step at ``lr``.
 
         Tokens are laid out (S, T, B) and outputs (S, V_out, B): softmax and log-softmax reduce over a short
         middle dimension with the batch contiguous, several times faster than over a short last one."""
         length = tokens.shape[2]
         tokens = tokens.to(torch.int32).transpose(1, 2).contiguous()  # (S, T, B)
         targets = targets[:, None]  # (S, 1, B)
-        table = self.table(length)  # (S, V * T, V): [query token, key position, key token]
-        attention = self.attend(tokens, table)
+        attention = self.attend(tokens, positions)
         token_outputs, position_outputs = self.outputs(length)  # (S, V, V_out), (S, T, V_out) or None
-        output = torch.baddbmm(self.p["unembedding.bias"][:, :, None], token_outputs.mT, attention.mass)  # (S, V_out, B)
-        if position_outputs is not None:
-            output.baddbmm_(position_outputs.mT, attention.weights)
+        output = self.read_out(attention, token_outputs, position_outputs)  # (S, V_out, B)
         loss, d_output = cross_entropy(output, targets)
         accuracy = argmax_accuracies(output, targets)
         self.g["unembedding.bias"].copy_(d_output.sum(2))
-        d_table, d_position_outputs = self.attention_backward(attention, d_output, token_outputs, position_outputs)
-        d_embedding, d_positions = self.table_backward(d_table.view(table.shape), length)
+        d_scores, d_position_outputs = self.attention_backward(attention, d_output, token_outputs, position_outputs)
+        d_embedding, d_positions = self.scores_backward(attention, d_scores, length)
         self.outputs_backward(attention.mass @ d_output.mT, d_position_outputs, d_embedding, d_positions)
         self.adam.step(lr)
         return loss, accuracy
 
-    def attend(self, tokens: torch.Tensor, table: torch.Tensor) -> Attention:
-        """Every sequence's attention over its keys (S, T, B), read from the table, and the mass on each token."""
+    def attend(self, tokens: torch.Tensor, positions: torch.Tensor | None) -> Attention:
+        """Every sequence's attention over its keys (S, T, B), read from the length's logit table, and the mass on
+        each token."""
         n_seeds, length, batch = tokens.shape
+        table = self.table(length)  # (S, V * T, V): [query token, key position, key token]
         vocab_size = table.shape[-1]
-        cell_base, slot_base = self.index_bases(n_seeds, length, vocab_size, batch, tokens.device)
+        cell_base, _ = self.index_bases(n_seeds, length, vocab_size, batch, tokens.device)
         # (S * T * B): each key's logit in the flat table, [seed, query token, key position, key token]
         cells = (tokens[:, -1:] * (length * vocab_size) + tokens).add_(cell_base).view(-1)
         scores = table.view(-1).index_select(0, cells).view(n_seeds, length, batch)
+        return self.attention(tokens, scores, cells, table.numel())
+
+    def attention(self, tokens: torch.Tensor, scores: torch.Tensor, cells: torch.Tensor, table_size: int) -> Attention:
+        """The attention of keys ``tokens`` (S, T, B) with logits ``scores`` (S, T, B), read at ``cells`` of a flat
+        table of ``table_size`` entries, and the mass on each token."""
+        n_seeds, length, batch = tokens.shape
+        vocab_size = self.head.config.vocab_size
         weights = scores.softmax(1) if self.softmax else scores
+        _, slot_base = self.index_bases(n_seeds, length, vocab_size, batch, tokens.device)
         slots = (tokens * batch).add_(slot_base).view(-1)  # each key's token in the flat attention mass (S, V, B)
         mass = weights.new_zeros(n_seeds * vocab_size * batch).index_add_(0, slots, weights.view(-1))
-        return Attention(cells, slots, weights, mass.view(n_seeds, vocab_size, batch), table.numel())
+        return Attention(cells, slots, weights, mass.view(n_seeds, vocab_size, batch), table_size)
+
+    def read_out(self, attention: Attention, token_outputs: torch.Tensor,
+                 position_outputs: torch.Tensor | None) -> torch.Tensor:
+        """The output logits (S, V_out, B): the attention mass on each token times its output, plus the position
+        outputs weighted by the attention, plus the unembedding bias."""
+        output = torch.baddbmm(self.p["unembedding.bias"][:, :, None], token_outputs.mT, attention.mass)
+        if position_outputs is not None:
+            output.baddbmm_(position_outputs.mT, attention.weights)
+        return output
 
     def attention_backward(self, attention: Attention, d_output: torch.Tensor, token_outputs: torch.Tensor,
                            position_outputs: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """(gradient of the flat logit table, of the position outputs (S, T, V_out) or None) from that of the
-        output (S, V_out, B)."""
+        """(gradient of the attention logits (S, T, B), of the position outputs (S, T, V_out) or None) from that of
+        the output (S, V_out, B)."""
         weights = attention.weights
-        n_seeds, length, batch = weights.shape
-        d_weights = (token_outputs @ d_output).view(-1).index_select(0, attention.slots).view(n_seeds, length, batch)
+        d_weights = self.token_weights_gradient(attention, d_output, token_outputs)
         d_position_outputs = None
         if position_outputs is not None:
             d_weights.baddbmm_(position_outputs, d_output)
             d_position_outputs = weights @ d_output.mT  # (S, T, V_out)
+        return self.softmax_backward(weights, d_weights), d_position_outputs
+
+    def token_weights_gradient(self, attention: Attention, d_output: torch.Tensor,
+                               token_outputs: torch.Tensor) -> torch.Tensor:
+        """(S, T, B): the gradient of the attention weights through the token outputs (each key's token's output
+        against the output's gradient)."""
+        d_token_mass = (token_outputs @ d_output).view(-1)  # (S, V, B)
+        return d_token_mass.index_select(0, attention.slots).view(attention.weights.shape)
+
+    def softmax_backward(self, weights: torch.Tensor, d_weights: torch.Tensor) -> torch.Tensor:
+        """The gradient of the attention logits from that of the weights (S, T, B)."""
         if self.softmax:
-            d_scores = weights * (d_weights - (weights * d_weights).sum(1, keepdim=True))
-        else:
-            d_scores = d_weights
-        d_table = weights.new_zeros(attention.table_size).index_add_(0, attention.cells, d_scores.view(-1))
-        return d_table, d_position_outputs
+            return weights * (d_weights - (weights * d_weights).sum(1, keepdim=True))
+        return d_weights
+
+    def scores_backward(self, attention: Attention, d_scores: torch.Tensor,
+                        length: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Write the gradients of the query and key layers from that of the attention logits (S, T, B); return those
+        of the embeddings (S, V, D) and of the position terms (S, T, D) or None through the logits."""
+        d_table = d_scores.new_zeros(attention.table_size).index_add_(0, attention.cells, d_scores.view(-1))
+        return self.table_backward(d_table.view(d_scores.shape[0], -1, self.head.config.vocab_size), length)
 
     def index_bases(self, n_seeds: int, length: int, vocab_size: int, batch: int, device) -> tuple[torch.Tensor, ...]:
         """int32 offsets of each (seed, key position) in the flat logit table, (S, T, 1), and of each (seed, sequence)
@@ -286,18 +318,6 @@ class FastLearnedHeads(FastHeads):
     token b at position t is q_a . k_b + q_a . (W_k P_t): a token-token table (V, V) plus a query-token-position
     table (V, T), each one small product; the values split the same way (``AttentionHead.token_tables``)."""
 
-    def index_bases(self, n_seeds: int, length: int, vocab_size: int, batch: int, device) -> tuple[torch.Tensor, ...]:
-        """int32 offsets of each (seed, key position) in the flat logit table, (S, T, 1), and of each (seed, sequence)
-        in the flat attention mass, (S, 1, B), kept per shape."""
-        key = (n_seeds, length, vocab_size, batch)
-        if key not in self._index_bases:
-            seeds = torch.arange(n_seeds, dtype=torch.int32, device=device)[:, None, None]
-            positions = torch.arange(length, dtype=torch.int32, device=device)[:, None]
-            sequences = torch.arange(batch, dtype=torch.int32, device=device)
-            self._index_bases[key] = (seeds * (vocab_size * length * vocab_size) + positions * vocab_size,
-                                      seeds * (vocab_size * batch) + sequences)
-        return self._index_bases[key]
-
     def position_rows(self, length: int) -> torch.Tensor:
         return self.p["encoding.table"][:, :length]
 
@@ -336,21 +356,3 @@ class FastLearnedHeads(FastHeads):
         gradient = self.g["encoding.table"]
         gradient[:, d_positions.shape[1]:].zero_()
         gradient[:, :d_positions.shape[1]].copy_(d_positions)
-
-
-def fast_heads(models: list, precision: str) -> FastHeads | None:
-    """The fast step of the heads ``models``, or None where it does not compute them (they train through
-    ``StackedHeads``): a single head whose encoding is exactly rope or learned, position ids 0..T-1, float32, on the
-    CPU (the step is written and tested for the CPU's kernels; a GPU trains through autograd as before)."""
-    head = models[0]
-    if precision != "float32" or not all(isinstance(model, AttentionHead) for model in models):
-        return None
-    parameter = next(head.parameters())
-    if head.config.position_scale != "none" or parameter.dtype != torch.float32 or parameter.device.type != "cpu":
-        return None
-    if len(models) * head.config.vocab_size ** 2 * head.config.trained_positions >= 2 ** 31:
-        return None  # a logit table past int32 indices
-    # By the registered name, not the class: importing the encodings' modules here would make every training job
-    # depend on them, so an edit to one encoding would retrain every model.
-    step = {"rope": FastRopeHeads, "learned": FastLearnedHeads}.get(head.config.pe.partition("@")[0])
-    return step(models) if step else None

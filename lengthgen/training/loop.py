@@ -19,7 +19,8 @@ from torch import nn
 from torch.func import functional_call, stack_module_state
 
 from lengthgen.training.adam import FusedAdam
-from lengthgen.training.fast_heads import FastHeads, fast_heads
+from lengthgen.training.fast_heads import FastHeads
+from lengthgen.training.fast_select import fast_heads
 from lengthgen.models.checkpoint import save_model
 from lengthgen.models.defaults import TRAIN_DEFAULTS
 from lengthgen.models.head import AttentionHead, HeadConfig
@@ -157,7 +158,7 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
 
     ``stack(models)`` gives the models' stacked parameters and forward pass (``stack_heads``;
     ``stacked_transformer.stack_transformers``), or None for the mapped path. ``fast(models, precision)``
-    gives a step written for the models' shape (``fast_heads.fast_heads``: forward, backward and Adam by
+    gives a step written for the models' shape (``fast_select.fast_heads``: forward, backward and Adam by
     hand, the same function at float32 rounding), or None where none applies; it takes precedence over
     ``stack``. None: no fast step.
     """
@@ -177,9 +178,9 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
     # Single heads (with or without per-sequence positions) and transformers without them run stacked
     # (lengthgen/models/head_stacked.py, stacked_transformer.py: the same bits as the mapped path, without vmap or
     # restacking); the optimizer gets each seed's parameters as views, as before. Where a fast step applies
-    # (the single rope and learned heads on the CPU: lengthgen/training/fast_heads.py), it takes the whole step,
-    # forward, backward and Adam, on one flat buffer whose rows are padded so that a seed's entries keep their
-    # places in the vectorized loops alone and beside others.
+    # (the single rope and learned heads and their randomized variants on the CPU: lengthgen/training/fast_select.py),
+    # it takes the whole step, forward, backward and Adam, on one flat buffer whose rows are padded so that a seed's
+    # entries keep their places in the vectorized loops alone and beside others.
     fast_step = fast(models, train.precision) if fast else None
     stacked = None if fast_step else stack(models)
     optimizer = None if fast_step else FusedAdam(stacked.seed_parameters() if stacked else
@@ -205,7 +206,7 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
         tokens, batch_targets = tokens.to(device), batch_targets.to(device)
         rates.append(train.lr * learning_rate_factor(train, step))  # as LambdaLR computes it
         if fast_step:
-            loss, accuracy = fast_step.step(tokens, batch_targets, rates[-1])
+            loss, accuracy = fast_step.step(tokens, batch_targets, rates[-1], positions)
         else:
             with torch.autocast(device.type, dtype=autocast_dtype, enabled=autocast_dtype is not None):
                 if stacked:

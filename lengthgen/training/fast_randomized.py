@@ -1,0 +1,188 @@
+"""The training step of the randomized single heads (position ids drawn per sequence) written for their shape: the
+forward and backward of ``AttentionHead._attend_per_sequence`` by hand, on ``FastHeads``' flat parameters, output
+layer and Adam step.
+
+With ids drawn per sequence no logit table of a length exists; what stays small is a table per token:
+
+- randomized rope: the logit of query token a at id p against key token b at id p' is Re sum_f q_af conj(k_bf)
+  e^{i (p - p') theta_f}, a function of the token pair and the id gap. The pair products q_a conj(k_b) are one
+  (V, V, D) table per seed; each key reads its pair's row and the row of its gap's phasors (data: no gradient), and
+  its logit is their dot product. The backward scatters each key's gradient times its phasors into the pair table's
+  rows, and the pair table's gradient is two small complex products away from those of the queries and keys;
+- randomized learned: with x = E_b + P_p, the logit is q . k_b + (W_k^T q) . P_p', q the sequence's query (its
+  token's and its last id's): the token part one product with the keys' table, the position part one batched
+  product with the key rows of the position table, whose gradient is scattered back into the table rows.
+
+What they cost (``bench/fast_steps.py``, one thread, 10 seeds): randomized rope about 3.5x the minimal stacked head
+and randomized learned about 8.6x (10.7x and 17.3x through autograd). Neither has a table of a length, so each key
+costs a D-vector read and product (S x B x T x D, against V x T x D for rope); the position draws alone cost about as
+much as the minimal head's step, and randomized learned's Adam updates its whole table of noise_max_length rows.
+"""
+
+import torch
+import torch.nn.functional as F
+
+from lengthgen.models.head import AttentionHead
+from lengthgen.training.fast_heads import Attention, FastHeads, linear_backward
+
+
+class FastRandomizedRopeHeads(FastHeads):
+    """Randomized rope: the logit of each key is its token pair's row of q_a conj(k_b) (real view, the query scaled)
+    dotted with the real view of e^{-i d theta}, d the id gap to the query (the real part of their complex product)."""
+
+    def __init__(self, models: list[AttentionHead]):
+        super().__init__(models)
+        encoding = self.head.encoding
+        gaps = torch.arange(encoding.noise_max_length, device=self.flat.data.device)
+        # (noise_max_length, D): the real view of e^{-i d theta} at every gap d, from the encoding's phasors
+        self.gap_phasors = torch.view_as_real(encoding.phasors(gaps, torch.complex64).conj().resolve_conj()).flatten(1)
+
+    def attend(self, tokens: torch.Tensor, positions: torch.Tensor) -> Attention:
+        p = self.p
+        n_seeds, length, batch = tokens.shape
+        embeddings = p["token_embedding.weight"]  # (S, V, D)
+        vocab_size, d = embeddings.shape[1:]
+        self.queries = torch.baddbmm(p["query.bias"][:, None], embeddings, p["query.weight"].mT)
+        self.queries.mul_(self.scale(length))
+        self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
+        self.complex_queries = torch.view_as_complex(self.queries.view(n_seeds, vocab_size, 1, d // 2, 2))
+        self.complex_keys = torch.view_as_complex(self.keys.view(n_seeds, 1, vocab_size, d // 2, 2))
+        # (S * V * V, D): [seed, query token, key token] the real view of q_a conj(k_b)
+        pairs = torch.view_as_real(self.complex_queries * self.complex_keys.conj()).view(-1, d)
+        positions = positions.to(torch.int32).transpose(1, 2).contiguous()  # (S, T, B)
+        gaps = (positions[:, -1:] - positions).view(-1)
+        seed_base = torch.arange(n_seeds, dtype=torch.int32, device=tokens.device)[:, None, None] * vocab_size ** 2
+        rows = (tokens[:, -1:] * vocab_size + tokens).add_(seed_base).view(-1)  # each key's row of the pair table
+        scores = pairs.index_select(0, rows).mul_(self.gap_phasors.index_select(0, gaps)).sum(1)
+        # The keys grouped by pair table row, in their order within each row: the backward sums each row's keys.
+        self.grouped_keys = torch.argsort(rows, stable=True)
+        self.grouped_gaps = gaps.index_select(0, self.grouped_keys)
+        self.group_ends = torch.bincount(rows, minlength=pairs.shape[0]).cumsum(0)
+        return self.attention(tokens, scores.view(n_seeds, length, batch), rows, pairs.shape[0])
+
+    def scores_backward(self, attention: Attention, d_scores: torch.Tensor, length: int) -> tuple[torch.Tensor, None]:
+        p = self.p
+        embeddings = p["token_embedding.weight"]
+        n_seeds, vocab_size, d = embeddings.shape
+        # Each pair row's gradient: its keys' phasors weighted by their logits' gradients, summed in key order (one
+        # embedding_bag over the keys grouped by row; index_add of (N, D) rows takes thirty times as long).
+        offsets = torch.cat([self.group_ends.new_zeros(1), self.group_ends])
+        d_pairs = F.embedding_bag(self.grouped_gaps, self.gap_phasors, offsets, mode="sum", include_last_offset=True,
+                                  per_sample_weights=d_scores.view(-1).index_select(0, self.grouped_keys))
+        d_pairs = torch.view_as_complex(d_pairs.view(n_seeds, vocab_size, vocab_size, d // 2, 2))
+        # q conj(k) by the real and imaginary parts of each factor: its gradient times k for q, conjugated times q for k
+        d_queries = torch.view_as_real((d_pairs * self.complex_keys).sum(2)).view(n_seeds, vocab_size, d)
+        d_keys = torch.view_as_real((d_pairs.conj() * self.complex_queries).sum(1)).view(n_seeds, vocab_size, d)
+        d_queries.mul_(self.scale(length))
+        linear_backward(self.g, "query", d_queries, embeddings)
+        linear_backward(self.g, "key", d_keys, embeddings)
+        return torch.baddbmm(d_queries @ p["query.weight"], d_keys, p["key.weight"]), None
+
+
+class FastRandomizedLearnedHeads(FastHeads):
+    """Randomized learned positions: the query of a sequence is W_q (E_a + P_p) + b_q (p its last id), the logit of a
+    key holding token b at id p' is q . k_b + r . P_p' with r = W_k^T q, and the output adds the attended rows of
+    the position table through the values and the unembedding, (sum_t w_t P_t) W_v^T W_u^T.
+
+    Each key reads its row of the position table (``key_rows``, (S * B, T, D), sequence by sequence); the table's
+    gradient, from the keys (logit and value paths) and the queries, is one embedding_bag of per-sequence vectors
+    over the entries grouped by table row."""
+
+    def attend(self, tokens: torch.Tensor, positions: torch.Tensor) -> Attention:
+        p = self.p
+        n_seeds, length, batch = tokens.shape
+        embeddings, table = p["token_embedding.weight"], p["encoding.table"]  # (S, V, D), (S, M, D)
+        vocab_size, d = embeddings.shape[1:]
+        rows = table.shape[1]
+        # every key's row of the seeds' flat tables, sequence by sequence: (S * B * T), int32 (sorted twice as fast)
+        seed_base = torch.arange(n_seeds, dtype=torch.int32, device=positions.device)[:, None, None] * rows
+        self.table_rows = (positions.to(torch.int32) + seed_base).view(-1)
+        self.key_rows = table.reshape(-1, d).index_select(0, self.table_rows).view(n_seeds * batch, length, d)
+        self.query_tokens = tokens[:, -1]  # (S, B)
+        query_embeddings = embeddings.gather(1, self.query_tokens.long()[..., None].expand(-1, -1, d))  # (S, B, D)
+        self.query_in = self.key_rows[:, -1].view(n_seeds, batch, d) + query_embeddings  # token and id at the query
+        self.queries = torch.baddbmm(p["query.bias"][:, None], self.query_in, p["query.weight"].mT)
+        self.queries.mul_(self.scale(length))
+        self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
+        self.key_queries = self.queries @ p["key.weight"]  # (S, B, D): W_k^T q
+        # token logits: each sequence's query against every token's key, read at the key's token
+        self.token_cells = (tokens + self.token_bases(n_seeds, batch, vocab_size, tokens.device)).view(-1)
+        token_scores = (self.queries @ self.keys.mT).view(-1).index_select(0, self.token_cells)
+        position_scores = (self.key_rows @ self.key_queries.view(n_seeds * batch, d, 1)).view(n_seeds, batch, length)
+        scores = token_scores.view(n_seeds, length, batch) + position_scores.transpose(1, 2)
+        attention = self.attention(tokens, scores, self.token_cells, n_seeds * batch * vocab_size)
+        self.key_weights = attention.weights.transpose(1, 2).reshape(n_seeds * batch, 1, length)  # sequence by sequence
+        self.attended_rows = (self.key_weights @ self.key_rows).view(n_seeds, batch, d)  # (S, B, D)
+        return attention
+
+    def token_bases(self, n_seeds: int, batch: int, vocab_size: int, device) -> torch.Tensor:
+        """(S, 1, B) int32: where each sequence's token logits (S, B, V) start in their flat buffer."""
+        sequences = torch.arange(n_seeds * batch, dtype=torch.int32, device=device).view(n_seeds, 1, batch)
+        return sequences * vocab_size
+
+    def read_out(self, attention: Attention, token_outputs: torch.Tensor, position_outputs: None) -> torch.Tensor:
+        p = self.p
+        self.position_values = p["unembedding.weight"] @ p["value.weight"]  # (S, V_out, D): W_u W_v
+        return super().read_out(attention, token_outputs, None).baddbmm_(self.position_values, self.attended_rows.mT)
+
+    def attention_backward(self, attention: Attention, d_output: torch.Tensor, token_outputs: torch.Tensor,
+                           position_outputs: None) -> tuple[torch.Tensor, torch.Tensor]:
+        """(gradient of the attention logits (S, T, B), of the attended rows (S, B, D))."""
+        n_seeds, length, batch = attention.weights.shape
+        d = self.key_rows.shape[-1]
+        d_weights = self.token_weights_gradient(attention, d_output, token_outputs)
+        self.d_position_values = d_output @ self.attended_rows  # (S, V_out, D)
+        d_attended_rows = d_output.mT @ self.position_values  # (S, B, D)
+        d_row_weights = self.key_rows @ d_attended_rows.view(n_seeds * batch, d, 1)  # (S * B, T, 1)
+        d_weights += d_row_weights.view(n_seeds, batch, length).transpose(1, 2)
+        return self.softmax_backward(attention.weights, d_weights), d_attended_rows
+
+    def scores_backward(self, attention: Attention, d_scores: torch.Tensor, length: int) -> tuple[torch.Tensor, None]:
+        p, g = self.p, self.g
+        embeddings = p["token_embedding.weight"]
+        n_seeds, vocab_size, d = embeddings.shape
+        batch = d_scores.shape[2]
+        d_token_scores = d_scores.new_zeros(attention.table_size).index_add_(0, self.token_cells, d_scores.view(-1))
+        d_token_scores = d_token_scores.view(n_seeds, batch, vocab_size)
+        self.d_key_scores = d_scores.transpose(1, 2).reshape(n_seeds * batch, 1, length)  # sequence by sequence
+        d_key_queries = (self.d_key_scores @ self.key_rows).view(n_seeds, batch, d)  # (S, B, D)
+        d_queries = torch.baddbmm(d_token_scores @ self.keys, d_key_queries, p["key.weight"].mT)
+        d_queries.mul_(self.scale(length))  # of the unscaled queries
+        d_keys = d_token_scores.mT @ self.queries  # (S, V, D)
+        linear_backward(g, "query", d_queries, self.query_in)
+        g["key.weight"].copy_(torch.baddbmm(d_keys.mT @ embeddings, self.queries.mT, d_key_queries))
+        g["key.bias"].copy_(d_keys.sum(1))
+        self.d_query_in = d_queries @ p["query.weight"]  # (S, B, D)
+        query_tokens = torch.zeros(n_seeds, vocab_size, batch, dtype=d_scores.dtype, device=d_scores.device)
+        query_tokens.scatter_(1, self.query_tokens.long()[:, None], 1.0)  # (S, V, B): each sequence's query token
+        return torch.baddbmm(query_tokens @ self.d_query_in, d_keys, p["key.weight"]), None
+
+    def outputs_backward(self, d_token_outputs: torch.Tensor, d_attended_rows: torch.Tensor,
+                         d_embedding: torch.Tensor, d_positions: None) -> None:
+        p, g = self.p, self.g
+        super().outputs_backward(d_token_outputs, None, d_embedding, None)
+        g["unembedding.weight"].baddbmm_(self.d_position_values, p["value.weight"].mT)
+        g["value.weight"].baddbmm_(p["unembedding.weight"].mT, self.d_position_values)
+        self.write_table_gradient(d_attended_rows)
+
+    def write_table_gradient(self, d_attended_rows: torch.Tensor) -> None:
+        """The position table's gradient: every key's row gets its logit's gradient times r and its weight times the
+        attended rows' gradient, every query's row its input's gradient; one embedding_bag of those per-sequence
+        vectors (S * B each), the entries grouped by table row in their order."""
+        n_seeds, batch, d = d_attended_rows.shape
+        table = self.p["encoding.table"]
+        length = self.key_rows.shape[1]
+        sequences = torch.arange(n_seeds * batch, device=table.device)
+        vectors = torch.cat([self.key_queries.reshape(-1, d), d_attended_rows.reshape(-1, d),
+                             self.d_query_in.reshape(-1, d)])  # (3 * S * B, D)
+        keys = sequences.repeat_interleave(length)
+        entries = torch.cat([keys, keys + n_seeds * batch, sequences + 2 * n_seeds * batch])
+        entry_rows = torch.cat([self.table_rows, self.table_rows, self.table_rows.view(-1, length)[:, -1]])
+        weights = torch.cat([self.d_key_scores.view(-1), self.key_weights.view(-1),
+                             torch.ones_like(sequences, dtype=table.dtype)])
+        grouped = torch.argsort(entry_rows, stable=True)
+        ends = torch.bincount(entry_rows, minlength=table.shape[0] * table.shape[1]).cumsum(0)
+        gradient = F.embedding_bag(entries.index_select(0, grouped), vectors, torch.cat([ends.new_zeros(1), ends]),
+                                   mode="sum", per_sample_weights=weights.index_select(0, grouped),
+                                   include_last_offset=True)
+        self.g["encoding.table"].copy_(gradient.view(table.shape))
