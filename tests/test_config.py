@@ -506,3 +506,17 @@ def test_a_bad_name_in_add_pe_is_refused_like_one_in_pe():
     config["variants"]["add_pe"] = ["alibi@slop=1"]
     with pytest.raises(ConfigError, match="alibi has no parameter 'slop'"):
         prepared(config)
+
+
+def test_a_declaration_the_table_cannot_read_is_named_without_the_config_key(monkeypatch):
+    """A broken declaration is a module's fault, whichever key's name first built the table: its message stands alone."""
+    from lengthgen.models.encodings_table import DeclarationError
+    from lengthgen.pipeline import config as config_module
+
+    def broken(name):
+        raise DeclarationError("lengthgen/models/encodings/x.py: encoding 'x': monotone_in_offset is written 'not False'")
+
+    monkeypatch.setattr(config_module, "resolve_encoding_name", broken)
+    with pytest.raises(ConfigError) as raised:
+        config_module.check_encodings("sweep.pe", ["x"])
+    assert str(raised.value).startswith("lengthgen/models/encodings/x.py: encoding 'x': monotone_in_offset")

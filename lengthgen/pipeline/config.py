@@ -30,7 +30,8 @@ from jsonschema.exceptions import ValidationError, best_match
 
 # The registry as its source states it: the checks need names, parameters and whether an encoding
 # draws its positions, and the workflow parses this at every start, so torch stays out of it.
-from lengthgen.models.encodings_table import DEFAULT_NOISE_MAX_LENGTH, encoding_description, resolve_encoding_name
+from lengthgen.models.encodings_table import (DEFAULT_NOISE_MAX_LENGTH, DeclarationError, encoding_description,
+                                              resolve_encoding_name)
 from lengthgen.experiments.catalog import CATALOG
 from lengthgen.models.init import parse_init
 from lengthgen.experiments.shift.thresholds import SHIFT_ENCODINGS
@@ -220,10 +221,13 @@ def describe(schema: dict, plural: bool = False) -> str:
 
 
 def check_encodings(key: str, names: list[str]) -> None:
-    """Each name resolves in the registry (with its parameters); the error names the key."""
+    """Each name resolves in the registry (with its parameters); the error names the key. A declaration the table
+    cannot read is no fault of the key: its error names the module, the encoding and the property alone."""
     for name in names:
         try:
             resolve_encoding_name(name)
+        except DeclarationError as error:
+            raise ConfigError(str(error)) from None
         except ValueError as error:
             raise ConfigError(f"{key}: {error}") from None
 
