@@ -16,6 +16,8 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
+from lengthgen.models.encodings_table import encoding_module  # read from the source text: no torch
+
 PACKAGE = "lengthgen"
 # Files a module reads when it is imported, which no import statement shows: inputs of every job that runs it.
 # (lengthgen/models/defaults.py reads the config schema's defaults, but no job's output depends on them: a job is
@@ -109,21 +111,16 @@ def encoding_sources(root: Path, names) -> list[Path]:
     each one's family module, which the registry imports by name when the encoding is built (``importlib``: no
     import statement shows it), and what that module imports. Rules that build an encoding list these besides their
     script's files, so that editing or adding one encoding reruns the jobs of that encoding and of no other."""
-    from lengthgen.models.encodings_table import encoding_module  # read from the source text: no torch
-
-    files = set()
-    for name in names:
-        module = _module_file(root, encoding_module(name))
-        files |= {module, *lengthgen_files(root, module)}
-    return sorted(files)
+    return _with_imports(root, (_module_file(root, encoding_module(name)) for name in names))
 
 
 def schema_sources(root: Path, names) -> list[Path]:
     """The lengthgen files a job runs to get the schemas ``names``: each one's module, and what that imports."""
     from lengthgen.tables.registry import module_file, schema_named_module  # pyarrow: only where schemas are asked
 
-    files = set()
-    for name in names:
-        module = module_file(schema_named_module(name))
-        files |= {module, *lengthgen_files(root, module)}
-    return sorted(files)
+    return _with_imports(root, (module_file(schema_named_module(name)) for name in names))
+
+
+def _with_imports(root: Path, modules) -> list[Path]:
+    """Each of the module files ``modules``, loaded by name at run time, and every lengthgen file it imports, sorted."""
+    return sorted({path for module in modules for path in (module, *lengthgen_files(root, module))})

@@ -4,10 +4,7 @@ import torch
 
 from lengthgen.models.head import AttentionHead
 from lengthgen.training.fast_heads import FastHeads, FastLearnedHeads, FastRopeHeads
-from lengthgen.training.fast_randomized import (
-    FastRandomizedLearnedHeads,
-    FastRandomizedRopeHeads,
-)
+from lengthgen.training.fast_randomized import FastRandomizedLearnedHeads, FastRandomizedRopeHeads
 
 # By the registered name, not the class: importing the encodings' modules here would make every training job depend
 # on them, so an edit to one encoding would retrain every model.
