@@ -37,6 +37,7 @@ include: "workflow/rules/analysis.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/confirm.smk"
 include: "workflow/rules/robustness.smk"
+include: "workflow/rules/claims.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -9,9 +9,8 @@ from snakemake.utils import update_config
 
 from conftest import REPO, SCHEMA, snakemake
 from lengthgen.pipeline.config import ConfigError, prepare_config
-from lengthgen.studies.confirmation.runs import RULE_FILES, confirmation_runs, differences, same_task
+from lengthgen.studies.confirmation.runs import confirmation_runs, differences, same_task
 from lengthgen.experiments.catalog import plan
-from lengthgen.report.provenance import rules_record
 from lengthgen.pipeline.sources import lengthgen_files
 from test_user_configs import TINY, USER_CONFIGS
 from test_workflow import scheduled_jobs, trained_runs, training_jobs
@@ -115,69 +114,7 @@ def test_differences_and_the_same_task():
     assert not same_task(base, other_offset) and not same_task(base, other_vocabulary)
 
 
-def git(repository, *args):
-    return subprocess.run(["git", "-C", str(repository), *args], check=True, capture_output=True, text=True).stdout
-
-
-def test_the_rules_record_lists_every_change_to_the_rule_files_since_the_commit(tmp_path):
-    git(tmp_path, "init", "-q")
-    git(tmp_path, "config", "user.email", "test@example.com")
-    git(tmp_path, "config", "user.name", "test")
-    (tmp_path / "lengthgen" / "checks").mkdir(parents=True)
-    (tmp_path / "lengthgen" / "checks" / "shared_rules.py").write_text("NEAR_PERFECT = 0.99\n")
-    (tmp_path / "README.md").write_text("text\n")
-    git(tmp_path, "add", ".")
-    git(tmp_path, "commit", "-q", "-m", "rules fixed")
-    frozen = git(tmp_path, "rev-parse", "HEAD").strip()
-    (tmp_path / "README.md").write_text("more text\n")
-    git(tmp_path, "commit", "-q", "-am", "docs")
-    record = rules_record(str(tmp_path), frozen[:7], RULE_FILES)
-    assert record["commit"] == frozen and record["subject"] == "rules fixed"
-    assert record["changes"] == [] and record["diffstat"] == "" and record["error"] == ""
-    (tmp_path / "lengthgen" / "checks" / "shared_rules.py").write_text("NEAR_PERFECT = 0.9\n")
-    assert "lengthgen/checks/shared_rules.py" in rules_record(str(tmp_path), frozen, RULE_FILES)["diffstat"]  # uncommitted too
-    git(tmp_path, "commit", "-q", "-am", "looser rule")
-    record = rules_record(str(tmp_path), frozen, RULE_FILES)
-    assert len(record["changes"]) == 1 and record["changes"][0].endswith("looser rule")
-    assert "not in this checkout's history" in rules_record(str(tmp_path), "deadbeef", RULE_FILES)["error"]
-    git(tmp_path, "checkout", "-q", "-b", "elsewhere", frozen)
-    git(tmp_path, "commit", "-q", "--allow-empty", "-m", "on another branch")
-    elsewhere = git(tmp_path, "rev-parse", "HEAD").strip()
-    git(tmp_path, "checkout", "-q", "-")
-    assert "not in this checkout's history" in rules_record(str(tmp_path), elsewhere, RULE_FILES)["error"]
-    assert "null" in rules_record(str(tmp_path), None, RULE_FILES)["error"]
-
-
-# Experiments whose checks run no model: every lengthgen file they import decides a check, but for the tables'
-# plumbing (schemas, reading and writing).
-NO_MODEL_CHECKS = ("generalization", "variants", "multiseed")
-TABLE_PLUMBING = ("lengthgen/tables/io.py", "lengthgen/tables/", "lengthgen/experiments/multiseed/tables.py",
-                  "lengthgen/experiments/variants/tables.py")
-
-
-def covered(path: str) -> bool:
-    return any(path == rule_file or path.startswith(rule_file + "/") for rule_file in RULE_FILES)
-
-
-def test_every_file_that_decides_a_check_is_a_rule_file():
-    """A confirmation applies the rules of ``rules_commit``; an edit to any file that decides a check must show in
-    the record. That includes the encodings' declarations, read as text by the catalog (no import shows it)."""
-    sources = {str(path.relative_to(REPO)) for experiment in NO_MODEL_CHECKS
-               for path in lengthgen_files(REPO, REPO / "lengthgen" / "experiments" / experiment / "analysis.py")}
-    deciding = {path for path in sources if not path.startswith(TABLE_PLUMBING)}
-    assert {"lengthgen/models/encodings_table.py", "lengthgen/checks/fitted_runs.py", "lengthgen/checks/stats.py"} <= deciding
-    assert [path for path in sorted(deciding | {"lengthgen/models/encodings/fire.py"}) if not covered(path)] == []
-
-
-def test_the_recorded_rules_commit_precedes_this_checkout():
-    commit = DEFAULT["confirmation"]["rules_commit"]
-    if not (REPO / ".git").exists():
-        pytest.skip("not a git checkout: the record is checked where the history is")
-    record = rules_record(str(REPO), commit, RULE_FILES)
-    assert commit and record["error"] == "", record["error"]
-
-
-def test_the_confirm_command_schedules_each_confirmation_run_once_and_the_replication(tmp_path):
+def test_the_confirm_command_schedules_each_confirmation_run_once_and_the_judgments(tmp_path):
     jobs = scheduled_jobs(snakemake(tmp_path, "confirm", "-n", configfile=REPO / "config.yaml").stdout)
     _, runs = runs_of(DEFAULT)
     for name, run in runs.items():
@@ -185,7 +122,7 @@ def test_the_confirm_command_schedules_each_confirmation_run_once_and_the_replic
         assert (jobs[f"confirm_{name}_train_sweep"] + jobs[f"confirm_{name}_train_variants"]
                 == len({(pe, offset) for pe, _, offset in trained_runs(copy.deepcopy(run.prepared))}))
         assert jobs[f"confirm_{name}_eval_set"] == len(run.prepared["sweep"]["offset"])
-    assert jobs["replication"] == jobs["plot_replication"] == 1
+    assert jobs["judge_claims"] == 1
     # the exploratory checks it compares with
     assert training_jobs(jobs) == len({(pe, offset) for pe, _, offset in trained_runs(copy.deepcopy(DEFAULT))})
     assert "report" not in jobs  # the exploratory report is the default target's

@@ -26,31 +26,31 @@ def test_html_report_holds_every_figure_with_its_caption_and_the_rule_graph(smok
     html = report.read_text()
 
     # This run's figures and each confirmation run's (results/confirm/<name>/figures), drawn by its module's rules.
-    figures = sorted([*(smoke_run / "results").glob("figures/*.png"), *(smoke_run / "results").glob("confirm/*/figures/*.png")])
-    assert {"generalization.png", "replication.png"} <= {figure.name for figure in figures}
+    figures = sorted([*(smoke_run / "results").glob("figures/*.png"), *(smoke_run / "results").glob("figures/claims/*.png"),
+                      *(smoke_run / "results").glob("confirm/*/figures/*.png")])
+    assert {"generalization.png", "gap.png", "rope_at_32x.png"} <= {figure.name for figure in figures}
     assert any("confirm" in figure.parts for figure in figures)
     results = script_json(html, "results")
     # Every figure, and each run's first screen (RESULTS.md in reStructuredText), which the front page includes.
     first_screens = sorted((smoke_run / "results").rglob("first_screen.rst"))
     assert set(results) == {str(path.relative_to(smoke_run)) for path in [*figures, *first_screens]}
     front = json.loads(re.search(r"var workflow_desc = (\".*?\");\n", html, flags=re.DOTALL).group(1))  # the front page
-    assert "Bottom line." in front and 'href="results/experiments/generalization.md"' in front
-    assert front.count("Bottom line.") == 1  # this run's, not its confirmation runs' too
+    assert "What we found" in front and 'href="results/experiments/generalization.md"' in front
+    assert front.count("What we found") == 1  # this run's, not its confirmation runs' too
     for figure in figures:
         entry = results[str(figure.relative_to(smoke_run))]
         media_type, data = entry["data_uri"].split(",", 1)
         assert media_type.startswith("data:image/png;") and data == base64.b64encode(figure.read_bytes()).decode()
         # Its caption is lengthgen/experiments/<name>/<figure>.rst where a rule draws several figures, else
         # lengthgen/experiments/<name>/caption.rst for the rule plot_<name> that draws it (the studies' beside
-        # the experiments, replication and robustness: workflow/captions/<study>.rst).
+        # the experiments, the claims' forest plots: workflow/captions/claims.rst).
         rule = re.sub(r"^confirm_\w+?_plot_", "plot_", entry["job_properties"]["rule"])  # a module's rule
         folder = REPO / "lengthgen" / "experiments" / rule.removeprefix("plot_")
         caption_file = folder / f"{figure.stem}.rst"
         if not caption_file.exists():
             caption_file = folder / "caption.rst"
-        for study in ("replication", "robustness"):
-            if rule.endswith(study):
-                caption_file = REPO / "workflow" / "captions" / f"{study}.rst"
+        if rule == "plot_claims":
+            caption_file = REPO / "workflow" / "captions" / "claims.rst"
         caption = docutils.core.publish_parts(caption_file.read_text(), writer="html")["fragment"]
         assert entry["caption"].strip() == caption.strip(), figure.name
 

@@ -12,12 +12,11 @@ import yaml
 from snakemake.cli import parse_args
 
 from conftest import REPO, SCHEMA, SMOKE_CONFIG, markdown_rows, snakemake, write_config
+from lengthgen.experiments.claims import CLAIMS_BY_NAME
 from lengthgen.pipeline.config import derive_settings, prepare_config
 from lengthgen.studies.confirmation.runs import confirmation_runs
 from lengthgen.report.markdown import MAX_CELL, table_cells
-from lengthgen.report.preview import committed_config
 from lengthgen.tables.core import ACCURACY_BY_LENGTH
-
 
 
 def test_snakemake_reads_the_default_profile_from_any_working_directory(tmp_path, monkeypatch):
@@ -66,10 +65,12 @@ def test_default_config_dry_run_trains_each_encoding_and_offset_once_with_every_
     assert jobs["train_transformer"] == jobs["evaluate_transformer"] == len(config["sweep"]["pe"]) * 2
 
 
+CONFIG_BLOCK = re.compile(r"Configuration used:\n\n```yaml\n(.*?)\n```", flags=re.DOTALL)
+
+
 def configuration_used(results) -> dict:
-    """The config a committed report says its run used (its setup appendix; a report written before the pages, its
-    RESULTS.md)."""
-    return committed_config(results)
+    """The config a committed report says its run used: the one its setup appendix prints."""
+    return yaml.safe_load(CONFIG_BLOCK.search((results / "appendix" / "setup.md").read_text()).group(1))
 
 
 def test_the_default_config_filled_is_the_committed_runs():
@@ -123,7 +124,7 @@ def test_end_to_end_outputs(smoke_run):
     figure = (smoke_run / "results/figures/generalization.png").read_bytes()
     assert figure.startswith(b"\x89PNG")
     results = (smoke_run / "results/RESULTS.md").read_text()
-    assert len(results.splitlines()) <= 150 and "**Bottom line.**" in "\n".join(results.splitlines()[:40])
+    assert len(results.splitlines()) <= 150 and "## What we found" in "\n".join(results.splitlines()[:40])
     assert "(figures/generalization.png)" in results and "git commit" in (appendix / "setup.md").read_text()
     mean_rope_far = accuracy[(accuracy["pe"] == "rope") & (accuracy["length"] == 32) & (accuracy["offset"] == 1)][
         "accuracy"].mean()
@@ -139,7 +140,7 @@ def test_every_experiment_has_its_figure_section_and_claims(smoke_run):
     config = yaml.safe_load(SMOKE_CONFIG.read_text())
     shift_names = [f"shift_K{offset}" for offset in config["shift"]["offsets"]]
     experiments = ["generalization", "mechanics", *shift_names, "prop1", "frequency", "linear", "variants", "cures",
-                   "errors", "rope_bases", "transformer", "multiseed"]
+                   "errors", "rope_bases", "transformer"]  # multiseed judges nothing: no checks
     figures = ["generalization", "mechanics", *(f"shift_equivariance_K{k}" for k in config["shift"]["offsets"]),
                *(f"prop1_validation_K{k}" for k in config["sweep"]["offset"]), "frequency_rank", "linear_control",
                "pe_variants", "dilution_cures", "error_split", "rope_bases", "transformer_shift", "transformer", "multiseed_results"]
@@ -155,10 +156,8 @@ def test_every_experiment_has_its_figure_section_and_claims(smoke_run):
         details = (results / f"appendix/{experiment}.md").read_text()
         assert all(f"\n## {section}" in details for section in checks["section"].unique())
         evidence = checks[checks["kind"] == "evidence"]
-        # Its one table: its evidence, then the other experiments' checks its claim counts, labelled "(from ...)".
-        own = [cells for cells in markdown_rows(page, "|claim|statistic|K|")
-               if not re.search(r"\(from \w+\)$", cells[0])]
-        assert len(own) == len(evidence)
+        # Its checks as secondary evidence: the evidence first, every one of them.
+        assert len(markdown_rows(page, "|claim|K|statistic|")) == len(evidence)
     linear_curve = pd.read_parquet(smoke_run / "results/models/linear/seed~0/offset~1/training_curve.parquet")
     assert len(linear_curve) == config["linear"]["steps"]
     log_length_curve = pd.read_parquet(smoke_run / "results/models/log_length/seed~0/offset~1/training_curve.parquet")
@@ -168,28 +167,24 @@ def test_every_experiment_has_its_figure_section_and_claims(smoke_run):
     assert len(cures) == n_sweep * (2 * 4 + 1)  # rope and learned under 4 cures (none included), the log-length head
 
 
-def test_the_confirmation_run_and_the_replication(smoke_run):
+def test_the_confirmation_run_is_judged_from_its_own_seeds_by_the_claims_one_rule(smoke_run):
     results = smoke_run / "results"
     tiny = results / "confirm" / "tiny"
     confirmation = yaml.safe_load((REPO / "tests" / "confirm_tiny.yaml").read_text())
     accuracy = pd.read_parquet(tiny / "tables/accuracy_by_length.parquet")
     assert set(accuracy["seed"]) == set(confirmation["sweep"]["seed"])  # its own models, in its own folder
     assert not (tiny / "appendix/replication.md").exists()  # a confirmation run confirms nothing
-    table = pd.read_parquet(results / "tables/replication.parquet")
-    assert list(dict.fromkeys(table["run"])) == ["exploratory", "tiny"]
+    judgments = pd.read_parquet(results / "tables/claim_judgments.parquet")
+    assert set(judgments["condition"]) >= {"this run", "tiny"}
+    by_seed = pd.read_parquet(tiny / "tables/headline_by_seed.parquet")
+    for claim, rows in judgments[judgments["condition"] == "tiny"].groupby("claim"):
+        primary = by_seed[by_seed["headline"] == CLAIMS_BY_NAME[claim].primary].dropna(subset=["value"])
+        assert rows.set_index("offset")["mean"].to_dict() == pytest.approx(
+            primary.groupby("offset")["value"].mean().to_dict()), claim
     report = (results / "appendix/replication.md").read_text()
-    assert "## replication" in report and (results / "figures/replication.png").read_bytes().startswith(b"\x89PNG")
-    # The claims table's replication: in how many of the one confirmation run every evidence check replicates.
-    claims = markdown_rows((results / "RESULTS.md").read_text(), "|claim|measured|")
-    assert {row[6] for row in claims} <= {"0 of 1 runs", "1 of 1 runs", "not compared", "-"}
-    spread = pd.read_parquet(results / "tables/claim_spread.parquet")
-    for experiment in dict.fromkeys(spread["experiment"]):  # every page states its seed spread
-        assert "**Caveats.**" in (results / f"experiments/{experiment}.md").read_text(), experiment
-    # The section's numbers are the table's: each claim's verdicts as they are in both runs.
-    for experiment, rows in table.groupby("experiment", sort=False):
-        by_run = rows.drop_duplicates("run").set_index("run")["claim_verdict"]
-        row = cells(report.split("## replication")[1], f"`{experiment}`")
-        assert row[1] == by_run["exploratory"] and row[2].startswith(by_run.get("tiny", "not run"))
+    assert "| claim | tiny" in report
+    for claim in CLAIMS_BY_NAME:  # each claim's page has its forest plot over every condition
+        assert (results / f"figures/claims/{claim.replace(' ', '_')}.png").read_bytes().startswith(b"\x89PNG")
 
 
 def cells(markdown: str, first: str) -> list[str]:

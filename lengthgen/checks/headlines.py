@@ -1,6 +1,7 @@
 """A headline: one number per trained run (offset, seed), read from an experiment's tables, with the threshold
-its experiment's rule uses. Each experiment declares its own in ``lengthgen/experiments/<name>/headlines.py``;
-the multiseed experiment asks each of them of every single run.
+its experiment's rule uses, or none for a number that is a claim's baseline or precondition's companion
+(``statistic``). Each experiment declares its own in ``lengthgen/experiments/<name>/headlines.py``; the multiseed
+experiment reads each of them in every run, and the claims (``lengthgen/experiments/claims.py``) name them.
 
 This module holds what those declarations share: the ``Headline`` record, and the row filters and per-run
 reductions they are written with. It imports no torch.
@@ -19,13 +20,19 @@ DIFFERENCE = (-1.0, 1.0)  # of two values in [0, 1]
 class Headline:
     name: str  # begins with the experiment whose claim it repeats
     sources: tuple[str, ...]  # the schemas of the tables it is read from (each one table, or one per offset)
-    comparison: str  # ">=", "<=" or ">"
-    threshold: Callable[[dict], float]  # from the task settings, e.g. chance = 1/V
+    comparison: str | None  # ">=", "<=" or ">"; None for a number without a rule of its own
+    threshold: Callable[[dict], float] | None  # from the task settings, e.g. chance = 1/V
     # its tables, one under the other with their schema in column ``source``; task settings -> value by (offset, seed)
     per_run: Callable[[pd.DataFrame, dict], pd.Series]
     log_scale: bool = False  # for values spanning orders of magnitude
     bounds: tuple[float, float] | None = None  # the range of the value, e.g. (0, 1) for an accuracy
     kind: str = "evidence"  # of its check (claims.check): "sanity" where only a bug can fail it
+
+
+def statistic(name: str, sources: tuple[str, ...], per_run: Callable[[pd.DataFrame, dict], pd.Series],
+              **options) -> Headline:
+    """A headline without a rule: a claim's baseline, or a number its page shows beside the primary one."""
+    return Headline(name, sources, None, None, per_run, **options)
 
 
 def past_range(frame: pd.DataFrame, settings: dict) -> pd.DataFrame:

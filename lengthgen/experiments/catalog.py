@@ -69,7 +69,8 @@ CATALOG = [
                settings=(*TASK, "model.learned_init_std", "model.init"),
                tables=("mechanics_by_length", "mechanics_argmax_histogram", "mechanics_attention_profile",
                        "mechanics_untrained_by_length"),
-               figures=("mechanics",), needs=(trained(*SWEEP_HEADS),), headline_tables=("mechanics_by_length",)),
+               figures=("mechanics",), needs=(trained(*SWEEP_HEADS),),
+               headline_tables=("mechanics_by_length", "mechanics_untrained_by_length")),
     # Encodings the sweep does not train are measured at init (shift.pe_at_init), so shift always runs.
     Experiment("shift", reads={"models": Models(), "eval_sets": EvalSets("shift.offsets")},
                settings=(*TASK, "shift", "sweep.pe", "sweep.seed"), tables=("shift_changes_K{offset}",),
@@ -102,12 +103,12 @@ CATALOG = [
     Experiment("cures", reads={"models": Models(pe=SWEEP_HEADS), "trained": Models("log_length"), "eval_sets": EvalSets(),
                                "prop1_prediction": Table("prop1_prediction")},
                settings=(*TASK, "prop1.n_samples"), tables=("cures_by_length", "cures_prediction", "cures_recovery"),
-               figures=("dilution_cures",), needs=(trained(*SWEEP_HEADS),)),
+               figures=("dilution_cures",), needs=(trained(*SWEEP_HEADS),), headline_tables=("cures_by_length",)),
     # Splits every wrong answer of the sweep's heads into ranking and dilution errors; prop1's predictions predict it.
     Experiment("errors", reads={"models": Models(pe=SWEEP_HEADS), "eval_sets": EvalSets(),
                                 "prop1_prediction": Table("prop1_prediction")}, settings=TASK,
                tables=("errors_by_length", "errors_winning_offset", "errors_predicted_split"), figures=("error_split",),
-               needs=(trained(*SWEEP_HEADS),)),
+               needs=(trained(*SWEEP_HEADS),), headline_tables=("errors_by_length",)),
     # Predicts the rope-base variants' accuracy past the range from their parameters: does the order come out?
     Experiment("rope_bases", reads={"models": Models("variants", pe=ROPE_BASES), "evaluations": Evaluations("variants")},
                settings=(*TASK, "prop1.n_samples"), tables=("rope_bases_prediction", "rope_bases_order"),
@@ -118,7 +119,8 @@ CATALOG = [
                tables=("transformer_by_position", "transformer_windows", "transformer_shift_changes",
                        "transformer_heads", "transformer_blocks", "transformer_carrier",
                        "transformer_untrained_carrier", "transformer_steps", "transformer_step_predictions"),
-               figures=("transformer_shift", "transformer"), needs=(trained(*SWEEP_HEADS, by="transformer"),)),
+               figures=("transformer_shift", "transformer"), needs=(trained(*SWEEP_HEADS, by="transformer"),),
+               headline_tables=("transformer_windows",)),
     # Every headline of the experiments that run, in every seed: it reads their headline tables (plan).
     Experiment("multiseed", reads={}, settings=TASK, tables=("headline_by_seed", "headline_summary"),
                figures=("multiseed_results",), needs=(seeds(2),)),

@@ -2,49 +2,49 @@
 
 ``render_pages`` is a pure function of the run's tables and its config: it returns every page as
 ``{path relative to the results folder: markdown}``, the paths ``page_paths`` names (the report rule declares the
-same ones as its outputs). The pages:
+same ones as its outputs). Every verdict and number on them is the judgments table's (``claim_judgments``: each
+claim judged by its one rule, ``lengthgen/checks/judgment.py``), put in words by ``claim_text``. The pages:
 
-- ``RESULTS.md``: the setup in three lines (read from the config), the bottom line (``bottom_line``, from the
-  verdicts: each claim with its number, what holds of a contradicted one, the runs where a holding one differs), the claims table (``lengthgen.report.claims_table``), the verdict vocabulary (``verdicts.DEFINITION``),
-  Figure 1 with its numbers, then links to every page and appendix;
-- ``experiments/<experiment>.md``: the question, the answer with its number, the figures, one table of its checks
-  (at most 6 columns: its own, and the other experiments' checks its claim counts, each labelled with what it is
-  to that claim, ``check_labels``), when its rules were fixed, its sanity checks apart, its caveats, a link to its details;
-- ``first_screen.rst``: RESULTS.md as reStructuredText, the HTML report's front page (``first_screen_rst``);
-- ``appendix/*.md``: each experiment's full section (``appendix/<experiment>.md``), the methods (said once), the
-  setup and config, the training table, the claims in detail, the rule history, the changes since the previous run
-  and the replication, where the run has them.
+- ``RESULTS.md``: the task and setup in three lines, one plain sentence per claim, the claims table, Figure 1,
+  what moves the answers, what lies beyond the paper, links;
+- ``experiments/<experiment>.md``: the claim the page tells, its primary statistic judged per K in this run, its
+  forest plot over every run and setting, its secondary statistics, the experiment's figures, and its checks as
+  secondary evidence (shown, counted in no verdict);
+- ``first_screen.rst``: RESULTS.md as reStructuredText, the HTML report's front page;
+- ``appendix/*.md``: methods, setup, training, every claim in every condition, the rule history, the changes since
+  the previous run, the confirmation runs and the robustness settings where the run has them, and each
+  experiment's full section.
 
-No table cell of any page is longer than ``markdown_cells.MAX_CELL``: every page goes through ``fit_cells``.
+No table cell of any page is longer than ``markdown.MAX_CELL``: every page goes through ``fit_cells``.
 """
 
 import datetime
 import re
-from collections.abc import Mapping
 
 import pandas as pd
 import yaml
 
-from lengthgen.checks.check import VERDICT_RULE
-from lengthgen.report.claims_table import (FEWEST_SEEDS_FOR_A_RANGE, NOT_RUN, VALUE, claims_table, evidence_count,
-                                    measured_text, number, rival_check, rival_value, robustness_cell, run_names)
-from lengthgen.report.findings import (BEYOND, FINDINGS, NOT_TESTED, PRECONDITION, REPLICATES, REST, RIVAL,
-                                UNTESTABLE_THERE, Finding, compared_in_runs, deciding_check, evidence_of,
-                                finding_verdict, findings_markdown, headline_check, outcome_by_run,
-                                selections)
+from lengthgen.checks.check import checks_markdown
+from lengthgen.checks.judgment import DEFINITION, across_offsets
+from lengthgen.checks.rule_history import history_markdown, rule_timing
+from lengthgen.experiments.claims import CLAIMS, Claim
+from lengthgen.report import claim_text
+from lengthgen.report.claim_text import number, of_claim, per_offset
 from lengthgen.report.first_screen import as_rst
 from lengthgen.report.markdown import fit_cells
-from lengthgen.studies.confirmation.replication import EXPLORATORY, instance_name
-from lengthgen.checks.rule_history import history_markdown, rule_timing
+from lengthgen.studies.judgments.judge import THIS_RUN
 from lengthgen.tables.io import atomic_write_text
-from lengthgen.checks.shared_rules import DECIDED_FRACTION, SPREAD_INTERVAL
-from lengthgen.checks.verdicts import DEFINITION, DOES_NOT_HOLD, HOLDS, IN_PART, UNTESTABLE, graded
 
 FIXED_APPENDICES = ("methods", "setup", "training", "claims", "rule_history")
-FIRST_SCREEN = "first_screen.rst"  # RESULTS.md for the HTML report (``first_screen_rst``)
+FIRST_SCREEN = "first_screen.rst"  # RESULTS.md for the HTML report
 CHANGES, REPLICATION, ROBUSTNESS = "changes", "replication", "robustness"
 PER_OFFSET_SUFFIX = r"_K\d+$"  # a per-offset section's name: <experiment>_K<offset>
 FIGURE_LINK = re.compile(r"!\[([^\]]*)\]\(figures/([^)]+)\)")
+INIT_WORDS = {"torch_default": "PyTorch's default init"}
+# The statistics the first screen's closing lines read (``claim_secondary``).
+LONGEST = "generalization: rope accuracy at 32x the training length"
+RANKING_SHARE = "errors: rope's share of wrong answers past the range that are ranking errors"
+UNSEEN_WINNERS = "errors: share of rope's ranking errors won by a key at an offset never trained"
 
 
 def page_paths(experiments: list[str], previous_run: bool, replication: bool, robustness: bool = False) -> list[str]:
@@ -57,9 +57,6 @@ def page_paths(experiments: list[str], previous_run: bool, replication: bool, ro
 
 # ---------------------------------------------------------------------------------------------
 # RESULTS.md
-
-
-INIT_WORDS = {"torch_default": "PyTorch's default init"}
 
 
 def seeds_line(config: dict) -> str:
@@ -82,339 +79,103 @@ def training_line(config: dict) -> str:
                       f"Adam at peak lr {train['lr']:g} for {train['steps']} steps"])
 
 
-def setup_lines(config: dict, runs: list[str]) -> list[str]:
-    """The task and setup in three lines, every number read from ``config``; ``runs``: the confirmation runs."""
+def condition_names(judgments: pd.DataFrame, kind: str, seen: bool | None = None) -> list[str]:
+    rows = judgments[judgments["kind"] == kind]
+    if seen is not None:
+        rows = rows[rows["seen"] == seen]
+    return [name.replace("_", " ") for name in dict.fromkeys(rows["condition"])]
+
+
+def setup_lines(config: dict, judgments: pd.DataFrame) -> list[str]:
+    """The task, the setup and how claims are judged, in three lines, every number read from ``config``."""
     task, sweep = config["task"], config["sweep"]
     lengths = task["eval_lengths"]
     offsets = ", ".join(str(offset) for offset in sweep["offset"])
-    names = ", ".join(run.replace("_", " ") for run in runs)
-    confirm = (f"Each claim is judged again, by the same rules, in {len(runs)} confirmation runs ({names}): the "
-               f"out-of-sample test, since most thresholds were set or revised after this run's data was seen."
-               if runs else "No confirmation runs under this config.")
+    seen, unseen = condition_names(judgments, "confirmation", True), condition_names(judgments, "confirmation", False)
+    runs = (f" Again in each confirmation run ({', '.join(seen) or 'none'}, seen before the rules were last revised)"
+            + (f" and, as the out-of-sample test, in {', '.join(unseen)}, added after them." if unseen else "."))
     return [
         f"**Task.** Read the token K = {offsets} positions back, over V = {task['vocab_size']} symbols "
         f"(chance {number(1 / task['vocab_size'])}), with one attention head.",
         f"**Setup.** {seeds_line(config)}; {training_line(config)}; trained on lengths {task['train_length_min']} "
         f"to {task['train_length_max']}, tested at lengths {min(lengths)} to {max(lengths)}; encodings "
         f"{' and '.join(sweep['pe'])}.",
-        f"**Checks.** {confirm} Terms and rules: [methods](appendix/methods.md).",
+        f"**Judged.** Each claim by one number per trained run: its mean over seeds with a 95% seed-bootstrap "
+        f"interval, per K, against a threshold fixed in code ([methods](appendix/methods.md)).{runs}",
     ]
 
 
-HEADLINE_RULE = ("A claim whose headline check (the number that states it) fails does not hold, however many of its "
-                 "other checks do.")
-# The verdict words as the claims table grades a claim: ``verdicts.DEFINITION``'s, with the headline rule folded in.
-CLAIM_VERDICTS = (
-    "**Verdicts.** *holds*: every evidence check holds; *holds in part*: some do, its headline check (the number that "
-    "states the claim) among them; *does not hold*: its headline check fails, or no evidence check holds (the count "
-    "beside it says how many of its other checks do); *untestable*: a precondition failed (the heads did not fit "
-    "their training range) or nothing was measured. A precondition gates a verdict and never counts as evidence for "
-    "it; sanity checks (tests of the code) are shown apart and count in no verdict.")
-TERMS = (
-    "**Terms.** *Rope*: rotary position encoding; *learned*: learned absolute position embeddings; *carrier*: the "
-    "learned rule as a few rotary frequency blocks whose phases point at offset K; *energy share*: the part of the "
-    "rule's weight in its 4 largest blocks (of D/2); *most frequent position*: the position the learned head "
-    "attends to most often past the training range; *dilution error*: a wrong answer where the right key still "
-    "scores highest but its attention is spread too thin; *ranking error*: one where another key scores higher; "
-    "*log-length scaling*: attention logits multiplied by log(n) / log(training length); *hard-attention "
-    "ceiling*: the share of the lost accuracy that attending only to the top-scoring key would win back, what logit "
-    "scaling wins back in its limit; *replication*: in how many confirmation runs every check of the claim has the outcome "
-    "it has here, of those where its preconditions hold; *confirmation runs*: the same experiments on fresh seeds, on a smaller vocabulary and on a "
-    "larger one, with other offsets ([replication](appendix/replication.md)).")
-
-
-def finding_number(finding: Finding, claims: pd.DataFrame, task: dict) -> str:
-    """``Measured: 0.0475 at K=1, rule >= 0.5``: the row's headline number beside its rule."""
-    check = headline_check(finding.headline, claims)
-    measured = capitalized(measured_text(finding.headline, task))
-    if check is None:
-        return f"{measured}: {NOT_RUN}"
-    where = "" if pd.isna(check["offset"]) else f" at {instance_name(check['offset'])}"
-    rest = (f"; the rest, {finding.headline.label}, {number(1 - check['value'])}"
-            if finding.headline.baseline == REST else "")
-    return (f"{measured}: {number(check['value'])}{where}, rule {check['comparison']} {number(check['threshold'])}"
-            f"{rest}")
-
-
-def capitalized(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
-ACROSS_RUNS = "fraction of runs meeting the headline's threshold"  # a multiseed check: a headline in every run
-
-
-def check_words(check: pd.Series) -> str:
-    """``rope: largest drop ... = 0.4 at K=2, rule < 0.25``: a check in words; a headline repeated across seeds and
-    offsets is named by its claim; one the seed bootstrap leaves undecided says so."""
-    where = "" if pd.isna(check["offset"]) else f" at {instance_name(check['offset'])}"
-    what = (f"across seeds and offsets, {check['claim'].split(': ', 1)[-1]}: {check['statistic']}"
-            if check["experiment"] == "multiseed" else check["statistic"])
-    share = check.get("holds_fraction", float("nan"))
-    undecided = (f", undecided by the seeds drawn (holds in {share:.0%} of resamples)"
-                 if 1 - DECIDED_FRACTION < share < DECIDED_FRACTION else "")
-    return (f"{what} = {number(check['value'])}{where}, rule {check['comparison']} {number(check['threshold'])}"
-            f"{undecided}")
-
-
-def worst_check(finding: Finding, claims: pd.DataFrame) -> str:
-    """The evidence check furthest past its threshold, in words."""
-    return check_words(deciding_check(evidence_of(finding, claims)))
-
-
-def scope(finding: Finding, claims: pd.DataFrame) -> str:
-    """``on 3 seeds at K=1, 2; ``: where a claim rests on fewer seeds than a bootstrap range needs."""
-    evidence = evidence_of(finding, claims)
-    if evidence.empty or int(evidence["n_seeds"].max()) >= FEWEST_SEEDS_FOR_A_RANGE:
-        return ""
-    offsets = ", ".join(str(int(offset)) for offset in sorted(evidence["offset"].dropna().unique()))
-    return f"on {int(evidence['n_seeds'].max())} seeds" + (f" at K={offsets}" if offsets else "") + "; "
-
-
-def is_headline(finding: Finding, check: pd.Series) -> bool:
-    headline = finding.headline
-    return (check["experiment"], check["claim"], check["statistic"]) == (headline.experiment, headline.claim,
-                                                                          headline.statistic)
-
-
-def at_offsets(checks: pd.DataFrame) -> str:
-    """``1 at K=1, 2, 3`` where one value holds at every offset, else ``0.3 at K=1, 0.5 at K=2``."""
-    values = checks["value"].map(number)
-    offsets = checks["offset"].dropna().astype(int).astype(str)
-    if values.nunique() == 1 and len(offsets) == len(checks):
-        return f"{values.iloc[0]} at K={', '.join(offsets)}"
-    return ", ".join(f"{value}" + ("" if pd.isna(offset) else f" at {instance_name(offset)}")
-                     for value, offset in zip(values, checks["offset"]))
-
-
-def differing_runs(finding: Finding, claims: pd.DataFrame, replication: pd.DataFrame | None) -> list[str]:
-    """Where a claim's outcome differs in a confirmation run: ``in small vocab its headline is 0.606 at K=1 (9 of
-    10 seeds fail)`` where its headline (or its headline across seeds and offsets) differs there, ``untestable in
-    large vocab`` where a precondition fails there, and the other runs where some other check differs."""
-    if replication is None:
-        return []
-    said, others = [], []
-    for run, outcome in outcome_by_run(finding, claims, replication).items():
-        if outcome == UNTESTABLE_THERE:
-            said.append(f"untestable in {run_names([run])}, where a precondition fails")
-            continue
-        if outcome == REPLICATES:
-            continue
-        compared = compared_in_runs(evidence_of(finding, claims), replication[replication["run"] == run])
-        differing = compared[compared["replicates"] == "no"]
-        headline = differing[[is_headline(finding, row) for _, row in differing.iterrows()]]
-        repeated = differing[(differing["experiment"] == "multiseed") & differing["claim"].str.startswith(
-            f"{finding.headline.experiment}: ") & differing["statistic"].str.contains(ACROSS_RUNS, regex=False)]
-        if not headline.empty:
-            check = deciding_check(headline)
-            where = "" if pd.isna(check["offset"]) else f" at {instance_name(check['offset'])}"
-            seeds = (f" ({int(check['seeds_failing'])} of {int(check['seeds_checked'])} seeds fail)"
-                     if check["seeds_checked"] > 0 else "")
-            said.append(f"in {run_names([run])} its headline is {number(check['value'])}{where}{seeds}")
-        elif len(repeated) == len(differing):
-            said.append(f"in {run_names([run])} its headline holds in {number(repeated['value'].min())} of the "
-                        f"seed-offset runs")
-        else:
-            others.append(run)
-    return said + ([f"other checks differ in {run_names(others)}"] if others else [])
-
-
-def longest_range(accuracy: pd.DataFrame | None, task: dict, encoding: str) -> str:
-    """``at length 1024 (32x) 0.396 to 0.532``: the encoding's mean accuracy at the longest evaluation length, over
-    K."""
-    longest = max(task["eval_lengths"])
-    rows = (accuracy[(accuracy["experiment"] == "generalization") & (accuracy["pe"] == encoding)
-                     & (accuracy["length"] == longest)] if accuracy is not None else None)
-    if rows is None or rows.empty:
-        return ""
-    return (f"at length {longest} ({longest // task['train_length_max']}x) {number(rows['mean'].min())} to "
-            f"{number(rows['mean'].max())}")
-
-
-def in_brief(finding: Finding, row: pd.Series) -> str:
-    """``0.683 at K=1; chance 0.0625``: a claim's headline number and baseline, as the table has them."""
-    value = row[VALUE]
-    where = re.search(r", (K=\d+)", value)
-    against = "" if row["baseline"] == "-" else (
-        f", verified to float64 rounding (a test of the code); the evidence is the contrast: {row['baseline']}"
-        if finding.headline.verified else f", against {row['baseline']}")
-    return f"{value.split(' ')[0].rstrip(',')}{' at ' + where.group(1) if where else ''}{against}"
-
-
-def holding(finding: Finding, row: pd.Series, claims: pd.DataFrame, replication: pd.DataFrame | None,
-            accuracy: pd.DataFrame | None, task: dict) -> str:
-    """A claim that holds: its number and baseline, the encoding's accuracy at the longest length where the claim
-    names one (``Finding.at_longest``), and the confirmation runs where its outcome differs."""
-    if row[VALUE] == NOT_RUN:
-        return finding.short
-    longest = longest_range(accuracy, task, finding.at_longest) if finding.at_longest else ""
-    notes = [in_brief(finding, row), *([longest] if longest else []), *differing_runs(finding, claims, replication)]
-    return f"{finding.short} ({scope(finding, claims)}{'; '.join(notes)})"
-
-
-def contradiction(finding: Finding, row: pd.Series, claims: pd.DataFrame, task: dict) -> str:
-    """What the data say against a claim that does not fully hold. Where its headline holds: how many checks hold,
-    its number against its baseline, and the worst check. Where its headline fails: that number against its rule,
-    and what does hold (``Finding.support``)."""
-    check = headline_check(finding.headline, claims)
-    held, total = evidence_count(finding, claims)
-    if check is None or bool(check["holds"]):
-        number_here = f"; its number {in_brief(finding, row)}" if check is not None else ""
-        return (f"{finding.short} ({scope(finding, claims)}{held} of {total} checks hold{number_here}; worst, "
-                f"{worst_check(finding, claims)})")
-    where = "" if pd.isna(check["offset"]) else f" at {instance_name(check['offset'])}"
-    rest = f", so {finding.headline.label} {number(1 - check['value'])}" if finding.headline.baseline == REST else ""
-    support = evidence_of(finding, claims)
-    support = support[support["claim"].isin(finding.support)]
-    holds = "".join(f"; what holds: {claim} ({at_offsets(rows)}; rule {rows['comparison'].iloc[0]} "
-                    f"{number(rows['threshold'].iloc[0])})"
-                    for claim, rows in support.groupby("claim", sort=False) if rows["holds"].astype(bool).all())
-    return (f"{finding.short}: {scope(finding, claims)}{measured_text(finding.headline, task)} is "
-            f"{number(check['value'])}{where}{rest}, against the rule {check['comparison']} "
-            f"{number(check['threshold'])} ({held} of {total} checks hold){holds}")
-
-
-def out_of_reach(finding: Finding, claims: pd.DataFrame) -> str:
-    """Where a claim's baseline is what its number reaches in a limit (``Headline.ceiling``) and its threshold lies
-    far above that, how near the number comes; the rule is not rejudged, since a rule set against the ceiling now
-    would be one set after the data."""
-    headline = finding.headline
-    check = headline_check(headline, claims)
-    rival = rival_check(headline, check, claims) if check is not None and headline.baseline == RIVAL else None
-    if not headline.ceiling or rival is None or check["comparison"] not in (">=", ">"):
-        return ""
-    ceiling = rival_value(headline, rival)
-    if ceiling >= check["threshold"] or ceiling <= 0:
-        return ""
-    return (f" Its rule ({check['comparison']} {number(check['threshold'])}) lies far above the {headline.label} "
-            f"{number(ceiling)}, what logit scaling wins back in its limit; the number reaches "
-            f"{check['value'] / ceiling:.0%} of it. The rule stands: one judged against the ceiling now would be set "
-            f"after the data.")
-
-
-def verdict_lines(findings: list[tuple[Finding, pd.Series]], verdicts: dict[str, str], claims: pd.DataFrame,
-                  replication: pd.DataFrame | None, accuracy: pd.DataFrame | None, task: dict) -> list[str]:
-    """One bullet per verdict some claim of ``findings`` has, each claim in exactly one, with its number."""
-    lines = []
-    for verdict, title in BOTTOM_LINE:
-        named = [(finding, row) for finding, row in findings if verdicts[finding.name] == verdict]
-        if verdict == HOLDS:
-            said = [holding(finding, row, claims, replication, accuracy, task) for finding, row in named]
-        elif verdict in (IN_PART, DOES_NOT_HOLD):
-            said = [contradiction(finding, row, claims, task) for finding, row in named]
-        else:
-            said = [finding.short for finding, _ in named]
-        lines += [f"- **{title}.** " + capitalized("; ".join(said)) + "."] if said else []
-    return lines
-
-
-BOTTOM_LINE = ((HOLDS, "Reproduces"), (IN_PART, "Mixed"), (DOES_NOT_HOLD, "Contradicted"),
-               (UNTESTABLE, "Untestable (a precondition failed)"), (NOT_TESTED, "Not run"))
-
-
-def bottom_line(claims: pd.DataFrame, replication: pd.DataFrame | None, task: dict, table: pd.DataFrame,
-                accuracy: pd.DataFrame | None = None, findings: tuple[Finding, ...] = FINDINGS) -> list[str]:
-    """The paper's claims under three exclusive verdicts (reproduces, mixed, contradicted; untestable and not run
-    where any is), each with the number that says so; this pipeline's own predictions apart, beyond the paper; and
-    the claims whose outcome is the same in every confirmation run, with that outcome. ``table``: the claims table
-    of ``findings``."""
-    verdicts = {finding.name: finding_verdict(finding, claims) for finding in findings}
-    rows = list(zip(findings, (row for _, row in table.iterrows())))
-    lines = verdict_lines([(finding, row) for finding, row in rows if not finding.beyond], verdicts, claims,
-                          replication, accuracy, task)
-    for finding, row in rows:
-        if finding.beyond and verdicts[finding.name] not in (NOT_TESTED, UNTESTABLE):
-            said = (holding(finding, row, claims, replication, accuracy, task) if verdicts[finding.name] == HOLDS
-                    else contradiction(finding, row, claims, task))
-            lines.append(f"- **Beyond the paper ({verdicts[finding.name]}).** {capitalized(said)}; baseline: "
-                         f"{row['baseline']}.{out_of_reach(finding, claims)}")
-    if replication is not None:
-        runs = len([run for run in dict.fromkeys(replication["run"]) if run != EXPLORATORY])
-        same = [f"{finding.short} ({verdicts[finding.name]})" for finding, row in rows
-                if re.fullmatch(r"(\d+) of \1 runs", row["replication"]) and row["replication"] != "0 of 0 runs"]
-        lines.append(f"- **Same outcome in all {runs} confirmation runs:** {len(same)} of {len(findings)} claims"
-                     + (f": {'; '.join(same)}." if same else "."))
-    return lines
-
-
-def longest_length_numbers(accuracy: pd.DataFrame | None, task: dict) -> str:
-    """`` At length 1024 (32x): rope 0.4 (K=1), ...``: rope's mean accuracy at the longest evaluation length."""
-    if accuracy is None:
-        return ""
-    longest = max(task["eval_lengths"])
-    rope = accuracy[(accuracy["experiment"] == "generalization") & (accuracy["pe"] == "rope")
-                    & (accuracy["length"] == longest)]
-    if rope.empty:
-        return ""
-    values = ", ".join(f"{number(row.mean)} ({instance_name(row.offset)})" for row in rope.itertuples())
-    return f" At the longest length, {longest} ({longest // task['train_length_max']}x), rope: {values}."
-
-
-def figure_one(claims: pd.DataFrame, config: dict, accuracy: pd.DataFrame | None = None) -> list[str]:
+def figure_one(config: dict, accuracy: pd.DataFrame | None) -> list[str]:
     """Figure 1, the generalization figure, with a caption carrying its numbers; nothing where it did not run."""
-    rope = claims[(claims["experiment"] == "generalization") & claims["statistic"].str.startswith("rope: mean accuracy "
-                                                                                                   "at the longest")]
-    learned = claims[(claims["experiment"] == "generalization")
-                     & claims["statistic"].str.startswith("learned: largest distance of mean accuracy from chance")]
-    if rope.empty or learned.empty:
+    if accuracy is None:
         return []
     task = config["task"]
-    far = 4 * task["train_length_max"]
-    at_length = ", ".join(f"{number(row.value)} ({instance_name(row.offset)})" for row in rope.itertuples())
+    rope = accuracy[(accuracy["experiment"] == "generalization") & (accuracy["pe"] == "rope")]
+    learned = accuracy[(accuracy["experiment"] == "generalization") & (accuracy["pe"] == "learned")
+                       & (accuracy["length"] > task["train_length_max"])]
+    far, longest = 4 * task["train_length_max"], max(task["eval_lengths"])
+    at = {length: rope[rope["length"] == length].sort_values("offset") for length in (far, longest)}
     return ["![Figure 1: accuracy against evaluation length](figures/generalization.png)",
             f"**Figure 1.** Accuracy against evaluation length, mean and 95% interval over "
             f"{len(config['sweep']['seed'])} seeds, one panel per K; grey: training range, dashed: chance "
-            f"{number(1 / task['vocab_size'])}. Rope at length {far} (4x the longest training length): {at_length}."
-            f"{longest_length_numbers(accuracy, task)} Learned heads past the range stay within "
-            f"{number(learned['value'].max())} of chance."]
+            f"{number(1 / task['vocab_size'])}. Rope at length {far} (4x): {per_offset(at[far]['mean'], at[far]['offset'])}; "
+            f"at {longest} ({longest // task['train_length_max']}x): "
+            f"{per_offset(at[longest]['mean'], at[longest]['offset'])}. Learned heads past the range: at most "
+            f"{number((learned['mean'] - 1 / task['vocab_size']).abs().max())} from chance."]
 
 
-def told_by(experiment: str) -> Finding | None:
-    """The claim whose page is this experiment's, if any."""
-    return next((finding for finding in FINDINGS if finding.page == experiment), None)
+def moving_answers(secondary: pd.DataFrame) -> list[str]:
+    """What moves rope's accuracy far past the range most, over the robustness settings: the settings with the
+    highest and lowest mean over K, beside this run's."""
+    rows = secondary[(secondary["statistic"] == LONGEST)]
+    means = rows.groupby("condition", sort=False)["mean"].mean()
+    if len(means) < 2:
+        return []
+    ranked = means.drop(THIS_RUN, errors="ignore").sort_values(ascending=False)
+    listed = lambda part: ", ".join(f"{number(value)} at {name.replace('_', ' ')}" for name, value in part.items())
+    return [f"**What moves the answers.** Rope's accuracy at 32x the training length (mean over K) is "
+            f"{number(means.get(THIS_RUN, float('nan')))} in this run; across the robustness settings, highest "
+            f"{listed(ranked.head(2))}; lowest {listed(ranked.tail(2))}. Choices no one made (the init scale, the "
+            f"width, the learning rate) move how far rope extrapolates ([figure](figures/claims/rope_at_32x.png), "
+            f"[robustness](appendix/robustness.md))."]
 
 
-def page_title(sections: list[str], experiment: str) -> str:
-    """An experiment page's heading: its section's (``prop1: the attention-dilution law``), or, where that has no
-    words after the name, the name and the claim the page tells."""
-    title = title_of(sections, experiment)
-    finding = told_by(experiment)
-    return title if ":" in title or finding is None else f"{title}: {finding.short}"
+def beyond_the_paper(judgments: pd.DataFrame, secondary: pd.DataFrame) -> list[str]:
+    """The error split and the cures, this run's numbers: what this pipeline adds to the paper."""
+    here = secondary[secondary["condition"] == THIS_RUN].sort_values("offset")
+    ranking, unseen = (here[here["statistic"] == name] for name in (RANKING_SHARE, UNSEEN_WINNERS))
+    if ranking.empty:
+        return []
+    cures = of_claim(judgments, next(claim for claim in CLAIMS if claim.name == "cures"), THIS_RUN)
+    cured = (f" Sharpening attention (log-length scaling) wins back {per_offset(cures['mean'], cures['offset'])} "
+             f"of the lost accuracy; hard attention, its limit, {' / '.join(map(number, cures['baseline']))}."
+             if len(cures) else "")
+    return [f"**Beyond the paper.** Most of rope's wrong answers past the range are ranking errors (another key "
+            f"scores higher): {per_offset(ranking['mean'], ranking['offset'])}; of those, "
+            f"{per_offset(unseen['mean'], unseen['offset'])} are won by a key at an offset never seen in training, "
+            f"where training selected nothing.{cured}"]
 
 
-def plain_title(sections: list[str], experiment: str) -> str:
-    """An experiment's name in words: its page heading's words after the colon, else its name without
-    underscores."""
-    title = page_title(sections, experiment)
-    return title.split(":", 1)[1].strip() if ":" in title else experiment.split("_")[0].replace("_", " ")
-
-
-def results_markdown(config: dict, claims: pd.DataFrame, replication: pd.DataFrame | None, table: pd.DataFrame,
-                     grouped: dict[str, list[str]], appendices: list[str], left_out: dict[str, str],
-                     robustness: Mapping[str, tuple[int, int, int]] | None, accuracy: pd.DataFrame | None) -> str:
-    """RESULTS.md (module doc); ``table``: the claims table."""
+def results_markdown(config: dict, judgments: pd.DataFrame, secondary: pd.DataFrame, grouped: dict[str, list[str]],
+                     appendices: list[str], left_out: dict[str, str], accuracy: pd.DataFrame | None) -> str:
+    """RESULTS.md (module doc)."""
     experiments = list(grouped)
-    runs = [] if replication is None else [run for run in dict.fromkeys(replication["run"]) if run != EXPLORATORY]
-    bottom = bottom_line(claims, replication, config["task"], table, accuracy)
-    table = table.copy()
-    table["page"] = [cell if finding.page in experiments else NOT_RUN for cell, finding in zip(table["page"], FINDINGS)]
-    told = {finding.page for finding in FINDINGS}
-    links = {name: f"[{plain_title(grouped[name], name)}](experiments/{name}.md)" for name in experiments}
-    no_study = [] if robustness is not None else ["Robustness study (other inits, widths, learning rates and "
-                                                  "training ranges): not run under this config."]
+    claims = [claim for claim in CLAIMS]
+    table = claim_text.claims_table(judgments, claims, experiments)
+    told = {claim.page for claim in CLAIMS}
+    links = {name: f"[{title_of(grouped[name], name)}](experiments/{name}.md)" for name in experiments}
     return "\n\n".join([
         "# Results: does rotary length generalization reproduce?",
-        "\n".join(setup_lines(config, runs)),
-        "**Bottom line.**\n" + "\n".join(bottom),
+        "\n".join(setup_lines(config, judgments)),
+        "## What we found\n\n" + "\n".join(claim_text.claim_sentence(judgments, claim) for claim in claims),
         table.to_markdown(index=False, disable_numparse=True),
-        *no_study,
-        CLAIM_VERDICTS,
-        TERMS,
-        *figure_one(claims, config, accuracy),
-        "## Pages",
-        "The claims above: " + "; ".join(links[name] for name in experiments if name in told) + ".",
-        *(["Further experiments: " + "; ".join(links[name] for name in experiments if name not in told) + "."]
-          if set(experiments) - told else []),
-        "Appendices: " + ", ".join(f"[{name.replace('_', ' ')}](appendix/{name}.md)" for name in appendices) + ".",
+        *figure_one(config, accuracy),
+        *moving_answers(secondary),
+        *beyond_the_paper(judgments, secondary),
+        "**Pages.** Claims: " + "; ".join(links[name] for name in experiments if name in told) + ". "
+        + ("Further experiments: " + "; ".join(links[name] for name in experiments if name not in told) + ". "
+           if set(experiments) - told else "")
+        + "Appendices: " + ", ".join(f"[{name.replace('_', ' ')}](appendix/{name}.md)" for name in appendices) + ".",
         *([("Not run under this config: " + "; ".join(f"{name.replace('_', ' ')}: {reason}"
                                                       for name, reason in left_out.items()) + ".")]
           if left_out else []),
@@ -441,115 +202,44 @@ def title_of(sections: list[str], experiment: str) -> str:
     return re.sub(PER_OFFSET_SUFFIX.rstrip("$") + r"\b", "", title)
 
 
-def checks_table(checks: pd.DataFrame, labels: pd.Series) -> str:
-    """The page's one table: each evidence check with its value, interval and rule (6 columns), its claim followed
-    by its label (``check_labels``)."""
-    evidence = checks[checks["kind"] == "evidence"].copy()
-    label = labels.reindex(evidence.index).fillna("")
-    evidence["claim"] = evidence["claim"] + label.map(lambda text: f" ({text})" if text else "")
-    interval = (evidence.apply(lambda row: f" [{number(row['spread_low'])}, {number(row['spread_high'])}]", axis=1)
-                if "spread_low" in evidence else "")
-    escaped = {column: evidence[column].str.replace("|", "\\|", regex=False) for column in ("claim", "statistic", "rule")}
-    table = pd.DataFrame({**{column: escaped[column] for column in ("claim", "statistic")},
-                          "K": evidence["offset"].map(instance_name),
-                          "value [95% interval]": evidence["value"].map(number) + interval, "rule": escaped["rule"],
-                          "holds": evidence["holds"].map({True: "yes", False: "no"})})
-    return table.to_markdown(index=False, disable_numparse=True)
+def told_by(experiment: str) -> Claim | None:
+    """The claim whose page is this experiment's, if any."""
+    return next((claim for claim in CLAIMS if claim.page == experiment), None)
 
 
-def page_checks(experiment: str, claims: pd.DataFrame) -> pd.DataFrame:
-    """The checks an experiment's page shows: its own, then those of other experiments that the claim it tells
-    counts (the multiseed repeats of its headlines, another experiment's predictions), so that its table shows
-    every check its answer counts."""
-    own = claims[claims["experiment"] == experiment]
-    finding = told_by(experiment)
-    borrowed = evidence_of(finding, claims) if finding is not None else claims.iloc[:0]
-    return pd.concat([own, borrowed[borrowed["experiment"] != experiment]])
+def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame) -> list[str]:
+    """The claim a page tells: what it says, its primary statistic and rule, the verdict here and elsewhere, this
+    run's judgment per K, the forest plot, the secondary statistics."""
+    here = of_claim(judgments, claim, THIS_RUN)
+    if here.empty:
+        return [f"**Claim.** {claim_text.capitalized(claim.paper)}.", "Not judged under this config: its statistic was not measured."]
+    across = "; ".join(part for part in (claim_text.replication_text(judgments, claim),
+                                         claim_text.robustness_text(judgments, claim)) if part)
+    extra = claim_text.secondary_table(secondary, claim)
+    return [
+        f"**Claim.** {claim_text.capitalized(claim.paper)}" + (" (this pipeline's prediction, beyond the paper)." if claim.beyond else "."),
+        f"**Primary statistic.** {claim.measured}: one number per trained run, judged on its mean over seeds per K "
+        f"with a 95% seed-bootstrap interval. Rule: {claim.rule.comparison} {number(here['threshold'].iloc[0])} "
+        f"({rule_timing(claim.page)}, [rule history](../appendix/rule_history.md)); baseline: "
+        f"{claim_text.baseline_text(claim, here)}.",
+        f"**Verdict in this run: {across_offsets(here)}.** Elsewhere: {across}.",
+        claim_text.judgment_table(here),
+        f"![{claim.says}: every run and setting](../figures/claims/{claim.name.replace(' ', '_')}.png)",
+        *([f"**Secondary statistics** (shown, in no verdict):\n\n{extra}"] if extra else []),
+    ]
 
 
-def check_labels(experiment: str, checks: pd.DataFrame, claims: pd.DataFrame) -> pd.Series:
-    """Per check of a page, what it is to the claim the page tells: ``precondition`` (it gates, it is no evidence),
-    ``from multiseed`` (another experiment's check the claim counts), ``this pipeline's hypothesis, in no verdict``,
-    ``counts for: <claim>`` (another claim's), or ``in no claim's verdict``; no label for the claim's own evidence.
-    A page that tells no claim labels only the checks some claim counts."""
-    finding = told_by(experiment)
-    labels = pd.Series("", index=checks.index, dtype=object)
-    claimed = pd.Series(False, index=checks.index)
-    for other in sorted(FINDINGS, key=lambda candidate: candidate is not finding):  # the page's claim first
-        for part, rows in selections(other, claims):
-            rows = rows.index.intersection(checks.index)
-            free = rows[~claimed[rows].to_numpy()]
-            if other is finding:
-                labels[rows] = {PRECONDITION: "precondition", BEYOND: "this pipeline's hypothesis, in no verdict"}.get(
-                    part.tests, "" if part.experiment == experiment else f"from {part.experiment}")
-                claimed[rows] = True
-            elif part.tests not in (PRECONDITION, BEYOND):
-                labels[free] = f"counts for: {other.short}"
-                claimed[free] = True
-    if finding is not None:
-        labels[~claimed] = "in no claim's verdict"
-    already = checks["claim"].str.contains("(precondition)", regex=False)
-    return labels.mask(already & (labels == "precondition"), "")
-
-
-def sanity_sentence(checks: pd.DataFrame) -> str:
-    sanity = checks[checks["kind"] == "sanity"]
-    if sanity.empty:
-        return "No sanity checks."
-    failing = sanity[~sanity["holds"].astype(bool)]
-    held = f"{len(sanity) - len(failing)} of {len(sanity)} hold"
-    if failing.empty:
-        return f"**Sanity checks** (tests of the code, in no verdict): {held}."
-    return (f"**Sanity checks** (tests of the code, in no verdict): {held}; a failing one is a bug to fix before "
-            "this page can be read: " + "; ".join(f"{row.claim} ({instance_name(row.offset)}): {number(row.value)}, "
-                                                  f"rule {row.rule}" for row in failing.itertuples()) + ".")
-
-
-def caveats(checks: pd.DataFrame) -> str:
-    """How far the seed bootstrap decides the page's checks, and each one it leaves open."""
-    if "holds_fraction" not in checks or checks.empty or int(checks["n_seeds"].max()) < 2:
-        return "**Caveats.** One seed: no seed-to-seed spread to measure."
-    share = checks["holds_fraction"]
-    open_checks = checks[(share < DECIDED_FRACTION) & (share > 1 - DECIDED_FRACTION)]
-    text = (f"**Caveats.** {len(checks) - len(open_checks)} of {len(checks)} checks have the same outcome in at "
-            f"least {DECIDED_FRACTION:.0%} of seed resamples.")
-    if open_checks.empty:
-        return text
-    return text + " Open, decided by the seeds drawn: " + "; ".join(
-        f"{row.claim} ({instance_name(row.offset)}): {number(row.value)}, {SPREAD_INTERVAL:.0%} interval "
-        f"[{number(row.spread_low)}, {number(row.spread_high)}], holds in {row.holds_fraction:.0%} of resamples"
-        for row in open_checks.itertuples()) + "."
-
-
-def answer(experiment: str, checks: pd.DataFrame, claims: pd.DataFrame, task: dict) -> list[str]:
-    """The question and the one-sentence answer: the claim this page tells, else the experiment's own checks."""
-    finding = told_by(experiment)
-    if finding is not None:
-        held, total = evidence_count(finding, claims)
-        question = finding.question or f"Does this hold: {finding.paper}?"
-        return [f"**Question.** {question}",
-                f"**Answer: {finding_verdict(finding, claims)}** ({held} of {total} evidence checks hold). "
-                f"{finding_number(finding, claims, task)}."]
-    evidence = checks[checks["kind"] == "evidence"]
-    return [f"**Answer: {graded(evidence['holds'].astype(bool))}** ({int(evidence['holds'].sum())} of "
-            f"{len(evidence)} evidence checks hold; beyond the claims of the paper)."]
-
-
-def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, claims: pd.DataFrame,
-                    task: dict) -> str:
-    shown = page_checks(experiment, claims)
+def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, judgments: pd.DataFrame,
+                    secondary: pd.DataFrame) -> str:
+    claim = told_by(experiment)
     return "\n\n".join([
-        f"# {page_title(sections, experiment)}",
+        f"# {title_of(sections, experiment)}",
         "[Back to the results](../RESULTS.md)",
-        *answer(experiment, checks, claims, task),
+        *(claim_block(claim, judgments, secondary) if claim else
+          ["Beyond the claims of the paper: no verdict, the checks below describe what was measured."]),
         *(rebased(figure) for figure in figures_of(sections)),
-        (checks_table(shown, check_labels(experiment, shown, claims)) if (shown["kind"] == "evidence").any()
-         else "No evidence checks."),
-        f"**How it was tested.** Each check is a rule fixed in code. When this experiment's rules were set: "
-        f"{rule_timing(experiment)} ([rule history](../appendix/rule_history.md)). "
-        f"Verdict words and the seed bootstrap: [methods](../appendix/methods.md).",
-        sanity_sentence(checks),
-        caveats(checks),
+        "**Checks** (each a rule fixed in code; secondary evidence, counted in no verdict):",
+        checks_markdown(checks) if not checks.empty else "None.",
         f"Every table and number of this experiment: [details](../appendix/{experiment}.md).",
     ]) + "\n"
 
@@ -560,29 +250,29 @@ def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, 
 
 def methods_markdown() -> str:
     return "\n\n".join([
-        "# Methods", "[Back to the results](../RESULTS.md)", f"{DEFINITION} {HEADLINE_RULE}",
-        f"**Checks.** Each claim is split into checks, each a statistic compared with a threshold fixed in code. An "
-        f"*evidence* check is one a plausible world could fail; a *sanity* check only a bug can fail (an identity of "
-        f"the code, an impossibility), so it counts in no verdict. A *precondition* (the heads fit their training "
-        f"range) gates a claim's verdict. An experiment's verdict: {VERDICT_RULE}.",
-        f"**Seed bootstrap.** The run's seeds are resampled with replacement and every check recomputed; a value's "
-        f"*95% interval* is the central {SPREAD_INTERVAL:.0%} of its resampled values, and a check is *decided* when "
-        f"it has the same outcome in at least {DECIDED_FRACTION:.0%} of resamples. For a minimum (maximum) over "
-        f"seeds a resample cannot go below (above) the value measured, so its interval starts (ends) there.",
-        "**Claims table.** *value*: the headline check at the offset closest to its threshold (or furthest past it "
-        "where it fails), with its 95% interval and number of seeds; for the worst seed's value (a minimum or maximum "
-        "over seeds) the bootstrap range it spans instead, and no range under 5 seeds; *baseline*: chance (1/V), the "
-        "same heads untrained, or the rival account's value; *threshold (when set)*: the headline's threshold, and "
-        "whether the experiment's rules were set before its data was seen (from the rule history); *verdict*: as "
-        "above, and a claim whose headline check fails does not hold, however many of its other checks do; "
-        "*replication*: in how many confirmation runs every evidence check of the claim has the outcome it has "
-        "here, of the runs where its preconditions hold (where one fails, the claim is untestable in that run); *robustness*: at how many points of the robustness study the claim holds, where that study ran (judged "
-        "on its checks there: the multiseed repeats of its headlines run at this point alone).",
+        "# Methods", "[Back to the results](../RESULTS.md)", DEFINITION,
+        "**Primary statistics.** Each claim names one statistic its experiment exports, one number per trained run "
+        "(offset K, seed), and a threshold fixed in code; its baseline (chance 1/V, the same heads untrained, the "
+        "other encoding or the rival account) is drawn beside it. The mean over seeds and its interval are what is "
+        "judged; the count of seeds that clear the threshold alone, the worst seed and every check are shown as "
+        "secondary evidence and decide nothing.",
+        "**Seed bootstrap.** The seeds of a run are drawn with replacement 10,000 times (a fixed generator); the "
+        "interval is the central 95% of the resampled means. With 3 seeds (the transformer) the interval spans "
+        "nearly the whole range of the seeds' values, so a verdict there is often inconclusive.",
+        "**Conditions.** The same rule judges this run, each confirmation run (the same experiments on other seeds or "
+        "another vocabulary) and each robustness setting (one training choice varied); each from its own seeds and "
+        "with its own task's chance. A confirmation run whose data nobody had seen when the rules were fixed is the "
+        "out-of-sample test; the others are marked seen.",
+        "**Checks.** Each experiment also states many checks, each a statistic against a threshold: *evidence* (a "
+        "plausible world could fail it) or *sanity* (only a bug can fail it). They are shown on every page as "
+        "secondary evidence.",
         "**Terms.** *K*: the offset, how far back the token to retrieve lies; *V*: the vocabulary size; *rope*: "
         "rotary position encoding; *learned*: learned absolute position embeddings; *dilution error*: a wrong answer "
         "where the right key still scores highest but its attention weight is spread too thin; *ranking error*: a "
         "wrong answer where another key scores higher than the right one; *the dilution law*: the prediction of "
-        "rope's accuracy past the training range from the head's parameters by attention dilution.",
+        "rope's accuracy past the training range from the head's parameters by attention dilution; *log-length "
+        "scaling*: attention logits multiplied by log(n) / log(training length); *hard-attention limit*: what logit "
+        "scaling wins back as its scale grows (attending to the top-scoring key alone).",
     ]) + "\n"
 
 
@@ -600,104 +290,100 @@ def appendix_page(title: str, body: str) -> str:
     return f"# {title}\n\n[Back to the results](../RESULTS.md)\n\n{rebased(body).rstrip()}\n"
 
 
-def sections_by_experiment(sections: dict[str, str], claims: pd.DataFrame,
+def sections_by_experiment(sections: dict[str, str], checks: pd.DataFrame,
                            experiments: list[str]) -> dict[str, list[str]]:
     """Each experiment's sections' markdown, in report order: a section belongs to the experiment of its checks,
     or, without checks, to the experiment it is named for (``shift_K1``: ``shift``)."""
-    owner = dict(zip(claims["section"], claims["experiment"]))
+    owner = dict(zip(checks["section"], checks["experiment"]))
     grouped = {name: [] for name in experiments}
     for section, text in sections.items():
         grouped[owner.get(section, re.sub(PER_OFFSET_SUFFIX, "", section))].append(text)
     return grouped
 
 
-def differences_in_run(finding: Finding, claims: pd.DataFrame, replication: pd.DataFrame, run: str,
-                       outcome: str) -> str:
-    """``fresh seeds: 1 (rule): <the check>``: how many of the claim's checks differ in ``run``, by cause, the check
-    named where it is one; or that the claim is untestable there, with the failing precondition."""
-    name = run_names([run])
-    in_run = replication[replication["run"] == run]
-    if outcome == UNTESTABLE_THERE:
-        gates = [rows for part, rows in selections(finding, in_run) if part.tests == PRECONDITION]
-        failing = pd.concat(gates).pipe(lambda rows: rows[~rows["holds"].astype(bool)])
-        return f"{name}: untestable, a precondition fails ({check_words(deciding_check(failing))})"
-    compared = compared_in_runs(evidence_of(finding, claims), in_run)
-    differing = compared[compared["replicates"] == "no"]
-    causes = ", ".join(differing["cause"].value_counts().index)
-    named = f": {check_words(differing.iloc[0])}" if len(differing) == 1 else ""
-    return f"{name}: {len(differing)} ({causes}){named}"
+def claims_appendix(judgments: pd.DataFrame) -> str:
+    """Every claim in every condition, per K."""
+    parts = []
+    for claim in CLAIMS:
+        rows = of_claim(judgments, claim)
+        if not rows.empty:
+            parts += [f"## {claim.says}", f"{claim.measured}; rule {claim.rule.comparison} "
+                      f"{number(rows['threshold'].iloc[0])}; baseline {claim.baseline.label}.",
+                      claim_text.judgment_table(rows)]
+    return "\n\n".join(parts)
 
 
-def replication_by_claim(claims: pd.DataFrame, replication: pd.DataFrame, table: pd.DataFrame) -> str:
-    """The claims table's replication, claim by claim (the unit of the results page), with the checks that do not
-    replicate in each run, or that the claim is untestable there; the experiment-by-experiment account follows it.
-    ``table``: the claims table."""
-    rows = []
-    for finding, cell in zip(FINDINGS, table["replication"]):
-        outcomes = outcome_by_run(finding, claims, replication)
-        broken = "; ".join(differences_in_run(finding, claims, replication, run, outcome)
-                           for run, outcome in outcomes.items() if outcome != REPLICATES) or "-"
-        rows.append([finding.short, finding_verdict(finding, claims), cell, broken])
+def verdict_grid(judgments: pd.DataFrame, kind: str) -> str:
+    """Claims (rows) by condition of ``kind`` (columns): each claim's verdict there across its K."""
+    rows = judgments[judgments["kind"] == kind]
+    names = list(dict.fromkeys(rows["condition"]))
+    grid = {claim.says: [across_offsets(of_claim(rows, claim, name)) if len(of_claim(rows, claim, name)) else "-"
+                         for name in names] for claim in CLAIMS}
+    labels = [name.replace("_", " ") + ("" if rows.loc[rows["condition"] == name, "seen"].iloc[0]
+                                        else " (out of sample)") for name in names]
+    return pd.DataFrame(grid, index=labels).T.rename_axis("claim").reset_index().to_markdown(
+        index=False, disable_numparse=True)
+
+
+def conditions_list(judgments: pd.DataFrame, kind: str) -> str:
+    rows = judgments[judgments["kind"] == kind].drop_duplicates("condition")
+    return "\n".join(f"- {row.condition.replace('_', ' ')}: {row.changes or 'the same settings'}"
+                     + ("" if row.seen else " (its data unseen when the rules were fixed: the out-of-sample test)")
+                     for row in rows.itertuples())
+
+
+def replication_appendix(judgments: pd.DataFrame) -> str:
     return "\n\n".join([
-        "## By claim",
-        "As on the results page: a claim replicates in a run when every one of its evidence checks has there the "
-        "outcome it has in this run, and is untestable in a run where one of its preconditions fails. The last "
-        "column counts, per run, the checks that do not replicate, by cause (defined below).",
-        pd.DataFrame(rows, columns=["claim", "verdict here", "same outcome in", "checks that differ, per run (cause)"])
-        .to_markdown(index=False, disable_numparse=True),
-        "## By experiment"])
+        "Each claim judged by its one rule in each confirmation run, from that run's own seeds. The runs:",
+        conditions_list(judgments, "confirmation"), verdict_grid(judgments, "confirmation"),
+        "Per K, with means and intervals: [claims](claims.md); each claim's forest plot is on its page."])
 
 
-def robustness_by_claim(robustness: Mapping[str, tuple[int, int, int]]) -> str:
-    """The claims table's robustness column, claim by claim, before the study's own check-by-check account."""
-    lines = [f"- {finding.short}: {robustness_cell(finding, robustness)}" for finding in FINDINGS
-             if finding.name in robustness]
-    return "\n\n".join(["## By claim", "As on the results page (a claim's verdict at each point, by the same rule):",
-                         "\n".join(lines) or "No claim of the results page is run whole by the study.",
-                         "## By experiment and check"])
+def robustness_appendix(judgments: pd.DataFrame, mechanism: str) -> str:
+    return "\n\n".join([
+        "Each claim judged by its one rule at each robustness setting (one training choice varied at a time), from "
+        "that setting's own seeds. The settings:",
+        conditions_list(judgments, "robustness"), verdict_grid(judgments, "robustness"),
+        "![rope's accuracy at 32x over the settings](figures/claims/rope_at_32x.png)", mechanism])
 
 
-def render_pages(config: dict, sections: dict[str, str], claims: pd.DataFrame, experiments: list[str], *,
-                 commit: str, date: datetime.date, machine: str, training: str, changes: str | None = None,
-                 left_out: dict[str, str] | None = None, replication: pd.DataFrame | None = None,
-                 replication_section: str | None = None,
-                 robustness: Mapping[str, tuple[int, int, int]] | None = None,
+def render_pages(config: dict, sections: dict[str, str], checks: pd.DataFrame, experiments: list[str], *,
+                 judgments: pd.DataFrame, secondary: pd.DataFrame, commit: str, date: datetime.date, machine: str,
+                 training: str, pages: list[str], changes: str | None = None, left_out: dict[str, str] | None = None,
                  robustness_section: str | None = None, accuracy: pd.DataFrame | None = None) -> dict[str, str]:
     """Every page (module doc), by its path relative to the results folder. ``sections``: each section's markdown;
-    ``claims``: ``all_claims`` joined with ``claim_spread``; ``experiments``: those that ran, in report order;
-    ``training``: the training section; ``changes``: the changes since the previous run; ``replication`` and
-    ``replication_section``: the replication table and section; ``robustness``: claim -> (points held, points), and
-    ``robustness_section`` the robustness study's section (``lengthgen/studies/robustness/section.py``); ``accuracy``: the
-    ``accuracy_summary`` table, for Figure 1's caption."""
-    paths = page_paths(experiments, changes is not None, replication is not None, robustness_section is not None)
+    ``checks``: ``all_claims``; ``experiments``: those that ran, in report order; ``judgments`` and ``secondary``:
+    the ``claim_judgments`` and ``claim_secondary`` tables; ``training``: the training section; ``pages``: the paths
+    to write (``page_paths``: the replication and robustness appendices where the run has them); ``changes``: the
+    changes since the previous run; ``robustness_section``: the robustness study's mechanism section;
+    ``accuracy``: the ``accuracy_summary`` table, for Figure 1's caption."""
+    paths = list(pages)
+    confirmed, studied = f"appendix/{REPLICATION}.md" in paths, f"appendix/{ROBUSTNESS}.md" in paths
     appendices = [path.removeprefix("appendix/").removesuffix(".md") for path in paths if path.startswith("appendix/")
                   and path.removeprefix("appendix/").removesuffix(".md") not in experiments]
-    grouped = sections_by_experiment(sections, claims, experiments)
-    table = claims_table(claims, replication, config["task"], robustness)
-    pages = {"RESULTS.md": results_markdown(config, claims, replication, table, grouped, appendices, left_out or {},
-                                            robustness, accuracy),
-             "appendix/methods.md": methods_markdown(),
-             "appendix/setup.md": setup_markdown(config, commit, date, machine),
-             "appendix/training.md": appendix_page("Training", training.removeprefix("## Training")),
-             "appendix/claims.md": appendix_page("Claims in detail", findings_markdown(claims, replication, left_out)),
-             "appendix/rule_history.md": appendix_page("Rule history", history_markdown())}
+    grouped = sections_by_experiment(sections, checks, experiments)
+    rendered = {
+        "RESULTS.md": results_markdown(config, judgments, secondary, grouped, appendices, left_out or {}, accuracy),
+        "appendix/methods.md": methods_markdown(),
+        "appendix/setup.md": setup_markdown(config, commit, date, machine),
+        "appendix/training.md": appendix_page("Training", training.removeprefix("## Training")),
+        "appendix/claims.md": appendix_page("Every claim in every run and setting", claims_appendix(judgments)),
+        "appendix/rule_history.md": appendix_page("Rule history", history_markdown())}
     if changes is not None:
-        pages["appendix/changes.md"] = appendix_page("Changes since the previous run", changes)
-    if replication_section is not None:
-        pages["appendix/replication.md"] = appendix_page(
-            "Replication", replication_by_claim(claims, replication, table) + "\n\n" + replication_section)
-    if robustness_section is not None:
-        pages[f"appendix/{ROBUSTNESS}.md"] = appendix_page(
-            "Robustness", robustness_by_claim(robustness or {}) + "\n\n" + robustness_section)
+        rendered[f"appendix/{CHANGES}.md"] = appendix_page("Changes since the previous run", changes)
+    if confirmed:
+        rendered[f"appendix/{REPLICATION}.md"] = appendix_page("Confirmation runs", replication_appendix(judgments))
+    if studied:
+        rendered[f"appendix/{ROBUSTNESS}.md"] = appendix_page("Robustness", robustness_appendix(
+            judgments, robustness_section or ""))
     for experiment in experiments:
-        checks = claims[claims["experiment"] == experiment]
-        pages[f"experiments/{experiment}.md"] = experiment_page(experiment, grouped[experiment], checks, claims,
-                                                                config["task"])
-        pages[f"appendix/{experiment}.md"] = appendix_page(title_of(grouped[experiment], experiment),
-                                                           "\n\n".join(grouped[experiment]))
-    pages = {path: fit_cells(pages[path]) for path in pages}
-    pages[FIRST_SCREEN] = as_rst(pages["RESULTS.md"], config["results_dir"])
-    return {path: pages[path] for path in paths}
+        rendered[f"experiments/{experiment}.md"] = experiment_page(
+            experiment, grouped[experiment], checks[checks["experiment"] == experiment], judgments, secondary)
+        rendered[f"appendix/{experiment}.md"] = appendix_page(title_of(grouped[experiment], experiment),
+                                                              "\n\n".join(grouped[experiment]))
+    rendered = {path: fit_cells(text) for path, text in rendered.items()}
+    rendered[FIRST_SCREEN] = as_rst(rendered["RESULTS.md"], config["results_dir"])
+    return {path: rendered[path] for path in paths}
 
 
 def write_pages(pages: dict[str, str]) -> None:

@@ -31,28 +31,6 @@ def git(repository: str, *args: str) -> str:
     return subprocess.run(["git", "-C", repository, *args], capture_output=True, text=True, check=True).stdout.strip()
 
 
-def rules_record(repository: str, commit: str | None, paths: tuple[str, ...]) -> dict:
-    """The commit the rules were fixed at, and every change to ``paths`` since, as plain data: commit
-    (full hash), date, subject, ``changes`` (one ``hash subject`` line per later commit touching them),
-    ``diffstat`` (``git diff --stat`` of the checkout, uncommitted edits included, against the commit),
-    and ``error`` (why none of it could be read, else empty)."""
-    record = {"commit": commit or "", "date": "", "subject": "", "changes": [], "diffstat": "", "error": ""}
-    if not commit:
-        record["error"] = "no commit recorded (confirmation.rules_commit is null)"
-        return record
-    try:
-        full, date, subject = git(repository, "log", "-1", "--date=short", "--format=%H%x09%ad%x09%s",
-                                  f"{commit}^{{commit}}").split("\t", 2)
-        git(repository, "merge-base", "--is-ancestor", full, "HEAD")  # fails unless HEAD descends from it
-        changes = git(repository, "log", "--format=%h %s", f"{full}..HEAD", "--", *paths)
-        diffstat = git(repository, "diff", "--stat", full, "--", *paths)
-    except (subprocess.CalledProcessError, FileNotFoundError, ValueError):
-        record["error"] = f"commit {commit} is not in this checkout's history (or this is not a git checkout)"
-        return record
-    record.update(commit=full, date=date, subject=subject, changes=changes.splitlines(), diffstat=diffstat)
-    return record
-
-
 def gpu_names() -> list[str]:
     """The GPUs ``nvidia-smi`` lists; none where it is absent. Asked without importing torch,
     which would cost the report job seconds of start-up."""

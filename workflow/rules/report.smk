@@ -5,7 +5,8 @@ PREVIOUS_RUN = (
     {"previous_claims": str(REPO / config["report"]["previous_claims"])} if config["report"]["previous_claims"] else {}
 )
 # Every page of the report, relative to the results folder (RESULTS.md first).
-REPORT_PAGES = page_paths(PLAN.experiments, bool(PREVIOUS_RUN), bool(REPLICATION), bool(ROBUSTNESS_OUTPUTS))
+REPORT_PAGES = page_paths(PLAN.experiments, bool(PREVIOUS_RUN), bool(CONFIRMATION) and JUDGED,
+                          bool(ROBUSTNESS) and JUDGED)
 
 
 rule report:
@@ -14,17 +15,18 @@ rule report:
     full section), every one written atomically."""
     input:
         figures=FIGURES,
+        claim_figures=list(CLAIM_FIGURES.values()) if JUDGED else [],
         sections=expand(f"{RESULTS}/sections/{{experiment}}.md", experiment=EXPERIMENTS),
         claims=f"{RESULTS}/tables/claims.parquet",
         spread=f"{RESULTS}/tables/claim_spread.parquet",
         training=f"{RESULTS}/tables/training.parquet",
         # Rope's accuracy at the longest length, for Figure 1's caption.
         **({"accuracy": f"{RESULTS}/tables/accuracy_summary.parquet"} if "generalization" in PLAN.experiments else {}),
-        **REPLICATION,
+        # Every claim judged in every condition: this run, the confirmation runs, the robustness points.
+        **JUDGMENTS,
         **PREVIOUS_RUN,
-        # Each claim's verdict at every point of the robustness study, for the claims table.
-        **({"robustness": ROBUSTNESS_OUTPUTS["robustness_table"],
-            "robustness_section": ROBUSTNESS_OUTPUTS["robustness_section"]} if ROBUSTNESS_OUTPUTS else {}),
+        # The mechanism across the robustness points, for its appendix.
+        **({"robustness_section": ROBUSTNESS_OUTPUTS["robustness_section"]} if ROBUSTNESS_OUTPUTS else {}),
     output:
         # The first screen in reStructuredText is the HTML report's front page (workflow/captions/workflow.rst).
         [report(f"{RESULTS}/{page}", category="results") if page == FIRST_SCREEN else f"{RESULTS}/{page}"

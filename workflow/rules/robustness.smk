@@ -1,8 +1,8 @@
 # The robustness study: every point of robustness.points layered over the config as given (lengthgen/studies/robustness/
 # points.py) and run as this same workflow, a Snakemake module, into <results_dir>/robustness/<point>, its rules named
 # robust_<point>_<rule>; only the study's experiments run there, and only the jobs they need (the sweep's training,
-# one stacked job per (encoding, offset)). Then every point's checks side by side (rule robustness) and their grid
-# (rule plot_robustness). This run is the default point: its tables are read, nothing is retrained. A point runs no
+# one stacked job per (encoding, offset)). Each claim is judged at every point by rule judge_claims (claims.smk); rule
+# robustness measures the mechanism at each. This run is the default point: its tables are read, nothing is retrained. A point runs no
 # points of its own, so its module includes no further modules.
 from lengthgen.studies.robustness.points import DEFAULT_POINT, POINT_PREFIX, robustness_points
 
@@ -31,10 +31,8 @@ for ROBUSTNESS_NAME, ROBUSTNESS_POINT in ROBUSTNESS.items():
 ROBUSTNESS_FOLDERS = {DEFAULT_POINT: RESULTS, **{name: point.results_dir for name, point in ROBUSTNESS.items()}}
 ROBUSTNESS_OUTPUTS = (
     {
-        "robustness_table": f"{RESULTS}/tables/robustness_checks.parquet",
         "robustness_mechanism": f"{RESULTS}/tables/robustness_mechanism.parquet",
         "robustness_section": f"{RESULTS}/sections/robustness.md",
-        "robustness_figure": f"{RESULTS}/figures/robustness.png",
     }
     if ROBUSTNESS
     else {}
@@ -44,21 +42,18 @@ ROBUSTNESS_OUTPUTS = (
 if ROBUSTNESS:
 
     rule robustness:
-        """Every point's checks of the study's experiments side by side, the mechanism at each point, and the section."""
+        """The mechanism at each point of the study, and its section."""
         input:
-            claims=point_tables(ROBUSTNESS_FOLDERS, "claims"),
             errors=point_tables(ROBUSTNESS_FOLDERS, "errors_by_length"),
             kernels=point_tables(ROBUSTNESS_FOLDERS, "prop1_kernel"),
             prop1_errors=point_tables(ROBUSTNESS_FOLDERS, "prop1_error"),
         output:
-            table=ROBUSTNESS_OUTPUTS["robustness_table"],
             mechanism=ROBUSTNESS_OUTPUTS["robustness_mechanism"],
             section=ROBUSTNESS_OUTPUTS["robustness_section"],
         params:
             *script_code("robustness.py"),
             points=list(ROBUSTNESS_FOLDERS),
             changes={DEFAULT_POINT: [], **{name: point.differences for name, point in ROBUSTNESS.items()}},
-            experiments=config["robustness"]["experiments"],
         group:
             "summary"
         conda:
@@ -67,28 +62,3 @@ if ROBUSTNESS:
             f"{RESULTS}/logs/robustness.log",
         script:
             "../scripts/robustness.py"
-
-    rule plot_robustness:
-        input:
-            table=ROBUSTNESS_OUTPUTS["robustness_table"],
-            style=FIGURE_STYLE,
-        output:
-            report(ROBUSTNESS_OUTPUTS["robustness_figure"], caption="../captions/robustness.rst", category="robustness"),
-        params:
-            *script_code("plot_robustness.py"),
-            points=list(ROBUSTNESS_FOLDERS),
-            style=FIGURE_SETTINGS,
-        group:
-            "summary"
-        conda:
-            CONDA_ENV
-        log:
-            f"{RESULTS}/logs/plot_robustness.log",
-        script:
-            "../scripts/plot_robustness.py"
-
-
-rule robustness_study:
-    """The robustness study: its table, mechanism table, section and figure (nothing without points)."""
-    input:
-        list(ROBUSTNESS_OUTPUTS.values()),

@@ -1,4 +1,4 @@
-"""Rule robustness: every point's checks of the study's experiments side by side, the mechanism at each, the section."""
+"""Rule robustness: the mechanism at each point of the study, and its section."""
 import pandas as pd
 
 from lengthgen.experiments.errors.tables import ERRORS_BY_LENGTH
@@ -6,20 +6,16 @@ from lengthgen.experiments.prop1.tables import PROP1_ERROR, PROP1_KERNEL
 from lengthgen.runtime.job import start_job
 from lengthgen.studies.robustness import analysis
 from lengthgen.studies.robustness.section import section
-from lengthgen.tables.core import ALL_CLAIMS
-from lengthgen.studies.robustness.tables import ROBUSTNESS_CHECKS, ROBUSTNESS_MECHANISM
+from lengthgen.studies.robustness.tables import ROBUSTNESS_MECHANISM
 from lengthgen.tables.io import atomic_write_text, read_table, write_table
 
 job = start_job(snakemake.log[0])
 inputs, params, output = snakemake.input, snakemake.params, snakemake.output
 points = list(params.points)
-claims = {point: read_table(path, ALL_CLAIMS) for point, path in zip(points, inputs.claims)}
-checks = analysis.robustness_checks(claims, params.changes, params.experiments)
 mechanism = pd.DataFrame([
     analysis.point_mechanism(point, read_table(errors, ERRORS_BY_LENGTH), read_table(kernel, PROP1_KERNEL),
                              read_table(prop1_error, PROP1_ERROR))
     for point, errors, kernel, prop1_error in zip(points, inputs.errors, inputs.kernels, inputs.prop1_errors)])
-write_table(checks, output.table, ROBUSTNESS_CHECKS)
 write_table(mechanism, output.mechanism, ROBUSTNESS_MECHANISM)
-atomic_write_text(section(checks, mechanism, points, params.changes), output.section)
+atomic_write_text(section(mechanism, points, params.changes), output.section)
 job.finish()

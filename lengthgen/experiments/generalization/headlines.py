@@ -1,12 +1,26 @@
-"""The generalization claim's headlines, asked of every run by the multiseed experiment (``lengthgen/checks/headlines.py``)."""
+"""The generalization claim's headlines, read in every run by the multiseed experiment (``lengthgen/checks/headlines.py``)."""
 
-from lengthgen.checks.headlines import UNIT, Headline, at_four_x, by_run, past_range
+from lengthgen.checks.headlines import UNIT, Headline, at_four_x, by_run, past_range, statistic
 from lengthgen.checks.shared_rules import ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE, NEAR_PERFECT
+
+LONGEST_FACTOR = 32  # the evaluation span reaches 32x the longest training length at every point of the study
+
+
+def at_longest(frame, settings):
+    return frame[frame["length"] == LONGEST_FACTOR * settings["train_length_max"]]
+
 
 HEADLINES = [
     Headline("generalization: rope accuracy at 4x the training length", ("accuracy_by_length",), ">=",
              lambda s: ABOVE_CHANCE_FACTOR / s["vocab_size"],
              lambda f, s: by_run(at_four_x(f[f["pe"] == "rope"], s), "accuracy", "mean"), bounds=UNIT),
+    statistic("generalization: learned accuracy at 4x the training length", ("accuracy_by_length",),
+              lambda f, s: by_run(at_four_x(f[f["pe"] == "learned"], s), "accuracy", "mean"), bounds=UNIT),
+    statistic("generalization: rope accuracy at 32x the training length", ("accuracy_by_length",),
+              lambda f, s: by_run(at_longest(f[f["pe"] == "rope"], s), "accuracy", "mean"), bounds=UNIT),
+    Headline("generalization: rope lowest accuracy in the training range", ("accuracy_by_length",), ">=",
+             lambda s: NEAR_PERFECT,
+             lambda f, s: by_run(f[(f["pe"] == "rope") & f["in_training_range"]], "accuracy", "min"), bounds=UNIT),
     # A head that learned nothing is at chance too: the distance is paired with the fit of the range, as the
     # generalization section's verdict pairs them.
     Headline("generalization: learned distance from chance past the range (max over lengths)", ("accuracy_by_length",),

@@ -1,13 +1,11 @@
 """The multiseed experiment: every headline number per (offset, seed), summarized over seeds.
 
-Each headline is one number per trained run, read from an experiment's tables, with the
-threshold its experiment's rule uses; each experiment declares its own (``<name>/headlines.py``,
-``lengthgen/checks/headlines.py``), gathered in ``multiseed/headlines.py``. The multiseed claim is that each headline meets
-its threshold in every single run (every seed at every offset), not only on average.
-A headline that an untrained head would meet comes with its experiment's baseline, as a headline of
-its own: frequency's top-4 share against the same heads untrained, prop1's MAE against the better
-trivial predictor (a head at chance has a small MAE too), and a head at chance past the range (learned,
-linear arm 2) with its fit of the training range.
+Each headline is one number per trained run, read from an experiment's tables, with the threshold its experiment's
+rule uses (or none, for a baseline); each experiment declares its own (``<name>/headlines.py``,
+``lengthgen/checks/headlines.py``), gathered in ``multiseed/headlines.py``. Its ``headline_by_seed`` table is what
+every claim's verdict is read from (``lengthgen/experiments/claims.py``, ``lengthgen/checks/judgment.py``), in this
+run, each confirmation run and each robustness point. It judges nothing itself: its page shows every run's value
+beside the mean, and how many runs meet each rule, as the spread.
 
 Its inputs are the headline tables of the experiments that run (``catalog.plan`` fills them in
 from each declaration's ``headline_tables``), named by their files: ``accuracy_by_length``, or
@@ -20,8 +18,6 @@ import re
 
 import pandas as pd
 
-from lengthgen.checks import seed_sums
-from lengthgen.checks.check import check
 from lengthgen.experiments.declaration import PER_OFFSET
 from lengthgen.experiments.multiseed.headlines import HEADLINES
 from lengthgen.checks.headlines import Headline
@@ -64,12 +60,15 @@ def summarize_headlines(by_seed: pd.DataFrame, settings: dict) -> pd.DataFrame:
     summary = pd.concat([per_offset, pooled], ignore_index=True)
     rows = []
     for headline in headlines_in(by_seed):
-        runs = meeting(by_seed, headline, settings)
-        fractions = (runs.groupby(runs["offset"].map(lambda k: f"K={k}"))["meets"].mean().to_dict()
-                     | {"all": runs["meets"].mean()})
         part = summary[summary["headline"] == headline.name]
         if headline.bounds is not None:  # a 95% interval past the value's own range means nothing there
             part = part.assign(ci_low=part["ci_low"].clip(*headline.bounds), ci_high=part["ci_high"].clip(*headline.bounds))
+        if headline.comparison is None:  # a baseline: no rule to meet
+            rows.append(part.assign(threshold=float("nan"), comparison="", fraction_of_runs_meeting=float("nan")))
+            continue
+        runs = meeting(by_seed, headline, settings)
+        fractions = (runs.groupby(runs["offset"].map(lambda k: f"K={k}"))["meets"].mean().to_dict()
+                     | {"all": runs["meets"].mean()})
         rows.append(part.assign(threshold=headline.threshold(settings), comparison=headline.comparison,
                                 fraction_of_runs_meeting=part["offset"].map(fractions)))
     return pd.concat(rows, ignore_index=True)
@@ -92,14 +91,5 @@ def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
 
 
 def checks(tables: dict[str, pd.DataFrame], settings: dict) -> list[dict]:
-    """One check per headline: every run (all seeds, all offsets) meets the threshold. The share of runs meeting it
-    is a mean over runs, so the seed bootstrap resamples it as seed sums."""
-    by_seed, task = tables["headline_by_seed"], settings["task"]
-    rows = []
-    for headline in headlines_in(by_seed):
-        runs = meeting(by_seed, headline, task)
-        rows.append(check(headline.name, "fraction of runs meeting the headline's threshold",
-                          seed_sums.mean(runs, "meets"), "==", 1.0, kind=headline.kind,
-                          rule=f"== 1: each of {len(runs)} runs (every seed at every offset) has value "
-                               f"{headline.comparison} {headline.threshold(task):.3g}"))
-    return rows
+    """None: the claims are judged from ``headline_by_seed`` by their one rule (``lengthgen/checks/judgment.py``)."""
+    return []

@@ -24,13 +24,14 @@ def _headline_panel(ax, runs: pd.DataFrame, stats: pd.DataFrame, log_scale: bool
         ax.errorbar(position + 0.3, row["mean"], yerr=[[row["mean"] - row["ci_low"]], [row["ci_high"] - row["mean"]]],
                     fmt="o", color="tab:blue", capsize=3, zorder=3)
     threshold, comparison = stats["threshold"].iloc[0], stats["comparison"].iloc[0]
-    ax.axhline(threshold, color="tab:red", linestyle="--", linewidth=1)
+    if comparison:  # a baseline has no rule to draw
+        ax.axhline(threshold, color="tab:red", linestyle="--", linewidth=1)
     if log_scale:
         ax.set_yscale("log")
     ax.set_xticks(range(len(offsets)), [f"K={k}" for k in offsets])
     # The rule goes in the title, not in a legend that could cover a run's point.
-    ax.set_title("\n".join(textwrap.wrap(runs["headline"].iloc[0], 34) + [f"rule: {comparison} {threshold:.3g}"]),
-                 fontsize=8)
+    rule = f"rule: {comparison} {threshold:.3g}" if comparison else "no rule of its own"
+    ax.set_title("\n".join(textwrap.wrap(runs["headline"].iloc[0], 34) + [rule]), fontsize=8)
 
 
 def plot_multiseed(by_seed: pd.DataFrame, summary: pd.DataFrame):

@@ -7,10 +7,8 @@ run goes into ``<results_dir>/confirm/<name>`` and reuses every rule of the work
 module, ``workflow/rules/confirm.smk``). A confirmation run must draw fresh seeds and must not run
 confirmations of its own; ``confirmation_runs`` checks both, and every key of the layered config,
 before any job starts, naming the file in its error.
-
-The claims' rules and predictors a confirmation applies are the code's at ``confirmation.rules_commit``,
-a commit recorded before the confirmation runs; ``RULE_FILES`` are the files that hold them, and the
-replication section reports every change to them since that commit (``report.rules_record``).
+Each claim is judged in each run by its one rule (``lengthgen/studies/judgments/``); a run named in
+``confirmation.out_of_sample`` was added after the rules were fixed, and is the report's out-of-sample test.
 """
 
 import copy
@@ -23,15 +21,6 @@ from snakemake.utils import update_config
 from lengthgen.pipeline.config import ConfigError, prepare_config
 from lengthgen.experiments.catalog import plan
 
-# Where the claims' rules and predictors live: the checks (thresholds, verdicts, statistics over seeds, which runs
-# fit their range), the shared science (the kernel, the dilution law and its rival, their errors, the variants'
-# predictions), each experiment's checks and predictors, and the replication rules. Besides: the encodings' declared
-# properties, from which the variants predict each class (encodings/, read through encodings_table.py, whose
-# names names.py parses), the length scalings the cures apply, and the rule of a fitted range (range_fit.py).
-RULE_FILES = ("lengthgen/checks", "lengthgen/science", "lengthgen/experiments",
-              "lengthgen/studies/confirmation/replication.py", "lengthgen/models/length_scaling.py",
-              "lengthgen/models/encodings", "lengthgen/models/encodings_table.py", "lengthgen/models/names.py",
-              "lengthgen/training/range_fit.py")
 RUN_PREFIX = "confirm_"
 # Keys that say where and how a run is written and shown, or which other studies it runs, not what it measures.
 PRESENTATION_KEYS = ("results_dir", "device", "figures", "confirmation", "robustness", "bootstrap", "report")
@@ -67,21 +56,6 @@ class ConfirmationRun:
     @property
     def results_dir(self) -> str:
         return self.prepared["results_dir"]
-
-    def description(self) -> dict:
-        """What the replication job needs to know about this run, as plain data (rule params)."""
-        return {**run_summary(self.name, self.prepared), "path": self.path, "results_dir": self.results_dir,
-                "same_task": self.same_task, "differences": self.differences}
-
-
-def run_summary(name: str, prepared: dict) -> dict:
-    """A run's seeds and task, the experiments its config leaves out with the reasons, and its file's note on why
-    its settings are what they are, as plain data."""
-    task = prepared["task"]
-    return {"name": name, "seeds": prepared["sweep"]["seed"], "vocab_size": task["vocab_size"],
-            "train_lengths": [task["train_length_min"], task["train_length_max"]],
-            "offsets": prepared["sweep"]["offset"], "left_out": plan(prepared).left_out,
-            "note": prepared["confirmation"]["note"] or ""}
 
 
 def run_name(path: str) -> str:

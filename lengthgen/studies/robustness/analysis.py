@@ -1,34 +1,13 @@
-"""Where each check holds across the robustness study's points, and the mechanism measured at each point.
+"""The mechanism measured at each point of the robustness study (each claim's verdict there is the judgments',
+``lengthgen/studies/judgments/``).
 
-Every number here is read from a point's own tables, written by the same experiments with the same checks and
-rules as the run's (no threshold of its own): its ``all_claims`` table, rope's error split (``errors_by_length``),
-its rope heads' kernels (``prop1_kernel``) and each predictor's error (``prop1_error``).
+Every number here is read from a point's own tables, written by the same experiments as the run's: rope's error
+split (``errors_by_length``), its rope heads' kernels (``prop1_kernel``) and each predictor's error (``prop1_error``).
 """
 
 import pandas as pd
 
-from lengthgen.checks.check import verdict
 from lengthgen.science.prediction_errors import DILUTION_LAW_PREDICTOR
-from lengthgen.checks.verdicts import HOLDS
-
-CLAIM = ["experiment", "claim"]
-CHECK = ["experiment", "claim", "statistic"]
-
-
-def point_checks(claims: pd.DataFrame, point: str, changes: list[str], experiments: list[str]) -> pd.DataFrame:
-    """One point's ``robustness_checks`` rows: the checks of ``experiments`` in its all_claims table, each with its
-    claim's verdict at the point (evidence only)."""
-    chosen = claims[claims["experiment"].isin(experiments)].drop(columns="verdict")
-    verdicts = chosen.groupby(CLAIM, sort=False).apply(verdict, include_groups=False).rename("claim_verdict")
-    return chosen.join(verdicts, on=CLAIM).assign(point=point, changes="; ".join(changes))
-
-
-def robustness_checks(claims_by_point: dict[str, pd.DataFrame], changes_by_point: dict[str, list[str]],
-                      experiments: list[str]) -> pd.DataFrame:
-    """The ``robustness_checks`` table: every point's checks of the study's experiments."""
-    return pd.concat([point_checks(claims, point, changes_by_point[point], experiments)
-                      for point, claims in claims_by_point.items()], ignore_index=True)
-
 
 def ranking_share_of_wrong(errors_by_length: pd.DataFrame) -> tuple[int, float]:
     """rope's wrong answers past the training range, summed over seeds, offsets and lengths, and the share of them
@@ -70,13 +49,3 @@ def point_mechanism(point: str, errors_by_length: pd.DataFrame, kernel: pd.DataF
     return {"point": point, "n_wrong": wrong, "ranking_share_of_wrong": share, "unseen_peak_ratio": ratio,
             "unseen_peak_gap": gap, "dilution_predictor": DILUTION_LAW_PREDICTOR, "dilution_mae": mae["dilution"],
             "ranking_mae": mae["ranking"], "better_predictor": better}
-
-
-def claim_robustness(checks: pd.DataFrame, points: list[str]) -> pd.DataFrame:
-    """Per claim with evidence (in the order of the table): its verdict at each point (columns in ``points``
-    order), and the number of points at which it holds."""
-    evidence = checks[checks["kind"] == "evidence"]
-    verdicts = evidence.drop_duplicates([*CLAIM, "point"]).pivot(index=CLAIM, columns="point", values="claim_verdict")
-    order = list(dict.fromkeys(zip(evidence["experiment"], evidence["claim"])))
-    verdicts = verdicts.reindex(index=pd.MultiIndex.from_tuples(order, names=CLAIM), columns=points)
-    return verdicts.assign(holds_at=(verdicts == HOLDS).sum(axis=1))

@@ -1,9 +1,8 @@
-"""The robustness section of RESULTS.md, written from the study's two tables: which claims hold at every point,
-which flip and where, and what the mechanism does across the points. Nothing here decides a verdict."""
+"""The robustness appendix's mechanism section: what rope's errors, kernels and the two accounts' predictions do across
+the points. Nothing here decides a verdict (the claims' verdicts at each point are the judgments')."""
 
 import pandas as pd
 
-from lengthgen.studies.robustness.analysis import claim_robustness
 from lengthgen.studies.robustness import DEFAULT_POINT
 
 
@@ -11,27 +10,6 @@ def points_markdown(points: list[str], changes: dict[str, list[str]]) -> str:
     rows = [{"point": point, "what it changes from the run": "; ".join(changes[point]) or "nothing: the run itself"}
             for point in points]
     return pd.DataFrame(rows).to_markdown(index=False)
-
-
-def claims_markdown(verdicts: pd.DataFrame, points: list[str]) -> str:
-    """Per claim: holds at k of n points, and its verdict at every point that differs from the default's."""
-    lines = []
-    for (experiment, claim), row in verdicts.iterrows():
-        base = row[DEFAULT_POINT]
-        moved = [f"{point} ({row[point] if pd.notna(row[point]) else 'not measured'})"
-                 for point in points if point != DEFAULT_POINT and row[point] != base]
-        where = f"differs from the default's ({base}) at {', '.join(moved)}" if moved else f"{base} at every point"
-        lines.append(f"- {experiment}: *{claim}*: holds at {row['holds_at']} of {len(points)} points; {where}.")
-    return "\n".join(lines)
-
-
-def summary_sentence(verdicts: pd.DataFrame, points: list[str]) -> str:
-    everywhere = verdicts[verdicts["holds_at"] == len(points)]
-    nowhere = verdicts[verdicts["holds_at"] == 0]
-    changed = (verdicts[points].nunique(axis=1, dropna=False) > 1).sum()
-    return (f"Of {len(verdicts)} experiment claims (each experiment's own, finer than the results page's), "
-            f"{len(everywhere)} hold at every one of the {len(points)} points and "
-            f"{len(nowhere)} at none; {changed} have a verdict that differs between points.")
 
 
 def mechanism_markdown(mechanism: pd.DataFrame, points: list[str]) -> str:
@@ -97,20 +75,12 @@ def choice_sentences(mechanism: pd.DataFrame, changes: dict[str, list[str]]) -> 
             "answers past the range, per choice varied:\n" + "\n".join(sentences))
 
 
-def section(checks: pd.DataFrame, mechanism: pd.DataFrame, points: list[str], changes: dict[str, list[str]]) -> str:
-    """The section, from the ``robustness_checks`` and ``robustness_mechanism`` tables; ``points`` in config order,
-    the default first."""
-    verdicts = claim_robustness(checks, points)
+def section(mechanism: pd.DataFrame, points: list[str], changes: dict[str, list[str]]) -> str:
+    """The section, from the ``robustness_mechanism`` table; ``points`` in config order, the default first."""
     choices = choice_sentences(mechanism, changes)
     return "\n\n".join([
-        "## Robustness: do the verdicts survive the choices nobody made?",
-        "The study's experiments rerun at each point below, each a set of overrides of this run's config (one "
-        "choice varied at a time), with the same checks and rules; the default point is this run. A claim is "
-        "holding at a point when every one of its evidence checks holds there.",
+        "## The mechanism across the settings",
         points_markdown(points, changes),
-        summary_sentence(verdicts, points),
-        claims_markdown(verdicts, points),
-        "### The mechanism across the points",
         mechanism_markdown(mechanism, points),
         mechanism_sentences(mechanism),
         *([choices] if choices else []),

@@ -1,20 +1,8 @@
-"""The robustness study's tables: every check at every point, and the mechanism measured at each point."""
+"""The robustness study's table: the mechanism measured at each point."""
 
 import pyarrow as pa
 
-from lengthgen.tables.core import CHECK_KEY_FIELDS
 from lengthgen.tables.io import TableSchema
-
-# One row per (point, check, offset) of the study's experiments: the point (``default``: the run itself) and what it
-# changes from the run ("key: default -> point; ..."; empty for the default), the check's key, kind, value (its
-# headline value), comparison, threshold, rule text and whether it holds there, all as that point's all_claims
-# table has them (the same checks and rules at every point), and its claim's verdict there (lengthgen/checks/verdicts.py): holds when
-# every evidence check of the claim holds at the point, does not hold when none does, holds in part otherwise.
-ROBUSTNESS_CHECKS = TableSchema("robustness_checks", pa.schema([("point", pa.string()), ("changes", pa.string()),
-                                                                *CHECK_KEY_FIELDS] + [
-    ("kind", pa.string()), ("value", pa.float64()), ("comparison", pa.string()), ("threshold", pa.float64()),
-    ("rule", pa.string()), ("holds", pa.bool_()), ("claim_verdict", pa.string()),
-]), ("point", "experiment", "claim", "statistic", "offset"))
 
 # One row per point: the mechanism there. rope's wrong answers past the training range (n_wrong, summed over seeds,
 # offsets and lengths, from errors_by_length) and the share of them that are ranking errors; the carrier kernel

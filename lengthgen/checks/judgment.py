@@ -1,0 +1,140 @@
+"""The one judgment of a claim: its primary statistic's typical effect, per K, against the claim's threshold.
+
+A claim's primary statistic is one number per trained run (offset K, seed). At each K its typical effect is the
+mean over seeds, with a 95% percentile interval from resampling the seeds with replacement (``N_RESAMPLES`` draws,
+a fixed generator: the same values give the same interval). The claim, at that K:
+
+- *holds* where the whole interval clears the threshold;
+- *does not hold* where the whole interval lies on the other side;
+- *inconclusive* where it straddles the threshold: the seeds drawn cannot tell (few seeds, a wide interval).
+
+Across K the verdicts combine into *holds* (at every K), *holds in part* (at some, the others named), *does not
+hold* (at none: every K's interval lies on the wrong side), or *inconclusive* (at none, and some K cannot tell). A
+claim whose precondition does not hold at a K (the heads did not fit their training range) is *untestable* there.
+Beside each verdict, the number of seeds whose own value clears the threshold: shown, never counted.
+
+Every run, confirmation run and robustness point is judged by this module alone (``judge``, ``across_offsets``);
+``replication`` and ``robustness`` only count its verdicts. pandas and numpy only.
+"""
+
+import numpy as np
+import pandas as pd
+
+from lengthgen.checks.check import COMPARISONS
+
+HOLDS, IN_PART, DOES_NOT_HOLD, INCONCLUSIVE, UNTESTABLE = VERDICTS = (
+    "holds", "holds in part", "does not hold", "inconclusive", "untestable")
+N_RESAMPLES = 10_000
+CONFIDENCE = 0.95
+RESAMPLING_SEED = 0
+JUDGMENT_COLUMNS = ["offset", "n_seeds", "mean", "ci_low", "ci_high", "seeds_clearing", "verdict"]
+
+DEFINITION = (
+    "**Verdicts.** Each claim has one primary statistic, one number per trained run. At each K: its mean over seeds "
+    "with a 95% seed-bootstrap interval. *Holds*: the whole interval clears the claim's threshold; *does not hold*: "
+    "the whole interval lies on the other side; *inconclusive*: the interval straddles the threshold, so these seeds "
+    "cannot tell. Across K: *holds* at every K, *holds in part* at some (the others named), *does not hold* at none; "
+    "*untestable* where a precondition (the heads fit their training range) does not hold. The count of seeds that "
+    "clear the threshold alone is shown beside it and decides nothing.")
+
+
+def seed_interval(values: np.ndarray) -> tuple[float, float]:
+    """The 95% percentile interval of the mean of ``values`` over resamples of them with replacement."""
+    draws = np.random.default_rng(RESAMPLING_SEED).integers(0, len(values), size=(N_RESAMPLES, len(values)))
+    means = values[draws].mean(axis=1)
+    tail = (1 - CONFIDENCE) / 2
+    return float(np.quantile(means, tail)), float(np.quantile(means, 1 - tail))
+
+
+def verdict_at(low: float, high: float, comparison: str, threshold: float) -> str:
+    """Where the interval [low, high] lies against ``comparison threshold``."""
+    clears = COMPARISONS[comparison]
+    if clears(low, threshold) and clears(high, threshold):
+        return HOLDS
+    if not clears(low, threshold) and not clears(high, threshold):
+        return DOES_NOT_HOLD
+    return INCONCLUSIVE
+
+
+def judge(by_seed: pd.DataFrame, comparison: str, threshold: float) -> pd.DataFrame:
+    """One row per K of ``by_seed`` (columns offset, seed, value; NaN values left out): n_seeds, mean, the
+    interval, the seeds whose own value clears the threshold, and the verdict at that K."""
+    if comparison not in COMPARISONS:
+        raise ValueError(f"unknown comparison {comparison!r}; one of {', '.join(COMPARISONS)}")
+    rows = []
+    for offset, runs in by_seed.dropna(subset=["value"]).groupby("offset", sort=True):
+        values = runs["value"].to_numpy(dtype=float)
+        low, high = seed_interval(values)
+        rows.append({"offset": int(offset), "n_seeds": len(values), "mean": float(values.mean()), "ci_low": low,
+                     "ci_high": high, "seeds_clearing": int(COMPARISONS[comparison](values, threshold).sum()),
+                     "verdict": verdict_at(low, high, comparison, threshold)})
+    return pd.DataFrame(rows, columns=JUDGMENT_COLUMNS)
+
+
+def gated(judgments: pd.DataFrame, preconditions: pd.DataFrame) -> pd.DataFrame:
+    """``judgments`` with every K at which a precondition (judged by ``judge``, rows of offset and verdict) does
+    not hold marked untestable."""
+    failing = set(preconditions.loc[preconditions["verdict"] != HOLDS, "offset"])
+    return judgments.assign(verdict=[UNTESTABLE if offset in failing else verdict
+                                     for offset, verdict in zip(judgments["offset"], judgments["verdict"])])
+
+
+def offsets_text(offsets) -> str:
+    return "K=" + ", ".join(str(int(offset)) for offset in sorted(offsets))
+
+
+def across_offsets(judgments: pd.DataFrame) -> str:
+    """The claim's verdict over its K (rows of offset and verdict), naming the K where it does not hold."""
+    by_verdict = {verdict: list(judgments.loc[judgments["verdict"] == verdict, "offset"]) for verdict in VERDICTS}
+    testable = judgments[judgments["verdict"] != UNTESTABLE]
+    if testable.empty:
+        return UNTESTABLE + (f" (a precondition fails at {offsets_text(by_verdict[UNTESTABLE])})"
+                             if by_verdict[UNTESTABLE] else " (nothing measured)")
+    if len(by_verdict[HOLDS]) == len(judgments):
+        return HOLDS
+    if by_verdict[HOLDS]:
+        elsewhere = [f"{verdict} at {offsets_text(by_verdict[verdict])}"
+                     for verdict in (DOES_NOT_HOLD, INCONCLUSIVE, UNTESTABLE) if by_verdict[verdict]]
+        return f"{IN_PART} ({'; '.join(elsewhere)})"
+    if len(by_verdict[DOES_NOT_HOLD]) == len(testable) and not by_verdict[UNTESTABLE]:
+        return DOES_NOT_HOLD
+    parts = [f"{verdict} at {offsets_text(by_verdict[verdict])}"
+             for verdict in (DOES_NOT_HOLD, INCONCLUSIVE, UNTESTABLE) if by_verdict[verdict]]
+    word = DOES_NOT_HOLD if not by_verdict[INCONCLUSIVE] else INCONCLUSIVE
+    return f"{word} ({'; '.join(parts)})"
+
+
+def plain(verdict: str) -> str:
+    """The verdict's word alone, without the K it names."""
+    return verdict.split(" (")[0]
+
+
+def replication(verdicts: list[str]) -> str:
+    """How the claim fares over the confirmation runs, from each run's verdict: "holds in 3 of 3 runs"; a claim
+    that holds in none reads "the failure replicates in 3 of 3" where every run's verdict is *does not hold*."""
+    judged = [plain(verdict) for verdict in verdicts if plain(verdict) != UNTESTABLE]
+    if not verdicts:
+        return "no confirmation runs"
+    if not judged:
+        return f"untestable in all {len(verdicts)} runs"
+    untestable = f", untestable in {len(verdicts) - len(judged)}" if len(judged) < len(verdicts) else ""
+    held = sum(verdict == HOLDS for verdict in judged)
+    if held == 0 and all(verdict == DOES_NOT_HOLD for verdict in judged):
+        return f"the failure replicates in {len(judged)} of {len(judged)} runs{untestable}"
+    return f"holds in {held} of {len(judged)} runs{untestable}"
+
+
+def robustness(verdicts: dict[str, pd.DataFrame]) -> str:
+    """How the claim fares over the robustness settings, from each setting's per-K judgments: "holds at 9 of 11
+    settings; not at d_model_32 (K=1), lr_0_03 (K=1, 3)". A setting holds where every K holds."""
+    failing = {}
+    for setting, judgments in verdicts.items():
+        missed = judgments.loc[judgments["verdict"] != HOLDS, "offset"]
+        if len(judgments) == 0 or len(missed):
+            failing[setting] = offsets_text(missed) if len(missed) else "nothing measured"
+    if len(failing) == len(verdicts):
+        return f"holds at none of the {len(verdicts)} settings"
+    text = f"holds at {len(verdicts) - len(failing)} of {len(verdicts)} settings"
+    if failing:
+        text += "; not at " + ", ".join(f"{setting} ({where})" for setting, where in failing.items())
+    return text

@@ -1,0 +1,121 @@
+"""The claims, as data: each claim of the paper's abstract, and each this pipeline adds, with its one primary statistic.
+
+A claim names its primary statistic by the headline an experiment exports (``<experiment>/headlines.py``; one number
+per trained run, with the comparison and threshold of the experiment's rule), never by copied text. It also names
+its baseline (chance, or another headline: the heads untrained, the rival account, the other encoding), the
+preconditions that must hold for it to be testable (the heads fit their training range), and the secondary
+statistics its page shows. When its threshold was fixed comes from the rule history (``rule_timing``). Its verdict,
+in every run and at every robustness point, is ``lengthgen/checks/judgment.py``'s.
+
+This is the only place a claim's words are written. Torch-free: the workflow and the report read it.
+"""
+
+from dataclasses import dataclass
+
+from lengthgen.checks.headlines import Headline
+from lengthgen.experiments.multiseed.headlines import HEADLINES
+
+HEADLINES_BY_NAME = {headline.name: headline for headline in HEADLINES}
+CHANCE = "chance"
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """What the primary statistic is set against: chance (1 / V) where ``statistic`` is None, else that headline's
+    mean over seeds at the same K and condition, called ``label``."""
+    label: str
+    statistic: str | None = None
+
+
+@dataclass(frozen=True)
+class Claim:
+    name: str  # identifier: figure and table keys
+    says: str  # the claim in a few words (the claims table's first column)
+    paper: str  # what the abstract claims, in its words; or this pipeline's prediction (beyond)
+    page: str  # the experiment whose page tells it
+    primary: str  # the headline whose mean over seeds decides it
+    measured: str  # what that number is, with its unit
+    baseline: Baseline
+    preconditions: tuple[str, ...] = ()  # headlines whose own rule must hold at a K for the claim to be judged there
+    secondary: tuple[str, ...] = ()  # headlines its page shows beside the primary one
+    beyond: bool = False  # this pipeline's own prediction from the paper's account, not a claim of the paper
+
+    @property
+    def rule(self) -> Headline:
+        return HEADLINES_BY_NAME[self.primary]
+
+    def statistics(self) -> tuple[str, ...]:
+        """Every headline the claim reads: primary, baseline, preconditions, secondary."""
+        baseline = (self.baseline.statistic,) if self.baseline.statistic else ()
+        return (self.primary, *baseline, *self.preconditions, *self.secondary)
+
+
+CLAIMS = (
+    Claim("gap", "rotary heads extrapolate, learned ones do not",
+          "on a minimal fixed-offset retrieval task, rotary heads extrapolate past the training range (decaying "
+          "gracefully) and learned absolute heads do not", "generalization",
+          "generalization: rope accuracy at 4x the training length",
+          "rope's accuracy at 4x the training length (share correct)", Baseline(CHANCE),
+          preconditions=("generalization: rope lowest accuracy in the training range",),
+          secondary=("generalization: learned accuracy at 4x the training length",
+                     "generalization: rope accuracy at 32x the training length")),
+    Claim("equivariance", "rotary logits depend on offset alone",
+          "rotary encodings make the attention logit a function of relative offset alone, so the rule learned at "
+          "training lengths is reproduced at every longer length", "shift",
+          "shift: rope float64 attention-logit change (max over shifts)",
+          "rope's largest attention-logit change under a position shift (logits)",
+          Baseline("learned heads", "shift: learned float64 attention-logit change (max over shifts)"),
+          secondary=("errors: share of rope's ranking errors won by a key at an offset never trained",)),
+    Claim("pinning", "learned heads pin inside the training range",
+          "the learned absolute head pins to a fixed absolute position inside the training range", "mechanics",
+          "mechanics: learned share of lengths past the range with the modal position inside the training range",
+          "share of lengths past the range whose most-attended position lies in the training range",
+          Baseline("untrained heads", "mechanics: untrained share of lengths past the range with the modal position "
+                                      "inside the training range"),
+          preconditions=("generalization: learned lowest accuracy in the training range",),
+          secondary=("mechanics: learned fraction of sequences at the modal position (min over lengths)",)),
+    Claim("carrier", "the rotary rule sits in a few frequency blocks, aligned with K",
+          "the learned rotary rule is a carrier kernel aligned with the target offset", "frequency",
+          "frequency: energy share of the top D/16 rotary blocks",
+          "share of the rule's energy in its top D/16 rotary blocks",
+          Baseline("untrained heads", "frequency: energy share of the top D/16 rotary blocks, the same heads untrained"),
+          secondary=("frequency: alignment of the top D/16 blocks with K",)),
+    Claim("dilution law", "the dilution law predicts the decay",
+          "the graceful accuracy decay follows an attention-dilution law, predicted from the head's parameters",
+          "prop1", "prop1: mean-field accuracy error past the range",
+          "error of the law's predicted accuracy past the range (mean absolute)",
+          Baseline("the ranking account", "prop1: ranking accuracy error past the range"),
+          secondary=("prop1: mean-logit accuracy error past the range",
+                     "prop1: mean-field target-attention error past the range")),
+    Claim("dilution cause", "the decay is caused by dilution",
+          "the decay is caused by attention dilution: past the training range rope's wrong answers are dilution "
+          "errors, the target still scoring highest", "errors",
+          "errors: rope's share of wrong answers past the range that are dilution errors",
+          "dilution errors among rope's wrong answers past the range (share)",
+          Baseline("ranking errors", "errors: rope's share of wrong answers past the range that are ranking errors"),
+          secondary=("errors: share of rope's ranking errors won by a key at an offset never trained",)),
+    Claim("linear control", "without softmax, no extrapolation",
+          "without softmax normalization, training selects a min-norm interpolant that does not extrapolate",
+          "linear", "linear, arm 2 (linear-attention head): accuracy at 4x the training length",
+          "the linear-attention head's accuracy at 4x the training length (share correct)", Baseline(CHANCE),
+          preconditions=("linear, arm 2 (linear-attention head): lowest accuracy in the training range",)),
+    Claim("transformer", "it all transfers to a transformer",
+          "the phenomenon, the equivariance and the carrier transfer to a multi-layer, multi-head transformer",
+          "transformer", "transformer: rope accuracy at 4x the training length",
+          "the rope transformer's accuracy at 4x the training length (share correct)", Baseline(CHANCE),
+          preconditions=("transformer: rope lowest accuracy in the training range",),
+          secondary=("transformer: learned accuracy at 4x the training length",)),
+    Claim("cures", "sharpening attention cures the decay",
+          "if the decay is attention dilution, sharpening attention at evaluation time (log-length scaling) undoes "
+          "much of it", "cures", "cures: share of rope's lost accuracy won back by log-length scaling",
+          "share of rope's lost accuracy past the range won back by log-length scaling",
+          Baseline("the hard-attention limit",
+                   "cures: share of rope's lost accuracy won back by hard attention (the limit of logit scaling)"),
+          beyond=True),
+)
+CLAIMS_BY_NAME = {claim.name: claim for claim in CLAIMS}
+
+
+def unknown_statistics(claims=CLAIMS, headlines=HEADLINES_BY_NAME) -> list[str]:
+    """Every headline a claim names that no experiment exports (a test keeps this empty)."""
+    return [f"{claim.name}: {name}" for claim in claims for name in claim.statistics() if name not in headlines]

@@ -1,0 +1,93 @@
+"""Every claim (``lengthgen/experiments/claims.py``) judged in every condition by ``lengthgen/checks/judgment.py``.
+
+A condition is a run whose experiments wrote a ``headline_by_seed`` table: this run, each confirmation run and each
+robustness point. Each is judged alone, from its own seeds and with its own task's threshold (chance is 1 / V of
+its vocabulary), so the same rule gives every verdict.
+"""
+
+from typing import NamedTuple
+
+import pandas as pd
+
+from lengthgen.checks.judgment import gated, judge, seed_interval
+from lengthgen.experiments.claims import CHANCE, CLAIMS, Claim
+from lengthgen.experiments.claims import HEADLINES_BY_NAME as HEADLINES
+
+THIS_RUN = "this run"
+
+
+class Condition(NamedTuple):
+    name: str
+    kind: str  # "run", "confirmation" or "robustness"
+    seen: bool  # its data had been looked at when the rules were fixed
+    changes: str  # what it changes from this run, in words ("" for this run)
+    task: dict  # its vocab_size and train_length_max: the thresholds' settings
+
+
+def values_of(by_seed: pd.DataFrame, statistic: str) -> pd.DataFrame:
+    return by_seed.loc[by_seed["headline"] == statistic, ["offset", "seed", "value"]]
+
+
+def baseline_means(claim: Claim, by_seed: pd.DataFrame, task: dict, offsets) -> list[float]:
+    if claim.baseline.label == CHANCE:
+        return [1 / task["vocab_size"]] * len(offsets)
+    means = values_of(by_seed, claim.baseline.statistic).groupby("offset")["value"].mean()
+    return [float(means.get(offset, float("nan"))) for offset in offsets]
+
+
+def judged_statistic(statistic: str, by_seed: pd.DataFrame, task: dict) -> pd.DataFrame:
+    headline = HEADLINES[statistic]
+    return judge(values_of(by_seed, statistic), headline.comparison, headline.threshold(task))
+
+
+def judge_claim(claim: Claim, by_seed: pd.DataFrame, task: dict) -> pd.DataFrame:
+    """The claim's rows in one condition: per K its primary statistic judged, gated by its preconditions."""
+    judgments = judged_statistic(claim.primary, by_seed, task)
+    for precondition in claim.preconditions:
+        judgments = gated(judgments, judged_statistic(precondition, by_seed, task))
+    return judgments.assign(claim=claim.name, comparison=claim.rule.comparison, threshold=claim.rule.threshold(task),
+                            baseline=baseline_means(claim, by_seed, task, judgments["offset"]))
+
+
+def claim_judgments(conditions: list[Condition], tables: list[pd.DataFrame]) -> pd.DataFrame:
+    """The ``claim_judgments`` table: every claim measured in a condition, judged there."""
+    frames = [judge_claim(claim, by_seed, condition.task).assign(
+        condition=condition.name, kind=condition.kind, seen=condition.seen, changes=condition.changes)
+        for condition, by_seed in zip(conditions, tables) for claim in CLAIMS
+        if not values_of(by_seed, claim.primary).empty]
+    return pd.concat(frames, ignore_index=True)
+
+
+def secondary_statistics(conditions: list[Condition], tables: list[pd.DataFrame]) -> pd.DataFrame:
+    """The ``claim_secondary`` table: every other statistic a claim reads, its mean and interval per K."""
+    names = sorted({name for claim in CLAIMS for name in claim.statistics()} - {claim.primary for claim in CLAIMS})
+    rows = []
+    for condition, by_seed in zip(conditions, tables):
+        for name in names:
+            for offset, runs in values_of(by_seed, name).dropna(subset=["value"]).groupby("offset"):
+                values = runs["value"].to_numpy(dtype=float)
+                low, high = seed_interval(values)
+                rows.append({"statistic": name, "condition": condition.name, "offset": int(offset),
+                             "n_seeds": len(values), "mean": float(values.mean()), "ci_low": low, "ci_high": high})
+    return pd.DataFrame(rows, columns=["statistic", "condition", "offset", "n_seeds", "mean", "ci_low", "ci_high"])
+
+
+def task_of(config: dict) -> dict:
+    return {key: config["task"][key] for key in ("vocab_size", "train_length_max")}
+
+
+def conditions_of(config: dict, confirmation: dict, robustness: dict) -> list[dict]:
+    """Every condition of a run as plain data (rule params): this run, its confirmation runs (``ConfirmationRun``
+    by name; those named in ``confirmation.out_of_sample`` unseen), its robustness points (``RobustnessPoint`` by
+    name). A name in ``out_of_sample`` that is no confirmation run is an error naming it."""
+    unseen = config["confirmation"]["out_of_sample"]
+    unknown = sorted(set(unseen) - set(confirmation))
+    if unknown:
+        raise ValueError(f"confirmation.out_of_sample names {', '.join(unknown)}, which "
+                         f"{'is' if len(unknown) == 1 else 'are'} not in confirmation.runs "
+                         f"({', '.join(confirmation) or 'none'})")
+    return [Condition(THIS_RUN, "run", True, "", task_of(config))._asdict(),
+            *(Condition(name, "confirmation", name not in unseen, "; ".join(run.differences),
+                        task_of(run.prepared))._asdict() for name, run in confirmation.items()),
+            *(Condition(name, "robustness", True, "; ".join(point.differences), task_of(point.prepared))._asdict()
+              for name, point in robustness.items())]

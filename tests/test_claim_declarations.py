@@ -1,0 +1,83 @@
+"""The claims as data (lengthgen/experiments/claims.py) and their judgment in each condition
+(lengthgen/studies/judgments/judge.py)."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from lengthgen.checks.judgment import HOLDS, UNTESTABLE
+from lengthgen.experiments.catalog import CATALOG
+from lengthgen.experiments.claims import CLAIMS, CLAIMS_BY_NAME, unknown_statistics
+from lengthgen.studies.judgments.judge import Condition, claim_judgments, conditions_of, judge_claim
+
+LIBRARY = Path(__file__).resolve().parents[1] / "lengthgen"
+
+
+def test_every_statistic_a_claim_names_is_a_headline_an_experiment_exports():
+    assert unknown_statistics() == []
+    assert unknown_statistics(headlines={}) != []  # the check can fail
+
+
+def test_each_claim_is_told_by_an_experiment_of_the_catalog_and_has_a_rule():
+    experiments = {experiment.name for experiment in CATALOG}
+    for claim in CLAIMS:
+        assert claim.page in experiments, claim.name
+        assert claim.rule.comparison in (">=", "<=", ">"), claim.name
+
+
+def test_no_claim_text_is_written_in_two_modules():
+    """A claim's words live in claims.py alone: no other module links to a claim by copying its text."""
+    texts = [text for claim in CLAIMS for text in (claim.says, claim.paper, claim.measured)]
+    for module in LIBRARY.rglob("*.py"):
+        if module.name == "claims.py" and module.parent.name == "experiments":
+            continue
+        source = module.read_text()
+        copied = [text for text in texts if text in source]
+        assert not copied, f"{module} repeats claim text: {copied}"
+
+
+def by_seed(rows: dict[str, dict[int, list[float]]]) -> pd.DataFrame:
+    return pd.DataFrame([{"headline": name, "offset": offset, "seed": seed, "value": value}
+                         for name, offsets in rows.items() for offset, values in offsets.items()
+                         for seed, value in enumerate(values)])
+
+
+GAP = CLAIMS_BY_NAME["gap"]
+TASK = {"vocab_size": 16, "train_length_max": 32}
+
+
+def test_a_claim_is_judged_per_k_with_chance_as_its_baseline_and_its_precondition_gates_a_k():
+    table = by_seed({GAP.primary: {1: [0.7, 0.8, 0.75, 0.72], 2: [0.9, 0.95, 0.92, 0.97]},
+                     GAP.preconditions[0]: {1: [1.0] * 4, 2: [0.5] * 4}})
+    judged = judge_claim(GAP, table, TASK)
+    assert list(judged["verdict"]) == [HOLDS, UNTESTABLE]
+    assert judged["baseline"].tolist() == pytest.approx([1 / 16] * 2)
+    assert judged["threshold"].tolist() == pytest.approx([5 / 16] * 2)
+
+
+def test_a_baseline_statistic_is_its_mean_over_seeds_at_the_same_k():
+    pinning = CLAIMS_BY_NAME["pinning"]
+    table = by_seed({pinning.primary: {1: [1.0, 1.0, 0.8]}, pinning.baseline.statistic: {1: [0.2, 0.1, 0.3]},
+                     pinning.preconditions[0]: {1: [1.0] * 3}})
+    assert judge_claim(pinning, table, TASK)["baseline"].tolist() == pytest.approx([0.2])
+
+
+def test_every_condition_is_judged_with_its_own_task_and_a_claim_not_measured_is_left_out():
+    table = by_seed({GAP.primary: {1: [0.2] * 4}, GAP.preconditions[0]: {1: [1.0] * 4}})
+    conditions = [Condition("this run", "run", True, "", TASK),
+                  Condition("small_vocab", "confirmation", False, "task.vocab_size: 16 -> 8",
+                            {"vocab_size": 4, "train_length_max": 32})]
+    judged = claim_judgments(conditions, [table, table])
+    assert set(judged["claim"]) == {"gap"}
+    # each condition's threshold from its own task: 5 x chance, chance 1 / V
+    assert judged.set_index("condition")["threshold"].to_dict() == pytest.approx({"this run": 5 / 16,
+                                                                                  "small_vocab": 5 / 4})
+    assert not judged.set_index("condition").loc["small_vocab", "seen"]
+
+
+def test_an_out_of_sample_run_that_is_no_confirmation_run_is_a_config_error():
+    config = {"task": TASK, "confirmation": {"out_of_sample": ["unseen_seeds"]}}
+    with pytest.raises(ValueError, match="confirmation.out_of_sample names unseen_seeds, which is not in "
+                                         "confirmation.runs"):
+        conditions_of(config, {}, {})

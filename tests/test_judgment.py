@@ -1,0 +1,79 @@
+"""The one judgment of a claim (lengthgen/checks/judgment.py): the mean over seeds and its seed-bootstrap interval
+per K against the threshold, combined over K, over confirmation runs and over robustness settings."""
+
+import pandas as pd
+import pytest
+
+from lengthgen.checks.judgment import (DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, UNTESTABLE, across_offsets, gated, judge,
+                                       replication, robustness)
+
+
+def runs(values_by_offset: dict[int, list[float]]) -> pd.DataFrame:
+    return pd.DataFrame([{"offset": offset, "seed": seed, "value": value}
+                         for offset, values in values_by_offset.items() for seed, value in enumerate(values)])
+
+
+def test_a_mean_that_clears_its_bar_holds_though_one_seed_fails_it():
+    judged = judge(runs({1: [0.9] * 9 + [0.3]}), ">=", 0.5).iloc[0]
+    assert judged["verdict"] == HOLDS
+    assert judged["seeds_clearing"] == 9 and judged["n_seeds"] == 10
+    assert judged["mean"] == pytest.approx(0.84)
+    assert judged["ci_low"] > 0.5
+
+
+def test_an_interval_that_straddles_the_threshold_is_inconclusive():
+    judged = judge(runs({1: [0.2, 0.9, 0.3, 0.8, 0.4, 0.7]}), ">=", 0.55).iloc[0]
+    assert judged["ci_low"] < 0.55 < judged["ci_high"]
+    assert judged["verdict"] == INCONCLUSIVE
+
+
+def test_an_interval_wholly_on_the_wrong_side_does_not_hold_and_the_direction_counts():
+    assert judge(runs({1: [0.1, 0.12, 0.11]}), ">=", 0.5)["verdict"].iloc[0] == DOES_NOT_HOLD
+    assert judge(runs({1: [0.1, 0.12, 0.11]}), "<=", 0.5)["verdict"].iloc[0] == HOLDS
+
+
+def test_three_seeds_give_a_wide_interval_and_the_same_values_the_same_interval():
+    values = runs({1: [0.4, 0.7, 1.0]})
+    first, second = judge(values, ">=", 0.5).iloc[0], judge(values, ">=", 0.5).iloc[0]
+    assert (first["ci_low"], first["ci_high"]) == (second["ci_low"], second["ci_high"])
+    assert first["ci_low"] < 0.5 < first["ci_high"] and first["verdict"] == INCONCLUSIVE
+
+
+def test_nan_values_are_left_out_and_an_unknown_comparison_is_an_error():
+    judged = judge(runs({1: [0.9, float("nan"), 0.95]}), ">=", 0.5).iloc[0]
+    assert judged["n_seeds"] == 2
+    with pytest.raises(ValueError, match="unknown comparison '=>'"):
+        judge(runs({1: [0.9]}), "=>", 0.5)
+
+
+def test_across_offsets_names_the_k_where_the_claim_does_not_hold():
+    judged = judge(runs({1: [0.1] * 5, 2: [0.9] * 5, 3: [0.2, 0.9, 0.3, 0.8, 0.6]}), ">=", 0.5)
+    assert across_offsets(judged) == "holds in part (does not hold at K=1; inconclusive at K=3)"
+    assert across_offsets(judged[judged["offset"] == 2]) == HOLDS
+    assert across_offsets(judged[judged["offset"] == 1]) == DOES_NOT_HOLD
+    assert across_offsets(judged[judged["offset"] != 2]) == "inconclusive (does not hold at K=1; inconclusive at K=3)"
+
+
+def test_a_failing_precondition_makes_its_k_untestable():
+    judged = judge(runs({1: [0.9] * 4, 2: [0.9] * 4}), ">=", 0.5)
+    fits = judge(runs({1: [1.0] * 4, 2: [0.3] * 4}), ">=", 0.99)
+    gated_rows = gated(judged, fits)
+    assert list(gated_rows["verdict"]) == [HOLDS, UNTESTABLE]
+    assert across_offsets(gated_rows) == "holds in part (untestable at K=2)"
+    assert across_offsets(gated(judged, fits.assign(verdict=DOES_NOT_HOLD))).startswith(UNTESTABLE)
+
+
+def test_replication_counts_holding_runs_and_says_when_a_failure_replicates():
+    assert replication([HOLDS, HOLDS, "holds in part (does not hold at K=1)"]) == "holds in 2 of 3 runs"
+    assert replication([DOES_NOT_HOLD] * 3) == "the failure replicates in 3 of 3 runs"
+    assert replication([DOES_NOT_HOLD, INCONCLUSIVE]) == "holds in 0 of 2 runs"
+    assert replication([HOLDS, "untestable (a precondition fails at K=1)"]) == "holds in 1 of 1 runs, untestable in 1"
+    assert replication([]) == "no confirmation runs"
+
+
+def test_robustness_names_each_setting_and_k_where_the_claim_does_not_hold():
+    holding = judge(runs({1: [0.9] * 5, 2: [0.9] * 5}), ">=", 0.5)
+    failing = judge(runs({1: [0.1] * 5, 2: [0.9] * 5}), ">=", 0.5)
+    text = robustness({"default": holding, "d_model_32": failing, "lr_0_03": holding})
+    assert text == "holds at 2 of 3 settings; not at d_model_32 (K=1)"
+    assert robustness({"default": failing, "lr_0_03": failing}) == "holds at none of the 2 settings"
