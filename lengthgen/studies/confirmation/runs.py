@@ -102,14 +102,16 @@ def load_run_file(repository: Path, path: str) -> dict:
 
 def layered_config(as_given: dict, layer: dict, results_dir: str, schema: Path, what: str) -> tuple[dict, dict]:
     """(as given, prepared) of ``layer`` over the config as given, written into ``results_dir``: a run of a study.
-    It compares with no previous run (the one the exploratory report compares with is not this run's) and runs no
-    robustness study of its own (that study is the exploratory run's; without this the recursion would not stop).
+    It compares with no previous run (the one the exploratory report compares with is not this run's), runs no
+    robustness study of its own (that study is the exploratory run's; without this the recursion would not stop) and
+    names no run out of sample (those are the exploratory run's confirmation runs, not its own).
     A ``ConfigError`` of the layered config names ``what`` it is."""
     layered = copy.deepcopy(as_given)
     update_config(layered, layer)
     layered["results_dir"] = results_dir
     layered["report"] = {}
     layered["robustness"] = {**layered.get("robustness", {}), "points": []}
+    layered["confirmation"] = {**layered.get("confirmation", {}), "out_of_sample": []}
     run = copy.deepcopy(layered)
     try:
         prepare_config(run, schema)

@@ -20,7 +20,7 @@ class Condition(NamedTuple):
     name: str
     kind: str  # "run", "confirmation" or "robustness"
     seen: bool  # its data had been looked at when the rules were fixed
-    changes: str  # what it changes from this run, in words ("" for this run)
+    changes: str  # what it changes from this run, in words ("" for this run): its file's note, else its differences
     task: dict  # its vocab_size and train_length_max: the thresholds' settings
 
 
@@ -87,7 +87,8 @@ def conditions_of(config: dict, confirmation: dict, robustness: dict) -> list[di
                          f"{'is' if len(unknown) == 1 else 'are'} not in confirmation.runs "
                          f"({', '.join(confirmation) or 'none'})")
     return [Condition(THIS_RUN, "run", True, "", task_of(config))._asdict(),
-            *(Condition(name, "confirmation", name not in unseen, "; ".join(run.differences),
+            *(Condition(name, "confirmation", name not in unseen,
+                        run.prepared["confirmation"]["note"] or "; ".join(run.differences),
                         task_of(run.prepared))._asdict() for name, run in confirmation.items()),
             *(Condition(name, "robustness", True, "; ".join(point.differences), task_of(point.prepared))._asdict()
               for name, point in robustness.items())]
