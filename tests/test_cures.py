@@ -228,7 +228,7 @@ def markdown_rows(text: str) -> list[list[str]]:
             for line in text.splitlines() if line.startswith("| ")]
 
 
-def test_recovery_prediction_check_allows_half_the_hard_attention_ceiling():
+def test_recovery_prediction_check_allows_half_the_hard_attention_limit():
     loss = {"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8, "hard_attention": 0.05}
     by_length, predictions = tables(loss, 0.2, 0.0)
     shift = predictions["cure"].map({"log_length": 0.25, "yarn": 0.1}).fillna(0.0)
@@ -239,7 +239,7 @@ def test_recovery_prediction_check_allows_half_the_hard_attention_ceiling():
     checks = checks_of(by_length, wrong).set_index("claim")
     judged = checks.loc[[f"the dilution law predicts how much of rope's decay {cure} undoes"
                          for cure in cures.SHARPENING]]
-    # ceiling: (0.4 - 0.05) / 0.41 won back; the claim predictor misses by 0.25 / 0.41 and 0.1 / 0.41
+    # limit: (0.4 - 0.05) / 0.41 won back; the claim predictor misses by 0.25 / 0.41 and 0.1 / 0.41
     assert judged["value"].tolist() == pytest.approx([0.25 / 0.41, 0.1 / 0.41])
     assert judged["threshold"].tolist() == pytest.approx([0.5 * 0.35 / 0.41] * 2)
     assert judged["holds"].tolist() == [False, True]
@@ -279,13 +279,13 @@ def test_section_and_figure_from_the_tables():
     rows = markdown_rows(text)
     assert ["rope", "log_length", "1.000 (1.000)", "0.890 (0.890)", "0.890 (0.890)"] in rows
     assert ["rope", "hard attention (limit)", "1.000", "0.940", "0.940"] in rows
-    ceiling = f"{0.35 / 0.41:+.3f}"
+    limit = f"{0.35 / 0.41:+.3f}"
     # predictions = measurements here
-    assert ["log_length", *[f"{0.3 / 0.41:+.3f}"] * (1 + len(PREDICTORS)), ceiling] in rows
+    assert ["log_length", *[f"{0.3 / 0.41:+.3f}"] * (1 + len(PREDICTORS)), limit] in rows
     assert ["interpolate", *[f"{-0.4 / 0.41:+.3f}"] * (1 + len(PREDICTORS)), "-"] in rows
     assert "At n=32, rope's mean attention on the target is 0.590 uncured and 0.890 under log_length" in text
-    assert f"The hard-attention limit, {ceiling}, is what logit scaling wins back as its scale grows" in text
-    assert "It is the limit of one cure, not a ceiling on sharpening" in text and "hard-attention ceiling," not in text
+    assert f"The hard-attention limit, {limit}, is what logit scaling wins back as its scale grows" in text
+    assert "It is the limit of one cure, not a ceiling on sharpening" in text and "hard-attention ceiling" not in text
     # the interpolation named as applied, against Chen et al.'s L / n at the longest length (n=32, L=8 here)
     assert f"with (L - 1) / (n - 1) where they write L / n: {1 - (7 / 31) / (8 / 32):.1%} smaller at n=32" in text
     assert "`yarn`: YaRN's attention temperature alone" in text

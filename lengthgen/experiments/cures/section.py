@@ -7,7 +7,7 @@ from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.cures.summaries import CURES, SHARPENING, TRAINED_HEAD, comparison
 from lengthgen.models.length_scaling import FORMULAS, interpolation_shortfall
 from lengthgen.science.prediction_errors import PREDICTORS
-from lengthgen.experiments.cures.thresholds import (CURES_CLAIM_PREDICTOR, MAX_RECOVERY_ERROR_OF_CEILING,
+from lengthgen.experiments.cures.thresholds import (CURES_CLAIM_PREDICTOR, MAX_RECOVERY_ERROR_OF_LIMIT,
                                                     MIN_RECOVERED_FRACTION)
 
 
@@ -167,8 +167,8 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "interpolation hurts the fixed-offset rule; a head trained with log-length scaling extrapolates further "
         "than rope. " + predicted_claim_markdown(recovery),
         f"**Claim added after the full run**: the dilution law, through `{CURES_CLAIM_PREDICTOR}`, predicts how "
-        f"much of the decay each sharpening cure undoes, within {MAX_RECOVERY_ERROR_OF_CEILING:g} x the hard-attention "
-        "limit of the measured recovery (`MAX_RECOVERY_ERROR_OF_CEILING`, fixed after the run that first measured "
-        "the limit; its rule text below calls the limit a ceiling).",
+        f"much of the decay each sharpening cure undoes, within {MAX_RECOVERY_ERROR_OF_LIMIT:g} x the hard-attention "
+        "limit of the measured recovery (`MAX_RECOVERY_ERROR_OF_LIMIT`, fixed after the run that first measured "
+        "the limit).",
         checks_markdown(checks),
     ])

@@ -218,7 +218,7 @@ def section(checks: pd.DataFrame, comparison: pd.DataFrame, claims: pd.DataFrame
         "k/n seeds on which it fails computed on each alone (none for a check not counted per seed), the threshold "
         "of the run's own rule, and whether it holds (yes/no); `-` where the run does not measure it. The numbers in "
         "a rule follow each run's settings (such as the length n) or data (such as cures' recovery bar, half the "
-        "run's own hard-attention ceiling); the rule text shown beside the check is the exploratory run's.",
+        "run's own hard-attention limit); the rule text shown beside the check is the exploratory run's.",
         checks_markdown(checks, comparison, run_names, "evidence"),
         *sanity,
         history,
