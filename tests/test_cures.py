@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
@@ -13,7 +14,8 @@ from lengthgen.science.dilution import predict_dilution
 from lengthgen.science.prediction_errors import PREDICTORS
 from lengthgen.models.head import AttentionHead, HeadConfig
 from lengthgen.experiments.cures.figures import CURE_STYLES, TRAINED_HEAD, draw
-from lengthgen.experiments.cures.section import closest_predictor, predicted_claim_markdown, section, sharpening_markdown
+from lengthgen.experiments.cures.section import (closest_predictor, predicted_claim_markdown, predicted_sign_markdown,
+                                                 section, sharpening_markdown)
 from lengthgen.tables.core import CLAIMS
 from lengthgen.experiments.cures.tables import CURES_BY_LENGTH, CURES_PREDICTION, CURES_RECOVERY
 from lengthgen.tables.io import to_arrow
@@ -318,6 +320,19 @@ def test_a_finite_scale_that_beats_the_hard_attention_limit_is_said_pooled_and_h
     text = sharpening_markdown(by_length, recovery)
     assert "Pooled, log_length exceeds it here." in text
     assert "hard-attention accuracy for log_length on 6 of 6, yarn on 2 of 6 rope heads." in text
+
+
+def test_the_sign_of_the_cures_effect_predicted_and_measured_is_said_per_cure():
+    """The law's sign test on the cures, from the recovery table: a predicted loss against a measured gain is
+    opposite signs; a cure with nothing lost to win back (NaN) is left out."""
+    recovery = pd.DataFrame({"cure": ["log_length", "log_length", "yarn", "yarn"],
+                             "source": ["measured", CURES_CLAIM_PREDICTOR] * 2,
+                             "recovered_fraction": [0.073, -0.051, 0.07, 0.03]})
+    text = predicted_sign_markdown(recovery)
+    assert ("log_length: predicted -0.051 (a loss), measured +0.073 (a gain), opposite signs; "
+            "yarn: predicted +0.030 (a gain), measured +0.070 (a gain), the same sign.") in text
+    nothing_lost = recovery.assign(recovered_fraction=np.nan)
+    assert "no sharpening cure has accuracy lost to win back" in predicted_sign_markdown(nothing_lost)
 
 
 def test_a_scaled_head_needs_a_reference_length_of_two_or_more_and_an_unscaled_one_none():

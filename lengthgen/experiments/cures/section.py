@@ -76,6 +76,28 @@ def recovery_prediction_markdown(recovery: pd.DataFrame) -> str:
     return f"The predictor whose predicted recovery comes closest to the measured one: {'; '.join(parts)}."
 
 
+def effect(fraction: float) -> str:
+    return "a gain" if fraction > 0 else "a loss" if fraction < 0 else "no change"
+
+
+def predicted_sign_markdown(recovery: pd.DataFrame) -> str:
+    """The sign test of the law on the cures: per sharpening cure, the claim predictor's predicted recovery and the
+    measured one, and whether they agree in sign (a cure with nothing lost to win back is left out)."""
+    fraction = recovery.set_index(["cure", "source"])["recovered_fraction"]
+    parts = []
+    for cure in SHARPENING:
+        predicted, measured = fraction[cure, CURES_CLAIM_PREDICTOR], fraction[cure, "measured"]
+        if np.isnan(predicted) or np.isnan(measured):
+            continue
+        agree = "the same sign" if np.sign(predicted) == np.sign(measured) else "opposite signs"
+        parts.append(f"{cure}: predicted {predicted:+.3f} ({effect(predicted)}), measured {measured:+.3f} "
+                     f"({effect(measured)}), {agree}")
+    if not parts:
+        return "Sign of the cures' effect: no sharpening cure has accuracy lost to win back."
+    return (f"Sign of the cures' effect past the range, as the law through `{CURES_CLAIM_PREDICTOR}` predicts it "
+            f"and as measured: {'; '.join(parts)}.")
+
+
 def predicted_claim_markdown(recovery: pd.DataFrame) -> str:
     """Which predictors predict the pre-registered recovery (at least MIN_RECOVERED_FRACTION) for a sharpening cure."""
     predicted = recovery[recovery["cure"].isin(SHARPENING) & (recovery["source"] != "measured")]
@@ -161,6 +183,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         recovery_markdown(recovery),
         sharpening_markdown(by_length, recovery),
         recovery_prediction_markdown(recovery),
+        predicted_sign_markdown(recovery),
         "![rope and learned heads under each cure](figures/dilution_cures.png)",
         "**Claim** (pre-registered, checked as it was): sharpening the softmax with the length undoes much of "
         "rope's decay, as the dilution law predicts, and does nothing for the learned head; position "
