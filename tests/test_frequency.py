@@ -256,7 +256,7 @@ def test_section_from_hand_built_heads():
     assert f"M needs {ranks.min()}-{ranks.max()} singular values for 90% of its squared norm" in section
     lowered = ranks.mean() < measured["frequency_untrained_summary"]["singular_rank90"].mean()
     assert ("Training lowers the rank" if lowered else "Training does not lower the rank") in section
-    assert "its 1 most energetic of 4 rotary blocks (max(1, D/16)" in section  # D = 8
+    assert "the energy share of the top 1 of its 4 rotary blocks (max(1, D/16)" in section  # D = 8
     assert "low-rank carrier aligned" not in section and "concentrates its energy in a few frequency blocks" in section
 
 

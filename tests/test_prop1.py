@@ -312,7 +312,7 @@ def test_errors_from_hand_made_tables():
         assert rows[(f"`{form}`", "K=1")] == [f"{maes[0]:.3f}", verdicts[0], f"{maes[1]:.3f}", verdicts[1]]
     assert rows[("`mean_field`", "K=1")] == ["0.100", "yes", "0.150", "no"]
     assert "its exact form of the dilution law is unknown; this page tests `mean_field`" in text
-    assert "fixed as the claim's form (in 525f81a, having seen the feasibility run" in text  # docs/rule_history.yaml
+    assert "fixed as the claim's form in 525f81a (data looked at by then: the feasibility run" in text  # rule history
     assert "`cures_recovery`" in text
 
 
@@ -322,7 +322,8 @@ def test_the_form_of_the_law_is_dated_by_every_rule_history_entry_that_names_it(
 
     history = (change("prop1: DILUTION_LAW_PREDICTOR (mean_field)", "aaa"), change("cures: other", "bbb"),
                change("prop1: DILUTION_LAW_PREDICTOR again", "ccc"))
-    assert predictor_choice(history) == "in aaa, having seen data of aaa; then in ccc, having seen data of ccc"
+    assert predictor_choice(history) == ("in aaa (data looked at by then: data of aaa); "
+                                         "then in ccc (data looked at by then: data of ccc)")
     with pytest.raises(ValueError, match="DILUTION_LAW_PREDICTOR"):
         predictor_choice(history[1:2])
 

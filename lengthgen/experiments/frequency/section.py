@@ -73,8 +73,8 @@ def rank_markdown(summary: pd.DataFrame, untrained: pd.DataFrame) -> str:
     return (f"**Rank.** M needs {summary['singular_rank90'].min()}-{summary['singular_rank90'].max()} singular values "
             f"for 90% of its squared norm in the trained heads (mean {trained_mean:.1f}), "
             f"{untrained['singular_rank90'].min()}-{untrained['singular_rank90'].max()} in the same heads untrained "
-            f"(mean {untrained_mean:.1f}). {effect}, so the claim tested here is not the paper's \"low-rank "
-            "carrier\" but what the data can show: training concentrates the kernel's energy in a few rotary blocks "
+            f"(mean {untrained_mean:.1f}). {effect}. The claim tested here is not the paper's \"low-rank carrier\" "
+            "but what the blocks can show: whether training concentrates the kernel's energy in a few rotary blocks "
             "and aligns them with K.")
 
 
@@ -102,9 +102,9 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         untrained_share_markdown(untrained),
         "![frequency decomposition](figures/frequency_rank.png)",
         "**Claim**: the learned rule concentrates its energy in a few frequency blocks, aligned with K (the paper "
-        "calls it a low-rank carrier; the rank above is why that word is not tested). As measured: its "
-        f"{n_top} most energetic of {n_blocks} rotary blocks (max(1, D/16), an eighth of them at every width) hold "
-        f"at least {MIN_TOP_SHARE:g} of the kernel's energy, more than in any of the same heads untrained (the same "
-        f"width), and their energy-weighted alignment with K is at least {MIN_TOP_ALIGNMENT:g}.",
+        "calls it a low-rank carrier; the rank above is why that word is not tested). As measured: the energy share "
+        f"of the top {n_top} of its {n_blocks} rotary blocks (max(1, D/16), an eighth of them at every width) is at "
+        f"least {MIN_TOP_SHARE:g}, above that of any of the same heads untrained (the same width), and their "
+        f"energy-weighted alignment with K is at least {MIN_TOP_ALIGNMENT:g}.",
         checks_markdown(checks),
     ])

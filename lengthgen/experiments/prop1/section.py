@@ -65,7 +65,7 @@ def predictor_choice(history: tuple[RuleChange, ...] = RULE_HISTORY) -> str:
     fixed = [change for change in history if "DILUTION_LAW_PREDICTOR" in change.rules]
     if not fixed:
         raise ValueError("docs/rule_history.yaml: no entry names DILUTION_LAW_PREDICTOR, the claim's form of the law")
-    return "; then ".join(f"in {change.commit}, having seen {change.data_seen}" for change in fixed)
+    return "; then ".join(f"in {change.commit} (data looked at by then: {change.data_seen})" for change in fixed)
 
 
 def law_forms_text(errors: pd.DataFrame) -> str:
@@ -75,8 +75,9 @@ def law_forms_text(errors: pd.DataFrame) -> str:
         f"**Which form of the law is tested.** The paper's code is not public and its abstract names no formula, so "
         f"its exact form of the dilution law is unknown; this page tests `{DILUTION_LAW_PREDICTOR}`, this "
         f"pipeline's reading of it. `{DILUTION_LAW_PREDICTOR}` was fixed as the claim's form "
-        f"({predictor_choice()}; `docs/rule_history.yaml`). `{PLAIN_FORM}`, the plain form (the softmax of the "
-        "content-averaged logits), was never the claim's form: it is reported beside it from the same predictions. "
+        f"{predictor_choice()}, as `docs/rule_history.yaml` records. `{PLAIN_FORM}`, the plain form (the softmax "
+        "of the content-averaged logits), was never the claim's form: it is reported beside it from the same "
+        "predictions. "
         "Both, past the training range on the trained heads, against the claim's MAE bars:",
         law_forms_markdown(errors),
         "What the law predicts of the sharpening cures (the sign and size of the accuracy they win back) against "
