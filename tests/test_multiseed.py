@@ -125,7 +125,8 @@ def test_a_head_that_learned_nothing_meets_the_mae_headline_but_not_its_baseline
     checks = pd.DataFrame(multiseed.checks({"headline_by_seed": by_seed}, SETTINGS)).set_index("claim")["holds"]
     assert checks["prop1: mean-field target-attention error past the range"]
     assert not checks["prop1: mean-field target-attention error past the range, below the better trivial baseline's"]
-    assert not checks["frequency: energy share of the top D/16 rotary blocks over the highest of the same heads untrained"]
+    assert not checks["frequency: energy share of the top D/16 rotary blocks over the highest of the same heads "
+                      "untrained"]
     assert checks["generalization: learned distance from chance past the range (max over lengths)"]
     assert not checks["generalization: learned lowest accuracy in the training range"]
     assert checks["linear, arm 2 (linear-attention head): accuracy at 4x the training length"]
