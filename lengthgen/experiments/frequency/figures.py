@@ -32,7 +32,7 @@ def legend_handles(colors: dict, n_top: int, min_top_share: float, min_top_align
             Line2D([], [], color="k", linestyle="--", linewidth=1,
                    label=f"rule: top-{n_top} share >= {min_top_share:g}, top-{n_top} alignment >= "
                          f"{min_top_alignment:g}"),
-            Line2D([], [], color="0.5", linestyle=":", linewidth=1, label=f"{n_top} blocks kept (D/16)"),
+            Line2D([], [], color="0.5", linestyle=":", linewidth=1, label=f"{n_top} block{'s' if n_top > 1 else ''} kept (D/16)"),
             Line2D([], [], color="0.5", marker="o", markerfacecolor="none", linestyle="none",
                    label="the same head untrained (claim panel)"),
             Line2D([], [], color="0.3", linestyle=":", linewidth=1, label="delta = K (in the color of K)"),
