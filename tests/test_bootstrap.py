@@ -291,7 +291,7 @@ def uneven_runs() -> pd.DataFrame:
 
 def mean_and_margin(summed: bool, calls: list | None = None):
     """Two checks of the mean over rows: against a fixed threshold, and against one the data set (1.1 x the
-    baseline's mean, as cures' recovery is held to a share of its hard-attention ceiling); as plain floats or as
+    baseline's mean, as cures' recovery is held to a share of its hard-attention limit); as plain floats or as
     seed sums."""
 
     def claims_of(runs):

@@ -2,6 +2,7 @@
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
@@ -13,7 +14,8 @@ from lengthgen.science.dilution import predict_dilution
 from lengthgen.science.prediction_errors import PREDICTORS
 from lengthgen.models.head import AttentionHead, HeadConfig
 from lengthgen.experiments.cures.figures import CURE_STYLES, TRAINED_HEAD, draw
-from lengthgen.experiments.cures.section import closest_predictor, predicted_claim_markdown, section, sharpening_markdown
+from lengthgen.experiments.cures.section import (closest_predictor, predicted_claim_markdown, predicted_sign_markdown,
+                                                 section, sharpening_markdown)
 from lengthgen.tables.core import CLAIMS
 from lengthgen.experiments.cures.tables import CURES_BY_LENGTH, CURES_PREDICTION, CURES_RECOVERY
 from lengthgen.tables.io import to_arrow
@@ -228,7 +230,7 @@ def markdown_rows(text: str) -> list[list[str]]:
             for line in text.splitlines() if line.startswith("| ")]
 
 
-def test_recovery_prediction_check_allows_half_the_hard_attention_ceiling():
+def test_recovery_prediction_check_allows_half_the_hard_attention_limit():
     loss = {"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8, "hard_attention": 0.05}
     by_length, predictions = tables(loss, 0.2, 0.0)
     shift = predictions["cure"].map({"log_length": 0.25, "yarn": 0.1}).fillna(0.0)
@@ -239,7 +241,7 @@ def test_recovery_prediction_check_allows_half_the_hard_attention_ceiling():
     checks = checks_of(by_length, wrong).set_index("claim")
     judged = checks.loc[[f"the dilution law predicts how much of rope's decay {cure} undoes"
                          for cure in cures.SHARPENING]]
-    # ceiling: (0.4 - 0.05) / 0.41 won back; the claim predictor misses by 0.25 / 0.41 and 0.1 / 0.41
+    # limit: (0.4 - 0.05) / 0.41 won back; the claim predictor misses by 0.25 / 0.41 and 0.1 / 0.41
     assert judged["value"].tolist() == pytest.approx([0.25 / 0.41, 0.1 / 0.41])
     assert judged["threshold"].tolist() == pytest.approx([0.5 * 0.35 / 0.41] * 2)
     assert judged["holds"].tolist() == [False, True]
@@ -279,13 +281,13 @@ def test_section_and_figure_from_the_tables():
     rows = markdown_rows(text)
     assert ["rope", "log_length", "1.000 (1.000)", "0.890 (0.890)", "0.890 (0.890)"] in rows
     assert ["rope", "hard attention (limit)", "1.000", "0.940", "0.940"] in rows
-    ceiling = f"{0.35 / 0.41:+.3f}"
+    limit = f"{0.35 / 0.41:+.3f}"
     # predictions = measurements here
-    assert ["log_length", *[f"{0.3 / 0.41:+.3f}"] * (1 + len(PREDICTORS)), ceiling] in rows
+    assert ["log_length", *[f"{0.3 / 0.41:+.3f}"] * (1 + len(PREDICTORS)), limit] in rows
     assert ["interpolate", *[f"{-0.4 / 0.41:+.3f}"] * (1 + len(PREDICTORS)), "-"] in rows
     assert "At n=32, rope's mean attention on the target is 0.590 uncured and 0.890 under log_length" in text
-    assert f"The hard-attention limit, {ceiling}, is what logit scaling wins back as its scale grows" in text
-    assert "It is the limit of one cure, not a ceiling on sharpening" in text and "hard-attention ceiling," not in text
+    assert f"The hard-attention limit, {limit}, is what logit scaling wins back as its scale grows" in text
+    assert "It is the limit of one cure, not a ceiling on sharpening" in text and "hard-attention ceiling" not in text
     # the interpolation named as applied, against Chen et al.'s L / n at the longest length (n=32, L=8 here)
     assert f"with (L - 1) / (n - 1) where they write L / n: {1 - (7 / 31) / (8 / 32):.1%} smaller at n=32" in text
     assert "`yarn`: YaRN's attention temperature alone" in text
@@ -318,6 +320,19 @@ def test_a_finite_scale_that_beats_the_hard_attention_limit_is_said_pooled_and_h
     text = sharpening_markdown(by_length, recovery)
     assert "Pooled, log_length exceeds it here." in text
     assert "hard-attention accuracy for log_length on 6 of 6, yarn on 2 of 6 rope heads." in text
+
+
+def test_the_sign_of_the_cures_effect_predicted_and_measured_is_said_per_cure():
+    """The law's sign test on the cures, from the recovery table: a predicted loss against a measured gain is
+    opposite signs; a cure with nothing lost to win back (NaN) is left out."""
+    recovery = pd.DataFrame({"cure": ["log_length", "log_length", "yarn", "yarn"],
+                             "source": ["measured", CURES_CLAIM_PREDICTOR] * 2,
+                             "recovered_fraction": [0.073, -0.051, 0.07, 0.03]})
+    text = predicted_sign_markdown(recovery)
+    assert ("log_length: predicted -0.051 (a loss), measured +0.073 (a gain), opposite signs; "
+            "yarn: predicted +0.030 (a gain), measured +0.070 (a gain), the same sign.") in text
+    nothing_lost = recovery.assign(recovered_fraction=np.nan)
+    assert "no sharpening cure has accuracy lost to win back" in predicted_sign_markdown(nothing_lost)
 
 
 def test_a_scaled_head_needs_a_reference_length_of_two_or_more_and_an_unscaled_one_none():

@@ -1,9 +1,9 @@
-"""The hard-attention ceiling pinned to answers worked out by hand.
+"""The hard-attention limit pinned to answers worked out by hand.
 
 A stub head gives each sequence chosen attention logits, so the key hard attention (the argmax) picks is
 known, and chosen readout tables (token outputs, position outputs, unembedding bias) make that key's answer
 known too: the bias turns token 2's readout into 1, and the key at position 0 reads as 3 whatever its token.
-The ceiling's use, the recovery table's hard-attention row and the tolerance it sets, is pinned on
+The limit's use, the recovery table's hard-attention row and the tolerance it sets, is pinned on
 hand-written tables."""
 
 from types import SimpleNamespace
@@ -106,7 +106,7 @@ def predictions_of(by_length):
                                   predicted_attention=0.0) for name in PREDICTORS], ignore_index=True)
 
 
-def test_recovery_table_ceiling_by_hand():
+def test_recovery_table_limit_by_hand():
     by_length = by_length_rows()
     recovery = cures.recovery_table(by_length, predictions_of(by_length), 8).set_index(["cure", "source"])
     fraction = recovery["recovered_fraction"]
@@ -117,19 +117,19 @@ def test_recovery_table_ceiling_by_hand():
     assert fraction["log_length", CURES_CLAIM_PREDICTOR] == pytest.approx((0.2 + 0.3) / 2 / lost)
 
 
-def test_nothing_lost_leaves_the_ceiling_nan():
+def test_nothing_lost_leaves_the_limit_nan():
     by_length = by_length_rows().assign(accuracy=1.0)
     recovery = cures.recovery_table(by_length, predictions_of(by_length), 8).set_index(["cure", "source"])
     assert recovery["recovered_fraction"].isna().all()
 
 
-def recovery(ceiling, measured, predicted):
-    """``cures.recoveries`` as a one-seed run gives them: hard-attention ``ceiling``; per sharpening cure its
+def recovery(limit, measured, predicted):
+    """``cures.recoveries`` as a one-seed run gives them: hard-attention ``limit``; per sharpening cure its
     measured and claim-predicted fractions; every other predictor exact (so only the claim predictor can fail)."""
     def fraction(value):
         return seed_sums.mean(pd.DataFrame({"seed": [0], "fraction": [value]}), "fraction")
 
-    fractions = {("hard_attention", "measured"): fraction(ceiling)}
+    fractions = {("hard_attention", "measured"): fraction(limit)}
     for cure in cures.SHARPENING:
         fractions[cure, "measured"] = fraction(measured[cure])
         fractions.update({(cure, name): fraction(predicted[cure] if name == CURES_CLAIM_PREDICTOR else measured[cure])
@@ -137,15 +137,15 @@ def recovery(ceiling, measured, predicted):
     return fractions
 
 
-def test_the_ceiling_sets_the_tolerance_of_the_recovery_prediction():
-    # ceiling 0.5: tolerance 0.25 (exact in binary). log_length is off by exactly 0.25, yarn by 0.375.
+def test_the_limit_sets_the_tolerance_of_the_recovery_prediction():
+    # limit 0.5: tolerance 0.25 (exact in binary). log_length is off by exactly 0.25, yarn by 0.375.
     rows = cures.recovery_prediction_checks(recovery(0.5, {"log_length": 0.75, "yarn": 0.75},
                                                      {"log_length": 0.5, "yarn": 0.375}))
     assert [row["value"] for row in rows] == [0.25, 0.375]
     assert [row["threshold"] for row in rows] == [0.25, 0.25]
     assert [row["holds"] for row in rows] == [True, False]
-    assert rows[0]["rule"] == "<= 0.5 x hard-attention ceiling +0.500 = 0.25"
-    # a wider ceiling lets yarn's error in; a negative one leaves no tolerance even for an exact prediction
+    assert rows[0]["rule"] == "<= 0.5 x hard-attention limit +0.500 = 0.25"
+    # a wider limit lets yarn's error in; a negative one leaves no tolerance even for an exact prediction
     assert all(row["holds"] for row in cures.recovery_prediction_checks(
         recovery(0.75, {"log_length": 0.75, "yarn": 0.75}, {"log_length": 0.5, "yarn": 0.375})))
     assert not any(row["holds"] for row in cures.recovery_prediction_checks(

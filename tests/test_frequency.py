@@ -20,6 +20,7 @@ from lengthgen.science.kernel import cosine_sum, logit_kernel, mean_block_coeffi
 from lengthgen.models.head import AttentionHead, HeadConfig
 from lengthgen.experiments.frequency import figures as plots
 from lengthgen.experiments.frequency.figures import carrier_kernel
+from lengthgen.experiments.frequency.headlines import HEADLINES
 from lengthgen.experiments.frequency import section as prose
 from lengthgen.tables.registry import schema_named
 from lengthgen.tables.core import CLAIMS
@@ -160,9 +161,9 @@ SETTINGS = {"task": {"vocab_size": 4, "train_length_min": 4, "train_length_max":
 
 
 def test_checks_take_the_worst_seed():
-    summary = pd.DataFrame({"offset": [1, 1, 2, 2], "seed": [0, 1, 0, 1], "top4_share": [0.95, 0.85, 0.9, 0.7],
-                            "top4_alignment": [0.99, 0.9, 0.95, 0.97]})
-    untrained = summary.assign(top4_share=[0.5, 0.6, 0.55, 0.65], top4_alignment=0.1)
+    summary = pd.DataFrame({"offset": [1, 1, 2, 2], "seed": [0, 1, 0, 1], "top_share": [0.95, 0.85, 0.9, 0.7],
+                            "top_alignment": [0.99, 0.9, 0.95, 0.97], "top_blocks": 4, "n_blocks": 32})
+    untrained = summary.assign(top_share=[0.5, 0.6, 0.55, 0.65], top_alignment=0.1)
     checks = keyed_checks(summary, untrained)
     tables.to_arrow(checks, CLAIMS)
     assert checks["offset"].tolist() == [1, 1, 1, 2, 2, 2]
@@ -173,16 +174,17 @@ def test_checks_take_the_worst_seed():
     assert checks["threshold"].tolist() == [0.8, 0.0, 0.8] * 2
     # the same three statistics at every offset, with the baseline beside the threshold, not in the name
     assert checks["statistic"].nunique() == 3 and checks["claim"].nunique() == 1
-    assert "(untrained: 0.5 to 0.6; 2 seeds)" in checks["rule"].iloc[0]
-    assert "(untrained: 0.55 to 0.65; 2 seeds)" in checks["rule"].iloc[3]
+    assert "(top 4 of 32 blocks; untrained: 0.5 to 0.6; 2 seeds)" in checks["rule"].iloc[0]
+    assert "(top 4 of 32 blocks; untrained: 0.55 to 0.65; 2 seeds)" in checks["rule"].iloc[3]
     assert "2 seeds, by chance <= 2^-2 = 0.25" in checks["rule"].iloc[1]
 
 
 def test_a_share_the_untrained_heads_reach_is_not_learned():
     """A trained head above the absolute bar still fails when an untrained head of the same seeds is as
     concentrated: the bar alone would pass a head training never concentrated."""
-    summary = pd.DataFrame({"offset": [1, 1], "seed": [0, 1], "top4_share": [0.95, 0.85], "top4_alignment": 0.95})
-    untrained = summary.assign(top4_share=[0.86, 0.5], top4_alignment=0.1)
+    summary = pd.DataFrame({"offset": [1, 1], "seed": [0, 1], "top_share": [0.95, 0.85], "top_alignment": 0.95,
+                            "top_blocks": 4, "n_blocks": 32})
+    untrained = summary.assign(top_share=[0.86, 0.5], top_alignment=0.1)
     checks = keyed_checks(summary, untrained)
     assert checks["holds"].tolist() == [True, False, True]
     assert checks["value"].iloc[1] == pytest.approx(0.85 - 0.86)
@@ -196,9 +198,9 @@ def test_the_bootstrap_by_seed_sums_takes_the_worst_of_the_drawn_seeds_as_recomp
     offset 1 is above seed 2's trained one: each outcome turns on which seeds a resample draws, trained and untrained
     alike (seed 0 has no untrained row at offset 2: a resample without seeds 1 and 2 has no untrained maximum there)."""
     summary = pd.DataFrame({"offset": [1, 1, 1, 2, 2, 2], "seed": [0, 1, 2] * 2,
-                            "top4_share": [0.95, 0.9, 0.75, 0.9, 0.85, 0.95],
-                            "top4_alignment": [0.99, 0.9, 0.95, 0.9, 0.85, 0.6]})
-    untrained = summary.assign(top4_share=[0.5, 0.8, 0.6, 0.1, 0.7, 0.9]).drop(index=3)  # seed 0 at offset 2
+                            "top_share": [0.95, 0.9, 0.75, 0.9, 0.85, 0.95],
+                            "top_alignment": [0.99, 0.9, 0.95, 0.9, 0.85, 0.6], "top_blocks": 4, "n_blocks": 32})
+    untrained = summary.assign(top_share=[0.5, 0.8, 0.6, 0.1, 0.7, 0.9]).drop(index=3)  # seed 0 at offset 2
     tables = {"frequency_summary": summary, "frequency_untrained_summary": untrained}
     by_sums, redone = bootstrap_both_ways(
         lambda frequency_summary, frequency_untrained_summary: keyed_checks(frequency_summary,
@@ -225,6 +227,7 @@ def test_analyze_decomposes_each_head_trained_and_at_its_seeded_init():
         at_init = analyze_head(init_head(config, seed), offset, seed, 16)[1].set_index(["offset", "seed"])
         pd.testing.assert_frame_equal(untrained.loc[[(offset, seed)]], at_init)
     assert measured["frequency_summary"]["top2_share"].to_numpy() == pytest.approx(1.0)  # the two known blocks
+    assert (measured["frequency_summary"]["top_blocks"] == 1).all()  # D = 8: max(1, 8 / 16) = 1 block judged
     assert len(measured["frequency_singular_values"]) == 4 * 16
 
 
@@ -236,8 +239,9 @@ def test_section_from_hand_built_heads():
     rows = markdown_rows(section, "|K|head|seeds|")
     assert [row[:3] for row in rows] == [["1", "trained", "2"], ["1", "untrained", "2"], ["2", "trained", "2"],
                                         ["2", "untrained", "2"]]
-    share = measured["frequency_untrained_summary"].query("offset == 1")["top4_share"]
-    assert rows[1][6] == f"{share.mean():.3g} [{share.min():.3g}, {share.max():.3g}]"  # the top-4 share column
+    share = measured["frequency_untrained_summary"].query("offset == 1")["top_share"]
+    assert rows[1][6] == f"{share.mean():.3g} [{share.min():.3g}, {share.max():.3g}]"  # the top-1 share column
+    assert "top-1 share (D/16)" in section and "top-1 alignment" in section
     assert len(markdown_rows(section, "|claim|K|statistic|")) == 6
     median = share.median()
     assert f"K=1: median {median:.3g}, largest {share.max():.3g}, " in section  # the untrained distribution
@@ -252,7 +256,8 @@ def test_section_from_hand_built_heads():
     assert f"M needs {ranks.min()}-{ranks.max()} singular values for 90% of its squared norm" in section
     lowered = ranks.mean() < measured["frequency_untrained_summary"]["singular_rank90"].mean()
     assert ("Training lowers the rank" if lowered else "Training does not lower the rank") in section
-    assert "of 4 rotary blocks, 100% of them" in section  # 4 of the hand-built heads' 4 blocks
+    assert "the energy share of the top 1 of its 4 rotary blocks (max(1, D/16)" in section  # D = 8
+    assert "low-rank carrier aligned" not in section and "concentrates its energy in a few frequency blocks" in section
 
 
 def test_figure_from_hand_built_heads():
@@ -273,7 +278,7 @@ def test_figure_from_hand_built_heads():
     for collections, heads in ((filled, measured["frequency_summary"]),
                                (hollow, measured["frequency_untrained_summary"])):
         points = np.concatenate([collection.get_offsets() for collection in collections])
-        assert sorted(map(tuple, points)) == sorted(zip(heads["top4_share"], heads["top4_alignment"]))
+        assert sorted(map(tuple, points)) == sorted(zip(heads["top_share"], heads["top_alignment"]))
     legend = figures["frequency_rank"].legends[0]  # one legend, under every panel
     assert legend.get_window_extent().y1 <= min(ax.get_window_extent().y0 for ax in (kernel, singular, claim))
 
@@ -377,20 +382,58 @@ def test_top4_alignment_of_many_blocks_takes_the_top_four_only():
     assert summary["top4_share"] == pytest.approx(16 / 100) and summary["top1_share"] == pytest.approx(4 / 100)
 
 
+@pytest.mark.parametrize("n_blocks, n_top", [(4, 1), (16, 2), (64, 8)])
+def test_the_checks_judge_the_top_d_over_16_blocks_at_every_width(n_blocks, n_top):
+    """A hand-made kernel whose block i has energy n - i (n = D/2 blocks), aligned with K at odd blocks and against it
+    at even ones: at D = 8, 32 and 128 the summary judges the top max(1, D/16) = 1, 2 and 8 blocks, their share
+    (n + (n - 1) + ... over n (n + 1) / 2) and energy-weighted alignment by hand."""
+    offset = 2
+    theta = torch.tensor([10_000 ** (-2 * i / (2 * n_blocks)) for i in range(n_blocks)], dtype=torch.float64)
+    energy = [float(n_blocks - i) for i in range(n_blocks)]
+    signs = [-1.0 if i % 2 == 0 else 1.0 for i in range(n_blocks)]
+    phases = [-offset * float(t) + (math.pi if sign < 0 else 0.0) for t, sign in zip(theta, signs)]
+    coefficients = torch.tensor([polar(math.sqrt(e), p) for e, p in zip(energy, phases)], dtype=torch.complex128)
+    assert frequency.top_block_count(n_blocks) == n_top
+    _, summary, _ = analyze_coefficients(coefficients, theta, offset, train_length_max=8)
+    top = energy[:n_top]
+    assert summary["top_blocks"] == n_top and summary["n_blocks"] == n_blocks
+    assert summary["top_share"] == pytest.approx(sum(top) / sum(energy))
+    assert summary["top_alignment"] == pytest.approx(sum(e * sign for e, sign in zip(top, signs)) / sum(top))
+    checks = keyed_checks(pd.DataFrame([{"offset": offset, "seed": 0, **summary}]),
+                          pd.DataFrame([{"offset": offset, "seed": 0, **summary, "top_share": 0.0}]))
+    assert checks["rule"].iloc[0].startswith(f">= 0.8 (top {n_top} of {n_blocks} blocks; ")
+    assert checks["value"].iloc[0] == pytest.approx(summary["top_share"])
+
+
+def test_headlines_are_named_for_the_top_d_over_16_blocks_and_read_their_columns():
+    """The three headlines other claims refer to by name, and the columns each run's value comes from."""
+    assert [headline.name for headline in HEADLINES] == [
+        "frequency: energy share of the top D/16 rotary blocks",
+        "frequency: energy share of the top D/16 rotary blocks over the highest of the same heads untrained",
+        "frequency: alignment of the top D/16 blocks with K"]
+    frame = pd.DataFrame([dict(source="frequency_summary", offset=1, seed=0, top_share=0.9, top_alignment=0.3,
+                               top4_share=0.1, top4_alignment=0.1),
+                          dict(source="frequency_untrained_summary", offset=1, seed=0, top_share=0.6,
+                               top_alignment=0.0, top4_share=0.95, top4_alignment=0.9)])
+    values = [headline.per_run(frame[frame["source"].isin(headline.sources)], {}) for headline in HEADLINES]
+    assert [float(value.iloc[0]) for value in values] == pytest.approx([0.9, 0.9 - 0.6, 0.3])
+
+
 def test_check_texts_are_the_keys_drift_matches_and_the_rules_a_reader_sees():
     """Offsets given out of order come back ascending; the claim, statistic, comparison, threshold, kind,
     per-seed flag and rule of every check, by hand (the untrained rows of another offset are left out)."""
     summary = pd.DataFrame({"offset": [3, 3, 3, 1, 1], "seed": [0, 1, 2, 0, 1],
-                            "top4_share": [0.9, 0.95, 0.93, 0.82, 0.88],
-                            "top4_alignment": [0.85, 0.9, 0.95, 0.7, 0.99]})
+                            "top_share": [0.9, 0.95, 0.93, 0.82, 0.88],
+                            "top_alignment": [0.85, 0.9, 0.95, 0.7, 0.99], "top_blocks": 8, "n_blocks": 64})
     untrained = pd.DataFrame({"offset": [3, 3, 3, 1, 1, 7], "seed": [0, 1, 2, 0, 1, 0],
-                              "top4_share": [0.3, 0.4, 0.35, 0.2, 0.5, 0.99],
-                              "top4_alignment": [0.1, 0.2, 0.15, 0.3, -0.4, 0.99]})
+                              "top_share": [0.3, 0.4, 0.35, 0.2, 0.5, 0.99],
+                              "top_alignment": [0.1, 0.2, 0.15, 0.3, -0.4, 0.99]})
     checks = keyed_checks(summary, untrained)
-    claim = "the learned rule is a low-rank carrier aligned with K"
-    statistics = ["lowest top-4 energy share over seeds",
-                  "lowest top-4 energy share over seeds minus the highest of the same heads untrained",
-                  "lowest energy-weighted top-4 alignment cos(K theta + phi) over seeds"]
+    claim = "the learned rule concentrates its energy in a few frequency blocks, aligned with K"
+    statistics = ["lowest energy share of the top D/16 rotary blocks over seeds",
+                  "lowest energy share of the top D/16 rotary blocks over seeds minus the highest of the same heads "
+                  "untrained",
+                  "lowest energy-weighted alignment cos(K theta + phi) of the top D/16 blocks over seeds"]
     assert (checks["claim"] == claim).all()
     assert checks["offset"].tolist() == [1, 1, 1, 3, 3, 3]
     assert checks["statistic"].tolist() == statistics * 2
@@ -401,10 +444,10 @@ def test_check_texts_are_the_keys_drift_matches_and_the_rules_a_reader_sees():
     assert checks["value"].tolist() == pytest.approx([0.82, 0.82 - 0.5, 0.7, 0.9, 0.9 - 0.4, 0.85])
     assert checks["holds"].tolist() == [True, True, False, True, True, True]
     assert checks["rule"].tolist() == [
-        ">= 0.8 (untrained: 0.2 to 0.5; 2 seeds)",
+        ">= 0.8 (top 8 of 64 blocks; untrained: 0.2 to 0.5; 2 seeds)",
         "> 0 (trained: 0.82 to 0.88; untrained: 0.2 to 0.5; 2 seeds, by chance <= 2^-2 = 0.25)",
-        ">= 0.8 (untrained: -0.4 to 0.3; 2 seeds)",
-        ">= 0.8 (untrained: 0.3 to 0.4; 3 seeds)",
+        ">= 0.8 (top 8 of 64 blocks; untrained: -0.4 to 0.3; 2 seeds)",
+        ">= 0.8 (top 8 of 64 blocks; untrained: 0.3 to 0.4; 3 seeds)",
         "> 0 (trained: 0.9 to 0.95; untrained: 0.3 to 0.4; 3 seeds, by chance <= 2^-3 = 0.12)",  # 2 significant digits
-        ">= 0.8 (untrained: 0.1 to 0.2; 3 seeds)",
+        ">= 0.8 (top 8 of 64 blocks; untrained: 0.1 to 0.2; 3 seeds)",
     ]

@@ -32,8 +32,8 @@ def inputs(rope_far: dict) -> dict[str, pd.DataFrame]:
     prop1 = pd.DataFrame([dict(predictor="mean_field", offset=k, seed=s, length=n, predicted_attention=0.5,
                                measured_attention=0.45, predicted_accuracy=0.5, measured_accuracy=0.5,
                                in_training_range=n <= 32) for k, s in runs for n in (32, 64)])
-    frequency = pd.DataFrame([dict(offset=k, seed=s, top4_share=0.95, top4_alignment=0.97) for k, s in runs])
-    untrained = pd.DataFrame([dict(offset=k, seed=s, top4_share=0.6 + 0.1 * s, top4_alignment=0.1) for k, s in runs])
+    frequency = pd.DataFrame([dict(offset=k, seed=s, top_share=0.95, top_alignment=0.97) for k, s in runs])
+    untrained = pd.DataFrame([dict(offset=k, seed=s, top_share=0.6 + 0.1 * s, top_alignment=0.1) for k, s in runs])
     linear = pd.DataFrame([dict(arm=arm, offset=k, seed=s, length=n, accuracy=0.1 if n > 32 else 1.0,
                                 in_training_range=n <= 32) for k, s in runs for n in (32, 128)
                            for arm in ("min_norm_control", "attention_head")])
@@ -105,7 +105,7 @@ def test_a_baseline_headline_needs_its_baseline_table():
     available = inputs({(1, 0): 1.0, (1, 1): 1.0, (2, 0): 1.0, (2, 1): 1.0})
     without = {name: table for name, table in available.items() if name != "frequency_untrained_summary"}
     names = [headline.name for headline in multiseed.headlines_of(without)]
-    assert "frequency: energy share of the top 4 rotary blocks" in names
+    assert "frequency: energy share of the top D/16 rotary blocks" in names
     assert not any(name.endswith("same heads untrained") for name in names)
 
 
@@ -115,7 +115,7 @@ def test_a_head_that_learned_nothing_meets_the_mae_headline_but_not_its_baseline
     runs = inputs({(1, 0): 1.0, (1, 1): 1.0, (2, 0): 1.0, (2, 1): 1.0})
     at_chance = runs["prop1_prediction"].assign(predicted_attention=lambda f: 1 / f["length"] + 1e-4,
                                                 measured_attention=lambda f: 1 / f["length"])
-    untrained_share = runs["frequency_summary"].assign(top4_share=0.7)
+    untrained_share = runs["frequency_summary"].assign(top_share=0.7)
     learned_at_chance = runs["accuracy_by_length"].assign(accuracy=lambda f: f["accuracy"].where(
         f["pe"] != "learned", 0.0625))
     linear_at_chance = runs["linear_by_length"].assign(accuracy=0.0625)
@@ -125,7 +125,8 @@ def test_a_head_that_learned_nothing_meets_the_mae_headline_but_not_its_baseline
     checks = pd.DataFrame(multiseed.checks({"headline_by_seed": by_seed}, SETTINGS)).set_index("claim")["holds"]
     assert checks["prop1: mean-field target-attention error past the range"]
     assert not checks["prop1: mean-field target-attention error past the range, below the better trivial baseline's"]
-    assert not checks["frequency: energy share of the top 4 rotary blocks over the highest of the same heads untrained"]
+    assert not checks["frequency: energy share of the top D/16 rotary blocks over the highest of the same heads "
+                      "untrained"]
     assert checks["generalization: learned distance from chance past the range (max over lengths)"]
     assert not checks["generalization: learned lowest accuracy in the training range"]
     assert checks["linear, arm 2 (linear-attention head): accuracy at 4x the training length"]
@@ -303,9 +304,9 @@ def test_prop1s_gain_over_the_better_trivial_baseline_per_run_by_hand():
 def test_frequencys_share_over_the_highest_untrained_head_at_the_same_offset_by_hand():
     from lengthgen.experiments.frequency.headlines import share_over_untrained
 
-    trained = [dict(source="frequency_summary", offset=k, seed=s, top4_share=x)
+    trained = [dict(source="frequency_summary", offset=k, seed=s, top_share=x)
                for (k, s), x in {(1, 0): 0.9, (1, 1): 0.8, (2, 0): 0.95}.items()]
-    untrained = [dict(source="frequency_untrained_summary", offset=k, seed=s, top4_share=x)
+    untrained = [dict(source="frequency_untrained_summary", offset=k, seed=s, top_share=x)
                  for (k, s), x in {(1, 0): 0.5, (1, 1): 0.7, (2, 0): 0.2, (2, 3): 0.4}.items()]
     margins = share_over_untrained(pd.DataFrame(trained + untrained), {})
     assert margins.to_dict() == pytest.approx({(1, 0): 0.2, (1, 1): 0.1, (2, 0): 0.55})
@@ -344,7 +345,7 @@ def test_the_generalization_and_prop1_headlines_per_run_by_hand():
 
 
 def test_the_frequency_headlines_per_run_read_their_own_columns():
-    summary = pd.DataFrame([dict(source="frequency_summary", offset=1, seed=0, top4_share=0.9, top4_alignment=0.3)])
-    share = headline_named("frequency: energy share of the top 4 rotary blocks").per_run(summary, {})
-    alignment = headline_named("frequency: alignment of the top 4 blocks with K").per_run(summary, {})
+    summary = pd.DataFrame([dict(source="frequency_summary", offset=1, seed=0, top_share=0.9, top_alignment=0.3)])
+    share = headline_named("frequency: energy share of the top D/16 rotary blocks").per_run(summary, {})
+    alignment = headline_named("frequency: alignment of the top D/16 blocks with K").per_run(summary, {})
     assert share.to_dict() == {(1, 0): 0.9} and alignment.to_dict() == {(1, 0): 0.3}

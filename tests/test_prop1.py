@@ -25,7 +25,8 @@ from lengthgen.science.prediction_errors import (ATTENTION_PREDICTORS, PREDICTOR
 from lengthgen.science.kernel import logit_kernel
 from lengthgen.models.head import AttentionHead, HeadConfig
 from lengthgen.experiments.prop1.figures import ACCURACY_ONLY, PREDICTOR_STYLES, draw
-from lengthgen.experiments.prop1.section import section
+from lengthgen.experiments.prop1.section import predictor_choice, section
+from lengthgen.checks.rule_history import RuleChange
 from lengthgen.tables.core import CLAIMS
 from lengthgen.experiments.prop1.tables import (PROP1_ERROR, PROP1_KERNEL, PROP1_KERNEL_SUMMARY, PROP1_PREDICTION,
                                            PROP1_UNTRAINED_PREDICTION)
@@ -304,6 +305,27 @@ def test_errors_from_hand_made_tables():
     assert "the data support `mean_field` for target attention and `ranking` for accuracy" in text
     assert rows[("K=1", "1")][4:6] == ["+1.00 to +1.00", "40"]  # the kernel table: first unseen beating offset
     assert "rope@base=100" in text
+    # the claim's form of the law and the plain one side by side, from the error table, against the MAE bars
+    for form in ("mean_field", "mean_logit"):
+        maes = [row(form, quantity)["mae"] for quantity in ("target_attention", "accuracy")]
+        verdicts = ["yes" if mae <= 0.1 else "no" for mae in maes]
+        assert rows[(f"`{form}`", "K=1")] == [f"{maes[0]:.3f}", verdicts[0], f"{maes[1]:.3f}", verdicts[1]]
+    assert rows[("`mean_field`", "K=1")] == ["0.100", "yes", "0.150", "no"]
+    assert "its exact form of the dilution law is unknown; this page tests `mean_field`" in text
+    assert "fixed as the claim's form in 525f81a (data looked at by then: the feasibility run" in text  # rule history
+    assert "`cures_recovery`" in text
+
+
+def test_the_form_of_the_law_is_dated_by_every_rule_history_entry_that_names_it():
+    def change(rules, commit):
+        return RuleChange(rules, commit, f"data of {commit}", ("prop1",), False)
+
+    history = (change("prop1: DILUTION_LAW_PREDICTOR (mean_field)", "aaa"), change("cures: other", "bbb"),
+               change("prop1: DILUTION_LAW_PREDICTOR again", "ccc"))
+    assert predictor_choice(history) == ("in aaa (data looked at by then: data of aaa); "
+                                         "then in ccc (data looked at by then: data of ccc)")
+    with pytest.raises(ValueError, match="DILUTION_LAW_PREDICTOR"):
+        predictor_choice(history[1:2])
 
 
 def markdown_rows(text: str) -> dict[tuple[str, str], list[str]]:

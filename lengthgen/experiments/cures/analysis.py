@@ -38,7 +38,7 @@ from lengthgen.checks import seed_sums
 from lengthgen.checks.check import check
 from lengthgen.evaluation import accuracy_by_length, in_chunks
 from lengthgen.models.head import AttentionHead
-from lengthgen.experiments.cures.thresholds import (CURES_CLAIM_PREDICTOR, MAX_RECOVERY_ERROR_OF_CEILING,
+from lengthgen.experiments.cures.thresholds import (CURES_CLAIM_PREDICTOR, MAX_RECOVERY_ERROR_OF_LIMIT,
                                                     MIN_RECOVERED_FRACTION)
 from lengthgen.experiments.prop1.thresholds import MAX_ACCURACY_MAE, MAX_ATTENTION_MAE, MIN_MAE_GAIN_OVER_TRIVIAL
 from lengthgen.checks.shared_rules import CHANCE_TOLERANCE, NEAR_PERFECT
@@ -248,16 +248,16 @@ def sharpening_checks(past: pd.DataFrame, uncured: pd.Series) -> list[dict]:
 
 def recovery_prediction_checks(fraction: dict) -> list[dict]:
     """Per sharpening cure, whether the claim predictor's predicted recovery lies within
-    MAX_RECOVERY_ERROR_OF_CEILING x the hard-attention ceiling of the measured recovery. ``fraction``:
+    MAX_RECOVERY_ERROR_OF_LIMIT x the hard-attention limit of the measured recovery. ``fraction``:
     ``recoveries``; the threshold is a statistic of the data too, resampled with the value."""
-    ceiling = fraction["hard_attention", "measured"]
-    tolerance = ceiling * MAX_RECOVERY_ERROR_OF_CEILING
+    limit = fraction["hard_attention", "measured"]
+    tolerance = limit * MAX_RECOVERY_ERROR_OF_LIMIT
     return [check(f"the dilution law predicts how much of rope's decay {cure} undoes",
                   # no "|" for an absolute value: the statistic is a cell of a markdown table
                   f"{CURES_CLAIM_PREDICTOR}: absolute error of the predicted fraction of rope's lost accuracy won "
                   "back past the training range",
                   abs(fraction[cure, "measured"] - fraction[cure, CURES_CLAIM_PREDICTOR]), "<=", tolerance,
-                  rule=f"<= {MAX_RECOVERY_ERROR_OF_CEILING:g} x hard-attention ceiling {ceiling.value():+.3f} "
+                  rule=f"<= {MAX_RECOVERY_ERROR_OF_LIMIT:g} x hard-attention limit {limit.value():+.3f} "
                        f"= {tolerance.value():.4g}")
             for cure in SHARPENING]
 

@@ -7,7 +7,7 @@ from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.cures.summaries import CURES, SHARPENING, TRAINED_HEAD, comparison
 from lengthgen.models.length_scaling import FORMULAS, interpolation_shortfall
 from lengthgen.science.prediction_errors import PREDICTORS
-from lengthgen.experiments.cures.thresholds import (CURES_CLAIM_PREDICTOR, MAX_RECOVERY_ERROR_OF_CEILING,
+from lengthgen.experiments.cures.thresholds import (CURES_CLAIM_PREDICTOR, MAX_RECOVERY_ERROR_OF_LIMIT,
                                                     MIN_RECOVERED_FRACTION)
 
 
@@ -74,6 +74,28 @@ def recovery_prediction_markdown(recovery: pd.DataFrame) -> str:
         claimed = abs(fraction[cure, "measured"] - fraction[cure, CURES_CLAIM_PREDICTOR])
         parts.append(f"for {cure}, `{name}` (off by {error:.3f}; `{CURES_CLAIM_PREDICTOR}` by {claimed:.3f})")
     return f"The predictor whose predicted recovery comes closest to the measured one: {'; '.join(parts)}."
+
+
+def effect(fraction: float) -> str:
+    return "a gain" if fraction > 0 else "a loss" if fraction < 0 else "no change"
+
+
+def predicted_sign_markdown(recovery: pd.DataFrame) -> str:
+    """The sign test of the law on the cures: per sharpening cure, the claim predictor's predicted recovery and the
+    measured one, and whether they agree in sign (a cure with nothing lost to win back is left out)."""
+    fraction = recovery.set_index(["cure", "source"])["recovered_fraction"]
+    parts = []
+    for cure in SHARPENING:
+        predicted, measured = fraction[cure, CURES_CLAIM_PREDICTOR], fraction[cure, "measured"]
+        if np.isnan(predicted) or np.isnan(measured):
+            continue
+        agree = "the same sign" if np.sign(predicted) == np.sign(measured) else "opposite signs"
+        parts.append(f"{cure}: predicted {predicted:+.3f} ({effect(predicted)}), measured {measured:+.3f} "
+                     f"({effect(measured)}), {agree}")
+    if not parts:
+        return "Sign of the cures' effect: no sharpening cure has accuracy lost to win back."
+    return (f"Sign of the cures' effect past the range, as the law through `{CURES_CLAIM_PREDICTOR}` predicts it "
+            f"and as measured: {'; '.join(parts)}.")
 
 
 def predicted_claim_markdown(recovery: pd.DataFrame) -> str:
@@ -161,14 +183,15 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         recovery_markdown(recovery),
         sharpening_markdown(by_length, recovery),
         recovery_prediction_markdown(recovery),
+        predicted_sign_markdown(recovery),
         "![rope and learned heads under each cure](figures/dilution_cures.png)",
         "**Claim** (pre-registered, checked as it was): sharpening the softmax with the length undoes much of "
         "rope's decay, as the dilution law predicts, and does nothing for the learned head; position "
         "interpolation hurts the fixed-offset rule; a head trained with log-length scaling extrapolates further "
         "than rope. " + predicted_claim_markdown(recovery),
         f"**Claim added after the full run**: the dilution law, through `{CURES_CLAIM_PREDICTOR}`, predicts how "
-        f"much of the decay each sharpening cure undoes, within {MAX_RECOVERY_ERROR_OF_CEILING:g} x the hard-attention "
-        "limit of the measured recovery (`MAX_RECOVERY_ERROR_OF_CEILING`, fixed after the run that first measured "
-        "the limit; its rule text below calls the limit a ceiling).",
+        f"much of the decay each sharpening cure undoes, within {MAX_RECOVERY_ERROR_OF_LIMIT:g} x the hard-attention "
+        "limit of the measured recovery (`MAX_RECOVERY_ERROR_OF_LIMIT`, fixed after the run that first measured "
+        "the limit).",
         checks_markdown(checks),
     ])

@@ -7,7 +7,7 @@ import pandas as pd
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
-from lengthgen.experiments.frequency.thresholds import MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE
+from lengthgen.experiments.frequency.thresholds import MIN_TOP_ALIGNMENT, MIN_TOP_SHARE
 
 
 def offset_colors(offsets) -> dict:
@@ -23,15 +23,16 @@ def carrier_kernel(blocks: pd.DataFrame, deltas: np.ndarray) -> np.ndarray:
 def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
     return {"frequency_rank": plot_frequency(tables["frequency_blocks"], tables["frequency_summary"],
                                              tables["frequency_singular_values"], tables["frequency_untrained_summary"],
-                                             settings["task"]["train_length_max"], MIN_TOP4_SHARE, MIN_TOP4_ALIGNMENT)}
+                                             settings["task"]["train_length_max"], MIN_TOP_SHARE, MIN_TOP_ALIGNMENT)}
 
 
-def legend_handles(colors: dict, min_top4_share: float, min_top4_alignment: float) -> list:
+def legend_handles(colors: dict, n_top: int, min_top_share: float, min_top_alignment: float) -> list:
     """One entry per offset's color and per marker line or band the panels share: the figure has one legend."""
     return [*(Line2D([], [], color=color, marker=".", label=f"K = {offset}") for offset, color in colors.items()),
             Line2D([], [], color="k", linestyle="--", linewidth=1,
-                   label=f"rule: top-4 share >= {min_top4_share:g}, top-4 alignment >= {min_top4_alignment:g}"),
-            Line2D([], [], color="0.5", linestyle=":", linewidth=1, label="4 blocks kept"),
+                   label=f"rule: top-{n_top} share >= {min_top_share:g}, top-{n_top} alignment >= "
+                         f"{min_top_alignment:g}"),
+            Line2D([], [], color="0.5", linestyle=":", linewidth=1, label=f"{n_top} block{'s' if n_top > 1 else ''} kept (D/16)"),
             Line2D([], [], color="0.5", marker="o", markerfacecolor="none", linestyle="none",
                    label="the same head untrained (claim panel)"),
             Line2D([], [], color="0.3", linestyle=":", linewidth=1, label="delta = K (in the color of K)"),
@@ -39,10 +40,12 @@ def legend_handles(colors: dict, min_top4_share: float, min_top4_alignment: floa
 
 
 def plot_frequency(blocks: pd.DataFrame, summary: pd.DataFrame, singular: pd.DataFrame, untrained: pd.DataFrame,
-                   train_length_max: int, min_top4_share: float, min_top4_alignment: float):
+                   train_length_max: int, min_top_share: float, min_top_alignment: float):
     """Six panels from the frequency_blocks, frequency_summary and frequency_singular_values tables; the claim
-    panel also shows the frequency_untrained_summary heads, the baseline."""
+    panel also shows the frequency_untrained_summary heads, the baseline. Every head of a run has one width, so
+    one count of top blocks (``top_blocks``)."""
     colors = offset_colors(summary["offset"].unique())
+    n_top = int(summary["top_blocks"].iloc[0])
     fig, axes = plt.subplots(2, 3, figsize=(13, 8), layout="constrained")
     heads = list(blocks.groupby(["offset", "seed"], sort=True))
 
@@ -58,8 +61,8 @@ def plot_frequency(blocks: pd.DataFrame, summary: pd.DataFrame, singular: pd.Dat
     for (offset, _), head in heads:
         shares = np.sort(head["energy_share"].to_numpy())[::-1]
         ax.plot(np.arange(1, len(shares) + 1), np.cumsum(shares), marker=".", color=colors[offset], alpha=0.6)
-    ax.axhline(min_top4_share, color="k", linestyle="--", linewidth=1)
-    ax.axvline(4, color="0.5", linestyle=":", linewidth=1)
+    ax.axhline(min_top_share, color="k", linestyle="--", linewidth=1)
+    ax.axvline(n_top, color="0.5", linestyle=":", linewidth=1)
     ax.set_xscale("log", base=2)
     ax.set_ylim(0, 1.02)
     ax.set_xlabel("number of most energetic blocks kept")
@@ -69,7 +72,7 @@ def plot_frequency(blocks: pd.DataFrame, summary: pd.DataFrame, singular: pd.Dat
     ax = axes[0, 2]
     for (offset, _), head in heads:
         ax.scatter(head["energy_share"], head["alignment"], s=12, color=colors[offset], alpha=0.6)
-    ax.axhline(min_top4_alignment, color="k", linestyle="--", linewidth=1)
+    ax.axhline(min_top_alignment, color="k", linestyle="--", linewidth=1)
     ax.set_xscale("log")
     ax.set_ylim(-1.05, 1.05)
     ax.set_xlabel("energy share of the block")
@@ -99,19 +102,19 @@ def plot_frequency(blocks: pd.DataFrame, summary: pd.DataFrame, singular: pd.Dat
 
     ax = axes[1, 2]
     for offset, group in untrained.groupby("offset", sort=True):
-        ax.scatter(group["top4_share"], group["top4_alignment"], s=30, facecolors="none", edgecolors=colors[offset])
+        ax.scatter(group["top_share"], group["top_alignment"], s=30, facecolors="none", edgecolors=colors[offset])
     for offset, group in summary.groupby("offset", sort=True):
-        ax.scatter(group["top4_share"], group["top4_alignment"], s=30, color=colors[offset])
-    ax.axvline(min_top4_share, color="k", linestyle="--", linewidth=1)
-    ax.axhline(min_top4_alignment, color="k", linestyle="--", linewidth=1)
+        ax.scatter(group["top_share"], group["top_alignment"], s=30, color=colors[offset])
+    ax.axvline(min_top_share, color="k", linestyle="--", linewidth=1)
+    ax.axhline(min_top_alignment, color="k", linestyle="--", linewidth=1)
     heads = pd.concat([summary, untrained])
-    ax.set_xlim(min(0.5, heads["top4_share"].min() - 0.02), 1.01)
-    ax.set_ylim(min(0.5, heads["top4_alignment"].min() - 0.02), 1.01)
-    ax.set_xlabel("top-4 energy share")
-    ax.set_ylabel("energy-weighted top-4 alignment")
+    ax.set_xlim(min(0.5, heads["top_share"].min() - 0.02), 1.01)
+    ax.set_ylim(min(0.5, heads["top_alignment"].min() - 0.02), 1.01)
+    ax.set_xlabel(f"energy share of the top {n_top} blocks (D/16)")
+    ax.set_ylabel(f"energy-weighted alignment of the top {n_top}")
     ax.set_title("claim: each head (open: untrained)")
 
-    fig.legend(handles=legend_handles(colors, min_top4_share, min_top4_alignment), loc="outside lower center",
+    fig.legend(handles=legend_handles(colors, n_top, min_top_share, min_top_alignment), loc="outside lower center",
                ncol=4)
     fig.suptitle("RoPE head's learned rule, decomposed into rotary frequency blocks")
     return fig

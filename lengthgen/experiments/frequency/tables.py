@@ -11,9 +11,11 @@ FREQUENCY_BLOCKS = TableSchema("frequency_blocks", pa.schema(SEED_KEYS + [
     ("energy", pa.float64()), ("energy_share", pa.float64()), ("energy_rank", pa.int32()), ("alignment", pa.float64()),
 ]), ("offset", "seed", "block"))
 
-# One row per head: concentration and alignment of its carrier.
+# One row per head: concentration and alignment of its carrier. top_blocks: how many of its n_blocks the frequency
+# checks judge, max(1, D/16); top_share and top_alignment: those blocks' energy share and energy-weighted alignment.
 FREQUENCY_SUMMARY = TableSchema("frequency_summary", pa.schema(SEED_KEYS + [
     ("n_blocks", pa.int32()), ("top1_share", pa.float64()), ("top2_share", pa.float64()), ("top4_share", pa.float64()),
+    ("top_blocks", pa.int32()), ("top_share", pa.float64()), ("top_alignment", pa.float64()),
     ("participation_ratio", pa.float64()), ("entropy_rank", pa.float64()), ("top1_alignment", pa.float64()),
     ("top4_alignment", pa.float64()), ("amplitude_alignment", pa.float64()), ("peak_delta", pa.int32()),
     ("singular_rank90", pa.int32()),

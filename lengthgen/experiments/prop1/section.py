@@ -5,10 +5,15 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
+from lengthgen.checks.rule_history import RULE_HISTORY, RuleChange
 from lengthgen.experiments.prop1.summaries import best_predictor, scope_offset
 from lengthgen.science.prediction_errors import (DILUTION_LAW_PREDICTOR, PREDICTOR_LABELS, PREDICTORS, QUANTITIES,
                                                 TRIVIAL_LABELS, TRIVIAL_PREDICTORS)
-from lengthgen.experiments.prop1.thresholds import MIN_MAE_GAIN_OVER_TRIVIAL
+from lengthgen.experiments.prop1.thresholds import MAX_ACCURACY_MAE, MAX_ATTENTION_MAE, MIN_MAE_GAIN_OVER_TRIVIAL
+
+# The plain form of the law, set beside the one the claim is judged with (DILUTION_LAW_PREDICTOR).
+PLAIN_FORM = "mean_logit"
+MAE_BARS = {"target_attention": MAX_ATTENTION_MAE, "accuracy": MAX_ACCURACY_MAE}
 
 
 def error_cells(row: pd.Series) -> list[str]:
@@ -32,6 +37,53 @@ def errors_markdown(errors: pd.DataFrame, heads: str, predictors: tuple[str, ...
     header = ["scope", "predictor"] + [f"{quantity} {stat}" for quantity in QUANTITIES for stat in ("MAE", "bias", "r")]
     # The cells are already formatted (a sign on the bias): tabulate must not reformat them as numbers.
     return pd.DataFrame(rows, columns=header).to_markdown(index=False, disable_numparse=True)
+
+
+def law_forms_markdown(errors: pd.DataFrame) -> str:
+    """The claim's form of the law and the plain one, side by side: per scope, each one's MAE past the range of
+    both quantities on the trained heads, against the claim's MAE bars ("-" where the table has none)."""
+    beyond = errors[(errors["lengths"] == "beyond_training") & (errors["heads"] == "trained")]
+    rows = []
+    for predictor in (DILUTION_LAW_PREDICTOR, PLAIN_FORM):
+        for scope in sorted(set(beyond["scope"]) - {"all"}, key=scope_offset) + ["all"]:
+            cells = [f"`{predictor}`", scope]
+            for quantity in QUANTITIES:
+                found = beyond[(beyond["scope"] == scope) & (beyond["predictor"] == predictor)
+                               & (beyond["quantity"] == quantity)]
+                mae = found["mae"].iloc[0] if len(found) else np.nan
+                cells += (["-", "-"] if np.isnan(mae) else
+                          [f"{mae:.3f}", "yes" if mae <= MAE_BARS[quantity] else "no"])
+            rows.append(cells)
+    header = ["form", "scope"] + [label for quantity in QUANTITIES
+                                  for label in (f"{quantity} MAE", f"<= {MAE_BARS[quantity]:g}")]
+    return pd.DataFrame(rows, columns=header).to_markdown(index=False, disable_numparse=True)
+
+
+def predictor_choice(history: tuple[RuleChange, ...] = RULE_HISTORY) -> str:
+    """When the claim's form of the law was fixed and on what data, from the rule history's entries that name
+    ``DILUTION_LAW_PREDICTOR``."""
+    fixed = [change for change in history if "DILUTION_LAW_PREDICTOR" in change.rules]
+    if not fixed:
+        raise ValueError("docs/rule_history.yaml: no entry names DILUTION_LAW_PREDICTOR, the claim's form of the law")
+    return "; then ".join(f"in {change.commit} (data looked at by then: {change.data_seen})" for change in fixed)
+
+
+def law_forms_text(errors: pd.DataFrame) -> str:
+    """Which form of the dilution law the claim is judged with, the plain form's errors beside it, and why the
+    paper's own form cannot be the one tested."""
+    return "\n\n".join([
+        f"**Which form of the law is tested.** The paper's code is not public and its abstract names no formula, so "
+        f"its exact form of the dilution law is unknown; this page tests `{DILUTION_LAW_PREDICTOR}`, this "
+        f"pipeline's reading of it. `{DILUTION_LAW_PREDICTOR}` was fixed as the claim's form "
+        f"{predictor_choice()}, as `docs/rule_history.yaml` records. `{PLAIN_FORM}`, the plain form (the softmax "
+        "of the content-averaged logits), was never the claim's form: it is reported beside it from the same "
+        "predictions. "
+        "Both, past the training range on the trained heads, against the claim's MAE bars:",
+        law_forms_markdown(errors),
+        "What the law predicts of the sharpening cures (the sign and size of the accuracy they win back) against "
+        "what they do is on the cures page, from its table `cures_recovery` (source `measured` beside source "
+        f"`{DILUTION_LAW_PREDICTOR}`).",
+    ])
 
 
 def first_beating(first: pd.Series, n_heads: int) -> str:
@@ -93,6 +145,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "points); bias = mean(predicted - measured), r = Pearson correlation (n/a where a prediction is "
         "constant; - where a predictor does not predict the quantity).",
         errors_markdown(errors, "trained", (*PREDICTORS, *TRIVIAL_PREDICTORS)),
+        law_forms_text(errors),
         f"Of the approximate predictors (every one but `exact`; `ranking` predicts accuracy only), the data "
         f"support `{best_attention}` for target attention and `{best_accuracy}` for accuracy (lowest MAE over all "
         "offsets past the training range). `exact` shows how much of the dilution forms' error comes from "

@@ -43,7 +43,7 @@ from lengthgen.checks.check import check
 from lengthgen.experiments.frequency import analysis as frequency
 from lengthgen.experiments.shift import analysis as shift
 from lengthgen.science.kernel import as_complex_blocks, cosine_sum
-from lengthgen.experiments.frequency.thresholds import MIN_TOP4_ALIGNMENT, MIN_TOP4_SHARE
+from lengthgen.experiments.frequency.thresholds import MIN_TOP_ALIGNMENT, MIN_TOP_SHARE
 from lengthgen.experiments.shift.thresholds import ABSOLUTE_MIN_CHANGE, ROPE_MAX_CHANGE, SHIFT_CLAIM_DTYPE
 from lengthgen.experiments.transformer.thresholds import (MIN_RETRIEVAL_ATTENTION, STEP_KERNEL_MARGIN, STEP_MIN_DROP,
                                                           STEP_PREDICTION_FACTOR)
@@ -393,16 +393,16 @@ def claims_carrier(carrier: pd.DataFrame, untrained: pd.DataFrame) -> list[dict]
                                f"{baseline('attention_at_offset')})"))
         rows.append(check("carrier", "retrieval head: lowest top-4 energy share over seeds",
                           seed_sums.minimum(heads, "top4_share"),
-                          ">=", MIN_TOP4_SHARE, offset=offset,
-                          rule=f">= {MIN_TOP4_SHARE:g} (of {int(heads['n_blocks'].iloc[0])} blocks; "
+                          ">=", MIN_TOP_SHARE, offset=offset,
+                          rule=f">= {MIN_TOP_SHARE:g} (of {int(heads['n_blocks'].iloc[0])} blocks; "
                                f"{baseline('top4_share')})"))
         rows.append(frequency.share_over_untrained(
             "carrier", "retrieval head: lowest top-4 energy share over seeds minus the highest of the same head "
             "untrained", heads, at_init, "top4_share", offset))
         rows.append(check("carrier", "retrieval head: lowest energy-weighted top-4 alignment cos(K theta + phi) over "
-                          "seeds", seed_sums.minimum(heads, "top4_alignment"), ">=", MIN_TOP4_ALIGNMENT,
+                          "seeds", seed_sums.minimum(heads, "top4_alignment"), ">=", MIN_TOP_ALIGNMENT,
                           offset=offset,
-                          rule=f">= {MIN_TOP4_ALIGNMENT:g} ({baseline('top4_alignment')})"))
+                          rule=f">= {MIN_TOP_ALIGNMENT:g} ({baseline('top4_alignment')})"))
     return rows
 
 

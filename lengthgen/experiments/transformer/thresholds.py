@@ -7,9 +7,10 @@ docstring of ``lengthgen/checks/shared_rules.py``.
 
 # The phenomenon and the equivariance are judged by the single head's rules above (NEAR_PERFECT,
 # ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE; ROPE_MAX_CHANGE, ABSOLUTE_MIN_CHANGE on output logits),
-# so "transfers" means "passes the same bar". The carrier by the frequency rules (MIN_TOP4_SHARE,
-# MIN_TOP4_ALIGNMENT, MIN_SHARE_MARGIN_OVER_UNTRAINED), applied to the retrieval head's blocks, its
-# baseline the same (layer, head) at the model's seeded init.
+# so "transfers" means "passes the same bar". The carrier by the frequency rules (MIN_TOP_SHARE,
+# MIN_TOP_ALIGNMENT, MIN_SHARE_MARGIN_OVER_UNTRAINED), applied to the retrieval head's top 4 blocks (a fixed
+# count, the frequency experiment's rule before it judged the top D/16), its baseline the same (layer, head) at
+# the model's seeded init.
 # A head "retrieves" when its mean attention weight at offset K is at least one half: the target
 # then holds most of its attention, more than all other keys together, so it alone can carry the
 # answer; below that, no single head does the retrieval and the work is split.
