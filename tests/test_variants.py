@@ -556,6 +556,9 @@ def test_each_fire_model_s_learned_threshold_is_read_from_the_model_and_set_besi
             if line.startswith("| fire ")]
     assert rows == [["fire", "2", "0", "512", "5.1", "no", COLLAPSES, COLLAPSES],
                     ["fire", "2", "1", "512", "64.0", "yes", NO_PREDICTION, COLLAPSES]]
+    one = {**inputs, "fire_models": heads[1:]}
+    assert "L = 64.0 over its 1 model (from 512)" in section({**one, **variants.analyze(one, settings)},
+                                                             checks_of(one, settings), settings)
     assert "FIRE's learned threshold" not in section({**inputs, **variants.analyze({**inputs, "fire_models": []},
                                                                                      settings)},
                                                       checks_of(inputs, settings), settings)

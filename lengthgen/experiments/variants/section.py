@@ -55,10 +55,11 @@ def fire_thresholds_markdown(thresholds: pd.DataFrame, descriptions: dict[str, d
                               {True: "yes", False: "no"}),
                           "predicted with its own L": own, "predicted above": predicted})
     learned = rows["learned_threshold"]
+    low, high = f"{learned.min():.1f}", f"{learned.max():.1f}"
     agree = sum(mine == registry for mine, registry in zip(own, predicted))
     return [
         f"**FIRE's learned threshold.** Each trained `fire` model's threshold L where training left it: L = "
-        f"{learned.min():.1f} to {learned.max():.1f} over its {len(rows)} models (from "
+        f"{low if low == high else f'{low} to {high}'} over its {len(rows)} model{'' if len(rows) == 1 else 's'} (from "
         f"{', '.join(sorted({f'{value:g}' for value in rows['initial_threshold']}))}). Its bias is a function of the "
         f"offset alone on sequences up to n = L and depends on the query position past it, so it is offset only at "
         f"n={far_length}, where the class is read, in {int((learned >= far_length).sum())} of {len(rows)} models, and "
