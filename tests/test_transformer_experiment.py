@@ -1,4 +1,4 @@
-"""The transformer experiment: accuracy windows, the retrieval head and its carrier, and the three findings' checks."""
+"""The transformer experiment: accuracy windows, every head and its carrier, and the three findings' checks."""
 
 import copy
 import math
@@ -199,37 +199,40 @@ def test_the_carrier_kernel_is_the_logit_of_one_rotated_query_and_key():
         torch.testing.assert_close(kernel[0], logit)
 
 
-def test_analyze_carrier_reports_every_head_and_the_retrieval_head():
+def test_analyze_carrier_reports_every_head_and_its_carrier():
     model = seeded_init(Transformer, TransformerConfig(VOCAB, "rope", 2, 2, 16, trained_positions=64), 0)
     tokens = torch.randint(VOCAB, (6, TRAIN_MAX), generator=torch.Generator().manual_seed(0))
     found = experiment.analyze_carrier(model, tokens, offset=2, seed=0, train_length_max=TRAIN_MAX)
-    heads, carrier = found["heads"], found["carrier"].iloc[0]
-    assert len(heads) == 2 * 2 * TRAIN_MAX and len(found["blocks"]) == 4  # head width 8: 4 blocks
+    heads, carrier = found["heads"], found["carrier"]
+    assert len(heads) == 2 * 2 * TRAIN_MAX and len(found["blocks"]) == 4 * 4  # 4 heads of width 8: 4 blocks each
+    assert carrier[["layer", "head"]].values.tolist() == [[0, 0], [0, 1], [1, 0], [1, 1]]
     at_offset = heads[heads["delta"] == 2]
-    assert carrier["attention_at_offset"] == pytest.approx(at_offset["mean_weight"].max())
+    assert carrier["attention_at_offset"].tolist() == pytest.approx(at_offset["mean_weight"].tolist())
+    assert carrier["retrieves"].tolist() == (carrier["attention_at_offset"] >= MIN_RETRIEVAL_ATTENTION).tolist()
     best = at_offset.loc[at_offset["mean_weight"].idxmax()]
-    assert (carrier["layer"], carrier["head"]) == (best["layer"], best["head"])
-    assert carrier["single_head_retrieves"] == (carrier["attention_at_offset"] >= MIN_RETRIEVAL_ATTENTION)
+    prediction = found["prediction"].iloc[0]
+    assert (prediction["layer"], prediction["head"]) == (best["layer"], best["head"])  # the strongest head's kernel
     _, record = model.double().trace(tokens)
     for layer, head, delta in [(0, 1, 3), (1, 0, 5), (1, 1, 0)]:
         row = heads[(heads["layer"] == layer) & (heads["head"] == head) & (heads["delta"] == delta)]
         expected = record[layer].weights[:, head].diagonal(-delta, dim1=-2, dim2=-1).mean().item()
         assert row["mean_weight"].item() == pytest.approx(expected, abs=1e-12)
     for kind, frame in ((TRANSFORMER_HEADS, heads), (TRANSFORMER_BLOCKS, found["blocks"]),
-                        (TRANSFORMER_CARRIER, found["carrier"])):
+                        (TRANSFORMER_CARRIER, carrier)):
         to_arrow(frame, kind)
 
 
 def carrier_rows(attention, share=0.95, alignment=0.95) -> pd.DataFrame:
+    """One head (layer 0, head 0) per seed, retrieving where its attention at K reaches the bar."""
     return pd.DataFrame({"offset": 1, "seed": range(len(attention)), "layer": 0, "head": 0,
                          "attention_at_offset": attention, "top4_share": share, "top4_alignment": alignment,
-                         "n_blocks": 16, "single_head_retrieves": [a >= MIN_RETRIEVAL_ATTENTION for a in attention]})
+                         "n_blocks": 16, "retrieves": [a >= MIN_RETRIEVAL_ATTENTION for a in attention]})
 
 
 def untrained_rows(n_seeds: int, retrieval_share: float = 0.6, other_share: float = 0.9) -> pd.DataFrame:
-    """Two heads per seed at init: the trained retrieval head's (layer 0, head 0) and another one."""
+    """Two heads per seed at init: the one ``carrier_rows`` trains (layer 0, head 0) and another one."""
     return pd.DataFrame({"offset": 1, "seed": np.repeat(range(n_seeds), 2), "layer": 0, "head": [0, 1] * n_seeds,
-                         "trained_retrieval_head": [True, False] * n_seeds, "attention_at_offset": 0.1,
+                         "retrieves": False, "attention_at_offset": 0.1,
                          "top4_share": [retrieval_share, other_share] * n_seeds, "top4_alignment": 0.2})
 
 
@@ -238,11 +241,11 @@ def test_carrier_checks_and_the_split_retrieval_is_said():
     assert held["holds"].all()
     # the share is compared with the same head at init (0.6), not with the other heads (0.9)
     assert held["value"].iloc[2] == pytest.approx(0.95 - 0.6)
-    assert "untrained same head: 0.6 to 0.6" in held["rule"].iloc[1]
+    assert "untrained same heads: 0.6 to 0.6" in held["rule"].iloc[1]
     split = carrier_rows([0.9, 0.3], alignment=0.5)
     checks = pd.DataFrame(experiment.claims_carrier(split, untrained_rows(2)))
     assert checks["holds"].tolist() == [False, True, True, False] and verdict(checks) == "holds in part"
-    assert "No single head retrieves in 1 of 2" in prose.carrier_finding(split)
+    assert "No head retrieves in 1 of 2 rope models" in prose.carrier_finding(split)
 
 
 def test_a_share_the_same_head_had_at_init_is_not_learned():
@@ -271,20 +274,17 @@ def test_the_untrained_model_is_the_one_training_started_from(monkeypatch):
             torch.testing.assert_close(tensor, started[result.seed].state_dict()[name], rtol=0, atol=0)
 
 
-def test_untrained_heads_are_measured_as_the_retrieval_head():
+def test_untrained_heads_are_measured_as_the_trained_ones():
     model = seeded_init(Transformer, TransformerConfig(VOCAB, "rope", 2, 2, 16, trained_positions=64), 0)
     tokens = torch.randint(VOCAB, (6, TRAIN_MAX), generator=torch.Generator().manual_seed(0))
     carrier = experiment.analyze_carrier(model, tokens, offset=2, seed=0, train_length_max=TRAIN_MAX)["carrier"]
-    retrieval = (int(carrier.loc[0, "layer"]), int(carrier.loc[0, "head"]))
-    untrained = experiment.analyze_untrained_heads(model, tokens, 2, 0, TRAIN_MAX, retrieval)
+    untrained = experiment.analyze_untrained_heads(model, tokens, 2, 0, TRAIN_MAX)
     to_arrow(untrained, TRANSFORMER_UNTRAINED_CARRIER)
-    assert len(untrained) == 4 and untrained["trained_retrieval_head"].sum() == 1
-    same = untrained[untrained["trained_retrieval_head"]].iloc[0]
-    assert (same["layer"], same["head"]) == retrieval
-    for column in ("attention_at_offset", "top4_share", "top4_alignment", "kernel_logit_correlation", "peak_delta"):
-        assert same[column] == pytest.approx(carrier.loc[0, column], abs=1e-12)
-    # a "trained" model that is its own init has learned nothing: its share does not clear the baseline
-    checks = pd.DataFrame(experiment.claims_carrier(carrier, untrained))
+    pd.testing.assert_frame_equal(untrained, carrier, check_exact=False, atol=1e-12, rtol=0)
+    # a "trained" model that is its own init has learned nothing: its strongest head, made to retrieve, does not
+    # clear the baseline of the same head at init
+    strongest = carrier["attention_at_offset"] == carrier["attention_at_offset"].max()
+    checks = pd.DataFrame(experiment.claims_carrier(carrier.assign(retrieves=strongest), untrained))
     assert checks["value"].iloc[2] == pytest.approx(0.0, abs=1e-12) and not checks["holds"].iloc[2]
 
 
@@ -318,7 +318,7 @@ def test_analysis_section_and_figures_from_models():
     assert set(changes["pe"]) == {"rope", "learned"} and set(changes["shift"]) == {1, 100}
     float64 = changes[changes["dtype"] == "float64"].groupby("pe")["output_logit_change"].max()
     assert float64["rope"] < 1e-9 < float64["learned"]
-    assert tables["transformer_carrier"]["seed"].tolist() == [0]  # the rope model alone
+    assert tables["transformer_carrier"][["seed", "head"]].values.tolist() == [[0, 0], [0, 1]]  # the rope model alone
     assert len(tables["transformer_heads"]) == 2 * TRAIN_MAX  # 1 layer x 2 heads x in-range offsets
 
     checks = with_keys(experiment.checks({name: tables[name] for name in experiment.CHECKED}, SETTINGS),
@@ -326,10 +326,11 @@ def test_analysis_section_and_figures_from_models():
     assert checks["claim"].tolist() == ["phenomenon"] * 6 + ["equivariance"] * 2 + ["carrier"] * 4
     assert checks["offset"].tolist() == [1] * 12
     untrained = tables["transformer_untrained_carrier"]
-    assert len(untrained) == 2 and untrained["trained_retrieval_head"].sum() == 1  # every head of the rope model
-    # these models are at init, so the retrieval head's share equals its share at init: not learned
-    over_untrained = checks[checks["statistic"].str.contains("minus the highest of the same head untrained")]
-    assert over_untrained["value"].tolist() == pytest.approx([0.0], abs=1e-12) and not over_untrained["holds"].any()
+    assert len(untrained) == 2  # every head of the rope model
+    # these models are at init: no head retrieves, so no carrier check over retrieving heads holds
+    assert not tables["transformer_carrier"]["retrieves"].any()
+    over_retrieving = checks[checks["statistic"].str.startswith("retrieving heads: ")]
+    assert len(over_retrieving) == 3 and not over_retrieving["holds"].any()
     assert checks.loc[checks["claim"] == "phenomenon", "holds"].all()
     section = prose.section(tables, checks, SETTINGS)
     assert section.startswith("## transformer") and "figures/transformer_shift.png" in section
@@ -344,13 +345,17 @@ def test_analysis_section_and_figures_from_models():
     assert np.isfinite(tables["transformer_carrier"]["kernel_logit_correlation"]).all()
     assert tables["transformer_steps"]["pe"].tolist() == ["learned"]  # learned falls at the range's end
     assert tables["transformer_step_predictions"]["found_step"].isna().all()
-    assert "of the 0 rope steps" in section and markdown_rows(section, "|K|n=8|n=32|")
+    assert "K=1: 0 of the 0 rope steps predicted" in section and markdown_rows(section, "|K|n=8|n=32|")
     assert "No rope model's accuracy falls in a step past the range" in section
     # every rope model's largest drop, a step or not (rope is flat here: a drop of 0), and the retrieving heads
     assert [row[:2] + row[5:] for row in markdown_rows(section, "|K|seed|position|accuracybefore|after|drop|")] == [
         ["1", "0", "0.000", "no"]]
-    assert "Every rope model's largest drop past the range: 0 of 1 reach a step" in section
-    assert "In 0 of 1 rope models more than one head does" in section
+    assert "Every rope model's largest drop past the range: K=1: 0 of 1 reach a step" in section
+    assert "In 0 of 1 rope models more than one head retrieves" in section and "K=1 seed 0: none" in section
+    carrier_table = markdown_rows(section, "|K|seed|head|attentionatK|retrieves|")
+    assert [row[:5] for row in carrier_table] == [
+        ["1", "0", f"L0H{head}", f"{attention:.3f}", "no"]
+        for head, attention in enumerate(tables["transformer_carrier"]["attention_at_offset"])]
     assert "| steps        | this pipeline |" in section
 
     figures = draw(tables, SETTINGS)
@@ -361,10 +366,12 @@ def test_analysis_section_and_figures_from_models():
     for pe in ("rope", "learned"):
         expected = longest[longest["pe"] == pe].groupby("position")["accuracy"].mean().to_numpy()
         np.testing.assert_allclose(means[f"{pe} (mean over 1 seeds)"], expected)
-    labels = [text.get_text() for ax in figures["transformer"].axes if ax.get_legend()
+    # Made to retrieve, both heads get their carrier drawn, each with the same head's share at init beside it.
+    retrieving = dict(tables, transformer_carrier=tables["transformer_carrier"].assign(retrieves=True))
+    labels = [text.get_text() for ax in draw(retrieving, SETTINGS)["transformer"].axes if ax.get_legend()
               for text in ax.get_legend().get_texts()]
-    at_init = untrained.loc[untrained["trained_retrieval_head"], "top4_share"].item()
-    assert any(f"(at init {at_init:.2f})" in label for label in labels)  # the carrier's baseline, beside it
+    for head, at_init in enumerate(untrained["top4_share"]):
+        assert any(label.startswith(f"seed 0 L0 H{head}: ") and f"(at init {at_init:.2f})" in label for label in labels)
     # The steps on the accuracy panel: a rope step past the range (solid) and a predicted one (dashed); learned's
     # fall at the range's end is not marked.
     stepped = dict(tables, transformer_steps=pd.DataFrame({
@@ -375,7 +382,7 @@ def test_analysis_section_and_figures_from_models():
     vertical = {(line.get_xdata()[0], line.get_linestyle()) for line in panel.get_lines()
                 if len(set(line.get_xdata())) == 1}
     assert vertical == {(20, "-"), (24, "--")}
-    assert {"rope step found (a drop of a window's accuracy)", "step the retrieval head's kernel predicts"} <= {
+    assert {"rope step found (a drop of a window's accuracy)", "step the strongest head's kernel predicts"} <= {
         text.get_text() for text in panel.get_legend().get_texts()}
     output_panel = figures["transformer_shift"].axes[0]
     bold = {line.get_label(): line for line in output_panel.get_lines() if line.get_label().startswith("learned, ")}
@@ -394,9 +401,13 @@ def test_the_section_says_where_rope_steps_down_and_counts_the_kernels_false_ala
         "position 40 (0.960 to 0.706). At a step a far offset overtakes the target, and the accuracy drops at once.")
     assert prose.steps_finding(steps.iloc[[0, 2]], windows, TRAIN_MAX).startswith(
         "No rope model's accuracy falls in a step past the range")
-    found = prose.prediction_finding(predictions([561, 900, None], [560, None, None]))
-    assert found == ("The kernel predicts 1 of the 1 rope steps within a factor 1.5; of the 2 rope models without a "
-                     "step, 1 has a predicted step all the same (false alarms).")
+    found = prose.prediction_finding(pd.concat([predictions([561, 900, None], [560, None, None]),
+                                                predictions([None], [600]).assign(offset=1)]))
+    assert found == ("The strongest head's kernel against the steps found: K=1: 0 of the 1 rope steps predicted within "
+                     "a factor 1.5, a step predicted in 0 of its 1 model, and 0 of the 0 models without a step have one "
+                     "all the same (false alarms); K=2: 1 of the 1 rope steps predicted within a factor 1.5, a step "
+                     "predicted in 2 of its 3 models, and 1 of the 2 models without a step has one all the same (false "
+                     "alarms).")
 
 
 # --- Mutation testing (docs/mutation.md): the equivariance and carrier checks, every field by hand ----------------
@@ -427,42 +438,47 @@ def test_equivariance_checks_by_hand():
     assert [tuple(row[field] for field in fields) for row in experiment.claims_equivariance(changes)] == expected
 
 
-def carrier_cells(offset: int, attention, share, alignment) -> pd.DataFrame:
-    return pd.DataFrame({"offset": offset, "seed": range(len(attention)), "layer": 0, "head": 1,
-                         "attention_at_offset": attention, "top4_share": share, "top4_alignment": alignment,
-                         "n_blocks": 16})
+def carrier_cells(offset: int, seeds, heads, attention, share, alignment) -> pd.DataFrame:
+    return pd.DataFrame({"offset": offset, "seed": seeds, "layer": 0, "head": heads, "attention_at_offset": attention,
+                         "retrieves": [a >= MIN_RETRIEVAL_ATTENTION for a in attention], "top4_share": share,
+                         "top4_alignment": alignment, "n_blocks": 16})
 
 
 def test_carrier_checks_by_hand():
-    """K=1, two seeds: the lowest attention at K is 0.5 and the lowest alignment 0.8, each exactly at its bar
-    (holds); the lowest share 0.85 against the same head's 0.6 to 0.7 at init (margin 0.15). The untrained rows of
-    another head (0.9, 0.99, 0.95) and of K=2 (0.05, 0.3, 0.125) are not K=1's baseline. K=2, listed first, one
-    seed: under every bar."""
-    carrier = pd.concat([carrier_cells(2, [0.4], [0.5], [0.25]),
-                         carrier_cells(1, [0.9, 0.5], [0.95, 0.85], [0.9, 0.8])], ignore_index=True)
+    """K=1, two seeds: seed 0's heads 1 and 0 both retrieve (0.9, 0.6), seed 1's head 1 at exactly the bar (0.5)
+    and its head 0 not (0.2, whose share 0.1 and alignment -0.5 are not judged). The lowest largest attention is
+    seed 1's 0.5 (holds, at the bar), the lowest share over the three retrieving heads 0.85 and alignment 0.8 (at
+    the bar); the same three heads at init hold 0.6, 0.65, 0.7 (margin 0.15). The init rows of seed 1's head 0
+    (0.99, not retrieving once trained) and of K=2 are not K=1's baseline. K=2, listed first, one seed and one head
+    at 0.4: no head retrieves, so every check over retrieving heads has no value and fails."""
+    carrier = pd.concat([carrier_cells(2, [0], [1], [0.4], [0.5], [0.25]),
+                         carrier_cells(1, [0, 0, 1, 1], [1, 0, 1, 0], [0.9, 0.6, 0.5, 0.2], [0.95, 0.88, 0.85, 0.1],
+                                       [0.9, 0.85, 0.8, -0.5])], ignore_index=True)
     untrained = pd.DataFrame({"offset": [1, 1, 1, 1, 2, 2], "seed": [0, 0, 1, 1, 0, 0], "layer": 0,
-                              "head": [1, 0, 1, 0, 1, 0],
-                              "trained_retrieval_head": [True, False, True, False, True, False],
-                              "attention_at_offset": [0.1, 0.9, 0.2, 0.9, 0.05, 0.9],
-                              "top4_share": [0.6, 0.99, 0.7, 0.99, 0.3, 0.99],
-                              "top4_alignment": [0.25, 0.95, 0.5, 0.95, 0.125, 0.95]})
+                              "head": [1, 0, 1, 0, 1, 0], "retrieves": False,
+                              "attention_at_offset": [0.1, 0.15, 0.2, 0.9, 0.05, 0.9],
+                              "top4_share": [0.6, 0.65, 0.7, 0.99, 0.3, 0.99],
+                              "top4_alignment": [0.25, 0.3, 0.5, 0.95, 0.125, 0.95]})
     attention = "lowest over seeds of the largest mean attention weight of any head at offset K"
-    share = "retrieval head: lowest top-4 energy share over seeds"
-    over = "retrieval head: lowest top-4 energy share over seeds minus the highest of the same head untrained"
-    alignment = "retrieval head: lowest energy-weighted top-4 alignment cos(K theta + phi) over seeds"
+    share = "retrieving heads: lowest top-4 energy share over seeds and retrieving heads"
+    over = ("retrieving heads: lowest top-4 energy share over seeds and retrieving heads minus the highest of the same "
+            "heads untrained")
+    alignment = ("retrieving heads: lowest energy-weighted top-4 alignment cos(K theta + phi) over seeds and "
+                 "retrieving heads")
     rows = experiment.claims_carrier(carrier, untrained)
     assert [(row["claim"], row["statistic"], row["offset"]) for row in rows] == [
         ("carrier", statistic, offset) for offset in (1, 2) for statistic in (attention, share, over, alignment)]
-    assert [row["value"] for row in rows] == pytest.approx([0.5, 0.85, 0.15, 0.8, 0.4, 0.5, 0.2, 0.25])
-    assert [row["holds"] for row in rows] == [True, True, True, True, False, False, True, False]
+    assert [row["value"] for row in rows[:5]] == pytest.approx([0.5, 0.85, 0.15, 0.8, 0.4])
+    assert all(math.isnan(row["value"]) for row in rows[5:])
+    assert [row["holds"] for row in rows] == [True, True, True, True, False, False, False, False]
     assert [(row["comparison"], row["threshold"]) for row in rows[:4]] == [(">=", 0.5), (">=", 0.8), (">", 0.0),
                                                                             (">=", 0.8)]
     assert [row["rule"] for row in rows[:4]] == [
-        ">= 0.5 (one head retrieves; untrained same head: 0.1 to 0.2)",
-        ">= 0.8 (of 16 blocks; untrained same head: 0.6 to 0.7)",
+        ">= 0.5 (a head retrieves; untrained same heads: 0.1 to 0.2)",
+        ">= 0.8 (of 16 blocks; 3 retrieving heads; untrained same heads: 0.6 to 0.7)",
         "> 0 (trained: 0.85 to 0.95; untrained: 0.6 to 0.7; 2 seeds, by chance <= 2^-2 = 0.25)",
-        ">= 0.8 (untrained same head: 0.25 to 0.5)"]
-    assert rows[4]["rule"] == ">= 0.5 (one head retrieves; untrained same head: 0.05 to 0.05)"
+        ">= 0.8 (untrained same heads: 0.25 to 0.5)"]
+    assert rows[4]["rule"] == ">= 0.5 (a head retrieves; untrained same heads: 0.05 to 0.05)"
     assert [row["per_seed"] for row in rows[:4]] == [True, True, False, True]
 
 
@@ -551,8 +567,8 @@ def test_carrier_coefficients_average_every_query_and_key_state():
                                                           dtype=torch.complex128))
 
 
-# A stub of ``trace_in_double`` for two layers of two heads over T = 4 positions, offset K = 1: the retrieval head
-# is layer 1, head 0 (mean weight 0.5 at K, exactly MIN_RETRIEVAL_ATTENTION; the runner-up layer 1, head 1 at 0.4).
+# A stub of ``trace_in_double`` for two layers of two heads over T = 4 positions, offset K = 1: the one head that
+# retrieves is layer 1, head 0 (mean weight 0.5 at K, exactly MIN_RETRIEVAL_ATTENTION; the next, layer 1, head 1, 0.4).
 # Its query and key states average to e^{-i} and 2 in block 0 (theta 1 rad) and to 0 in block 1 (theta 0.25), so
 # its carrier kernel is s(d) = cos(d - 1), which peaks at d = K; its logits along each diagonal are 1 - 2 s(d),
 # so the kernel-logit correlation is -1. The other heads' states and logits are random.
@@ -595,15 +611,17 @@ def test_analyze_carrier_by_hand_on_a_stub_trace(monkeypatch):
     assert heads["mean_weight"].tolist() == STUB_PROFILES.flatten().tolist()
     assert (heads["offset"] == STUB_K).all() and (heads["seed"] == 7).all()
     carrier = found["carrier"]
-    assert len(carrier) == 1
-    row = carrier.iloc[0]
-    assert (row["offset"], row["seed"], row["layer"], row["head"]) == (STUB_K, 7, 1, 0)
-    assert (row["attention_at_offset"], row["runner_up_attention_at_offset"]) == (0.5, 0.4)
-    assert row["single_head_retrieves"]  # 0.5 reaches the bar
+    assert carrier[["layer", "head"]].values.tolist() == [[0, 0], [0, 1], [1, 0], [1, 1]]
+    assert carrier["attention_at_offset"].tolist() == [0.2, 0.3, 0.5, 0.4]  # each head's weight at K
+    assert carrier["retrieves"].tolist() == [False, False, True, False]  # 0.5 reaches the bar, 0.4 does not
+    assert (carrier["offset"] == STUB_K).all() and (carrier["seed"] == 7).all()
+    row = carrier.iloc[2]
     assert row["kernel_logit_correlation"] == pytest.approx(-1.0)
     assert row["peak_delta"] == STUB_K and row["n_blocks"] == 2
     assert row["top1_share"] == pytest.approx(1.0) and row["top1_alignment"] == pytest.approx(1.0)  # cos(K - 1)
     blocks = found["blocks"]
+    assert len(blocks) == 4 * 2  # every head's 2 blocks
+    blocks = blocks[(blocks["layer"] == 1) & (blocks["head"] == 0)]
     assert blocks["theta"].tolist() == STUB_THETA.tolist() and blocks["amplitude"].tolist() == pytest.approx([1, 0])
     assert blocks["phase"].iloc[0] == pytest.approx(-1.0)
     assert (blocks[["offset", "seed", "layer", "head"]].values == [STUB_K, 7, 1, 0]).all()
@@ -620,24 +638,28 @@ def test_analyze_carrier_by_hand_on_a_stub_trace(monkeypatch):
     assert math.isnan(short["closest_unseen_gap"]) and short["kernel_lead"] == pytest.approx(lead)
 
 
-def test_a_lone_head_has_no_runner_up_and_below_the_bar_does_not_retrieve_and_of_two_the_other_is(monkeypatch):
+def test_a_lone_head_below_the_bar_does_not_retrieve_yet_predicts_and_of_two_the_stronger_predicts(monkeypatch):
     record, profiles = stub_trace()
     monkeypatch.setattr(experiment, "trace_in_double",
                         lambda model, tokens: ([record[1]], profiles[1:, :1] - 0.25 * (profiles[1:, :1] > 0.4)))
-    row = experiment.analyze_carrier(stub_model(), None, STUB_K, 0, STUB_T)["carrier"].iloc[0]
-    assert (row["layer"], row["head"], row["attention_at_offset"]) == (0, 0, 0.25)
-    assert math.isnan(row["runner_up_attention_at_offset"]) and not row["single_head_retrieves"]
-    # two heads (layer 1 alone): the other one is the runner-up
+    found = experiment.analyze_carrier(stub_model(), None, STUB_K, 0, STUB_T)
+    row = found["carrier"].iloc[0]
+    assert (len(found["carrier"]), row["layer"], row["head"], row["attention_at_offset"]) == (1, 0, 0, 0.25)
+    assert not row["retrieves"]
+    assert found["prediction"][["layer", "head"]].values.tolist() == [[0, 0]]
+    # two heads (layer 1 alone, traced as layer 0): the stronger (0.5, head 0) retrieves and its kernel predicts
     monkeypatch.setattr(experiment, "trace_in_double", lambda model, tokens: ([record[1]], profiles[1:]))
-    row = experiment.analyze_carrier(stub_model(), None, STUB_K, 0, STUB_T)["carrier"].iloc[0]
-    assert (row["attention_at_offset"], row["runner_up_attention_at_offset"]) == (0.5, 0.4)
+    found = experiment.analyze_carrier(stub_model(), None, STUB_K, 0, STUB_T)
+    assert found["carrier"]["retrieves"].tolist() == [True, False]
+    assert found["prediction"][["layer", "head"]].values.tolist() == [[0, 0]]
+    assert found["prediction"]["kernel_at_offset"].item() == pytest.approx(1.0)  # cos(K - 1): head 0's kernel
 
 
 def test_untrained_heads_by_hand_on_a_stub_trace(monkeypatch):
     monkeypatch.setattr(experiment, "trace_in_double", lambda model, tokens: stub_trace())
-    rows = experiment.analyze_untrained_heads(stub_model(), None, STUB_K, 7, STUB_T, retrieval_head=(1, 0))
+    rows = experiment.analyze_untrained_heads(stub_model(), None, STUB_K, 7, STUB_T)
     assert rows[["layer", "head"]].values.tolist() == [[0, 0], [0, 1], [1, 0], [1, 1]]
-    assert rows["trained_retrieval_head"].tolist() == [False, False, True, False]
+    assert rows["retrieves"].tolist() == [False, False, True, False]
     assert rows["attention_at_offset"].tolist() == [0.2, 0.3, 0.5, 0.4]  # each head's weight at K
     assert (rows["offset"] == STUB_K).all() and (rows["seed"] == 7).all()
     same = rows.iloc[2]
@@ -649,8 +671,8 @@ def test_untrained_heads_by_hand_on_a_stub_trace(monkeypatch):
 def test_measure_models_hands_each_measurement_its_sequences(monkeypatch):
     """Per model: the shift changes on the first eval_samples sequences of each shift length of its offset's sets;
     for rope alone the carrier on the first train_length_max tokens of the first eval_samples sequences at 4x, with
-    the kernel over the longest evaluation length, and the untrained heads of its seeded init beside the retrieval
-    head the carrier found. Every table is the runs' rows in order, indexed afresh."""
+    the kernel over the longest evaluation length, and the untrained heads of its seeded init on the same tokens.
+    Every table is the runs' rows in order, indexed afresh."""
     calls = {"shift": [], "carrier": [], "untrained": []}
 
     def measure_shift(model, token_sets, shifts, offset, seed):
@@ -665,8 +687,8 @@ def test_measure_models_hands_each_measurement_its_sequences(monkeypatch):
                 "carrier": pd.DataFrame({**keys, "layer": [1], "head": [seed % 2]}),
                 "prediction": pd.DataFrame({**keys, "predicted_step": [None]})}
 
-    def analyze_untrained_heads(model, tokens, offset, seed, train_length_max, retrieval_head):
-        calls["untrained"].append((model, tokens.clone(), offset, seed, train_length_max, retrieval_head))
+    def analyze_untrained_heads(model, tokens, offset, seed, train_length_max):
+        calls["untrained"].append((model, tokens.clone(), offset, seed, train_length_max))
         return pd.DataFrame({"offset": [offset], "seed": [seed]})
 
     monkeypatch.setattr(experiment.shift, "measure_shift", measure_shift)
@@ -692,9 +714,8 @@ def test_measure_models_hands_each_measurement_its_sequences(monkeypatch):
             in calls["carrier"]] == [("rope-3", 2, 3, 4, 32), ("rope-4", 1, 4, 4, 32)]
     for model, tokens, offset, *_ in calls["carrier"]:
         assert torch.equal(tokens, sets[offset][16][0][:2, :4])
-    assert [(model, offset, seed, tlm, head) for model, _, offset, seed, tlm, head in calls["untrained"]] == [
-        (("init", "rope-3", 3), 2, 3, 4, (1, 1)), (("init", "rope-4", 4), 1, 4, 4, (1, 0))]
-    assert all(type(index) is int for *_, (index, _) in calls["untrained"])
+    assert [(model, offset, seed, tlm) for model, _, offset, seed, tlm in calls["untrained"]] == [
+        (("init", "rope-3", 3), 2, 3, 4), (("init", "rope-4", 4), 1, 4, 4)]
     for model, tokens, offset, *_ in calls["untrained"]:
         assert torch.equal(tokens, sets[offset][16][0][:2, :4])
 

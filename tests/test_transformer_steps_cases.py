@@ -16,6 +16,7 @@ from lengthgen.experiments.transformer import section as prose
 from lengthgen.experiments.transformer import summaries
 from lengthgen.experiments.transformer.summaries import prediction_factor, rope_floor_by_length
 from lengthgen.experiments.transformer.thresholds import STEP_MIN_DROP
+from lengthgen.checks.rule_history import RuleChange, changes_naming
 
 WIDTH = 4
 
@@ -173,7 +174,7 @@ def test_step_prediction_checks_by_offset_in_order_with_their_rule():
     factor = f"<= {experiment.STEP_PREDICTION_FACTOR:g}"
     assert rows[0]["rule"] == f"{factor} (found vs predicted: seed 0: 10 vs 20)"
     assert rows[1]["rule"] == f"{factor} (found vs predicted: seed 0: 20 vs 30, seed 1: 40 vs none)"
-    assert rows[0]["statistic"] == ("retrieval head: largest factor between its kernel's predicted step and the found "
+    assert rows[0]["statistic"] == ("strongest head: largest factor between its kernel's predicted step and the found "
                                     "step, over seeds with a step")  # the key drift matches, as GRACEFUL_STATISTIC
 
 
@@ -304,29 +305,47 @@ def test_every_rope_models_largest_drop_is_counted_steps_or_not():
     assert drops["position"].tolist() == [17, 21, 9]
     assert drops["size"].tolist() == pytest.approx([0.4, 0.1, 0.0])
     assert drops["step"].tolist() == [True, False, False]
-    assert prose.drops_finding(drops).startswith(
-        "Every rope model's largest drop past the range: 1 of 3 reach a step; the other 2 drop by 0.000 to 0.100 at "
-        "positions 9, 21.")
-    assert "1 of 2 reach a step; the other 1 drops by 0.100 at position 21." in prose.drops_finding(drops.iloc[:2])
+    history = [RuleChange("transformer: STEP_MIN_DROP", "abc1234", "the runs' drops", ("transformer",), False),
+               RuleChange("transformer: STEP_MIN_DROP judged at every length", "def5678", "more", ("transformer",),
+                          None)]
+    assert prose.drops_finding(drops, lambda rule, experiment: history) == (
+        "Every rope model's largest drop past the range: K=1: 1 of 3 reach a step (seed 0 by 0.400 at position 17 "
+        "(a step), seed 1 by 0.100 at position 21, seed 2 by 0.000 at position 9). The step rule (a drop of at least "
+        "0.25) was set in abc1234, after data it judges had been seen (the runs' drops); its use changed in "
+        "def5678, at a time the rule history does not record. A drop below it is still a drop.")
+    assert "K=1: 1 of 2 reach a step (seed 0 by 0.400 at position 17 (a step), seed 1 by 0.100 at position 21)" in (
+        prose.drops_finding(drops.iloc[:2]))
     # the kernel's predictions counted against every drop: seed 0's 17 within 1.5 (at 20), seed 1's 21 not (at 40),
     # seed 2 without a prediction
     predicted = pd.DataFrame({"offset": 1, "seed": [0, 1, 2], "predicted_step": [20, 40, None]}).astype(
         {"predicted_step": "Int64"})
     assert prose.drop_prediction_finding(predicted, drops) == (
         "Counted against every rope model's largest drop past the range instead of the steps alone, the kernel "
-        "predicts 1 of 3 within a factor 1.5, and predicts no step at all for 1, whose largest drop is 0.000.")
+        "predicts: K=1: 1 of 3 within a factor 1.5, no predicted step in 1 model (drops of 0.000).")
 
 
-def test_every_head_that_retrieves_is_named():
-    """Heads at offset K = 1 with attention 0.9 and 0.79 (both retrieve) in seed 0, 0.9 and 0.3 in seed 1."""
-    weights = {(0, 0, 0): 0.9, (0, 0, 1): 0.79, (1, 0, 0): 0.9, (1, 0, 1): 0.3}
-    heads = pd.DataFrame([{"offset": 1, "seed": seed, "layer": layer, "head": head, "delta": delta,
-                           "mean_weight": weight if delta == 1 else (1 - weight) / 2}
-                          for (seed, layer, head), weight in weights.items() for delta in (0, 1, 2)])
-    retrieving = summaries.retrieving_heads(heads)
-    assert retrieving[["seed", "heads", "n_heads"]].values.tolist() == [[0, "L0H0 (0.90), L0H1 (0.79)", 2],
-                                                                       [1, "L0H0 (0.90)", 1]]
-    assert prose.retrieving_finding(heads) == (
-        "Heads putting at least 0.5 of their attention on offset K: K=1 seed 0: L0H0 (0.90), L0H1 (0.79); K=1 seed 1: "
-        "L0H0 (0.90). In 1 of 2 rope models more than one head does; the carrier above is measured on the retrieval "
-        "head (the one with the most) alone.")
+def test_the_step_rule_s_timing_is_read_from_the_rule_history():
+    """The rule history records STEP_MIN_DROP as set after its data was seen: the page says so, and names its commit."""
+    changes = changes_naming("STEP_MIN_DROP", "transformer")
+    assert changes and not changes[0].blind
+    text = prose.step_rule_timing()
+    assert text.startswith(f"was set in {changes[0].commit}, after data it judges had been seen")
+    assert prose.step_rule_timing(lambda rule, experiment: []) == "has no entry in the rule history"
+
+
+def test_every_head_that_retrieves_is_named_with_its_carrier():
+    """Heads at offset K = 1 with attention 0.9 and 0.79 (both retrieve) in seed 0, 0.9 and 0.3 in seed 1, 0.4 and
+    0.3 in seed 2 (none retrieves)."""
+    attention = {(0, 0): 0.9, (0, 1): 0.79, (1, 0): 0.9, (1, 1): 0.3, (2, 0): 0.4, (2, 1): 0.3}
+    carrier = pd.DataFrame([{"offset": 1, "seed": seed, "layer": 0, "head": head, "attention_at_offset": weight,
+                             "retrieves": summaries.retrieves(weight), "top4_share": 0.9 + head / 20,
+                             "top4_alignment": 0.8 + seed / 10} for (seed, head), weight in attention.items()])
+    assert summaries.retrieving(carrier)[["seed", "head"]].values.tolist() == [[0, 0], [0, 1], [1, 0]]
+    assert summaries.strongest_heads(carrier)[["seed", "head"]].values.tolist() == [[0, 0], [1, 0], [2, 0]]
+    assert prose.carrier_finding(carrier) == (
+        "Heads that retrieve (at least 0.5 of their attention on offset K), with their attention at K and carrier: "
+        "K=1 seed 0: L0H0 (0.90: top-4 share 0.900, alignment 0.800), L0H1 (0.79: top-4 share 0.950, alignment "
+        "0.800); K=1 seed 1: L0H0 (0.90: top-4 share 0.900, alignment 0.900); K=1 seed 2: none. In 1 of 3 rope "
+        "models more than one head retrieves; the carrier checks judge every retrieving head, worst over seeds and "
+        "heads. No head retrieves in 1 of 3 rope models: the work is split over heads or layers, as each head's peak "
+        "offset shows, and no head of theirs enters the carrier checks but the attention check, which they fail.")

@@ -14,7 +14,7 @@ from lengthgen.experiments.variants.figures import draw
 from lengthgen.experiments.variants.summaries import mechanisms, predictions
 from lengthgen.experiments.variants.section import FIRE_DEFAULT_THRESHOLD, FIRE_THRESHOLDS, fire_markdown, left_out_markdown, section
 from lengthgen.runtime.seeding import generator
-from lengthgen.experiments.variants.tables import VARIANTS_CLASSES, VARIANTS_SUMMARY
+from lengthgen.experiments.variants.tables import VARIANTS_CLASSES, VARIANTS_FIRE_THRESHOLDS, VARIANTS_SUMMARY
 from lengthgen.tables.io import to_arrow
 from lengthgen.experiments.variants.thresholds import EXTRAPOLATES_ACCURACY
 from lengthgen.checks.shared_rules import CHANCE_TOLERANCE, NEAR_PERFECT
@@ -51,7 +51,7 @@ def test_a_variants_cell_with_no_fitted_seed_is_not_classed_past_the_range(in_ra
     """alibi@slope=0.5 at K=1 had held-out accuracy 0.97-0.98 on all its seeds and 0.999 past the range: it fails in
     range, whatever its evaluation accuracy, and the account's prediction for it does not match."""
     runs = {("rope", 1): (in_range, 0.999)}
-    inputs = {"evaluations": evaluations(runs)}
+    inputs = {"evaluations": evaluations(runs), "fire_models": []}
     inputs["fits"] = all_fitted(inputs["evaluations"]).assign(fitted=False)
     classes = variants.analyze(inputs, SETTINGS)["variants_classes"]
     assert classes[["category", "n_seeds", "n_fitted"]].values.tolist() == [[FAILS, 2, 0]]
@@ -94,7 +94,7 @@ def checks_of(inputs: dict, settings=SETTINGS) -> pd.DataFrame:
 
 def analysis(runs=RUNS, settings=SETTINGS):
     """(inputs, tables, checks) of the experiment on ``runs``, every run fitting its range."""
-    inputs = {"evaluations": evaluations(runs)}
+    inputs = {"evaluations": evaluations(runs), "fire_models": []}
     inputs["fits"] = all_fitted(inputs["evaluations"])
     return inputs, variants.analyze(inputs, settings), checks_of(inputs, settings)
 
@@ -244,7 +244,7 @@ def test_the_section_flags_seeds_that_disagree_about_the_class():
     settings = {**SETTINGS, "variants": {"pe": ["rope"]}}
 
     def mechanism_text(runs):
-        inputs = {"evaluations": runs, "fits": all_fitted(runs)}
+        inputs = {"evaluations": runs, "fits": all_fitted(runs), "fire_models": []}
         text = section({**inputs, **variants.analyze(inputs, settings)}, checks_of(inputs, settings), settings)
         return text.split("**Mechanism.**")[1]
 
@@ -322,7 +322,7 @@ def test_a_cell_is_classified_on_the_seeds_that_fit_the_range_when_most_do():
     used = runs_that_fit(runs, fits)
     assert sorted(used.loc[used["pe"] == "fire", "seed"].unique()) == [0, 1]
     assert sorted(used.loc[used["pe"] == "alibi", "seed"].unique()) == [0, 1, 2]
-    classes = variants.analyze({"evaluations": runs, "fits": fits}, SETTINGS)["variants_classes"]
+    classes = variants.analyze({"evaluations": runs, "fits": fits, "fire_models": []}, SETTINGS)["variants_classes"]
     assert classes[["n_seeds", "n_fitted"]].values.tolist() == [[3, 1], [3, 2]]  # alibi, fire
     got = dict(zip(classes["pe"], classes["category"]))
     assert got == {"fire": EXTRAPOLATES, "alibi": FAILS}
@@ -521,3 +521,44 @@ def test_predictions_set_the_predicted_class_beside_the_measured_one():
     assert table["matches"].tolist() == [True, False, None, True]
     assert table["category"].tolist() == classes["category"].tolist()
     assert mechanisms(["rope", "nope"]) == {"rope": mechanism("rope"), "nope": mechanism("nope")}
+
+
+def fire_head(seed: int, threshold_scale: float):
+    """A ``fire`` head at its seeded init with its threshold multiplier s set by hand: L = |s| x 512."""
+    model = init_head(HeadConfig(vocab_size=VOCAB, d_model=16, pe="fire", trained_positions=64), seed).double()
+    with torch.no_grad():
+        model.encoding.threshold_scale.fill_(threshold_scale)
+    return model
+
+
+def test_each_fire_model_s_learned_threshold_is_read_from_the_model_and_set_beside_its_prediction():
+    # L = 0.01 x 512 = 5.12, below the training range; L = |-0.125| x 512 = 64, past the far length 32.
+    heads = [({"pe": "fire", "offset": 2, "seed": seed}, fire_head(seed, scale)) for seed, scale in ((0, 0.01),
+                                                                                                      (1, -0.125))]
+    settings = {**SETTINGS, "variants": {"pe": [*ORDER, "fire"]}}
+    inputs = {"evaluations": evaluations({**RUNS, ("fire", 2): (1.0, 0.1)}), "fire_models": heads}
+    inputs["fits"] = all_fitted(inputs["evaluations"])
+    tables = variants.analyze(inputs, settings)
+    thresholds = tables["variants_fire_thresholds"]
+    to_arrow(thresholds, VARIANTS_FIRE_THRESHOLDS)  # the declared schema holds it
+    assert thresholds[["seed", "initial_threshold"]].values.tolist() == [[0, 512.0], [1, 512.0]]
+    assert thresholds["learned_threshold"].tolist() == pytest.approx([5.12, 64.0])
+    # The table's L is where the model's bias stops being a function of the offset alone.
+    encoding = heads[0][1].encoding
+    with torch.no_grad():
+        bias = encoding.logit_bias(torch.arange(8.0, dtype=torch.float64), torch.arange(8.0, dtype=torch.float64))
+    assert bias[4, 2] == pytest.approx(bias[5, 3].item()) and bias[7, 5] != pytest.approx(bias[4, 2].item())
+    text = section({**inputs, **tables}, checks_of(inputs, settings), settings).split("**FIRE's learned threshold.**")[1]
+    assert "L = 5.1 to 64.0 over its 2 models (from 512)" in text
+    assert "offset only at n=32, where the class is read, in 1 of 2 models" in text
+    assert "training range (n <= 8) in 1" in text and "1 of 2 models get the same prediction" in text
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in text.splitlines()
+            if line.startswith("| fire ")]
+    assert rows == [["fire", "2", "0", "512", "5.1", "no", COLLAPSES, COLLAPSES],
+                    ["fire", "2", "1", "512", "64.0", "yes", NO_PREDICTION, COLLAPSES]]
+    one = {**inputs, "fire_models": heads[1:]}
+    assert "L = 64.0 over its 1 model (from 512)" in section({**one, **variants.analyze(one, settings)},
+                                                             checks_of(one, settings), settings)
+    assert "FIRE's learned threshold" not in section({**inputs, **variants.analyze({**inputs, "fire_models": []},
+                                                                                     settings)},
+                                                      checks_of(inputs, settings), settings)

@@ -205,7 +205,8 @@ def test_transformer_outputs(smoke_run):
     in_range = by_position[by_position["position"] < task["train_length_max"]]
     assert in_range["accuracy"].mean() > 0.9  # both encodings learn the task in range, even tiny
     carrier = pd.read_parquet(smoke_run / "results/tables/transformer_carrier.parquet")
-    assert len(carrier) == len(config["seeds"]) * len(config["offsets"])  # one per rope model
+    heads = config["n_layers"] * config["n_heads"]
+    assert len(carrier) == len(config["seeds"]) * len(config["offsets"]) * heads  # every head of every rope model
     section = (smoke_run / "results/sections/transformer.md").read_text()
     assert f"{carrier['attention_at_offset'].iloc[0]:.3f}" in section
 

@@ -45,6 +45,11 @@ def read_history(path: Path = HISTORY_FILE) -> tuple[RuleChange, ...]:
 RULE_HISTORY = read_history()
 
 
+def changes_naming(rule: str, experiment: str, history: tuple[RuleChange, ...] = RULE_HISTORY) -> list[RuleChange]:
+    """The changes of ``experiment``'s rules whose text names ``rule`` (a name in its thresholds file), in order."""
+    return [change for change in history if experiment in change.experiments and rule in change.rules]
+
+
 def history_markdown(history: tuple[RuleChange, ...] = RULE_HISTORY) -> str:
     lines = ["**When each rule was fixed, and what had been looked at by then** (from `git log -p` of the thresholds "
              "files and the commit messages; `docs/rule_history.yaml`):", ""]

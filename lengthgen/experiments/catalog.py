@@ -95,9 +95,11 @@ CATALOG = [
                tables=("linear_by_length", "linear_kernel", "linear_cutoffs", "linear_comparison",
                        "linear_convergence", "linear_training_progress", "linear_min_norm_sweep"),
                figures=("linear_control",), needs=(lengths_past(2, count=2),), headline_tables=("linear_by_length",)),
-    # Trains every encoding it names.
-    Experiment("variants", reads={"evaluations": Evaluations("variants"), "fits": RangeFits("variants")},
-               settings=(*TASK, "variants.pe"), tables=("variants_summary", "variants_classes"),
+    # Trains every encoding it names; reads its fire models for the threshold each learned (fire_fixed's is fixed).
+    Experiment("variants", reads={"evaluations": Evaluations("variants"), "fits": RangeFits("variants"),
+                                  "fire_models": Models("variants", pe=("fire",))},
+               settings=(*TASK, "variants.pe"), tables=("variants_summary", "variants_classes",
+                                                        "variants_fire_thresholds"),
                figures=("pe_variants",)),
     # Cures the sweep's rope and learned heads; its predictions build on prop1's.
     Experiment("cures", reads={"models": Models(pe=SWEEP_HEADS), "trained": Models("log_length"), "eval_sets": EvalSets(),

@@ -201,7 +201,8 @@ def share_over_untrained(claim: str, statistic: str, trained: pd.DataFrame, untr
     trained head is above every untrained one (by chance at most 2^-n over n seeds; thresholds.py). It sets one
     seed's trained head against another's init, which one seed alone cannot: not counted per seed. Both extremes
     are over the seeds a resample draws (``trained`` and ``untrained``: rows with their seeds)."""
-    n_seeds, values, at_init = len(trained), trained[column], untrained[column]
+    # Seeds, not rows: a transformer seed can have several retrieving heads.
+    n_seeds, values, at_init = trained["seed"].nunique(), trained[column], untrained[column]
     return check(claim, statistic, seed_sums.minimum(trained, column) - seed_sums.maximum(untrained, column), ">",
                  MIN_SHARE_MARGIN_OVER_UNTRAINED, offset=offset, per_seed=False,
                  rule=f"> {MIN_SHARE_MARGIN_OVER_UNTRAINED:g} (trained: {values.min():.3g} to {values.max():.3g}; "

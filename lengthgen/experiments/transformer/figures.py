@@ -1,5 +1,5 @@
 """Figures of the transformer experiment: its shift equivariance (``transformer_shift``, the
-supplement's name), and its accuracy by position with its steps (found and predicted), the retrieval heads
+supplement's name), and its accuracy by position with its steps (found and predicted), the retrieving heads
 and their carriers (``transformer``)."""
 
 import matplotlib.pyplot as plt
@@ -7,6 +7,7 @@ import pandas as pd
 
 from lengthgen.plots import encoding_color
 from lengthgen.experiments.shift.figures import change_panel
+from lengthgen.experiments.transformer.summaries import retrieving, same_heads_at_init
 
 
 def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
@@ -34,13 +35,13 @@ def plot_transformer_shift(changes: pd.DataFrame):
 
 
 def _mark_steps(ax, steps: pd.DataFrame, predictions: pd.DataFrame, train_length_max: int) -> None:
-    """A vertical line at each rope step past the range (solid) and at each step a retrieval head's kernel
+    """A vertical line at each rope step past the range (solid) and at each step a strongest head's kernel
     predicts (dashed), each with its seed at the top."""
     found = steps[(steps["pe"] == "rope") & (steps["position"] >= train_length_max)]
     predicted = predictions[predictions["predicted_step"].notna()]
     for (positions, seeds), style, label in (
             ((found["position"], found["seed"]), "-", "rope step found (a drop of a window's accuracy)"),
-            ((predicted["predicted_step"], predicted["seed"]), "--", "step the retrieval head's kernel predicts")):
+            ((predicted["predicted_step"], predicted["seed"]), "--", "step the strongest head's kernel predicts")):
         for index, (position, seed) in enumerate(zip(positions, seeds)):
             ax.axvline(int(position), color="k", ls=style, lw=0.9, alpha=0.7, label=label if index == 0 else None)
             ax.annotate(f"s{seed}", (int(position), 1.0), xycoords=("data", "axes fraction"), fontsize="x-small",
@@ -70,33 +71,37 @@ def _accuracy_panel(ax, by_position: pd.DataFrame, steps: pd.DataFrame, predicti
 
 
 def _heads_panel(ax, heads: pd.DataFrame, carrier: pd.DataFrame, offset: int) -> None:
-    """Mean attention weight of every (seed, layer, head) at each offset delta; the retrieval heads marked."""
+    """Mean attention weight of every (seed, layer, head) at each offset delta; the retrieving heads marked."""
     table = heads.pivot_table(index=["seed", "layer", "head"], columns="delta", values="mean_weight")
     image = ax.imshow(table.to_numpy(), aspect="auto", cmap="viridis", vmin=0, vmax=1, interpolation="nearest")
-    retrieval = set(carrier[["seed", "layer", "head"]].itertuples(index=False, name=None))
-    ax.set_yticks(range(len(table)), [f"s{s} L{l} H{h}" + (" *" if (s, l, h) in retrieval else "")
+    marked = set(retrieving(carrier)[["seed", "layer", "head"]].itertuples(index=False, name=None))
+    ax.set_yticks(range(len(table)), [f"s{s} L{l} H{h}" + (" *" if (s, l, h) in marked else "")
                                       for s, l, h in table.index], fontsize="x-small")
     ax.axvline(offset, color="w", ls=":", lw=1)
     ax.set_xlabel("offset delta = query - key position")
-    ax.set_title(f"K={offset}: mean attention at each offset (rope; * retrieval head)", fontsize="medium")
+    ax.set_title(f"K={offset}: mean attention at each offset (rope; * retrieves)", fontsize="medium")
     plt.colorbar(image, ax=ax, fraction=0.04)
 
 
 def _blocks_panel(ax, blocks: pd.DataFrame, carrier: pd.DataFrame, untrained: pd.DataFrame, offset: int) -> None:
-    """Energy share per rotary block of each seed's retrieval head, with its top-4 share (and the same head's
-    at init, ``untrained``) and alignment."""
-    at_init = untrained[untrained["trained_retrieval_head"]].set_index("seed")["top4_share"]
-    for seed, head in blocks.groupby("seed", sort=True):
-        summary = carrier[carrier["seed"] == seed].iloc[0]
+    """Energy share per rotary block of every retrieving head, with its top-4 share (and the same head's at init,
+    ``untrained``) and alignment."""
+    keys = ["seed", "layer", "head"]
+    at_init = same_heads_at_init(carrier, untrained).set_index(keys)["top4_share"]
+    judged = retrieving(carrier).set_index(keys)
+    for key, head in blocks.groupby(keys, sort=True):
+        if key not in judged.index:
+            continue
+        summary = judged.loc[key]
         ax.plot(head["block"], head["energy_share"], marker=".", alpha=0.7,
-                label=f"seed {seed} (L{summary['layer']} H{summary['head']}): top-4 {summary['top4_share']:.2f} "
-                      f"(at init {at_init[seed]:.2f}), alignment {summary['top4_alignment']:.2f}")
+                label=f"seed {key[0]} L{key[1]} H{key[2]}: top-4 {summary['top4_share']:.2f} "
+                      f"(at init {at_init[key]:.2f}), alignment {summary['top4_alignment']:.2f}")
     ax.set_yscale("log")
     ax.set_xlabel("rotary block i of the head (fastest first)")
     ax.set_ylabel("energy share A_i^2 / sum A^2")
-    ax.set_title(f"K={offset}: carrier of the retrieval head", fontsize="medium")
-    # Below the panel: inside, it would cover the blocks' shares.
-    ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    ax.set_title(f"K={offset}: carrier of each retrieving head", fontsize="medium")
+    if ax.get_legend_handles_labels()[0]:  # below the panel: inside, it would cover the blocks' shares
+        ax.legend(fontsize="x-small", loc="upper center", bbox_to_anchor=(0.5, -0.2))
 
 
 def plot_transformer(by_position: pd.DataFrame, heads: pd.DataFrame, blocks: pd.DataFrame, carrier: pd.DataFrame,

@@ -4,7 +4,8 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.checks.check import checks_markdown, verdict
-from lengthgen.experiments.transformer.summaries import (FINDINGS, PAPER_FINDINGS, prediction_factor, retrieving_heads,
+from lengthgen.checks.rule_history import changes_naming
+from lengthgen.experiments.transformer.summaries import (FINDINGS, PAPER_FINDINGS, prediction_factor, retrieving,
                                                          rope_drops, rope_floor_by_length)
 from lengthgen.experiments.frequency.thresholds import MIN_TOP_ALIGNMENT, MIN_TOP_SHARE
 from lengthgen.experiments.transformer.thresholds import (MIN_RETRIEVAL_ATTENTION, STEP_KERNEL_MARGIN, STEP_MIN_DROP,
@@ -82,17 +83,32 @@ def size_range(sizes: pd.Series) -> str:
     return low if low == high else f"{low} to {high}"
 
 
-def drops_finding(drops: pd.DataFrame) -> str:
-    """Every rope model's largest drop in counts: how many are steps, and the sizes and positions of the rest; and
-    when the step rule was fixed."""
-    steps, below = drops[drops["step"]], drops[~drops["step"]]
-    positions = ", ".join(map(str, sorted(below["position"])))
-    rest = ("" if below.empty else
-            f"; the other {len(below)} {'drops' if len(below) == 1 else 'drop'} by {size_range(below['size'])} at "
-            f"position{'' if len(below) == 1 else 's'} {positions}")
-    return (f"Every rope model's largest drop past the range: {len(steps)} of {len(drops)} reach a step{rest}. The "
-            f"step rule (a drop of at least {STEP_MIN_DROP:g}) was fixed after the stored runs' drops had been seen, "
-            "so it was not set blind (the rule history); a drop below it is still a drop.")
+def step_rule_timing(history_of=changes_naming) -> str:
+    """When the step rule (``STEP_MIN_DROP``) was set and changed, relative to the data it judges, as the rule history
+    (``history_of``: ``rule_history.changes_naming``) records it: a predicate of "the step rule"."""
+    changes = history_of("STEP_MIN_DROP", "transformer")
+    if not changes:
+        return "has no entry in the rule history"
+
+    def timing(change) -> str:
+        return {True: "before the data it judges was seen", False: "after data it judges had been seen",
+                None: "at a time the rule history does not record"}[change.blind]
+
+    first, later = changes[0], changes[1:]
+    text = f"was set in {first.commit}, {timing(first)} ({first.data_seen})"
+    return text + "".join(f"; its use changed in {change.commit}, {timing(change)}" for change in later)
+
+
+def drops_finding(drops: pd.DataFrame, history_of=changes_naming) -> str:
+    """Per K, every rope model's largest drop: how many are steps, and the size and position of each; and when the
+    step rule was set (``step_rule_timing``)."""
+    parts = []
+    for offset, runs in drops.sort_values(["offset", "seed"]).groupby("offset", sort=True):
+        each = ", ".join(f"seed {row.seed} by {row.size:.3f} at position {row.position}"
+                         f"{' (a step)' if row.step else ''}" for row in runs.itertuples())
+        parts.append(f"K={offset}: {int(runs['step'].sum())} of {len(runs)} reach a step ({each})")
+    return (f"Every rope model's largest drop past the range: {'; '.join(parts)}. The step rule (a drop of at least "
+            f"{STEP_MIN_DROP:g}) {step_rule_timing(history_of)}. A drop below it is still a drop.")
 
 
 def predictions_markdown(predictions: pd.DataFrame, drops: pd.DataFrame) -> str:
@@ -113,30 +129,38 @@ def predictions_markdown(predictions: pd.DataFrame, drops: pd.DataFrame) -> str:
     }).to_markdown(index=False, disable_numparse=True)
 
 
+def _models(count: int) -> str:
+    return f"{count} model{'' if count == 1 else 's'}"
+
+
 def drop_prediction_finding(predictions: pd.DataFrame, drops: pd.DataFrame) -> str:
-    """The kernel's predictions counted against every rope model's largest drop, not only the steps."""
+    """Per K, the kernel's predictions counted against every rope model's largest drop, not only the steps."""
     paired = predictions.merge(drops, on=["offset", "seed"])
-    hits = sum(prediction_factor(row.predicted_step, row.position) <= STEP_PREDICTION_FACTOR
-               for row in paired.itertuples())
-    unpredicted = paired[paired["predicted_step"].isna()]
-    return (f"Counted against every rope model's largest drop past the range instead of the steps alone, the kernel "
-            f"predicts {hits} of {len(paired)} within a factor {STEP_PREDICTION_FACTOR:g}, and predicts no step at all "
-            f"for {len(unpredicted)}" + ("" if unpredicted.empty else
-                                         f", whose largest drop{'' if len(unpredicted) == 1 else 's'} "
-                                         f"{'is' if len(unpredicted) == 1 else 'are'} "
-                                         f"{size_range(unpredicted['size'])}") + ".")
+    parts = []
+    for offset, runs in paired.groupby("offset", sort=True):
+        hits = sum(prediction_factor(row.predicted_step, row.position) <= STEP_PREDICTION_FACTOR
+                   for row in runs.itertuples())
+        unpredicted = runs[runs["predicted_step"].isna()]
+        parts.append(f"K={offset}: {hits} of {len(runs)} within a factor {STEP_PREDICTION_FACTOR:g}, no predicted "
+                     f"step in {_models(len(unpredicted))}" + ("" if unpredicted.empty else
+                                                               f" (drops of {size_range(unpredicted['size'])})"))
+    return ("Counted against every rope model's largest drop past the range instead of the steps alone, the kernel "
+            f"predicts: {'; '.join(parts)}.")
 
 
 def prediction_finding(predictions: pd.DataFrame) -> str:
-    """Whether the kernel predicts the steps, in counts."""
-    stepped = predictions[predictions["found_step"].notna()]
-    hits = sum(prediction_factor(row.predicted_step, row.found_step) <= STEP_PREDICTION_FACTOR
-               for row in stepped.itertuples())
-    unstepped = predictions[predictions["found_step"].isna()]
-    false_alarms = int(unstepped["predicted_step"].notna().sum())
-    return (f"The kernel predicts {hits} of the {len(stepped)} rope steps within a factor {STEP_PREDICTION_FACTOR:g}; "
-            f"of the {len(unstepped)} rope models without a step, {false_alarms} {'has' if false_alarms == 1 else 'have'} "
-            "a predicted step all the same (false alarms).")
+    """Per K, whether the kernel predicts the steps, in counts: hits, and false alarms among the models without one."""
+    parts = []
+    for offset, runs in predictions.groupby("offset", sort=True):
+        stepped, unstepped = runs[runs["found_step"].notna()], runs[runs["found_step"].isna()]
+        hits = sum(prediction_factor(row.predicted_step, row.found_step) <= STEP_PREDICTION_FACTOR
+                   for row in stepped.itertuples())
+        false_alarms = int(unstepped["predicted_step"].notna().sum())
+        parts.append(f"K={offset}: {hits} of the {len(stepped)} rope steps predicted within a factor "
+                     f"{STEP_PREDICTION_FACTOR:g}, a step predicted in {int(runs['predicted_step'].notna().sum())} of "
+                     f"its {_models(len(runs))}, and {false_alarms} of the {_models(len(unstepped))} without a step "
+                     f"{'has' if false_alarms == 1 else 'have'} one all the same (false alarms)")
+    return "The strongest head's kernel against the steps found: " + "; ".join(parts) + "."
 
 
 def shift_markdown(changes: pd.DataFrame) -> str:
@@ -150,30 +174,29 @@ def shift_markdown(changes: pd.DataFrame) -> str:
 
 
 def peak_offsets(heads: pd.DataFrame) -> pd.Series:
-    """Per (offset, seed): every head's peak offset and its weight, as ``L0H1: 2 (0.93), ...``."""
+    """Per (offset, seed, layer, head): the head's peak offset and its weight, as ``1 (0.93)``."""
     peaks = heads.loc[heads.groupby(["offset", "seed", "layer", "head"])["mean_weight"].idxmax()]
-    cells = ("L" + peaks["layer"].astype(str) + "H" + peaks["head"].astype(str) + ": " + peaks["delta"].astype(str)
-             + " (" + peaks["mean_weight"].map("{:.2f}".format) + ")")
-    return cells.groupby([peaks["offset"], peaks["seed"]]).agg(", ".join)
+    cells = peaks["delta"].astype(str) + " (" + peaks["mean_weight"].map("{:.2f}".format) + ")"
+    return pd.Series(cells.to_numpy(), index=pd.MultiIndex.from_frame(peaks[["offset", "seed", "layer", "head"]]))
 
 
 def carrier_markdown(carrier: pd.DataFrame, heads: pd.DataFrame, untrained: pd.DataFrame) -> str:
-    """One row per rope model: its retrieval head, the attention at K, each head's peak offset, the carrier,
+    """One row per head of every rope model: its attention at K, whether it retrieves, its peak offset, its carrier,
     and the same (layer, head) at the model's init."""
-    rows = carrier.sort_values(["offset", "seed"])
+    keys = ["offset", "seed", "layer", "head"]
+    rows = carrier.sort_values(keys)
     peaks = peak_offsets(heads)
-    at_init = untrained[untrained["trained_retrieval_head"]].set_index(["offset", "seed"])
+    at_init = untrained.set_index(keys)
     return pd.DataFrame({
-        "K": rows["offset"], "seed": rows["seed"],
-        "retrieval head": [f"layer {row.layer}, head {row.head}" for row in rows.itertuples()],
-        "its attention at K": rows["attention_at_offset"].map("{:.3f}".format),
-        "next head's": rows["runner_up_attention_at_offset"].map("{:.3f}".format),
-        "each head's peak offset (weight)": [peaks.loc[(row.offset, row.seed)] for row in rows.itertuples()],
+        "K": rows["offset"], "seed": rows["seed"], "head": [f"L{row.layer}H{row.head}" for row in rows.itertuples()],
+        "attention at K": rows["attention_at_offset"].map("{:.3f}".format),
+        "retrieves": rows["retrieves"].map({True: "yes", False: "no"}),
+        "peak offset (weight)": [peaks.loc[(row.offset, row.seed, row.layer, row.head)] for row in rows.itertuples()],
         "top-4 share": rows["top4_share"].map("{:.3f}".format),
         "top-4 alignment": rows["top4_alignment"].map("{:.3f}".format), "peak delta": rows["peak_delta"],
         "carrier vs realized logit (corr.)": rows["kernel_logit_correlation"].map("{:.3f}".format),
         "same head untrained: attention at K, top-4 share, top-4 alignment": [
-            "{:.3f}, {:.3f}, {:.3f}".format(*at_init.loc[(row.offset, row.seed),
+            "{:.3f}, {:.3f}, {:.3f}".format(*at_init.loc[(row.offset, row.seed, row.layer, row.head),
                                                          ["attention_at_offset", "top4_share", "top4_alignment"]])
             for row in rows.itertuples()],
     }).to_markdown(index=False, disable_numparse=True)
@@ -182,9 +205,9 @@ def carrier_markdown(carrier: pd.DataFrame, heads: pd.DataFrame, untrained: pd.D
 def baseline_text(n_blocks: int) -> str:
     """What the table of heads at init is, and the rule it sets; with 4 blocks or fewer, why that rule fails."""
     text = ("The baseline: every head of every rope model at init, what a carrier that learned nothing looks like: "
-            "median [min, max], and how many heads reach the trained retrieval head's bars. A top-4 share counts as "
-            "learned only when every trained retrieval head holds more than the same head at init in every seed "
-            "(the check on the lowest trained share minus the highest untrained).")
+            "median [min, max], and how many heads reach the retrieving heads' bars. A top-4 share counts as "
+            "learned only when every retrieving head holds more than every one of the same heads at init, in every "
+            "seed (the check on the lowest trained share minus the highest untrained).")
     if n_blocks <= 4:
         text += (f" With {n_blocks} blocks per head, every head holds all its energy in its top 4, trained or not, "
                  "so that check cannot hold.")
@@ -193,7 +216,7 @@ def baseline_text(n_blocks: int) -> str:
 
 def untrained_markdown(untrained: pd.DataFrame) -> str:
     """Per K: every head of every rope model at init, median [min, max] of the carrier's statistics, and how
-    many heads reach the retrieval head's absolute bars."""
+    many heads reach the retrieving heads' absolute bars."""
     rows = []
     for offset, heads in untrained.groupby("offset", sort=True):
         rows.append({
@@ -207,29 +230,27 @@ def untrained_markdown(untrained: pd.DataFrame) -> str:
     return pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True)
 
 
-def retrieving_finding(heads: pd.DataFrame) -> str:
-    """How many heads of each rope model put at least ``MIN_RETRIEVAL_ATTENTION`` of their attention on offset K
-    (``retrieving_heads``), and that the carrier is measured on one of them only."""
-    retrieving = retrieving_heads(heads)
-    several = retrieving[retrieving["n_heads"] > 1]
-    models = "; ".join(f"K={row.offset} seed {row.seed}: {row.heads}" for row in retrieving.itertuples())
-    return (f"Heads putting at least {MIN_RETRIEVAL_ATTENTION:g} of their attention on offset K: {models}. In "
-            f"{len(several)} of {len(retrieving)} rope models more than one head does; the carrier above is measured "
-            "on the retrieval head (the one with the most) alone.")
-
-
 def carrier_finding(carrier: pd.DataFrame) -> str:
-    """Which models retrieve with one head, and which split the work (said, not only checked)."""
-    split = carrier[~carrier["single_head_retrieves"]]
-    if split.empty:
-        return (f"In every rope model at least one head puts {MIN_RETRIEVAL_ATTENTION:g} or more of its attention "
-                "on offset K.")
-    runs = ", ".join(f"K={row.offset} seed {row.seed} (largest: {row.attention_at_offset:.2f})"
-                     for row in split.sort_values(["offset", "seed"]).itertuples())
-    return (f"No single head retrieves in {len(split)} of {len(carrier)} rope models: no head puts "
-            f"{MIN_RETRIEVAL_ATTENTION:g} of its attention on offset K ({runs}); the work is split over heads or "
-            "layers, as each head's peak offset shows. Their 'retrieval head' is only the head with the most "
-            "attention at K, and its carrier is reported as measured.")
+    """Per rope model, the heads that retrieve (``retrieves``), with their attention at K and carrier; the models
+    where none does (the work split), said, not only checked."""
+    models = carrier[["offset", "seed"]].drop_duplicates().sort_values(["offset", "seed"])
+    judged = retrieving(carrier).sort_values(["offset", "seed", "layer", "head"])
+    named = judged.groupby(["offset", "seed"]).apply(
+        lambda heads: ", ".join(f"L{row.layer}H{row.head} ({row.attention_at_offset:.2f}: top-4 share "
+                                f"{row.top4_share:.3f}, alignment {row.top4_alignment:.3f})"
+                                for row in heads.itertuples()), include_groups=False)
+    counts = judged.groupby(["offset", "seed"]).size()
+    each = "; ".join(f"K={row.offset} seed {row.seed}: {named.get((row.offset, row.seed), 'none')}"
+                     for row in models.itertuples())
+    several, none = int((counts > 1).sum()), len(models) - len(counts)
+    text = (f"Heads that retrieve (at least {MIN_RETRIEVAL_ATTENTION:g} of their attention on offset K), with their "
+            f"attention at K and carrier: {each}. In {several} of {len(models)} rope models more than one head "
+            "retrieves; the carrier checks judge every retrieving head, worst over seeds and heads.")
+    if none:
+        text += (f" No head retrieves in {none} of {len(models)} rope models: the work is split over heads or layers, "
+                 "as each head's peak offset shows, and no head of theirs enters the carrier checks but the attention "
+                 "check, which they fail.")
+    return text
 
 
 def findings_markdown(checks: pd.DataFrame) -> str:
@@ -280,7 +301,8 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "mean accuracy falls most from the window before p to the window from p on.",
         drops_markdown(drops),
         drops_finding(drops),
-        "The retrieval head's carrier kernel s(delta) (below) predicts a step at the first unseen offset where it "
+        "The carrier kernel s(delta) (below) of each model's strongest head, the one with the most attention at "
+        "delta = K, predicts a step at the first unseen offset where it "
         f"comes back within {STEP_KERNEL_MARGIN:g} x its lead (s(K) minus the median of s over the other in-range "
         "offsets) of s(K): there an average distractor ties the target. The closest unseen gap is "
         "(s(K) - max over unseen offsets of s) / lead; the found step is the first rope step past the range.",
@@ -293,8 +315,9 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "table's rows).",
         shift_markdown(changes),
         "**Carrier.** In each rope model, the mean attention weight of every head at each offset delta on "
-        f"in-range sequences (length {task['train_length_max']}); the retrieval head is the one with the most at "
-        "delta = K. Its content-averaged logit kernel over the real query and key states it sees is decomposed "
+        f"in-range sequences (length {task['train_length_max']}); a head retrieves when it puts at least "
+        f"{MIN_RETRIEVAL_ATTENTION:g} of its attention on delta = K. Every head's content-averaged logit kernel over "
+        "the real query and key states it sees is decomposed "
         f"into its {head_dim // 2} rotary blocks as in the frequency experiment (top-4 share, energy-weighted top-4 "
         "alignment cos(K theta + phi), peak delta of the kernel); the next column correlates that kernel with the "
         "head's mean realized logit at each delta, and the last measures the same (layer, head) the same way in "
@@ -304,14 +327,13 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "top-D/16 values, which no check here reads).",
         carrier_markdown(carrier, tables["transformer_heads"], untrained),
         carrier_finding(carrier),
-        retrieving_finding(tables["transformer_heads"]),
         baseline_text(head_dim // 2),
         untrained_markdown(untrained),
         "![shift equivariance of the transformer](figures/transformer_shift.png)",
-        "![accuracy by position and the retrieval heads](figures/transformer.png)",
+        "![accuracy by position and the retrieving heads](figures/transformer.png)",
         "**Claim**: the phenomenon (near perfect in range, well above chance at every length past it, a graceful "
         "decay), the equivariance and the carrier transfer to a multi-layer, multi-head transformer. The steps "
-        "finding, that the retrieval head's kernel predicts where the accuracy steps down, is this pipeline's own "
+        "finding, that the strongest head's kernel predicts where the accuracy steps down, is this pipeline's own "
         "hypothesis, not the paper's claim. Verdict per finding:",
         findings_markdown(checks),
         checks_markdown(checks),

@@ -59,14 +59,25 @@ def rope_drops(by_position: pd.DataFrame, train_length_max: int) -> pd.DataFrame
     return drops.assign(size=size, step=size >= STEP_MIN_DROP)
 
 
-def retrieving_heads(heads: pd.DataFrame) -> pd.DataFrame:
-    """Per rope model (offset, seed): every head whose mean attention weight at offset K reaches
-    ``MIN_RETRIEVAL_ATTENTION`` (``heads``: the ``transformer_heads`` table), as ``L0H1 (0.93)``, and how many."""
-    at_offset = heads[heads["delta"] == heads["offset"]].sort_values(["offset", "seed", "layer", "head"])
-    retrieving = at_offset[at_offset["mean_weight"] >= MIN_RETRIEVAL_ATTENTION]
-    names = pd.Series([f"L{row.layer}H{row.head} ({row.mean_weight:.2f})" for row in retrieving.itertuples()],
-                      index=retrieving.index, dtype=object)
-    models = at_offset[["offset", "seed"]].drop_duplicates().set_index(["offset", "seed"])
-    grouped = names.groupby([retrieving["offset"], retrieving["seed"]])
-    return models.assign(heads=grouped.agg(", ".join), n_heads=grouped.size()).fillna(
-        {"heads": "none", "n_heads": 0}).astype({"n_heads": int}).reset_index()
+def retrieves(attention_at_offset):
+    """Whether a head retrieves: its mean attention weight at offset K reaches ``MIN_RETRIEVAL_ATTENTION`` (a float,
+    or a Series of them)."""
+    return attention_at_offset >= MIN_RETRIEVAL_ATTENTION
+
+
+def retrieving(carrier: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``carrier`` (``transformer_carrier``: every head of every rope model) of the heads that retrieve:
+    those the carrier checks judge."""
+    return carrier[carrier["retrieves"]]
+
+
+def same_heads_at_init(carrier: pd.DataFrame, untrained: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``untrained`` (``transformer_untrained_carrier``) of the (offset, seed, layer, head)s that retrieve
+    once trained (``retrieving``): the carrier checks' baseline."""
+    keys = ["offset", "seed", "layer", "head"]
+    return untrained.merge(retrieving(carrier)[keys], on=keys, how="inner")
+
+
+def strongest_heads(carrier: pd.DataFrame) -> pd.DataFrame:
+    """Per rope model (offset, seed): the row of its head with the most attention at offset K, retrieving or not."""
+    return carrier.loc[carrier.groupby(["offset", "seed"])["attention_at_offset"].idxmax()]

@@ -3,7 +3,8 @@ happens past the training range, each class set beside the one the account predi
 mechanism its registry entry states.
 
 The mechanism comes in as plain data (``variant_predictions.mechanism``, read from the registry's
-source), so this job loads no model and no torch. The classes are the rules of
+source); the only models it loads are the ``fire`` heads, for the threshold L each learned
+(``fire_thresholds``), which decides up to which length its bias is a function of the offset alone. The classes are the rules of
 ``lengthgen/experiments/variants/thresholds.py``; a prediction (``lengthgen/science/variant_predictions.py``)
 is a function of the properties and the offset alone, so it is fixed before any run.
 """
@@ -69,11 +70,22 @@ def fitted_summary(evaluations: pd.DataFrame, fits: pd.DataFrame) -> pd.DataFram
     return summarize_variants(runs_that_fit(evaluations, fits))
 
 
+def fire_thresholds(models) -> pd.DataFrame:
+    """``variants_fire_thresholds``: per (run, model) of ``models`` (trained ``fire`` heads) the threshold L its
+    encoding started from and the one it ended at, |s| x L0 with s its learned multiplier, as ``FIRE.logit_bias``
+    computes it."""
+    rows = [{**run, "initial_threshold": model.encoding.initial_threshold.item(),
+             "learned_threshold": (model.encoding.threshold_scale * model.encoding.initial_threshold).abs().item()}
+            for run, model in models]
+    return pd.DataFrame(rows, columns=["pe", "offset", "seed", "initial_threshold", "learned_threshold"])
+
+
 def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
     task, fits = settings["task"], inputs["fits"]
     summary = fitted_summary(inputs["evaluations"], fits)
     classes = classify_variants(summary, fit_counts(fits), task["vocab_size"], task["train_length_max"])
-    return {"variants_summary": summary, "variants_classes": classes}
+    return {"variants_summary": summary, "variants_classes": classes,
+            "variants_fire_thresholds": fire_thresholds(inputs["fire_models"])}
 
 
 # The fit filter is part of what is checked: the seed bootstrap redoes it on every resample.

@@ -1,5 +1,6 @@
 """The variants experiment's RESULTS.md section: accuracy by length, the classes, each encoding's mechanism
-properties, and per (encoding, offset) the class the account predicts from them beside the measured one."""
+properties, per (encoding, offset) the class the account predicts from them beside the measured one, and where each
+``fire`` model's learned threshold ended."""
 
 import pandas as pd
 
@@ -12,7 +13,8 @@ from lengthgen.experiments.variants.thresholds import (EXTRAPOLATES_ACCURACY, VA
 from lengthgen.checks.shared_rules import CHANCE_TOLERANCE, NEAR_PERFECT
 from lengthgen.science.variant_predictions import (CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS,
                                                   MONOTONE_FAILS_FROM_OFFSET, NO_COLLAPSE, NO_PREDICTION,
-                                                  RANDOM_POSITIONS_FAIL_FROM_OFFSET, at_length, prediction)
+                                                  RANDOM_POSITIONS_FAIL_FROM_OFFSET, at_length, predicted_class,
+                                                  prediction)
 
 # FIRE's two threshold policies in the registry (``learned_threshold`` of ``FIRE`` and ``FixedThresholdFIRE``), and
 # its initial threshold L where the name sets none (``threshold`` of ``FIRE.__init__``; tests/test_variants.py checks
@@ -32,6 +34,39 @@ def fire_markdown(order: list[str]) -> list[str]:
     return ["**FIRE.** The paper names no FIRE setting (its abstract and its supplement's file list, "
             "described in `docs/science.md`, mention FIRE nowhere), so no FIRE run here is the paper's: "
             + "; ".join(fires) + "."]
+
+
+def fire_thresholds_markdown(thresholds: pd.DataFrame, descriptions: dict[str, dict], far_length: int,
+                             train_length_max: int) -> list[str]:
+    """Where each trained ``fire`` model's threshold L ended (``variants_fire_thresholds``), one row per (K, seed),
+    and what it means for fire's prediction: its bias is offset only up to n = L, and the prediction above reads it
+    as offset only at no length. Read with its own L (as ``fire_fixed`` is with its fixed one), each model's
+    prediction is set beside that one. Nothing without trained ``fire`` models."""
+    if thresholds.empty:
+        return []
+    rows = thresholds.sort_values(["pe", "offset", "seed"])
+    predicted = [predicted_class(at_length(descriptions[row.pe], far_length), row.offset) for row in rows.itertuples()]
+    own = [predicted_class(at_length({**descriptions[row.pe], "offset_only_up_to": row.learned_threshold}, far_length),
+                           row.offset) for row in rows.itertuples()]
+    table = pd.DataFrame({"encoding": rows["pe"], "K": rows["offset"], "seed": rows["seed"],
+                          "L at start": rows["initial_threshold"].map("{:g}".format),
+                          "learned L": rows["learned_threshold"].map("{:.1f}".format),
+                          f"offset only at n={far_length}": (rows["learned_threshold"] >= far_length).map(
+                              {True: "yes", False: "no"}),
+                          "predicted with its own L": own, "predicted above": predicted})
+    learned = rows["learned_threshold"]
+    low, high = f"{learned.min():.1f}", f"{learned.max():.1f}"
+    agree = sum(mine == registry for mine, registry in zip(own, predicted))
+    return [
+        f"**FIRE's learned threshold.** Each trained `fire` model's threshold L where training left it: L = "
+        f"{low if low == high else f'{low} to {high}'} over its {len(rows)} model{'' if len(rows) == 1 else 's'} (from "
+        f"{', '.join(sorted({f'{value:g}' for value in rows['initial_threshold']}))}). Its bias is a function of the "
+        f"offset alone on sequences up to n = L and depends on the query position past it, so it is offset only at "
+        f"n={far_length}, where the class is read, in {int((learned >= far_length).sum())} of {len(rows)} models, and "
+        f"over the whole training range (n <= {train_length_max}) in {int((learned >= train_length_max).sum())}. The "
+        "prediction above reads `fire` as offset only at no length (L learned); read with its own L, as `fire_fixed` "
+        f"is with its fixed one, {agree} of {len(rows)} models get the same prediction.",
+        table.to_markdown(index=False, disable_numparse=True)]
 
 
 def spread_caveat(cell) -> str:
@@ -184,6 +219,8 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         properties_markdown(descriptions, order),
         predictions_rule(),
         predictions_markdown(classes, descriptions, order),
+        *fire_thresholds_markdown(tables["variants_fire_thresholds"], descriptions,
+                                  VARIANT_LENGTH_FACTOR * task["train_length_max"], task["train_length_max"]),
         f"**Claim**: the mechanism decides the class: every predicted class above is the measured one "
         f"({predictions_tally(classes, descriptions)}). Each prediction is one evidence check, holding when the "
         "measured class is one it allows; an impossibility is a sanity check instead, on the lowest in-range "
