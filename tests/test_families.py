@@ -101,6 +101,23 @@ def test_model_settings_are_the_config_s_with_the_longest_training_length(smoke)
     assert families.expected_settings("sweep", smoke)["vocab_size"] == smoke["task"]["vocab_size"]
 
 
+def test_the_matched_softmax_head_is_arm_2_with_its_softmax(default, smoke):
+    """The linear experiment's matched control: arm 2's base, seeds, offsets and training, softmax attention, its
+    own folder; every other setting the linear head's."""
+    for config in (default, smoke):
+        linear, matched = (families.model_settings(name, config) for name in ("linear", "linear_softmax"))
+        assert (matched["attention"], linear["attention"]) == ("softmax", "linear")
+        assert matched["rope_base"] == linear["rope_base"] == config["linear"]["rope_base"] != config["model"]["rope_base"]
+        assert {key: value for key, value in matched.items() if key != "attention"} == {
+            key: value for key, value in linear.items() if key != "attention"}
+        assert families.train_settings("linear_softmax", config) == families.train_settings("linear", config)
+        assert families.train_settings("linear_softmax", config)["steps"] == config["linear"]["steps"]
+        assert families.runs("linear_softmax", config) == families.runs("linear", config)
+        assert families.trained_seeds("linear_softmax", config) == config["sweep"]["seed"]
+    assert families.run_path("linear_softmax", {"pe": "rope", "seed": 3, "offset": 2}) == "linear_softmax/seed~3/offset~2"
+    assert families.expected_settings("linear_softmax", smoke)["attention"] == "softmax"  # a linear head's file is refused
+
+
 def test_train_settings_are_each_familys_section_sorted(smoke):
     assert families.train_settings("sweep", smoke) == smoke["train"]
     assert list(families.train_settings("sweep", smoke)) == sorted(smoke["train"])
@@ -114,7 +131,7 @@ def test_train_settings_are_each_familys_section_sorted(smoke):
 
 def test_range_fits_group_the_single_heads_with_shared_runs_once(default):
     groups = families.range_fit_files(default)
-    assert list(groups) == ["head", "linear", "log_length", "transformer"]
+    assert list(groups) == ["head", "linear", "linear_softmax", "log_length", "transformer"]
     heads = groups["head"]
     assert len(heads) == len(set(heads))
     shared = {"pe~rope/seed~0/offset~1", "pe~learned/seed~4/offset~3"}  # runs of both the sweep and the variants

@@ -36,9 +36,9 @@ CONTROL = RegressionConfig(d_model=16, rope_base=0.05, steps=400, batch_size=64,
 LENGTHS = (8, 16, 32, 64, 128)  # reference length 16 (= 2 L), far length 128
 
 
-def tiny_head(d_model=8, vocab_size=3, seed=0, rope_base=10.0) -> AttentionHead:
+def tiny_head(d_model=8, vocab_size=3, seed=0, rope_base=10.0, attention="linear") -> AttentionHead:
     torch.manual_seed(seed)
-    return AttentionHead(HeadConfig(vocab_size, d_model, "rope", 256, rope_base=rope_base, attention="linear")).double()
+    return AttentionHead(HeadConfig(vocab_size, d_model, "rope", 256, rope_base=rope_base, attention=attention)).double()
 
 
 def eval_sets(offset=TASK.offset, lengths=LENGTHS, n_samples=200, vocab_size=TASK.vocab_size):
@@ -400,13 +400,16 @@ SETTINGS = {
 
 @pytest.fixture(scope="module")
 def experiment():
-    """The experiment on two offsets x two seeds of untrained arm-2 heads: (inputs, tables, checks)."""
-    runs = [({"pe": "rope", "offset": offset, "seed": seed},
-             tiny_head(d_model=16, vocab_size=TASK.vocab_size, seed=seed, rope_base=1e4).float())
-            for offset in (1, 2) for seed in (0, 1)]
+    """The experiment on two offsets x two seeds of untrained arm-2 heads and their matched softmax heads: (inputs,
+    tables, checks)."""
+    def heads(**settings):
+        return [({"pe": "rope", "offset": offset, "seed": seed},
+                 tiny_head(d_model=16, vocab_size=TASK.vocab_size, seed=seed, **settings).float())
+                for offset in (1, 2) for seed in (0, 1)]
+
     curves = pd.DataFrame([{"offset": offset, "seed": seed, "step": step, "accuracy": step / 100}
                            for offset in (1, 2) for seed in (0, 1) for step in range(1, 101)])
-    inputs = {"models": runs, "curves": curves,
+    inputs = {"models": heads(rope_base=1e4), "matched": heads(rope_base=0.05, attention="softmax"), "curves": curves,
               "eval_sets": {offset: eval_sets(offset, lengths=(8, 16, 32), n_samples=64) for offset in (1, 2)}}
     results = linear.analyze(inputs, SETTINGS)
     checks = with_keys(linear.checks({name: results[name] for name in linear.CHECKED}, SETTINGS), "linear", "linear")
@@ -424,7 +427,13 @@ def test_the_experiment_writes_its_declared_tables(experiment):
     assert progress.loc[(progress["offset"] == 1) & (progress["seed"] == 0), "until_step"].tolist() == [25, 50, 75, 100]
     assert progress["accuracy"].iloc[0] == pytest.approx(np.arange(1, 26).mean() / 100)
     tables.to_arrow(checks, CLAIMS)
-    assert len(checks) == 8 and checks["offset"].isna().all()  # arm 1: 4 sanity checks; arm 2: 4 evidence
+    # arm 1: 4 sanity checks; arm 2: 4 evidence; its matched softmax head: its fit and the pair at each K
+    assert len(checks) == 11 and checks["offset"].isna().sum() == 9 and set(checks["offset"].dropna()) == {1, 2}
+    by_length = results["linear_by_length"]
+    matched = by_length[by_length["arm"] == linear.MATCHED]
+    assert set(zip(matched["offset"], matched["seed"])) == {(1, 0), (1, 1), (2, 0), (2, 1)}
+    assert len(matched) == len(by_length[by_length["arm"] == linear.HEAD])  # the same lengths as arm 2
+    assert set(results["linear_comparison"]["arm"]) == {linear.CONTROL, linear.HEAD}  # no kernel of the matched head
     of_control = checks["claim"].str.startswith(schemas.ARMS[linear.CONTROL])
     assert (checks.loc[of_control, "kind"] == "sanity").all() and (checks.loc[~of_control, "kind"] == "evidence").all()
     assert len(results["linear_min_norm_sweep"]) == 8  # 2 widths x 2 bases x 2 offsets
@@ -453,9 +462,11 @@ def test_the_section_reports_both_arms_and_their_checks(experiment):
     assert re.search(r"^\|\s*d\s*\|\s*base\s*\|\s*condition number", text, re.M)  # arm 1's sweep
     kappa = results["linear_comparison"].query("arm == @linear.CONTROL")["condition_number"].max()
     assert f"condition number {kappa:.3g}" in text
-    of_control = checks["claim"].str.startswith(schemas.ARMS[linear.CONTROL])
-    assert (f"Arm 1 (sanity): {checks.loc[of_control, 'holds'].sum()}/4 checks hold; "
-            f"arm 2 (evidence): {checks.loc[~of_control, 'holds'].sum()}/4.") in text
+    holds = {arm: checks.loc[checks["claim"].str.startswith(schemas.ARMS[arm]), "holds"].sum()
+             for arm in (linear.CONTROL, linear.HEAD, linear.MATCHED)}
+    assert (f"Arm 1 (sanity): {holds[linear.CONTROL]}/4 checks hold; arm 2 (evidence): {holds[linear.HEAD]}/4; "
+            f"arm 2 against its matched softmax head (evidence): {holds[linear.MATCHED]}/3.") in text
+    assert "(figures/linear_matched.png)" in text and "is it the softmax?" in text
     assert all(statistic in text for statistic in checks["statistic"])
     first_row = {arm: re.search(rf"^\|\s*{arm}\s*\|\s*1\s*\|", text, re.M).start() for arm in (1, 2)}
     assert first_row[1] < first_row[2]  # arm 1 first
@@ -482,6 +493,49 @@ def test_the_figure_shows_each_arms_accuracy_and_its_kernels(experiment):
             for line in ax.get_lines()[:2]:
                 assert line.get_label() in ("trained", "min-norm")
                 assert line.get_ydata()[list(line.get_xdata()).index(offset)] == pytest.approx(1.0)
+
+
+def test_the_matched_figure_shows_both_heads_accuracy_per_k(experiment):
+    """One panel per K; in each, arm 2's and its matched softmax head's mean accuracy over seeds by length, the band
+    from the lowest seed to the highest, and a mark at 4 L."""
+    _, results, _ = experiment
+    figure = linear_plot.draw(results, SETTINGS)["linear_matched"]
+    by_length = results["linear_by_length"]
+    assert [ax.get_title() for ax in figure.axes] == ["K=1", "K=2"]
+    for ax, offset in zip(figure.axes, (1, 2)):
+        lines = {line.get_label(): line for line in ax.get_lines()}
+        for arm in (linear.HEAD, linear.MATCHED):
+            rows = by_length[(by_length["arm"] == arm) & (by_length["offset"] == offset)]
+            line = lines[f"{schemas.ARMS[arm]}, 2 seeds"]
+            assert list(line.get_xdata()) == [8, 16, 32]
+            assert list(line.get_ydata()) == pytest.approx(rows.groupby("length")["accuracy"].mean().tolist())
+        assert lines["4x the longest training length"].get_xdata()[0] == 4 * TASK.train_length_max
+        assert lines["chance"].get_ydata()[0] == pytest.approx(1 / TASK.vocab_size)
+
+
+def test_the_headlines_are_arm_2s_accuracy_at_4x_and_its_matched_heads_lead_per_run():
+    """By (offset, seed): arm 2's accuracy at 4 L = 32, and the matched head's minus arm 2's of the same run; a run
+    the matched head lacks has no lead (no value, rather than arm 2's accuracy negated)."""
+    from lengthgen.experiments.linear.headlines import HEADLINES
+
+    headlines = {headline.name: headline for headline in HEADLINES}
+    accuracy = headlines["linear: linear-attention head's accuracy at 4x the training length"]
+    lead = headlines["linear: matched softmax head's accuracy at 4x the training length minus the linear head's"]
+    table = pair_table({(linear.HEAD, 1): [0.5, 0.25], (linear.MATCHED, 1): [0.9, 0.5], (linear.HEAD, 2): [0.125]})
+    settings = {"vocab_size": 8, "train_length_max": 8}
+    assert accuracy.per_run(table, settings).to_dict() == {(1, 0): 0.5, (1, 1): 0.25, (2, 0): 0.125}
+    assert (accuracy.comparison, accuracy.threshold(settings)) == ("<=", thresholds.CHANCE_MULTIPLE / 8)
+    assert lead.per_run(table, settings).to_dict() == pytest.approx({(1, 0): 0.4, (1, 1): 0.25})
+    assert (lead.comparison, lead.threshold(settings), lead.bounds) == (">=", thresholds.MIN_SOFTMAX_ADVANTAGE, (-1, 1))
+
+
+def test_the_linear_experiment_reads_its_matched_heads_family():
+    from lengthgen.experiments.catalog import CATALOG
+    from lengthgen.experiments.declaration import Models
+
+    experiment = next(each for each in CATALOG if each.name == "linear")
+    assert experiment.reads["models"] == Models("linear") and experiment.reads["matched"] == Models("linear_softmax")
+    assert "linear_matched" in experiment.figures
 
 
 # --- hand-made cases: each statistic by hand, each check's text ------------------------------------------------
@@ -682,6 +736,56 @@ def test_accuracy_at_a_length_and_its_message_when_absent():
     assert str(error.value) == "no evaluation at length 16 (EXTRAPOLATION_FACTOR x train_length_max)"
 
 
+def pair_table(far: dict, fit: dict | None = None) -> pd.DataFrame:
+    """Arm 2 and its matched softmax head (V = 8, L = 8): ``far[(arm, offset)]`` their accuracies at 4 L = 32 per
+    seed, ``fit[(arm, offset)]`` seed 0's accuracy at in-range length 4 (1.0 where not given, and for other seeds)."""
+    fit = fit or {}
+    frames = [by_length_table([row for seed, accuracy in enumerate(accuracies)
+                               for row in ((4, fit.get((arm, offset), 1.0) if seed == 0 else 1.0, 0.0, seed),
+                                           (8, 1.0, 0.0, seed), (32, accuracy, 0.0, seed))]).assign(arm=arm, offset=offset)
+              for (arm, offset), accuracies in far.items()]
+    return pd.concat(frames, ignore_index=True)
+
+
+def test_the_pair_holds_per_k_where_the_softmax_head_leads_by_the_margin():
+    """Per K, the matched head's mean accuracy at 4 L minus arm 2's against 0.25 (inclusive): K=1 leads by
+    (0.9 + 0.6)/2 - (0.5 + 0.5)/2 = 0.25 and holds, K=2 by 0.2 and does not; the matched head's fit pooled first."""
+    table = pair_table({(linear.HEAD, 1): [0.5, 0.5], (linear.MATCHED, 1): [0.9, 0.6],
+                        (linear.HEAD, 2): [0.5, 0.6], (linear.MATCHED, 2): [0.7, 0.8]})
+    fit, *pairs = linear.matched_checks(table, 8)
+    assert (fit["claim"], fit["value"], fit["holds"], fit["offset"]) == (
+        "matched softmax head (arm 2's base): fits the training range (precondition)", 1.0, True, None)
+    assert [check["claim"] for check in pairs] == [
+        "matched softmax head (arm 2's base): arm 2's failure to extrapolate is specific to softmax"] * 2
+    assert [check["statistic"] for check in pairs] == [
+        "matched softmax head's mean accuracy at 4x the longest training length minus arm 2's"] * 2
+    assert [check["offset"] for check in pairs] == [1, 2]
+    assert [check["value"] for check in pairs] == pytest.approx([0.25, 0.2])
+    assert [(check["comparison"], check["threshold"]) for check in pairs] == [(">=", thresholds.MIN_SOFTMAX_ADVANTAGE)] * 2
+    assert [check["holds"] for check in pairs] == [True, False]
+    assert [check["rule"] for check in pairs] == [">= 0.25 (n=32)"] * 2
+    # The softmax head behind arm 2 (the pair reversed) fails: the rule is one-sided.
+    reversed_pair = pair_table({(linear.HEAD, 1): [0.9, 0.6], (linear.MATCHED, 1): [0.5, 0.5]})
+    assert linear.matched_checks(reversed_pair, 8)[1]["value"] == pytest.approx(-0.25)
+    assert not linear.matched_checks(reversed_pair, 8)[1]["holds"]
+
+
+def test_the_pair_is_not_judged_at_a_k_where_either_head_misses_its_range():
+    """A lead of 0.4 at both K; at K=2 one seed of the matched head (then of arm 2) is at 0.98 at an in-range length:
+    K=2 is not judged (NaN, does not hold, the rule says why), K=1 still is; the matched head's fit fails."""
+    far = {(linear.HEAD, 1): [0.5, 0.5], (linear.MATCHED, 1): [0.9, 0.9],
+           (linear.HEAD, 2): [0.5, 0.5], (linear.MATCHED, 2): [0.9, 0.9]}
+    for unfit in (linear.MATCHED, linear.HEAD):
+        fit, first, second = linear.matched_checks(pair_table(far, {(unfit, 2): 0.98}), 8)
+        assert fit["holds"] == (unfit == linear.HEAD)
+        assert first["holds"] and first["value"] == pytest.approx(0.4)
+        assert math.isnan(second["value"]) and not second["holds"]
+        assert second["rule"] == "not judged: a head of the pair does not fit its range (>= 0.25 (n=32))"
+    # A K without the matched head's rows is no pass either.
+    alone = pair_table({(linear.HEAD, 1): [0.5, 0.5]})
+    assert not any(check["holds"] for check in linear.matched_checks(alone, 8))
+
+
 def control_comparison(**columns) -> pd.DataFrame:
     return pd.DataFrame({"arm": linear.CONTROL, "offset": [1, 2], "seed": 0, **columns})
 
@@ -807,8 +911,10 @@ def test_the_experiment_holds_both_arms_of_every_run(experiment):
     longest evaluation length."""
     _, results, _ = experiment
     runs = {(arm, offset, seed) for arm in (linear.CONTROL, linear.HEAD) for offset in (1, 2) for seed in (0, 1)}
-    for name in ("linear_by_length", "linear_cutoffs", "linear_comparison", "linear_kernel"):
+    for name in ("linear_cutoffs", "linear_comparison", "linear_kernel"):
         assert set(map(tuple, results[name][["arm", "offset", "seed"]].to_numpy())) == runs, name
+    matched = {(linear.MATCHED, offset, seed) for offset in (1, 2) for seed in (0, 1)}
+    assert set(map(tuple, results["linear_by_length"][["arm", "offset", "seed"]].to_numpy())) == runs | matched
     by_length = results["linear_by_length"]
     assert sorted(set(by_length["length"])) == [8, 16, 32]
     assert by_length.groupby("length")["in_training_range"].all().to_dict() == {8: True, 16: False, 32: False}
@@ -841,8 +947,11 @@ def test_analyze_names_each_arm_1_run_in_its_log_and_leaves_the_settings_alone(c
                                         "log_every": 1, "sweep_d_model": [16], "sweep_rope_base": [0.05]}}}
     before = copy.deepcopy(settings)
     runs = [({"pe": "rope", "offset": 2, "seed": 3}, tiny_head(d_model=16, vocab_size=8, seed=3, rope_base=0.05).float())]
+    matched = [(run, tiny_head(d_model=16, vocab_size=8, seed=3, rope_base=0.05, attention="softmax").float())
+               for run, _ in runs]
     curves = pd.DataFrame({"offset": 2, "seed": 3, "step": range(1, 5), "accuracy": 0.5})
-    inputs = {"models": runs, "curves": curves, "eval_sets": {2: eval_sets(2, lengths=(8, 16), n_samples=16)}}
+    inputs = {"models": runs, "matched": matched, "curves": curves,
+              "eval_sets": {2: eval_sets(2, lengths=(8, 16), n_samples=16)}}
     with caplog.at_level(logging.INFO, logger=linear.log.name):
         results = linear.analyze(inputs, settings)
     assert [record.getMessage() for record in caplog.records if record.name == linear.log.name] == [
@@ -854,17 +963,19 @@ def test_analyze_names_each_arm_1_run_in_its_log_and_leaves_the_settings_alone(c
 
 
 def test_claims_linear_reads_each_arm_from_its_own_rows():
-    """Arm 1's sanity checks from arm 1's rows only, arm 2's evidence from arm 2's: the two arms' tables differ
-    in every column a check reads, and each value is its own arm's."""
+    """Arm 1's sanity checks from arm 1's rows only, arm 2's evidence from arm 2's, the pair's from arm 2's and its
+    matched softmax head's: the tables differ in every column a check reads, and each value is its own arm's."""
     head = by_length_table(HEAD_ROWS)
     control = head.assign(arm=linear.CONTROL, accuracy=0.5)
+    matched = head.assign(arm=linear.MATCHED, accuracy=0.995)
     comparison = pd.concat([control_comparison(condition_number=[3.0, 7.5], kernel_cosine=[0.9995, 0.9991],
                                                max_kernel_error=[0.002, 0.01], relative_error=9.0),
                             head_comparison([0.1, 0.3]).assign(condition_number=1e9, kernel_cosine=-1.0,
                                                                max_kernel_error=5.0)], ignore_index=True)
-    checks = linear.claims_linear(pd.concat([control, head], ignore_index=True), comparison, 8, 8)
-    assert [check["value"] for check in checks] == pytest.approx([7.5, 0.5, 0.9991, 0.01, 0.99, 0.5, 1.0, 0.3])
-    assert [check["kind"] for check in checks] == ["sanity"] * 4 + ["evidence"] * 4
+    checks = linear.claims_linear(pd.concat([control, head, matched], ignore_index=True), comparison, 8, 8)
+    assert [check["value"] for check in checks] == pytest.approx(
+        [7.5, 0.5, 0.9991, 0.01, 0.99, 0.5, 1.0, 0.3, 0.995, 0.995 - 0.5])
+    assert [check["kind"] for check in checks] == ["sanity"] * 4 + ["evidence"] * 6
 
 
 def test_comparison_lengths_by_hand_and_the_message_without_two_past_the_range():
@@ -971,6 +1082,10 @@ def test_the_bootstrap_by_seed_sums_gives_the_recomputed_intervals_outcomes_and_
         for row in seed_rows(seed, fit, far, weights)])
     control = by_length_table([row for seed, fit in enumerate([1.0, 0.7, 1.0, 0.95])
                                for row in seed_rows(seed, fit, 0.2, (0.3, 0.3))]).assign(arm=linear.CONTROL)
+    # The matched softmax head: seed 3 misses its range; at 4 L it leads arm 2 by 0.4, 0.1, 0.4, 0.2, so over the
+    # seeds both heads fit (0 and 1) the mean lead straddles 0.25.
+    matched = by_length_table([row for seed, (fit, far) in enumerate([(1.0, 0.7), (1.0, 0.7), (1.0, 0.9), (0.98, 0.9)])
+                               for row in seed_rows(seed, fit, far, (0.3, 0.3))]).assign(arm=linear.MATCHED)
     comparison = pd.concat([
         pd.DataFrame({"arm": linear.CONTROL, "offset": 2, "seed": range(4), "condition_number": [3.0, 150.0, 3.0, 3.0],
                       "kernel_cosine": [0.9995, 0.9999, 0.998, 0.9999],
@@ -982,7 +1097,8 @@ def test_the_bootstrap_by_seed_sums_gives_the_recomputed_intervals_outcomes_and_
     def summed(**tables):
         return with_keys(linear.checks(tables, settings), "linear", "linear")
 
-    tables = {"linear_by_length": pd.concat([control, head], ignore_index=True), "linear_comparison": comparison}
+    tables = {"linear_by_length": pd.concat([control, head, matched], ignore_index=True),
+              "linear_comparison": comparison}
     spreads = [seed_bootstrap(claims_of, tables, resamples=200, seed=0)
                for claims_of in (summed, lambda **resampled: summed(**resampled).assign(seed_sums=None))]
     exact = [column for column in spreads[0].columns if column not in ("spread_low", "spread_high")]
@@ -991,4 +1107,5 @@ def test_the_bootstrap_by_seed_sums_gives_the_recomputed_intervals_outcomes_and_
         np.testing.assert_allclose(spreads[0][column], spreads[1][column], rtol=1e-14, atol=0)
     assert spreads[0]["holds_fraction"].between(0, 1, inclusive="neither").all()  # every outcome moves
     # alone, seed 2 is not judged past its range and seed 3 has no reference weight (no ratio)
-    assert spreads[0]["seeds_checked"].tolist() == [4, 4, 4, 4, 4, 3, 2, 3]
+    # alone, the pair is not judged on seed 2 (arm 2 misses its range) nor seed 3 (its matched head does)
+    assert spreads[0]["seeds_checked"].tolist() == [4, 4, 4, 4, 4, 3, 2, 3, 4, 2]

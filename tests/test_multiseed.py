@@ -36,9 +36,11 @@ def inputs(rope_far: dict) -> dict[str, pd.DataFrame]:
                                in_training_range=n <= 32) for k, s in runs for n in (32, 64)])
     frequency = pd.DataFrame([dict(offset=k, seed=s, top_share=0.95, top_alignment=0.97) for k, s in runs])
     untrained = pd.DataFrame([dict(offset=k, seed=s, top_share=0.6 + 0.1 * s, top_alignment=0.1) for k, s in runs])
-    linear = pd.DataFrame([dict(arm=arm, offset=k, seed=s, length=n, accuracy=0.1 if n > 32 else 1.0,
-                                in_training_range=n <= 32) for k, s in runs for n in (32, 128)
-                           for arm in ("min_norm_control", "attention_head")])
+    # arm 2 at 0.1 past the range, its matched softmax head at 0.6: ahead by 0.5 in every run
+    linear = pd.DataFrame([dict(arm=arm, offset=k, seed=s, length=n, in_training_range=n <= 32,
+                                accuracy=(0.6 if arm == "matched_softmax_head" else 0.1) if n > 32 else 1.0)
+                           for k, s in runs for n in (32, 128)
+                           for arm in ("min_norm_control", "attention_head", "matched_softmax_head")])
     return {"accuracy_by_length": accuracy, "mechanics_by_length": mechanics,
             "mechanics_untrained_by_length": untrained_mechanics, **shift,
             "prop1_prediction": prop1, "frequency_summary": frequency, "frequency_untrained_summary": untrained,
@@ -69,6 +71,9 @@ def test_headlines_are_read_per_run_and_the_experiment_judges_nothing():
     assert margin.tolist() == pytest.approx([0.95 - 0.7] * 4)  # the highest untrained share at each offset: seed 1
     shift = by_seed[by_seed["headline"].str.startswith("shift")]
     assert sorted(zip(shift["offset"], shift["seed"])) == [(1, 0), (1, 1), (2, 0), (2, 1)]  # both offsets' tables
+    lead = by_seed[by_seed["headline"] == "linear: matched softmax head's accuracy at 4x the training length minus "
+                                          "the linear head's"].set_index(["offset", "seed"])["value"]
+    assert lead.to_dict() == pytest.approx({(1, 0): 0.5, (1, 1): 0.5, (2, 0): 0.5, (2, 1): 0.5})
 
     summary = tables["headline_summary"]
     rope_summary = summary[summary["headline"].str.startswith("generalization: rope")].set_index("offset")
@@ -128,7 +133,7 @@ def test_a_head_that_learned_nothing_meets_the_mae_headline_but_not_its_baseline
                       "untrained"]
     assert checks["generalization: learned distance from chance past the range (max over lengths)"]
     assert not checks["generalization: learned lowest accuracy in the training range"]
-    assert checks["linear, arm 2 (linear-attention head): accuracy at 4x the training length"]
+    assert checks["linear: linear-attention head's accuracy at 4x the training length"]
     assert not checks["linear, arm 2 (linear-attention head): lowest accuracy in the training range"]
 
 

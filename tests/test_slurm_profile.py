@@ -17,7 +17,7 @@ from lengthgen.studies.confirmation.runs import confirmation_runs
 from lengthgen.studies.robustness.points import robustness_points
 
 PROFILE = yaml.safe_load((REPO / "profiles" / "slurm" / "config.yaml").read_text())
-MODEL_RULES = {"train_sweep", "train_variants", "train_linear", "train_log_length", "evaluate_sweep",
+MODEL_RULES = {"train_sweep", "train_variants", "train_linear", "train_linear_softmax", "train_log_length", "evaluate_sweep",
                "evaluate_variants", "train_transformer", "evaluate_transformer"}
 
 
@@ -28,7 +28,7 @@ def model_chains(config: dict) -> int:
     prepare_config(config, SCHEMA)
     sweep, variants, transformer = config["sweep"], config["variants"], config["transformer"]
     heads = set(product(sweep["pe"], sweep["offset"])) | set(product(variants["pe"], variants["offsets"]))
-    modified = 2 * len(sweep["offset"])  # the linear and the log-length heads
+    modified = 3 * len(sweep["offset"])  # the linear heads, their matched softmax heads and the log-length heads
     return len(heads) + modified + len(transformer["pe"]) * len(transformer["offsets"])
 
 

@@ -143,7 +143,8 @@ def test_every_experiment_has_its_figure_section_and_claims(smoke_run):
                    "errors", "rope_bases", "transformer"]  # multiseed judges nothing: no checks
     figures = ["generalization", "mechanics", *(f"shift_equivariance_K{k}" for k in config["shift"]["offsets"]),
                *(f"prop1_validation_K{k}" for k in config["sweep"]["offset"]), "frequency_rank", "linear_control",
-               "pe_variants", "dilution_cures", "error_split", "rope_bases", "transformer_shift", "transformer", "multiseed_results"]
+               "linear_matched", "pe_variants", "dilution_cures", "error_split", "rope_bases", "transformer_shift",
+               "transformer", "multiseed_results"]
     results = smoke_run / "results"
     pages = "\n".join(page.read_text() for page in results.glob("experiments/*.md"))
     for figure in figures:

@@ -89,12 +89,15 @@ CATALOG = [
                        "frequency_singular_values"),
                figures=("frequency_rank",), needs=(trained("rope"),),
                headline_tables=("frequency_summary", "frequency_untrained_summary")),
-    # Trains its own rope heads without softmax; its decay rate compares two lengths past 2x the range.
-    Experiment("linear", reads={"models": Models("linear"), "curves": TrainingCurves("linear"), "eval_sets": EvalSets()},
+    # Trains its own rope heads without softmax, and the same heads with it (matched); its decay rate compares two
+    # lengths past 2x the range.
+    Experiment("linear", reads={"models": Models("linear"), "matched": Models("linear_softmax"),
+                                "curves": TrainingCurves("linear"), "eval_sets": EvalSets()},
                settings=(*TASK, "linear", "model.d_model", "model.rope_base"),
                tables=("linear_by_length", "linear_kernel", "linear_cutoffs", "linear_comparison",
                        "linear_convergence", "linear_training_progress", "linear_min_norm_sweep"),
-               figures=("linear_control",), needs=(lengths_past(2, count=2),), headline_tables=("linear_by_length",)),
+               figures=("linear_control", "linear_matched"), needs=(lengths_past(2, count=2),),
+               headline_tables=("linear_by_length",)),
     # Trains every encoding it names; reads its fire models for the threshold each learned (fire_fixed's is fixed).
     Experiment("variants", reads={"evaluations": Evaluations("variants"), "fits": RangeFits("variants"),
                                   "fire_models": Models("variants", pe=("fire",))},

@@ -21,10 +21,11 @@ CHANCE = "chance"
 
 @dataclass(frozen=True)
 class Baseline:
-    """What the primary statistic is set against: chance (1 / V) where ``statistic`` is None, else that headline's
-    mean over seeds at the same K and condition, called ``label``."""
+    """What the primary statistic is set against, called ``label``: chance (1 / V) where the label is ``CHANCE``; a
+    fixed ``value`` (no difference: 0); else the headline ``statistic``'s mean over seeds at the same K and condition."""
     label: str
     statistic: str | None = None
+    value: float | None = None
 
 
 @dataclass(frozen=True)
@@ -96,9 +97,17 @@ CLAIMS = (
           secondary=("errors: share of rope's ranking errors won by a key at an offset never trained",)),
     Claim("linear control", "without softmax, no extrapolation",
           "without softmax normalization, training selects a min-norm interpolant that does not extrapolate",
-          "linear", "linear, arm 2 (linear-attention head): accuracy at 4x the training length",
+          "linear", "linear: linear-attention head's accuracy at 4x the training length",
           "the linear-attention head's accuracy at 4x the training length (share correct)", Baseline(CHANCE),
           preconditions=("linear, arm 2 (linear-attention head): lowest accuracy in the training range",)),
+    Claim("softmax control", "the shortfall is the softmax's, not the base's",
+          "the linear head's failure to extrapolate is specific to softmax: the same head with its softmax, at the same "
+          "rotary base, seeds and training, extrapolates further", "linear",
+          "linear: matched softmax head's accuracy at 4x the training length minus the linear head's",
+          "the matched softmax head's accuracy at 4x the training length minus the linear head's",
+          Baseline("no difference", value=0.0),
+          preconditions=("linear, arm 2 (linear-attention head): lowest accuracy in the training range",
+                         "linear: matched softmax head's lowest accuracy in the training range")),
     Claim("transformer", "it all transfers to a transformer",
           "the phenomenon, the equivariance and the carrier transfer to a multi-layer, multi-head transformer",
           "transformer", "transformer: rope accuracy at 4x the training length",

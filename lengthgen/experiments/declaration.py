@@ -13,8 +13,8 @@ Inputs are named sources, resolved to files by the workflow and loaded by the ru
 - ``EvalSets()``: the evaluation token sets, {offset: {length: (tokens, targets)}};
 - ``Table(name)``: a table another experiment (or the workflow) wrote, ``tables/<name>.parquet``.
 
-Families: those of ``families.FAMILIES`` (``sweep``, ``variants``, ``linear``, ``log_length``,
-``transformer``), which say where each family's runs are. An experiment ``per_offset`` runs once per
+Families: those of ``families.FAMILIES`` (``sweep``, ``variants``, ``linear``, ``linear_softmax``,
+``log_length``, ``transformer``), which say where each family's runs are. An experiment ``per_offset`` runs once per
 offset of a config list: its sections, tables and figures carry ``K{offset}``, and its sweep
 models and evaluation sets are those of that offset.
 """

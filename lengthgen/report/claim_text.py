@@ -39,6 +39,8 @@ def per_offset(values, offsets) -> str:
 def baseline_text(claim: Claim, rows: pd.DataFrame) -> str:
     if claim.baseline.label == CHANCE:
         return f"chance {number(rows['baseline'].iloc[0])}" if len(rows) else CHANCE
+    if claim.baseline.value is not None:
+        return f"{claim.baseline.label} ({number(claim.baseline.value)})"
     return f"{claim.baseline.label} {' / '.join(number(value) for value in rows['baseline'])}"
 
 

@@ -202,9 +202,9 @@ def title_of(sections: list[str], experiment: str) -> str:
     return re.sub(PER_OFFSET_SUFFIX.rstrip("$") + r"\b", "", title)
 
 
-def told_by(experiment: str) -> Claim | None:
-    """The claim whose page is this experiment's, if any."""
-    return next((claim for claim in CLAIMS if claim.page == experiment), None)
+def told_by(experiment: str) -> list[Claim]:
+    """The claims whose page is this experiment's."""
+    return [claim for claim in CLAIMS if claim.page == experiment]
 
 
 def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame) -> list[str]:
@@ -231,12 +231,12 @@ def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame) 
 
 def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, judgments: pd.DataFrame,
                     secondary: pd.DataFrame) -> str:
-    claim = told_by(experiment)
+    claims = told_by(experiment)
     return "\n\n".join([
         f"# {title_of(sections, experiment)}",
         "[Back to the results](../RESULTS.md)",
-        *(claim_block(claim, judgments, secondary) if claim else
-          ["Beyond the claims of the paper: no verdict, the checks below describe what was measured."]),
+        *(line for claim in claims for line in claim_block(claim, judgments, secondary)),
+        *([] if claims else ["Beyond the claims of the paper: no verdict, the checks below describe what was measured."]),
         *(rebased(figure) for figure in figures_of(sections)),
         "**Checks** (each a rule fixed in code; secondary evidence, counted in no verdict):",
         checks_markdown(checks) if not checks.empty else "None.",

@@ -1,5 +1,5 @@
 # One training rule per model family (lengthgen/experiments/families.py): train_sweep, train_variants, train_linear,
-# train_log_length, train_transformer. A job trains every seed of one (pe, offset) side by side with its family's
+# train_linear_softmax, train_log_length, train_transformer. A job trains every seed of one (pe, offset) side by side with its family's
 # trainer (lengthgen/training/loop.py); each seed still gets its own model.pt, training_curve.parquet and
 # range_fit.parquet. A family whose runs others train (variants the sweep shares) trains only the rest.
 for family in [each for each in FAMILIES.values() if families.trained_encodings(each.name, config)]:

@@ -68,10 +68,11 @@ from lengthgen.science.rotary_regression import (RegressionConfig, condition_num
 from lengthgen.experiments.linear.thresholds import (CHANCE_MULTIPLE, EXTRAPOLATION_FACTOR, LINEAR_CUTOFFS,
                                                      LINEAR_HEAD_FIT_ACCURACY, MAX_CONDITION_NUMBER, MAX_KERNEL_ERROR,
                                                      MAX_RELATIVE_KERNEL_ERROR, MIN_CONVERGENCE_COSINE,
-                                                     MIN_FAR_WEIGHT_RATIO, MIN_IN_RANGE_ACCURACY)
+                                                     MIN_FAR_WEIGHT_RATIO, MIN_IN_RANGE_ACCURACY,
+                                                     MIN_SOFTMAX_ADVANTAGE)
 from lengthgen.experiments.linear.tables import ARMS
 from lengthgen.task import TaskConfig
-from lengthgen.experiments.linear.summaries import CONTROL, HEAD, SWEEP_CUTOFF, comparison_lengths
+from lengthgen.experiments.linear.summaries import CONTROL, HEAD, MATCHED, SWEEP_CUTOFF, comparison_lengths
 
 log = logging.getLogger(__name__)
 EXACT = 0.0  # the pseudo-inverse with no cut-off: arm 1's reference, its basis being well-conditioned
@@ -296,6 +297,15 @@ def analyze_head(model: AttentionHead, task: TaskConfig, eval_sets: dict, n_offs
     return {"by_length": by_length, "kernels": kernels, "cutoffs": sweep, "comparison": comparison}
 
 
+def analyze_matched(model: AttentionHead, task: TaskConfig, eval_sets: dict) -> pd.DataFrame:
+    """Measure one matched softmax head (arm 2 with its softmax): by_length only, its accuracy and weights being what
+    it is compared on; the min-norm kernel is a question about heads without a softmax."""
+    if model.config.attention != "softmax" or model.config.pe != "rope":
+        raise ValueError(f"the matched softmax head needs pe='rope', attention='softmax'; got {model.config.pe!r}, "
+                         f"{model.config.attention!r}")
+    return in_range(evaluate_weights(head_predictor(model), eval_sets, task.offset), task)
+
+
 def in_range(by_length: pd.DataFrame, task: TaskConfig) -> pd.DataFrame:
     return by_length.assign(in_training_range=by_length["length"].between(task.train_length_min, task.train_length_max))
 
@@ -342,8 +352,13 @@ def min_norm_sweep(d_models, rope_bases, train_length_max: int, eval_sets_by_off
 # The experiment: both arms of every run, and the checks
 
 
+def run_task(task: dict, run: dict) -> TaskConfig:
+    return TaskConfig(task["vocab_size"], int(run["offset"]), task["train_length_min"], task["train_length_max"])
+
+
 def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
-    """Arm 1 trained here per (seed, offset) and swept in closed form, arm 2 the trained heads: seven tables."""
+    """Arm 1 trained here per (seed, offset) and swept in closed form, arm 2 the trained heads, and arm 2's matched
+    softmax heads (rows of linear_by_length): seven tables."""
     task, min_norm = settings["task"], dict(settings["linear"]["min_norm"])
     sweep_d_models, sweep_rope_bases = min_norm.pop("sweep_d_model"), min_norm.pop("sweep_rope_base")
     control = RegressionConfig(**min_norm)
@@ -351,15 +366,17 @@ def analyze(inputs: dict, settings: dict) -> dict[str, pd.DataFrame]:
     parts = []
     for run, model in inputs["models"]:
         offset, seed = int(run["offset"]), int(run["seed"])
-        run_task = TaskConfig(task["vocab_size"], offset, task["train_length_min"], task["train_length_max"])
         eval_sets = inputs["eval_sets"][offset]
         log.info("arm 1: training the min-norm control for seed %d, offset %d", seed, offset)
-        for arm, tables in ((CONTROL, analyze_control(control, run_task, seed, eval_sets, n_offsets)),
-                            (HEAD, analyze_head(model, run_task, eval_sets, n_offsets))):
+        for arm, tables in ((CONTROL, analyze_control(control, run_task(task, run), seed, eval_sets, n_offsets)),
+                            (HEAD, analyze_head(model, run_task(task, run), eval_sets, n_offsets))):
             parts.append({name: frame.assign(arm=arm, offset=offset, seed=seed) for name, frame in tables.items()})
+    for run, model in inputs["matched"]:
+        by_length = analyze_matched(model, run_task(task, run), inputs["eval_sets"][int(run["offset"])])
+        parts.append({"by_length": by_length.assign(arm=MATCHED, offset=int(run["offset"]), seed=int(run["seed"]))})
     tables = {f"linear_{name}": pd.concat([part[name] for part in parts if name in part], ignore_index=True)
               for name in ("by_length", "cutoffs", "comparison", "convergence")}
-    tables["linear_kernel"] = pd.concat([part["kernels"] for part in parts], ignore_index=True)
+    tables["linear_kernel"] = pd.concat([part["kernels"] for part in parts if "kernels" in part], ignore_index=True)
     sweep = min_norm_sweep(sweep_d_models, sweep_rope_bases, task["train_length_max"], inputs["eval_sets"],
                            task["vocab_size"])
     return {**tables, "linear_training_progress": training_progress(inputs["curves"]), "linear_min_norm_sweep": sweep}
@@ -440,7 +457,7 @@ def head_checks(by_length: pd.DataFrame, comparison: pd.DataFrame, train_length_
     judged ones NaN in a resample whose worst run does not fit (``fit_judged``); a value that is a mean or a ratio of
     means keeps pandas' as its value (the sums give it up to rounding)."""
     label = ARMS[HEAD]
-    worst_fit = seed_sums.minimum(by_length[by_length["in_training_range"]], "accuracy")
+    worst_fit = fits_range(by_length)
     fits = worst_fit.value() >= LINEAR_HEAD_FIT_ACCURACY
     far_length, chance_bound = EXTRAPOLATION_FACTOR * train_length_max, CHANCE_MULTIPLE / vocab_size
     reference, far = comparison_lengths(by_length["length"], train_length_max)
@@ -480,11 +497,46 @@ def fit_judged(worst_fit: SeedSums, statistic: SeedSums) -> SeedSums:
                              worst_fit, statistic)
 
 
+def fits_range(by_length: pd.DataFrame) -> SeedSums:
+    """The lowest accuracy over every in-range length, offset and seed of ``by_length``'s rows."""
+    return seed_sums.minimum(by_length[by_length["in_training_range"]], "accuracy")
+
+
+def matched_checks(by_length: pd.DataFrame, train_length_max: int) -> list[dict]:
+    """Arm 2 against its matched softmax head, evidence: the matched head fits its range (the precondition, over
+    every run), then per offset K the matched head's mean accuracy at 4x the longest training length minus arm 2's
+    reaches ``MIN_SOFTMAX_ADVANTAGE``, judged only where both heads fit every in-range length of every seed at that
+    K (not judged: NaN, and its rule says why). ``by_length`` holds both heads' rows (arms HEAD and MATCHED); a K
+    the matched head has no rows at gives NaN, which does not hold."""
+    matched_label, far_length = ARMS[MATCHED], EXTRAPOLATION_FACTOR * train_length_max
+    checks = [check(f"{matched_label}: fits the training range (precondition)",
+                    "lowest accuracy over every in-range length, offset and seed",
+                    fits_range(by_length[by_length["arm"] == MATCHED]), ">=", LINEAR_HEAD_FIT_ACCURACY)]
+    for offset in sorted(by_length.loc[by_length["arm"] == HEAD, "offset"].unique()):
+        heads = by_length[by_length["offset"] == offset]
+        far = heads[heads["length"] == far_length]
+        pair = [heads[heads["arm"] == arm] for arm in (HEAD, MATCHED)]
+        worst_fit = seed_sums.smallest([fits_range(rows) for rows in pair])
+        difference = seed_sums.mean(far[far["arm"] == MATCHED], "accuracy") - seed_sums.mean(
+            far[far["arm"] == HEAD], "accuracy")
+        rule = f">= {MIN_SOFTMAX_ADVANTAGE:g} (n={far_length})"
+        fits = worst_fit.value() >= LINEAR_HEAD_FIT_ACCURACY
+        checks.append(check(
+            f"{matched_label}: arm 2's failure to extrapolate is specific to softmax",
+            f"matched softmax head's mean accuracy at {EXTRAPOLATION_FACTOR}x the longest training length minus arm 2's",
+            difference.value() if fits else float("nan"), ">=", MIN_SOFTMAX_ADVANTAGE, offset=int(offset),
+            rule=rule if fits else f"not judged: a head of the pair does not fit its range ({rule})",
+            resampled=fit_judged(worst_fit, difference)))
+    return checks
+
+
 def claims_linear(by_length: pd.DataFrame, comparison: pd.DataFrame, train_length_max: int,
                   vocab_size: int) -> list[dict]:
-    """Arm 1's sanity checks (``control_checks``), then arm 2's evidence (``head_checks``). Thresholds from
-    ``lengthgen.checks.shared_rules``; ``tests/test_linear.py`` builds runs that fail each."""
+    """Arm 1's sanity checks (``control_checks``), then arm 2's evidence (``head_checks``), then arm 2 against its
+    matched softmax head (``matched_checks``). Thresholds from ``thresholds.py``; ``tests/test_linear.py`` builds runs
+    that fail each."""
     return [*control_checks(by_length[by_length["arm"] == CONTROL], comparison[comparison["arm"] == CONTROL],
                             train_length_max),
             *head_checks(by_length[by_length["arm"] == HEAD], comparison[comparison["arm"] == HEAD],
-                         train_length_max, vocab_size)]
+                         train_length_max, vocab_size),
+            *matched_checks(by_length[by_length["arm"].isin([HEAD, MATCHED])], train_length_max)]

@@ -1,20 +1,28 @@
-"""Figure of the linear experiment (``linear_control.png``): both arms of the control.
+"""Figures of the linear experiment.
 
-Top row, means over seeds per arm and offset K: accuracy vs length; the per-key distractor weight
-in the last octave vs length (target = 1); arm 1's convergence to the closed-form min-norm kernel;
-and the cut-off sensitivity (kernel cosine with the min-norm kernel at each cut-off). Second and
-third rows, one panel per K (lowest seed): the trained kernel against the min-norm one, arm 1
-(exact) and arm 2 (most favourable cut-off), inside and past the training offsets.
+``linear_control.png``, both arms of the control. Top row, means over seeds per arm and offset K: accuracy vs
+length; the per-key distractor weight in the last octave vs length (target = 1); arm 1's convergence to the
+closed-form min-norm kernel; and the cut-off sensitivity (kernel cosine with the min-norm kernel at each cut-off).
+Second and third rows, one panel per K (lowest seed): the trained kernel against the min-norm one, arm 1 (exact)
+and arm 2 (most favourable cut-off), inside and past the training offsets.
+
+``linear_matched.png``, arm 2 against its matched softmax head (the same head with its softmax, at arm 2's base):
+one panel per K, each head's accuracy vs length (mean over seeds, band: lowest to highest seed), with chance, the
+training range, and 4x the longest training length, where the section's paired check compares them.
 """
 
 import matplotlib.pyplot as plt
 import pandas as pd
 
 from lengthgen.plots import shade_training_range
-from lengthgen.experiments.linear.thresholds import MAX_RELATIVE_KERNEL_ERROR
+from lengthgen.experiments.linear.summaries import CONTROL, HEAD, MATCHED
+from lengthgen.experiments.linear.thresholds import EXTRAPOLATION_FACTOR, MAX_RELATIVE_KERNEL_ERROR
 from lengthgen.experiments.linear.tables import ARMS
 
-ARM_STYLES = {arm: (label, ls, marker) for (arm, label), ls, marker in zip(ARMS.items(), ("-", "--"), ("o", "s"))}
+# The two arms of linear_control (the matched softmax head has a figure of its own).
+ARM_STYLES = {arm: (ARMS[arm], ls, marker) for arm, ls, marker in ((CONTROL, "-", "o"), (HEAD, "--", "s"))}
+PAIR_STYLES = {HEAD: {"color": "tab:purple", "ls": "--", "marker": "s"},
+               MATCHED: {"color": "tab:green", "ls": "-", "marker": "o"}}
 SOLUTION_STYLES = {"trained": {"color": "tab:purple", "ls": "-"}, "min_norm": {"color": "tab:orange", "ls": "--"}}
 
 
@@ -86,7 +94,39 @@ def draw(tables: dict[str, pd.DataFrame], settings: dict) -> dict:
     task = settings["task"]
     return {"linear_control": plot_linear_control(
         tables["linear_by_length"], tables["linear_kernel"], tables["linear_comparison"], tables["linear_cutoffs"],
-        tables["linear_convergence"], task["train_length_min"], task["train_length_max"], task["vocab_size"])}
+        tables["linear_convergence"], task["train_length_min"], task["train_length_max"], task["vocab_size"]),
+        "linear_matched": plot_linear_matched(tables["linear_by_length"], task["train_length_min"],
+                                              task["train_length_max"], task["vocab_size"])}
+
+
+def plot_pair(ax, by_length: pd.DataFrame, offset: int) -> None:
+    """Arm 2 and its matched softmax head at one K: accuracy vs length, mean over seeds, band from the lowest to the
+    highest seed."""
+    for arm, style in PAIR_STYLES.items():
+        rows = by_length[(by_length["arm"] == arm) & (by_length["offset"] == offset)]
+        stats = rows.groupby("length")["accuracy"].agg(["mean", "min", "max"])
+        ax.plot(stats.index, stats["mean"], label=f"{ARMS[arm]}, {rows['seed'].nunique()} seeds", **style)
+        ax.fill_between(stats.index, stats["min"], stats["max"], color=style["color"], alpha=0.2)
+
+
+def plot_linear_matched(by_length: pd.DataFrame, train_length_min: int, train_length_max: int, vocab_size: int):
+    """Arm 2 against its matched softmax head, one panel per K: accuracy vs length."""
+    offsets = sorted(by_length.loc[by_length["arm"] == HEAD, "offset"].unique())
+    fig, axes = plt.subplots(1, len(offsets), figsize=(5.5 * len(offsets), 5), squeeze=False, layout="constrained")
+    for ax, offset in zip(axes[0], offsets):
+        plot_pair(ax, by_length, offset)
+        shade_training_range(ax, train_length_min, train_length_max)
+        ax.axhline(1 / vocab_size, color="k", ls=":", label="chance")
+        ax.axvline(EXTRAPOLATION_FACTOR * train_length_max, color="tab:red", lw=0.8, ls="-.",
+                   label=f"{EXTRAPOLATION_FACTOR}x the longest training length")
+        log2_length_axis(ax, by_length["length"].unique())
+        ax.set_ylim(0, 1.02)
+        ax.set_ylabel("accuracy (mean over seeds; band: seeds' range)")
+        ax.set_title(f"K={offset}")
+        legend_below(ax, columns=1)
+    fig.suptitle("Without softmax, no extrapolation? Arm 2 (linear-attention head) against the same head with its "
+                 "softmax, at arm 2's rotary base", fontsize=12)
+    return fig
 
 
 def legend_below(ax, columns: int = 2) -> None:

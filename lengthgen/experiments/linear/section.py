@@ -5,11 +5,13 @@ progress, the checks."""
 import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
-from lengthgen.experiments.linear.summaries import CONTROL, HEAD, SWEEP_CUTOFF, comparison_lengths
-from lengthgen.experiments.linear.thresholds import EXTRAPOLATION_FACTOR, LINEAR_CUTOFFS
+from lengthgen.experiments.linear.summaries import CONTROL, HEAD, MATCHED, SWEEP_CUTOFF, comparison_lengths
+from lengthgen.experiments.linear.thresholds import (CHANCE_MULTIPLE, EXTRAPOLATION_FACTOR, LINEAR_CUTOFFS,
+                                                     LINEAR_HEAD_FIT_ACCURACY, MIN_SOFTMAX_ADVANTAGE)
 from lengthgen.experiments.linear.tables import ARMS
 
 FIGURE = "linear_control.png"
+MATCHED_FIGURE = "linear_matched.png"
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
@@ -97,16 +99,48 @@ def progress_line(progress: pd.DataFrame) -> str:
 
 
 def numbered_arms(frame: pd.DataFrame) -> pd.DataFrame:
-    """The arm column as "1" and "2", so that tables list arm 1 first."""
-    return frame.assign(arm=frame["arm"].map({CONTROL: "1", HEAD: "2"}))
+    """The arm column as "1", "2" and "2, softmax" (arm 2's matched softmax head), so that tables list arm 1 first."""
+    return frame.assign(arm=frame["arm"].map({CONTROL: "1", HEAD: "2", MATCHED: "2, softmax"}))
 
 
 def arm_tally(checks: pd.DataFrame) -> str:
-    """How many of each arm's checks hold."""
-    of_control = checks["claim"].str.startswith(ARMS[CONTROL])
-    control, head = checks.loc[of_control, "holds"], checks.loc[~of_control, "holds"]
-    return (f"Arm 1 (sanity): {int(control.sum())}/{len(control)} checks hold; arm 2 (evidence): "
-            f"{int(head.sum())}/{len(head)}.")
+    """How many of each arm's checks hold: arm 1's, arm 2's, and those of arm 2 against its matched softmax head."""
+    holds = {arm: checks.loc[checks["claim"].str.startswith(ARMS[arm]), "holds"] for arm in (CONTROL, HEAD, MATCHED)}
+    return (f"Arm 1 (sanity): {int(holds[CONTROL].sum())}/{len(holds[CONTROL])} checks hold; arm 2 (evidence): "
+            f"{int(holds[HEAD].sum())}/{len(holds[HEAD])}; arm 2 against its matched softmax head (evidence): "
+            f"{int(holds[MATCHED].sum())}/{len(holds[MATCHED])}.")
+
+
+def matched_summary(by_length: pd.DataFrame, train_length_max: int) -> pd.DataFrame:
+    """Per K of arm 2: each head's seeds, lowest in-range accuracy (every seed) and mean accuracy over seeds at 4x the
+    longest training length, and the matched head's minus arm 2's there (the paired check's value, judged or not)."""
+    four_x, keys = EXTRAPOLATION_FACTOR * train_length_max, ["arm", "offset"]
+    stats = pd.DataFrame({
+        "seeds": by_length.groupby(keys)["seed"].nunique(),
+        "worst in-range": by_length[by_length["in_training_range"]].groupby(keys)["accuracy"].min(),
+        f"acc @{four_x}": by_length[by_length["length"] == four_x].groupby(keys)["accuracy"].mean()})
+    offsets = sorted(by_length.loc[by_length["arm"] == HEAD, "offset"].unique())
+    head, matched = (stats.reindex(pd.MultiIndex.from_product([[arm], offsets], names=keys)).droplevel("arm")
+                     for arm in (HEAD, MATCHED))
+    frame = pd.concat([head.add_prefix("arm 2 "), matched.add_prefix("softmax ")], axis=1)
+    frame[f"softmax - arm 2 @{four_x}"] = matched[f"acc @{four_x}"] - head[f"acc @{four_x}"]
+    return frame.rename_axis("K").reset_index()
+
+
+def matched_text(linear: dict, train_length_max: int, vocab_size: int) -> str:
+    four_x = EXTRAPOLATION_FACTOR * train_length_max
+    return (
+        f"**Arm 2 against its matched softmax head: is it the softmax?** Arm 2 runs at a base of its own, at which no "
+        f"softmax head is otherwise trained, so its failure past the range could be the base's. The matched head is "
+        f"arm 2 with its softmax: rope at base {linear['rope_base']:g}, the same seeds, offsets and training (Adam, "
+        f"lr {linear['lr']:g}, batch {linear['batch_size']}, {linear['steps']} steps). Rule, fixed before any run of "
+        f"this head: at each K, its mean accuracy over seeds at n = {four_x} ({EXTRAPOLATION_FACTOR}x the longest "
+        f"training length) minus arm 2's is at least {MIN_SOFTMAX_ADVANTAGE:g}, judged only where both heads fit every "
+        f"in-range length of every seed at that K (>= {LINEAR_HEAD_FIT_ACCURACY:g}). \"Without softmax, no "
+        f"extrapolation\" needs this margin and arm 2's own bar (<= {CHANCE_MULTIPLE}/V = "
+        f"{CHANCE_MULTIPLE / vocab_size:.3g} at n = {four_x}): the second says arm 2 does not extrapolate, the first "
+        "that the same head with its softmax does. Per K (mean over seeds at 4x; worst: lowest over every in-range "
+        "length and seed):")
 
 
 def arm_1_text(control: dict, train_length_min: int, train_length_max: int, condition: float) -> str:
@@ -187,7 +221,10 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         markdown_table(cutoff_summary(numbered_arms(tables["linear_cutoffs"]))),
         "Arm 2's training accuracy, mean over seeds and over windows of its steps: "
         f"{progress_line(tables['linear_training_progress'])}.",
+        matched_text(linear, task["train_length_max"], task["vocab_size"]),
+        markdown_table(matched_summary(by_length, task["train_length_max"])),
         checks_markdown(checks),
         arm_tally(checks),
         f"![linear control: accuracy, distractor weights, convergence and kernels](figures/{FIGURE})",
+        f"![arm 2 against its matched softmax head: accuracy vs length](figures/{MATCHED_FIGURE})",
     ])

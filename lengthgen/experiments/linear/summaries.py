@@ -4,7 +4,7 @@
 from lengthgen.experiments.linear.tables import ARMS
 from lengthgen.experiments.linear.thresholds import LINEAR_CUTOFFS
 
-CONTROL, HEAD = ARMS
+CONTROL, HEAD, MATCHED = ARMS
 SWEEP_CUTOFF = min(LINEAR_CUTOFFS)  # no-op on a well-conditioned basis; keeps an ill-posed one finite
 
 

@@ -4,11 +4,14 @@ import pyarrow as pa
 
 from lengthgen.tables.io import TableSchema
 
-# The two arms, by the name their rows carry in the ``arm`` column.
-ARMS = {"min_norm_control": "arm 1 (min-norm control)", "attention_head": "arm 2 (linear-attention head)"}
+# The two arms, and arm 2's matched softmax head (arm 2 with its softmax: only its accuracy and weights by length), by
+# the name their rows carry in the ``arm`` column.
+ARMS = {"min_norm_control": "arm 1 (min-norm control)", "attention_head": "arm 2 (linear-attention head)",
+        "matched_softmax_head": "matched softmax head (arm 2's base)"}
 ARM_KEYS = [("arm", pa.string()), ("offset", pa.int32()), ("seed", pa.int32())]
 
-# One row per (arm, run, evaluation length): accuracy and mean weights per sequence, raw units.
+# One row per (arm, run, evaluation length), the matched softmax head's too: accuracy and mean weights per sequence,
+# raw units.
 # far_key_weight: mean |weight| of the keys at delta in [n/2, n), target excluded.
 LINEAR_BY_LENGTH = TableSchema("linear_by_length", pa.schema(ARM_KEYS + [
     ("length", pa.int32()), ("in_training_range", pa.bool_()), ("accuracy", pa.float64()),
