@@ -79,5 +79,6 @@ def test_every_condition_is_judged_with_its_own_task_and_a_claim_not_measured_is
 def test_an_out_of_sample_run_that_is_no_confirmation_run_is_a_config_error():
     config = {"task": TASK, "confirmation": {"out_of_sample": ["unseen_seeds"]}}
     with pytest.raises(ValueError, match="confirmation.out_of_sample names unseen_seeds, which is not in "
-                                         "confirmation.runs"):
-        conditions_of(config, {}, {})
+                                         r"confirmation.runs \(fresh_seeds\)"):
+        conditions_of(config, {"fresh_seeds": None}, {})
+    assert [condition["name"] for condition in conditions_of(config, {}, {})] == ["this run"]  # no runs: nothing

@@ -81,10 +81,11 @@ def task_of(config: dict) -> dict:
 def conditions_of(config: dict, confirmation: dict, robustness: dict) -> list[dict]:
     """Every condition of a run as plain data (rule params): this run, its confirmation runs (``ConfirmationRun``
     by name; those named in ``confirmation.out_of_sample`` unseen), its robustness points (``RobustnessPoint`` by
-    name). A name in ``out_of_sample`` that is no confirmation run is an error naming it."""
+    name). Where the config runs confirmation runs, a name in ``out_of_sample`` that is none of them is an error
+    naming it; a config without any (the exploratory run alone) has nothing out of sample."""
     unseen = config["confirmation"]["out_of_sample"]
     unknown = sorted(set(unseen) - set(confirmation))
-    if unknown:
+    if unknown and confirmation:
         raise ValueError(f"confirmation.out_of_sample names {', '.join(unknown)}, which "
                          f"{'is' if len(unknown) == 1 else 'are'} not in confirmation.runs "
                          f"({', '.join(confirmation) or 'none'})")
