@@ -125,7 +125,7 @@ CATALOG = [
                        "transformer_heads", "transformer_blocks", "transformer_carrier",
                        "transformer_untrained_carrier", "transformer_steps", "transformer_step_predictions"),
                figures=("transformer_shift", "transformer"), needs=(trained(*SWEEP_HEADS, by="transformer"),),
-               headline_tables=("transformer_windows",)),
+               headline_tables=("transformer_windows", "transformer_steps")),
     # Every headline of the experiments that run, in every seed: it reads their headline tables (plan).
     Experiment("multiseed", reads={}, settings=TASK, tables=("headline_by_seed", "headline_summary"),
                figures=("multiseed_results",), needs=(seeds(2),)),

@@ -40,6 +40,7 @@ class Claim:
     preconditions: tuple[str, ...] = ()  # headlines whose own rule must hold at a K for the claim to be judged there
     secondary: tuple[str, ...] = ()  # headlines its page shows beside the primary one
     beyond: bool = False  # this pipeline's own prediction from the paper's account, not a claim of the paper
+    scope: str = ""  # what the primary statistic does not test, said on its page
 
     @property
     def rule(self) -> Headline:
@@ -66,7 +67,12 @@ CLAIMS = (
           "shift: rope float64 attention-logit change (max over shifts)",
           "rope's largest attention-logit change under a position shift (logits)",
           Baseline("learned heads", "shift: learned float64 attention-logit change (max over shifts)"),
-          secondary=("errors: share of rope's ranking errors won by a key at an offset never trained",)),
+          secondary=("errors: share of rope's ranking errors won by a key at an offset never trained",),
+          scope="The statistic tests the first half, that the logit is a function of the offset alone (to float64 "
+                "rounding: an identity of the code, its evidence the learned heads' change beside it). The second "
+                "half does not follow from it: past the range the head meets offsets it never trained on, and most "
+                "of rope's wrong answers there are ranking errors won by a key at such an offset (the secondary "
+                "statistic below), where training selected no rule."),
     Claim("pinning", "learned heads pin inside the training range",
           "the learned absolute head pins to a fixed absolute position inside the training range", "mechanics",
           "mechanics: learned share of lengths past the range with the modal position inside the training range",
@@ -113,7 +119,8 @@ CLAIMS = (
           "transformer", "transformer: rope accuracy at 4x the training length",
           "the rope transformer's accuracy at 4x the training length (share correct)", Baseline(CHANCE),
           preconditions=("transformer: rope lowest accuracy in the training range",),
-          secondary=("transformer: learned accuracy at 4x the training length",)),
+          secondary=("transformer: learned accuracy at 4x the training length",
+                     "transformer: rope's largest step down in accuracy past the range (0: none)")),
     Claim("cures", "sharpening attention cures the decay",
           "if the decay is attention dilution, sharpening attention at evaluation time (log-length scaling) undoes "
           "much of it", "cures", "cures: share of rope's lost accuracy won back by log-length scaling",

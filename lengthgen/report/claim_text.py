@@ -124,14 +124,15 @@ def judgment_table(rows: pd.DataFrame) -> str:
     }).to_markdown(index=False, disable_numparse=True)
 
 
-def secondary_table(secondary: pd.DataFrame, claim: Claim, condition: str = THIS_RUN) -> str:
-    """The claim's secondary statistics in one condition, mean and interval per K; "" where it has none."""
-    names = [name for name in claim.statistics()[1:] if name != claim.baseline.statistic]
-    rows = secondary[secondary["statistic"].isin(names) & (secondary["condition"] == condition)]
+def secondary_table(secondary: pd.DataFrame, claim: Claim) -> str:
+    """The claim's secondary statistics in every condition, mean and interval per K; "" where it has none."""
+    names = [name for name in claim.secondary if name != claim.baseline.statistic]
+    rows = secondary[secondary["statistic"].isin(names)]
     if rows.empty:
         return ""
     return pd.DataFrame({
-        "statistic": rows["statistic"], "K": rows["offset"].astype(str), "seeds": rows["n_seeds"].astype(str),
+        "statistic": rows["statistic"], "condition": rows["condition"].str.replace("_", " "),
+        "K": rows["offset"].astype(str), "seeds": rows["n_seeds"].astype(str),
         "mean [95% interval]": [f"{number(row.mean)} [{number(row.ci_low)}, {number(row.ci_high)}]"
                                 for row in rows.itertuples()],
     }).to_markdown(index=False, disable_numparse=True)

@@ -222,6 +222,7 @@ def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame) 
         f"with a 95% seed-bootstrap interval. Rule: {claim.rule.comparison} {number(here['threshold'].iloc[0])} "
         f"({rule_timing(claim.page)}, [rule history](../appendix/rule_history.md)); baseline: "
         f"{claim_text.baseline_text(claim, here)}.",
+        *([f"**What it does not test.** {claim.scope}"] if claim.scope else []),
         f"**Verdict in this run: {across_offsets(here)}.** Elsewhere: {across}.",
         claim_text.judgment_table(here),
         f"![{claim.says}: every run and setting](../figures/claims/{claim.name.replace(' ', '_')}.png)",
