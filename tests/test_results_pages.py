@@ -133,7 +133,7 @@ def test_a_claim_page_has_its_judgment_its_forest_plot_and_its_checks_as_seconda
 
 def test_the_appendices_grid_every_claim_by_run_and_by_setting(pages):
     replication = pages["appendix/replication.md"]
-    assert "unseen seeds (out of sample)" in replication and "fresh seeds" in replication
+    assert "unseen_seeds (out of sample)" in replication and "fresh_seeds" in replication
     robustness = pages["appendix/robustness.md"]
     assert "holds in part (does not hold at K=1; inconclusive at K=3)" in robustness
     assert "The mechanism across the settings" in robustness

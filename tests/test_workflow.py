@@ -124,7 +124,7 @@ def test_end_to_end_outputs(smoke_run):
     figure = (smoke_run / "results/figures/generalization.png").read_bytes()
     assert figure.startswith(b"\x89PNG")
     results = (smoke_run / "results/RESULTS.md").read_text()
-    assert len(results.splitlines()) <= 150 and "## What we found" in "\n".join(results.splitlines()[:40])
+    assert len(results.splitlines()) <= 150 and "**What we found.**" in "\n".join(results.splitlines()[:40])
     assert "(figures/generalization.png)" in results and "git commit" in (appendix / "setup.md").read_text()
     mean_rope_far = accuracy[(accuracy["pe"] == "rope") & (accuracy["length"] == 32) & (accuracy["offset"] == 1)][
         "accuracy"].mean()

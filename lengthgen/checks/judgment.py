@@ -126,15 +126,20 @@ def replication(verdicts: list[str]) -> str:
 
 def robustness(verdicts: dict[str, pd.DataFrame]) -> str:
     """How the claim fares over the robustness settings, from each setting's per-K judgments: "holds at 9 of 11
-    settings; not at d_model_32 (K=1), lr_0_03 (K=1, 3)". A setting holds where every K holds."""
-    failing = {}
+    settings; not at d_model_32 (K=1), lr_0_03 (K=1, 3)". A setting holds where every K holds; one where no K could
+    be judged (a precondition failed at every K) is named untestable apart."""
+    failing, untestable = {}, []
     for setting, judgments in verdicts.items():
         missed = judgments.loc[judgments["verdict"] != HOLDS, "offset"]
-        if len(judgments) == 0 or len(missed):
+        if len(judgments) and (judgments["verdict"] == UNTESTABLE).all():
+            untestable.append(setting)
+        elif len(judgments) == 0 or len(missed):
             failing[setting] = offsets_text(missed) if len(missed) else "nothing measured"
-    if len(failing) == len(verdicts):
-        return f"holds at none of the {len(verdicts)} settings"
-    text = f"holds at {len(verdicts) - len(failing)} of {len(verdicts)} settings"
-    if failing:
+    held = len(verdicts) - len(failing) - len(untestable)
+    text = (f"holds at none of the {len(verdicts)} settings" if not held
+            else f"holds at {held} of {len(verdicts)} settings")
+    if failing and held:
         text += "; not at " + ", ".join(f"{setting} ({where})" for setting, where in failing.items())
+    if untestable:
+        text += "; untestable at " + ", ".join(untestable)
     return text

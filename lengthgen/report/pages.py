@@ -92,8 +92,9 @@ def setup_lines(config: dict, judgments: pd.DataFrame) -> list[str]:
     lengths = task["eval_lengths"]
     offsets = ", ".join(str(offset) for offset in sweep["offset"])
     seen, unseen = condition_names(judgments, "confirmation", True), condition_names(judgments, "confirmation", False)
-    runs = (f" Again in each confirmation run ({', '.join(seen) or 'none'}, seen before the rules were last revised)"
-            + (f" and, as the out-of-sample test, in {', '.join(unseen)}, added after them." if unseen else "."))
+    again = [f"each confirmation run seen before the rules were last revised ({', '.join(seen)})"] if seen else []
+    again += [f"as the out-of-sample test, {', '.join(unseen)}, a run added after them"] if unseen else []
+    runs = f" The same rule in {' and, '.join(again)}." if again else " No confirmation runs under this config."
     return [
         f"**Task.** Read the token K = {offsets} positions back, over V = {task['vocab_size']} symbols "
         f"(chance {number(1 / task['vocab_size'])}), with one attention head.",
@@ -118,9 +119,10 @@ def figure_one(config: dict, accuracy: pd.DataFrame | None) -> list[str]:
     return ["![Figure 1: accuracy against evaluation length](figures/generalization.png)",
             f"**Figure 1.** Accuracy against evaluation length, mean and 95% interval over "
             f"{len(config['sweep']['seed'])} seeds, one panel per K; grey: training range, dashed: chance "
-            f"{number(1 / task['vocab_size'])}. Rope at length {far} (4x): {per_offset(at[far]['mean'], at[far]['offset'])}; "
-            f"at {longest} ({longest // task['train_length_max']}x): "
-            f"{per_offset(at[longest]['mean'], at[longest]['offset'])}. Learned heads past the range: at most "
+            f"{number(1 / task['vocab_size'])}. Rope at length {far} (4x): {per_offset(at[far]['mean'], at[far]['offset'])}"
+            + (f"; at {longest} ({longest // task['train_length_max']}x): "
+               f"{per_offset(at[longest]['mean'], at[longest]['offset'])}" if longest != far else "")
+            + f". Learned heads past the range: at most "
             f"{number((learned['mean'] - 1 / task['vocab_size']).abs().max())} from chance."]
 
 
@@ -167,7 +169,7 @@ def results_markdown(config: dict, judgments: pd.DataFrame, secondary: pd.DataFr
     return "\n\n".join([
         "# Results: does rotary length generalization reproduce?",
         "\n".join(setup_lines(config, judgments)),
-        "## What we found\n\n" + "\n".join(claim_text.claim_sentence(judgments, claim) for claim in claims),
+        "**What we found.**\n" + "\n".join(claim_text.claim_sentence(judgments, claim) for claim in claims),
         table.to_markdown(index=False, disable_numparse=True),
         *figure_one(config, accuracy),
         *moving_answers(secondary),
@@ -207,6 +209,12 @@ def told_by(experiment: str) -> list[Claim]:
     return [claim for claim in CLAIMS if claim.page == experiment]
 
 
+def page_title(title: str, claims: list[Claim]) -> str:
+    """An experiment page's heading: its section's (``prop1: the attention-dilution law``), or, where that has no
+    words after the name, the name and the claims the page tells."""
+    return title if ":" in title or not claims else f"{title}: {'; '.join(claim.says for claim in claims)}"
+
+
 def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame) -> list[str]:
     """The claim a page tells: what it says, its primary statistic and rule, the verdict here and elsewhere, this
     run's judgment per K, the forest plot, the secondary statistics."""
@@ -234,7 +242,7 @@ def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, 
                     secondary: pd.DataFrame) -> str:
     claims = told_by(experiment)
     return "\n\n".join([
-        f"# {title_of(sections, experiment)}",
+        f"# {page_title(title_of(sections, experiment), claims)}",
         "[Back to the results](../RESULTS.md)",
         *(line for claim in claims for line in claim_block(claim, judgments, secondary)),
         *([] if claims else ["Beyond the claims of the paper: no verdict, the checks below describe what was measured."]),
@@ -319,16 +327,16 @@ def verdict_grid(judgments: pd.DataFrame, kind: str) -> str:
     rows = judgments[judgments["kind"] == kind]
     names = list(dict.fromkeys(rows["condition"]))
     grid = {claim.says: [across_offsets(of_claim(rows, claim, name)) if len(of_claim(rows, claim, name)) else "-"
-                         for name in names] for claim in CLAIMS}
-    labels = [name.replace("_", " ") + ("" if rows.loc[rows["condition"] == name, "seen"].iloc[0]
-                                        else " (out of sample)") for name in names]
+                         for name in names] for claim in CLAIMS if not of_claim(rows, claim).empty}
+    labels = [name + ("" if rows.loc[rows["condition"] == name, "seen"].iloc[0] else " (out of sample)")
+              for name in names]
     return pd.DataFrame(grid, index=labels).T.rename_axis("claim").reset_index().to_markdown(
         index=False, disable_numparse=True)
 
 
 def conditions_list(judgments: pd.DataFrame, kind: str) -> str:
     rows = judgments[judgments["kind"] == kind].drop_duplicates("condition")
-    return "\n".join(f"- {row.condition.replace('_', ' ')}: {row.changes or 'the same settings'}"
+    return "\n".join(f"- {row.condition}: {row.changes or 'the same settings'}"
                      + ("" if row.seen else " (its data unseen when the rules were fixed: the out-of-sample test)")
                      for row in rows.itertuples())
 
