@@ -18,7 +18,7 @@ from lengthgen.tables.io import TableSchema
 
 def schema_modules() -> list[str]:
     """Every module of table schemas, sorted by its short name: this package's (``core``, ...), each
-    experiment's ``lengthgen/experiments/<name>/tables.py`` and each study's (``lengthgen/studies/confirmation/tables.py``,
+    experiment's ``lengthgen/experiments/<name>/tables.py`` and each study's (``lengthgen/studies/judgments/tables.py``,
     ``lengthgen/studies/robustness/tables.py``)."""
     package = Path(__file__).parents[1]
     modules = {info.name: f"lengthgen.tables.{info.name}" for info in pkgutil.iter_modules([str(Path(__file__).parent)])
