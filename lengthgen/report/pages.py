@@ -27,7 +27,7 @@ import yaml
 from lengthgen.checks.check import checks_markdown
 from lengthgen.checks.judgment import DEFINITION, across_offsets
 from lengthgen.checks.rule_history import history_markdown, rule_timing
-from lengthgen.experiments.claims import CLAIMS, Claim
+from lengthgen.experiments.claims import CLAIMS, HEADLINES_BY_NAME, Claim
 from lengthgen.report import claim_text
 from lengthgen.report.claim_text import number, of_claim, per_offset
 from lengthgen.report.first_screen import as_rst
@@ -215,7 +215,15 @@ def page_title(title: str, claims: list[Claim]) -> str:
     return title if ":" in title or not claims else f"{title}: {'; '.join(claim.says for claim in claims)}"
 
 
-def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame) -> list[str]:
+def preconditions_text(claim: Claim, task: dict) -> str:
+    """The claim's preconditions in words: each headline with its own rule, judged the same way."""
+    rules = "; ".join(f"{name} {HEADLINES_BY_NAME[name].comparison} {number(HEADLINES_BY_NAME[name].threshold(task))}"
+                      for name in claim.preconditions)
+    return (f"**Precondition** (judged by the same rule; where it does not hold at a K, the claim is untestable there): "
+            f"{rules}.")
+
+
+def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame, task: dict) -> list[str]:
     """The claim a page tells: what it says, its primary statistic and rule, the verdict here and elsewhere, this
     run's judgment per K, the forest plot, the secondary statistics."""
     here = of_claim(judgments, claim, THIS_RUN)
@@ -226,11 +234,13 @@ def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame) 
     extra = claim_text.secondary_table(secondary, claim)
     return [
         f"**Claim.** {claim_text.capitalized(claim.paper)}" + (" (this pipeline's prediction, beyond the paper)." if claim.beyond else "."),
-        f"**Primary statistic.** {claim.measured}: one number per trained run, judged on its mean over seeds per K "
+        f"**Primary statistic.** {claim_text.capitalized(claim.measured)}: one number per trained run, judged on its "
+        f"mean over seeds per K "
         f"with a 95% seed-bootstrap interval. Rule: {claim.rule.comparison} {number(here['threshold'].iloc[0])} "
         f"({rule_timing(claim.page)}, [rule history](../appendix/rule_history.md)); baseline: "
         f"{claim_text.baseline_text(claim, here)}.",
         *([f"**What it does not test.** {claim.scope}"] if claim.scope else []),
+        *([preconditions_text(claim, task)] if claim.preconditions else []),
         f"**Verdict in this run: {across_offsets(here)}.** Elsewhere: {across}.",
         claim_text.judgment_table(here),
         f"![{claim.says}: every run and setting](../figures/claims/{claim.name.replace(' ', '_')}.png)",
@@ -239,12 +249,12 @@ def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame) 
 
 
 def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, judgments: pd.DataFrame,
-                    secondary: pd.DataFrame) -> str:
+                    secondary: pd.DataFrame, task: dict) -> str:
     claims = told_by(experiment)
     return "\n\n".join([
         f"# {page_title(title_of(sections, experiment), claims)}",
         "[Back to the results](../RESULTS.md)",
-        *(line for claim in claims for line in claim_block(claim, judgments, secondary)),
+        *(line for claim in claims for line in claim_block(claim, judgments, secondary, task)),
         *([] if claims else ["Beyond the claims of the paper: no verdict, the checks below describe what was measured."]),
         *(rebased(figure) for figure in figures_of(sections)),
         "**Checks** (each a rule fixed in code; secondary evidence, counted in no verdict):",
@@ -387,7 +397,8 @@ def render_pages(config: dict, sections: dict[str, str], checks: pd.DataFrame, e
             judgments, robustness_section or ""))
     for experiment in experiments:
         rendered[f"experiments/{experiment}.md"] = experiment_page(
-            experiment, grouped[experiment], checks[checks["experiment"] == experiment], judgments, secondary)
+            experiment, grouped[experiment], checks[checks["experiment"] == experiment], judgments, secondary,
+            config["task"])
         rendered[f"appendix/{experiment}.md"] = appendix_page(title_of(grouped[experiment], experiment),
                                                               "\n\n".join(grouped[experiment]))
     rendered = {path: fit_cells(text) for path, text in rendered.items()}
