@@ -1,7 +1,6 @@
 """The confirmation study's configs (lengthgen/studies/confirmation/runs.py), its rules record, and its command."""
 
 import copy
-import subprocess
 
 import pytest
 import yaml
@@ -11,7 +10,7 @@ from conftest import REPO, SCHEMA, snakemake
 from lengthgen.pipeline.config import ConfigError, prepare_config
 from lengthgen.studies.confirmation.runs import confirmation_runs, differences, same_task
 from lengthgen.experiments.catalog import plan
-from lengthgen.pipeline.sources import lengthgen_files
+from lengthgen.experiments.claims import CLAIMS
 from test_user_configs import TINY, USER_CONFIGS
 from test_workflow import scheduled_jobs, trained_runs, training_jobs
 
@@ -26,17 +25,26 @@ def runs_of(as_given, repository=REPO):
 
 def test_the_confirmation_set_is_valid_fresh_and_varies_the_task():
     prepared, runs = runs_of(DEFAULT)
-    assert list(runs) == ["fresh_seeds", "small_vocab", "large_vocab"]
+    assert list(runs) == ["fresh_seeds", "small_vocab", "large_vocab", "unseen_seeds"]
+    assert prepared["confirmation"]["out_of_sample"] == ["unseen_seeds"]
+    # The out-of-sample run leaves out only the experiments that state no claim, and trains no variant of its own.
+    claimed = {claim.page for claim in CLAIMS} | {"multiseed"}
+    assert set(plan(runs["unseen_seeds"].prepared).left_out) == {"variants", "rope_bases"}
+    assert not set(plan(runs["unseen_seeds"].prepared).experiments) - claimed
+    others = {name: run for name, run in runs.items() if name != "unseen_seeds"}
+    seen_seeds = {seed for run in others.values() for seed in run.prepared["sweep"]["seed"]}
+    assert not set(runs["unseen_seeds"].prepared["sweep"]["seed"]) & seen_seeds  # drawn by no other run
     seeds = set(prepared["sweep"]["seed"])
     for name, run in runs.items():
         assert run.results_dir == f"results/confirm/{name}"
         assert not set(run.prepared["sweep"]["seed"]) & seeds  # fresh seeds
         assert len(run.prepared["sweep"]["seed"]) == len(seeds)  # as many: "over seeds" statistics compare
         assert run.prepared["confirmation"]["runs"] == []
-        assert set(plan(run.prepared).left_out) <= {"transformer"}  # left out only to stay small, and said why
+        if name != "unseen_seeds":
+            assert set(plan(run.prepared).left_out) <= {"transformer"}  # left out only to stay small, and said why
         assert run.prepared["confirmation"]["note"]
     assert runs["fresh_seeds"].same_task and plan(runs["fresh_seeds"].prepared).left_out == {}  # every claim tested
-    changed = [run for run in runs.values() if not run.same_task]
+    changed = [run for run in others.values() if not run.same_task]
     assert len(changed) >= 2
     for run in changed:
         assert any(entry.startswith(("task.vocab_size", "task.train_length_max")) for entry in run.differences)
