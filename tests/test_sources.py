@@ -53,7 +53,7 @@ def test_package_docstrings_are_not_inputs_but_a_package_imported_by_name_is():
     assert not runs_something(REPO / "lengthgen" / "__init__.py")
     assert not runs_something(REPO / "lengthgen" / "experiments" / "__init__.py")
     assert runs_something(REPO / "lengthgen" / "experiments" / "prop1" / "thresholds.py")
-    assert "lengthgen.studies.robustness" in modules("plot_robustness.py")
+    assert "lengthgen.studies.robustness" in modules("robustness.py")
 
 
 @pytest.mark.heavy
