@@ -39,9 +39,15 @@ def test_three_seeds_give_a_wide_interval_and_the_same_values_the_same_interval(
     assert first["ci_low"] < 0.5 < first["ci_high"] and first["verdict"] == INCONCLUSIVE
 
 
+def test_one_seed_is_inconclusive_whatever_its_value():
+    judged = judge(runs({1: [0.99], 2: [0.01]}), ">=", 0.5)
+    assert list(judged["verdict"]) == [INCONCLUSIVE, INCONCLUSIVE]
+    assert judged["ci_low"].tolist() == judged["ci_high"].tolist() == [0.99, 0.01]
+
+
 def test_nan_values_are_left_out_and_an_unknown_comparison_is_an_error():
     judged = judge(runs({1: [0.9, float("nan"), 0.95]}), ">=", 0.5).iloc[0]
-    assert judged["n_seeds"] == 2
+    assert judged["n_seeds"] == 2 and judged["verdict"] == HOLDS
     with pytest.raises(ValueError, match="unknown comparison '=>'"):
         judge(runs({1: [0.9]}), "=>", 0.5)
 

@@ -100,11 +100,11 @@ def test_each_sentence_gives_the_judged_means_the_baseline_the_verdict_and_where
                     if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME['gap'].says)}"))
     assert "0.683 / 0.958 / 0.935 at K=1 / 2 / 3" in sentence and "chance 0.0625" in sentence
     assert ": holds.**" in sentence
-    assert "Holds in 1 of 1 runs" in sentence and "out of sample (unseen seeds): holds" in sentence
-    assert "not at lr_0_03 (K=1, 3)" in sentence
+    assert "Confirmation runs: holds in 1 of 1 runs; out of sample (unseen seeds): holds." in sentence
+    assert "Robustness: holds at 1 of 2 settings; not at lr_0_03 (K=1, 3)." in sentence
     failing = next(line for line in pages["RESULTS.md"].splitlines()
                    if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME['dilution cause'].says)}"))
-    assert ": does not hold.**" in failing and "he failure replicates in 1 of 1 runs" in failing
+    assert ": does not hold.**" in failing and "the failure replicates in 1 of 1 runs" in failing
     assert "holds at none of the 2 settings" in failing
 
 

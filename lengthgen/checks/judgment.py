@@ -6,7 +6,8 @@ a fixed generator: the same values give the same interval). The claim, at that K
 
 - *holds* where the whole interval clears the threshold;
 - *does not hold* where the whole interval lies on the other side;
-- *inconclusive* where it straddles the threshold: the seeds drawn cannot tell (few seeds, a wide interval).
+- *inconclusive* where it straddles the threshold: the seeds drawn cannot tell (few seeds, a wide interval); and
+  always with one seed, whose interval is a point.
 
 Across K the verdicts combine into *holds* (at every K), *holds in part* (at some, the others named), *does not
 hold* (at none: every K's interval lies on the wrong side), or *inconclusive* (at none, and some K cannot tell). A
@@ -29,13 +30,17 @@ CONFIDENCE = 0.95
 RESAMPLING_SEED = 0
 JUDGMENT_COLUMNS = ["offset", "n_seeds", "mean", "ci_low", "ci_high", "seeds_clearing", "verdict"]
 
+MIN_SEEDS = 2  # one seed has no spread: its interval would be a point, and its verdict certain by construction
+
 DEFINITION = (
     "**Verdicts.** Each claim has one primary statistic, one number per trained run. At each K: its mean over seeds "
-    "with a 95% seed-bootstrap interval. *Holds*: the whole interval clears the claim's threshold; *does not hold*: "
-    "the whole interval lies on the other side; *inconclusive*: the interval straddles the threshold, so these seeds "
-    "cannot tell. Across K: *holds* at every K, *holds in part* at some (the others named), *does not hold* at none; "
-    "*untestable* where a precondition (the heads fit their training range) does not hold. The count of seeds that "
-    "clear the threshold alone is shown beside it and decides nothing.")
+    "with a 95% seed-bootstrap interval (10,000 resamples of the seeds; with 2 seeds it spans their two values). "
+    "*Holds*: the whole interval clears the claim's threshold; *does not hold*: the whole interval lies on the other "
+    "side; *inconclusive*: the interval straddles the threshold, or there is one seed, so the seeds cannot tell; "
+    "*untestable*: the claim's precondition (the heads it reads fit their training range) does not hold there. Across "
+    "K: *holds* where every K holds; *holds in part* where some K hold (the others named); *does not hold* where every "
+    "K does not; *inconclusive* where none holds and some K cannot tell (each K named). The count of seeds that clear "
+    "the threshold alone is shown beside it and decides nothing.")
 
 
 def seed_interval(values: np.ndarray) -> tuple[float, float]:
@@ -65,9 +70,10 @@ def judge(by_seed: pd.DataFrame, comparison: str, threshold: float) -> pd.DataFr
     for offset, runs in by_seed.dropna(subset=["value"]).groupby("offset", sort=True):
         values = runs["value"].to_numpy(dtype=float)
         low, high = seed_interval(values)
+        verdict = verdict_at(low, high, comparison, threshold) if len(values) >= MIN_SEEDS else INCONCLUSIVE
         rows.append({"offset": int(offset), "n_seeds": len(values), "mean": float(values.mean()), "ci_low": low,
                      "ci_high": high, "seeds_clearing": int(COMPARISONS[comparison](values, threshold).sum()),
-                     "verdict": verdict_at(low, high, comparison, threshold)})
+                     "verdict": verdict})
     return pd.DataFrame(rows, columns=JUDGMENT_COLUMNS)
 
 

@@ -91,11 +91,17 @@ def claim_sentence(judgments: pd.DataFrame, claim: Claim) -> str:
     rows = of_claim(judgments, claim, THIS_RUN)
     if rows.empty:
         return f"- **{capitalized(claim.says)}:** not run under this config."
-    across = "; ".join(part for part in (replication_text(judgments, claim), robustness_text(judgments, claim)) if part)
     return (f"- **{capitalized(claim.says)}: {verdict_here(judgments, claim)}.** "
             f"{capitalized(claim.measured)}: {per_offset(rows['mean'], rows['offset'])} "
             f"(rule {claim.rule.comparison} {number(rows['threshold'].iloc[0])}; {baseline_text(claim, rows)}). "
-            f"{capitalized(across)}.")
+            f"{elsewhere(judgments, claim)}")
+
+
+def elsewhere(judgments: pd.DataFrame, claim: Claim) -> str:
+    """``Confirmation runs: ... Robustness: ...``, each where the run has them."""
+    robust = robustness_text(judgments, claim)
+    return (f"Confirmation runs: {replication_text(judgments, claim)}."
+            + (f" Robustness: {robust}." if robust else ""))
 
 
 def claims_table(judgments: pd.DataFrame, claims: list[Claim], pages: list[str]) -> pd.DataFrame:

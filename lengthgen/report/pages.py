@@ -117,7 +117,7 @@ def figure_one(config: dict, accuracy: pd.DataFrame | None) -> list[str]:
     far, longest = 4 * task["train_length_max"], max(task["eval_lengths"])
     at = {length: rope[rope["length"] == length].sort_values("offset") for length in (far, longest)}
     return ["![Figure 1: accuracy against evaluation length](figures/generalization.png)",
-            f"**Figure 1.** Accuracy against evaluation length, mean and 95% interval over "
+            f"**Figure 1.** Accuracy against evaluation length, mean and 95% Student-t interval over "
             f"{len(config['sweep']['seed'])} seeds, one panel per K; grey: training range, dashed: chance "
             f"{number(1 / task['vocab_size'])}. Rope at length {far} (4x): {per_offset(at[far]['mean'], at[far]['offset'])}"
             + (f"; at {longest} ({longest // task['train_length_max']}x): "
@@ -152,10 +152,11 @@ def beyond_the_paper(judgments: pd.DataFrame, secondary: pd.DataFrame) -> list[s
     cured = (f" Sharpening attention (log-length scaling) wins back {per_offset(cures['mean'], cures['offset'])} "
              f"of the lost accuracy; hard attention, its limit, {' / '.join(map(number, cures['baseline']))}."
              if len(cures) else "")
-    return [f"**Beyond the paper.** Most of rope's wrong answers past the range are ranking errors (another key "
-            f"scores higher): {per_offset(ranking['mean'], ranking['offset'])}; of those, "
-            f"{per_offset(unseen['mean'], unseen['offset'])} are won by a key at an offset never seen in training, "
-            f"where training selected nothing.{cured}"]
+    return [f"**Beyond the paper.** Of rope's wrong answers past the range, "
+            f"{per_offset(ranking['mean'], ranking['offset'])} are ranking errors (another key scores higher than "
+            f"the target), the rest dilution errors; the winning keys lie at offsets never seen in training "
+            f"({per_offset(unseen['mean'], unseen['offset'])}: a head that fits its range cannot lose to a key at a "
+            f"seen offset), where training fixed no rule.{cured}"]
 
 
 def results_markdown(config: dict, judgments: pd.DataFrame, secondary: pd.DataFrame, grouped: dict[str, list[str]],
@@ -229,8 +230,6 @@ def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame, 
     here = of_claim(judgments, claim, THIS_RUN)
     if here.empty:
         return [f"**Claim.** {claim_text.capitalized(claim.paper)}.", "Not judged under this config: its statistic was not measured."]
-    across = "; ".join(part for part in (claim_text.replication_text(judgments, claim),
-                                         claim_text.robustness_text(judgments, claim)) if part)
     extra = claim_text.secondary_table(secondary, claim)
     return [
         f"**Claim.** {claim_text.capitalized(claim.paper)}" + (" (this pipeline's prediction, beyond the paper)." if claim.beyond else "."),
@@ -241,11 +240,17 @@ def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame, 
         f"{claim_text.baseline_text(claim, here)}.",
         *([f"**What it does not test.** {claim.scope}"] if claim.scope else []),
         *([preconditions_text(claim, task)] if claim.preconditions else []),
-        f"**Verdict in this run: {across_offsets(here)}.** Elsewhere: {across}.",
+        f"**Verdict in this run: {across_offsets(here)}.** {claim_text.elsewhere(judgments, claim)}",
         claim_text.judgment_table(here),
         f"![{claim.says}: every run and setting](../figures/claims/{claim.name.replace(' ', '_')}.png)",
         *([f"**Secondary statistics** (shown, in no verdict):\n\n{extra}"] if extra else []),
     ]
+
+
+def escaped(checks: pd.DataFrame) -> pd.DataFrame:
+    """The checks with every pipe in their text escaped, so that a statistic written with |x| keeps its cell."""
+    return checks.assign(**{column: checks[column].str.replace("|", "\\|", regex=False)
+                            for column in ("claim", "statistic", "rule")})
 
 
 def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, judgments: pd.DataFrame,
@@ -257,8 +262,8 @@ def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, 
         *(line for claim in claims for line in claim_block(claim, judgments, secondary, task)),
         *([] if claims else ["Beyond the claims of the paper: no verdict, the checks below describe what was measured."]),
         *(rebased(figure) for figure in figures_of(sections)),
-        "**Checks** (each a rule fixed in code; secondary evidence, counted in no verdict):",
-        checks_markdown(checks) if not checks.empty else "None.",
+        *(["**Checks** (each a rule fixed in code; secondary evidence, counted in no verdict):",
+            checks_markdown(escaped(checks))] if not checks.empty else []),
         f"Every table and number of this experiment: [details](../appendix/{experiment}.md).",
     ]) + "\n"
 
@@ -275,9 +280,11 @@ def methods_markdown() -> str:
         "other encoding or the rival account) is drawn beside it. The mean over seeds and its interval are what is "
         "judged; the count of seeds that clear the threshold alone, the worst seed and every check are shown as "
         "secondary evidence and decide nothing.",
-        "**Seed bootstrap.** The seeds of a run are drawn with replacement 10,000 times (a fixed generator); the "
-        "interval is the central 95% of the resampled means. With 3 seeds (the transformer) the interval spans "
-        "nearly the whole range of the seeds' values, so a verdict there is often inconclusive.",
+        "**Intervals.** A claim's interval is the seed bootstrap of its mean: the seeds drawn with replacement 10,000 "
+        "times (a fixed generator), the central 95% of the resampled means. With 3 seeds (the transformer) it spans "
+        "nearly the whole range of the seeds' values, so a verdict there is often inconclusive. The figures' bands "
+        "and the experiments' own tables give Student-t intervals over seeds, and each check's spread comes from "
+        "recomputing the check on resampled seeds (the config's bootstrap.resamples): both describe, neither judges.",
         "**Conditions.** The same rule judges this run, each confirmation run (the same experiments on other seeds or "
         "another vocabulary) and each robustness setting (one training choice varied); each from its own seeds and "
         "with its own task's chance. A confirmation run whose data nobody had seen when the rules were fixed is the "
@@ -332,9 +339,9 @@ def claims_appendix(judgments: pd.DataFrame) -> str:
     return "\n\n".join(parts)
 
 
-def verdict_grid(judgments: pd.DataFrame, kind: str) -> str:
-    """Claims (rows) by condition of ``kind`` (columns): each claim's verdict there across its K."""
-    rows = judgments[judgments["kind"] == kind]
+def verdict_grid(judgments: pd.DataFrame, kinds: tuple[str, ...]) -> str:
+    """Claims (rows) by condition of ``kinds`` (columns): each claim's verdict there across its K."""
+    rows = judgments[judgments["kind"].isin(kinds)]
     names = list(dict.fromkeys(rows["condition"]))
     grid = {claim.says: [across_offsets(of_claim(rows, claim, name)) if len(of_claim(rows, claim, name)) else "-"
                          for name in names] for claim in CLAIMS if not of_claim(rows, claim).empty}
@@ -354,7 +361,7 @@ def conditions_list(judgments: pd.DataFrame, kind: str) -> str:
 def replication_appendix(judgments: pd.DataFrame) -> str:
     return "\n\n".join([
         "Each claim judged by its one rule in each confirmation run, from that run's own seeds. The runs:",
-        conditions_list(judgments, "confirmation"), verdict_grid(judgments, "confirmation"),
+        conditions_list(judgments, "confirmation"), verdict_grid(judgments, ("confirmation",)),
         "Per K, with means and intervals: [claims](claims.md); each claim's forest plot is on its page."])
 
 
@@ -362,7 +369,9 @@ def robustness_appendix(judgments: pd.DataFrame, mechanism: str) -> str:
     return "\n\n".join([
         "Each claim judged by its one rule at each robustness setting (one training choice varied at a time), from "
         "that setting's own seeds. The settings:",
-        conditions_list(judgments, "robustness"), verdict_grid(judgments, "robustness"),
+        conditions_list(judgments, "robustness"),
+        "This run is the default setting, the first column; the report's count of settings includes it.",
+        verdict_grid(judgments, ("run", "robustness")),
         "![rope's accuracy at 32x over the settings](figures/claims/rope_at_32x.png)", mechanism])
 
 

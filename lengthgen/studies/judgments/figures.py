@@ -33,10 +33,10 @@ def forest_plot(claim: Claim, judgments: pd.DataFrame, conditions: list[str]) ->
     """Every condition's judgment of ``claim``: a point and interval per (condition, K), coloured by its verdict;
     the threshold (dashed) and the baseline (grey crosses) drawn."""
     rows = ordered_rows(judgments[judgments["claim"] == claim.name], conditions)
-    fig, ax = plt.subplots(figsize=(7.0, 1.2 + 0.22 * len(rows)), layout="constrained")
+    fig, ax = plt.subplots(figsize=(9.0, 1.4 + 0.24 * len(rows)), layout="constrained")
     draw_intervals(ax, rows, [VERDICT_COLORS[verdict] for verdict in rows["verdict"]])
-    ax.scatter(rows["baseline"], range(len(rows)), marker="x", color="0.45", s=18, zorder=3,
-               label=f"baseline: {claim.baseline.label}")
+    baseline = ax.scatter(rows["baseline"], range(len(rows)), marker="x", color="0.45", s=18, zorder=3,
+                          label=f"baseline: {claim.baseline.label}")
     for threshold in rows["threshold"].unique():  # one per task: chance differs between vocabularies
         ax.axvline(threshold, color="black", linestyle="--", linewidth=0.8)
     if claim.rule.log_scale:
@@ -46,15 +46,17 @@ def forest_plot(claim: Claim, judgments: pd.DataFrame, conditions: list[str]) ->
                  + ("" if claim.baseline.label != CHANCE else "; chance = baseline"), fontsize=8)
     handles = [plt.Line2D([], [], marker="o", linestyle="", color=color, label=verdict)
                for verdict, color in VERDICT_COLORS.items() if verdict in set(rows["verdict"])]
-    ax.legend(handles=handles + [ax.collections[0]], fontsize=7, loc="best")
+    ax.legend(handles=[*handles, baseline], fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
 
 def statistic_plot(rows: pd.DataFrame, conditions: list[str], label: str, title: str) -> plt.Figure:
     """One statistic's mean and interval per (condition, K), in ``conditions``' order."""
     rows = ordered_rows(rows[rows["condition"].isin(conditions)], conditions)
-    fig, ax = plt.subplots(figsize=(7.0, 1.2 + 0.22 * len(rows)), layout="constrained")
+    fig, ax = plt.subplots(figsize=(9.0, 1.4 + 0.24 * len(rows)), layout="constrained")
     draw_intervals(ax, rows, ["tab:blue"] * len(rows))
+    if rows.empty:  # the run evaluates no length that far
+        ax.text(0.5, 0.5, "not measured under this config", ha="center", va="center", transform=ax.transAxes)
     ax.set_xlabel(label, fontsize=8)
     ax.set_title(title, fontsize=8)
     return fig
