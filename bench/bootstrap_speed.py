@@ -31,7 +31,7 @@ from lengthgen.experiments.runner import experiment_module  # noqa: E402
 from lengthgen.tables.registry import schema_named  # noqa: E402
 from lengthgen.tables.io import read_table, read_tables  # noqa: E402
 
-EXPERIMENTS = ("cures", "prop1", "multiseed", "variants", "errors", "generalization", "frequency", "mechanics", "shift",
+EXPERIMENTS = ("cures", "prop1", "variants", "errors", "generalization", "frequency", "mechanics", "shift",
                "transformer", "linear", "rope_bases")
 
 

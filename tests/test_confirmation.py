@@ -134,6 +134,7 @@ def test_the_confirm_command_schedules_each_confirmation_run_once_and_the_judgme
                 == len({(pe, offset) for pe, _, offset in trained_runs(copy.deepcopy(run.prepared))}))
         assert jobs[f"confirm_{name}_eval_set"] == len(run.prepared["sweep"]["offset"])
     assert jobs["judge_claims"] == 1
-    # the exploratory checks it compares with
-    assert training_jobs(jobs) == len({(pe, offset) for pe, _, offset in trained_runs(copy.deepcopy(DEFAULT))})
+    # the exploratory run's numbers the judgments read: its sweep's heads, none of its variants
+    sweep = DEFAULT["sweep"]
+    assert training_jobs(jobs) == jobs["train_sweep"] == len(sweep["pe"]) * len(sweep["offset"])
     assert "report" not in jobs  # the exploratory report is the default target's

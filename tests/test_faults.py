@@ -16,8 +16,10 @@ LOCKED = "Directory cannot be locked"
 
 
 def test_a_diverged_run_fails_by_name_and_the_runs_that_do_not_need_it_finish(tmp_path):
+    # One seed: the multiseed experiment, which every robustness point must run, needs two, so no study.
     config = write_config(tmp_path / "config.yaml", train={"lr": 1e12}, sweep={"seed": [0], "offset": [1]},
-                          variants={"seeds": None, "offsets": None})  # they follow the sweep
+                          variants={"seeds": None, "offsets": None},  # they follow the sweep
+                          robustness={"points": []})
     result = snakemake(tmp_path / "run", configfile=config, check=False)
     results = tmp_path / "run" / "results"
     assert result.returncode != 0

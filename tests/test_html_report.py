@@ -26,8 +26,9 @@ def test_html_report_holds_every_figure_with_its_caption_and_the_rule_graph(smok
     html = report.read_text()
 
     # This run's figures and each confirmation run's (results/confirm/<name>/figures), drawn by its module's rules.
-    figures = sorted([*(smoke_run / "results").glob("figures/*.png"), *(smoke_run / "results").glob("figures/claims/*.png"),
-                      *(smoke_run / "results").glob("confirm/*/figures/*.png")])
+    figures = sorted(path for pattern in ("figures/*.png", "figures/claims/*.png", "confirm/*/figures/*.png",
+                                          "confirm/*/figures/claims/*.png")
+                     for path in (smoke_run / "results").glob(pattern))
     assert {"generalization.png", "gap.png", "rope_at_32x.png"} <= {figure.name for figure in figures}
     assert any("confirm" in figure.parts for figure in figures)
     results = script_json(html, "results")

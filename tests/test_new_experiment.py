@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pandas as pd
@@ -57,11 +58,14 @@ GUIDE = REPO / "docs" / "adding-an-experiment.md"
 
 
 def documented_entry() -> str:
-    """The catalog entry the guide shows: its one Python block, an ``Experiment(...)`` call."""
-    blocks = re.findall(r"```python\n(.*?)```", GUIDE.read_text(), flags=re.DOTALL)
-    assert len(blocks) == 1, f"{GUIDE}: {len(blocks)} Python blocks, one expected (the catalog entry)"
-    assert isinstance(ast.parse(blocks[0], mode="eval").body, ast.Call)
-    return blocks[0]
+    """The catalog entry the guide shows: its one Python block that is an ``Experiment(...)`` call (the other is
+    the claim it declares)."""
+    blocks = [textwrap.dedent(block) for block in re.findall(r"```python\n(.*?)```", GUIDE.read_text(),
+                                                             flags=re.DOTALL)]
+    entries = [block for block in blocks if block.startswith("Experiment(")]
+    assert len(entries) == 1, f"{GUIDE}: {len(entries)} Experiment(...) blocks, one expected (the catalog entry)"
+    assert isinstance(ast.parse(entries[0], mode="eval").body, ast.Call)
+    return entries[0]
 
 
 def with_entry(catalog: str, entry: str) -> str:

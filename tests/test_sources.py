@@ -11,7 +11,7 @@ from lengthgen.pipeline.sources import lengthgen_files, runs_something
 SCRIPTS = REPO / "workflow" / "scripts"
 # Jobs that run no model: they must start without torch (seconds of import per job).
 NO_MODEL_SCRIPTS = ["plot.py", "write_report.py", "combine_tables.py", "combine_claims.py",
-                    "replicate.py"]
+                    "judge_claims.py", "plot_claims.py"]
 # Experiments that read no model: their analysis jobs, and every figure job, start without torch.
 NO_MODEL_EXPERIMENTS = ["generalization", "variants", "multiseed"]
 PLOTS = sorted(path.parent.name for path in (REPO / "lengthgen" / "experiments").glob("*/figures.py"))
