@@ -134,7 +134,7 @@ def moving_answers(secondary: pd.DataFrame) -> list[str]:
     if len(means) < 2:
         return []
     ranked = means.drop(THIS_RUN, errors="ignore").sort_values(ascending=False)
-    listed = lambda part: ", ".join(f"{number(value)} at {name.replace('_', ' ')}" for name, value in part.items())
+    listed = lambda part: ", ".join(f"{number(value)} at {name}" for name, value in part.items())
     return [f"**What moves the answers.** Rope's accuracy at 32x the training length (mean over K) is "
             f"{number(means.get(THIS_RUN, float('nan')))} in this run; across the robustness settings, highest "
             f"{listed(ranked.head(2))}; lowest {listed(ranked.tail(2))}. Choices no one made (the init scale, the "
