@@ -342,7 +342,7 @@ def claims_appendix(judgments: pd.DataFrame) -> str:
 def verdict_grid(judgments: pd.DataFrame, kinds: tuple[str, ...]) -> str:
     """Claims (rows) by condition of ``kinds`` (columns): each claim's verdict there across its K."""
     rows = judgments[judgments["kind"].isin(kinds)]
-    names = list(dict.fromkeys(rows["condition"]))
+    names = sorted(dict.fromkeys(rows["condition"]), key=lambda name: name != THIS_RUN)  # this run first
     grid = {claim.says: [across_offsets(of_claim(rows, claim, name)) if len(of_claim(rows, claim, name)) else "-"
                          for name in names] for claim in CLAIMS if not of_claim(rows, claim).empty}
     labels = [name + ("" if rows.loc[rows["condition"] == name, "seen"].iloc[0] else " (out of sample)")
