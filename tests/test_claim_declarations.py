@@ -82,3 +82,13 @@ def test_an_out_of_sample_run_that_is_no_confirmation_run_is_a_config_error():
                                          r"confirmation.runs \(fresh_seeds\)"):
         conditions_of(config, {"fresh_seeds": None}, {})
     assert [condition["name"] for condition in conditions_of(config, {}, {})] == ["this run"]  # no runs: nothing
+
+
+def test_a_rule_s_timing_is_its_own_where_the_claim_names_it():
+    """The softmax control's margin was fixed before any run of its head; the linear experiment's other rules after."""
+    from lengthgen.checks.rule_history import BEFORE, RuleChange, rule_timing
+    history = (RuleChange("linear: CHANCE_MULTIPLE", "a1", "the run", ("linear",), False),
+               RuleChange("linear: MIN_SOFTMAX_ADVANTAGE", "b2", "none of its head's", ("linear",), True))
+    assert rule_timing("linear", history) != BEFORE
+    assert rule_timing("linear", history, rule="MIN_SOFTMAX_ADVANTAGE") == BEFORE
+    assert CLAIMS_BY_NAME["softmax control"].threshold_name == "MIN_SOFTMAX_ADVANTAGE"

@@ -63,11 +63,12 @@ BEFORE, REVISED_AFTER, AFTER, NOT_RECORDED = "set before the data", "set before,
     "set after the data", "timing not recorded"
 
 
-def rule_timing(experiment: str, history: tuple[RuleChange, ...] = RULE_HISTORY) -> str:
-    """Whether ``experiment``'s rules were fixed before its data was seen: *before the data* where every change
-    of them was blind, *after the data* where even the first was not, *set before, revised after* where a later
-    change was not, *not recorded* where a change does not say (or none names the experiment)."""
-    changes = [change for change in history if experiment in change.experiments]
+def rule_timing(experiment: str, history: tuple[RuleChange, ...] = RULE_HISTORY, rule: str = "") -> str:
+    """Whether ``experiment``'s rules (those whose record names ``rule``, where given) were fixed before its data was
+    seen: *before the data* where every change of them was blind, *after the data* where even the first was not, *set
+    before, revised after* where a later change was not, *not recorded* where a change does not say (or none names
+    the experiment)."""
+    changes = [change for change in history if experiment in change.experiments and rule in change.rules]
     if not changes or any(change.blind is None for change in changes):
         return NOT_RECORDED
     if all(change.blind for change in changes):

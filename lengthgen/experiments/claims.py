@@ -41,6 +41,7 @@ class Claim:
     secondary: tuple[str, ...] = ()  # headlines its page shows beside the primary one
     beyond: bool = False  # this pipeline's own prediction from the paper's account, not a claim of the paper
     scope: str = ""  # what the primary statistic does not test, said on its page
+    threshold_name: str = ""  # the rule's own name in its thresholds file, where the rule history records it apart
 
     @property
     def rule(self) -> Headline:
@@ -112,7 +113,7 @@ CLAIMS = (
           "rotary base, seeds and training, extrapolates further", "linear",
           "linear: matched softmax head's accuracy at 4x the training length minus the linear head's",
           "the matched softmax head's accuracy at 4x the training length minus the linear head's",
-          Baseline("no difference", value=0.0),
+          Baseline("no difference", value=0.0), threshold_name="MIN_SOFTMAX_ADVANTAGE",
           preconditions=("linear, arm 2 (linear-attention head): lowest accuracy in the training range",
                          "linear: matched softmax head's lowest accuracy in the training range")),
     Claim("transformer", "it all transfers to a transformer",

@@ -46,7 +46,7 @@ def baseline_text(claim: Claim, rows: pd.DataFrame) -> str:
 
 def rule_text(claim: Claim, rows: pd.DataFrame) -> str:
     threshold = number(rows["threshold"].iloc[0]) if len(rows) else "n/a"
-    return f"{claim.rule.comparison} {threshold}, {rule_timing(claim.page)}"
+    return f"{claim.rule.comparison} {threshold}, {rule_timing(claim.page, rule=claim.threshold_name)}"
 
 
 def confirmation_verdicts(judgments: pd.DataFrame, claim: Claim, seen: bool | None = None) -> list[str]:

@@ -236,7 +236,7 @@ def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame, 
         f"**Primary statistic.** {claim_text.capitalized(claim.measured)}: one number per trained run, judged on its "
         f"mean over seeds per K "
         f"with a 95% seed-bootstrap interval. Rule: {claim.rule.comparison} {number(here['threshold'].iloc[0])} "
-        f"({rule_timing(claim.page)}, [rule history](../appendix/rule_history.md)); baseline: "
+        f"({rule_timing(claim.page, rule=claim.threshold_name)}, [rule history](../appendix/rule_history.md)); baseline: "
         f"{claim_text.baseline_text(claim, here)}.",
         *([f"**What it does not test.** {claim.scope}"] if claim.scope else []),
         *([preconditions_text(claim, task)] if claim.preconditions else []),
