@@ -115,37 +115,36 @@ def plain(verdict: str) -> str:
     return verdict.split(" (")[0]
 
 
-def replication(verdicts: list[str]) -> str:
+def replication(verdicts: list[str], runs: str = "runs") -> str:
     """How the claim fares over the confirmation runs, from each run's verdict: "holds in 3 of 3 runs"; a claim
     that holds in none reads "the failure replicates in 3 of 3" where every run's verdict is *does not hold*."""
     judged = [plain(verdict) for verdict in verdicts if plain(verdict) != UNTESTABLE]
     if not verdicts:
         return "no confirmation runs"
     if not judged:
-        return f"untestable in all {len(verdicts)} runs"
+        return f"untestable in all {len(verdicts)} {runs}"
     untestable = f", untestable in {len(verdicts) - len(judged)}" if len(judged) < len(verdicts) else ""
     held = sum(verdict == HOLDS for verdict in judged)
     if held == 0 and all(verdict == DOES_NOT_HOLD for verdict in judged):
-        return f"the failure replicates in {len(judged)} of {len(judged)} runs{untestable}"
-    return f"holds in {held} of {len(judged)} runs{untestable}"
+        return f"the failure replicates in {len(judged)} of {len(judged)} {runs}{untestable}"
+    return f"holds in {held} of {len(judged)} {runs}{untestable}"
 
 
 def robustness(verdicts: dict[str, pd.DataFrame]) -> str:
     """How the claim fares over the robustness settings, from each setting's per-K judgments: "holds at 9 of 11
-    settings; not at d_model_32 (K=1), lr_0_03 (K=1, 3)". A setting holds where every K holds; one where no K could
-    be judged (a precondition failed at every K) is named untestable apart."""
+    settings; d_model_32: inconclusive (inconclusive at K=1)". A setting holds where every K holds; each other one is named
+    with its verdict across K, and one where no K could be judged (a precondition failed at every K) apart."""
     failing, untestable = {}, []
     for setting, judgments in verdicts.items():
-        missed = judgments.loc[judgments["verdict"] != HOLDS, "offset"]
         if len(judgments) and (judgments["verdict"] == UNTESTABLE).all():
             untestable.append(setting)
-        elif len(judgments) == 0 or len(missed):
-            failing[setting] = offsets_text(missed) if len(missed) else "nothing measured"
+        elif len(judgments) == 0 or (judgments["verdict"] != HOLDS).any():
+            failing[setting] = across_offsets(judgments) if len(judgments) else "nothing measured"
     held = len(verdicts) - len(failing) - len(untestable)
     text = (f"holds at none of the {len(verdicts)} settings" if not held
             else f"holds at {held} of {len(verdicts)} settings")
     if failing and held:
-        text += "; not at " + ", ".join(f"{setting} ({where})" for setting, where in failing.items())
+        text += "".join(f"; {setting}: {where}" for setting, where in failing.items())
     if untestable:
         text += "; untestable at " + ", ".join(untestable)
     return text

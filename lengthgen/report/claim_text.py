@@ -5,7 +5,8 @@ table's, every number a column of it.
 
 import pandas as pd
 
-from lengthgen.checks.judgment import across_offsets, plain, replication, robustness
+from lengthgen.checks.check import COMPARISONS
+from lengthgen.checks.judgment import across_offsets, offsets_text, plain, replication, robustness
 from lengthgen.checks.rule_history import rule_timing
 from lengthgen.experiments.claims import CHANCE, Claim
 from lengthgen.studies.judgments.judge import THIS_RUN
@@ -63,7 +64,7 @@ def replication_text(judgments: pd.DataFrame, claim: Claim, short: bool = False)
     seen = confirmation_verdicts(judgments, claim, seen=True)
     unseen = of_claim(judgments, claim)
     unseen = unseen[(unseen["kind"] == "confirmation") & ~unseen["seen"]]
-    parts = [replication(seen)] if seen else []
+    parts = [replication(seen, runs="seen runs" if short else "runs seen before the rules")] if seen else []
     for name, rows in unseen.groupby("condition", sort=False):
         parts.append(f"out of sample: {plain(across_offsets(rows))}" if short
                      else f"out of sample ({name.replace('_', ' ')}): {across_offsets(rows)}")
@@ -94,7 +95,16 @@ def claim_sentence(judgments: pd.DataFrame, claim: Claim) -> str:
     return (f"- **{capitalized(claim.says)}: {verdict_here(judgments, claim)}.** "
             f"{capitalized(claim.measured)}: {per_offset(rows['mean'], rows['offset'])} "
             f"(rule {claim.rule.comparison} {number(rows['threshold'].iloc[0])}; {baseline_text(claim, rows)}). "
-            f"{elsewhere(judgments, claim)}")
+            f"{rival_text(claim, rows)}{elsewhere(judgments, claim)}")
+
+
+def rival_text(claim: Claim, rows: pd.DataFrame) -> str:
+    """``The ranking account does better at K=1, 2. ``: where a rival account's mean beats the claim's own."""
+    if not claim.baseline.rival:
+        return ""
+    better = rows.loc[~COMPARISONS[claim.rule.comparison](rows["mean"], rows["baseline"]) | (rows["mean"] == rows["baseline"]),
+                      "offset"]
+    return f"{capitalized(claim.baseline.label)} does better at {offsets_text(better)}. " if len(better) else ""
 
 
 def elsewhere(judgments: pd.DataFrame, claim: Claim) -> str:
