@@ -45,3 +45,16 @@ def at_four_x(frame: pd.DataFrame, settings: dict) -> pd.DataFrame:
 
 def by_run(frame: pd.DataFrame, column: str, how: str) -> pd.Series:
     return frame.groupby(["offset", "seed"])[column].agg(how)
+
+
+def accuracy_at_four_x(column: str, value: str) -> Callable[[pd.DataFrame, dict], pd.Series]:
+    """Per run, the accuracy at 4x the longest training length of the rows whose ``column`` is ``value`` (an
+    encoding by ``pe``, a linear-control arm by ``arm``): how far a head extrapolates."""
+    return lambda frame, settings: by_run(at_four_x(frame[frame[column] == value], settings), "accuracy", "mean")
+
+
+def lowest_in_range(column: str, value: str) -> Callable[[pd.DataFrame, dict], pd.Series]:
+    """Per run, the lowest accuracy over the training range's lengths of the rows whose ``column`` is ``value``: how
+    well a head fits its range, the precondition of every claim about what it does past it."""
+    return lambda frame, settings: by_run(frame[(frame[column] == value) & frame["in_training_range"]], "accuracy",
+                                          "min")

@@ -6,18 +6,14 @@ import pandas as pd
 from lengthgen.experiments.linear.summaries import HEAD, MATCHED
 from lengthgen.experiments.linear.tables import ARMS
 from lengthgen.experiments.linear.thresholds import CHANCE_MULTIPLE, LINEAR_HEAD_FIT_ACCURACY, MIN_SOFTMAX_ADVANTAGE
-from lengthgen.checks.headlines import DIFFERENCE, UNIT, Headline, at_four_x, by_run
-
-
-def accuracy_at_four_x(frame: pd.DataFrame, settings: dict, arm: str) -> pd.Series:
-    """One arm's accuracy at 4x the longest training length, by (offset, seed)."""
-    return by_run(at_four_x(frame[frame["arm"] == arm], settings), "accuracy", "mean")
+from lengthgen.checks.headlines import DIFFERENCE, UNIT, Headline, accuracy_at_four_x, lowest_in_range
 
 
 def softmax_advantage(frame: pd.DataFrame, settings: dict) -> pd.Series:
     """Per run, the matched softmax head's accuracy at 4x minus arm 2's of the same (offset, seed): the linear
     section's check "specific to softmax" asks it of the seeds' means per offset; a run one of them lacks has none."""
-    return (accuracy_at_four_x(frame, settings, MATCHED) - accuracy_at_four_x(frame, settings, HEAD)).dropna()
+    matched, head = (accuracy_at_four_x("arm", arm)(frame, settings) for arm in (MATCHED, HEAD))
+    return (matched - head).dropna()
 
 
 # Arm 2 and its matched softmax head only: arm 1's extrapolation is set by its width and base (analysis.py,
@@ -25,15 +21,11 @@ def softmax_advantage(frame: pd.DataFrame, settings: dict) -> pd.Series:
 # the precondition of linear's own checks.
 HEADLINES = [
     Headline("linear: linear-attention head's accuracy at 4x the training length", ("linear_by_length",), "<=",
-             lambda s: CHANCE_MULTIPLE / s["vocab_size"], lambda f, s: accuracy_at_four_x(f, s, HEAD), bounds=UNIT),
+             lambda s: CHANCE_MULTIPLE / s["vocab_size"], accuracy_at_four_x("arm", HEAD), bounds=UNIT),
     Headline(f"linear, {ARMS[HEAD]}: lowest accuracy in the training range", ("linear_by_length",), ">=",
-             lambda s: LINEAR_HEAD_FIT_ACCURACY,
-             lambda f, s: by_run(f[(f["arm"] == HEAD) & f["in_training_range"]], "accuracy", "min"),
-             bounds=UNIT),
+             lambda s: LINEAR_HEAD_FIT_ACCURACY, lowest_in_range("arm", HEAD), bounds=UNIT),
     Headline("linear: matched softmax head's lowest accuracy in the training range", ("linear_by_length",), ">=",
-             lambda s: LINEAR_HEAD_FIT_ACCURACY,
-             lambda f, s: by_run(f[(f["arm"] == MATCHED) & f["in_training_range"]], "accuracy", "min"),
-             bounds=UNIT),
+             lambda s: LINEAR_HEAD_FIT_ACCURACY, lowest_in_range("arm", MATCHED), bounds=UNIT),
     Headline("linear: matched softmax head's accuracy at 4x the training length minus the linear head's",
              ("linear_by_length",), ">=", lambda s: MIN_SOFTMAX_ADVANTAGE, softmax_advantage, bounds=DIFFERENCE),
 ]

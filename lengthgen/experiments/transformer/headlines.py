@@ -4,9 +4,8 @@ transformer's fit of its training range (the claim's precondition), and its larg
 
 import pandas as pd
 
-from lengthgen.checks.headlines import UNIT, Headline, at_four_x, by_run, statistic
+from lengthgen.checks.headlines import UNIT, Headline, accuracy_at_four_x, lowest_in_range, statistic
 from lengthgen.checks.shared_rules import ABOVE_CHANCE_FACTOR, NEAR_PERFECT
-
 
 
 def largest_step(frame: pd.DataFrame, settings: dict) -> pd.Series:
@@ -22,12 +21,11 @@ def largest_step(frame: pd.DataFrame, settings: dict) -> pd.Series:
 HEADLINES = [
     Headline("transformer: rope accuracy at 4x the training length", ("transformer_windows",), ">=",
              lambda s: ABOVE_CHANCE_FACTOR / s["vocab_size"],
-             lambda f, s: by_run(at_four_x(f[f["pe"] == "rope"], s), "accuracy", "mean"), bounds=UNIT),
+             accuracy_at_four_x("pe", "rope"), bounds=UNIT),
     statistic("transformer: learned accuracy at 4x the training length", ("transformer_windows",),
-              lambda f, s: by_run(at_four_x(f[f["pe"] == "learned"], s), "accuracy", "mean"), bounds=UNIT),
+              accuracy_at_four_x("pe", "learned"), bounds=UNIT),
     Headline("transformer: rope lowest accuracy in the training range", ("transformer_windows",), ">=",
-             lambda s: NEAR_PERFECT,
-             lambda f, s: by_run(f[(f["pe"] == "rope") & f["in_training_range"]], "accuracy", "min"), bounds=UNIT),
+             lambda s: NEAR_PERFECT, lowest_in_range("pe", "rope"), bounds=UNIT),
     statistic("transformer: rope's largest step down in accuracy past the range (0: none)",
               ("transformer_windows", "transformer_steps"), largest_step, bounds=UNIT),
 ]
