@@ -124,11 +124,11 @@ def test_the_filled_config_lists_its_keys_in_the_schemas_order():
 
 def test_the_experiments_settings_follow_the_sweep_unless_given():
     config = copy.deepcopy(DEFAULT)
-    config["sweep"].update(seed=[7, 8, 9, 10], offset=[2, 3])
+    config["sweep"].update(seed=[7, 8, 9, 10], offset=[2, 3, 5])
     derived = prepared(config)
-    assert derived["variants"]["seeds"] == [7, 8, 9, 10] and derived["variants"]["offsets"] == [2, 3]
+    assert derived["variants"]["seeds"] == [7, 8, 9, 10] and derived["variants"]["offsets"] == [2, 3, 5]
     assert derived["cures"]["seeds"] == [7, 8, 9, 10]
-    assert derived["transformer"]["seeds"] == [7, 8, 9] and derived["transformer"]["offsets"] == [2, 3]
+    assert derived["transformer"]["seeds"] == [7, 8, 9] and derived["transformer"]["offsets"] == [2, 3, 5]
     assert derived["transformer"]["pe"] == DEFAULT["sweep"]["pe"]
     given = copy.deepcopy(DEFAULT)
     given["variants"]["offsets"], given["cures"]["seeds"], given["transformer"]["seeds"] = [1], [0, 2], [4]
@@ -137,9 +137,10 @@ def test_the_experiments_settings_follow_the_sweep_unless_given():
     assert derived["transformer"]["seeds"] == [4]
 
 
-def test_default_transformer_has_three_seeds_two_offsets_rope_and_learned():
+def test_default_transformer_has_three_seeds_every_offset_rope_and_learned():
     config = prepared(DEFAULT)["transformer"]
-    assert len(config["seeds"]) >= 3 and len(config["offsets"]) >= 2 and {"rope", "learned"} <= set(config["pe"])
+    assert len(config["seeds"]) >= 3 and config["offsets"] == DEFAULT["sweep"]["offset"]
+    assert {"rope", "learned"} <= set(config["pe"])
 
 
 def with_change(path: str, value):
