@@ -132,19 +132,18 @@ def replication(verdicts: list[str], runs: str = "runs") -> str:
 
 def robustness(verdicts: dict[str, pd.DataFrame]) -> str:
     """How the claim fares over the robustness settings, from each setting's per-K judgments: "holds at 9 of 11
-    settings; d_model_32: inconclusive (inconclusive at K=1)". A setting holds where every K holds; each other one is named
-    with its verdict across K, and one where no K could be judged (a precondition failed at every K) apart."""
+    settings, not fully at d_model_32 (inconclusive at K=1)". A setting holds where every K holds; each other one is
+    named with where it does not, and one where no K could be judged (a precondition failed at every K) apart."""
     failing, untestable = {}, []
     for setting, judgments in verdicts.items():
         if len(judgments) and (judgments["verdict"] == UNTESTABLE).all():
             untestable.append(setting)
         elif len(judgments) == 0 or (judgments["verdict"] != HOLDS).any():
-            failing[setting] = across_offsets(judgments) if len(judgments) else "nothing measured"
+            verdict = across_offsets(judgments) if len(judgments) else "nothing measured"
+            failing[setting] = verdict[verdict.find("(") + 1:-1] if "(" in verdict else verdict
     held = len(verdicts) - len(failing) - len(untestable)
-    text = (f"holds at none of the {len(verdicts)} settings" if not held
-            else f"holds at {held} of {len(verdicts)} settings")
+    text = (f"holds at {held} of {len(verdicts)} settings" if held
+            else f"holds at none of the {len(verdicts)} settings")
     if failing and held:
-        text += "".join(f"; {setting}: {where}" for setting, where in failing.items())
-    if untestable:
-        text += "; untestable at " + ", ".join(untestable)
-    return text
+        text += ", not fully at " + ", ".join(f"{setting} ({where})" for setting, where in failing.items())
+    return text + ("; untestable at " + ", ".join(untestable) if untestable else "")
