@@ -12,7 +12,7 @@ Each claim is judged in each run by its one rule (``lengthgen/studies/judgments/
 """
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -24,13 +24,6 @@ from lengthgen.experiments.catalog import plan
 RUN_PREFIX = "confirm_"
 # Keys that say where and how a run is written and shown, or which other studies it runs, not what it measures.
 PRESENTATION_KEYS = ("results_dir", "device", "figures", "confirmation", "robustness", "bootstrap", "report")
-# Two runs pose the same task when these keys agree (seeds and evaluation draws may differ), and the other
-# run's offsets are among the reference's: checks are compared offset by offset, so fewer offsets pose the same
-# task at each of them.
-TASK_KEYS = ("task", "model", "train", "sweep.pe")
-FRESH_DRAWS = ("task.eval_seed",)
-
-
 # Every list of seeds a run trains with: the sweep's, and the transformer's (variants' and cures' are the sweep's).
 SEED_KEYS = ("sweep.seed", "transformer.seeds")
 
@@ -50,8 +43,7 @@ class ConfirmationRun:
     path: str  # the file, relative to the repository
     config: dict  # the layered config as given: the run's module derives its settings from it
     prepared: dict  # the same with defaults and derived settings filled in, as the run sees it
-    differences: list[str] = field(default_factory=list)  # "key: exploratory -> this run", every key that differs
-    same_task: bool = False  # only seeds (and evaluation draws) differ from the exploratory run
+    differences: list[str]  # "key: exploratory -> this run", every key that differs
 
     @property
     def results_dir(self) -> str:
@@ -78,13 +70,6 @@ def differences(reference: dict, other: dict, skip: tuple[str, ...] = PRESENTATI
     keys = sorted(key for key in set(left) | set(right)
                   if left.get(key) != right.get(key) and not key.startswith(tuple(skip)))
     return [f"{key}: {left.get(key)} -> {right.get(key)}" for key in keys]
-
-
-def same_task(reference: dict, other: dict) -> bool:
-    """Whether two prepared configs pose the same task to the same models, trained the same way."""
-    changed = [entry.split(":", 1)[0] for entry in differences(reference, other)]
-    offsets_explored = set(other["sweep"]["offset"]) <= set(reference["sweep"]["offset"])
-    return offsets_explored and not any(key.startswith(TASK_KEYS) and key not in FRESH_DRAWS for key in changed)
 
 
 def load_run_file(repository: Path, path: str) -> dict:
@@ -146,5 +131,5 @@ def confirmation_runs(as_given: dict, prepared: dict, repository: Path, schema: 
             if shared:
                 raise ConfigError(f"{path}: {key}: {shared} are seeds of the run it confirms; allowed: fresh seeds "
                                   f"(none of {used})")
-        runs[name] = ConfirmationRun(name, path, layered, run, differences(prepared, run), same_task(prepared, run))
+        runs[name] = ConfirmationRun(name, path, layered, run, differences(prepared, run))
     return runs

@@ -6,23 +6,26 @@ import pandas as pd
 from lengthgen.studies.robustness import DEFAULT_POINT
 
 
-def points_markdown(points: list[str], changes: dict[str, list[str]]) -> str:
-    rows = [{"point": point, "what it changes from the run": "; ".join(changes[point]) or "nothing: the run itself"}
-            for point in points]
-    return pd.DataFrame(rows).to_markdown(index=False)
-
-
 def mechanism_markdown(mechanism: pd.DataFrame, points: list[str]) -> str:
+    """The mechanism table, each column's aggregate in its header: every number pools all K of a point."""
     rows = mechanism.set_index("point").loc[points].reset_index()
-    table = pd.DataFrame({
-        "point": rows["point"], "rope wrong past the range": rows["n_wrong"],
-        "ranking share of them": rows["ranking_share_of_wrong"].map("{:.2f}".format),
-        "unseen kernel peak / value at K": rows["unseen_peak_ratio"].map("{:.3g}".format),
-        "unseen peak - value at K (logits)": rows["unseen_peak_gap"].map("{:+.3g}".format),
-        "accuracy MAE, dilution law": rows["dilution_mae"].map("{:.3f}".format),
-        "accuracy MAE, ranking": rows["ranking_mae"].map("{:.3f}".format),
-        "predicts better": rows["better_predictor"]})
-    return table.to_markdown(index=False)
+    return pd.DataFrame({
+        "point": rows["point"], "rope wrong past the range (sum over K, seeds, lengths)": rows["n_wrong"],
+        "ranking share of them (pooled)": rows["ranking_share_of_wrong"].map("{:.2f}".format),
+        "unseen kernel peak / value at K (median over heads)": rows["unseen_peak_ratio"].map("{:.3g}".format),
+        "unseen peak - value at K, logits (median over heads)": rows["unseen_peak_gap"].map("{:+.3g}".format),
+        "accuracy MAE, dilution law (all heads)": rows["dilution_mae"].map("{:.3f}".format),
+        "accuracy MAE, ranking (all heads)": rows["ranking_mae"].map("{:.3f}".format),
+        "predicts better": rows["better_predictor"]}).to_markdown(index=False)
+
+
+def gap_sentence(by_point: pd.DataFrame) -> str:
+    """Why the gap in logits can dwarf the others where the ratio does not: it carries the kernel's size."""
+    point = by_point["unseen_peak_gap"].abs().idxmax()
+    gap, ratio = by_point.loc[point, ["unseen_peak_gap", "unseen_peak_ratio"]]
+    height = f", a kernel about {abs(gap / (ratio - 1)):.3g} logits tall at K" if ratio != 1 else ""
+    return (f"The gap is in logits, so it grows with the kernel's size, which the ratio does not: at {point}, the "
+            f"largest gap ({gap:+.3g}), the unseen peak is {ratio:.3g} times the value at K{height}.")
 
 
 def mechanism_sentences(mechanism: pd.DataFrame) -> str:
@@ -43,7 +46,7 @@ def mechanism_sentences(mechanism: pd.DataFrame) -> str:
     text.append(f"The ranking predictor predicts rope's accuracy past the range better (lower MAE) at {len(ranking)} "
                 f"of {len(by_point)} points ({', '.join(ranking) or 'none'}); the dilution law at {len(dilution)} "
                 f"({', '.join(dilution) or 'none'}).")
-    return " ".join(text)
+    return " ".join([*text, *([gap_sentence(by_point)] if by_point["unseen_peak_gap"].notna().any() else [])])
 
 
 RANKING_MAJORITY = 0.5  # the finding: most of rope's wrong answers past the range are ranking errors
@@ -80,7 +83,6 @@ def section(mechanism: pd.DataFrame, points: list[str], changes: dict[str, list[
     choices = choice_sentences(mechanism, changes)
     return "\n\n".join([
         "## The mechanism across the settings",
-        points_markdown(points, changes),
         mechanism_markdown(mechanism, points),
         mechanism_sentences(mechanism),
         *([choices] if choices else []),
