@@ -11,7 +11,7 @@ import yaml
 
 from conftest import REPO, markdown_rows
 from lengthgen.checks.check import check, with_keys
-from lengthgen.checks.judgment import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE
+from lengthgen.checks.judgment import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, UNTESTABLE
 from lengthgen.experiments.catalog import plan
 from lengthgen.experiments.claims import CLAIMS, CLAIMS_BY_NAME
 from lengthgen.pipeline.config import prepare_config
@@ -184,3 +184,16 @@ def test_a_rival_account_that_does_better_is_said_beside_the_claim(pages):
     gap = next(line for line in pages["RESULTS.md"].splitlines()
                if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME['gap'].says)}"))
     assert "does better" not in gap  # chance is no rival
+
+
+def test_an_untestable_row_of_a_forest_plot_draws_no_value_and_says_why(judgments):
+    import matplotlib
+    matplotlib.use("Agg")
+    from lengthgen.studies.judgments.figures import UNTESTABLE_TEXT, forest_plot
+    rows = judgments[judgments["claim"] == "pinning"].copy()
+    rows.loc[(rows["condition"] == "lr_0_03") & (rows["offset"] == 2), "verdict"] = UNTESTABLE
+    ax = forest_plot(CLAIMS_BY_NAME["pinning"], rows, [name for name, _, _ in CONDITIONS]).axes[0]
+    drawn = [line.get_ydata()[0] for line in ax.lines if line.get_marker() == "o"]
+    assert len(drawn) == len(rows) - 1 and 10 not in drawn  # lr_0_03, K=2 is the eleventh row, y = 10
+    assert [label.get_text() for label in ax.get_yticklabels()][10] == "lr_0_03, K=2: untestable"
+    assert UNTESTABLE_TEXT in [text.get_text() for text in ax.get_legend().get_texts()]

@@ -17,11 +17,18 @@ def ordered_rows(rows: pd.DataFrame, conditions: list[str]) -> pd.DataFrame:
     return rows.assign(rank=rows["condition"].map(rank)).sort_values(["rank", "offset"]).reset_index(drop=True)
 
 
+UNTESTABLE_TEXT = "untestable (so labelled): a precondition fails, no value drawn"
+
+
 def draw_intervals(ax, rows: pd.DataFrame, colors: list[str]) -> None:
-    for y, (row, color) in enumerate(zip(rows.itertuples(), colors)):
-        ax.errorbar(row.mean, y, xerr=[[row.mean - row.ci_low], [row.ci_high - row.mean]], fmt="o", color=color,
-                    capsize=2, markersize=4)
-    labels = [f"{row.condition}, K={row.offset}" for row in rows.itertuples()]
+    """A point and interval per row; an untestable row none, its label saying so, so that no one reads it as a value."""
+    untestable = [getattr(row, "verdict", None) == UNTESTABLE for row in rows.itertuples()]
+    for y, (row, color, skip) in enumerate(zip(rows.itertuples(), colors, untestable)):
+        if not skip:
+            ax.errorbar(row.mean, y, xerr=[[row.mean - row.ci_low], [row.ci_high - row.mean]], fmt="o",
+                        color=color, capsize=2, markersize=4)
+    labels = [f"{row.condition}, K={row.offset}" + (": untestable" if skip else "")
+              for row, skip in zip(rows.itertuples(), untestable)]
     ax.set_yticks(range(len(rows)), labels, fontsize=7)
     ax.set_ylim(len(rows) - 0.5, -0.5)
     for y in range(1, len(rows)):  # a thin line between conditions
@@ -44,7 +51,8 @@ def forest_plot(claim: Claim, judgments: pd.DataFrame, conditions: list[str]) ->
     ax.set_xlabel(claim.measured, fontsize=8)
     ax.set_title(f"{claim.says}: rule {claim.rule.comparison} threshold (dashed)"
                  + ("" if claim.baseline.label != CHANCE else "; chance = baseline"), fontsize=8)
-    handles = [plt.Line2D([], [], marker="o", linestyle="", color=color, label=verdict)
+    handles = [plt.Line2D([], [], marker="" if verdict == UNTESTABLE else "o", linestyle="", color=color,
+                          label=UNTESTABLE_TEXT if verdict == UNTESTABLE else verdict)
                for verdict, color in VERDICT_COLORS.items() if verdict in set(rows["verdict"])]
     ax.legend(handles=[*handles, baseline], fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
