@@ -72,24 +72,27 @@ def counterpart(claim: Claim, secondary: pd.DataFrame, config: dict) -> str:
     return f"; {name.split(': ', 1)[-1]} {span(rows['mean'])}" if name in claim.secondary and len(rows) else ""
 
 
-def measured_text(claim: Claim, rows: pd.DataFrame, secondary: pd.DataFrame, config: dict) -> str:
-    """This run's means with their baseline (K by K where the baseline is a statistic), and, where the claim does not
-    hold everywhere, what it needs."""
+def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Claim,
+                         config: dict) -> tuple[str, str]:
+    """The claim's verdict in this run (with the K it was measured at, where fewer than the sweep's), and what says
+    it: the number with its baseline (K by K where the baseline is a statistic), the other encoding's beside it, what
+    the claim needs where it does not hold everywhere, a rival that does better, the runs and settings."""
+    rows = of_claim(judgments, claim, THIS_RUN)
     means = (per_offset(rows["mean"], rows["offset"]) if per_k_baseline(claim)
              else f"{span(rows['mean'])} over {offsets_text(rows['offset'])}")
     needs = ("" if (rows["verdict"] == HOLDS).all()
              else f"; the claim needs {NEEDS[claim.rule.comparison]} {number(rows['threshold'].iloc[0])}")
-    return f"{means} ({baseline_text(claim, rows)}{needs}){counterpart(claim, secondary, config)}"
+    return (f"{across_offsets(rows)}{measured_at(rows, config)}",
+            f"{capitalized(claim.measured)}: {means} ({baseline_text(claim, rows)}{needs})"
+            f"{counterpart(claim, secondary, config)}. {rival_text(claim, rows)}{elsewhere(judgments, claim)}")
 
 
 def claim_sentence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Claim, config: dict) -> str:
     """One plain sentence: what was measured, the number with its unit and baseline, the verdict, where it fails."""
-    rows = of_claim(judgments, claim, THIS_RUN)
-    if rows.empty:
+    if of_claim(judgments, claim, THIS_RUN).empty:
         return f"- **{capitalized(claim.says)}:** not run under this config."
-    return (f"- **{capitalized(claim.says)}: {across_offsets(rows)}{measured_at(rows, config)}.** "
-            f"{capitalized(claim.measured)}: {measured_text(claim, rows, secondary, config)}. "
-            f"{rival_text(claim, rows)}{elsewhere(judgments, claim)}")
+    verdict, evidence = verdict_and_evidence(judgments, secondary, claim, config)
+    return f"- **{capitalized(claim.says)}: {verdict}.** {evidence}"
 
 
 def rival_text(claim: Claim, rows: pd.DataFrame) -> str:

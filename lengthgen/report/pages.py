@@ -1,21 +1,15 @@
-"""The report as pages: RESULTS.md answers on its first screen, each experiment has a page, details go to appendices.
+"""The report as pages, a pure function of the run's tables and config (``render_pages``): ``{path relative to the
+results folder: markdown}`` for the paths ``page_paths`` names, which the report rule declares as its outputs.
 
-``render_pages`` is a pure function of the run's tables and its config: it returns every page as
-``{path relative to the results folder: markdown}``, the paths ``page_paths`` names (the report rule declares the
-same ones as its outputs). Every verdict and number on them is the judgments table's (``claim_judgments``: each
-claim judged by its one rule, ``lengthgen/checks/judgment.py``), put in words by ``claim_text``. The pages:
-
-- ``RESULTS.md``: the task and setup in three lines, one plain sentence per claim, the claims table, Figure 1,
-  what moves the answers, links;
-- ``experiments/<experiment>.md``: the claim the page tells, its primary statistic judged per K in this run, its
-  forest plot over every run and setting, its secondary statistics, the experiment's figures, and its checks as
-  secondary evidence (shown, counted in no verdict);
-- ``first_screen.rst``: RESULTS.md as reStructuredText, the HTML report's front page;
+- ``RESULTS.md``: the setup in three lines, one plain sentence per claim, the claims table, Figure 1, what moves the
+  answers, links; ``first_screen.rst``: the same in reStructuredText, the HTML report's front page;
+- ``experiments/<experiment>.md``: the claims the page tells (statistic, preconditions, verdict per K, forest plot,
+  secondary statistics), the experiment's figures, its checks as secondary evidence;
 - ``appendix/*.md``: methods, setup, training, every claim in every condition, the rule history, the changes since
-  the previous run, the confirmation runs and the robustness settings where the run has them, and each
-  experiment's full section.
+  the previous run, the confirmation runs and robustness settings, each experiment's full section.
 
-No table cell of any page is longer than ``markdown.MAX_CELL``: every page goes through ``fit_cells``.
+Every verdict and number is the judgments tables', put in words by ``claim_text``; every page goes through
+``fit_cells``, so no table cell is longer than ``markdown.MAX_CELL``.
 """
 
 import datetime
@@ -141,9 +135,9 @@ def results_markdown(config: dict, judgments: pd.DataFrame, secondary: pd.DataFr
 # Experiment pages
 
 
-def rebased(markdown: str, depth: int = 1) -> str:
-    """``markdown`` with its figure links relative to a page ``depth`` folders below the results folder."""
-    return FIGURE_LINK.sub(lambda found: f"![{found.group(1)}]({'../' * depth}figures/{found.group(2)})", markdown)
+def rebased(markdown: str) -> str:
+    """``markdown`` with its figure links relative to a page one folder below the results folder."""
+    return FIGURE_LINK.sub(lambda found: f"![{found.group(1)}](../figures/{found.group(2)})", markdown)
 
 
 def title_of(sections: list[str], experiment: str) -> str:
@@ -168,6 +162,7 @@ def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame, 
     if here.empty:
         return [f"**Claim.** {said}.", "Not judged under this config: its statistic was not measured."]
     extra = claim_text.secondary_table(secondary, claim)
+    verdict, evidence = claim_text.verdict_and_evidence(judgments, secondary, claim, config)
     return [
         f"**Claim.** {said}" + (" (this pipeline's prediction, beyond the paper)." if claim.beyond else "."),
         f"**Primary statistic.** {capitalized(claim.measured)}: one number per trained run, judged on its mean over "
@@ -176,9 +171,7 @@ def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame, 
         f"(../appendix/rule_history.md)); baseline: {claim_text.baseline_text(claim, here)}.",
         *([f"**What it does not test.** {claim.scope}"] if claim.scope else []),
         preconditions_text(claim, config["task"]),
-        f"**Verdict in this run: {across_offsets(here)}{claim_text.measured_at(here, config)}.** "
-        f"{capitalized(claim.measured)}: {claim_text.measured_text(claim, here, secondary, config)}. "
-        f"{claim_text.rival_text(claim, here)}{claim_text.elsewhere(judgments, claim)}",
+        f"**Verdict in this run: {verdict}.** {evidence}",
         claim_text.judgment_table(here),
         f"![{claim.says}: every run and setting](../figures/claims/{claim.name.replace(' ', '_')}.png)",
         *([f"**Secondary statistics** (shown, in no verdict):\n\n{extra}"] if extra else []),
@@ -209,7 +202,7 @@ def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, 
 
 def methods_markdown() -> str:
     return "\n\n".join([
-        "# Methods", "[Back to the results](../RESULTS.md)", DEFINITION,
+        DEFINITION,
         "**Primary statistics.** Each claim names one statistic its experiment exports, one number per trained run "
         "(offset K, seed), and a threshold fixed in code; its baseline (chance 1/V, the same heads untrained, the "
         "other encoding or the rival account) is drawn beside it. The mean over seeds and its interval are what is "
@@ -234,17 +227,14 @@ def methods_markdown() -> str:
         "rope's accuracy past the training range from the head's parameters by attention dilution; *log-length "
         "scaling*: attention logits multiplied by log(n) / log(training length); *hard-attention limit*: what logit "
         "scaling wins back as its scale grows (attending to the top-scoring key alone).",
-    ]) + "\n"
+    ])
 
 
 def setup_markdown(config: dict, commit: str, date: datetime.date, machine: str) -> str:
     dump = yaml.safe_dump(config, sort_keys=False, default_flow_style=None).strip()
-    return "\n\n".join([
-        "# Setup", "[Back to the results](../RESULTS.md)",
-        "Generated by the lengthgen workflow from its own runs; do not edit by hand (`snakemake --cores 8` "
-        "rewrites every page).",
-        f"- code: git commit `{commit}`\n- date: {date.isoformat()}\n- machine: {machine}",
-        "Configuration used:\n\n```yaml\n" + dump + "\n```"]) + "\n"
+    return (f"Generated by the lengthgen workflow from its own runs; do not edit by hand (`snakemake --cores 8` "
+            f"rewrites every page).\n\n- code: git commit `{commit}`\n- date: {date.isoformat()}\n- machine: "
+            f"{machine}\n\nConfiguration used:\n\n```yaml\n{dump}\n```")
 
 
 def appendix_page(title: str, body: str) -> str:
@@ -300,8 +290,8 @@ def render_pages(config: dict, sections: dict[str, str], checks: pd.DataFrame, e
         "RESULTS.md": results_markdown(config, judgments, secondary, grouped,
                                        [name for name in appendices if name not in experiments], left_out or {},
                                        accuracy),
-        "appendix/methods.md": methods_markdown(),
-        "appendix/setup.md": setup_markdown(config, commit, date, machine),
+        "appendix/methods.md": appendix_page("Methods", methods_markdown()),
+        "appendix/setup.md": appendix_page("Setup", setup_markdown(config, commit, date, machine)),
         "appendix/training.md": appendix_page("Training", training.removeprefix("## Training")),
         "appendix/claims.md": appendix_page("Every claim in every run and setting", claims_appendix(judgments)),
         "appendix/rule_history.md": appendix_page("Rule history", history_markdown()),
