@@ -1,21 +1,8 @@
-"""The one judgment of a claim: its primary statistic's typical effect, per K, against the claim's threshold.
+"""The one judgment of a claim: its primary statistic's mean over seeds, per K, with a seed-bootstrap interval,
+against the claim's threshold (``DEFINITION`` says the verdicts in words; the methods page prints it).
 
-A claim's primary statistic is one number per trained run (offset K, seed). At each K its typical effect is the
-mean over seeds, with a 95% percentile interval from resampling the seeds with replacement (``N_RESAMPLES`` draws,
-a fixed generator: the same values give the same interval). The claim, at that K:
-
-- *holds* where the whole interval clears the threshold;
-- *does not hold* where the whole interval lies on the other side;
-- *inconclusive* where it straddles the threshold: the seeds drawn cannot tell (few seeds, a wide interval); and
-  always with one seed, whose interval is a point.
-
-Across K the verdicts combine into *holds* (at every K), *holds in part* (at some, the others named), *does not
-hold* (at none: every K's interval lies on the wrong side), or *inconclusive* (at none, and some K cannot tell). A
-claim whose precondition does not hold at a K (the heads did not fit their training range) is *untestable* there.
-Beside each verdict, the number of seeds whose own value clears the threshold: shown, never counted.
-
-Every run, confirmation run and robustness point is judged by this module alone (``judge``, ``across_offsets``);
-``replication`` and ``robustness`` only count its verdicts. pandas and numpy only.
+Every run, confirmation run and robustness point is judged by this module alone (``judge``, ``gated``,
+``across_offsets``); ``replication`` and ``robustness`` only count its verdicts. pandas and numpy only.
 """
 
 import numpy as np

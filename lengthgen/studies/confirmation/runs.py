@@ -1,14 +1,9 @@
-"""The confirmation study: runs of other configs that test whether a config's verdicts replicate.
-
-Each file of ``confirmation.runs`` (``configs/confirm_<name>.yaml``) is layered over the config as
-given (``config.yaml``, then every ``--configfile``), the way ``snakemake --configfile <file>``
-layers it: a section of the file merges into the same section, any other value replaces it. The
-run goes into ``<results_dir>/confirm/<name>`` and reuses every rule of the workflow (as a Snakemake
-module, ``workflow/rules/confirm.smk``). A confirmation run must draw fresh seeds and must not run
-confirmations of its own; ``confirmation_runs`` checks both, and every key of the layered config,
-before any job starts, naming the file in its error.
-Each claim is judged in each run by its one rule (``lengthgen/studies/judgments/``); a run named in
-``confirmation.out_of_sample`` was added after the rules were fixed, and is the report's out-of-sample test.
+"""The confirmation study's runs: each file of ``confirmation.runs`` (``configs/confirm_<name>.yaml``) layered over
+the config as given, as ``snakemake --configfile <file>`` layers it (a section merges into the same section, any
+other value replaces it), run into ``<results_dir>/confirm/<name>`` with every rule of the workflow
+(``workflow/rules/confirm.smk``). ``confirmation_runs`` checks, before any job starts, that each draws fresh seeds,
+runs no confirmations of its own and has a valid config, naming the file in its error. A run named in
+``confirmation.out_of_sample`` was added after the rules were fixed: the report's out-of-sample test.
 """
 
 import copy
@@ -19,7 +14,6 @@ import yaml
 from snakemake.utils import update_config
 
 from lengthgen.pipeline.config import ConfigError, prepare_config
-from lengthgen.experiments.catalog import plan
 
 RUN_PREFIX = "confirm_"
 # Keys that say where and how a run is written and shown, or which other studies it runs, not what it measures.
@@ -31,10 +25,6 @@ SEED_KEYS = ("sweep.seed", "transformer.seeds")
 def seeds_of(config: dict, key: str) -> list[int]:
     section, name = key.split(".")
     return config[section][name]
-
-
-def all_seeds(config: dict) -> list[int]:
-    return sorted({seed for key in SEED_KEYS for seed in seeds_of(config, key)})
 
 
 @dataclass
@@ -50,11 +40,6 @@ class ConfirmationRun:
         return self.prepared["results_dir"]
 
 
-def run_name(path: str) -> str:
-    """``configs/confirm_small_vocab.yaml`` -> ``small_vocab``."""
-    return Path(path).stem.removeprefix(RUN_PREFIX)
-
-
 def flat(config: dict, prefix: str = "") -> dict:
     """{dotted key: value} of every leaf of a nested config."""
     items = {}
@@ -64,11 +49,11 @@ def flat(config: dict, prefix: str = "") -> dict:
     return items
 
 
-def differences(reference: dict, other: dict, skip: tuple[str, ...] = PRESENTATION_KEYS) -> list[str]:
-    """Every key whose value differs between two prepared configs, as ``key: reference -> other``."""
+def differences(reference: dict, other: dict) -> list[str]:
+    """Every key but presentation whose value differs between two prepared configs, as ``key: reference -> other``."""
     left, right = flat(reference), flat(other)
     keys = sorted(key for key in set(left) | set(right)
-                  if left.get(key) != right.get(key) and not key.startswith(tuple(skip)))
+                  if left.get(key) != right.get(key) and not key.startswith(PRESENTATION_KEYS))
     return [f"{key}: {left.get(key)} -> {right.get(key)}" for key in keys]
 
 
@@ -86,11 +71,9 @@ def load_run_file(repository: Path, path: str) -> dict:
 
 
 def layered_config(as_given: dict, layer: dict, results_dir: str, schema: Path, what: str) -> tuple[dict, dict]:
-    """(as given, prepared) of ``layer`` over the config as given, written into ``results_dir``: a run of a study.
-    It compares with no previous run (the one the exploratory report compares with is not this run's), runs no
-    robustness study of its own (that study is the exploratory run's; without this the recursion would not stop) and
-    names no run out of sample (those are the exploratory run's confirmation runs, not its own).
-    A ``ConfigError`` of the layered config names ``what`` it is."""
+    """(as given, prepared) of ``layer`` over the config as given, written into ``results_dir``: a run of a study,
+    with no previous run to compare with, no robustness points (else the recursion would not stop) and no run out of
+    sample: those are the exploratory run's. A ``ConfigError`` of the layered config names ``what`` it is."""
     layered = copy.deepcopy(as_given)
     update_config(layered, layer)
     layered["results_dir"] = results_dir
@@ -106,16 +89,11 @@ def layered_config(as_given: dict, layer: dict, results_dir: str, schema: Path, 
 
 
 def confirmation_runs(as_given: dict, prepared: dict, repository: Path, schema: Path) -> dict[str, ConfirmationRun]:
-    """Every run of ``prepared["confirmation"]["runs"]``, by name, checked.
-
-    ``as_given`` is the exploratory config before defaults and derived settings, ``prepared`` the same
-    after ``prepare_config``. Raises ``ConfigError`` naming the file for a missing or unreadable file,
-    a key the layered config gets wrong, two runs with one name, seeds shared with the exploratory
-    run, or a run that lists confirmation runs of its own.
-    """
+    """Every run of ``prepared["confirmation"]["runs"]`` by name, checked (module doc); ``as_given``: the exploratory
+    config before ``prepare_config``, ``prepared`` after it."""
     runs = {}
     for path in prepared["confirmation"]["runs"]:
-        name = run_name(path)
+        name = Path(path).stem.removeprefix(RUN_PREFIX)  # configs/confirm_small_vocab.yaml: small_vocab
         if name in runs:
             raise ConfigError(f"confirmation.runs: {path} and {runs[name].path} both name the run {name!r}; allowed: "
                               "files with distinct names")
@@ -125,7 +103,7 @@ def confirmation_runs(as_given: dict, prepared: dict, repository: Path, schema: 
         if run["confirmation"]["runs"]:
             raise ConfigError(f"{path}: confirmation.runs: a confirmation run runs no confirmations of its own; "
                               "allowed: [] (write confirmation: {runs: []} in the file)")
-        used = all_seeds(prepared)
+        used = sorted({seed for key in SEED_KEYS for seed in seeds_of(prepared, key)})
         for key in SEED_KEYS:
             shared = sorted(set(seeds_of(run, key)) & set(used))
             if shared:
