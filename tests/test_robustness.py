@@ -164,7 +164,7 @@ def test_the_section_says_what_the_mechanism_does_across_the_points(tmp_path):
     assert "from 0.25 (small) to 0.75 (default)" in text
     assert "rank correlation with the carrier kernel's largest value at unseen offsets relative to its value at K is " \
            "+1.00" in text  # ratios 0.5, 0.25, 0.333 go with shares 0.75, 0.25, 0.5
-    assert "better (lower MAE) at 2 of 3 points (default, wide); the dilution law at 1 (small)" in text
+    assert "better (lower MAE) at 2 of 3 points; the dilution law at small." in text
     assert "ranking share of them (pooled)" in text and "value at K (median over heads)" in text
     assert "at small, the largest gap (-3), the unseen peak is 0.25 times the value at K, a kernel about 4 logits " \
            "tall at K." in text  # peak 1 against 4 at the target

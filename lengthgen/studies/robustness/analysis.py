@@ -1,13 +1,10 @@
-"""The mechanism measured at each point of the robustness study (each claim's verdict there is the judgments',
-``lengthgen/studies/judgments/``).
-
-Every number here is read from a point's own tables, written by the same experiments as the run's: rope's error
-split (``errors_by_length``), its rope heads' kernels (``prop1_kernel``) and each predictor's error (``prop1_error``).
-"""
+"""The mechanism at each point of the robustness study, read from the point's own tables: rope's error split
+(``errors_by_length``), its heads' kernels (``prop1_kernel``) and each predictor's error (``prop1_error``)."""
 
 import pandas as pd
 
 from lengthgen.science.prediction_errors import DILUTION_LAW_PREDICTOR
+
 
 def ranking_share_of_wrong(errors_by_length: pd.DataFrame) -> tuple[int, float]:
     """rope's wrong answers past the training range, summed over seeds, offsets and lengths, and the share of them

@@ -41,11 +41,10 @@ def mechanism_sentences(mechanism: pd.DataFrame) -> str:
         rho = paired["ranking_share_of_wrong"].corr(paired["unseen_peak_ratio"], method="spearman")
         text.append(f"Across the {len(paired)} points its rank correlation with the carrier kernel's largest value at "
                     f"unseen offsets relative to its value at K is {rho:+.2f}.")
-    ranking = sorted(by_point.index[by_point["better_predictor"] == "ranking"])
     dilution = sorted(by_point.index[by_point["better_predictor"] != "ranking"])
-    text.append(f"The ranking predictor predicts rope's accuracy past the range better (lower MAE) at {len(ranking)} "
-                f"of {len(by_point)} points ({', '.join(ranking) or 'none'}); the dilution law at {len(dilution)} "
-                f"({', '.join(dilution) or 'none'}).")
+    text.append(f"The ranking predictor predicts rope's accuracy past the range better (lower MAE) at "
+                f"{len(by_point) - len(dilution)} of {len(by_point)} points; the dilution law at "
+                f"{', '.join(dilution) or 'none'}.")
     return " ".join([*text, *([gap_sentence(by_point)] if by_point["unseen_peak_gap"].notna().any() else [])])
 
 
@@ -53,10 +52,8 @@ RANKING_MAJORITY = 0.5  # the finding: most of rope's wrong answers past the ran
 
 
 def choice_sentences(mechanism: pd.DataFrame, changes: dict[str, list[str]]) -> str:
-    """Per choice the study varies (the config keys a point sets), the ranking share at the default and at each of
-    its points, and whether the finding, that most of rope's wrong answers past the range are ranking errors, holds
-    at all of them or flips where. The rule (a flip is the share crossing one half) was fixed before the default
-    grid's tables were read."""
+    """Per choice varied (the config keys a point sets), the ranking share at the default and at each of its points,
+    and where the majority flips (the share crossing one half: a rule fixed before the default grid was read)."""
     share = mechanism.set_index("point")["ranking_share_of_wrong"]
     if DEFAULT_POINT not in share or pd.isna(share[DEFAULT_POINT]):
         return ""
@@ -80,10 +77,5 @@ def choice_sentences(mechanism: pd.DataFrame, changes: dict[str, list[str]]) -> 
 
 def section(mechanism: pd.DataFrame, points: list[str], changes: dict[str, list[str]]) -> str:
     """The section, from the ``robustness_mechanism`` table; ``points`` in config order, the default first."""
-    choices = choice_sentences(mechanism, changes)
-    return "\n\n".join([
-        "## The mechanism across the settings",
-        mechanism_markdown(mechanism, points),
-        mechanism_sentences(mechanism),
-        *([choices] if choices else []),
-    ]) + "\n"
+    parts = [mechanism_markdown(mechanism, points), mechanism_sentences(mechanism), choice_sentences(mechanism, changes)]
+    return "\n\n".join(["## The mechanism across the settings", *filter(None, parts)]) + "\n"
