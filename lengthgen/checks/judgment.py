@@ -78,23 +78,20 @@ def offsets_text(offsets) -> str:
 
 def across_offsets(judgments: pd.DataFrame) -> str:
     """The claim's verdict over its K (rows of offset and verdict), naming the K where it does not hold."""
-    by_verdict = {verdict: list(judgments.loc[judgments["verdict"] == verdict, "offset"]) for verdict in VERDICTS}
-    testable = judgments[judgments["verdict"] != UNTESTABLE]
-    if testable.empty:
-        return UNTESTABLE + (f" (a precondition fails at {offsets_text(by_verdict[UNTESTABLE])})"
-                             if by_verdict[UNTESTABLE] else " (nothing measured)")
-    if len(by_verdict[HOLDS]) == len(judgments):
+    at = {verdict: list(judgments.loc[judgments["verdict"] == verdict, "offset"]) for verdict in VERDICTS}
+    named = "; ".join(f"{verdict} at {offsets_text(at[verdict])}"
+                      for verdict in (DOES_NOT_HOLD, INCONCLUSIVE, UNTESTABLE) if at[verdict])
+    testable = len(judgments) - len(at[UNTESTABLE])
+    if not testable:
+        return UNTESTABLE + (f" (a precondition fails at {offsets_text(at[UNTESTABLE])})" if at[UNTESTABLE]
+                             else " (nothing measured)")
+    if len(at[HOLDS]) == len(judgments):
         return HOLDS
-    if by_verdict[HOLDS]:
-        elsewhere = [f"{verdict} at {offsets_text(by_verdict[verdict])}"
-                     for verdict in (DOES_NOT_HOLD, INCONCLUSIVE, UNTESTABLE) if by_verdict[verdict]]
-        return f"{IN_PART} ({'; '.join(elsewhere)})"
-    if len(by_verdict[DOES_NOT_HOLD]) == len(testable) and not by_verdict[UNTESTABLE]:
+    if at[HOLDS]:
+        return f"{IN_PART} ({named})"
+    if len(at[DOES_NOT_HOLD]) == testable and not at[UNTESTABLE]:
         return DOES_NOT_HOLD
-    parts = [f"{verdict} at {offsets_text(by_verdict[verdict])}"
-             for verdict in (DOES_NOT_HOLD, INCONCLUSIVE, UNTESTABLE) if by_verdict[verdict]]
-    word = DOES_NOT_HOLD if not by_verdict[INCONCLUSIVE] else INCONCLUSIVE
-    return f"{word} ({'; '.join(parts)})"
+    return f"{INCONCLUSIVE if at[INCONCLUSIVE] else DOES_NOT_HOLD} ({named})"
 
 
 def plain(verdict: str) -> str:

@@ -1,9 +1,6 @@
-"""Every claim (``lengthgen/experiments/claims.py``) judged in every condition by ``lengthgen/checks/judgment.py``.
-
-A condition is a run whose experiments wrote a ``headline_by_seed`` table: this run, each confirmation run and each
-robustness point. Each is judged alone, from its own seeds and with its own task's threshold (chance is 1 / V of
-its vocabulary), so the same rule gives every verdict.
-"""
+"""Every claim (``experiments/claims.py``) judged by ``checks/judgment.py`` in every condition: this run, each
+confirmation run, each robustness point, each from its own ``headline_by_seed`` table and with its own task's
+threshold (chance is 1 / V of its vocabulary)."""
 
 from typing import NamedTuple
 
@@ -79,10 +76,8 @@ def task_of(config: dict) -> dict:
 
 
 def conditions_of(config: dict, confirmation: dict, robustness: dict) -> list[dict]:
-    """Every condition of a run as plain data (rule params): this run, its confirmation runs (``ConfirmationRun``
-    by name; those named in ``confirmation.out_of_sample`` unseen), its robustness points (``RobustnessPoint`` by
-    name). Where the config runs confirmation runs, a name in ``out_of_sample`` that is none of them is an error
-    naming it; a config without any (the exploratory run alone) has nothing out of sample."""
+    """Every condition of a run as plain data (rule params): this run, its confirmation runs (those named in
+    ``confirmation.out_of_sample`` unseen; a name there that is none of them is an error) and robustness points."""
     unseen = config["confirmation"]["out_of_sample"]
     unknown = sorted(set(unseen) - set(confirmation))
     if unknown and confirmation:
