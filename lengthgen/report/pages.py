@@ -31,22 +31,41 @@ from lengthgen.studies.judgments.judge import THIS_RUN
 FIXED_APPENDICES = ("methods", "setup", "training", "claims", "rule_history")
 FIRST_SCREEN = "first_screen.rst"  # RESULTS.md for the HTML report
 CHANGES, REPLICATION, ROBUSTNESS = "changes", "replication", "robustness"
-PER_OFFSET_SUFFIX = r"_K\d+$"  # a per-offset section's name: <experiment>_K<offset>
+PER_OFFSET_SUFFIX = r"_K\d+"  # a per-offset section's name: <experiment>_K<offset>
 FIGURE_LINK = re.compile(r"!\[([^\]]*)\]\(figures/([^)]+)\)")
+BACK = "[Back to the results](../RESULTS.md)"
 INIT_WORDS = {"torch_default": "PyTorch's default init"}
 LONGEST = "generalization: rope accuracy at 32x the training length"  # what moves the answers (``claim_secondary``)
+METHODS = [
+    "**Primary statistics.** Each claim names one statistic its experiment exports (one number per trained run: "
+    "offset K and seed), a threshold fixed in code, and a baseline drawn beside it (chance 1/V, the heads untrained, "
+    "the other encoding or a rival account). The mean over seeds and its interval decide; the seeds that clear the "
+    "threshold alone, the worst seed and every check are shown and decide nothing.",
+    "**Intervals.** A claim's interval is the seed bootstrap of its mean: the seeds drawn with replacement 10,000 "
+    "times (a fixed generator), the central 95% of the resampled means. With 3 seeds (the transformer) it spans "
+    "nearly their whole range, so a verdict there is often inconclusive. The figures' bands (Student-t over seeds) "
+    "and each check's spread (the check recomputed on resampled seeds) describe; neither judges.",
+    "**Conditions.** The same rule judges this run, each confirmation run (other seeds or another vocabulary) and each "
+    "robustness setting (one training choice varied), each from its own seeds and with its own task's chance. A "
+    "confirmation run whose data nobody had seen when the rules were fixed is the out-of-sample test.",
+    "**Checks.** Each experiment also states checks, each a statistic against a threshold: *evidence* (a plausible "
+    "world could fail it) or *sanity* (only a bug can). Every page shows them as secondary evidence.",
+    "**Terms.** *K*: the offset, how far back the token to retrieve lies; *V*: the vocabulary size; *rope*: rotary "
+    "position encoding; *learned*: learned absolute position embeddings; *dilution error*: a wrong answer where the "
+    "right key still scores highest but its attention weight is spread too thin; *ranking error*: a wrong answer "
+    "where another key scores higher than the right one; *the dilution law*: the prediction of rope's accuracy past "
+    "the training range from the head's parameters by attention dilution; *log-length scaling*: attention logits "
+    "multiplied by log(n) / log(training length); *hard-attention limit*: what logit scaling wins back as its scale "
+    "grows (attending to the top-scoring key alone).",
+]
 
 
 def page_paths(experiments: list[str], previous_run: bool, replication: bool, robustness: bool = False) -> list[str]:
     """Every page ``render_pages`` writes, relative to the results folder, in a fixed order."""
-    appendices = [*FIXED_APPENDICES, *([CHANGES] if previous_run else []), *([REPLICATION] if replication else []),
-                  *([ROBUSTNESS] if robustness else [])]
+    appendices = [*FIXED_APPENDICES, *[name for name, runs in ((CHANGES, previous_run), (REPLICATION, replication),
+                                                               (ROBUSTNESS, robustness)) if runs], *experiments]
     return ["RESULTS.md", FIRST_SCREEN, *(f"experiments/{name}.md" for name in experiments),
-            *(f"appendix/{name}.md" for name in [*appendices, *experiments])]
-
-
-# ---------------------------------------------------------------------------------------------
-# RESULTS.md
+            *(f"appendix/{name}.md" for name in appendices)]
 
 
 def setup_lines(config: dict, judgments: pd.DataFrame) -> list[str]:
@@ -59,9 +78,10 @@ def setup_lines(config: dict, judgments: pd.DataFrame) -> list[str]:
     if model.get("init") == "torch_default" and "learned_init_std" in model:
         init += f" (the learned position table N(0, {model['learned_init_std']:g}²))"
     runs = judgments[judgments["kind"] == "confirmation"].drop_duplicates("condition")
-    names = lambda seen: ", ".join(runs.loc[runs["seen"] == seen, "condition"].str.replace("_", " "))
-    again = ([f"each confirmation run seen before the rules were last revised ({names(True)})"] if names(True) else [])
-    again += [f"as the out-of-sample test, {names(False)}, a run added after them"] if names(False) else []
+    names = [", ".join(runs.loc[runs["seen"] == seen, "condition"].str.replace("_", " ")) for seen in (True, False)]
+    again = [text for text, name in zip((f"each confirmation run seen before the rules were last revised ({names[0]})",
+                                         f"as the out-of-sample test, {names[1]}, a run added after them"), names)
+             if name]
     return [
         f"**Task.** Read the token K = {', '.join(map(str, sweep['offset']))} positions back, over V = "
         f"{task['vocab_size']} symbols (chance {number(1 / task['vocab_size'])}), with one attention head.",
@@ -83,9 +103,9 @@ def figure_one(config: dict, accuracy: pd.DataFrame | None) -> list[str]:
     shown = accuracy[accuracy["experiment"] == "generalization"]
     rope, learned = shown[shown["pe"] == "rope"], shown[(shown["pe"] == "learned")
                                                        & (shown["length"] > task["train_length_max"])]
-    lengths = dict.fromkeys([4 * task["train_length_max"], max(task["eval_lengths"])])
     at = [f"at {length} ({length // task['train_length_max']}x): {per_offset(rows['mean'], rows['offset'])}"
-          for length in lengths for rows in [rope[rope["length"] == length].sort_values("offset")]]
+          for length in dict.fromkeys([4 * task["train_length_max"], max(task["eval_lengths"])])
+          for rows in [rope[rope["length"] == length].sort_values("offset")]]
     return ["![Figure 1: accuracy against evaluation length](figures/generalization.png)",
             f"**Figure 1.** Accuracy against evaluation length, mean and 95% Student-t interval over "
             f"{len(config['sweep']['seed'])} seeds, one panel per K; grey: training range, dashed: chance "
@@ -94,8 +114,8 @@ def figure_one(config: dict, accuracy: pd.DataFrame | None) -> list[str]:
 
 
 def moving_answers(secondary: pd.DataFrame) -> list[str]:
-    """What moves rope's accuracy far past the range most, over the robustness settings: the settings with the
-    highest and lowest mean over K, beside this run's."""
+    """What moves rope's accuracy far past the range most: the robustness settings with the highest and lowest mean
+    over K, beside this run's."""
     means = secondary[secondary["statistic"] == LONGEST].groupby("condition", sort=False)["mean"].mean()
     if len(means) < 2:
         return []
@@ -114,6 +134,7 @@ def results_markdown(config: dict, judgments: pd.DataFrame, secondary: pd.DataFr
     told = {claim.page for claim in CLAIMS}
     links = {name: f"[{title_of(grouped[name], name)}](experiments/{name}.md)" for name in grouped}
     further = [links[name] for name in grouped if name not in told]
+    listed = lambda names: "; ".join(f"{name.replace('_', ' ')}: {reason}" for name, reason in names.items())
     return "\n\n".join([
         "# Results: does rotary length generalization reproduce?",
         "\n".join(setup_lines(config, judgments)),
@@ -125,44 +146,28 @@ def results_markdown(config: dict, judgments: pd.DataFrame, secondary: pd.DataFr
         "**Pages.** Claims: " + "; ".join(links[name] for name in grouped if name in told) + ". "
         + (f"Further experiments: {'; '.join(further)}. " if further else "")
         + "Appendices: " + ", ".join(f"[{name.replace('_', ' ')}](appendix/{name}.md)" for name in appendices) + ".",
-        *([("Not run under this config: " + "; ".join(f"{name.replace('_', ' ')}: {reason}"
-                                                      for name, reason in left_out.items()) + ".")]
-          if left_out else []),
+        *([f"Not run under this config: {listed(left_out)}."] if left_out else []),
     ]) + "\n"
-
-
-# ---------------------------------------------------------------------------------------------
-# Experiment pages
-
-
-def rebased(markdown: str) -> str:
-    """``markdown`` with its figure links relative to a page one folder below the results folder."""
-    return FIGURE_LINK.sub(lambda found: f"![{found.group(1)}](../figures/{found.group(2)})", markdown)
 
 
 def title_of(sections: list[str], experiment: str) -> str:
     """The heading of an experiment's first section, without its offset (``shift_K1``: ``shift``)."""
     first = sections[0].splitlines()[0] if sections else ""
     title = first.removeprefix("## ").strip() if first.startswith("## ") else experiment
-    return re.sub(PER_OFFSET_SUFFIX.rstrip("$") + r"\b", "", title)
-
-
-def preconditions_text(claim: Claim, task: dict) -> str:
-    """The claim's preconditions, each headline with its own rule, judged the same way; "none declared" without."""
-    rules = "; ".join(f"{name} {HEADLINES_BY_NAME[name].comparison} {number(HEADLINES_BY_NAME[name].threshold(task))}"
-                      for name in claim.preconditions)
-    return ("**Preconditions** (judged by the same rule; where one does not hold at a K, the claim is untestable "
-            f"there): {rules}." if rules else "**Preconditions:** none declared.")
+    return re.sub(PER_OFFSET_SUFFIX + r"\b", "", title)
 
 
 def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame, config: dict) -> list[str]:
-    """The claim a page tells: what it says, its primary statistic and rule, the verdict here and elsewhere, this
-    run's judgment per K, the forest plot, the secondary statistics."""
+    """The claim a page tells: what it says, its primary statistic and rule, its preconditions, the verdict here and
+    elsewhere, this run's judgment per K, the forest plot, the secondary statistics."""
     here, said = of_claim(judgments, claim, THIS_RUN), capitalized(claim.paper)
     if here.empty:
         return [f"**Claim.** {said}.", "Not judged under this config: its statistic was not measured."]
     extra = claim_text.secondary_table(secondary, claim)
     verdict, evidence = claim_text.verdict_and_evidence(judgments, secondary, claim, config)
+    preconditions = "; ".join(f"{name} {HEADLINES_BY_NAME[name].comparison} "
+                              f"{number(HEADLINES_BY_NAME[name].threshold(config['task']))}"
+                              for name in claim.preconditions)
     return [
         f"**Claim.** {said}" + (" (this pipeline's prediction, beyond the paper)." if claim.beyond else "."),
         f"**Primary statistic.** {capitalized(claim.measured)}: one number per trained run, judged on its mean over "
@@ -170,7 +175,8 @@ def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame, 
         f"{number(here['threshold'].iloc[0])} ({rule_timing(claim.page, rule=claim.threshold_name)}, [rule history]"
         f"(../appendix/rule_history.md)); baseline: {claim_text.baseline_text(claim, here)}.",
         *([f"**What it does not test.** {claim.scope}"] if claim.scope else []),
-        preconditions_text(claim, config["task"]),
+        "**Preconditions** (judged by the same rule; where one does not hold at a K, the claim is untestable there): "
+        f"{preconditions}." if preconditions else "**Preconditions:** none declared.",
         f"**Verdict in this run: {verdict}.** {evidence}",
         claim_text.judgment_table(here),
         f"![{claim.says}: every run and setting](../figures/claims/{claim.name.replace(' ', '_')}.png)",
@@ -185,8 +191,7 @@ def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, 
     escaped = checks.assign(**{column: checks[column].str.replace("|", "\\|", regex=False)  # |x| keeps its cell
                                for column in ("claim", "statistic", "rule")})
     return "\n\n".join([
-        f"# {title if ':' in title or not claims else title + ': ' + '; '.join(claim.says for claim in claims)}",
-        "[Back to the results](../RESULTS.md)",
+        f"# {title if ':' in title or not claims else title + ': ' + '; '.join(claim.says for claim in claims)}", BACK,
         *(line for claim in claims for line in claim_block(claim, judgments, secondary, config)),
         *([] if claims else ["Beyond the claims of the paper: no verdict, the checks below describe what was measured."]),
         *(rebased(found.group(0)) for text in sections for found in FIGURE_LINK.finditer(text)),
@@ -196,67 +201,13 @@ def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, 
     ]) + "\n"
 
 
-# ---------------------------------------------------------------------------------------------
-# Appendices
+def rebased(markdown: str) -> str:
+    """``markdown`` with its figure links relative to a page one folder below the results folder."""
+    return FIGURE_LINK.sub(lambda found: f"![{found.group(1)}](../figures/{found.group(2)})", markdown)
 
 
-def methods_markdown() -> str:
-    return "\n\n".join([
-        DEFINITION,
-        "**Primary statistics.** Each claim names one statistic its experiment exports, one number per trained run "
-        "(offset K, seed), and a threshold fixed in code; its baseline (chance 1/V, the same heads untrained, the "
-        "other encoding or the rival account) is drawn beside it. The mean over seeds and its interval are what is "
-        "judged; the count of seeds that clear the threshold alone, the worst seed and every check are shown as "
-        "secondary evidence and decide nothing.",
-        "**Intervals.** A claim's interval is the seed bootstrap of its mean: the seeds drawn with replacement 10,000 "
-        "times (a fixed generator), the central 95% of the resampled means. With 3 seeds (the transformer) it spans "
-        "nearly the whole range of the seeds' values, so a verdict there is often inconclusive. The figures' bands "
-        "and the experiments' own tables give Student-t intervals over seeds, and each check's spread comes from "
-        "recomputing the check on resampled seeds (the config's bootstrap.resamples): both describe, neither judges.",
-        "**Conditions.** The same rule judges this run, each confirmation run (the same experiments on other seeds or "
-        "another vocabulary) and each robustness setting (one training choice varied); each from its own seeds and "
-        "with its own task's chance. A confirmation run whose data nobody had seen when the rules were fixed is the "
-        "out-of-sample test; the others are marked seen.",
-        "**Checks.** Each experiment also states many checks, each a statistic against a threshold: *evidence* (a "
-        "plausible world could fail it) or *sanity* (only a bug can fail it). They are shown on every page as "
-        "secondary evidence.",
-        "**Terms.** *K*: the offset, how far back the token to retrieve lies; *V*: the vocabulary size; *rope*: "
-        "rotary position encoding; *learned*: learned absolute position embeddings; *dilution error*: a wrong answer "
-        "where the right key still scores highest but its attention weight is spread too thin; *ranking error*: a "
-        "wrong answer where another key scores higher than the right one; *the dilution law*: the prediction of "
-        "rope's accuracy past the training range from the head's parameters by attention dilution; *log-length "
-        "scaling*: attention logits multiplied by log(n) / log(training length); *hard-attention limit*: what logit "
-        "scaling wins back as its scale grows (attending to the top-scoring key alone).",
-    ])
-
-
-def setup_markdown(config: dict, commit: str, date: datetime.date, machine: str) -> str:
-    dump = yaml.safe_dump(config, sort_keys=False, default_flow_style=None).strip()
-    return (f"Generated by the lengthgen workflow from its own runs; do not edit by hand (`snakemake --cores 8` "
-            f"rewrites every page).\n\n- code: git commit `{commit}`\n- date: {date.isoformat()}\n- machine: "
-            f"{machine}\n\nConfiguration used:\n\n```yaml\n{dump}\n```")
-
-
-def appendix_page(title: str, body: str) -> str:
-    return f"# {title}\n\n[Back to the results](../RESULTS.md)\n\n{rebased(body).rstrip()}\n"
-
-
-def sections_by_experiment(sections: dict[str, str], checks: pd.DataFrame,
-                           experiments: list[str]) -> dict[str, list[str]]:
-    """Each experiment's sections' markdown, in report order: a section belongs to the experiment of its checks,
-    or, without checks, to the experiment it is named for (``shift_K1``: ``shift``)."""
-    owner = dict(zip(checks["section"], checks["experiment"]))
-    grouped = {name: [] for name in experiments}
-    for section, text in sections.items():
-        grouped[owner.get(section, re.sub(PER_OFFSET_SUFFIX, "", section))].append(text)
-    return grouped
-
-
-def claims_appendix(judgments: pd.DataFrame) -> str:
-    """Every claim in every condition, per K."""
-    return "\n\n".join(part for claim in CLAIMS for rows in [of_claim(judgments, claim)] if len(rows) for part in (
-        f"## {claim.says}", f"{claim.measured}; rule {claim.rule.comparison} {number(rows['threshold'].iloc[0])}; "
-        f"baseline {claim.baseline.label}.", claim_text.judgment_table(rows)))
+def appendix_page(title: str, *parts: str) -> str:
+    return "\n\n".join([f"# {title}", BACK, *(rebased(part).strip() for part in parts if part)]) + "\n"
 
 
 def conditions_appendix(judgments: pd.DataFrame, kinds: tuple[str, ...], lead: str) -> str:
@@ -284,16 +235,27 @@ def render_pages(config: dict, sections: dict[str, str], checks: pd.DataFrame, e
     ``sections``: each section's markdown; ``checks``: ``all_claims``; ``experiments``: those that ran, in report
     order; ``judgments``, ``secondary``: ``claim_judgments``, ``claim_secondary``; ``accuracy``:
     ``accuracy_summary``, for Figure 1's caption."""
+    owner = dict(zip(checks["section"], checks["experiment"]))  # a section without checks: the one it is named for
+    grouped = {name: [] for name in experiments}
+    for section, text in sections.items():
+        grouped[owner.get(section, re.sub(PER_OFFSET_SUFFIX + "$", "", section))].append(text)
     appendices = [path[len("appendix/"):-len(".md")] for path in pages if path.startswith("appendix/")]
-    grouped = sections_by_experiment(sections, checks, experiments)
+    dump = yaml.safe_dump(config, sort_keys=False, default_flow_style=None).strip()
     rendered = {
         "RESULTS.md": results_markdown(config, judgments, secondary, grouped,
                                        [name for name in appendices if name not in experiments], left_out or {},
                                        accuracy),
-        "appendix/methods.md": appendix_page("Methods", methods_markdown()),
-        "appendix/setup.md": appendix_page("Setup", setup_markdown(config, commit, date, machine)),
+        "appendix/methods.md": appendix_page("Methods", DEFINITION, *METHODS),
+        "appendix/setup.md": appendix_page(
+            "Setup", "Generated by the lengthgen workflow from its own runs; do not edit by hand (`snakemake --cores 8` "
+            f"rewrites every page).", f"- code: git commit `{commit}`\n- date: {date.isoformat()}\n- machine: "
+            f"{machine}", f"Configuration used:\n\n```yaml\n{dump}\n```"),
         "appendix/training.md": appendix_page("Training", training.removeprefix("## Training")),
-        "appendix/claims.md": appendix_page("Every claim in every run and setting", claims_appendix(judgments)),
+        "appendix/claims.md": appendix_page("Every claim in every run and setting", *(
+            part for claim in CLAIMS for rows in [of_claim(judgments, claim)] if len(rows) for part in (
+                f"## {claim.says}", f"{claim.measured}; rule {claim.rule.comparison} "
+                f"{number(rows['threshold'].iloc[0])}; baseline {claim.baseline.label}.",
+                claim_text.judgment_table(rows)))),
         "appendix/rule_history.md": appendix_page("Rule history", history_markdown()),
         f"appendix/{CHANGES}.md": appendix_page("Changes since the previous run", changes or ""),
         f"appendix/{REPLICATION}.md": appendix_page("Confirmation runs", conditions_appendix(
@@ -302,14 +264,13 @@ def render_pages(config: dict, sections: dict[str, str], checks: pd.DataFrame, e
         f"appendix/{ROBUSTNESS}.md": appendix_page("Robustness", conditions_appendix(
             judgments, ("run", "robustness"), "Each claim judged by its one rule at each robustness setting (one "
             "training choice varied at a time), from that setting's own seeds. This run is the default setting, the "
-            "first column; the report's count of settings includes it. The settings:")
-            + "\n\n![rope's accuracy at 32x over the settings](figures/claims/rope_at_32x.png)\n\n"
-            + (robustness_section or ""))}
+            "first column; the report's count of settings includes it. The settings:"),
+            "![rope's accuracy at 32x over the settings](figures/claims/rope_at_32x.png)", robustness_section or "")}
     for experiment in experiments:
         rendered[f"experiments/{experiment}.md"] = experiment_page(
             experiment, grouped[experiment], checks[checks["experiment"] == experiment], judgments, secondary, config)
         rendered[f"appendix/{experiment}.md"] = appendix_page(title_of(grouped[experiment], experiment),
-                                                              "\n\n".join(grouped[experiment]))
+                                                              *grouped[experiment])
     rendered = {path: fit_cells(text) for path, text in rendered.items()}
     rendered[FIRST_SCREEN] = as_rst(rendered["RESULTS.md"], config["results_dir"])
     return {path: rendered[path] for path in pages}
