@@ -1,9 +1,6 @@
-"""RESULTS.md as reStructuredText, for the HTML report (``snakemake --report``): the same first screen and links.
-
-The HTML report's front page is ``workflow/captions/workflow.rst``, which includes this file where the run has
-written it. RESULTS.md is generated from a small subset of markdown (headings, paragraphs of lines, bullet lists,
-one pipe table, an image, bold, italics and links), which ``as_rst`` turns into its reStructuredText equivalent;
-its links point into the results folder, and its figure is left out (the report shows every figure).
+"""RESULTS.md as reStructuredText, the HTML report's front page (``workflow/captions/workflow.rst`` includes it): the
+small subset of markdown RESULTS.md uses (headings, lines, bullet lists, a pipe table, an image, bold, italics,
+links) turned into its equivalent, links into the results folder, the figure left out (the report shows them all).
 """
 
 import re

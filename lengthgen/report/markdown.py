@@ -1,9 +1,5 @@
-"""Markdown table cells: read them, and keep every one short enough to read in its column.
-
-A cell longer than ``MAX_CELL`` characters is a paragraph, not a cell: ``fit_cells`` moves its text to a numbered
-note under its table and leaves ``see note 3`` in its place, so no table of the report carries a paragraph and no
-text is lost.
-"""
+"""Markdown table cells: read them, and keep each short enough to read in its column. A cell longer than ``MAX_CELL``
+is a paragraph: ``fit_cells`` moves it to a numbered note under its table, leaving ``see note 3`` in its place."""
 
 import re
 
