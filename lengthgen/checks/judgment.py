@@ -48,20 +48,24 @@ def verdict_at(low: float, high: float, comparison: str, threshold: float) -> st
     return INCONCLUSIVE
 
 
-def judge(by_seed: pd.DataFrame, comparison: str, threshold: float) -> pd.DataFrame:
-    """One row per K of ``by_seed`` (columns offset, seed, value; NaN values left out): n_seeds, mean, the
-    interval, the seeds whose own value clears the threshold, and the verdict at that K."""
-    if comparison not in COMPARISONS:
-        raise ValueError(f"unknown comparison {comparison!r}; one of {', '.join(COMPARISONS)}")
-    rows = []
+def seed_means(by_seed: pd.DataFrame):
+    """Per K of ``by_seed`` (columns offset, value; NaN values left out): the offset, its values over seeds, and the
+    interval of their mean."""
     for offset, runs in by_seed.dropna(subset=["value"]).groupby("offset", sort=True):
         values = runs["value"].to_numpy(dtype=float)
-        low, high = seed_interval(values)
-        verdict = verdict_at(low, high, comparison, threshold) if len(values) >= MIN_SEEDS else INCONCLUSIVE
-        rows.append({"offset": int(offset), "n_seeds": len(values), "mean": float(values.mean()), "ci_low": low,
-                     "ci_high": high, "seeds_clearing": int(COMPARISONS[comparison](values, threshold).sum()),
-                     "verdict": verdict})
-    return pd.DataFrame(rows, columns=JUDGMENT_COLUMNS)
+        yield int(offset), values, *seed_interval(values)
+
+
+def judge(by_seed: pd.DataFrame, comparison: str, threshold: float) -> pd.DataFrame:
+    """One row per K of ``by_seed`` (``seed_means``): n_seeds, mean, the interval, the seeds whose own value clears
+    the threshold, and the verdict at that K."""
+    if comparison not in COMPARISONS:
+        raise ValueError(f"unknown comparison {comparison!r}; one of {', '.join(COMPARISONS)}")
+    return pd.DataFrame([
+        {"offset": offset, "n_seeds": len(values), "mean": float(values.mean()), "ci_low": low, "ci_high": high,
+         "seeds_clearing": int(COMPARISONS[comparison](values, threshold).sum()),
+         "verdict": verdict_at(low, high, comparison, threshold) if len(values) >= MIN_SEEDS else INCONCLUSIVE}
+        for offset, values, low, high in seed_means(by_seed)], columns=JUDGMENT_COLUMNS)
 
 
 def gated(judgments: pd.DataFrame, preconditions: pd.DataFrame) -> pd.DataFrame:

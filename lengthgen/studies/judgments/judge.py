@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import pandas as pd
 
-from lengthgen.checks.judgment import gated, judge, seed_interval
+from lengthgen.checks.judgment import gated, judge, seed_means
 from lengthgen.experiments.claims import CHANCE, CLAIMS, Claim
 from lengthgen.experiments.claims import HEADLINES_BY_NAME as HEADLINES
 
@@ -60,14 +60,10 @@ def claim_judgments(conditions: list[Condition], tables: list[pd.DataFrame]) -> 
 def secondary_statistics(conditions: list[Condition], tables: list[pd.DataFrame]) -> pd.DataFrame:
     """The ``claim_secondary`` table: every other statistic a claim reads, its mean and interval per K."""
     names = sorted({name for claim in CLAIMS for name in claim.statistics()} - {claim.primary for claim in CLAIMS})
-    rows = []
-    for condition, by_seed in zip(conditions, tables):
-        for name in names:
-            for offset, runs in values_of(by_seed, name).dropna(subset=["value"]).groupby("offset"):
-                values = runs["value"].to_numpy(dtype=float)
-                low, high = seed_interval(values)
-                rows.append({"statistic": name, "condition": condition.name, "offset": int(offset),
-                             "n_seeds": len(values), "mean": float(values.mean()), "ci_low": low, "ci_high": high})
+    rows = [{"statistic": name, "condition": condition.name, "offset": offset, "n_seeds": len(values),
+             "mean": float(values.mean()), "ci_low": low, "ci_high": high}
+            for condition, by_seed in zip(conditions, tables) for name in names
+            for offset, values, low, high in seed_means(values_of(by_seed, name))]
     return pd.DataFrame(rows, columns=["statistic", "condition", "offset", "n_seeds", "mean", "ci_low", "ci_high"])
 
 
