@@ -76,15 +76,20 @@ def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim
                          config: dict) -> tuple[str, str]:
     """The claim's verdict in this run (with the K it was measured at, where fewer than the sweep's), and what says
     it: the number with its baseline (K by K where the baseline is a statistic), the other encoding's beside it, what
-    the claim needs where it does not hold everywhere, a rival that does better, the runs and settings."""
+    the claim needs where it does not hold everywhere, a rival account where it does better, the runs and settings."""
     rows = of_claim(judgments, claim, THIS_RUN)
     means = (per_offset(rows["mean"], rows["offset"]) if per_k_baseline(claim)
              else f"{span(rows['mean'])} over {offsets_text(rows['offset'])}")
     needs = ("" if (rows["verdict"] == HOLDS).all()
              else f"; the claim needs {NEEDS[claim.rule.comparison]} {number(rows['threshold'].iloc[0])}")
+    clears = COMPARISONS[claim.rule.comparison](rows["mean"], rows["baseline"]) & (rows["mean"] != rows["baseline"])
+    rival = (f"{capitalized(claim.baseline.label)} does better at {offsets_text(rows.loc[~clears, 'offset'])}. "
+             if claim.baseline.rival and not clears.all() else "")
+    robust = robustness_text(judgments, claim)
     return (f"{across_offsets(rows)}{measured_at(rows, config)}",
             f"{capitalized(claim.measured)}: {means} ({baseline_text(claim, rows)}{needs})"
-            f"{counterpart(claim, secondary, config)}. {rival_text(claim, rows)}{elsewhere(judgments, claim)}")
+            f"{counterpart(claim, secondary, config)}. {rival}Confirmation runs: {confirmation_text(judgments, claim)}."
+            + (f" Robustness: {robust}." if robust else ""))
 
 
 def claim_sentence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Claim, config: dict) -> str:
@@ -93,15 +98,6 @@ def claim_sentence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Clai
         return f"- **{capitalized(claim.says)}:** not run under this config."
     verdict, evidence = verdict_and_evidence(judgments, secondary, claim, config)
     return f"- **{capitalized(claim.says)}: {verdict}.** {evidence}"
-
-
-def rival_text(claim: Claim, rows: pd.DataFrame) -> str:
-    """``The ranking account does better at K=1, 2. ``: where a rival account's mean beats the claim's own."""
-    if not claim.baseline.rival:
-        return ""
-    clears = COMPARISONS[claim.rule.comparison](rows["mean"], rows["baseline"]) & (rows["mean"] != rows["baseline"])
-    better = rows.loc[~clears, "offset"]
-    return f"{capitalized(claim.baseline.label)} does better at {offsets_text(better)}. " if len(better) else ""
 
 
 def confirmation_text(judgments: pd.DataFrame, claim: Claim, short: bool = False) -> str:
@@ -126,12 +122,6 @@ def robustness_text(judgments: pd.DataFrame, claim: Claim) -> str:
         return ""
     return robustness({DEFAULT_SETTING: rows[rows["condition"] == THIS_RUN],
                        **{name: group for name, group in points.groupby("condition", sort=False)}})
-
-
-def elsewhere(judgments: pd.DataFrame, claim: Claim) -> str:
-    """``Confirmation runs: ... Robustness: ...``, each where the run has them."""
-    robust = robustness_text(judgments, claim)
-    return f"Confirmation runs: {confirmation_text(judgments, claim)}." + (f" Robustness: {robust}." if robust else "")
 
 
 def claims_table(judgments: pd.DataFrame, claims: tuple[Claim, ...], pages: list[str]) -> pd.DataFrame:

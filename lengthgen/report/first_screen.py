@@ -18,19 +18,15 @@ def links(text: str, results_dir: str) -> str:
     return LINK.sub(lambda found: f"`{found.group(1)} <{results_dir}/{found.group(2)}>`__", text)
 
 
-def table(block: str, results_dir: str) -> str:
-    rows = [[links(cell, results_dir) for cell in row_cells(line)] for line in block.splitlines()
-            if not SEPARATOR_ROW.match(line.strip())]
-    return tabulate(rows[1:], headers=rows[0], tablefmt="grid", disable_numparse=True)
-
-
 def block_rst(block: str, results_dir: str) -> str:
     lines = block.splitlines()
     if block.startswith("# ") or block.startswith("## "):
         title = block.lstrip("#").strip()
         return f"{title}\n{('=' if block.startswith('# ') else '-') * len(title)}"
     if all(line.startswith("|") for line in lines):
-        return table(block, results_dir)
+        rows = [[links(cell, results_dir) for cell in row_cells(line)] for line in lines
+                if not SEPARATOR_ROW.match(line.strip())]
+        return tabulate(rows[1:], headers=rows[0], tablefmt="grid", disable_numparse=True)
     if IMAGE.match(block.strip()):
         return ""
     text = [links(line, results_dir) for line in lines]

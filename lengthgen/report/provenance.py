@@ -26,17 +26,13 @@ def git(repository: str, *args: str) -> str:
     return subprocess.run(["git", "-C", repository, *args], capture_output=True, text=True, check=True).stdout.strip()
 
 
-def gpu_names() -> list[str]:
-    """The GPUs ``nvidia-smi`` lists (torch would cost the report job seconds of start-up); none without it."""
-    if shutil.which("nvidia-smi") is None:
-        return []
-    listing = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
-                             text=True)
-    return [line.strip() for line in listing.stdout.splitlines() if line.strip()] if listing.returncode == 0 else []
-
-
 def machine_description() -> str:
-    gpus = gpu_names()
+    """The platform, CPUs, the GPUs ``nvidia-smi`` lists (asked without torch, which would cost seconds of start-up),
+    Python, torch and the CPU kernels' settings."""
+    listing = (subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
+                              text=True) if shutil.which("nvidia-smi") else None)
+    gpus = ([line.strip() for line in listing.stdout.splitlines() if line.strip()]
+            if listing and not listing.returncode else [])
     return (f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, "
             f"{', '.join(gpus) if gpus else 'no GPU'}; Python {platform.python_version()}, "
             f"torch {metadata.version('torch')}; CPU kernels: "

@@ -19,15 +19,6 @@ def mechanism_markdown(mechanism: pd.DataFrame, points: list[str]) -> str:
         "predicts better": rows["better_predictor"]}).to_markdown(index=False)
 
 
-def gap_sentence(by_point: pd.DataFrame) -> str:
-    """Why the gap in logits can dwarf the others where the ratio does not: it carries the kernel's size."""
-    point = by_point["unseen_peak_gap"].abs().idxmax()
-    gap, ratio = by_point.loc[point, ["unseen_peak_gap", "unseen_peak_ratio"]]
-    height = f", a kernel about {abs(gap / (ratio - 1)):.3g} logits tall at K" if ratio != 1 else ""
-    return (f"The gap is in logits, so it grows with the kernel's size, which the ratio does not: at {point}, the "
-            f"largest gap ({gap:+.3g}), the unseen peak is {ratio:.3g} times the value at K{height}.")
-
-
 def mechanism_sentences(mechanism: pd.DataFrame) -> str:
     """The spread of the ranking share over the points, how it goes with the kernel's unseen peak, and which
     account predicts the accuracy past the range better where."""
@@ -45,7 +36,13 @@ def mechanism_sentences(mechanism: pd.DataFrame) -> str:
     text.append(f"The ranking predictor predicts rope's accuracy past the range better (lower MAE) at "
                 f"{len(by_point) - len(dilution)} of {len(by_point)} points; the dilution law at "
                 f"{', '.join(dilution) or 'none'}.")
-    return " ".join([*text, *([gap_sentence(by_point)] if by_point["unseen_peak_gap"].notna().any() else [])])
+    if by_point["unseen_peak_gap"].notna().any():  # the gap in logits carries the kernel's size; the ratio does not
+        point = by_point["unseen_peak_gap"].abs().idxmax()
+        gap, ratio = by_point.loc[point, ["unseen_peak_gap", "unseen_peak_ratio"]]
+        height = f", a kernel about {abs(gap / (ratio - 1)):.3g} logits tall at K" if ratio != 1 else ""
+        text.append(f"The gap is in logits, so it grows with the kernel's size, which the ratio does not: at {point}, "
+                    f"the largest gap ({gap:+.3g}), the unseen peak is {ratio:.3g} times the value at K{height}.")
+    return " ".join(text)
 
 
 RANKING_MAJORITY = 0.5  # the finding: most of rope's wrong answers past the range are ranking errors
