@@ -19,9 +19,13 @@ def mechanism_markdown(mechanism: pd.DataFrame, points: list[str]) -> str:
         "predicts better": rows["better_predictor"]}).to_markdown(index=False)
 
 
+RANKING_MAJORITY = 0.5  # the finding: most of rope's wrong answers past the range are ranking errors
+
+
 def mechanism_sentences(mechanism: pd.DataFrame) -> str:
-    """The spread of the ranking share over the points, how it goes with the kernel's unseen peak, and which
-    account predicts the accuracy past the range better where."""
+    """The spread of the ranking share over the points, how it goes with the kernel's unseen peak, which account
+    predicts the accuracy past the range better where, the largest logit gap, and where the ranking majority flips
+    (the share crossing one half: a rule fixed before the default grid was read)."""
     by_point = mechanism.set_index("point")
     share = by_point["ranking_share_of_wrong"].dropna()
     text = [f"The ranking share of rope's wrong answers past the range runs from {share.min():.2f} ({share.idxmin()}) "
@@ -40,39 +44,18 @@ def mechanism_sentences(mechanism: pd.DataFrame) -> str:
         point = by_point["unseen_peak_gap"].abs().idxmax()
         gap, ratio = by_point.loc[point, ["unseen_peak_gap", "unseen_peak_ratio"]]
         height = f", a kernel about {abs(gap / (ratio - 1)):.3g} logits tall at K" if ratio != 1 else ""
-        text.append(f"The gap is in logits, so it grows with the kernel's size, which the ratio does not: at {point}, "
-                    f"the largest gap ({gap:+.3g}), the unseen peak is {ratio:.3g} times the value at K{height}.")
+        text.append(f"The unseen peak's gap to the value at K is in logits, so it grows with the kernel's size, which "
+                    f"the ratio does not: at {point}, the largest gap ({gap:+.3g}), the peak is {ratio:.3g} times the "
+                    f"value at K{height}.")
+    side = lambda value: value > RANKING_MAJORITY
+    if DEFAULT_POINT in share:  # the finding, and the points where it flips
+        flips = [point for point, value in share.items() if side(value) != side(share[DEFAULT_POINT])]
+        text.append(f"Ranking errors are {'' if side(share[DEFAULT_POINT]) else 'not '}most of them at the default "
+                    f"({share[DEFAULT_POINT]:.2f}); the majority flips at {', '.join(flips) or 'none of the points'}.")
     return " ".join(text)
 
 
-RANKING_MAJORITY = 0.5  # the finding: most of rope's wrong answers past the range are ranking errors
-
-
-def choice_sentences(mechanism: pd.DataFrame, changes: dict[str, list[str]]) -> str:
-    """Per choice varied (the config keys a point sets), the ranking share at the default and at each of its points,
-    and where the majority flips (the share crossing one half: a rule fixed before the default grid was read)."""
-    share = mechanism.set_index("point")["ranking_share_of_wrong"]
-    if DEFAULT_POINT not in share or pd.isna(share[DEFAULT_POINT]):
-        return ""
-    default = share[DEFAULT_POINT]
-    by_choice: dict[str, list[str]] = {}
-    for point, differences in changes.items():
-        if point != DEFAULT_POINT and point in share:
-            keys = sorted(difference.split(":", 1)[0] for difference in differences)
-            by_choice.setdefault(" and ".join(keys), []).append(point)
-    sentences = []
-    for choice, points in by_choice.items():
-        values = ", ".join(f"{share[point]:.2f} at {point}" for point in points if pd.notna(share[point]))
-        flips = [point for point in points if pd.notna(share[point])
-                 and (share[point] > RANKING_MAJORITY) != (default > RANKING_MAJORITY)]
-        outcome = (f"the majority flips at {', '.join(flips)}" if flips else
-                   "the same side of one half at each of them")
-        sentences.append(f"- {choice}: {values or 'not measured'} (default {default:.2f}); {outcome}.")
-    return ("**Does the ranking-versus-dilution finding depend on the choice?** The ranking share of rope's wrong "
-            "answers past the range, per choice varied:\n" + "\n".join(sentences))
-
-
-def section(mechanism: pd.DataFrame, points: list[str], changes: dict[str, list[str]]) -> str:
+def section(mechanism: pd.DataFrame, points: list[str]) -> str:
     """The section, from the ``robustness_mechanism`` table; ``points`` in config order, the default first."""
-    parts = [mechanism_markdown(mechanism, points), mechanism_sentences(mechanism), choice_sentences(mechanism, changes)]
-    return "\n\n".join(["## The mechanism across the settings", *filter(None, parts)]) + "\n"
+    return "\n\n".join(["## The mechanism across the settings", mechanism_markdown(mechanism, points),
+                         mechanism_sentences(mechanism)]) + "\n"
