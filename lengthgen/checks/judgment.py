@@ -1,9 +1,6 @@
-"""The one judgment of a claim: its primary statistic's mean over seeds, per K, with a seed-bootstrap interval,
-against the claim's threshold (``DEFINITION`` says the verdicts in words; the methods page prints it).
-
-Every run, confirmation run and robustness point is judged by this module alone (``judge``, ``gated``,
-``across_offsets``); ``replication`` and ``robustness`` only count its verdicts. pandas and numpy only.
-"""
+"""The one judgment of a claim (``DEFINITION``, printed on the methods page): per K, its statistic's mean over seeds
+and seed-bootstrap interval against the threshold. Every condition is judged here alone; ``replication`` and
+``robustness`` only count the verdicts. pandas and numpy only."""
 
 import numpy as np
 import pandas as pd

@@ -1,15 +1,8 @@
-"""The report as pages, a pure function of the run's tables and config (``render_pages``): ``{path relative to the
-results folder: markdown}`` for the paths ``page_paths`` names, which the report rule declares as its outputs.
-
-- ``RESULTS.md``: the setup in three lines, one plain sentence per claim, the claims table, Figure 1, what moves the
-  answers, links; ``first_screen.rst``: the same in reStructuredText, the HTML report's front page;
-- ``experiments/<experiment>.md``: the claims the page tells (statistic, preconditions, verdict per K, forest plot,
-  secondary statistics), the experiment's figures, its checks as secondary evidence;
-- ``appendix/*.md``: methods, setup, training, every claim in every condition, the rule history, the changes since
-  the previous run, the confirmation runs and robustness settings, each experiment's full section.
-
-Every verdict and number is the judgments tables', put in words by ``claim_text``; every page goes through
-``fit_cells``, so no table cell is longer than ``markdown.MAX_CELL``.
+"""The report as pages, a pure function of the run's tables and config (``render_pages``: ``{path relative to the
+results folder: markdown}`` for the paths ``page_paths`` names): RESULTS.md (setup, one sentence per claim, the claims
+table, Figure 1, what moves the answers, links) and its reStructuredText twin, a page per experiment (its claims
+judged, forest plots, figures, checks) and the appendices. Every verdict and number is the judgments tables', put in
+words by ``claim_text``; ``fit_cells`` keeps every table cell under ``markdown.MAX_CELL``.
 """
 
 import datetime
@@ -78,10 +71,9 @@ def setup_lines(config: dict, judgments: pd.DataFrame) -> list[str]:
     if model.get("init") == "torch_default" and "learned_init_std" in model:
         init += f" (the learned position table N(0, {model['learned_init_std']:g}²))"
     runs = judgments[judgments["kind"] == "confirmation"].drop_duplicates("condition")
-    names = [", ".join(runs.loc[runs["seen"] == seen, "condition"].str.replace("_", " ")) for seen in (True, False)]
-    again = [text for text, name in zip((f"each confirmation run seen before the rules were last revised ({names[0]})",
-                                         f"as the out-of-sample test, {names[1]}, a run added after them"), names)
-             if name]
+    again = [", ".join(group["condition"].str.replace("_", " ")) + (" (seen before the rules were last revised)" if seen
+                                                                    else " (added after them: the out-of-sample test)")
+             for seen, group in runs.groupby("seen", sort=False)]
     return [
         f"**Task.** Read the token K = {', '.join(map(str, sweep['offset']))} positions back, over V = "
         f"{task['vocab_size']} symbols (chance {number(1 / task['vocab_size'])}), with one attention head.",
@@ -91,7 +83,7 @@ def setup_lines(config: dict, judgments: pd.DataFrame) -> list[str]:
         f"{min(task['eval_lengths'])} to {max(task['eval_lengths'])}; encodings {' and '.join(sweep['pe'])}.",
         f"**Judged.** Each claim by one number per trained run: its mean over seeds with a 95% seed-bootstrap "
         f"interval, per K, against a threshold fixed in code ([methods](appendix/methods.md))."
-        + (f" The same rule in {' and, '.join(again)}." if again else " No confirmation runs under this config."),
+        + (f" The same rule in each confirmation run: {'; '.join(again)}." if again else " No confirmation runs."),
     ]
 
 
@@ -231,10 +223,8 @@ def render_pages(config: dict, sections: dict[str, str], checks: pd.DataFrame, e
                  judgments: pd.DataFrame, secondary: pd.DataFrame, commit: str, date: datetime.date, machine: str,
                  training: str, pages: list[str], changes: str | None = None, left_out: dict[str, str] | None = None,
                  robustness_section: str | None = None, accuracy: pd.DataFrame | None = None) -> dict[str, str]:
-    """Every page (module doc) of ``pages`` (``page_paths``), by its path relative to the results folder.
-    ``sections``: each section's markdown; ``checks``: ``all_claims``; ``experiments``: those that ran, in report
-    order; ``judgments``, ``secondary``: ``claim_judgments``, ``claim_secondary``; ``accuracy``:
-    ``accuracy_summary``, for Figure 1's caption."""
+    """Every page of ``pages`` (``page_paths``) by path; ``checks``: ``all_claims``; ``experiments``: those that ran,
+    in report order; ``judgments``, ``secondary``, ``accuracy``: the tables of those names."""
     owner = dict(zip(checks["section"], checks["experiment"]))  # a section without checks: the one it is named for
     grouped = {name: [] for name in experiments}
     for section, text in sections.items():

@@ -1,8 +1,6 @@
-"""Which trained models fit their training range (``training.range_fit``'s rules): the table of every model's fit,
-with the reason for each that does not, and its section. A model that does not fit is either a finding (the variants'
-account predicts, from the encoding's declared properties, that it cannot express the rule at its offset) or a
-training failure; the report tells the two apart. No torch: the encodings' properties come in as plain data.
-"""
+"""Which trained models fit their training range (``training.range_fit``): every model's fit and its section, each
+that does not told apart as expected (the variants' account predicts, from its encoding's declared properties, that it
+cannot express the rule at its offset) or a training failure. No torch: the properties come in as plain data."""
 
 import pandas as pd
 

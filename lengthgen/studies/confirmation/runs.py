@@ -1,9 +1,6 @@
-"""The confirmation study's runs: each file of ``confirmation.runs`` (``configs/confirm_<name>.yaml``) layered over
-the config as given, as ``snakemake --configfile <file>`` layers it (a section merges into the same section, any
-other value replaces it), run into ``<results_dir>/confirm/<name>`` with every rule of the workflow
-(``workflow/rules/confirm.smk``). ``confirmation_runs`` checks, before any job starts, that each draws fresh seeds,
-runs no confirmations of its own and has a valid config, naming the file in its error. A run named in
-``confirmation.out_of_sample`` was added after the rules were fixed: the report's out-of-sample test.
+"""The confirmation runs: each file of ``confirmation.runs`` (``configs/confirm_<name>.yaml``) layered over the config
+as ``snakemake --configfile`` layers it, run into ``<results_dir>/confirm/<name>`` (``workflow/rules/confirm.smk``),
+checked before any job starts (fresh seeds, no confirmations of its own, a valid config; the error names the file).
 """
 
 import copy
@@ -71,9 +68,8 @@ def load_run_file(repository: Path, path: str) -> dict:
 
 
 def layered_config(as_given: dict, layer: dict, results_dir: str, schema: Path, what: str) -> tuple[dict, dict]:
-    """(as given, prepared) of ``layer`` over the config as given, written into ``results_dir``: a run of a study,
-    with no previous run to compare with, no robustness points (else the recursion would not stop) and no run out of
-    sample: those are the exploratory run's. A ``ConfigError`` of the layered config names ``what`` it is."""
+    """(as given, prepared) of ``layer`` over the config, into ``results_dir``, without the studies and previous run
+    that are the exploratory run's (robustness points would recurse); a ``ConfigError`` names ``what`` it is."""
     layered = copy.deepcopy(as_given)
     update_config(layered, layer)
     layered["results_dir"] = results_dir

@@ -38,10 +38,9 @@ def check_runs_experiments(where: str, prepared: dict, experiments: list[str]) -
 
 
 def robustness_points(as_given: dict, prepared: dict, schema: Path) -> dict[str, RobustnessPoint]:
-    """Every point of ``prepared["robustness"]["points"]`` by name, in config order; ``as_given``: the run's config
-    before ``prepare_config``, ``prepared`` after it. A ``ConfigError`` names the point for a key it may not set, a
-    layered config that breaks the schema or its checks, a point that changes nothing (the run is the default point),
-    and an experiment of the study that does not run at a point or in the run."""
+    """Every point by name, in config order (``as_given``: the config before ``prepare_config``, ``prepared`` after);
+    a ``ConfigError`` names a point that sets a key it may not, breaks the config, changes nothing or drops an
+    experiment of the study."""
     study = prepared["robustness"]
     if study["points"]:
         check_runs_experiments("this config", prepared, study["experiments"])
