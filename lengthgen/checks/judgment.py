@@ -13,7 +13,6 @@ N_RESAMPLES = 10_000
 CONFIDENCE = 0.95
 RESAMPLING_SEED = 0
 JUDGMENT_COLUMNS = ["offset", "n_seeds", "mean", "ci_low", "ci_high", "seeds_clearing", "verdict"]
-
 MIN_SEEDS = 2  # one seed has no spread: its interval would be a point, and its verdict certain by construction
 
 DEFINITION = (
@@ -37,12 +36,8 @@ def seed_interval(values: np.ndarray) -> tuple[float, float]:
 
 def verdict_at(low: float, high: float, comparison: str, threshold: float) -> str:
     """Where the interval [low, high] lies against ``comparison threshold``."""
-    clears = COMPARISONS[comparison]
-    if clears(low, threshold) and clears(high, threshold):
-        return HOLDS
-    if not clears(low, threshold) and not clears(high, threshold):
-        return DOES_NOT_HOLD
-    return INCONCLUSIVE
+    clears = [COMPARISONS[comparison](end, threshold) for end in (low, high)]
+    return HOLDS if all(clears) else DOES_NOT_HOLD if not any(clears) else INCONCLUSIVE
 
 
 def seed_means(by_seed: pd.DataFrame):

@@ -64,8 +64,7 @@ def measured_at(rows: pd.DataFrame, config: dict) -> str:
 
 
 def counterpart(claim: Claim, secondary: pd.DataFrame, config: dict) -> str:
-    """``; learned accuracy at 4x the training length 0.0592 to 0.0625``: the same statistic of the other encoding,
-    where the claim reads it as a secondary statistic."""
+    """``; learned accuracy at 4x ... 0.0592 to 0.0625``: the other encoding's value, where the claim reads it."""
     first, other = config["sweep"]["pe"][:2] if len(config["sweep"]["pe"]) > 1 else (None, None)
     name = claim.primary.replace(first, other) if first else None
     rows = secondary[(secondary["statistic"] == name) & (secondary["condition"] == THIS_RUN)]
@@ -96,13 +95,11 @@ def claim_sentence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Clai
     """One plain sentence: what was measured, the number with its unit and baseline, the verdict, where it fails."""
     if of_claim(judgments, claim, THIS_RUN).empty:
         return f"- **{capitalized(claim.says)}:** not run under this config."
-    verdict, evidence = verdict_and_evidence(judgments, secondary, claim, config)
-    return f"- **{capitalized(claim.says)}: {verdict}.** {evidence}"
+    return "- **{}: {}.** {}".format(capitalized(claim.says), *verdict_and_evidence(judgments, secondary, claim, config))
 
 
 def confirmation_text(judgments: pd.DataFrame, claim: Claim, short: bool = False) -> str:
-    """``holds in 3 of 3 runs seen before the rules; out of sample (unseen seeds): holds`` (``short``: the runs
-    counted as seen, the out-of-sample verdicts without their K)."""
+    """``holds in 3 of 3 runs seen before the rules; out of sample (unseen seeds): holds``; ``short`` for a cell."""
     runs = of_claim(judgments, claim)
     runs = runs[runs["kind"] == "confirmation"]
     seen = [across_offsets(rows) for _, rows in runs[runs["seen"]].groupby("condition", sort=False)]
@@ -114,8 +111,7 @@ def confirmation_text(judgments: pd.DataFrame, claim: Claim, short: bool = False
 
 
 def robustness_text(judgments: pd.DataFrame, claim: Claim) -> str:
-    """``holds at 9 of 11 settings, not fully at ...``, this run counted as the default setting; "" without the
-    study."""
+    """``holds at 9 of 11 settings, not fully at ...``, this run the default setting; "" without the study."""
     rows = of_claim(judgments, claim)
     points = rows[rows["kind"] == "robustness"]
     if points.empty:

@@ -26,12 +26,10 @@ def values_of(by_seed: pd.DataFrame, statistic: str) -> pd.DataFrame:
 
 
 def baseline_means(claim: Claim, by_seed: pd.DataFrame, task: dict, offsets) -> list[float]:
-    if claim.baseline.label == CHANCE:
-        return [1 / task["vocab_size"]] * len(offsets)
-    if claim.baseline.value is not None:
-        return [claim.baseline.value] * len(offsets)
-    means = values_of(by_seed, claim.baseline.statistic).groupby("offset")["value"].mean()
-    return [float(means.get(offset, float("nan"))) for offset in offsets]
+    if claim.baseline.statistic:
+        means = values_of(by_seed, claim.baseline.statistic).groupby("offset")["value"].mean()
+        return [float(means.get(offset, float("nan"))) for offset in offsets]
+    return [1 / task["vocab_size"] if claim.baseline.label == CHANCE else claim.baseline.value] * len(offsets)
 
 
 def judged_statistic(statistic: str, by_seed: pd.DataFrame, task: dict) -> pd.DataFrame:
