@@ -7,10 +7,9 @@ import pandas as pd
 
 from lengthgen.checks.check import COMPARISONS
 from lengthgen.checks.judgment import HOLDS, across_offsets, offsets_text, plain, replication, robustness
-from lengthgen.experiments.claims import CHANCE, Claim
+from lengthgen.experiments.claims import Claim
 from lengthgen.studies.judgments.judge import THIS_RUN
-
-DEFAULT_SETTING = "default"  # this run, as one of the robustness settings
+from lengthgen.studies.robustness import DEFAULT_POINT
 NEEDS = {">=": "at least", ">": "above", "<=": "at most"}  # what a rule's comparison asks of the mean, in words
 
 
@@ -43,16 +42,10 @@ def span(values) -> str:
     return low if low == high else f"{low} to {high}"
 
 
-def per_k_baseline(claim: Claim) -> bool:
-    """Whether the baseline is a statistic measured at each K (set beside the mean K by K), not chance or a value."""
-    return claim.baseline.label != CHANCE and claim.baseline.value is None
-
-
 def baseline_text(claim: Claim, rows: pd.DataFrame) -> str:
-    if per_k_baseline(claim):
-        return f"{claim.baseline.label} {' / '.join(number(value) for value in rows['baseline'])}"
-    value = rows["baseline"].iloc[0] if claim.baseline.label == CHANCE else claim.baseline.value
-    return f"{claim.baseline.label} {number(value)}"
+    """Its label and value: K by K where it is a statistic, else once (chance, or a fixed value)."""
+    values = rows["baseline"] if claim.baseline.statistic else rows["baseline"].iloc[:1]
+    return f"{claim.baseline.label} {' / '.join(map(number, values))}"
 
 
 def measured_at(rows: pd.DataFrame, config: dict) -> str:
@@ -77,7 +70,7 @@ def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim
     it: the number with its baseline (K by K where the baseline is a statistic), the other encoding's beside it, what
     the claim needs where it does not hold everywhere, a rival account where it does better, the runs and settings."""
     rows = of_claim(judgments, claim, THIS_RUN)
-    means = (per_offset(rows["mean"], rows["offset"]) if per_k_baseline(claim)
+    means = (per_offset(rows["mean"], rows["offset"]) if claim.baseline.statistic
              else f"{span(rows['mean'])} over {offsets_text(rows['offset'])}")
     needs = ("" if (rows["verdict"] == HOLDS).all()
              else f"; the claim needs {NEEDS[claim.rule.comparison]} {number(rows['threshold'].iloc[0])}")
@@ -116,7 +109,7 @@ def robustness_text(judgments: pd.DataFrame, claim: Claim) -> str:
     points = rows[rows["kind"] == "robustness"]
     if points.empty:
         return ""
-    return robustness({DEFAULT_SETTING: rows[rows["condition"] == THIS_RUN],
+    return robustness({DEFAULT_POINT: rows[rows["condition"] == THIS_RUN],
                        **{name: group for name, group in points.groupby("condition", sort=False)}})
 
 

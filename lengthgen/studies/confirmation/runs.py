@@ -19,11 +19,6 @@ PRESENTATION_KEYS = ("results_dir", "device", "figures", "confirmation", "robust
 SEED_KEYS = ("sweep.seed", "transformer.seeds")
 
 
-def seeds_of(config: dict, key: str) -> list[int]:
-    section, name = key.split(".")
-    return config[section][name]
-
-
 @dataclass
 class ConfirmationRun:
     name: str  # from the file: configs/confirm_<name>.yaml
@@ -99,6 +94,7 @@ def confirmation_runs(as_given: dict, prepared: dict, repository: Path, schema: 
         if run["confirmation"]["runs"]:
             raise ConfigError(f"{path}: confirmation.runs: a confirmation run runs no confirmations of its own; "
                               "allowed: [] (write confirmation: {runs: []} in the file)")
+        seeds_of = lambda config, key: config[key.split(".")[0]][key.split(".")[1]]
         used = sorted({seed for key in SEED_KEYS for seed in seeds_of(prepared, key)})
         for key in SEED_KEYS:
             shared = sorted(set(seeds_of(run, key)) & set(used))
