@@ -121,6 +121,14 @@ def test_a_claim_measured_at_fewer_k_than_the_sweep_says_so_beside_its_verdict(p
     assert "measured at" not in pages["experiments/generalization.md"]
 
 
+def test_a_claim_whose_experiment_sets_its_own_rotary_base_says_so(pages, config):
+    sentence = next(line for line in pages["RESULTS.md"].splitlines()
+                    if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME['softmax control'].says)}"))
+    assert f"rotary base {config['linear']['rope_base']:g} here, {config['model']['rope_base']:g} in the sweep" \
+        in sentence
+    assert "rotary base" not in pages["experiments/generalization.md"]
+
+
 def test_every_claim_page_states_its_preconditions_or_that_it_declares_none(pages):
     assert "**Preconditions:** none declared." in pages["experiments/shift.md"]
     assert "generalization: rope lowest accuracy in the training range >= " in pages["experiments/generalization.md"]

@@ -72,14 +72,16 @@ def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim
     rows = of_claim(judgments, claim, THIS_RUN)
     means = (per_offset(rows["mean"], rows["offset"]) if claim.baseline.statistic
              else f"{span(rows['mean'])} over {offsets_text(rows['offset'])}")
-    needs = ("" if (rows["verdict"] == HOLDS).all()
+    notes = ("" if (rows["verdict"] == HOLDS).all()
              else f"; the claim needs {NEEDS[claim.rule.comparison]} {number(rows['threshold'].iloc[0])}")
+    base = (config.get(claim.page) or {}).get("rope_base")  # an experiment's own rotary base, unlike the sweep's
+    notes += f"; rotary base {base:g} here, {config['model']['rope_base']:g} in the sweep" if base else ""
     clears = COMPARISONS[claim.rule.comparison](rows["mean"], rows["baseline"]) & (rows["mean"] != rows["baseline"])
     rival = (f"{capitalized(claim.baseline.label)} does better at {offsets_text(rows.loc[~clears, 'offset'])}. "
              if claim.baseline.rival and not clears.all() else "")
     robust = robustness_text(judgments, claim)
     return (f"{across_offsets(rows)}{measured_at(rows, config)}",
-            f"{capitalized(claim.measured)}: {means} ({baseline_text(claim, rows)}{needs})"
+            f"{capitalized(claim.measured)}: {means} ({baseline_text(claim, rows)}{notes})"
             f"{counterpart(claim, secondary, config)}. {rival}Confirmation runs: {confirmation_text(judgments, claim)}."
             + (f" Robustness: {robust}." if robust else ""))
 

@@ -150,8 +150,7 @@ def title_of(sections: list[str], experiment: str) -> str:
 
 
 def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame, config: dict) -> list[str]:
-    """The claim a page tells: what it says, its primary statistic and rule, its preconditions, the verdict here and
-    elsewhere, this run's judgment per K, the forest plot, the secondary statistics."""
+    """The claim a page tells: its words, rule, preconditions, verdicts, judgment per K, forest plot, secondaries."""
     here, said = of_claim(judgments, claim, THIS_RUN), capitalized(claim.paper)
     if here.empty:
         return [f"**Claim.** {said}.", "Not judged under this config: its statistic was not measured."]
@@ -162,10 +161,9 @@ def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame, 
                               for name in claim.preconditions)
     return [
         f"**Claim.** {said}" + (" (this pipeline's prediction, beyond the paper)." if claim.beyond else "."),
-        f"**Primary statistic.** {capitalized(claim.measured)}: one number per trained run, judged on its mean over "
-        f"seeds per K with a 95% seed-bootstrap interval. Rule: {claim.rule.comparison} "
-        f"{number(here['threshold'].iloc[0])} ({rule_timing(claim.page, rule=claim.threshold_name)}, [rule history]"
-        f"(../appendix/rule_history.md)); baseline: {claim_text.baseline_text(claim, here)}.",
+        f"**Rule.** At each K, the mean over seeds of the number below, its whole 95% seed-bootstrap interval "
+        f"{claim.rule.comparison} {number(here['threshold'].iloc[0])} "
+        f"({rule_timing(claim.page, rule=claim.threshold_name)}, [rule history](../appendix/rule_history.md)).",
         *([f"**What it does not test.** {claim.scope}"] if claim.scope else []),
         "**Preconditions** (judged by the same rule; where one does not hold at a K, the claim is untestable there): "
         f"{preconditions}." if preconditions else "**Preconditions:** none declared.",
