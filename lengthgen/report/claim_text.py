@@ -1,7 +1,5 @@
-"""Every claim in words, read from the judgments tables (``claim_judgments``, ``claim_secondary``): its sentence on the
-first screen, its row of the claims table, its page's verdict line. Nothing here judges: every verdict and number is
-a column of those tables.
-"""
+"""Every claim in words, from the judgments tables (``claim_judgments``, ``claim_secondary``): its first-screen
+sentence, its claims-table row, its page's verdict line. Nothing here judges."""
 
 import pandas as pd
 

@@ -21,7 +21,6 @@ from lengthgen.report.first_screen import as_rst
 from lengthgen.report.markdown import fit_cells
 from lengthgen.studies.judgments.judge import THIS_RUN
 
-FIXED_APPENDICES = ("methods", "setup", "training", "claims", "rule_history")
 FIRST_SCREEN = "first_screen.rst"  # RESULTS.md for the HTML report
 CHANGES, REPLICATION, ROBUSTNESS = "changes", "replication", "robustness"
 PER_OFFSET_SUFFIX = r"_K\d+"  # a per-offset section's name: <experiment>_K<offset>
@@ -55,7 +54,7 @@ METHODS = [
 
 def page_paths(experiments: list[str], previous_run: bool, replication: bool, robustness: bool = False) -> list[str]:
     """Every page ``render_pages`` writes, relative to the results folder, in a fixed order."""
-    appendices = [*FIXED_APPENDICES, *[name for name, runs in ((CHANGES, previous_run), (REPLICATION, replication),
+    appendices = ["methods", "setup", "training", "claims", "rule_history", *[name for name, runs in ((CHANGES, previous_run), (REPLICATION, replication),
                                                                (ROBUSTNESS, robustness)) if runs], *experiments]
     return ["RESULTS.md", FIRST_SCREEN, *(f"experiments/{name}.md" for name in experiments),
             *(f"appendix/{name}.md" for name in appendices)]
