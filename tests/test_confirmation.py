@@ -106,7 +106,7 @@ def test_two_files_with_one_name_are_refused(tmp_path):
     config = copy.deepcopy(DEFAULT)
     config["confirmation"]["runs"] = [write(tmp_path, "confirm_x.yaml", "sweep: {seed: [19]}\nconfirmation: {runs: []}\n"),
                                       "other/confirm_x.yaml"]
-    with pytest.raises(ConfigError, match="both name the run 'x'"):
+    with pytest.raises(ConfigError, match="other/confirm_x.yaml and .*confirm_x.yaml both name the run .x."):
         runs_of(config, tmp_path)
 
 

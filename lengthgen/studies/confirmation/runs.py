@@ -20,12 +20,12 @@ SEED_KEYS = ("sweep.seed", "transformer.seeds")
 
 
 @dataclass
-class ConfirmationRun:
-    name: str  # from the file: configs/confirm_<name>.yaml
-    path: str  # the file, relative to the repository
+class StudyRun:
+    """A run of a study: a confirmation run (named for its file, configs/confirm_<name>.yaml) or a robustness point."""
+    name: str
     config: dict  # the layered config as given: the run's module derives its settings from it
     prepared: dict  # the same with defaults and derived settings filled in, as the run sees it
-    differences: list[str]  # "key: exploratory -> this run", every key that differs
+    differences: list[str]  # "key: exploratory run -> this run", every key it changes
 
     @property
     def results_dir(self) -> str:
@@ -79,15 +79,16 @@ def layered_config(as_given: dict, layer: dict, results_dir: str, schema: Path, 
     return layered, run
 
 
-def confirmation_runs(as_given: dict, prepared: dict, repository: Path, schema: Path) -> dict[str, ConfirmationRun]:
+def confirmation_runs(as_given: dict, prepared: dict, repository: Path, schema: Path) -> dict[str, StudyRun]:
     """Every run of ``prepared["confirmation"]["runs"]`` by name, checked (module doc); ``as_given``: the exploratory
     config before ``prepare_config``, ``prepared`` after it."""
-    runs = {}
+    runs, paths = {}, {}
     for path in prepared["confirmation"]["runs"]:
         name = Path(path).stem.removeprefix(RUN_PREFIX)  # configs/confirm_small_vocab.yaml: small_vocab
-        if name in runs:
-            raise ConfigError(f"confirmation.runs: {path} and {runs[name].path} both name the run {name!r}; allowed: "
+        if name in paths:
+            raise ConfigError(f"confirmation.runs: {path} and {paths[name]} both name the run {name!r}; allowed: "
                               "files with distinct names")
+        paths[name] = path
         layered, run = layered_config(as_given, load_run_file(repository, path),
                                       f"{prepared['results_dir']}/confirm/{name}", schema,
                                       f"confirmation run {name} ({path} over this config)")
@@ -101,5 +102,5 @@ def confirmation_runs(as_given: dict, prepared: dict, repository: Path, schema: 
             if shared:
                 raise ConfigError(f"{path}: {key}: {shared} are seeds of the run it confirms; allowed: fresh seeds "
                                   f"(none of {used})")
-        runs[name] = ConfirmationRun(name, path, layered, run, differences(prepared, run))
+        runs[name] = StudyRun(name, layered, run, differences(prepared, run))
     return runs

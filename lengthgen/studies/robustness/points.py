@@ -3,29 +3,16 @@ confirmation file is (``confirmation.layered_config``), with the study's experim
 ``<results_dir>/robustness/<name>``, and checked. Read by the workflow at start-up: no torch here.
 """
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from lengthgen.pipeline.config import ConfigError
-from lengthgen.studies.confirmation.runs import PRESENTATION_KEYS, flat, layered_config
+from lengthgen.studies.confirmation.runs import PRESENTATION_KEYS, StudyRun, flat, layered_config
 from lengthgen.experiments.catalog import plan
 from lengthgen.studies.robustness import DEFAULT_POINT
 
 POINT_PREFIX = "robust_"  # of a point's module and rules: robust_<point>_train_sweep
 # What a point may not set: where and how a run is written, which studies and which experiments run.
 NOT_VARIED = (*PRESENTATION_KEYS, "experiments")
-
-
-@dataclass
-class RobustnessPoint:
-    name: str
-    config: dict  # the layered config as given: the point's module derives its settings from it
-    prepared: dict  # the same with defaults and derived settings filled in
-    differences: list[str]  # "key: run -> this point", every key it sets to another value than the run's
-
-    @property
-    def results_dir(self) -> str:
-        return self.prepared["results_dir"]
 
 
 def check_runs_experiments(where: str, prepared: dict, experiments: list[str]) -> None:
@@ -37,7 +24,7 @@ def check_runs_experiments(where: str, prepared: dict, experiments: list[str]) -
                               "allowed: experiments that run at every point (or robustness: {points: []}: no study)")
 
 
-def robustness_points(as_given: dict, prepared: dict, schema: Path) -> dict[str, RobustnessPoint]:
+def robustness_points(as_given: dict, prepared: dict, schema: Path) -> dict[str, StudyRun]:
     """Every point by name, in config order (``as_given``: the config before ``prepare_config``, ``prepared`` after);
     a ``ConfigError`` names a point that sets a key it may not, breaks the config, changes nothing or drops an
     experiment of the study."""
@@ -64,5 +51,5 @@ def robustness_points(as_given: dict, prepared: dict, schema: Path) -> dict[str,
             raise ConfigError(f"robustness.points: {name} changes nothing this config does not already set; allowed: "
                               f"overrides that differ from it (this config is the {DEFAULT_POINT} point)")
         check_runs_experiments(f"robustness point {name}", point, study["experiments"])
-        points[name] = RobustnessPoint(name, layered, point, changed)
+        points[name] = StudyRun(name, layered, point, changed)
     return points
