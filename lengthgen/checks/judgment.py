@@ -99,15 +99,12 @@ def replication(verdicts: list[str], runs: str = "runs") -> str:
     """How the claim fares over the confirmation runs, from each run's verdict: "holds in 3 of 3 runs"; a claim
     that holds in none reads "the failure replicates in 3 of 3" where every run's verdict is *does not hold*."""
     judged = [plain(verdict) for verdict in verdicts if plain(verdict) != UNTESTABLE]
-    if not verdicts:
-        return "no confirmation runs"
     if not judged:
-        return f"untestable in all {len(verdicts)} {runs}"
+        return f"untestable in all {len(verdicts)} {runs}" if verdicts else "no confirmation runs"
     untestable = f", untestable in {len(verdicts) - len(judged)}" if len(judged) < len(verdicts) else ""
-    held = sum(verdict == HOLDS for verdict in judged)
-    if held == 0 and all(verdict == DOES_NOT_HOLD for verdict in judged):
+    if all(verdict == DOES_NOT_HOLD for verdict in judged):
         return f"the failure replicates in {len(judged)} of {len(judged)} {runs}{untestable}"
-    return f"holds in {held} of {len(judged)} {runs}{untestable}"
+    return f"holds in {judged.count(HOLDS)} of {len(judged)} {runs}{untestable}"
 
 
 def robustness(verdicts: dict[str, pd.DataFrame]) -> str:
@@ -116,10 +113,10 @@ def robustness(verdicts: dict[str, pd.DataFrame]) -> str:
     named with where it does not, and one where no K could be judged (a precondition failed at every K) apart."""
     failing, untestable = {}, []
     for setting, judgments in verdicts.items():
+        verdict = across_offsets(judgments)  # "untestable (nothing measured)" where nothing is
         if len(judgments) and (judgments["verdict"] == UNTESTABLE).all():
             untestable.append(setting)
-        elif len(judgments) == 0 or (judgments["verdict"] != HOLDS).any():
-            verdict = across_offsets(judgments) if len(judgments) else "nothing measured"
+        elif verdict != HOLDS:
             failing[setting] = verdict[verdict.find("(") + 1:-1] if "(" in verdict else verdict
     held = len(verdicts) - len(failing) - len(untestable)
     text = (f"holds at {held} of {len(verdicts)} settings" if held
