@@ -41,16 +41,14 @@ def verdict_at(low: float, high: float, comparison: str, threshold: float) -> st
 
 
 def seed_means(by_seed: pd.DataFrame):
-    """Per K of ``by_seed`` (columns offset, value; NaN values left out): the offset, its values over seeds, and the
-    interval of their mean."""
+    """Per K of ``by_seed`` (offset, value; NaN left out): the offset, its values over seeds, their mean's interval."""
     for offset, runs in by_seed.dropna(subset=["value"]).groupby("offset", sort=True):
         values = runs["value"].to_numpy(dtype=float)
         yield int(offset), values, *seed_interval(values)
 
 
 def judge(by_seed: pd.DataFrame, comparison: str, threshold: float) -> pd.DataFrame:
-    """One row per K of ``by_seed`` (``seed_means``): n_seeds, mean, the interval, the seeds whose own value clears
-    the threshold, and the verdict at that K."""
+    """Per K of ``by_seed`` (``seed_means``): n_seeds, mean, interval, the seeds clearing the threshold, verdict."""
     if comparison not in COMPARISONS:
         raise ValueError(f"unknown comparison {comparison!r}; one of {', '.join(COMPARISONS)}")
     return pd.DataFrame([
@@ -61,8 +59,7 @@ def judge(by_seed: pd.DataFrame, comparison: str, threshold: float) -> pd.DataFr
 
 
 def gated(judgments: pd.DataFrame, preconditions: pd.DataFrame) -> pd.DataFrame:
-    """``judgments`` with every K at which a precondition (judged by ``judge``, rows of offset and verdict) does
-    not hold marked untestable."""
+    """``judgments`` with each K where a precondition (``judge``'s rows) does not hold marked untestable."""
     failing = set(preconditions.loc[preconditions["verdict"] != HOLDS, "offset"])
     return judgments.assign(verdict=[UNTESTABLE if offset in failing else verdict
                                      for offset, verdict in zip(judgments["offset"], judgments["verdict"])])

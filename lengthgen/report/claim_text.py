@@ -64,9 +64,8 @@ def counterpart(claim: Claim, secondary: pd.DataFrame, config: dict) -> str:
 
 def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Claim,
                          config: dict) -> tuple[str, str]:
-    """The claim's verdict in this run (with the K it was measured at, where fewer than the sweep's), and what says
-    it: the number with its baseline (K by K where the baseline is a statistic), the other encoding's beside it, what
-    the claim needs where it does not hold everywhere, a rival account where it does better, the runs and settings."""
+    """The claim's verdict in this run (with its K where fewer than the sweep's), and what says it: the number and
+    its baseline, the other encoding's, what the claim needs where it fails, a rival that does better, runs, settings."""
     rows = of_claim(judgments, claim, THIS_RUN)
     means = (per_offset(rows["mean"], rows["offset"]) if claim.baseline.statistic
              else f"{span(rows['mean'])} over {offsets_text(rows['offset'])}")

@@ -40,9 +40,8 @@ METHODS = [
     "**Conditions.** The same rule judges this run, each confirmation run (other seeds or another vocabulary) and each "
     "robustness setting (one training choice varied), each from its own seeds and with its own task's chance. A "
     "confirmation run whose data nobody had seen when the rules were fixed is the out-of-sample test.",
-    "**Checks.** Each experiment also states checks, each a statistic against a threshold: *evidence* (a plausible "
-    "world could fail it) or *sanity* (only a bug can). Every page shows them as secondary evidence.",
-    "**Terms.** *K*: the offset, how far back the token to retrieve lies; *V*: the vocabulary size; *rope*: rotary "
+    "**Terms.** *Checks*: each experiment's other statistics against thresholds, shown as secondary evidence, "
+    "*evidence* where a plausible world could fail one, *sanity* where only a bug can; *K*: the offset, how far back the token to retrieve lies; *V*: the vocabulary size; *rope*: rotary "
     "position encoding; *learned*: learned absolute position embeddings; *dilution error*: a wrong answer where the "
     "right key still scores highest but its attention weight is spread too thin; *ranking error*: a wrong answer "
     "where another key scores higher than the right one; *the dilution law*: the prediction of rope's accuracy past "
@@ -105,8 +104,7 @@ def figure_one(config: dict, accuracy: pd.DataFrame | None) -> list[str]:
 
 
 def moving_answers(secondary: pd.DataFrame) -> list[str]:
-    """What moves rope's accuracy far past the range most: the robustness settings with the highest and lowest mean
-    over K, beside this run's."""
+    """What moves rope's accuracy at 32x most: the settings with the highest and lowest mean over K, and this run's."""
     means = secondary[secondary["statistic"] == LONGEST].groupby("condition", sort=False)["mean"].mean()
     if len(means) < 2:
         return []
@@ -125,7 +123,6 @@ def results_markdown(config: dict, judgments: pd.DataFrame, secondary: pd.DataFr
     told = {claim.page for claim in CLAIMS}
     links = {name: f"[{title_of(grouped[name], name)}](experiments/{name}.md)" for name in grouped}
     further = [links[name] for name in grouped if name not in told]
-    listed = lambda names: "; ".join(f"{name.replace('_', ' ')}: {reason}" for name, reason in names.items())
     return "\n\n".join([
         "# Results: does rotary length generalization reproduce?",
         "\n".join(setup_lines(config, judgments)),
@@ -137,7 +134,8 @@ def results_markdown(config: dict, judgments: pd.DataFrame, secondary: pd.DataFr
         "**Pages.** Claims: " + "; ".join(links[name] for name in grouped if name in told) + ". "
         + (f"Further experiments: {'; '.join(further)}. " if further else "")
         + "Appendices: " + ", ".join(f"[{name.replace('_', ' ')}](appendix/{name}.md)" for name in appendices) + ".",
-        *([f"Not run under this config: {listed(left_out)}."] if left_out else []),
+        *([f"Not run under this config: {'; '.join(f'{name}: {why}' for name, why in left_out.items())}."]
+          if left_out else []),
     ]) + "\n"
 
 
@@ -200,8 +198,7 @@ def appendix_page(title: str, *parts: str) -> str:
 
 
 def conditions_appendix(judgments: pd.DataFrame, kinds: tuple[str, ...], lead: str) -> str:
-    """``lead``, what each condition of ``kinds`` changes, then a grid of claims (rows) by condition (columns, this
-    run first): each claim's verdict there across its K."""
+    """``lead``, what each condition of ``kinds`` changes, and each claim's verdict there (columns, this run first)."""
     rows = judgments[judgments["kind"].isin(kinds)]
     listed = rows[rows["kind"] != "run"].drop_duplicates("condition")
     names = sorted(dict.fromkeys(rows["condition"]), key=lambda name: name != THIS_RUN)

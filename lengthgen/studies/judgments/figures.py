@@ -13,8 +13,7 @@ UNTESTABLE_TEXT = "untestable (so labelled): a precondition fails, no value draw
 
 
 def interval_axes(rows: pd.DataFrame, conditions: list[str], colors, label: str, title: str):
-    """A figure of one point and interval per (condition, K) of ``rows``, top to bottom in ``conditions``' order then
-    K; an untestable row gets none, its label saying so, so that no one reads its mean as a value."""
+    """One point and interval per (condition, K), in ``conditions``' order; none for an untestable row, so labelled."""
     rank = {name: position for position, name in enumerate(conditions)}
     rows = rows.assign(rank=rows["condition"].map(rank)).sort_values(["rank", "offset"]).reset_index(drop=True)
     fig, ax = plt.subplots(figsize=(9.0, 1.4 + 0.24 * len(rows)), layout="constrained")
@@ -35,8 +34,7 @@ def interval_axes(rows: pd.DataFrame, conditions: list[str], colors, label: str,
 
 
 def forest_plot(claim: Claim, judgments: pd.DataFrame, conditions: list[str]) -> plt.Figure:
-    """Every condition's judgment of ``claim``, coloured by its verdict; the threshold (dashed) and the baseline
-    (grey crosses) drawn."""
+    """Every condition's judgment of ``claim`` coloured by its verdict, its threshold (dashed) and baseline (x)."""
     fig, ax, rows = interval_axes(
         judgments[judgments["claim"] == claim.name], conditions,
         lambda rows: [VERDICT_COLORS[verdict] for verdict in rows["verdict"]], claim.measured,

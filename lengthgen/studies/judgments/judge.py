@@ -1,6 +1,5 @@
-"""Every claim (``experiments/claims.py``) judged by ``checks/judgment.py`` in every condition: this run, each
-confirmation run, each robustness point, each from its own ``headline_by_seed`` table and with its own task's
-threshold (chance is 1 / V of its vocabulary)."""
+"""Every claim judged by ``checks/judgment.py`` in every condition (this run, confirmation runs, robustness points),
+each from its own ``headline_by_seed`` table, with its own task's threshold (chance is 1 / V of its vocabulary)."""
 
 from typing import NamedTuple
 

@@ -1,5 +1,4 @@
-"""The robustness appendix's mechanism section: what rope's errors, kernels and the two accounts' predictions do across
-the points. Nothing here decides a verdict (the claims' verdicts at each point are the judgments')."""
+"""The robustness appendix's mechanism section: rope's errors, kernels and the two accounts across the points."""
 
 import pandas as pd
 
