@@ -46,12 +46,11 @@ def baseline_text(claim: Claim, rows: pd.DataFrame) -> str:
     return f"{claim.baseline.label} {' / '.join(map(number, values))}"
 
 
-def measured_at(rows: pd.DataFrame, config: dict) -> str:
+def measured_at(claim: Claim, rows: pd.DataFrame, config: dict) -> str:
     """`` (measured at K=1, 2 only: transformer.offsets)`` where the claim's experiment runs fewer K than the sweep."""
-    fewer = sorted(set(config["sweep"]["offset"]) - set(rows["offset"]))
-    key = next((f"{section}.offsets" for section, settings in config.items()
-                if isinstance(settings, dict) and settings.get("offsets") == sorted(rows["offset"])), "its config")
-    return f" (measured at {offsets_text(rows['offset'])} only: {key})" if fewer else ""
+    key = f"{claim.page}.offsets" if "offsets" in (config.get(claim.page) or {}) else f"the {claim.page} experiment"
+    return f" (measured at {offsets_text(rows['offset'])} only: {key})" if set(config["sweep"]["offset"]) - set(
+        rows["offset"]) else ""
 
 
 def counterpart(claim: Claim, secondary: pd.DataFrame, config: dict) -> str:
@@ -77,7 +76,7 @@ def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim
     rival = (f"{capitalized(claim.baseline.label)} does better at {offsets_text(rows.loc[~clears, 'offset'])}. "
              if claim.baseline.rival and not clears.all() else "")
     robust = robustness_text(judgments, claim)
-    return (f"{across_offsets(rows)}{measured_at(rows, config)}",
+    return (f"{across_offsets(rows)}{measured_at(claim, rows, config)}",
             f"{capitalized(claim.measured)}: {means} ({baseline_text(claim, rows)}{notes})"
             f"{counterpart(claim, secondary, config)}. {rival}Confirmation runs: {confirmation_text(judgments, claim)}."
             + (f" Robustness: {robust}." if robust else ""))
