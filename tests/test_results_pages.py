@@ -114,7 +114,7 @@ def test_each_sentence_gives_the_judged_means_the_baseline_the_verdict_and_where
 
 
 def test_a_claim_measured_at_fewer_k_than_the_sweep_says_so_beside_its_verdict(pages):
-    note = "holds (measured at K=1, 2 only: transformer.offsets).**"
+    note = "holds, measured at K=1, 2 only (transformer.offsets).**"
     sentence = next(line for line in pages["RESULTS.md"].splitlines()
                     if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME['transformer'].says)}"))
     assert note in sentence and f"**Verdict in this run: {note}" in pages["experiments/transformer.md"]

@@ -47,9 +47,9 @@ def baseline_text(claim: Claim, rows: pd.DataFrame) -> str:
 
 
 def measured_at(claim: Claim, rows: pd.DataFrame, config: dict) -> str:
-    """`` (measured at K=1, 2 only: transformer.offsets)`` where the claim's experiment runs fewer K than the sweep."""
+    """``, measured at K=1, 2 only (transformer.offsets)`` where the claim's experiment runs fewer K than the sweep."""
     key = f"{claim.page}.offsets" if "offsets" in (config.get(claim.page) or {}) else f"the {claim.page} experiment"
-    return f" (measured at {offsets_text(rows['offset'])} only: {key})" if set(config["sweep"]["offset"]) - set(
+    return f", measured at {offsets_text(rows['offset'])} only ({key})" if set(config["sweep"]["offset"]) - set(
         rows["offset"]) else ""
 
 
