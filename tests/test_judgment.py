@@ -81,7 +81,9 @@ def test_robustness_names_each_setting_and_k_where_the_claim_does_not_hold():
     holding = judge(runs({1: [0.9] * 5, 2: [0.9] * 5}), ">=", 0.5)
     failing = judge(runs({1: [0.1] * 5, 2: [0.9] * 5}), ">=", 0.5)
     text = robustness({"default": holding, "d_model_32": failing, "lr_0_03": holding})
-    assert text == "holds at 2 of 3 settings; d_model_32: holds in part (does not hold at K=1)"
+    assert text == "holds at 2 of 3 settings, not fully at d_model_32 (does not hold at K=1)"
+    assert robustness({"default": holding, "lr_0_03": failing.assign(verdict=DOES_NOT_HOLD)}) == \
+        "holds at 1 of 2 settings, not fully at lr_0_03 (does not hold)"
     assert robustness({"default": failing, "lr_0_03": failing}) == "holds at none of the 2 settings"
     untestable = holding.assign(verdict=UNTESTABLE)
     assert robustness({"default": holding, "lr_0_03": untestable}) == "holds at 1 of 2 settings; untestable at lr_0_03"

@@ -160,15 +160,16 @@ def synthetic_mechanism(tmp_path) -> pd.DataFrame:
 
 
 def test_the_section_says_what_the_mechanism_does_across_the_points(tmp_path):
-    text = section(synthetic_mechanism(tmp_path), POINTS, CHANGES)
+    text = section(synthetic_mechanism(tmp_path), POINTS)
     assert "from 0.25 (small) to 0.75 (default)" in text
     assert "rank correlation with the carrier kernel's largest value at unseen offsets relative to its value at K is " \
            "+1.00" in text  # ratios 0.5, 0.25, 0.333 go with shares 0.75, 0.25, 0.5
-    assert "better (lower MAE) at 2 of 3 points (default, wide); the dilution law at 1 (small)" in text
-    assert "model.init: torch_default -> normal@std=0.1" in text
-    # The finding is the ranking errors' majority: it flips where the share crosses one half (0.5 is no majority).
-    assert "- model.init: 0.25 at small (default 0.75); the majority flips at small." in text
-    assert "- model.d_model: 0.50 at wide (default 0.75); the majority flips at wide." in text
+    assert "better (lower MAE) at 2 of 3 points; the dilution law at small." in text
+    assert "ranking share of them (pooled)" in text and "value at K (median over heads)" in text
+    assert "at small, the largest gap (-3), the peak is 0.25 times the value at K, a kernel about 4 logits tall " \
+           "at K." in text  # peak 1 against 4 at the target
+    # the finding is the ranking errors' majority: it flips where the share crosses one half (0.5 is no majority)
+    assert "Ranking errors are most of them at the default (0.75); the majority flips at small, wide." in text
 
 
 # ---- the tiny run

@@ -1,22 +1,6 @@
-"""The one judgment of a claim: its primary statistic's typical effect, per K, against the claim's threshold.
-
-A claim's primary statistic is one number per trained run (offset K, seed). At each K its typical effect is the
-mean over seeds, with a 95% percentile interval from resampling the seeds with replacement (``N_RESAMPLES`` draws,
-a fixed generator: the same values give the same interval). The claim, at that K:
-
-- *holds* where the whole interval clears the threshold;
-- *does not hold* where the whole interval lies on the other side;
-- *inconclusive* where it straddles the threshold: the seeds drawn cannot tell (few seeds, a wide interval); and
-  always with one seed, whose interval is a point.
-
-Across K the verdicts combine into *holds* (at every K), *holds in part* (at some, the others named), *does not
-hold* (at none: every K's interval lies on the wrong side), or *inconclusive* (at none, and some K cannot tell). A
-claim whose precondition does not hold at a K (the heads did not fit their training range) is *untestable* there.
-Beside each verdict, the number of seeds whose own value clears the threshold: shown, never counted.
-
-Every run, confirmation run and robustness point is judged by this module alone (``judge``, ``across_offsets``);
-``replication`` and ``robustness`` only count its verdicts. pandas and numpy only.
-"""
+"""The one judgment of a claim (``DEFINITION``, printed on the methods page): per K, its statistic's mean over seeds
+and seed-bootstrap interval against the threshold. Every condition is judged here alone; ``replication`` and
+``robustness`` only count the verdicts. pandas and numpy only."""
 
 import numpy as np
 import pandas as pd
@@ -29,7 +13,6 @@ N_RESAMPLES = 10_000
 CONFIDENCE = 0.95
 RESAMPLING_SEED = 0
 JUDGMENT_COLUMNS = ["offset", "n_seeds", "mean", "ci_low", "ci_high", "seeds_clearing", "verdict"]
-
 MIN_SEEDS = 2  # one seed has no spread: its interval would be a point, and its verdict certain by construction
 
 DEFINITION = (
@@ -53,33 +36,30 @@ def seed_interval(values: np.ndarray) -> tuple[float, float]:
 
 def verdict_at(low: float, high: float, comparison: str, threshold: float) -> str:
     """Where the interval [low, high] lies against ``comparison threshold``."""
-    clears = COMPARISONS[comparison]
-    if clears(low, threshold) and clears(high, threshold):
-        return HOLDS
-    if not clears(low, threshold) and not clears(high, threshold):
-        return DOES_NOT_HOLD
-    return INCONCLUSIVE
+    clears = [COMPARISONS[comparison](end, threshold) for end in (low, high)]
+    return HOLDS if all(clears) else DOES_NOT_HOLD if not any(clears) else INCONCLUSIVE
+
+
+def seed_means(by_seed: pd.DataFrame):
+    """Per K of ``by_seed`` (offset, value; NaN left out): the offset, its values over seeds, their mean's interval."""
+    for offset, runs in by_seed.dropna(subset=["value"]).groupby("offset", sort=True):
+        values = runs["value"].to_numpy(dtype=float)
+        yield int(offset), values, *seed_interval(values)
 
 
 def judge(by_seed: pd.DataFrame, comparison: str, threshold: float) -> pd.DataFrame:
-    """One row per K of ``by_seed`` (columns offset, seed, value; NaN values left out): n_seeds, mean, the
-    interval, the seeds whose own value clears the threshold, and the verdict at that K."""
+    """Per K of ``by_seed`` (``seed_means``): n_seeds, mean, interval, the seeds clearing the threshold, verdict."""
     if comparison not in COMPARISONS:
         raise ValueError(f"unknown comparison {comparison!r}; one of {', '.join(COMPARISONS)}")
-    rows = []
-    for offset, runs in by_seed.dropna(subset=["value"]).groupby("offset", sort=True):
-        values = runs["value"].to_numpy(dtype=float)
-        low, high = seed_interval(values)
-        verdict = verdict_at(low, high, comparison, threshold) if len(values) >= MIN_SEEDS else INCONCLUSIVE
-        rows.append({"offset": int(offset), "n_seeds": len(values), "mean": float(values.mean()), "ci_low": low,
-                     "ci_high": high, "seeds_clearing": int(COMPARISONS[comparison](values, threshold).sum()),
-                     "verdict": verdict})
-    return pd.DataFrame(rows, columns=JUDGMENT_COLUMNS)
+    return pd.DataFrame([
+        {"offset": offset, "n_seeds": len(values), "mean": float(values.mean()), "ci_low": low, "ci_high": high,
+         "seeds_clearing": int(COMPARISONS[comparison](values, threshold).sum()),
+         "verdict": verdict_at(low, high, comparison, threshold) if len(values) >= MIN_SEEDS else INCONCLUSIVE}
+        for offset, values, low, high in seed_means(by_seed)], columns=JUDGMENT_COLUMNS)
 
 
 def gated(judgments: pd.DataFrame, preconditions: pd.DataFrame) -> pd.DataFrame:
-    """``judgments`` with every K at which a precondition (judged by ``judge``, rows of offset and verdict) does
-    not hold marked untestable."""
+    """``judgments`` with each K where a precondition (``judge``'s rows) does not hold marked untestable."""
     failing = set(preconditions.loc[preconditions["verdict"] != HOLDS, "offset"])
     return judgments.assign(verdict=[UNTESTABLE if offset in failing else verdict
                                      for offset, verdict in zip(judgments["offset"], judgments["verdict"])])
@@ -91,23 +71,20 @@ def offsets_text(offsets) -> str:
 
 def across_offsets(judgments: pd.DataFrame) -> str:
     """The claim's verdict over its K (rows of offset and verdict), naming the K where it does not hold."""
-    by_verdict = {verdict: list(judgments.loc[judgments["verdict"] == verdict, "offset"]) for verdict in VERDICTS}
-    testable = judgments[judgments["verdict"] != UNTESTABLE]
-    if testable.empty:
-        return UNTESTABLE + (f" (a precondition fails at {offsets_text(by_verdict[UNTESTABLE])})"
-                             if by_verdict[UNTESTABLE] else " (nothing measured)")
-    if len(by_verdict[HOLDS]) == len(judgments):
+    at = {verdict: list(judgments.loc[judgments["verdict"] == verdict, "offset"]) for verdict in VERDICTS}
+    named = "; ".join(f"{verdict} at {offsets_text(at[verdict])}"
+                      for verdict in (DOES_NOT_HOLD, INCONCLUSIVE, UNTESTABLE) if at[verdict])
+    testable = len(judgments) - len(at[UNTESTABLE])
+    if not testable:
+        return UNTESTABLE + (f" (a precondition fails at {offsets_text(at[UNTESTABLE])})" if at[UNTESTABLE]
+                             else " (nothing measured)")
+    if len(at[HOLDS]) == len(judgments):
         return HOLDS
-    if by_verdict[HOLDS]:
-        elsewhere = [f"{verdict} at {offsets_text(by_verdict[verdict])}"
-                     for verdict in (DOES_NOT_HOLD, INCONCLUSIVE, UNTESTABLE) if by_verdict[verdict]]
-        return f"{IN_PART} ({'; '.join(elsewhere)})"
-    if len(by_verdict[DOES_NOT_HOLD]) == len(testable) and not by_verdict[UNTESTABLE]:
+    if at[HOLDS]:
+        return f"{IN_PART} ({named})"
+    if len(at[DOES_NOT_HOLD]) == testable and not at[UNTESTABLE]:
         return DOES_NOT_HOLD
-    parts = [f"{verdict} at {offsets_text(by_verdict[verdict])}"
-             for verdict in (DOES_NOT_HOLD, INCONCLUSIVE, UNTESTABLE) if by_verdict[verdict]]
-    word = DOES_NOT_HOLD if not by_verdict[INCONCLUSIVE] else INCONCLUSIVE
-    return f"{word} ({'; '.join(parts)})"
+    return f"{INCONCLUSIVE if at[INCONCLUSIVE] else DOES_NOT_HOLD} ({named})"
 
 
 def plain(verdict: str) -> str:
@@ -119,32 +96,28 @@ def replication(verdicts: list[str], runs: str = "runs") -> str:
     """How the claim fares over the confirmation runs, from each run's verdict: "holds in 3 of 3 runs"; a claim
     that holds in none reads "the failure replicates in 3 of 3" where every run's verdict is *does not hold*."""
     judged = [plain(verdict) for verdict in verdicts if plain(verdict) != UNTESTABLE]
-    if not verdicts:
-        return "no confirmation runs"
     if not judged:
-        return f"untestable in all {len(verdicts)} {runs}"
+        return f"untestable in all {len(verdicts)} {runs}" if verdicts else "no confirmation runs"
     untestable = f", untestable in {len(verdicts) - len(judged)}" if len(judged) < len(verdicts) else ""
-    held = sum(verdict == HOLDS for verdict in judged)
-    if held == 0 and all(verdict == DOES_NOT_HOLD for verdict in judged):
+    if all(verdict == DOES_NOT_HOLD for verdict in judged):
         return f"the failure replicates in {len(judged)} of {len(judged)} {runs}{untestable}"
-    return f"holds in {held} of {len(judged)} {runs}{untestable}"
+    return f"holds in {judged.count(HOLDS)} of {len(judged)} {runs}{untestable}"
 
 
 def robustness(verdicts: dict[str, pd.DataFrame]) -> str:
     """How the claim fares over the robustness settings, from each setting's per-K judgments: "holds at 9 of 11
-    settings; d_model_32: inconclusive (inconclusive at K=1)". A setting holds where every K holds; each other one is named
-    with its verdict across K, and one where no K could be judged (a precondition failed at every K) apart."""
+    settings, not fully at d_model_32 (inconclusive at K=1)". A setting holds where every K holds; each other one is
+    named with where it does not, and one where no K could be judged (a precondition failed at every K) apart."""
     failing, untestable = {}, []
     for setting, judgments in verdicts.items():
+        verdict = across_offsets(judgments)  # "untestable (nothing measured)" where nothing is
         if len(judgments) and (judgments["verdict"] == UNTESTABLE).all():
             untestable.append(setting)
-        elif len(judgments) == 0 or (judgments["verdict"] != HOLDS).any():
-            failing[setting] = across_offsets(judgments) if len(judgments) else "nothing measured"
+        elif verdict != HOLDS:
+            failing[setting] = verdict[verdict.find("(") + 1:-1] if "(" in verdict else verdict
     held = len(verdicts) - len(failing) - len(untestable)
-    text = (f"holds at none of the {len(verdicts)} settings" if not held
-            else f"holds at {held} of {len(verdicts)} settings")
+    text = (f"holds at {held} of {len(verdicts)} settings" if held
+            else f"holds at none of the {len(verdicts)} settings")
     if failing and held:
-        text += "".join(f"; {setting}: {where}" for setting, where in failing.items())
-    if untestable:
-        text += "; untestable at " + ", ".join(untestable)
-    return text
+        text += ", not fully at " + ", ".join(f"{setting} ({where})" for setting, where in failing.items())
+    return text + ("; untestable at " + ", ".join(untestable) if untestable else "")

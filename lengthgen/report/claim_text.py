@@ -1,17 +1,14 @@
-"""Every claim in words, read from the judgments (``claim_judgments``, ``claim_secondary``): its sentence on the first
-screen, its row of the claims table, its page's verdict block. Nothing here judges: every verdict is the judgments
-table's, every number a column of it.
-"""
+"""Every claim in words, from the judgments tables (``claim_judgments``, ``claim_secondary``): its first-screen
+sentence, its claims-table row, its page's verdict line. Nothing here judges."""
 
 import pandas as pd
 
 from lengthgen.checks.check import COMPARISONS
-from lengthgen.checks.judgment import across_offsets, offsets_text, plain, replication, robustness
-from lengthgen.checks.rule_history import rule_timing
-from lengthgen.experiments.claims import CHANCE, Claim
+from lengthgen.checks.judgment import HOLDS, across_offsets, offsets_text, plain, replication, robustness
+from lengthgen.experiments.claims import Claim
 from lengthgen.studies.judgments.judge import THIS_RUN
-
-DEFAULT_SETTING = "default"  # this run, as one of the robustness settings
+from lengthgen.studies.robustness import DEFAULT_POINT
+NEEDS = {">=": "at least", ">": "above", "<=": "at most"}  # what a rule's comparison asks of the mean, in words
 
 
 def capitalized(text: str) -> str:
@@ -37,118 +34,116 @@ def per_offset(values, offsets) -> str:
             if offsets else "not measured")
 
 
+def span(values) -> str:
+    """``0.643 to 0.958``: the lowest and highest of ``values``; one number where they read the same."""
+    low, high = number(min(values)), number(max(values))
+    return low if low == high else f"{low} to {high}"
+
+
 def baseline_text(claim: Claim, rows: pd.DataFrame) -> str:
-    if claim.baseline.label == CHANCE:
-        return f"chance {number(rows['baseline'].iloc[0])}" if len(rows) else CHANCE
-    if claim.baseline.value is not None:
-        return f"{claim.baseline.label} ({number(claim.baseline.value)})"
-    return f"{claim.baseline.label} {' / '.join(number(value) for value in rows['baseline'])}"
+    """Its label and value: K by K where it is a statistic, else once (chance, or a fixed value)."""
+    values = rows["baseline"] if claim.baseline.statistic else rows["baseline"].iloc[:1]
+    return f"{claim.baseline.label} {' / '.join(map(number, values))}"
 
 
-def rule_text(claim: Claim, rows: pd.DataFrame) -> str:
-    threshold = number(rows["threshold"].iloc[0]) if len(rows) else "n/a"
-    return f"{claim.rule.comparison} {threshold}, {rule_timing(claim.page, rule=claim.threshold_name)}"
+def measured_at(claim: Claim, rows: pd.DataFrame, config: dict) -> str:
+    """``, measured at K=1, 2 only (transformer.offsets)`` where the claim's experiment runs fewer K than the sweep."""
+    key = f"{claim.page}.offsets" if "offsets" in (config.get(claim.page) or {}) else f"the {claim.page} experiment"
+    return f", measured at {offsets_text(rows['offset'])} only ({key})" if set(config["sweep"]["offset"]) - set(
+        rows["offset"]) else ""
 
 
-def confirmation_verdicts(judgments: pd.DataFrame, claim: Claim, seen: bool | None = None) -> list[str]:
+def counterpart(claim: Claim, secondary: pd.DataFrame, config: dict) -> str:
+    """``; learned accuracy at 4x ... 0.0592 to 0.0625``: the other encoding's value, where the claim reads it."""
+    first, other = config["sweep"]["pe"][:2] if len(config["sweep"]["pe"]) > 1 else (None, None)
+    name = claim.primary.replace(first, other) if first else None
+    rows = secondary[(secondary["statistic"] == name) & (secondary["condition"] == THIS_RUN)]
+    return f"; {name.split(': ', 1)[-1]} {span(rows['mean'])}" if name in claim.secondary and len(rows) else ""
+
+
+def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Claim,
+                         config: dict) -> tuple[str, str]:
+    """The claim's verdict in this run (with its K where fewer than the sweep's), and what says it: the number and
+    its baseline, the other encoding's, what the claim needs where it fails, a rival that does better, runs, settings."""
+    rows = of_claim(judgments, claim, THIS_RUN)
+    means = (per_offset(rows["mean"], rows["offset"]) if claim.baseline.statistic
+             else f"{span(rows['mean'])} over {offsets_text(rows['offset'])}")
+    notes = ("" if (rows["verdict"] == HOLDS).all()
+             else f"; the claim needs {NEEDS[claim.rule.comparison]} {number(rows['threshold'].iloc[0])}")
+    base = (config.get(claim.page) or {}).get("rope_base")  # an experiment's own rotary base, unlike the sweep's
+    notes += f"; rotary base {base:g} here, {config['model']['rope_base']:g} in the sweep" if base else ""
+    clears = COMPARISONS[claim.rule.comparison](rows["mean"], rows["baseline"]) & (rows["mean"] != rows["baseline"])
+    rival = (f"{capitalized(claim.baseline.label)} does better at {offsets_text(rows.loc[~clears, 'offset'])}. "
+             if claim.baseline.rival and not clears.all() else "")
+    robust = robustness_text(judgments, claim)
+    return (f"{across_offsets(rows)}{measured_at(claim, rows, config)}",
+            f"{capitalized(claim.measured)}: {means} ({baseline_text(claim, rows)}{notes})"
+            f"{counterpart(claim, secondary, config)}. {rival}Confirmation runs: {confirmation_text(judgments, claim)}."
+            + (f" Robustness: {robust}." if robust else ""))
+
+
+def claim_sentence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Claim, config: dict) -> str:
+    """One plain sentence: what was measured, the number with its unit and baseline, the verdict, where it fails."""
+    if of_claim(judgments, claim, THIS_RUN).empty:
+        return f"- **{capitalized(claim.says)}:** not run under this config."
+    return "- **{}: {}.** {}".format(capitalized(claim.says), *verdict_and_evidence(judgments, secondary, claim, config))
+
+
+def confirmation_text(judgments: pd.DataFrame, claim: Claim, short: bool = False) -> str:
+    """``holds in 3 of 3 runs seen before the rules; out of sample (unseen seeds): holds``; ``short`` for a cell."""
     runs = of_claim(judgments, claim)
     runs = runs[runs["kind"] == "confirmation"]
-    if seen is not None:
-        runs = runs[runs["seen"] == seen]
-    return [across_offsets(rows) for _, rows in runs.groupby("condition", sort=False)]
-
-
-def replication_text(judgments: pd.DataFrame, claim: Claim, short: bool = False) -> str:
-    """``holds in 3 of 3 runs``, over the confirmation runs whose data had been seen, and the out-of-sample runs'
-    verdicts after it (``short``: their verdict words alone, without the K)."""
-    seen = confirmation_verdicts(judgments, claim, seen=True)
-    unseen = of_claim(judgments, claim)
-    unseen = unseen[(unseen["kind"] == "confirmation") & ~unseen["seen"]]
+    seen = [across_offsets(rows) for _, rows in runs[runs["seen"]].groupby("condition", sort=False)]
     parts = [replication(seen, runs="seen runs" if short else "runs seen before the rules")] if seen else []
-    for name, rows in unseen.groupby("condition", sort=False):
-        parts.append(f"out of sample: {plain(across_offsets(rows))}" if short
-                     else f"out of sample ({name.replace('_', ' ')}): {across_offsets(rows)}")
+    parts += [f"out of sample: {plain(across_offsets(rows))}" if short else
+              f"out of sample ({name.replace('_', ' ')}): {across_offsets(rows)}"
+              for name, rows in runs[~runs["seen"]].groupby("condition", sort=False)]
     return "; ".join(parts) or "no confirmation runs"
 
 
 def robustness_text(judgments: pd.DataFrame, claim: Claim) -> str:
-    """``holds at 9 of 11 settings; not at ...``, this run counted as the default setting; "" without the study."""
+    """``holds at 9 of 11 settings, not fully at ...``, this run the default setting; "" without the study."""
     rows = of_claim(judgments, claim)
     points = rows[rows["kind"] == "robustness"]
     if points.empty:
         return ""
-    settings = {DEFAULT_SETTING: rows[rows["condition"] == THIS_RUN]}
-    settings.update({name: group for name, group in points.groupby("condition", sort=False)})
-    return robustness(settings)
+    return robustness({DEFAULT_POINT: rows[rows["condition"] == THIS_RUN],
+                       **{name: group for name, group in points.groupby("condition", sort=False)}})
 
 
-def verdict_here(judgments: pd.DataFrame, claim: Claim) -> str:
-    rows = of_claim(judgments, claim, THIS_RUN)
-    return across_offsets(rows) if len(rows) else "not run under this config"
-
-
-def claim_sentence(judgments: pd.DataFrame, claim: Claim) -> str:
-    """One plain sentence: what was measured, the number with its baseline, the verdict, and where it fails."""
-    rows = of_claim(judgments, claim, THIS_RUN)
-    if rows.empty:
-        return f"- **{capitalized(claim.says)}:** not run under this config."
-    return (f"- **{capitalized(claim.says)}: {verdict_here(judgments, claim)}.** "
-            f"{capitalized(claim.measured)}: {per_offset(rows['mean'], rows['offset'])} "
-            f"(rule {claim.rule.comparison} {number(rows['threshold'].iloc[0])}; {baseline_text(claim, rows)}). "
-            f"{rival_text(claim, rows)}{elsewhere(judgments, claim)}")
-
-
-def rival_text(claim: Claim, rows: pd.DataFrame) -> str:
-    """``The ranking account does better at K=1, 2. ``: where a rival account's mean beats the claim's own."""
-    if not claim.baseline.rival:
-        return ""
-    better = rows.loc[~COMPARISONS[claim.rule.comparison](rows["mean"], rows["baseline"]) | (rows["mean"] == rows["baseline"]),
-                      "offset"]
-    return f"{capitalized(claim.baseline.label)} does better at {offsets_text(better)}. " if len(better) else ""
-
-
-def elsewhere(judgments: pd.DataFrame, claim: Claim) -> str:
-    """``Confirmation runs: ... Robustness: ...``, each where the run has them."""
-    robust = robustness_text(judgments, claim)
-    return (f"Confirmation runs: {replication_text(judgments, claim)}."
-            + (f" Robustness: {robust}." if robust else ""))
-
-
-def claims_table(judgments: pd.DataFrame, claims: list[Claim], pages: list[str]) -> pd.DataFrame:
-    """One row per claim: this run's means per K, its baseline, rule, verdict, runs and settings, its page."""
+def claims_table(judgments: pd.DataFrame, claims: tuple[Claim, ...], pages: list[str]) -> pd.DataFrame:
+    """One row per claim: this run's means per K, its baseline, verdict, runs and settings, its page."""
     rows = []
     for claim in claims:
         here = of_claim(judgments, claim, THIS_RUN)
         rows.append({
             "claim": claim.says, "this run (mean over seeds)": per_offset(here["mean"], here["offset"]),
-            "baseline": baseline_text(claim, here) if len(here) else "-", "rule": rule_text(claim, here),
-            "verdict": verdict_here(judgments, claim), "confirmation runs": replication_text(judgments, claim, short=True),
-            "robustness": robustness_text(judgments, claim).split(";")[0] or "not in the study",
+            "baseline": baseline_text(claim, here) if len(here) else "-",
+            "verdict": plain(across_offsets(here)) if len(here) else "not run",
+            "confirmation runs": confirmation_text(judgments, claim, short=True),
+            "robustness": robustness_text(judgments, claim).split(",")[0] or "not in the study",
             "page": f"[{claim.page}](experiments/{claim.page}.md)" if claim.page in pages else "not run"})
     return pd.DataFrame(rows)
 
 
-def judgment_table(rows: pd.DataFrame) -> str:
-    """A claim's judgments, one row per (condition, K), as markdown."""
+def interval_table(rows: pd.DataFrame, first: dict | None = None, last: dict | None = None) -> str:
+    """Per row of ``rows``: the ``first`` columns, its condition, K, seeds, mean [95% interval], the ``last`` columns."""
     return pd.DataFrame({
-        "condition": rows["condition"].str.replace("_", " "), "K": rows["offset"].astype(str),
+        **(first or {}), "condition": rows["condition"].str.replace("_", " "), "K": rows["offset"].astype(str),
         "seeds": rows["n_seeds"].astype(str),
         "mean [95% interval]": [f"{number(row.mean)} [{number(row.ci_low)}, {number(row.ci_high)}]"
-                                for row in rows.itertuples()],
-        "seeds clearing": [f"{row.seeds_clearing} of {row.n_seeds}" for row in rows.itertuples()],
-        "baseline": rows["baseline"].map(number), "verdict": rows["verdict"],
+                                for row in rows.itertuples()], **(last or {}),
     }).to_markdown(index=False, disable_numparse=True)
+
+
+def judgment_table(rows: pd.DataFrame) -> str:
+    """A claim's judgments, one row per (condition, K), with the seeds clearing its rule, its baseline, its verdict."""
+    return interval_table(rows, last={
+        "seeds clearing": [f"{row.seeds_clearing} of {row.n_seeds}" for row in rows.itertuples()],
+        "baseline": rows["baseline"].map(number), "verdict": rows["verdict"]})
 
 
 def secondary_table(secondary: pd.DataFrame, claim: Claim) -> str:
     """The claim's secondary statistics in every condition, mean and interval per K; "" where it has none."""
-    names = [name for name in claim.secondary if name != claim.baseline.statistic]
-    rows = secondary[secondary["statistic"].isin(names)]
-    if rows.empty:
-        return ""
-    return pd.DataFrame({
-        "statistic": rows["statistic"], "condition": rows["condition"].str.replace("_", " "),
-        "K": rows["offset"].astype(str), "seeds": rows["n_seeds"].astype(str),
-        "mean [95% interval]": [f"{number(row.mean)} [{number(row.ci_low)}, {number(row.ci_high)}]"
-                                for row in rows.itertuples()],
-    }).to_markdown(index=False, disable_numparse=True)
+    rows = secondary[secondary["statistic"].isin(set(claim.secondary) - {claim.baseline.statistic})]
+    return interval_table(rows, first={"statistic": rows["statistic"]}) if len(rows) else ""

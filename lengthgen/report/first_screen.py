@@ -1,9 +1,6 @@
-"""RESULTS.md as reStructuredText, for the HTML report (``snakemake --report``): the same first screen and links.
-
-The HTML report's front page is ``workflow/captions/workflow.rst``, which includes this file where the run has
-written it. RESULTS.md is generated from a small subset of markdown (headings, paragraphs of lines, bullet lists,
-one pipe table, an image, bold, italics and links), which ``as_rst`` turns into its reStructuredText equivalent;
-its links point into the results folder, and its figure is left out (the report shows every figure).
+"""RESULTS.md as reStructuredText, the HTML report's front page (``workflow/captions/workflow.rst`` includes it): the
+small subset of markdown RESULTS.md uses (headings, lines, bullet lists, a pipe table, an image, bold, italics,
+links) turned into its equivalent, links into the results folder, the figure left out (the report shows them all).
 """
 
 import re
@@ -21,19 +18,15 @@ def links(text: str, results_dir: str) -> str:
     return LINK.sub(lambda found: f"`{found.group(1)} <{results_dir}/{found.group(2)}>`__", text)
 
 
-def table(block: str, results_dir: str) -> str:
-    rows = [[links(cell, results_dir) for cell in row_cells(line)] for line in block.splitlines()
-            if not SEPARATOR_ROW.match(line.strip())]
-    return tabulate(rows[1:], headers=rows[0], tablefmt="grid", disable_numparse=True)
-
-
 def block_rst(block: str, results_dir: str) -> str:
     lines = block.splitlines()
     if block.startswith("# ") or block.startswith("## "):
         title = block.lstrip("#").strip()
         return f"{title}\n{('=' if block.startswith('# ') else '-') * len(title)}"
     if all(line.startswith("|") for line in lines):
-        return table(block, results_dir)
+        rows = [[links(cell, results_dir) for cell in row_cells(line)] for line in lines
+                if not SEPARATOR_ROW.match(line.strip())]
+        return tabulate(rows[1:], headers=rows[0], tablefmt="grid", disable_numparse=True)
     if IMAGE.match(block.strip()):
         return ""
     text = [links(line, results_dir) for line in lines]

@@ -1,9 +1,5 @@
-"""Markdown table cells: read them, and keep every one short enough to read in its column.
-
-A cell longer than ``MAX_CELL`` characters is a paragraph, not a cell: ``fit_cells`` moves its text to a numbered
-note under its table and leaves ``see note 3`` in its place, so no table of the report carries a paragraph and no
-text is lost.
-"""
+"""Markdown table cells: read them, and keep each short enough to read in its column. A cell longer than ``MAX_CELL``
+is a paragraph: ``fit_cells`` moves it to a numbered note under its table, leaving ``see note 3`` in its place."""
 
 import re
 
@@ -16,6 +12,11 @@ def is_table_line(line: str) -> bool:
     return line.lstrip().startswith("|")
 
 
+def is_row(line: str) -> bool:
+    """A table line holding cells, not the separator under the header."""
+    return is_table_line(line) and not SEPARATOR_ROW.match(line.strip())
+
+
 def row_cells(line: str) -> list[str]:
     """The cells of one markdown table row, stripped."""
     return [cell.strip() for cell in CELL_SEPARATOR.split(line.strip().strip("|"))]
@@ -23,16 +24,14 @@ def row_cells(line: str) -> list[str]:
 
 def table_cells(markdown: str) -> list[str]:
     """Every cell of every table row of ``markdown`` (separator rows left out)."""
-    return [cell for line in markdown.splitlines() if is_table_line(line) and not SEPARATOR_ROW.match(line.strip())
-            for cell in row_cells(line)]
+    return [cell for line in markdown.splitlines() if is_row(line) for cell in row_cells(line)]
 
 
 def fit_cells(markdown: str, limit: int = MAX_CELL) -> str:
-    """``markdown`` with every table cell over ``limit`` characters moved to a numbered note under its table
-    (numbered through the page)."""
+    """``markdown`` with every table cell over ``limit`` characters moved to a note under its table."""
     lines, notes, out, written = markdown.splitlines(), [], [], 0
     for index, line in enumerate(lines):
-        if is_table_line(line) and not SEPARATOR_ROW.match(line.strip()):
+        if is_row(line):
             cells = row_cells(line)
             for position, cell in enumerate(cells):
                 if len(cell) > limit:

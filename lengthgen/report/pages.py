@@ -1,21 +1,8 @@
-"""The report as pages: RESULTS.md answers on its first screen, each experiment has a page, details go to appendices.
-
-``render_pages`` is a pure function of the run's tables and its config: it returns every page as
-``{path relative to the results folder: markdown}``, the paths ``page_paths`` names (the report rule declares the
-same ones as its outputs). Every verdict and number on them is the judgments table's (``claim_judgments``: each
-claim judged by its one rule, ``lengthgen/checks/judgment.py``), put in words by ``claim_text``. The pages:
-
-- ``RESULTS.md``: the task and setup in three lines, one plain sentence per claim, the claims table, Figure 1,
-  what moves the answers, what lies beyond the paper, links;
-- ``experiments/<experiment>.md``: the claim the page tells, its primary statistic judged per K in this run, its
-  forest plot over every run and setting, its secondary statistics, the experiment's figures, and its checks as
-  secondary evidence (shown, counted in no verdict);
-- ``first_screen.rst``: RESULTS.md as reStructuredText, the HTML report's front page;
-- ``appendix/*.md``: methods, setup, training, every claim in every condition, the rule history, the changes since
-  the previous run, the confirmation runs and the robustness settings where the run has them, and each
-  experiment's full section.
-
-No table cell of any page is longer than ``markdown.MAX_CELL``: every page goes through ``fit_cells``.
+"""The report as pages, a pure function of the run's tables and config (``render_pages``: ``{path relative to the
+results folder: markdown}`` for the paths ``page_paths`` names): RESULTS.md (setup, one sentence per claim, the claims
+table, Figure 1, what moves the answers, links) and its reStructuredText twin, a page per experiment (its claims
+judged, forest plots, figures, checks) and the appendices. Every verdict and number is the judgments tables', put in
+words by ``claim_text``; ``fit_cells`` keeps every table cell under ``markdown.MAX_CELL``.
 """
 
 import datetime
@@ -29,80 +16,72 @@ from lengthgen.checks.judgment import DEFINITION, across_offsets
 from lengthgen.checks.rule_history import history_markdown, rule_timing
 from lengthgen.experiments.claims import CLAIMS, HEADLINES_BY_NAME, Claim
 from lengthgen.report import claim_text
-from lengthgen.report.claim_text import number, of_claim, per_offset
+from lengthgen.report.claim_text import capitalized, number, of_claim, per_offset
 from lengthgen.report.first_screen import as_rst
 from lengthgen.report.markdown import fit_cells
 from lengthgen.studies.judgments.judge import THIS_RUN
-from lengthgen.tables.io import atomic_write_text
 
-FIXED_APPENDICES = ("methods", "setup", "training", "claims", "rule_history")
 FIRST_SCREEN = "first_screen.rst"  # RESULTS.md for the HTML report
 CHANGES, REPLICATION, ROBUSTNESS = "changes", "replication", "robustness"
-PER_OFFSET_SUFFIX = r"_K\d+$"  # a per-offset section's name: <experiment>_K<offset>
+PER_OFFSET_SUFFIX = r"_K\d+"  # a per-offset section's name: <experiment>_K<offset>
 FIGURE_LINK = re.compile(r"!\[([^\]]*)\]\(figures/([^)]+)\)")
+BACK = "[Back to the results](../RESULTS.md)"
 INIT_WORDS = {"torch_default": "PyTorch's default init"}
-# The statistics the first screen's closing lines read (``claim_secondary``).
-LONGEST = "generalization: rope accuracy at 32x the training length"
-RANKING_SHARE = "errors: rope's share of wrong answers past the range that are ranking errors"
-UNSEEN_WINNERS = "errors: share of rope's ranking errors won by a key at an offset never trained"
+LONGEST = "generalization: rope accuracy at 32x the training length"  # what moves the answers (``claim_secondary``)
+METHODS = [
+    "**Primary statistics.** Each claim names one statistic its experiment exports (one number per trained run: "
+    "offset K and seed), a threshold fixed in code, and a baseline drawn beside it (chance 1/V, the heads untrained, "
+    "the other encoding or a rival account). The mean over seeds and its interval decide; the seeds that clear the "
+    "threshold alone, the worst seed and every check are shown and decide nothing.",
+    "**Intervals.** A claim's interval is the seed bootstrap of its mean: the seeds drawn with replacement 10,000 "
+    "times (a fixed generator), the central 95% of the resampled means. With 3 seeds (the transformer) it spans "
+    "nearly their whole range, so a verdict there is often inconclusive. The figures' bands (Student-t over seeds) "
+    "and each check's spread (the check recomputed on resampled seeds) describe; neither judges.",
+    "**Conditions.** The same rule judges this run, each confirmation run (other seeds or another vocabulary) and each "
+    "robustness setting (one training choice varied), each from its own seeds and with its own task's chance. A "
+    "confirmation run whose data nobody had seen when the rules were fixed is the out-of-sample test.",
+    "**Terms.** *Checks*: each experiment's other statistics against thresholds, shown as secondary evidence, "
+    "*evidence* where a plausible world could fail one, *sanity* where only a bug can; *K*: the offset, how far back the token to retrieve lies; *V*: the vocabulary size; *rope*: rotary "
+    "position encoding; *learned*: learned absolute position embeddings; *dilution error*: a wrong answer where the "
+    "right key still scores highest but its attention weight is spread too thin; *ranking error*: a wrong answer "
+    "where another key scores higher than the right one; *the dilution law*: the prediction of rope's accuracy past "
+    "the training range from the head's parameters by attention dilution; *log-length scaling*: attention logits "
+    "multiplied by log(n) / log(training length); *hard-attention limit*: what logit scaling wins back as its scale "
+    "grows (attending to the top-scoring key alone).",
+]
 
 
 def page_paths(experiments: list[str], previous_run: bool, replication: bool, robustness: bool = False) -> list[str]:
     """Every page ``render_pages`` writes, relative to the results folder, in a fixed order."""
-    appendices = [*FIXED_APPENDICES, *([CHANGES] if previous_run else []), *([REPLICATION] if replication else []),
-                  *([ROBUSTNESS] if robustness else [])]
+    appendices = ["methods", "setup", "training", "claims", "rule_history", *[name for name, runs in ((CHANGES, previous_run), (REPLICATION, replication),
+                                                               (ROBUSTNESS, robustness)) if runs], *experiments]
     return ["RESULTS.md", FIRST_SCREEN, *(f"experiments/{name}.md" for name in experiments),
-            *(f"appendix/{name}.md" for name in [*appendices, *experiments])]
-
-
-# ---------------------------------------------------------------------------------------------
-# RESULTS.md
-
-
-def seeds_line(config: dict) -> str:
-    """``10 seeds per model (the transformer 3, the encoding variants 5)``."""
-    others = [f"{label} {len(config[section]['seeds'])}" for section, label in
-              (("transformer", "the transformer"), ("variants", "the encoding variants"))
-              if (config.get(section) or {}).get("seeds")]
-    return f"{len(config['sweep']['seed'])} seeds per model" + (f" ({', '.join(others)})" if others else "")
-
-
-def training_line(config: dict) -> str:
-    """``width 64, PyTorch's default init, Adam at peak lr 0.01 for 2000 steps``: the choices a robustness study
-    varies."""
-    model, train = config["model"], config["train"]
-    init = model.get("init")
-    words = INIT_WORDS.get(init, f"init {init}") if init else None
-    if init == "torch_default" and "learned_init_std" in model:
-        words += f" (the learned position table N(0, {model['learned_init_std']:g}²))"
-    return ", ".join([f"width {model['d_model']}", *([words] if words else []),
-                      f"Adam at peak lr {train['lr']:g} for {train['steps']} steps"])
-
-
-def condition_names(judgments: pd.DataFrame, kind: str, seen: bool | None = None) -> list[str]:
-    rows = judgments[judgments["kind"] == kind]
-    if seen is not None:
-        rows = rows[rows["seen"] == seen]
-    return [name.replace("_", " ") for name in dict.fromkeys(rows["condition"])]
+            *(f"appendix/{name}.md" for name in appendices)]
 
 
 def setup_lines(config: dict, judgments: pd.DataFrame) -> list[str]:
     """The task, the setup and how claims are judged, in three lines, every number read from ``config``."""
-    task, sweep = config["task"], config["sweep"]
-    lengths = task["eval_lengths"]
-    offsets = ", ".join(str(offset) for offset in sweep["offset"])
-    seen, unseen = condition_names(judgments, "confirmation", True), condition_names(judgments, "confirmation", False)
-    again = [f"each confirmation run seen before the rules were last revised ({', '.join(seen)})"] if seen else []
-    again += [f"as the out-of-sample test, {', '.join(unseen)}, a run added after them"] if unseen else []
-    runs = f" The same rule in {' and, '.join(again)}." if again else " No confirmation runs under this config."
+    task, sweep, model, train = config["task"], config["sweep"], config["model"], config["train"]
+    seeds = [f"{label} {len(config[section]['seeds'])}" for section, label in
+             (("transformer", "the transformer"), ("variants", "the encoding variants"))
+             if (config.get(section) or {}).get("seeds")]
+    init = INIT_WORDS.get(model.get("init"), f"init {model.get('init')}")
+    if model.get("init") == "torch_default" and "learned_init_std" in model:
+        init += f" (the learned position table N(0, {model['learned_init_std']:g}²))"
+    runs = judgments[judgments["kind"] == "confirmation"].drop_duplicates("condition")
+    again = [", ".join(group["condition"].str.replace("_", " ")) + (" (seen before the rules were last revised)" if seen
+                                                                    else " (added after them: the out-of-sample test)")
+             for seen, group in runs.groupby("seen", sort=False)]
     return [
-        f"**Task.** Read the token K = {offsets} positions back, over V = {task['vocab_size']} symbols "
-        f"(chance {number(1 / task['vocab_size'])}), with one attention head.",
-        f"**Setup.** {seeds_line(config)}; {training_line(config)}; trained on lengths {task['train_length_min']} "
-        f"to {task['train_length_max']}, tested at lengths {min(lengths)} to {max(lengths)}; encodings "
-        f"{' and '.join(sweep['pe'])}.",
-        f"**Judged.** Each claim by one number per trained run: its mean over seeds with a 95% seed-bootstrap "
-        f"interval, per K, against a threshold fixed in code ([methods](appendix/methods.md)).{runs}",
+        f"**Task.** Read the token K = {', '.join(map(str, sweep['offset']))} positions back, over V = "
+        f"{task['vocab_size']} symbols (chance {number(1 / task['vocab_size'])}), with one attention head.",
+        f"**Setup.** {len(sweep['seed'])} seeds per model" + (f" ({', '.join(seeds)})" if seeds else "")
+        + f"; width {model['d_model']}, {init}, Adam at peak lr {train['lr']:g} for {train['steps']} steps; trained "
+        f"on lengths {task['train_length_min']} to {task['train_length_max']}, tested at lengths "
+        f"{min(task['eval_lengths'])} to {max(task['eval_lengths'])}; encodings {' and '.join(sweep['pe'])}.",
+        "**Judged.** Each claim by one number per trained run: its mean over seeds with a 95% seed-bootstrap "
+        "interval, per K, against a threshold fixed in code ([methods](appendix/methods.md))."
+        + (f" The same rule in each confirmation run: {'; '.join(again)}." if again else " No confirmation runs."),
     ]
 
 
@@ -110,27 +89,23 @@ def figure_one(config: dict, accuracy: pd.DataFrame | None) -> list[str]:
     """Figure 1, the generalization figure, with a caption carrying its numbers; nothing where it did not run."""
     if accuracy is None:
         return []
-    task = config["task"]
-    rope = accuracy[(accuracy["experiment"] == "generalization") & (accuracy["pe"] == "rope")]
-    learned = accuracy[(accuracy["experiment"] == "generalization") & (accuracy["pe"] == "learned")
-                       & (accuracy["length"] > task["train_length_max"])]
-    far, longest = 4 * task["train_length_max"], max(task["eval_lengths"])
-    at = {length: rope[rope["length"] == length].sort_values("offset") for length in (far, longest)}
+    task, chance = config["task"], 1 / config["task"]["vocab_size"]
+    shown = accuracy[accuracy["experiment"] == "generalization"]
+    rope, learned = shown[shown["pe"] == "rope"], shown[(shown["pe"] == "learned")
+                                                       & (shown["length"] > task["train_length_max"])]
+    at = [f"at {length} ({length // task['train_length_max']}x): {per_offset(rows['mean'], rows['offset'])}"
+          for length in dict.fromkeys([4 * task["train_length_max"], max(task["eval_lengths"])])
+          for rows in [rope[rope["length"] == length].sort_values("offset")]]
     return ["![Figure 1: accuracy against evaluation length](figures/generalization.png)",
             f"**Figure 1.** Accuracy against evaluation length, mean and 95% Student-t interval over "
             f"{len(config['sweep']['seed'])} seeds, one panel per K; grey: training range, dashed: chance "
-            f"{number(1 / task['vocab_size'])}. Rope at length {far} (4x): {per_offset(at[far]['mean'], at[far]['offset'])}"
-            + (f"; at {longest} ({longest // task['train_length_max']}x): "
-               f"{per_offset(at[longest]['mean'], at[longest]['offset'])}" if longest != far else "")
-            + f". Learned heads past the range: at most "
-            f"{number((learned['mean'] - 1 / task['vocab_size']).abs().max())} from chance."]
+            f"{number(chance)}. Rope {'; '.join(at)}. Learned heads past the range: at most "
+            f"{number((learned['mean'] - chance).abs().max())} from chance."]
 
 
 def moving_answers(secondary: pd.DataFrame) -> list[str]:
-    """What moves rope's accuracy far past the range most, over the robustness settings: the settings with the
-    highest and lowest mean over K, beside this run's."""
-    rows = secondary[(secondary["statistic"] == LONGEST)]
-    means = rows.groupby("condition", sort=False)["mean"].mean()
+    """What moves rope's accuracy at 32x most: the settings with the highest and lowest mean over K, and this run's."""
+    means = secondary[secondary["statistic"] == LONGEST].groupby("condition", sort=False)["mean"].mean()
     if len(means) < 2:
         return []
     ranked = means.drop(THIS_RUN, errors="ignore").sort_values(ascending=False)
@@ -142,280 +117,144 @@ def moving_answers(secondary: pd.DataFrame) -> list[str]:
             f"[robustness](appendix/robustness.md))."]
 
 
-def beyond_the_paper(judgments: pd.DataFrame, secondary: pd.DataFrame) -> list[str]:
-    """The error split and the cures, this run's numbers: what this pipeline adds to the paper."""
-    here = secondary[secondary["condition"] == THIS_RUN].sort_values("offset")
-    ranking, unseen = (here[here["statistic"] == name] for name in (RANKING_SHARE, UNSEEN_WINNERS))
-    if ranking.empty:
-        return []
-    cures = of_claim(judgments, next(claim for claim in CLAIMS if claim.name == "cures"), THIS_RUN)
-    cured = (f" Sharpening attention (log-length scaling) wins back {per_offset(cures['mean'], cures['offset'])} "
-             f"of the lost accuracy; hard attention, its limit, {' / '.join(map(number, cures['baseline']))}."
-             if len(cures) else "")
-    return [f"**Beyond the paper.** Of rope's wrong answers past the range, "
-            f"{per_offset(ranking['mean'], ranking['offset'])} are ranking errors (another key scores higher than "
-            f"the target), the rest dilution errors; the winning keys lie at offsets never seen in training "
-            f"({per_offset(unseen['mean'], unseen['offset'])}: a head that fits its range cannot lose to a key at a "
-            f"seen offset), where training fixed no rule.{cured}"]
-
-
 def results_markdown(config: dict, judgments: pd.DataFrame, secondary: pd.DataFrame, grouped: dict[str, list[str]],
                      appendices: list[str], left_out: dict[str, str], accuracy: pd.DataFrame | None) -> str:
     """RESULTS.md (module doc)."""
-    experiments = list(grouped)
-    claims = [claim for claim in CLAIMS]
-    table = claim_text.claims_table(judgments, claims, experiments)
     told = {claim.page for claim in CLAIMS}
-    links = {name: f"[{title_of(grouped[name], name)}](experiments/{name}.md)" for name in experiments}
+    links = {name: f"[{title_of(grouped[name], name)}](experiments/{name}.md)" for name in grouped}
+    further = [links[name] for name in grouped if name not in told]
     return "\n\n".join([
         "# Results: does rotary length generalization reproduce?",
         "\n".join(setup_lines(config, judgments)),
-        "**What we found.**\n" + "\n".join(claim_text.claim_sentence(judgments, claim) for claim in claims),
-        table.to_markdown(index=False, disable_numparse=True),
+        "**What we found.**\n" + "\n".join(claim_text.claim_sentence(judgments, secondary, claim, config)
+                                           for claim in CLAIMS),
+        claim_text.claims_table(judgments, CLAIMS, list(grouped)).to_markdown(index=False, disable_numparse=True),
         *figure_one(config, accuracy),
         *moving_answers(secondary),
-        *beyond_the_paper(judgments, secondary),
-        "**Pages.** Claims: " + "; ".join(links[name] for name in experiments if name in told) + ". "
-        + ("Further experiments: " + "; ".join(links[name] for name in experiments if name not in told) + ". "
-           if set(experiments) - told else "")
+        "**Pages.** Claims: " + "; ".join(links[name] for name in grouped if name in told) + ". "
+        + (f"Further experiments: {'; '.join(further)}. " if further else "")
         + "Appendices: " + ", ".join(f"[{name.replace('_', ' ')}](appendix/{name}.md)" for name in appendices) + ".",
-        *([("Not run under this config: " + "; ".join(f"{name.replace('_', ' ')}: {reason}"
-                                                      for name, reason in left_out.items()) + ".")]
+        *([f"Not run under this config: {'; '.join(f'{name}: {why}' for name, why in left_out.items())}."]
           if left_out else []),
     ]) + "\n"
-
-
-# ---------------------------------------------------------------------------------------------
-# Experiment pages
-
-
-def rebased(markdown: str, depth: int = 1) -> str:
-    """``markdown`` with its figure links relative to a page ``depth`` folders below the results folder."""
-    return FIGURE_LINK.sub(lambda found: f"![{found.group(1)}]({'../' * depth}figures/{found.group(2)})", markdown)
-
-
-def figures_of(sections: list[str]) -> list[str]:
-    return [found.group(0) for text in sections for found in FIGURE_LINK.finditer(text)]
 
 
 def title_of(sections: list[str], experiment: str) -> str:
     """The heading of an experiment's first section, without its offset (``shift_K1``: ``shift``)."""
     first = sections[0].splitlines()[0] if sections else ""
     title = first.removeprefix("## ").strip() if first.startswith("## ") else experiment
-    return re.sub(PER_OFFSET_SUFFIX.rstrip("$") + r"\b", "", title)
+    return re.sub(PER_OFFSET_SUFFIX + r"\b", "", title)
 
 
-def told_by(experiment: str) -> list[Claim]:
-    """The claims whose page is this experiment's."""
-    return [claim for claim in CLAIMS if claim.page == experiment]
-
-
-def page_title(title: str, claims: list[Claim]) -> str:
-    """An experiment page's heading: its section's (``prop1: the attention-dilution law``), or, where that has no
-    words after the name, the name and the claims the page tells."""
-    return title if ":" in title or not claims else f"{title}: {'; '.join(claim.says for claim in claims)}"
-
-
-def preconditions_text(claim: Claim, task: dict) -> str:
-    """The claim's preconditions in words: each headline with its own rule, judged the same way."""
-    rules = "; ".join(f"{name} {HEADLINES_BY_NAME[name].comparison} {number(HEADLINES_BY_NAME[name].threshold(task))}"
-                      for name in claim.preconditions)
-    return (f"**Precondition** (judged by the same rule; where it does not hold at a K, the claim is untestable there): "
-            f"{rules}.")
-
-
-def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame, task: dict) -> list[str]:
-    """The claim a page tells: what it says, its primary statistic and rule, the verdict here and elsewhere, this
-    run's judgment per K, the forest plot, the secondary statistics."""
-    here = of_claim(judgments, claim, THIS_RUN)
+def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame, config: dict) -> list[str]:
+    """The claim a page tells: its words, rule, preconditions, verdicts, judgment per K, forest plot, secondaries."""
+    here, said = of_claim(judgments, claim, THIS_RUN), capitalized(claim.paper)
     if here.empty:
-        return [f"**Claim.** {claim_text.capitalized(claim.paper)}.", "Not judged under this config: its statistic was not measured."]
+        return [f"**Claim.** {said}.", "Not judged under this config: its statistic was not measured."]
     extra = claim_text.secondary_table(secondary, claim)
+    verdict, evidence = claim_text.verdict_and_evidence(judgments, secondary, claim, config)
+    preconditions = "; ".join(f"{name} {HEADLINES_BY_NAME[name].comparison} "
+                              f"{number(HEADLINES_BY_NAME[name].threshold(config['task']))}"
+                              for name in claim.preconditions)
     return [
-        f"**Claim.** {claim_text.capitalized(claim.paper)}" + (" (this pipeline's prediction, beyond the paper)." if claim.beyond else "."),
-        f"**Primary statistic.** {claim_text.capitalized(claim.measured)}: one number per trained run, judged on its "
-        f"mean over seeds per K "
-        f"with a 95% seed-bootstrap interval. Rule: {claim.rule.comparison} {number(here['threshold'].iloc[0])} "
-        f"({rule_timing(claim.page, rule=claim.threshold_name)}, [rule history](../appendix/rule_history.md)); baseline: "
-        f"{claim_text.baseline_text(claim, here)}.",
+        f"**Claim.** {said}" + (" (this pipeline's prediction, beyond the paper)." if claim.beyond else "."),
+        f"**Rule.** At each K, the mean over seeds of the number below, its whole 95% seed-bootstrap interval "
+        f"{claim.rule.comparison} {number(here['threshold'].iloc[0])} "
+        f"({rule_timing(claim.page, rule=claim.threshold_name)}, [rule history](../appendix/rule_history.md)).",
         *([f"**What it does not test.** {claim.scope}"] if claim.scope else []),
-        *([preconditions_text(claim, task)] if claim.preconditions else []),
-        f"**Verdict in this run: {across_offsets(here)}.** {claim_text.elsewhere(judgments, claim)}",
+        "**Preconditions** (judged by the same rule; where one does not hold at a K, the claim is untestable there): "
+        f"{preconditions}." if preconditions else "**Preconditions:** none declared.",
+        f"**Verdict in this run: {verdict}.** {evidence}",
         claim_text.judgment_table(here),
         f"![{claim.says}: every run and setting](../figures/claims/{claim.name.replace(' ', '_')}.png)",
         *([f"**Secondary statistics** (shown, in no verdict):\n\n{extra}"] if extra else []),
     ]
 
 
-def escaped(checks: pd.DataFrame) -> pd.DataFrame:
-    """The checks with every pipe in their text escaped, so that a statistic written with |x| keeps its cell."""
-    return checks.assign(**{column: checks[column].str.replace("|", "\\|", regex=False)
-                            for column in ("claim", "statistic", "rule")})
-
-
 def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, judgments: pd.DataFrame,
-                    secondary: pd.DataFrame, task: dict) -> str:
-    claims = told_by(experiment)
+                    secondary: pd.DataFrame, config: dict) -> str:
+    claims = [claim for claim in CLAIMS if claim.page == experiment]
+    title = title_of(sections, experiment)
+    escaped = checks.assign(**{column: checks[column].str.replace("|", "\\|", regex=False)  # |x| keeps its cell
+                               for column in ("claim", "statistic", "rule")})
     return "\n\n".join([
-        f"# {page_title(title_of(sections, experiment), claims)}",
-        "[Back to the results](../RESULTS.md)",
-        *(line for claim in claims for line in claim_block(claim, judgments, secondary, task)),
+        f"# {title if ':' in title or not claims else title + ': ' + '; '.join(claim.says for claim in claims)}", BACK,
+        *(line for claim in claims for line in claim_block(claim, judgments, secondary, config)),
         *([] if claims else ["Beyond the claims of the paper: no verdict, the checks below describe what was measured."]),
-        *(rebased(figure) for figure in figures_of(sections)),
+        *(rebased(found.group(0)) for text in sections for found in FIGURE_LINK.finditer(text)),
         *(["**Checks** (each a rule fixed in code; secondary evidence, counted in no verdict):",
-            checks_markdown(escaped(checks))] if not checks.empty else []),
+           checks_markdown(escaped)] if not checks.empty else []),
         f"Every table and number of this experiment: [details](../appendix/{experiment}.md).",
     ]) + "\n"
 
 
-# ---------------------------------------------------------------------------------------------
-# Appendices
+def rebased(markdown: str) -> str:
+    """``markdown`` with its figure links relative to a page one folder below the results folder."""
+    return FIGURE_LINK.sub(lambda found: f"![{found.group(1)}](../figures/{found.group(2)})", markdown)
 
 
-def methods_markdown() -> str:
-    return "\n\n".join([
-        "# Methods", "[Back to the results](../RESULTS.md)", DEFINITION,
-        "**Primary statistics.** Each claim names one statistic its experiment exports, one number per trained run "
-        "(offset K, seed), and a threshold fixed in code; its baseline (chance 1/V, the same heads untrained, the "
-        "other encoding or the rival account) is drawn beside it. The mean over seeds and its interval are what is "
-        "judged; the count of seeds that clear the threshold alone, the worst seed and every check are shown as "
-        "secondary evidence and decide nothing.",
-        "**Intervals.** A claim's interval is the seed bootstrap of its mean: the seeds drawn with replacement 10,000 "
-        "times (a fixed generator), the central 95% of the resampled means. With 3 seeds (the transformer) it spans "
-        "nearly the whole range of the seeds' values, so a verdict there is often inconclusive. The figures' bands "
-        "and the experiments' own tables give Student-t intervals over seeds, and each check's spread comes from "
-        "recomputing the check on resampled seeds (the config's bootstrap.resamples): both describe, neither judges.",
-        "**Conditions.** The same rule judges this run, each confirmation run (the same experiments on other seeds or "
-        "another vocabulary) and each robustness setting (one training choice varied); each from its own seeds and "
-        "with its own task's chance. A confirmation run whose data nobody had seen when the rules were fixed is the "
-        "out-of-sample test; the others are marked seen.",
-        "**Checks.** Each experiment also states many checks, each a statistic against a threshold: *evidence* (a "
-        "plausible world could fail it) or *sanity* (only a bug can fail it). They are shown on every page as "
-        "secondary evidence.",
-        "**Terms.** *K*: the offset, how far back the token to retrieve lies; *V*: the vocabulary size; *rope*: "
-        "rotary position encoding; *learned*: learned absolute position embeddings; *dilution error*: a wrong answer "
-        "where the right key still scores highest but its attention weight is spread too thin; *ranking error*: a "
-        "wrong answer where another key scores higher than the right one; *the dilution law*: the prediction of "
-        "rope's accuracy past the training range from the head's parameters by attention dilution; *log-length "
-        "scaling*: attention logits multiplied by log(n) / log(training length); *hard-attention limit*: what logit "
-        "scaling wins back as its scale grows (attending to the top-scoring key alone).",
-    ]) + "\n"
+def appendix_page(title: str, *parts: str) -> str:
+    return "\n\n".join([f"# {title}", BACK, *(rebased(part).strip() for part in parts if part)]) + "\n"
 
 
-def setup_markdown(config: dict, commit: str, date: datetime.date, machine: str) -> str:
-    dump = yaml.safe_dump(config, sort_keys=False, default_flow_style=None).strip()
-    return "\n\n".join([
-        "# Setup", "[Back to the results](../RESULTS.md)",
-        "Generated by the lengthgen workflow from its own runs; do not edit by hand (`snakemake --cores 8` "
-        "rewrites every page).",
-        f"- code: git commit `{commit}`\n- date: {date.isoformat()}\n- machine: {machine}",
-        "Configuration used:\n\n```yaml\n" + dump + "\n```"]) + "\n"
-
-
-def appendix_page(title: str, body: str) -> str:
-    return f"# {title}\n\n[Back to the results](../RESULTS.md)\n\n{rebased(body).rstrip()}\n"
-
-
-def sections_by_experiment(sections: dict[str, str], checks: pd.DataFrame,
-                           experiments: list[str]) -> dict[str, list[str]]:
-    """Each experiment's sections' markdown, in report order: a section belongs to the experiment of its checks,
-    or, without checks, to the experiment it is named for (``shift_K1``: ``shift``)."""
-    owner = dict(zip(checks["section"], checks["experiment"]))
-    grouped = {name: [] for name in experiments}
-    for section, text in sections.items():
-        grouped[owner.get(section, re.sub(PER_OFFSET_SUFFIX, "", section))].append(text)
-    return grouped
-
-
-def claims_appendix(judgments: pd.DataFrame) -> str:
-    """Every claim in every condition, per K."""
-    parts = []
-    for claim in CLAIMS:
-        rows = of_claim(judgments, claim)
-        if not rows.empty:
-            parts += [f"## {claim.says}", f"{claim.measured}; rule {claim.rule.comparison} "
-                      f"{number(rows['threshold'].iloc[0])}; baseline {claim.baseline.label}.",
-                      claim_text.judgment_table(rows)]
-    return "\n\n".join(parts)
-
-
-def verdict_grid(judgments: pd.DataFrame, kinds: tuple[str, ...]) -> str:
-    """Claims (rows) by condition of ``kinds`` (columns): each claim's verdict there across its K."""
+def conditions_appendix(judgments: pd.DataFrame, kinds: tuple[str, ...], lead: str) -> str:
+    """``lead``, what each condition of ``kinds`` changes, and each claim's verdict there (columns, this run first)."""
     rows = judgments[judgments["kind"].isin(kinds)]
-    names = sorted(dict.fromkeys(rows["condition"]), key=lambda name: name != THIS_RUN)  # this run first
+    listed = rows[rows["kind"] != "run"].drop_duplicates("condition")
+    names = sorted(dict.fromkeys(rows["condition"]), key=lambda name: name != THIS_RUN)
     grid = {claim.says: [across_offsets(of_claim(rows, claim, name)) if len(of_claim(rows, claim, name)) else "-"
                          for name in names] for claim in CLAIMS if not of_claim(rows, claim).empty}
     labels = [name + ("" if rows.loc[rows["condition"] == name, "seen"].iloc[0] else " (out of sample)")
               for name in names]
-    return pd.DataFrame(grid, index=labels).T.rename_axis("claim").reset_index().to_markdown(
-        index=False, disable_numparse=True)
-
-
-def conditions_list(judgments: pd.DataFrame, kind: str) -> str:
-    rows = judgments[judgments["kind"] == kind].drop_duplicates("condition")
-    return "\n".join(f"- {row.condition}: {row.changes or 'the same settings'}"
-                     + ("" if row.seen else " (its data unseen when the rules were fixed: the out-of-sample test)")
-                     for row in rows.itertuples())
-
-
-def replication_appendix(judgments: pd.DataFrame) -> str:
-    return "\n\n".join([
-        "Each claim judged by its one rule in each confirmation run, from that run's own seeds. The runs:",
-        conditions_list(judgments, "confirmation"), verdict_grid(judgments, ("confirmation",)),
-        "Per K, with means and intervals: [claims](claims.md); each claim's forest plot is on its page."])
-
-
-def robustness_appendix(judgments: pd.DataFrame, mechanism: str) -> str:
-    return "\n\n".join([
-        "Each claim judged by its one rule at each robustness setting (one training choice varied at a time), from "
-        "that setting's own seeds. The settings:",
-        conditions_list(judgments, "robustness"),
-        "This run is the default setting, the first column; the report's count of settings includes it.",
-        verdict_grid(judgments, ("run", "robustness")),
-        "![rope's accuracy at 32x over the settings](figures/claims/rope_at_32x.png)", mechanism])
+    return "\n\n".join([lead, "\n".join(
+        f"- {row.condition}: {row.changes or 'the same settings'}"
+        + ("" if row.seen else " (its data unseen when the rules were fixed: the out-of-sample test)")
+        for row in listed.itertuples()), pd.DataFrame(grid, index=labels).T.rename_axis("claim").reset_index()
+        .to_markdown(index=False, disable_numparse=True)])
 
 
 def render_pages(config: dict, sections: dict[str, str], checks: pd.DataFrame, experiments: list[str], *,
                  judgments: pd.DataFrame, secondary: pd.DataFrame, commit: str, date: datetime.date, machine: str,
                  training: str, pages: list[str], changes: str | None = None, left_out: dict[str, str] | None = None,
                  robustness_section: str | None = None, accuracy: pd.DataFrame | None = None) -> dict[str, str]:
-    """Every page (module doc), by its path relative to the results folder. ``sections``: each section's markdown;
-    ``checks``: ``all_claims``; ``experiments``: those that ran, in report order; ``judgments`` and ``secondary``:
-    the ``claim_judgments`` and ``claim_secondary`` tables; ``training``: the training section; ``pages``: the paths
-    to write (``page_paths``: the replication and robustness appendices where the run has them); ``changes``: the
-    changes since the previous run; ``robustness_section``: the robustness study's mechanism section;
-    ``accuracy``: the ``accuracy_summary`` table, for Figure 1's caption."""
-    paths = list(pages)
-    confirmed, studied = f"appendix/{REPLICATION}.md" in paths, f"appendix/{ROBUSTNESS}.md" in paths
-    appendices = [path.removeprefix("appendix/").removesuffix(".md") for path in paths if path.startswith("appendix/")
-                  and path.removeprefix("appendix/").removesuffix(".md") not in experiments]
-    grouped = sections_by_experiment(sections, checks, experiments)
+    """Every page of ``pages`` (``page_paths``) by path; ``checks``: ``all_claims``; ``experiments``: those that ran,
+    in report order; ``judgments``, ``secondary``, ``accuracy``: the tables of those names."""
+    owner = dict(zip(checks["section"], checks["experiment"]))  # a section without checks: the one it is named for
+    grouped = {name: [] for name in experiments}
+    for section, text in sections.items():
+        grouped[owner.get(section, re.sub(PER_OFFSET_SUFFIX + "$", "", section))].append(text)
+    appendices = [path[len("appendix/"):-len(".md")] for path in pages if path.startswith("appendix/")]
+    dump = yaml.safe_dump(config, sort_keys=False, default_flow_style=None).strip()
     rendered = {
-        "RESULTS.md": results_markdown(config, judgments, secondary, grouped, appendices, left_out or {}, accuracy),
-        "appendix/methods.md": methods_markdown(),
-        "appendix/setup.md": setup_markdown(config, commit, date, machine),
+        "RESULTS.md": results_markdown(config, judgments, secondary, grouped,
+                                       [name for name in appendices if name not in experiments], left_out or {},
+                                       accuracy),
+        "appendix/methods.md": appendix_page("Methods", DEFINITION, *METHODS),
+        "appendix/setup.md": appendix_page(
+            "Setup", "Generated by the lengthgen workflow from its own runs; do not edit by hand (`snakemake --cores 8` "
+            "rewrites every page).", f"- code: git commit `{commit}`\n- date: {date.isoformat()}\n- machine: "
+            f"{machine}", f"Configuration used:\n\n```yaml\n{dump}\n```"),
         "appendix/training.md": appendix_page("Training", training.removeprefix("## Training")),
-        "appendix/claims.md": appendix_page("Every claim in every run and setting", claims_appendix(judgments)),
-        "appendix/rule_history.md": appendix_page("Rule history", history_markdown())}
-    if changes is not None:
-        rendered[f"appendix/{CHANGES}.md"] = appendix_page("Changes since the previous run", changes)
-    if confirmed:
-        rendered[f"appendix/{REPLICATION}.md"] = appendix_page("Confirmation runs", replication_appendix(judgments))
-    if studied:
-        rendered[f"appendix/{ROBUSTNESS}.md"] = appendix_page("Robustness", robustness_appendix(
-            judgments, robustness_section or ""))
+        "appendix/claims.md": appendix_page("Every claim in every run and setting", *(
+            part for claim in CLAIMS for rows in [of_claim(judgments, claim)] if len(rows) for part in (
+                f"## {claim.says}", f"{claim.measured}; rule {claim.rule.comparison} "
+                f"{number(rows['threshold'].iloc[0])}; baseline {claim.baseline.label}.",
+                claim_text.judgment_table(rows)))),
+        "appendix/rule_history.md": appendix_page("Rule history", history_markdown()),
+        f"appendix/{CHANGES}.md": appendix_page("Changes since the previous run", changes or ""),
+        f"appendix/{REPLICATION}.md": appendix_page("Confirmation runs", conditions_appendix(
+            judgments, ("confirmation",), "Each claim judged by its one rule in each confirmation run, from that "
+            "run's own seeds; per K, with means and intervals, in [claims](claims.md). The runs:")),
+        f"appendix/{ROBUSTNESS}.md": appendix_page("Robustness", conditions_appendix(
+            judgments, ("run", "robustness"), "Each claim judged by its one rule at each robustness setting (one "
+            "training choice varied at a time), from that setting's own seeds. This run is the default setting, the "
+            "first column; the report's count of settings includes it. The settings:"),
+            "![rope's accuracy at 32x over the settings](figures/claims/rope_at_32x.png)", robustness_section or "")}
     for experiment in experiments:
         rendered[f"experiments/{experiment}.md"] = experiment_page(
-            experiment, grouped[experiment], checks[checks["experiment"] == experiment], judgments, secondary,
-            config["task"])
+            experiment, grouped[experiment], checks[checks["experiment"] == experiment], judgments, secondary, config)
         rendered[f"appendix/{experiment}.md"] = appendix_page(title_of(grouped[experiment], experiment),
-                                                              "\n\n".join(grouped[experiment]))
+                                                              *grouped[experiment])
     rendered = {path: fit_cells(text) for path, text in rendered.items()}
     rendered[FIRST_SCREEN] = as_rst(rendered["RESULTS.md"], config["results_dir"])
-    return {path: rendered[path] for path in paths}
-
-
-def write_pages(pages: dict[str, str]) -> None:
-    """Each page at its path, each written atomically."""
-    for path, text in pages.items():
-        atomic_write_text(text, path)
+    return {path: rendered[path] for path in pages}

@@ -1,5 +1,4 @@
-"""What the report says about the run itself: the code version it was made from, the commit its rules were fixed
-at, and the machine. The pages are ``lengthgen.report.pages``."""
+"""What the report says about the run itself: the code version it was made from and the machine."""
 
 import os
 import platform
@@ -11,12 +10,8 @@ from lengthgen.runtime.job import PORTABLE_CPU_ENV
 
 
 def code_version(repository: str, exclude: list[str]) -> str:
-    """The last commit of ``repository`` that changed anything outside the ``exclude`` folders,
-    marked ``-dirty`` when tracked files outside them differ from HEAD.
-
-    The workflow's own outputs (the committed RESULTS.md and figures) live in excluded folders,
-    so writing or committing them does not change the version they report.
-    """
+    """The last commit of ``repository`` that changed anything outside the ``exclude`` folders (the workflow's own
+    outputs, so that writing or committing them does not change it), ``-dirty`` where tracked files there differ."""
     inside = [path for path in exclude if not os.path.isabs(path) and not path.startswith("..")]
     pathspec = ["--", ".", *(f":(exclude){path}" for path in inside)]
     try:
@@ -31,18 +26,13 @@ def git(repository: str, *args: str) -> str:
     return subprocess.run(["git", "-C", repository, *args], capture_output=True, text=True, check=True).stdout.strip()
 
 
-def gpu_names() -> list[str]:
-    """The GPUs ``nvidia-smi`` lists; none where it is absent. Asked without importing torch,
-    which would cost the report job seconds of start-up."""
-    if shutil.which("nvidia-smi") is None:
-        return []
-    listing = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
-                             text=True)
-    return [line.strip() for line in listing.stdout.splitlines() if line.strip()] if listing.returncode == 0 else []
-
-
 def machine_description() -> str:
-    gpus = gpu_names()
+    """The platform, CPUs, the GPUs ``nvidia-smi`` lists (asked without torch, which would cost seconds of start-up),
+    Python, torch and the CPU kernels' settings."""
+    listing = (subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
+                              text=True) if shutil.which("nvidia-smi") else None)
+    gpus = ([line.strip() for line in listing.stdout.splitlines() if line.strip()]
+            if listing and not listing.returncode else [])
     return (f"{platform.system()} {platform.machine()}, {os.cpu_count()} CPUs, "
             f"{', '.join(gpus) if gpus else 'no GPU'}; Python {platform.python_version()}, "
             f"torch {metadata.version('torch')}; CPU kernels: "

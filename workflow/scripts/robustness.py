@@ -17,5 +17,5 @@ mechanism = pd.DataFrame([
                              read_table(prop1_error, PROP1_ERROR))
     for point, errors, kernel, prop1_error in zip(points, inputs.errors, inputs.kernels, inputs.prop1_errors)])
 write_table(mechanism, output.mechanism, ROBUSTNESS_MECHANISM)
-atomic_write_text(section(mechanism, points, params.changes), output.section)
+atomic_write_text(section(mechanism, points), output.section)
 job.finish()

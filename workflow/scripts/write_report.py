@@ -3,14 +3,14 @@ appendices, from the run's tables, its sections and every claim's judgments."""
 import datetime
 from pathlib import Path
 
-from lengthgen.report.pages import render_pages, write_pages
+from lengthgen.report.pages import render_pages
 from lengthgen.report.provenance import machine_description
 from lengthgen.report.training import training_markdown
 from lengthgen.runtime.job import start_job
 from lengthgen.studies.drift import previous_changes_markdown
 from lengthgen.studies.judgments.tables import CLAIM_JUDGMENTS, CLAIM_SECONDARY
 from lengthgen.tables.core import ACCURACY_SUMMARY, ALL_CLAIMS, TRAINING_SUMMARY
-from lengthgen.tables.io import read_table
+from lengthgen.tables.io import atomic_write_text, read_table
 
 job = start_job(snakemake.log[0])
 inputs, params = snakemake.input, snakemake.params
@@ -35,5 +35,6 @@ pages = render_pages(
     left_out=params.left_out, pages=params.pages,
     robustness_section=Path(inputs.robustness_section).read_text() if "robustness_section" in inputs.keys() else None,
     accuracy=read_table(inputs.accuracy, ACCURACY_SUMMARY) if "accuracy" in inputs.keys() else None)
-write_pages({output: pages[page] for page, output in zip(params.pages, snakemake.output)})
+for page, output in zip(params.pages, snakemake.output):
+    atomic_write_text(pages[page], output)
 job.finish()

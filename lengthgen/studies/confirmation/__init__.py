@@ -1,5 +1,1 @@
-"""The confirmation study: runs of other configs (other seeds, other vocabularies) in which every claim is judged again.
-
-``runs``: the confirmation runs, each a config layered over the one given; each claim's verdict in each is the
-judgments' (``lengthgen/studies/judgments/``).
-"""
+"""The confirmation study: the same experiments on other seeds or vocabularies (``runs``), every claim judged again."""

@@ -1,66 +1,35 @@
-"""The confirmation study: runs of other configs that test whether a config's verdicts replicate.
-
-Each file of ``confirmation.runs`` (``configs/confirm_<name>.yaml``) is layered over the config as
-given (``config.yaml``, then every ``--configfile``), the way ``snakemake --configfile <file>``
-layers it: a section of the file merges into the same section, any other value replaces it. The
-run goes into ``<results_dir>/confirm/<name>`` and reuses every rule of the workflow (as a Snakemake
-module, ``workflow/rules/confirm.smk``). A confirmation run must draw fresh seeds and must not run
-confirmations of its own; ``confirmation_runs`` checks both, and every key of the layered config,
-before any job starts, naming the file in its error.
-Each claim is judged in each run by its one rule (``lengthgen/studies/judgments/``); a run named in
-``confirmation.out_of_sample`` was added after the rules were fixed, and is the report's out-of-sample test.
+"""The confirmation runs: each file of ``confirmation.runs`` (``configs/confirm_<name>.yaml``) layered over the config
+as ``snakemake --configfile`` layers it, run into ``<results_dir>/confirm/<name>`` (``workflow/rules/confirm.smk``),
+checked before any job starts (fresh seeds, no confirmations of its own, a valid config; the error names the file).
 """
 
 import copy
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 from snakemake.utils import update_config
 
 from lengthgen.pipeline.config import ConfigError, prepare_config
-from lengthgen.experiments.catalog import plan
 
 RUN_PREFIX = "confirm_"
 # Keys that say where and how a run is written and shown, or which other studies it runs, not what it measures.
 PRESENTATION_KEYS = ("results_dir", "device", "figures", "confirmation", "robustness", "bootstrap", "report")
-# Two runs pose the same task when these keys agree (seeds and evaluation draws may differ), and the other
-# run's offsets are among the reference's: checks are compared offset by offset, so fewer offsets pose the same
-# task at each of them.
-TASK_KEYS = ("task", "model", "train", "sweep.pe")
-FRESH_DRAWS = ("task.eval_seed",)
-
-
 # Every list of seeds a run trains with: the sweep's, and the transformer's (variants' and cures' are the sweep's).
 SEED_KEYS = ("sweep.seed", "transformer.seeds")
 
 
-def seeds_of(config: dict, key: str) -> list[int]:
-    section, name = key.split(".")
-    return config[section][name]
-
-
-def all_seeds(config: dict) -> list[int]:
-    return sorted({seed for key in SEED_KEYS for seed in seeds_of(config, key)})
-
-
 @dataclass
-class ConfirmationRun:
-    name: str  # from the file: configs/confirm_<name>.yaml
-    path: str  # the file, relative to the repository
+class StudyRun:
+    """A run of a study: a confirmation run (named for its file, configs/confirm_<name>.yaml) or a robustness point."""
+    name: str
     config: dict  # the layered config as given: the run's module derives its settings from it
     prepared: dict  # the same with defaults and derived settings filled in, as the run sees it
-    differences: list[str] = field(default_factory=list)  # "key: exploratory -> this run", every key that differs
-    same_task: bool = False  # only seeds (and evaluation draws) differ from the exploratory run
+    differences: list[str]  # "key: exploratory run -> this run", every key it changes
 
     @property
     def results_dir(self) -> str:
         return self.prepared["results_dir"]
-
-
-def run_name(path: str) -> str:
-    """``configs/confirm_small_vocab.yaml`` -> ``small_vocab``."""
-    return Path(path).stem.removeprefix(RUN_PREFIX)
 
 
 def flat(config: dict, prefix: str = "") -> dict:
@@ -72,19 +41,12 @@ def flat(config: dict, prefix: str = "") -> dict:
     return items
 
 
-def differences(reference: dict, other: dict, skip: tuple[str, ...] = PRESENTATION_KEYS) -> list[str]:
-    """Every key whose value differs between two prepared configs, as ``key: reference -> other``."""
+def differences(reference: dict, other: dict) -> list[str]:
+    """Every key but presentation whose value differs between two prepared configs, as ``key: reference -> other``."""
     left, right = flat(reference), flat(other)
     keys = sorted(key for key in set(left) | set(right)
-                  if left.get(key) != right.get(key) and not key.startswith(tuple(skip)))
+                  if left.get(key) != right.get(key) and not key.startswith(PRESENTATION_KEYS))
     return [f"{key}: {left.get(key)} -> {right.get(key)}" for key in keys]
-
-
-def same_task(reference: dict, other: dict) -> bool:
-    """Whether two prepared configs pose the same task to the same models, trained the same way."""
-    changed = [entry.split(":", 1)[0] for entry in differences(reference, other)]
-    offsets_explored = set(other["sweep"]["offset"]) <= set(reference["sweep"]["offset"])
-    return offsets_explored and not any(key.startswith(TASK_KEYS) and key not in FRESH_DRAWS for key in changed)
 
 
 def load_run_file(repository: Path, path: str) -> dict:
@@ -101,11 +63,8 @@ def load_run_file(repository: Path, path: str) -> dict:
 
 
 def layered_config(as_given: dict, layer: dict, results_dir: str, schema: Path, what: str) -> tuple[dict, dict]:
-    """(as given, prepared) of ``layer`` over the config as given, written into ``results_dir``: a run of a study.
-    It compares with no previous run (the one the exploratory report compares with is not this run's), runs no
-    robustness study of its own (that study is the exploratory run's; without this the recursion would not stop) and
-    names no run out of sample (those are the exploratory run's confirmation runs, not its own).
-    A ``ConfigError`` of the layered config names ``what`` it is."""
+    """(as given, prepared) of ``layer`` over the config, into ``results_dir``, without the studies and previous run
+    that are the exploratory run's (robustness points would recurse); a ``ConfigError`` names ``what`` it is."""
     layered = copy.deepcopy(as_given)
     update_config(layered, layer)
     layered["results_dir"] = results_dir
@@ -120,31 +79,28 @@ def layered_config(as_given: dict, layer: dict, results_dir: str, schema: Path, 
     return layered, run
 
 
-def confirmation_runs(as_given: dict, prepared: dict, repository: Path, schema: Path) -> dict[str, ConfirmationRun]:
-    """Every run of ``prepared["confirmation"]["runs"]``, by name, checked.
-
-    ``as_given`` is the exploratory config before defaults and derived settings, ``prepared`` the same
-    after ``prepare_config``. Raises ``ConfigError`` naming the file for a missing or unreadable file,
-    a key the layered config gets wrong, two runs with one name, seeds shared with the exploratory
-    run, or a run that lists confirmation runs of its own.
-    """
-    runs = {}
+def confirmation_runs(as_given: dict, prepared: dict, repository: Path, schema: Path) -> dict[str, StudyRun]:
+    """Every run of ``prepared["confirmation"]["runs"]`` by name, checked (module doc); ``as_given``: the exploratory
+    config before ``prepare_config``, ``prepared`` after it."""
+    runs, paths = {}, {}
     for path in prepared["confirmation"]["runs"]:
-        name = run_name(path)
-        if name in runs:
-            raise ConfigError(f"confirmation.runs: {path} and {runs[name].path} both name the run {name!r}; allowed: "
+        name = Path(path).stem.removeprefix(RUN_PREFIX)  # configs/confirm_small_vocab.yaml: small_vocab
+        if name in paths:
+            raise ConfigError(f"confirmation.runs: {path} and {paths[name]} both name the run {name!r}; allowed: "
                               "files with distinct names")
+        paths[name] = path
         layered, run = layered_config(as_given, load_run_file(repository, path),
                                       f"{prepared['results_dir']}/confirm/{name}", schema,
                                       f"confirmation run {name} ({path} over this config)")
         if run["confirmation"]["runs"]:
             raise ConfigError(f"{path}: confirmation.runs: a confirmation run runs no confirmations of its own; "
                               "allowed: [] (write confirmation: {runs: []} in the file)")
-        used = all_seeds(prepared)
+        seeds_of = lambda config, key: config[key.split(".")[0]][key.split(".")[1]]
+        used = sorted({seed for key in SEED_KEYS for seed in seeds_of(prepared, key)})
         for key in SEED_KEYS:
             shared = sorted(set(seeds_of(run, key)) & set(used))
             if shared:
                 raise ConfigError(f"{path}: {key}: {shared} are seeds of the run it confirms; allowed: fresh seeds "
                                   f"(none of {used})")
-        runs[name] = ConfirmationRun(name, path, layered, run, differences(prepared, run), same_task(prepared, run))
+        runs[name] = StudyRun(name, layered, run, differences(prepared, run))
     return runs

@@ -1,15 +1,11 @@
-"""Every claim (``lengthgen/experiments/claims.py``) judged in every condition by ``lengthgen/checks/judgment.py``.
-
-A condition is a run whose experiments wrote a ``headline_by_seed`` table: this run, each confirmation run and each
-robustness point. Each is judged alone, from its own seeds and with its own task's threshold (chance is 1 / V of
-its vocabulary), so the same rule gives every verdict.
-"""
+"""Every claim judged by ``checks/judgment.py`` in every condition (this run, confirmation runs, robustness points),
+each from its own ``headline_by_seed`` table, with its own task's threshold (chance is 1 / V of its vocabulary)."""
 
 from typing import NamedTuple
 
 import pandas as pd
 
-from lengthgen.checks.judgment import gated, judge, seed_interval
+from lengthgen.checks.judgment import gated, judge, seed_means
 from lengthgen.experiments.claims import CHANCE, CLAIMS, Claim
 from lengthgen.experiments.claims import HEADLINES_BY_NAME as HEADLINES
 
@@ -29,12 +25,10 @@ def values_of(by_seed: pd.DataFrame, statistic: str) -> pd.DataFrame:
 
 
 def baseline_means(claim: Claim, by_seed: pd.DataFrame, task: dict, offsets) -> list[float]:
-    if claim.baseline.label == CHANCE:
-        return [1 / task["vocab_size"]] * len(offsets)
-    if claim.baseline.value is not None:
-        return [claim.baseline.value] * len(offsets)
-    means = values_of(by_seed, claim.baseline.statistic).groupby("offset")["value"].mean()
-    return [float(means.get(offset, float("nan"))) for offset in offsets]
+    if claim.baseline.statistic:
+        means = values_of(by_seed, claim.baseline.statistic).groupby("offset")["value"].mean()
+        return [float(means.get(offset, float("nan"))) for offset in offsets]
+    return [1 / task["vocab_size"] if claim.baseline.label == CHANCE else claim.baseline.value] * len(offsets)
 
 
 def judged_statistic(statistic: str, by_seed: pd.DataFrame, task: dict) -> pd.DataFrame:
@@ -63,14 +57,10 @@ def claim_judgments(conditions: list[Condition], tables: list[pd.DataFrame]) -> 
 def secondary_statistics(conditions: list[Condition], tables: list[pd.DataFrame]) -> pd.DataFrame:
     """The ``claim_secondary`` table: every other statistic a claim reads, its mean and interval per K."""
     names = sorted({name for claim in CLAIMS for name in claim.statistics()} - {claim.primary for claim in CLAIMS})
-    rows = []
-    for condition, by_seed in zip(conditions, tables):
-        for name in names:
-            for offset, runs in values_of(by_seed, name).dropna(subset=["value"]).groupby("offset"):
-                values = runs["value"].to_numpy(dtype=float)
-                low, high = seed_interval(values)
-                rows.append({"statistic": name, "condition": condition.name, "offset": int(offset),
-                             "n_seeds": len(values), "mean": float(values.mean()), "ci_low": low, "ci_high": high})
+    rows = [{"statistic": name, "condition": condition.name, "offset": offset, "n_seeds": len(values),
+             "mean": float(values.mean()), "ci_low": low, "ci_high": high}
+            for condition, by_seed in zip(conditions, tables) for name in names
+            for offset, values, low, high in seed_means(values_of(by_seed, name))]
     return pd.DataFrame(rows, columns=["statistic", "condition", "offset", "n_seeds", "mean", "ci_low", "ci_high"])
 
 
@@ -79,10 +69,8 @@ def task_of(config: dict) -> dict:
 
 
 def conditions_of(config: dict, confirmation: dict, robustness: dict) -> list[dict]:
-    """Every condition of a run as plain data (rule params): this run, its confirmation runs (``ConfirmationRun``
-    by name; those named in ``confirmation.out_of_sample`` unseen), its robustness points (``RobustnessPoint`` by
-    name). Where the config runs confirmation runs, a name in ``out_of_sample`` that is none of them is an error
-    naming it; a config without any (the exploratory run alone) has nothing out of sample."""
+    """Every condition of a run as plain data (rule params): this run, its confirmation runs (those named in
+    ``confirmation.out_of_sample`` unseen; a name there that is none of them is an error) and robustness points."""
     unseen = config["confirmation"]["out_of_sample"]
     unknown = sorted(set(unseen) - set(confirmation))
     if unknown and confirmation:

@@ -1,26 +1,21 @@
-"""The mechanism measured at each point of the robustness study (each claim's verdict there is the judgments',
-``lengthgen/studies/judgments/``).
-
-Every number here is read from a point's own tables, written by the same experiments as the run's: rope's error
-split (``errors_by_length``), its rope heads' kernels (``prop1_kernel``) and each predictor's error (``prop1_error``).
-"""
+"""The mechanism at each point of the robustness study, read from the point's own tables: rope's error split
+(``errors_by_length``), its heads' kernels (``prop1_kernel``) and each predictor's error (``prop1_error``)."""
 
 import pandas as pd
 
 from lengthgen.science.prediction_errors import DILUTION_LAW_PREDICTOR
 
+
 def ranking_share_of_wrong(errors_by_length: pd.DataFrame) -> tuple[int, float]:
-    """rope's wrong answers past the training range, summed over seeds, offsets and lengths, and the share of them
-    that are ranking errors (NaN without wrong answers)."""
+    """rope's wrong answers past the range, summed over seeds, K and lengths, and the share that are ranking errors."""
     past = errors_by_length[errors_by_length["past_training_range"] & (errors_by_length["pe"] == "rope")]
     wrong = int(past["n_wrong"].sum())
     return wrong, past["n_ranking_error"].sum() / wrong if wrong else float("nan")
 
 
 def unseen_peak(kernel: pd.DataFrame) -> tuple[float, float]:
-    """The carrier kernel's largest value at offsets never seen in training, over (ratio) and minus (gap) its value
-    at the target offset, each the median over the rope heads of ``prop1_kernel`` (its rows: one head per
-    (offset, seed), one delta each)."""
+    """The carrier kernel's largest value at offsets never trained, over (ratio) and minus (gap) its value at K, each
+    the median over the rope heads of ``prop1_kernel`` (a head per (offset, seed), a row per delta)."""
     ratios, gaps = [], []
     for (offset, _), head in kernel.groupby(["offset", "seed"]):
         at_target = head.loc[head["delta"] == offset, "mean_logit"].iloc[0]
@@ -31,8 +26,7 @@ def unseen_peak(kernel: pd.DataFrame) -> tuple[float, float]:
 
 
 def predictor_maes(prop1_error: pd.DataFrame) -> dict[str, float]:
-    """The MAE of the accuracy past the training range of the dilution law (the claim predictor) and of the
-    ranking predictor, over every trained rope head: the quantities prop1's ranking check compares."""
+    """The dilution law's and the ranking predictor's MAE of rope's accuracy past the range, over all trained heads."""
     overall = prop1_error[(prop1_error["heads"] == "trained") & (prop1_error["scope"] == "all")
                           & (prop1_error["lengths"] == "beyond_training") & (prop1_error["quantity"] == "accuracy")]
     mae = overall.set_index("predictor")["mae"]

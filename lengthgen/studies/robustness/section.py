@@ -1,33 +1,30 @@
-"""The robustness appendix's mechanism section: what rope's errors, kernels and the two accounts' predictions do across
-the points. Nothing here decides a verdict (the claims' verdicts at each point are the judgments')."""
+"""The robustness appendix's mechanism section: rope's errors, kernels and the two accounts across the points."""
 
 import pandas as pd
 
 from lengthgen.studies.robustness import DEFAULT_POINT
 
 
-def points_markdown(points: list[str], changes: dict[str, list[str]]) -> str:
-    rows = [{"point": point, "what it changes from the run": "; ".join(changes[point]) or "nothing: the run itself"}
-            for point in points]
-    return pd.DataFrame(rows).to_markdown(index=False)
-
-
 def mechanism_markdown(mechanism: pd.DataFrame, points: list[str]) -> str:
+    """The mechanism table, each column's aggregate in its header: every number pools all K of a point."""
     rows = mechanism.set_index("point").loc[points].reset_index()
-    table = pd.DataFrame({
-        "point": rows["point"], "rope wrong past the range": rows["n_wrong"],
-        "ranking share of them": rows["ranking_share_of_wrong"].map("{:.2f}".format),
-        "unseen kernel peak / value at K": rows["unseen_peak_ratio"].map("{:.3g}".format),
-        "unseen peak - value at K (logits)": rows["unseen_peak_gap"].map("{:+.3g}".format),
-        "accuracy MAE, dilution law": rows["dilution_mae"].map("{:.3f}".format),
-        "accuracy MAE, ranking": rows["ranking_mae"].map("{:.3f}".format),
-        "predicts better": rows["better_predictor"]})
-    return table.to_markdown(index=False)
+    return pd.DataFrame({
+        "point": rows["point"], "rope wrong past the range (sum over K, seeds, lengths)": rows["n_wrong"],
+        "ranking share of them (pooled)": rows["ranking_share_of_wrong"].map("{:.2f}".format),
+        "unseen kernel peak / value at K (median over heads)": rows["unseen_peak_ratio"].map("{:.3g}".format),
+        "unseen peak - value at K, logits (median over heads)": rows["unseen_peak_gap"].map("{:+.3g}".format),
+        "accuracy MAE, dilution law (all heads)": rows["dilution_mae"].map("{:.3f}".format),
+        "accuracy MAE, ranking (all heads)": rows["ranking_mae"].map("{:.3f}".format),
+        "predicts better": rows["better_predictor"]}).to_markdown(index=False)
+
+
+RANKING_MAJORITY = 0.5  # the finding: most of rope's wrong answers past the range are ranking errors
 
 
 def mechanism_sentences(mechanism: pd.DataFrame) -> str:
-    """The spread of the ranking share over the points, how it goes with the kernel's unseen peak, and which
-    account predicts the accuracy past the range better where."""
+    """The spread of the ranking share over the points, how it goes with the kernel's unseen peak, which account
+    predicts the accuracy past the range better where, the largest logit gap, and where the ranking majority flips
+    (the share crossing one half: a rule fixed before the default grid was read)."""
     by_point = mechanism.set_index("point")
     share = by_point["ranking_share_of_wrong"].dropna()
     text = [f"The ranking share of rope's wrong answers past the range runs from {share.min():.2f} ({share.idxmin()}) "
@@ -38,50 +35,26 @@ def mechanism_sentences(mechanism: pd.DataFrame) -> str:
         rho = paired["ranking_share_of_wrong"].corr(paired["unseen_peak_ratio"], method="spearman")
         text.append(f"Across the {len(paired)} points its rank correlation with the carrier kernel's largest value at "
                     f"unseen offsets relative to its value at K is {rho:+.2f}.")
-    ranking = sorted(by_point.index[by_point["better_predictor"] == "ranking"])
     dilution = sorted(by_point.index[by_point["better_predictor"] != "ranking"])
-    text.append(f"The ranking predictor predicts rope's accuracy past the range better (lower MAE) at {len(ranking)} "
-                f"of {len(by_point)} points ({', '.join(ranking) or 'none'}); the dilution law at {len(dilution)} "
-                f"({', '.join(dilution) or 'none'}).")
+    text.append(f"The ranking predictor predicts rope's accuracy past the range better (lower MAE) at "
+                f"{len(by_point) - len(dilution)} of {len(by_point)} points; the dilution law at "
+                f"{', '.join(dilution) or 'none'}.")
+    if by_point["unseen_peak_gap"].notna().any():  # the gap in logits carries the kernel's size; the ratio does not
+        point = by_point["unseen_peak_gap"].abs().idxmax()
+        gap, ratio = by_point.loc[point, ["unseen_peak_gap", "unseen_peak_ratio"]]
+        height = f", a kernel about {abs(gap / (ratio - 1)):.3g} logits tall at K" if ratio != 1 else ""
+        text.append(f"The unseen peak's gap to the value at K is in logits, so it grows with the kernel's size, which "
+                    f"the ratio does not: at {point}, the largest gap ({gap:+.3g}), the peak is {ratio:.3g} times the "
+                    f"value at K{height}.")
+    side = lambda value: value > RANKING_MAJORITY
+    if DEFAULT_POINT in share:  # the finding, and the points where it flips
+        flips = [point for point, value in share.items() if side(value) != side(share[DEFAULT_POINT])]
+        text.append(f"Ranking errors are {'' if side(share[DEFAULT_POINT]) else 'not '}most of them at the default "
+                    f"({share[DEFAULT_POINT]:.2f}); the majority flips at {', '.join(flips) or 'none of the points'}.")
     return " ".join(text)
 
 
-RANKING_MAJORITY = 0.5  # the finding: most of rope's wrong answers past the range are ranking errors
-
-
-def choice_sentences(mechanism: pd.DataFrame, changes: dict[str, list[str]]) -> str:
-    """Per choice the study varies (the config keys a point sets), the ranking share at the default and at each of
-    its points, and whether the finding, that most of rope's wrong answers past the range are ranking errors, holds
-    at all of them or flips where. The rule (a flip is the share crossing one half) was fixed before the default
-    grid's tables were read."""
-    share = mechanism.set_index("point")["ranking_share_of_wrong"]
-    if DEFAULT_POINT not in share or pd.isna(share[DEFAULT_POINT]):
-        return ""
-    default = share[DEFAULT_POINT]
-    by_choice: dict[str, list[str]] = {}
-    for point, differences in changes.items():
-        if point != DEFAULT_POINT and point in share:
-            keys = sorted(difference.split(":", 1)[0] for difference in differences)
-            by_choice.setdefault(" and ".join(keys), []).append(point)
-    sentences = []
-    for choice, points in by_choice.items():
-        values = ", ".join(f"{share[point]:.2f} at {point}" for point in points if pd.notna(share[point]))
-        flips = [point for point in points if pd.notna(share[point])
-                 and (share[point] > RANKING_MAJORITY) != (default > RANKING_MAJORITY)]
-        outcome = (f"the majority flips at {', '.join(flips)}" if flips else
-                   "the same side of one half at each of them")
-        sentences.append(f"- {choice}: {values or 'not measured'} (default {default:.2f}); {outcome}.")
-    return ("**Does the ranking-versus-dilution finding depend on the choice?** The ranking share of rope's wrong "
-            "answers past the range, per choice varied:\n" + "\n".join(sentences))
-
-
-def section(mechanism: pd.DataFrame, points: list[str], changes: dict[str, list[str]]) -> str:
+def section(mechanism: pd.DataFrame, points: list[str]) -> str:
     """The section, from the ``robustness_mechanism`` table; ``points`` in config order, the default first."""
-    choices = choice_sentences(mechanism, changes)
-    return "\n\n".join([
-        "## The mechanism across the settings",
-        points_markdown(points, changes),
-        mechanism_markdown(mechanism, points),
-        mechanism_sentences(mechanism),
-        *([choices] if choices else []),
-    ]) + "\n"
+    return "\n\n".join(["## The mechanism across the settings", mechanism_markdown(mechanism, points),
+                         mechanism_sentences(mechanism)]) + "\n"
