@@ -53,7 +53,6 @@ if ROBUSTNESS:
         params:
             *script_code("robustness.py"),
             points=list(ROBUSTNESS_FOLDERS),
-            changes={DEFAULT_POINT: [], **{name: point.differences for name, point in ROBUSTNESS.items()}},
         group:
             "summary"
         conda:
