@@ -14,7 +14,7 @@ import yaml
 from lengthgen.checks.check import checks_markdown
 from lengthgen.checks.judgment import DEFINITION, across_offsets
 from lengthgen.checks.rule_history import history_markdown, rule_timing
-from lengthgen.experiments.claims import CLAIMS, HEADLINES_BY_NAME, Claim
+from lengthgen.experiments.claims import CLAIMS, CLAIMS_BY_NAME, HEADLINES_BY_NAME, Claim
 from lengthgen.report import claim_text
 from lengthgen.report.claim_text import capitalized, number, of_claim, per_offset
 from lengthgen.report.first_screen import as_rst
@@ -117,6 +117,21 @@ def moving_answers(secondary: pd.DataFrame) -> list[str]:
             f"[robustness](appendix/robustness.md))."]
 
 
+def beyond_the_paper(secondary: pd.DataFrame) -> list[str]:
+    """The finding the paper's account does not predict, from the dilution-cause claim's baseline and secondary
+    statistic in this run: rope's wrong answers past the range are ranking errors, won at offsets never trained."""
+    cause = CLAIMS_BY_NAME["dilution cause"]
+    here = secondary[secondary["condition"] == THIS_RUN].sort_values("offset")
+    ranking, unseen = (here[here["statistic"] == name] for name in (cause.baseline.statistic, cause.secondary[0]))
+    if ranking.empty or unseen.empty:
+        return []
+    return [f"**Beyond the paper.** Most of rope's wrong answers past the range are not diluted attention but ranking "
+            f"errors, another key outscoring the target ({per_offset(ranking['mean'], ranking['offset'])}), and the "
+            f"winning key lies at an offset never seen in training ({per_offset(unseen['mean'], unseen['offset'])} "
+            f"of them): the logit is a function of the offset alone, but training fixed it only at the offsets it "
+            f"saw ([errors](experiments/errors.md))."]
+
+
 def results_markdown(config: dict, judgments: pd.DataFrame, secondary: pd.DataFrame, grouped: dict[str, list[str]],
                      appendices: list[str], left_out: dict[str, str], accuracy: pd.DataFrame | None) -> str:
     """RESULTS.md (module doc)."""
@@ -131,6 +146,7 @@ def results_markdown(config: dict, judgments: pd.DataFrame, secondary: pd.DataFr
         claim_text.claims_table(judgments, CLAIMS, list(grouped)).to_markdown(index=False, disable_numparse=True),
         *figure_one(config, accuracy),
         *moving_answers(secondary),
+        *beyond_the_paper(secondary),
         "**Pages.** Claims: " + "; ".join(links[name] for name in grouped if name in told) + ". "
         + (f"Further experiments: {'; '.join(further)}. " if further else "")
         + "Appendices: " + ", ".join(f"[{name.replace('_', ' ')}](appendix/{name}.md)" for name in appendices) + ".",
