@@ -127,8 +127,8 @@ def beyond_the_paper(secondary: pd.DataFrame) -> list[str]:
         return []
     return [f"**Beyond the paper.** Most of rope's wrong answers past the range are not diluted attention but ranking "
             f"errors, another key outscoring the target ({per_offset(ranking['mean'], ranking['offset'])}), and the "
-            f"winning key lies at an offset never seen in training ({per_offset(unseen['mean'], unseen['offset'])} "
-            f"of them): the logit is a function of the offset alone, but training fixed it only at the offsets it "
+            f"winning keys lie at offsets never seen in training (share of them: "
+            f"{per_offset(unseen['mean'], unseen['offset'])}): the logit is a function of the offset alone, but training fixed it only at the offsets it "
             f"saw ([errors](experiments/errors.md))."]
 
 
