@@ -300,7 +300,7 @@ def test_section_and_figure_from_the_tables():
     assert f"write L / n, which (L - 1) / (n - 1) undercuts by {1 - (7 / 31) / (8 / 32):.1%} at n=32" in text
     assert "`yarn`: YaRN's attention temperature alone" in text
     assert "Sign test of the law's predicted effect, through `mean_field`: log_length: predicted a gain" in text
-    assert "**Claim** (pre-registered" in text and "**Claim added after the full run**" in text
+    assert "**Claim** (pre-registered" in text and "**Added after the full run**" in text
     assert "figures/dilution_cures.png" in text and "Sanity checks" in text
 
     assert set(CURE_STYLES) == set(cures.CURES) and TRAINED_HEAD == cures.TRAINED_HEAD

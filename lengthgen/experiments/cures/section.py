@@ -93,36 +93,32 @@ def predicted_claim_markdown(recovery: pd.DataFrame) -> str:
 def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:
     by_length, predictions, recovery = tables["cures_by_length"], tables["cures_prediction"], tables["cures_recovery"]
     train_length_max, longest = settings["task"]["train_length_max"], int(by_length["length"].max())
-    seeds = sorted(by_length.loc[by_length["head"] == "rope", "seed"].unique())
     return "\n\n".join([
         "## cures: curing dilution at evaluation time",
-        "If rope's decay past the training range is attention dilution, sharpening the softmax as the length n grows "
-        "should undo much of it without retraining, and do nothing for the learned head, whose failure is pinning. "
-        f"Each cure is applied at evaluation time to the sweep's heads (seeds {listed(seeds)}), with L = "
+        "If rope's decay is attention dilution, sharpening the softmax as the length n grows should undo much of it "
+        "without retraining, and do nothing for the learned head, which pins. Each cure is applied at evaluation "
+        f"only, to the sweep's heads (seeds {listed(sorted(by_length['seed'].unique()))}), with L = "
         f"{train_length_max}, the longest training length:\n\n"
         + "\n".join(f"- `{cure}`: {FORMULAS[cure]}" for cure in CURES if cure != "none"),
         "Sources: Chiang & Cholak 2022 and Scalable-Softmax (Nakanishi 2025); YaRN's temperature from Peng et al. "
         "2023, section 3.4, with s = n / L; Chen et al. 2023 write L / n, which (L - 1) / (n - 1) undercuts by "
         f"{interpolation_shortfall(longest, train_length_max):.1%} at n={longest}. Interpolation keeps no offset "
         "exact, so the account predicts it hurts a fixed-offset rule. In parentheses: the prediction of prop1's "
-        f"law, `{CURES_CLAIM_PREDICTOR}`, for the cured head.",
-        f"Accuracy, mean over offsets and seeds (* in range). `{TRAINED_HEAD}`: rope trained with log-length "
-        "scaling from the start:",
+        f"law, `{CURES_CLAIM_PREDICTOR}`. `{TRAINED_HEAD}`: rope trained with log-length scaling from the start.",
+        "Accuracy, mean over K and seeds (* in range):",
         by_length_markdown(by_length, predictions, ["rope", TRAINED_HEAD, "learned"], "accuracy"),
-        "Attention weight on the target, mean over offsets and seeds:",
+        "Attention weight on the target, mean over K and seeds:",
         by_length_markdown(by_length, predictions, ["rope", TRAINED_HEAD], "target_attention"),
         "Share of rope's lost accuracy won back past the range, per K, as the claim judges it (mean over seeds):",
         per_offset_markdown(by_length, recovery, train_length_max),
         "The same share pooled over K, seeds and lengths, measured and predicted (-: no loss to win back):",
         recovery_markdown(recovery),
-        predicted_sign_markdown(recovery),
+        predicted_sign_markdown(recovery) + " " + predicted_claim_markdown(recovery),
         "![rope and learned heads under each cure](figures/dilution_cures.png)",
         "**Claim** (pre-registered): sharpening the softmax with the length undoes much of rope's decay, as the "
         "dilution law predicts, and does nothing for the learned head; position interpolation hurts the fixed-offset "
-        "rule; a head trained with log-length scaling extrapolates further than rope. "
-        + predicted_claim_markdown(recovery),
-        f"**Claim added after the full run**: the law, through `{CURES_CLAIM_PREDICTOR}`, predicts each sharpening "
-        f"cure's recovery within {MAX_RECOVERY_ERROR_OF_LIMIT:g} x the hard-attention limit (fixed after the run "
-        "that first measured the limit).",
+        "rule; a head trained with log-length scaling extrapolates further than rope. **Added after the full run**: "
+        f"the law, through `{CURES_CLAIM_PREDICTOR}`, predicts each sharpening cure's recovery within "
+        f"{MAX_RECOVERY_ERROR_OF_LIMIT:g} x the hard-attention limit (fixed after the run that first measured it).",
         checks_markdown(checks),
     ])
