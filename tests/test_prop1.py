@@ -310,11 +310,11 @@ def test_errors_from_hand_made_tables():
     passes = {form: all(row(form, quantity)["mae"] <= 0.1 for quantity in ("target_attention", "accuracy"))
               for form in ("mean_field", "mean_logit")}
     assert not passes["mean_field"]  # accuracy MAE 0.15
-    assert ("on both quantities: `mean_field` at none; `mean_logit` at "
+    assert ("on accuracy) on both: `mean_field` at none; `mean_logit` at "
             + ("K=1" if passes["mean_logit"] else "none")) in text
     assert "The paper's exact form is unknown" in text
     assert "fixed in 525f81a (data looked at by then: the feasibility run" in text  # rule history
-    assert "`cures_recovery`" in text
+    assert "The law's predictions for the cures: the cures page." in text
 
 
 def test_the_form_of_the_law_is_dated_by_every_rule_history_entry_that_names_it():
