@@ -66,22 +66,20 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "## errors: ranking errors and dilution errors",
         f"Every wrong answer of the sweep's heads (seeds {listed(sorted(by_length['seed'].unique()))}), by cause: a "
         "**ranking error** when a key other than the target has the highest logit, a **dilution error** when the "
-        "target has it yet the softmax readout picks another token. The winning key of a ranking error lies at an "
-        f"offset seen in training when it is below {train_length_max}, else unseen.",
-        "**What the paper's account predicts**: past the training range rope keeps the target's logit highest while "
-        f"more keys share the softmax, so at least {MIN_DILUTION_SHARE:g} of its wrong answers there are dilution "
-        "errors. Since a rope logit depends on the offset alone, the keys that outscore the target there should sit "
-        f"at unseen offsets (at least {MIN_UNSEEN_WINNER_SHARE:g} of its ranking errors): a sanity check. The "
-        "learned head pins to a trained position (mechanics), so its errors are ranking errors; reported, not "
-        "checked.",
+        "target has it yet the softmax readout picks another token. A winning key's offset is unseen when it is at "
+        f"least {train_length_max}. **The paper's account predicts** that past the range rope keeps the target's "
+        f"logit highest while more keys share the softmax: at least {MIN_DILUTION_SHARE:g} of its wrong answers "
+        "there are dilution errors. Sanity check: a rope logit depends on the offset alone, so keys that outscore "
+        f"the target there sit at unseen offsets (at least {MIN_UNSEEN_WINNER_SHARE:g} of its ranking errors). The "
+        "learned head pins (mechanics), so its errors are ranking errors: reported, not checked.",
         "Share of all answers (of wrong answers) by cause, pooled over K and seeds; * in range:",
         shares_markdown(by_length, train_length_max),
         "Past the range, per K, pooled over seeds and lengths:",
         past_range_markdown(by_length),
         finding(by_length),
-        "**Each account's predicted split** past the range, from rope's parameters alone (prop1's predictors): the "
-        "dilution law predicts only dilution errors, the ranking account only ranking errors. Shares of all "
-        "answers, mean over seeds and lengths (reported, not checked):",
+        "**Each account's predicted split** past the range, from rope's parameters alone (prop1): the dilution law "
+        "predicts only dilution errors, the ranking account only ranking errors. Shares of all answers, mean over "
+        "seeds and lengths (reported, not checked):",
         predicted_split_markdown(tables["errors_predicted_split"]),
         "![every answer by cause, and where rope's ranking errors' winning keys lie](figures/error_split.png)",
         "**Claim**: past the training range rope's wrong answers are mostly dilution errors (the paper's account). "
