@@ -219,9 +219,10 @@ def test_section():
     # the claim's primary number first: the share of cells past the range with the modal position inside it (the
     # pinned head at 20 < 32 at 64 and 128; length 16 is in range), the share of sequences at it beside
     untrained_past = measured["mechanics_untrained_by_length"].query("pe == 'learned' and past_training_range")
+    at_init = untrained_past["modal_fraction"]
     assert markdown_rows(text, "|K|cellspasttherange|") == [[
-        "1", "2", "100%", f"{untrained_past['modal_in_training_range'].mean():.0%}", "1.00, 1.00",
-        f"{untrained_past['modal_fraction'].mean():.2f}"]]
+        "1", "2", "100%", f"{untrained_past['modal_in_training_range'].mean():.0%}", "1.00 [1.00, 1.00]",
+        f"{at_init.mean():.2f} [{at_init.min():.2f}, {at_init.max():.2f}]"]]
     assert text.index("primary number") < text.index("**learned**")
 
 

@@ -28,17 +28,13 @@ def by_length_markdown(by_length: pd.DataFrame, untrained: pd.DataFrame, pe: str
 def primary_markdown(by_length: pd.DataFrame, untrained: pd.DataFrame) -> str:
     """Per K, the claim's primary number: the share of the learned heads' (seed, length) cells past the range with
     the modal position inside the training range; beside it the share of sequences there; each also at init."""
-    def per_offset(frame: pd.DataFrame) -> pd.DataFrame:
-        return past_range(frame, "learned").groupby("offset").agg(
-            cells=("modal_in_training_range", "size"), inside=("modal_in_training_range", "mean"),
-            modal_mean=("modal_fraction", "mean"), modal_min=("modal_fraction", "min"))
-
-    trained, at_init = per_offset(by_length), per_offset(untrained)
+    trained, at_init = (past_range(frame, "learned").groupby("offset") for frame in (by_length, untrained))
     return markdown(pd.DataFrame([{
-        "K": offset, "cells past the range": f"{row.cells:.0f}", "modal position inside the range": f"{row.inside:.0%}",
-        "untrained: inside": f"{at_init.at[offset, 'inside']:.0%}",
-        "sequences at the modal position (mean, min)": f"{row.modal_mean:.2f}, {row.modal_min:.2f}",
-        "untrained: at it (mean)": f"{at_init.at[offset, 'modal_mean']:.2f}"} for offset, row in trained.iterrows()]))
+        "K": offset, "cells past the range": str(len(cells)),
+        "modal position inside the range": f"{cells['modal_in_training_range'].mean():.0%}",
+        "untrained: inside": f"{at_init.get_group(offset)['modal_in_training_range'].mean():.0%}",
+        "sequences at the modal position": spread(cells["modal_fraction"], ".2f"),
+        "untrained: at it": spread(at_init.get_group(offset)["modal_fraction"], ".2f")} for offset, cells in trained]))
 
 
 def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:
@@ -51,11 +47,12 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "most sequences attend to most (the modal position), the share of sequences there, and the attention mass "
         f"on the trained positions [0, {settings['task']['train_length_max']}). Seeds "
         f"{listed(sorted(by_length['seed'].unique()))}; learned table initialized with std {std:g}. Beside each, "
-        "the same heads at their seeded init: what a head that learned nothing does.",
+        "the same heads at their seeded init: what a head that learned nothing does. Cells: mean [min, max] over "
+        "seeds.",
         "**The claim's primary number**: the share of the learned head's (seed, length) cells past the range whose "
         "modal position lies inside the training range; beside it, the share of sequences at that position:",
         primary_markdown(by_length, untrained),
-        "**learned** (absolute table), cells mean [min, max] over seeds:",
+        "**learned** (absolute table):",
         by_length_markdown(by_length, untrained, "learned"),
         "**rope** (contrast):",
         by_length_markdown(by_length, untrained, "rope"),
