@@ -7,8 +7,6 @@ from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.sections import listed, markdown
 from lengthgen.experiments.shift.summaries import summary_by_shift
 
-# A shift tests only the first half of the paper's sentence; the second is about offsets no training sequence
-# reached, which the errors experiment measures.
 HALVES = (
     "**What a shift tests, and what it does not.** The paper's sentence has two halves. (1) Rotary encodings make "
     "the attention logit a function of the relative offset alone: a shift of every position id leaves every logit "
@@ -24,7 +22,7 @@ def changes_markdown(cells: pd.DataFrame, changes: pd.DataFrame, offset: int) ->
     undefined there; "-": not run for that encoding)."""
     summary = summary_by_shift(changes, offset)
     ran = cells.groupby(["pe", "dtype", "shift"]).size().unstack("shift").reindex_like(summary).notna()
-    shown = summary.where(ran).map(lambda value: "missing" if np.isnan(value) else f"{value:.2e}").where(ran, "-")
+    shown = summary.map(lambda value: "missing" if np.isnan(value) else f"{value:.2e}").where(ran, "-")
     shown.columns = [f"s={shift}" for shift in summary.columns]
     return markdown(shown.rename_axis(index=["encoding", "dtype"]).reset_index())
 
