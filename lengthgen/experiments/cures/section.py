@@ -18,14 +18,14 @@ def cell(measured: float, predicted: float | None = None) -> str:
 
 
 def by_length_markdown(by_length: pd.DataFrame, predictions: pd.DataFrame, heads: list[str], quantity: str) -> str:
-    """Mean over offsets and seeds of ``quantity`` per (head, cure) and length, rope's prediction in parentheses;
-    for accuracy, rope's hard-attention limit as its own row."""
+    """Mean of ``quantity`` per (head, cure) and length, rope's prediction beside; for accuracy, the limit's row."""
     lengths = sorted(by_length["length"].unique())
     measured = by_length.groupby(["head", "cure", "length"])[quantity].mean()
     predicted = comparison(by_length, predictions, CURES_CLAIM_PREDICTOR).groupby(["cure", "length"])[
         "predicted_" + quantity.removeprefix("target_")].mean()
     rows = [[head, cure] + [cell(measured[head, cure, n], predicted.get((cure, n)) if head == "rope" else None)
-                            for n in lengths] for head in heads for cure in CURES if (head, cure, lengths[0]) in measured]
+                            for n in lengths]
+            for head in heads for cure in CURES if (head, cure, lengths[0]) in measured]
     if quantity == "accuracy":  # the limit row under rope's uncured one, the first row
         limit = by_length[(by_length["head"] == "rope") & (by_length["cure"] == "none")].groupby("length")[
             "hard_accuracy"].mean()
@@ -44,8 +44,7 @@ def recovery_markdown(recovery: pd.DataFrame) -> str:
 
 
 def per_offset_markdown(by_length: pd.DataFrame, recovery: pd.DataFrame, train_length_max: int) -> str:
-    """Per K, the share of lost accuracy won back as the claim judges it (mean over seeds of each run's), against the
-    hard-attention limit; why a cure can beat the limit, and how the pooled checks weigh K instead."""
+    """Per K, the claim's share won back against the hard-attention limit; why a cure can beat it; how checks pool."""
     judged = {"train_length_max": train_length_max}
     runs = pd.DataFrame({**{cure: won_back(by_length, judged, "accuracy", cure) for cure in SHARPENING},
                          "limit": won_back(by_length, judged, "hard_accuracy", "none")})
@@ -58,15 +57,13 @@ def per_offset_markdown(by_length: pd.DataFrame, recovery: pd.DataFrame, train_l
     pooled = recovery[recovery["source"] == "measured"].set_index("cure")["recovered_fraction"]
     return markdown(rows, ["K", *[f"won back by {cure}" for cure in SHARPENING], "hard-attention limit",
                            f"heads above their limit ({' / '.join(SHARPENING)})"]) + (
-        "\n\nThe hard-attention limit is what the same heads win back with all attention on their top-scoring key, "
-        "the limit of a logit scale grown without bound: it wins back nothing where a key of another token outscores "
-        "the target (a ranking error), while a finite scale still leaves some weight on a target that scores second, "
-        "so a cure can exceed it" + (f" (on the mean over seeds at {', '.join(above)})." if above else
-                                     "; on the mean over seeds none does here.")
-        + " The claim is judged per K, on these means; the checks below pool over K instead (mean gain over every "
-        f"K, seed and length divided by the mean loss: {pooled['log_length']:.3g} for log_length), which weighs "
-        f"K={(1 - past['accuracy']).groupby(past['offset']).mean().idxmax()}, where rope loses the most accuracy, "
-        "the most.")
+        "\n\nThe limit is what the same heads win back with all attention on their top-scoring key (a logit scale "
+        "grown without bound), so it wins back nothing where a key of another token outscores the target (a ranking "
+        "error). A finite scale still leaves some weight on a target that scores second, so a cure can exceed it"
+        + (f" (on the mean at {', '.join(above)})." if above else "; on the mean none does here.")
+        + " The claim is judged per K on these means; the checks below pool over K (mean gain over every K, seed "
+        f"and length over the mean loss: {pooled['log_length']:.3g} for log_length), which gives most weight to K="
+        f"{(1 - past['accuracy']).groupby(past['offset']).mean().idxmax()}, where rope loses the most accuracy.")
 
 
 def predicted_sign_markdown(recovery: pd.DataFrame) -> str:
@@ -100,11 +97,10 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         f"only, to the sweep's heads (seeds {listed(sorted(by_length['seed'].unique()))}), with L = "
         f"{train_length_max}, the longest training length:\n\n"
         + "\n".join(f"- `{cure}`: {FORMULAS[cure]}" for cure in CURES if cure != "none"),
-        "Sources: Chiang & Cholak 2022 and Scalable-Softmax (Nakanishi 2025); YaRN's temperature from Peng et al. "
-        "2023, section 3.4, with s = n / L; Chen et al. 2023 write L / n, which (L - 1) / (n - 1) undercuts by "
-        f"{interpolation_shortfall(longest, train_length_max):.1%} at n={longest}. Interpolation keeps no offset "
-        "exact, so the account predicts it hurts a fixed-offset rule. In parentheses: the prediction of prop1's "
-        f"law, `{CURES_CLAIM_PREDICTOR}`. `{TRAINED_HEAD}`: rope trained with log-length scaling from the start.",
+        "Sources: `log_length`, Chiang & Cholak 2022 and Scalable-Softmax (Nakanishi 2025); `yarn`, Peng et al. 2023, "
+        "section 3.4, with s = n / L; `interpolate`, Chen et al. 2023, with (L - 1) / (n - 1) for their L / n "
+        f"({interpolation_shortfall(longest, train_length_max):.1%} smaller at n={longest}). Interpolation keeps no offset exact, so the account predicts it hurts a fixed-offset rule. In "
+        f"parentheses: prop1's law, `{CURES_CLAIM_PREDICTOR}`. `{TRAINED_HEAD}`: rope trained with log-length scaling.",
         "Accuracy, mean over K and seeds (* in range):",
         by_length_markdown(by_length, predictions, ["rope", TRAINED_HEAD, "learned"], "accuracy"),
         "Attention weight on the target, mean over K and seeds:",

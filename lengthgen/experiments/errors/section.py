@@ -38,11 +38,12 @@ def past_range_markdown(by_length: pd.DataFrame) -> str:
 def predicted_split_markdown(split: pd.DataFrame) -> str:
     """Per K and account past the range: the mean predicted / measured share of all answers per cause, and the MAE."""
     shares = [f"{source}_{cause}_share" for source in ("predicted", "measured") for cause in ("ranking", "dilution")]
-    means = split[split["past_training_range"]].groupby(["offset", "predictor"])[shares].mean()
+    means = split[split["past_training_range"]].groupby(["offset", "predictor"])[shares].mean().join(
+        split_errors(split).set_index(["offset", "predictor"]))
     rows = [[str(offset), predictor] + [cell for cause in ("ranking", "dilution") for cell in (
                 f"{row[f'predicted_{cause}_share']:.3f} / {row[f'measured_{cause}_share']:.3f}",
                 f"{row[f'{cause}_share_error']:.3f}")]
-            for (offset, predictor), row in means.join(split_errors(split).set_index(["offset", "predictor"])).iterrows()]
+            for (offset, predictor), row in means.iterrows()]
     return markdown(rows, ["K", "predictor", "ranking errors: predicted / measured", "MAE",
                            "dilution errors: predicted / measured", "MAE"])
 

@@ -13,8 +13,7 @@ def past_range(frame: pd.DataFrame, pe: str) -> pd.DataFrame:
 
 
 def by_length_markdown(by_length: pd.DataFrame, untrained: pd.DataFrame, pe: str) -> str:
-    """Per (K, length) past the range: each seed's modal position, and over seeds the share of sequences at it and
-    the attention mass in the training range, trained and at the seeded init."""
+    """Per (K, length) past the range: each seed's modal position, sequences at it and mass in range, and at init."""
     at_init = past_range(untrained, pe).groupby(["offset", "length"])
     rows = [{"K": offset, "length": length, "modal position per seed": listed(cells["modal_position"]),
              "sequences at it": spread(cells["modal_fraction"], ".2f"),
@@ -26,8 +25,7 @@ def by_length_markdown(by_length: pd.DataFrame, untrained: pd.DataFrame, pe: str
 
 
 def primary_markdown(by_length: pd.DataFrame, untrained: pd.DataFrame) -> str:
-    """Per K, the claim's primary number: the share of the learned heads' (seed, length) cells past the range with
-    the modal position inside the training range; beside it the share of sequences there; each also at init."""
+    """Per K, the claim's primary number (the learned head's in-range modal share), the modal share, and at init."""
     trained, at_init = (past_range(frame, "learned").groupby("offset") for frame in (by_length, untrained))
     return markdown(pd.DataFrame([{
         "K": offset, "cells past the range": str(len(cells)),

@@ -13,9 +13,10 @@ def summary_markdown(summary: pd.DataFrame) -> str:
     return markdown(pd.DataFrame({
         "headline": summary["headline"], "K": summary["offset"], "runs": summary["n_seeds"],
         "mean [95% CI]": [f"{row.mean:.3g} [{row.ci_low:.3g}, {row.ci_high:.3g}]" for row in summary.itertuples()],
-        "threshold": [f"{row.comparison} {row.threshold:.3g}" if row.comparison else "-" for row in summary.itertuples()],
-        "runs meeting it": summary["fraction_of_runs_meeting"].map(lambda share: "-" if pd.isna(share) else f"{share:.0%}"),
-    }))
+        "threshold": [f"{row.comparison} {row.threshold:.3g}" if row.comparison else "-"
+                      for row in summary.itertuples()],
+        "runs meeting it": summary["fraction_of_runs_meeting"].map(lambda share: "-" if pd.isna(share)
+                                                                   else f"{share:.0%}")}))
 
 
 def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:

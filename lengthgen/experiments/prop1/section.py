@@ -1,5 +1,4 @@
-"""The prop1 page: the dilution law's predictors and the ranking account against the measured decay, the kernel
-past the range, and its checks."""
+"""The prop1 page: the dilution law and the ranking account against the measured decay; the kernel; its checks."""
 
 import numpy as np
 import pandas as pd
@@ -51,8 +50,7 @@ def predictor_choice(history: tuple[RuleChange, ...] = RULE_HISTORY) -> str:
 
 
 def kernel_markdown(summary: pd.DataFrame) -> str:
-    """Per offset, over seeds: the target logit, the distractor logits against it at seen and unseen offsets, the
-    first unseen offset where a distractor can beat the target, and the expected number of unseen beaters."""
+    """Per K, over seeds: the target logit, distractors against it at seen and unseen offsets, and unseen beaters."""
     rows = []
     for offset, heads in summary.groupby("offset", sort=True):
         first = heads["first_unseen_beating_delta"].dropna()  # NaN: no distractor beats it up to the longest length

@@ -1,5 +1,4 @@
-"""The rope_bases page: the rope-base variants' accuracy past the range, measured and predicted from their
-parameters, whether each account orders them as measured, and each account's error."""
+"""The rope_bases page: the rope-base variants' accuracy past the range, measured, predicted and ordered."""
 
 import pandas as pd
 
@@ -31,8 +30,9 @@ def errors_markdown(errors: pd.DataFrame) -> str:
 def order_sentence(order: pd.DataFrame) -> str:
     """Where each account orders a decided pair against the measurement, and the offsets with no decided pair."""
     offsets = sorted(order["offset"].unique())
-    wrong = {predictor: "; ".join(f"K={offset} ({worse} predicted at least as high as {better})" for offset in offsets
-                                  for better, worse, in_order in decided_pairs(order, offset, predictor) if not in_order)
+    wrong = {predictor: "; ".join(f"K={offset} ({worse} predicted at least as high as {better})"
+                                  for offset in offsets for better, worse, in_order
+                                  in decided_pairs(order, offset, predictor) if not in_order)
              for predictor in ORDER_PREDICTORS}
     said = ("; ".join(f"`{predictor}` gets the order wrong at {where}" if where else
                       f"`{predictor}` orders every decided pair as measured" for predictor, where in wrong.items())

@@ -18,8 +18,7 @@ HALVES = (
 
 
 def changes_markdown(cells: pd.DataFrame, changes: pd.DataFrame, offset: int) -> str:
-    """Per (encoding, dtype) and shift, the largest logit change over seeds and lengths ("missing": the shift is
-    undefined there; "-": not run for that encoding)."""
+    """Per (encoding, dtype) and shift, the largest logit change ("missing": undefined; "-": not run)."""
     summary = summary_by_shift(changes, offset)
     ran = cells.groupby(["pe", "dtype", "shift"]).size().unstack("shift").reindex_like(summary).notna()
     shown = summary.map(lambda value: "missing" if np.isnan(value) else f"{value:.2e}").where(ran, "-")
