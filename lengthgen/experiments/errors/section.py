@@ -5,24 +5,11 @@ import pandas as pd
 from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.errors.summaries import pooled_past_range, split_errors
 from lengthgen.experiments.errors.thresholds import MIN_DILUTION_SHARE, MIN_UNSEEN_WINNER_SHARE
-from lengthgen.experiments.sections import length_columns, listed, markdown
-
-CAUSES = {"ranking error": "n_ranking_error", "dilution error": "n_dilution_error"}
+from lengthgen.experiments.sections import listed, markdown
 
 
 def share(part: float, whole: float) -> str:
     return "-" if whole == 0 else f"{part / whole:.3f}"
-
-
-def shares_markdown(by_length: pd.DataFrame, train_length_max: int) -> str:
-    """Per (encoding, cause) and length, pooled over offsets and seeds: its share of all answers (of wrong ones)."""
-    lengths = sorted(by_length["length"].unique())
-    sums = by_length.groupby(["pe", "length"])[["n_sequences", "n_wrong", *CAUSES.values()]].sum()
-    rows = [[pe, cause] + [f"{share(sums.at[(pe, n), column], sums.at[(pe, n), 'n_sequences'])} "
-                           f"({share(sums.at[(pe, n), column], sums.at[(pe, n), 'n_wrong'])})" for n in lengths]
-            for pe in ("rope", "learned") for cause, column in CAUSES.items()]
-    in_range = [n for n in lengths if n <= train_length_max]
-    return markdown(rows, ["encoding", "cause"] + length_columns(lengths, in_range))
 
 
 def past_range_markdown(by_length: pd.DataFrame) -> str:
@@ -73,9 +60,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "there are dilution errors. Sanity check: a rope logit depends on the offset alone, so keys that outscore "
         f"the target there sit at unseen offsets (at least {MIN_UNSEEN_WINNER_SHARE:g} of its ranking errors). The "
         "learned head pins (mechanics), so its errors are ranking errors: reported, not checked.",
-        "Share of all answers (of wrong answers) by cause, pooled over K and seeds; * in range:",
-        shares_markdown(by_length, train_length_max),
-        "Past the range, per K, pooled over seeds and lengths:",
+        "Past the range, per K, pooled over seeds and lengths (the figure splits every answer by length):",
         past_range_markdown(by_length),
         finding(by_length),
         "**Each account's predicted split** past the range, from rope's parameters alone (prop1): the dilution law "
