@@ -71,35 +71,33 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
     offsets = sorted(scope_offset(scope) for scope in set(errors["scope"]) - {"all"})
     return "\n\n".join([
         "## prop1: the attention-dilution law",
-        "From each trained RoPE head's parameters alone we build its exact logit kernel s_ab(delta) (query token a, "
-        "key token b, delta positions back) and predict the target's attention weight and the accuracy at every "
-        "length; nothing is fitted. The dilution forms average over token content and ignore ranking; the rival "
-        "ranking account ignores dilution:\n\n" + "\n".join(
-            [f"- `{name}`: {PREDICTOR_LABELS[name]}" for name in PREDICTORS]
-            + [f"- `{name}`: {TRIVIAL_LABELS[name]}" for name in TRIVIAL_PREDICTORS]),
-        f"Errors past the training range (length > {train_length_max}) on the trained heads, over seeds and lengths "
-        "(bias: mean of predicted - measured; r: Pearson correlation; -: not predicted):",
+        "From each trained RoPE head's parameters alone, its exact logit kernel s_ab(delta) (query token a, key "
+        "token b, delta positions back) predicts the target's attention weight and the accuracy at every length; "
+        "nothing is fitted. The dilution forms ignore ranking; the rival ranking account ignores dilution:\n\n"
+        + "\n".join([f"- `{name}`: {PREDICTOR_LABELS[name]}" for name in PREDICTORS]
+                    + [f"- `{name}`: {TRIVIAL_LABELS[name]}" for name in TRIVIAL_PREDICTORS]),
+        f"Errors past the training range (length > {train_length_max}), over seeds and lengths (bias: predicted - "
+        "measured; r: Pearson; -: not predicted):",
         errors_markdown(errors, "trained", (*PREDICTORS, *TRIVIAL_PREDICTORS)),
-        "**Which form of the law is tested.** The paper's exact form is unknown (its code is not public and its "
-        f"abstract names no formula). The claim is judged with `{DILUTION_LAW_PREDICTOR}`, this pipeline's reading, "
-        f"fixed {predictor_choice()}; `{PLAIN_FORM}`, the plain form (the softmax of the content-averaged logits), "
-        f"was never the claim's form. Within the MAE bars ({MAX_ATTENTION_MAE:g} on attention, {MAX_ACCURACY_MAE:g} "
-        f"on accuracy) on both: {within_bars(errors, DILUTION_LAW_PREDICTOR)}; {within_bars(errors, PLAIN_FORM)}. "
-        f"Lowest MAE over all K (`exact`, a consistency check, left out): `{best_predictor(errors)}` for attention, "
+        "**Which form of the law is tested.** The paper's exact form is unknown (no public code, no formula in its "
+        f"abstract). The claim is judged with `{DILUTION_LAW_PREDICTOR}`, this pipeline's reading, fixed "
+        f"{predictor_choice()}; `{PLAIN_FORM}`, the plain form (the softmax of the content-averaged logits), never "
+        f"was. Within the MAE bars ({MAX_ATTENTION_MAE:g} on attention, {MAX_ACCURACY_MAE:g} on accuracy) on both: "
+        f"{within_bars(errors, DILUTION_LAW_PREDICTOR)}; {within_bars(errors, PLAIN_FORM)}. Lowest MAE over all K "
+        f"(`exact`, a consistency check, aside): `{best_predictor(errors)}` for attention, "
         f"`{best_predictor(errors, 'accuracy')}` for accuracy. The law's predictions for the cures: the cures page.",
         "The same heads at their seeded init sit at chance, predicted and measured, so an MAE bar alone would pass "
-        "them; hence each MAE check is paired with a gain over the better trivial baseline of at least "
-        f"{MIN_MAE_GAIN_OVER_TRIVIAL:g}:",
+        f"them; hence each MAE check is paired with a gain of at least {MIN_MAE_GAIN_OVER_TRIVIAL:g} over the "
+        "better trivial baseline:",
         errors_markdown(errors, "untrained", (DILUTION_LAW_PREDICTOR, "ranking", *TRIVIAL_PREDICTORS)),
-        "Each trained head's kernel out to the longest length. A gap is s_ab(delta) - s_at(K), the max over token "
-        "triples with target token t and distractor token b != t: where positive, that distractor outscores the "
+        "Each trained head's kernel to the longest length. A gap, s_ab(delta) - s_at(K) for target token t and "
+        f"distractor token b != t (max over token triples), is positive where that distractor outscores the "
         f"target. Seen offsets: delta < {train_length_max}.",
         kernel_markdown(tables["prop1_kernel_summary"]),
         "\n\n".join(f"![prop1 validation, K={offset}](figures/prop1_validation_K{offset}.png)" for offset in offsets),
         f"**Claim**: graceful decay follows the dilution law: `{DILUTION_LAW_PREDICTOR}` predicts the target "
-        "attention and accuracy past the range within the MAE bars, and beats the better trivial baseline by the "
-        f"margin; and dilution rather than ranking sets rope's accuracy there: `{DILUTION_LAW_PREDICTOR}`'s "
-        "accuracy MAE is below `ranking`'s at every K. The rope-base variants (`rope@base=100`, `1e6`) are tested on "
-        "the rope_bases page.",
+        "attention and accuracy past the range within the MAE bars and beats the better trivial baseline by the "
+        f"margin; and dilution rather than ranking sets rope's accuracy there: its accuracy MAE is below "
+        "`ranking`'s at every K. The rope-base variants (`rope@base=100`, `1e6`) are tested on the rope_bases page.",
         checks_markdown(checks),
     ])
