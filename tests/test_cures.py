@@ -14,8 +14,8 @@ from lengthgen.science.dilution import predict_dilution
 from lengthgen.science.prediction_errors import PREDICTORS
 from lengthgen.models.head import AttentionHead, HeadConfig
 from lengthgen.experiments.cures.figures import CURE_STYLES, TRAINED_HEAD, draw
-from lengthgen.experiments.cures.section import (closest_predictor, predicted_claim_markdown, predicted_sign_markdown,
-                                                 section, sharpening_markdown)
+from lengthgen.experiments.cures.section import (per_offset_markdown, predicted_claim_markdown,
+                                                 predicted_sign_markdown, section)
 from lengthgen.tables.core import CLAIMS
 from lengthgen.experiments.cures.tables import CURES_BY_LENGTH, CURES_PREDICTION, CURES_RECOVERY
 from lengthgen.tables.io import to_arrow
@@ -256,13 +256,11 @@ def test_recovery_prediction_check_fails_when_hard_attention_wins_nothing_back()
     assert holds["the dilution law predicts how much of rope's decay yarn undoes"] == [False]
 
 
-def test_closest_predictor_and_the_predicted_claim_from_a_recovery_table():
+def test_the_predicted_claim_from_a_recovery_table():
     recovery = pd.DataFrame([{"cure": cure, "source": source, "recovered_fraction": value}
                              for cure in cures.SHARPENING for source, value in
                              [("measured", 0.04), ("mean_logit", 0.5), ("mean_field", -0.08),
                               ("mean_field_target", -0.1), ("ranking", float("nan")), ("exact", 0.039)]])
-    name, error = closest_predictor(recovery, "yarn")
-    assert name == "exact" and error == pytest.approx(0.001)
     assert predicted_claim_markdown(recovery).endswith("is predicted by `mean_logit`.")
     none_predicts = recovery.assign(recovered_fraction=recovery["recovered_fraction"].clip(upper=0.1))
     assert predicted_claim_markdown(none_predicts).endswith("is predicted by none of the law's predictors.")
@@ -282,19 +280,27 @@ def test_section_and_figure_from_the_tables():
     assert ["rope", "log_length", "1.000 (1.000)", "0.890 (0.890)", "0.890 (0.890)"] in rows
     assert ["rope", "hard attention (limit)", "1.000", "0.940", "0.940"] in rows
     limit = f"{0.35 / 0.41:+.3f}"
-    # predictions = measurements here
-    assert ["log_length", *[f"{0.3 / 0.41:+.3f}"] * (1 + len(PREDICTORS)), limit] in rows
-    assert ["interpolate", *[f"{-0.4 / 0.41:+.3f}"] * (1 + len(PREDICTORS)), "-"] in rows
-    assert "At n=32, rope's mean attention on the target is 0.590 uncured and 0.890 under log_length" in text
-    assert f"The hard-attention limit, {limit}, is what logit scaling wins back as its scale grows" in text
-    assert "It is the limit of one cure, not a ceiling on sharpening" in text and "hard-attention ceiling" not in text
+    # predictions = measurements here; the pooled limit as its own row, predicted by none
+    assert ["log_length", *[f"{0.3 / 0.41:+.3f}"] * (1 + len(PREDICTORS))] in rows
+    assert ["interpolate", *[f"{-0.4 / 0.41:+.3f}"] * (1 + len(PREDICTORS))] in rows
+    assert ["hard attention (limit)", limit, *["-"] * len(PREDICTORS)] in rows
+    # target attention, measured (predicted), past the range: 1 - loss, mean over seeds' noise 0, 0.01, 0.02
+    assert ["rope", "log_length", "1.000 (1.000)", "0.890 (0.890)", "0.890 (0.890)"] in rows
+    # per K, the mean over seeds of each run's share won back (gain 0.3 of a loss 0.4 + noise), against the limit
+    shares = [0.3 / (0.4 + 0.01 * seed) for seed in SEEDS]
+    limits = [0.35 / (0.4 + 0.01 * seed) for seed in SEEDS]
+    assert ["K=1", f"{np.mean(shares):.3g}", f"{np.mean([0.25 / (0.4 + 0.01 * seed) for seed in SEEDS]):.3g}",
+            f"{np.mean(limits):.3g}", "0 of 3 / 0 of 3"] in rows
+    assert "it wins back nothing where a key of another token outscores the target (a ranking error)" in text
+    assert "A finite scale still leaves some weight on a target that scores second" in text
+    assert "; on the mean none does here." in text and "ceiling" not in text
+    assert f"the checks below pool over K (mean gain over every K, seed and length over the mean loss: " \
+           f"{0.3 / 0.41:.3g} for log_length), which gives most weight to K=" in text
     # the interpolation named as applied, against Chen et al.'s L / n at the longest length (n=32, L=8 here)
-    assert f"with (L - 1) / (n - 1) where they write L / n: {1 - (7 / 31) / (8 / 32):.1%} smaller at n=32" in text
+    assert f"with (L - 1) / (n - 1) for their L / n ({1 - (7 / 31) / (8 / 32):.1%} smaller at n=32)" in text
     assert "`yarn`: YaRN's attention temperature alone" in text
-    assert "Pooled, the measured cures stay at or below it." in text
-    assert "hard-attention accuracy for log_length on 0 of 6, yarn on 0 of 6 rope heads." in text
-    assert "comes closest to the measured one: for log_length, `mean_logit` (off by 0.000" in text
-    assert "**Claim** (pre-registered" in text and "**Claim added after the full run**" in text
+    assert "Sign test of the law's predicted effect, through `mean_field`: log_length: predicted a gain" in text
+    assert "**Claim** (pre-registered" in text and "**Added after the full run**" in text
     assert "figures/dilution_cures.png" in text and "Sanity checks" in text
 
     assert set(CURE_STYLES) == set(cures.CURES) and TRAINED_HEAD == cures.TRAINED_HEAD
@@ -312,14 +318,16 @@ def test_section_and_figure_from_the_tables():
     assert [f"recovery, predicted: {name}" in labels for name in PREDICTORS] == [True] * len(PREDICTORS)
 
 
-def test_a_finite_scale_that_beats_the_hard_attention_limit_is_said_pooled_and_head_by_head():
+def test_a_finite_scale_that_beats_the_hard_attention_limit_is_said_per_offset_and_head_by_head():
     loss = {"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8, "hard_attention": 0.12}
     by_length, predictions = tables(loss, 0.2, 0.0)
     by_length.loc[(by_length["seed"] == 0) & (by_length["cure"] == "yarn"), "accuracy"] += 0.04  # 0.89 > 0.88
     recovery = cures.recovery_table(by_length, predictions, train_length_max=8)
-    text = sharpening_markdown(by_length, recovery)
-    assert "Pooled, log_length exceeds it here." in text
-    assert "hard-attention accuracy for log_length on 6 of 6, yarn on 2 of 6 rope heads." in text
+    text = per_offset_markdown(by_length, recovery, 8)
+    rows = markdown_rows(text)
+    # every head's log_length share (0.3 of its loss) beats its limit (0.28); yarn's only on seed 0
+    assert [row[-1] for row in rows[1:]] == ["3 of 3 / 1 of 3", "3 of 3 / 1 of 3"]
+    assert "so a cure can exceed it (on the mean at K=1, K=2)." in text
 
 
 def test_the_sign_of_the_cures_effect_predicted_and_measured_is_said_per_cure():
@@ -329,8 +337,8 @@ def test_the_sign_of_the_cures_effect_predicted_and_measured_is_said_per_cure():
                              "source": ["measured", CURES_CLAIM_PREDICTOR] * 2,
                              "recovered_fraction": [0.073, -0.051, 0.07, 0.03]})
     text = predicted_sign_markdown(recovery)
-    assert ("log_length: predicted -0.051 (a loss), measured +0.073 (a gain), opposite signs; "
-            "yarn: predicted +0.030 (a gain), measured +0.070 (a gain), the same sign.") in text
+    assert ("log_length: predicted a loss, measured a gain, opposite signs; "
+            "yarn: predicted a gain, measured a gain, the same sign.") in text
     nothing_lost = recovery.assign(recovered_fraction=np.nan)
     assert "no sharpening cure has accuracy lost to win back" in predicted_sign_markdown(nothing_lost)
 

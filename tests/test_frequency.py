@@ -240,11 +240,9 @@ def test_section_from_hand_built_heads():
     assert [row[:3] for row in rows] == [["1", "trained", "2"], ["1", "untrained", "2"], ["2", "trained", "2"],
                                         ["2", "untrained", "2"]]
     share = measured["frequency_untrained_summary"].query("offset == 1")["top_share"]
-    assert rows[1][6] == f"{share.mean():.3g} [{share.min():.3g}, {share.max():.3g}]"  # the top-1 share column
+    assert rows[1][5] == f"{share.mean():.3g} [{share.min():.3g}, {share.max():.3g}]"  # the top-1 share column
     assert "top-1 share (D/16)" in section and "top-1 alignment" in section
     assert len(markdown_rows(section, "|claim|K|statistic|")) == 6
-    median = share.median()
-    assert f"K=1: median {median:.3g}, largest {share.max():.3g}, " in section  # the untrained distribution
     # each seed's peak offset, the seeds peaking elsewhere than K named; the rank trained against untrained
     trained = measured["frequency_summary"].sort_values("seed")
     for offset, heads in trained.groupby("offset"):
@@ -252,9 +250,7 @@ def test_section_from_hand_built_heads():
         named = ", ".join(f"seed {row.seed} at {row.peak_delta}" for row in elsewhere.itertuples()) or "none"
         assert (f"K={offset}: {', '.join(map(str, heads['peak_delta']))} (peaking elsewhere than K: {named})"
                 in section)
-    ranks = trained["singular_rank90"]
-    assert f"M needs {ranks.min()}-{ranks.max()} singular values for 90% of its squared norm" in section
-    lowered = ranks.mean() < measured["frequency_untrained_summary"]["singular_rank90"].mean()
+    lowered = trained["singular_rank90"].mean() < measured["frequency_untrained_summary"]["singular_rank90"].mean()
     assert ("Training lowers the rank" if lowered else "Training does not lower the rank") in section
     assert "the energy share of the top 1 of its 4 rotary blocks (max(1, D/16)" in section  # D = 8
     assert "low-rank carrier aligned" not in section and "concentrates its energy in a few frequency blocks" in section

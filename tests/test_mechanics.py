@@ -204,9 +204,10 @@ def test_section():
     learned, rope = (text.split(f"**{pe}**")[1] for pe in ("learned", "rope"))
     # the learned head's modal position and its fraction at the mode, from the table, and the same head at init
     rows = {tuple(row[:2]): row for row in markdown_rows(learned, "|K|length|")}
-    assert rows["1", "128"][2:4] == ["20", "1.00, 1.00"]
+    assert rows["1", "128"][2:4] == ["20", "1.00 [1.00, 1.00]"]
     untrained = measured["mechanics_untrained_by_length"].query("pe == 'learned' and length == 128").iloc[0]
-    assert rows["1", "128"][4] == f"{untrained['modal_fraction']:.2f}, {untrained['modal_fraction']:.2f}"
+    at_init = f"{untrained['modal_fraction']:.2f}"
+    assert rows["1", "128"][4] == f"{at_init} [{at_init}, {at_init}]"
     assert ["1", "128", "127"] in [row[:3] for row in markdown_rows(rope, "|K|length|")]
     assert "learned table initialized with std 0.02" in text
     # under a named normal init the table was drawn at the init's std, not at its own
@@ -218,9 +219,10 @@ def test_section():
     # the claim's primary number first: the share of cells past the range with the modal position inside it (the
     # pinned head at 20 < 32 at 64 and 128; length 16 is in range), the share of sequences at it beside
     untrained_past = measured["mechanics_untrained_by_length"].query("pe == 'learned' and past_training_range")
+    at_init = untrained_past["modal_fraction"]
     assert markdown_rows(text, "|K|cellspasttherange|") == [[
-        "1", "2", "100%", f"{untrained_past['modal_in_training_range'].mean():.0%}", "1.00, 1.00",
-        f"{untrained_past['modal_fraction'].mean():.2f}"]]
+        "1", "2", "100%", f"{untrained_past['modal_in_training_range'].mean():.0%}", "1.00 [1.00, 1.00]",
+        f"{at_init.mean():.2f} [{at_init.min():.2f}, {at_init.max():.2f}]"]]
     assert text.index("primary number") < text.index("**learned**")
 
 

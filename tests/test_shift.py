@@ -182,7 +182,7 @@ def test_section_and_figure():
     # the two halves of the paper's sentence stated apart: the shift tests the first, the errors section the second
     assert "(1) Rotary encodings make the attention logit a function of the relative offset alone" in text
     assert "(2) So the selection rule learned at training lengths is reproduced at every longer length: a shift " \
-           "cannot test this." in text
+           "cannot test this, since" in text
 
     figures = draw({"shift_changes": changes}, {"offset": 1})
     assert list(figures) == ["shift_equivariance_K1"]

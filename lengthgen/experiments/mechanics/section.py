@@ -1,92 +1,64 @@
-"""The mechanics experiment's RESULTS.md section: where the heads attend past the training range, the claim, its checks."""
+"""The mechanics page: where the heads attend past the training range, trained and at init; the claim, its checks."""
 
 import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
-from lengthgen.models.init import parse_init
 from lengthgen.experiments.mechanics.thresholds import MIN_MASS_IN_RANGE, MIN_MODAL_FRACTION, SAME_POSITION_TOLERANCE
+from lengthgen.experiments.sections import listed, markdown, spread
+from lengthgen.models.init import parse_init
 
 
-def past_range_markdown(by_length: pd.DataFrame, untrained: pd.DataFrame, pe: str) -> str:
-    """Per (offset, length) past the range: the modal position of each seed, and the spread over seeds of the
-    fraction of sequences at the mode and of the attention mass in the training range, trained and, beside
-    them, the same heads at their seeded init (``untrained``)."""
-    def spread(cells: pd.DataFrame, column: str, digits: int) -> str:
-        return f"{cells[column].mean():.{digits}f}, {cells[column].min():.{digits}f}"
+def past_range(frame: pd.DataFrame, pe: str) -> pd.DataFrame:
+    return frame[frame["past_training_range"] & (frame["pe"] == pe)].sort_values("seed")
 
-    def past(frame: pd.DataFrame) -> pd.DataFrame:
-        return frame[frame["past_training_range"] & (frame["pe"] == pe)].sort_values("seed")
 
-    at_init = past(untrained).groupby(["offset", "length"])
-    rows = [{"K": offset, "length": length,
-             "modal position per seed": ", ".join(map(str, cells["modal_position"])),
-             "fraction at mode (mean, min)": spread(cells, "modal_fraction", 2),
-             "untrained: fraction at mode": spread(at_init.get_group((offset, length)), "modal_fraction", 2),
-             "mass in training range (mean, min)": spread(cells, "mass_in_training_range", 3),
-             "untrained: mass in range": spread(at_init.get_group((offset, length)), "mass_in_training_range", 3)}
-            for (offset, length), cells in past(by_length).groupby(["offset", "length"])]
-    columns = ["K", "length", "modal position per seed", "fraction at mode (mean, min)", "untrained: fraction at mode",
-               "mass in training range (mean, min)", "untrained: mass in range"]
-    # The cells are formatted already: tabulate must not read "1.00" back as a number and print "1".
-    return pd.DataFrame(rows, columns=columns).to_markdown(index=False, disable_numparse=True)
+def by_length_markdown(by_length: pd.DataFrame, untrained: pd.DataFrame, pe: str) -> str:
+    """Per (K, length) past the range: each seed's modal position, sequences at it and mass in range, and at init."""
+    at_init = past_range(untrained, pe).groupby(["offset", "length"])
+    rows = [{"K": offset, "length": length, "modal position per seed": listed(cells["modal_position"]),
+             "sequences at it": spread(cells["modal_fraction"], ".2f"),
+             "untrained: at it": spread(at_init.get_group((offset, length))["modal_fraction"], ".2f"),
+             "mass in training range": spread(cells["mass_in_training_range"], ".3f"),
+             "untrained: mass": spread(at_init.get_group((offset, length))["mass_in_training_range"], ".3f")}
+            for (offset, length), cells in past_range(by_length, pe).groupby(["offset", "length"])]
+    return markdown(pd.DataFrame(rows))
 
 
 def primary_markdown(by_length: pd.DataFrame, untrained: pd.DataFrame) -> str:
-    """The claim's primary number per K: the share of the learned heads' (seed, length) cells past the range whose
-    modal position lies inside the training range; beside it the mean and lowest share of sequences at that position,
-    each with the same heads at their seeded init."""
-    def learned_past(frame: pd.DataFrame) -> pd.DataFrame:
-        return frame[frame["past_training_range"] & (frame["pe"] == "learned")]
-
-    def cells(frame: pd.DataFrame) -> pd.DataFrame:
-        return learned_past(frame).groupby("offset").agg(
-            in_range=("modal_in_training_range", "mean"), cells=("modal_in_training_range", "size"),
-            modal_mean=("modal_fraction", "mean"), modal_min=("modal_fraction", "min"))
-
-    trained, at_init = cells(by_length), cells(untrained)
-    rows = [{"K": offset, "cells past the range": f"{row.cells:.0f}",
-             "modal position inside the range (share of cells)": f"{row.in_range:.0%}",
-             "untrained: inside the range": f"{at_init.loc[offset, 'in_range']:.0%}",
-             "sequences at the modal position (mean, min)": f"{row.modal_mean:.2f}, {row.modal_min:.2f}",
-             "untrained: at the modal position (mean)": f"{at_init.loc[offset, 'modal_mean']:.2f}"}
-            for offset, row in trained.iterrows()]
-    return pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True)
-
-
-def learned_table_std(settings: dict) -> float:
-    """The std the learned table was drawn with: a named normal init's (``model.init``), else
-    ``model.learned_init_std``."""
-    named = parse_init(settings["model"]["init"]).encoding_std
-    return settings["model"]["learned_init_std"] if named is None else named
+    """Per K, the claim's primary number (the learned head's in-range modal share), the modal share, and at init."""
+    trained, at_init = (past_range(frame, "learned").groupby("offset") for frame in (by_length, untrained))
+    return markdown(pd.DataFrame([{
+        "K": offset, "cells past the range": str(len(cells)),
+        "modal position inside the range": f"{cells['modal_in_training_range'].mean():.0%}",
+        "untrained: inside": f"{at_init.get_group(offset)['modal_in_training_range'].mean():.0%}",
+        "sequences at the modal position": spread(cells["modal_fraction"], ".2f"),
+        "untrained: at it": spread(at_init.get_group(offset)["modal_fraction"], ".2f")} for offset, cells in trained]))
 
 
 def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:
     by_length, untrained = tables["mechanics_by_length"], tables["mechanics_untrained_by_length"]
-    train_length_max = settings["task"]["train_length_max"]
-    seeds = sorted(by_length["seed"].unique())
+    named_std = parse_init(settings["model"]["init"]).encoding_std  # a named normal init draws the table too
+    std = settings["model"]["learned_init_std"] if named_std is None else named_std
     return "\n\n".join([
         "## mechanics",
-        "Where the trained heads attend at evaluation lengths past the training range: for each "
-        "sequence the argmax-attended key position; per (encoding, K, seed, length) the most common "
-        "(modal) argmax position, the fraction of sequences attending there, and the mean attention "
-        f"mass on the positions seen in training, [0, {train_length_max}). "
-        f"Seeds {', '.join(map(str, seeds))}; learned table initialized with std {learned_table_std(settings):g}. "
-        "Beside each statistic, the same heads at their seeded init "
-        "(the weights each run trained from): what a head that learned nothing does.",
-        "**The claim's primary number**: where the learned head's modal position lies at each length past the range, "
-        "as the share of its (seed, length) cells with that position inside the training range; beside it, how many "
-        "sequences attend there (the share of sequences at the modal position), and the same heads at their seeded "
-        "init:",
+        "Where the trained heads attend past the training range: per (encoding, K, seed, length), the key position "
+        "most sequences attend to most (the modal position), the share of sequences there, and the attention mass "
+        f"on the trained positions [0, {settings['task']['train_length_max']}). Seeds "
+        f"{listed(sorted(by_length['seed'].unique()))}; learned table initialized with std {std:g}. Beside each, "
+        "the same heads at their seeded init: what a head that learned nothing does. Cells: mean [min, max] over "
+        "seeds.",
+        "**The claim's primary number**: the share of the learned head's (seed, length) cells past the range whose "
+        "modal position lies inside the training range; beside it, the share of sequences at that position:",
         primary_markdown(by_length, untrained),
         "**learned** (absolute table):",
-        past_range_markdown(by_length, untrained, "learned"),
+        by_length_markdown(by_length, untrained, "learned"),
         "**rope** (contrast):",
-        past_range_markdown(by_length, untrained, "rope"),
-        "Claims (pinning means the modal position inside the training range at every length past it, the same "
-        f"position at every such length within {SAME_POSITION_TOLERANCE} position (one position of jitter between "
-        "lengths' evaluation sets, a tolerance set after the data, as the rule history says), a majority of sequences "
-        f"at it (>= {MIN_MODAL_FRACTION}) and a majority of the mass (>= {MIN_MASS_IN_RANGE}) inside the training "
-        "range; each rule states the untrained heads' value and whether they pass it):",
+        by_length_markdown(by_length, untrained, "rope"),
+        "**Claim**: the learned head pins: its modal position lies inside the training range at every length past "
+        f"it, the same position within {SAME_POSITION_TOLERANCE} position at every such length (a tolerance for the "
+        "jitter between lengths' evaluation sets, set after the data), with a majority of sequences there (>= "
+        f"{MIN_MODAL_FRACTION}) and of the attention mass inside the range (>= {MIN_MASS_IN_RANGE}). Each rule below "
+        "gives the untrained heads' value.",
         checks_markdown(checks),
         "![Attention of the learned and rope heads past the training range](figures/mechanics.png)",
     ])
