@@ -245,7 +245,7 @@ def test_carrier_checks_and_the_split_retrieval_is_said():
     split = carrier_rows([0.9, 0.3], alignment=0.5)
     checks = pd.DataFrame(experiment.claims_carrier(split, untrained_rows(2)))
     assert checks["holds"].tolist() == [False, True, True, False] and verdict(checks) == "holds in part"
-    assert "No head retrieves in 1 of 2 rope models" in prose.carrier_finding(split)
+    assert "No head retrieves in 1 of 2 rope models" in prose.carrier_finding(split, 16)
 
 
 def test_a_share_the_same_head_had_at_init_is_not_learned():

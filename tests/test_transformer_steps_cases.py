@@ -344,10 +344,12 @@ def test_every_head_that_retrieves_is_named_with_its_carrier():
                              "top4_alignment": 0.8 + seed / 10} for (seed, head), weight in attention.items()])
     assert summaries.retrieving(carrier)[["seed", "head"]].values.tolist() == [[0, 0], [0, 1], [1, 0]]
     assert summaries.strongest_heads(carrier)[["seed", "head"]].values.tolist() == [[0, 0], [1, 0], [2, 0]]
-    assert prose.carrier_finding(carrier) == (
-        "In 1 of 3 rope models more than one head retrieves; the carrier checks judge every retrieving head. No head "
-        "retrieves in 1 of 3 rope models: the work is split over heads or layers, as each head's peak offset shows, "
-        "and they fail the attention check.")
+    assert prose.carrier_finding(carrier, 16).startswith(
+        "In 1 of 3 rope models more than one head retrieves; the carrier checks judge every one. No head retrieves in "
+        "1 of 3 rope models: the work is split over heads or layers, as each head's peak offset shows. Below, the "
+        "baseline")
+    # with 4 blocks per head or fewer, every head's top 4 hold all its energy: the share's check cannot hold
+    assert "cannot hold" in prose.carrier_finding(carrier, 4) and "cannot hold" not in prose.carrier_finding(carrier, 16)
     # every head is listed with its carrier, the offset it attends to most, and whether it retrieves
     heads = pd.DataFrame([{"offset": 1, "seed": seed, "layer": 0, "head": head, "delta": delta, "mean_weight": weight}
                           for (seed, head), attention in attention.items()

@@ -29,12 +29,11 @@ def decimals(values: pd.Series, digits: int = 3) -> pd.Series:
     return values.map(lambda value: "-" if pd.isna(value) else f"{value:.{digits}f}")
 
 
-def windows_markdown(windows: pd.DataFrame, train_length_max: int) -> str:
-    """Per (encoding, K) row and length column: mean [min, max] over seeds of the last-window accuracy."""
-    cells = windows.groupby(["pe", "offset", "length"])["accuracy"].agg(spread_text).unstack("length")
-    cells.columns = [f"n={n}{'*' if n <= train_length_max else ''}" for n in cells.columns]
-    table = cells.fillna("-").rename_axis(index=["encoding", "K"]).reset_index()
-    return table.to_markdown(index=False, disable_numparse=True)
+def wide_markdown(cells: pd.Series, index: list[str], title) -> str:
+    """A table of ``cells`` with the last level of their index as its columns, each titled ``title(value)``."""
+    table = cells.unstack(-1).fillna("-")
+    table.columns = [title(value) for value in table.columns]
+    return table.rename_axis(index=index).reset_index().to_markdown(index=False, disable_numparse=True)
 
 
 def steps_markdown(drops: pd.DataFrame, predictions: pd.DataFrame) -> str:
@@ -86,16 +85,6 @@ def steps_finding(drops: pd.DataFrame, predictions: pd.DataFrame, history_of=cha
             "is still a drop.")
 
 
-def shift_markdown(changes: pd.DataFrame) -> str:
-    """Per (encoding, dtype, K): the largest output-logit change over seeds and lengths at each shift
-    (NaN, shown undefined, where no seed and length defines the shift)."""
-    largest = changes.groupby(["pe", "dtype", "offset", "shift"])["output_logit_change"].max().unstack("shift")
-    shown = largest.apply(lambda column: column.map(lambda value: "undefined" if np.isnan(value) else f"{value:.2e}"))
-    shown.columns = [f"s={s}" for s in shown.columns]
-    table = shown.rename_axis(index=["encoding", "dtype", "K"]).reset_index()
-    return table.sort_values(["K", "encoding", "dtype"]).to_markdown(index=False, disable_numparse=True)
-
-
 def carrier_markdown(carrier: pd.DataFrame, heads: pd.DataFrame) -> str:
     """One row per head of every rope model: its attention at K, whether it retrieves, the offset it attends to most
     (with its weight), and its carrier."""
@@ -110,103 +99,91 @@ def carrier_markdown(carrier: pd.DataFrame, heads: pd.DataFrame) -> str:
         "kernel peak": rows["peak_delta"], "kernel vs logit (corr.)": decimals(rows["kernel_logit_correlation"])})
 
 
-def carrier_finding(carrier: pd.DataFrame) -> str:
-    """How many rope models have several retrieving heads, and those with none (the work split), said."""
+def carrier_finding(carrier: pd.DataFrame, n_blocks: int) -> str:
+    """How many rope models have several retrieving heads, and none (the work split); the baseline of the heads at
+    init, and, with 4 blocks per head or fewer, why the share's check cannot hold."""
     per_model = carrier.groupby(["offset", "seed"])["retrieves"].sum()
     none = int((per_model == 0).sum())
-    text = (f"In {int((per_model > 1).sum())} of {len(per_model)} rope models more than one head retrieves; the carrier "
-            "checks judge every retrieving head.")
-    if none:
-        text += (f" No head retrieves in {none} of {len(per_model)} rope models: the work is split over heads or "
-                 "layers, as each head's peak offset shows, and they fail the attention check.")
-    return text
+    return " ".join([
+        f"In {int((per_model > 1).sum())} of {len(per_model)} rope models more than one head retrieves; the carrier "
+        "checks judge every one.",
+        *([f"No head retrieves in {none} of {len(per_model)} rope models: the work is split over heads or layers, as "
+           "each head's peak offset shows."] if none else []),
+        "Below, the baseline: every head at its seeded init (the weights its training started from), measured the "
+        "same way (median [min, max]). A retrieving head's top-4 share counts as learned only where it exceeds the "
+        "same head's at init.",
+        *([f"With {n_blocks} blocks per head, every head holds all its energy in its top 4, trained or not, so that "
+           "check cannot hold."] if n_blocks <= 4 else [])])
 
 
 def untrained_markdown(untrained: pd.DataFrame) -> str:
-    """Per K: every head of every rope model at init, median [min, max] of the carrier's statistics, and how
-    many heads reach the retrieving heads' bars."""
-    rows = [{"K": offset, "heads at init": len(heads),
-             "attention at K": spread_text(heads["attention_at_offset"], "median"),
-             "top-4 share": spread_text(heads["top4_share"], "median"),
-             f"share >= {MIN_TOP_SHARE:g}": int((heads["top4_share"] >= MIN_TOP_SHARE).sum()),
-             "top-4 alignment": spread_text(heads["top4_alignment"], "median"),
-             f"alignment >= {MIN_TOP_ALIGNMENT:g}": int((heads["top4_alignment"] >= MIN_TOP_ALIGNMENT).sum())}
-            for offset, heads in untrained.groupby("offset", sort=True)]
-    return pd.DataFrame(rows).to_markdown(index=False, disable_numparse=True)
-
-
-def baseline_text(n_blocks: int) -> str:
-    """What the heads at init show; with 4 blocks or fewer, why the share's check cannot hold."""
-    text = ("The baseline, every head at its seeded init (the weights its training started from), measured the same "
-            "way: a retrieving head's top-4 share counts as learned only when it exceeds that of the same head at "
-            "init, in every seed.")
-    if n_blocks <= 4:
-        text += (f" With {n_blocks} blocks per head, every head holds all its energy in its top 4, trained or not, "
-                 "so that check cannot hold.")
-    return text
+    """Per K, every head of every rope model at init: median [min, max] of the carrier's statistics, and how many
+    heads reach the retrieving heads' bars."""
+    return pd.DataFrame([{
+        "K": offset, "heads at init": len(heads), "attention at K": spread_text(heads["attention_at_offset"], "median"),
+        "top-4 share": spread_text(heads["top4_share"], "median"),
+        f"share >= {MIN_TOP_SHARE:g}": int((heads["top4_share"] >= MIN_TOP_SHARE).sum()),
+        "top-4 alignment": spread_text(heads["top4_alignment"], "median"),
+        f"alignment >= {MIN_TOP_ALIGNMENT:g}": int((heads["top4_alignment"] >= MIN_TOP_ALIGNMENT).sum()),
+    } for offset, heads in untrained.groupby("offset", sort=True)]).to_markdown(index=False, disable_numparse=True)
 
 
 def findings_markdown(checks: pd.DataFrame) -> str:
     """Per finding: whose claim it is, how many of its evidence checks hold, and its verdict."""
-    rows = []
-    for finding in FINDINGS:
-        evidence = checks[(checks["claim"] == finding) & (checks["kind"] == "evidence")]
-        rows.append({"finding": finding, "claimed by": "the paper" if finding in PAPER_FINDINGS else "this pipeline",
-                     "evidence checks holding": f"{int(evidence['holds'].sum())}/{len(evidence)}",
-                     "verdict": verdict(checks[checks["claim"] == finding])})
-    return pd.DataFrame(rows).to_markdown(index=False)
+    evidence = checks[checks["kind"] == "evidence"].groupby("claim")["holds"]
+    return pd.DataFrame([{
+        "finding": finding, "claimed by": "the paper" if finding in PAPER_FINDINGS else "this pipeline",
+        "evidence checks holding": f"{int(evidence.sum().get(finding, 0))}/{int(evidence.size().get(finding, 0))}",
+        "verdict": verdict(checks[checks["claim"] == finding])} for finding in FINDINGS]).to_markdown(index=False)
 
 
 def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:
     """The transformer's page, every number read from the tables."""
     model, task = settings["transformer"], settings["task"]
-    windows, changes, carrier = tables["transformer_windows"], tables["transformer_shift_changes"], tables["transformer_carrier"]
-    predictions, train_max = tables["transformer_step_predictions"], task["train_length_max"]
+    windows, changes, carrier = (tables[f"transformer_{name}"] for name in ("windows", "shift_changes", "carrier"))
+    predictions, train_max, chance = tables["transformer_step_predictions"], task["train_length_max"], 1 / task["vocab_size"]
     head_dim = model["d_model"] // model["n_heads"]
     drops = rope_drops(tables["transformer_by_position"], train_max)
-    chance = 1 / task["vocab_size"]
+
+    def listed(column: pd.Series) -> str:
+        return ", ".join(map(str, sorted(column.unique())))
+
     return "\n\n".join([
         "## transformer: do the phenomenon, the equivariance and the carrier transfer?",
-        f"A causal decoder of {model['n_layers']} pre-norm layers, {model['n_heads']} heads of width {head_dim} "
-        f"(d_model {model['d_model']}), with the single head's rope or learned positions in every layer, trained at "
-        f"K = {', '.join(map(str, sorted(windows['offset'].unique())))} on the full-sequence task (at every position "
-        f"t >= K, the token at t - K), lengths {task['train_length_min']}..{train_max}: Adam, lr {model['lr']:g}, "
-        f"batch {model['batch_size']}, {model['steps']} steps, {model['precision']}; seeds "
-        f"{', '.join(map(str, sorted(windows['seed'].unique())))}; evaluated on {model['eval_samples']} sequences per "
-        "length, at every position.",
-        f"**Phenomenon.** Accuracy over the last {train_max} positions of each length (the analogue of the single "
-        f"head's query there): mean [min, max] over seeds; * in the training range; chance {chance:.4f}. Rope's "
-        f"lowest seed must stay at or above {ABOVE_CHANCE_FACTOR:g} x chance = {ABOVE_CHANCE_FACTOR * chance:.3f} at "
-        "every length past the range.",
-        windows_markdown(windows, train_max),
-        f"**Steps.** The drop at position p: the mean accuracy over the {train_max} positions before p minus that over "
-        f"the {train_max} from p on, on each run's longest length. A drop of at least {STEP_MIN_DROP:g} is a step, a "
-        "far offset overtaking the target rather than a graceful decay. This pipeline's hypothesis: the kernel s(delta) "
-        "of each model's strongest head (the most attention at K) predicts a step at the first unseen offset where s "
-        f"comes back within {STEP_KERNEL_MARGIN:g} x its lead of s(K) (lead: s(K) minus the median of s over the other "
-        "in-range offsets), where an average distractor ties the target; the closest unseen gap is s(K) minus the "
-        "largest s at an unseen offset, in leads. Per rope model, its largest drop past the range:",
+        f"A causal decoder ({model['n_layers']} pre-norm layers, {model['n_heads']} heads of width {head_dim}, d_model "
+        f"{model['d_model']}) with rope or learned positions in every layer, trained at K = {listed(windows['offset'])} "
+        f"to give at each position t >= K the token at t - K, on lengths {task['train_length_min']}..{train_max} (Adam, "
+        f"lr {model['lr']:g}, batch {model['batch_size']}, {model['steps']} steps, {model['precision']}; seeds "
+        f"{listed(windows['seed'])}), and evaluated on {model['eval_samples']} sequences per length.",
+        f"**Phenomenon.** Accuracy over the last {train_max} positions of each length (the single head's query there): "
+        f"mean [min, max] over seeds; * in the training range; chance {chance:.4f}. Rope's lowest seed must stay at or "
+        f"above {ABOVE_CHANCE_FACTOR:g} x chance = {ABOVE_CHANCE_FACTOR * chance:.3f} at every length past the range.",
+        wide_markdown(windows.groupby(["pe", "offset", "length"])["accuracy"].agg(spread_text), ["encoding", "K"],
+                      lambda n: f"n={n}{'*' if n <= train_max else ''}"),
+        f"**Steps.** A drop at position p: the mean accuracy over the {train_max} positions before p minus that over the "
+        f"{train_max} from p on (longest length). A step is a drop of at least {STEP_MIN_DROP:g}: a far offset "
+        "overtaking the target, not a graceful decay. This pipeline's hypothesis: the strongest head's kernel s(delta) "
+        f"predicts a step at the first unseen offset where s comes back within {STEP_KERNEL_MARGIN:g} x its lead (s(K) "
+        "minus the median of s over the other in-range offsets) of s(K); the closest unseen gap is s(K) minus the "
+        "largest s at an unseen offset, in leads. Per rope model:",
         steps_markdown(drops, predictions),
         steps_finding(drops, predictions),
-        f"**Equivariance.** Every position id shifted by s, on sequences of length "
-        f"{', '.join(map(str, sorted(changes['length'].unique())))}: the largest change of any output logit, over "
-        "seeds and lengths (undefined: ids past the learned table).",
-        shift_markdown(changes),
-        f"**Carrier.** Each head's mean attention at each offset on in-range sequences (length {train_max}); a head "
-        f"retrieves when at least {MIN_RETRIEVAL_ATTENTION:g} of it is on offset K. Each head's content-averaged logit "
-        f"kernel over the query and key states it sees, split into its {head_dim // 2} rotary blocks as in the "
-        "frequency experiment: the share of its energy in its top 4 blocks, their energy-weighted alignment "
-        "cos(K theta + phi), the offset where the kernel peaks, and its correlation with the head's realized logits.",
+        f"**Equivariance.** Every position id shifted by s, on lengths {listed(changes['length'])}: the largest change "
+        "of any output logit over seeds and lengths (undefined: ids past the learned table).",
+        wide_markdown(changes.groupby(["offset", "pe", "dtype", "shift"])["output_logit_change"].max().map(
+            lambda value: "undefined" if np.isnan(value) else f"{value:.2e}"), ["K", "encoding", "dtype"], "s={}".format),
+        f"**Carrier.** A head retrieves when at least {MIN_RETRIEVAL_ATTENTION:g} of its mean attention on in-range "
+        f"sequences is on offset K. Its content-averaged logit kernel, split into its {head_dim // 2} rotary blocks as "
+        "in the frequency experiment: the share of its energy in its top 4 blocks, their energy-weighted alignment "
+        "cos(K theta + phi), the offset where it peaks, and its correlation with the head's realized logits.",
         carrier_markdown(carrier, tables["transformer_heads"]),
-        carrier_finding(carrier),
-        baseline_text(head_dim // 2),
+        carrier_finding(carrier, head_dim // 2),
         untrained_markdown(tables["transformer_untrained_carrier"]),
         "![shift equivariance of the transformer](figures/transformer_shift.png)",
         "![accuracy by position and the retrieving heads](figures/transformer.png)",
-        "**Claim**: the phenomenon (near perfect in range, well above chance at every length past it, a graceful "
-        "decay), the equivariance and the carrier transfer to a multi-layer, multi-head transformer. The steps "
-        "finding, that the strongest head's kernel predicts where the accuracy steps down, is this pipeline's own "
-        "hypothesis, not the paper's. Verdict per finding:",
+        "**Claim**: the phenomenon (near perfect in range, well above chance past it, a graceful decay), the "
+        "equivariance and the carrier transfer to a multi-layer, multi-head transformer; the steps finding is this "
+        "pipeline's own hypothesis. Verdict per finding:",
         findings_markdown(checks),
         checks_markdown(checks),
     ])
