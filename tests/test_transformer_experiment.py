@@ -245,7 +245,7 @@ def test_carrier_checks_and_the_split_retrieval_is_said():
     split = carrier_rows([0.9, 0.3], alignment=0.5)
     checks = pd.DataFrame(experiment.claims_carrier(split, untrained_rows(2)))
     assert checks["holds"].tolist() == [False, True, True, False] and verdict(checks) == "holds in part"
-    assert "No head retrieves in 1 of 2 rope models" in prose.carrier_finding(split, 16)
+    assert "No head retrieves in 1 of 2 rope models" in prose.carrier_finding(split, untrained_rows(2), 16)
 
 
 def test_a_share_the_same_head_had_at_init_is_not_learned():
@@ -337,8 +337,9 @@ def test_analysis_section_and_figures_from_models():
     for finding in FINDINGS:
         assert f"| {finding} " in section
     assert "Sanity checks" in section  # rope's shift invariance, apart from the evidence
-    baseline = markdown_rows(section, "|K|headsatinit|")
-    assert len(baseline) == 1 and baseline[0][1] == "2"
+    # the baseline: both heads of the rope model at init, each beside the same head trained
+    at_init = tables["transformer_untrained_carrier"]
+    assert f"there {int((at_init['top4_share'] >= 0.8).sum())} of 2 heads already have a top-4 share" in section
     assert "With 4 blocks per head, every head holds all its energy in its top 4" in section  # head width 8
     windows = tables["transformer_windows"]
     assert f"{windows.loc[windows['length'] == 32, 'accuracy'].max():.3f}" in section
@@ -355,9 +356,10 @@ def test_analysis_section_and_figures_from_models():
     assert "In 0 of 1 rope models more than one head retrieves" in section
     assert "No head retrieves in 1 of 1 rope models" in section
     carrier_table = markdown_rows(section, "|K|seed|head|attentionatK|retrieves|")
-    assert [row[:5] for row in carrier_table] == [
-        ["1", "0", f"L0H{head}", f"{attention:.3f}", "no"]
-        for head, attention in enumerate(tables["transformer_carrier"]["attention_at_offset"])]
+    assert [row[:5] + row[-1:] for row in carrier_table] == [
+        ["1", "0", f"L0H{head}", f"{attention:.3f}", "no", f"{init.attention_at_offset:.3f}, {init.top4_share:.3f}"]
+        for (head, attention), init in zip(enumerate(tables["transformer_carrier"]["attention_at_offset"]),
+                                           at_init.itertuples())]
     assert "| steps        | this pipeline |" in section
 
     figures = draw(tables, SETTINGS)

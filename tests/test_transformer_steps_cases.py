@@ -344,22 +344,27 @@ def test_every_head_that_retrieves_is_named_with_its_carrier():
                              "top4_alignment": 0.8 + seed / 10} for (seed, head), weight in attention.items()])
     assert summaries.retrieving(carrier)[["seed", "head"]].values.tolist() == [[0, 0], [0, 1], [1, 0]]
     assert summaries.strongest_heads(carrier)[["seed", "head"]].values.tolist() == [[0, 0], [1, 0], [2, 0]]
-    assert prose.carrier_finding(carrier, 16).startswith(
+    # at init, every head attends 0.1 to K; head 1's top-4 share is above the bar (0.85), head 0's not (0.5)
+    untrained = carrier[["offset", "seed", "layer", "head"]].assign(attention_at_offset=0.1,
+                                                                    top4_share=[0.5, 0.85] * 3)
+    assert prose.carrier_finding(carrier, untrained, 16) == (
         "In 1 of 3 rope models more than one head retrieves; the carrier checks judge every one. No head retrieves in "
-        "1 of 3 rope models: the work is split over heads or layers, as each head's peak offset shows. Below, the "
-        "baseline")
+        "1 of 3 rope models: the work is split over heads or layers, as each head's peak offset shows. The baseline is "
+        "each head at its seeded init (the weights its training started from), measured the same way: there 3 of 6 "
+        "heads already have a top-4 share of at least 0.8, so a retrieving head's share counts as learned only where "
+        "it exceeds the same head's at init.")
     # with 4 blocks per head or fewer, every head's top 4 hold all its energy: the share's check cannot hold
-    assert "cannot hold" in prose.carrier_finding(carrier, 4) and "cannot hold" not in prose.carrier_finding(carrier, 16)
-    # every head is listed with its carrier, the offset it attends to most, and whether it retrieves
+    assert "cannot hold" in prose.carrier_finding(carrier, untrained, 4)
+    # every head is listed with its carrier, the offset it attends to most, whether it retrieves, and itself at init
     heads = pd.DataFrame([{"offset": 1, "seed": seed, "layer": 0, "head": head, "delta": delta, "mean_weight": weight}
                           for (seed, head), attention in attention.items()
                           for delta, weight in ((1, attention), (0, 1 - attention))])
-    table = markdown_rows(prose.carrier_markdown(carrier.assign(peak_delta=1, kernel_logit_correlation=0.5), heads),
-                          "|K|seed|head|")
-    assert [row[:8] for row in table] == [
-        ["1", "0", "L0H0", "0.900", "yes", "1 (0.90)", "0.900", "0.800"],
-        ["1", "0", "L0H1", "0.790", "yes", "1 (0.79)", "0.950", "0.800"],
-        ["1", "1", "L0H0", "0.900", "yes", "1 (0.90)", "0.900", "0.900"],
-        ["1", "1", "L0H1", "0.300", "no", "0 (0.70)", "0.950", "0.900"],
-        ["1", "2", "L0H0", "0.400", "no", "0 (0.60)", "0.900", "1.000"],
-        ["1", "2", "L0H1", "0.300", "no", "0 (0.70)", "0.950", "1.000"]]
+    table = markdown_rows(prose.carrier_markdown(carrier.assign(peak_delta=1, kernel_logit_correlation=0.5), heads,
+                                                 untrained), "|K|seed|head|")
+    assert [row[:8] + row[-1:] for row in table] == [
+        ["1", "0", "L0H0", "0.900", "yes", "1 (0.90)", "0.900", "0.800", "0.100, 0.500"],
+        ["1", "0", "L0H1", "0.790", "yes", "1 (0.79)", "0.950", "0.800", "0.100, 0.850"],
+        ["1", "1", "L0H0", "0.900", "yes", "1 (0.90)", "0.900", "0.900", "0.100, 0.500"],
+        ["1", "1", "L0H1", "0.300", "no", "0 (0.70)", "0.950", "0.900", "0.100, 0.850"],
+        ["1", "2", "L0H0", "0.400", "no", "0 (0.60)", "0.900", "1.000", "0.100, 0.500"],
+        ["1", "2", "L0H1", "0.300", "no", "0 (0.70)", "0.950", "1.000", "0.100, 0.850"]]

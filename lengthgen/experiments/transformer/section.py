@@ -7,7 +7,7 @@ import pandas as pd
 from lengthgen.checks.check import checks_markdown, verdict
 from lengthgen.checks.rule_history import changes_naming
 from lengthgen.checks.shared_rules import ABOVE_CHANCE_FACTOR
-from lengthgen.experiments.frequency.thresholds import MIN_TOP_ALIGNMENT, MIN_TOP_SHARE
+from lengthgen.experiments.frequency.thresholds import MIN_TOP_SHARE
 from lengthgen.experiments.transformer.summaries import FINDINGS, PAPER_FINDINGS, prediction_factor, rope_drops
 from lengthgen.experiments.transformer.thresholds import (MIN_RETRIEVAL_ATTENTION, STEP_KERNEL_MARGIN, STEP_MIN_DROP,
                                                           STEP_PREDICTION_FACTOR)
@@ -15,9 +15,9 @@ from lengthgen.experiments.transformer.thresholds import (MIN_RETRIEVAL_ATTENTIO
 YES_NO = {True: "yes", False: "no"}
 
 
-def spread_text(values: pd.Series, center: str = "mean") -> str:
-    """``center`` (mean or median) [min, max], to 3 decimals."""
-    return f"{getattr(values, center)():.3f} [{values.min():.3f}, {values.max():.3f}]"
+def spread_text(values: pd.Series) -> str:
+    """mean [min, max], to 3 decimals."""
+    return f"{values.mean():.3f} [{values.min():.3f}, {values.max():.3f}]"
 
 
 def markdown(columns: dict) -> str:
@@ -85,23 +85,26 @@ def steps_finding(drops: pd.DataFrame, predictions: pd.DataFrame, history_of=cha
             "is still a drop.")
 
 
-def carrier_markdown(carrier: pd.DataFrame, heads: pd.DataFrame) -> str:
+def carrier_markdown(carrier: pd.DataFrame, heads: pd.DataFrame, untrained: pd.DataFrame) -> str:
     """One row per head of every rope model: its attention at K, whether it retrieves, the offset it attends to most
-    (with its weight), and its carrier."""
+    (with its weight), its carrier, and the same head's attention and top-4 share at its seeded init."""
     keys = ["offset", "seed", "layer", "head"]
     peaks = heads.loc[heads.groupby(keys)["mean_weight"].idxmax(), [*keys, "delta", "mean_weight"]]
-    rows = carrier.merge(peaks, on=keys).sort_values(keys)
+    at_init = untrained[[*keys, "attention_at_offset", "top4_share"]]
+    rows = carrier.merge(peaks, on=keys).merge(at_init, on=keys, suffixes=("", "_init")).sort_values(keys)
     return markdown({
         "K": rows["offset"], "seed": rows["seed"], "head": "L" + rows["layer"].astype(str) + "H" + rows["head"].astype(str),
         "attention at K": decimals(rows["attention_at_offset"]), "retrieves": rows["retrieves"].map(YES_NO),
         "peak offset (weight)": rows["delta"].astype(str) + " (" + decimals(rows["mean_weight"], 2) + ")",
         "top-4 share": decimals(rows["top4_share"]), "top-4 alignment": decimals(rows["top4_alignment"]),
-        "kernel peak": rows["peak_delta"], "kernel vs logit (corr.)": decimals(rows["kernel_logit_correlation"])})
+        "kernel peak": rows["peak_delta"], "kernel vs logit (corr.)": decimals(rows["kernel_logit_correlation"]),
+        "at init: attention at K, top-4 share": decimals(rows["attention_at_offset_init"]) + ", "
+                                                 + decimals(rows["top4_share_init"])})
 
 
-def carrier_finding(carrier: pd.DataFrame, n_blocks: int) -> str:
-    """How many rope models have several retrieving heads, and none (the work split); the baseline of the heads at
-    init, and, with 4 blocks per head or fewer, why the share's check cannot hold."""
+def carrier_finding(carrier: pd.DataFrame, untrained: pd.DataFrame, n_blocks: int) -> str:
+    """How many rope models have several retrieving heads, and none (the work split); the baseline the heads at init
+    set, and, with 4 blocks per head or fewer, why the share's check cannot hold."""
     per_model = carrier.groupby(["offset", "seed"])["retrieves"].sum()
     none = int((per_model == 0).sum())
     return " ".join([
@@ -109,23 +112,12 @@ def carrier_finding(carrier: pd.DataFrame, n_blocks: int) -> str:
         "checks judge every one.",
         *([f"No head retrieves in {none} of {len(per_model)} rope models: the work is split over heads or layers, as "
            "each head's peak offset shows."] if none else []),
-        "Below, the baseline: every head at its seeded init (the weights its training started from), measured the "
-        "same way (median [min, max]). A retrieving head's top-4 share counts as learned only where it exceeds the "
-        "same head's at init.",
+        "The baseline is each head at its seeded init (the weights its training started from), measured the same way: "
+        f"there {int((untrained['top4_share'] >= MIN_TOP_SHARE).sum())} of {len(untrained)} heads already have a top-4 "
+        f"share of at least {MIN_TOP_SHARE:g}, so a retrieving head's share counts as learned only where it exceeds "
+        "the same head's at init.",
         *([f"With {n_blocks} blocks per head, every head holds all its energy in its top 4, trained or not, so that "
            "check cannot hold."] if n_blocks <= 4 else [])])
-
-
-def untrained_markdown(untrained: pd.DataFrame) -> str:
-    """Per K, every head of every rope model at init: median [min, max] of the carrier's statistics, and how many
-    heads reach the retrieving heads' bars."""
-    return pd.DataFrame([{
-        "K": offset, "heads at init": len(heads), "attention at K": spread_text(heads["attention_at_offset"], "median"),
-        "top-4 share": spread_text(heads["top4_share"], "median"),
-        f"share >= {MIN_TOP_SHARE:g}": int((heads["top4_share"] >= MIN_TOP_SHARE).sum()),
-        "top-4 alignment": spread_text(heads["top4_alignment"], "median"),
-        f"alignment >= {MIN_TOP_ALIGNMENT:g}": int((heads["top4_alignment"] >= MIN_TOP_ALIGNMENT).sum()),
-    } for offset, heads in untrained.groupby("offset", sort=True)]).to_markdown(index=False, disable_numparse=True)
 
 
 def findings_markdown(checks: pd.DataFrame) -> str:
@@ -143,7 +135,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
     windows, changes, carrier = (tables[f"transformer_{name}"] for name in ("windows", "shift_changes", "carrier"))
     predictions, train_max, chance = tables["transformer_step_predictions"], task["train_length_max"], 1 / task["vocab_size"]
     head_dim = model["d_model"] // model["n_heads"]
-    drops = rope_drops(tables["transformer_by_position"], train_max)
+    drops, untrained = rope_drops(tables["transformer_by_position"], train_max), tables["transformer_untrained_carrier"]
 
     def listed(column: pd.Series) -> str:
         return ", ".join(map(str, sorted(column.unique())))
@@ -176,9 +168,8 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         f"sequences is on offset K. Its content-averaged logit kernel, split into its {head_dim // 2} rotary blocks as "
         "in the frequency experiment: the share of its energy in its top 4 blocks, their energy-weighted alignment "
         "cos(K theta + phi), the offset where it peaks, and its correlation with the head's realized logits.",
-        carrier_markdown(carrier, tables["transformer_heads"]),
-        carrier_finding(carrier, head_dim // 2),
-        untrained_markdown(tables["transformer_untrained_carrier"]),
+        carrier_markdown(carrier, tables["transformer_heads"], untrained),
+        carrier_finding(carrier, untrained, head_dim // 2),
         "![shift equivariance of the transformer](figures/transformer_shift.png)",
         "![accuracy by position and the retrieving heads](figures/transformer.png)",
         "**Claim**: the phenomenon (near perfect in range, well above chance past it, a graceful decay), the "
