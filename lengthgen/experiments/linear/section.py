@@ -42,15 +42,12 @@ def weights_summary(by_length: pd.DataFrame, train_length_max: int) -> pd.DataFr
 
 def kernel_summary(comparison: pd.DataFrame) -> pd.DataFrame:
     """Per (arm, K), means over seeds: the trained kernel against the min-norm one (target = 1)."""
-    groups = comparison.assign(arm=comparison["arm"].map(ARM_NAMES)).groupby(["arm", "offset"])
-    columns = {"relative_error": "rel. error", "kernel_cosine": "kernel cosine",
-               "max_kernel_error": "max abs(trained - min-norm)", "norm_ratio": "norm trained / min-norm",
-               "row_space_fraction": "row-space frac", "trained_far_key_weight": "trained per-key @far",
-               "min_norm_far_key_weight": "min-norm per-key @far"}
-    frame = pd.DataFrame({"cut-off": groups["rtol"].agg(joined, separator=", "), "rank": groups["rank"].agg(joined)})
-    for column, title in columns.items():
-        frame[title] = groups[column].mean()
-    return frame.rename_axis(["arm", "K"]).reset_index()
+    return comparison.assign(arm=comparison["arm"].map(ARM_NAMES)).groupby(["arm", "offset"]).agg(**{
+        "cut-off": ("rtol", lambda rtols: joined(rtols, ", ")), "rank": ("rank", joined),
+        "rel. error": ("relative_error", "mean"), "kernel cosine": ("kernel_cosine", "mean"),
+        "max abs(trained - min-norm)": ("max_kernel_error", "mean"), "norm trained / min-norm": ("norm_ratio", "mean"),
+        "row-space frac": ("row_space_fraction", "mean"), "trained per-key @far": ("trained_far_key_weight", "mean"),
+        "min-norm per-key @far": ("min_norm_far_key_weight", "mean")}).rename_axis(["arm", "K"]).reset_index()
 
 
 def cutoff_text(cutoffs: pd.DataFrame) -> str:
@@ -63,10 +60,10 @@ def cutoff_text(cutoffs: pd.DataFrame) -> str:
 
 def sweep_summary(sweep: pd.DataFrame) -> pd.DataFrame:
     """Arm 1's closed-form sweep per (d, base), means over offsets: conditioning, far weight, accuracy at n."""
-    groups, length = sweep.groupby(["d_model", "rope_base"]), int(sweep["length"].max())
-    return pd.DataFrame({
-        "condition number": groups["condition_number"].max(), "rank": groups["rank"].agg(joined),
-        f"min-norm per-key @{length}": groups["far_key_weight"].mean(), f"acc @{length}": groups["accuracy"].mean(),
+    length = int(sweep["length"].max())
+    return sweep.groupby(["d_model", "rope_base"]).agg(**{
+        "condition number": ("condition_number", "max"), "rank": ("rank", joined),
+        f"min-norm per-key @{length}": ("far_key_weight", "mean"), f"acc @{length}": ("accuracy", "mean"),
     }).rename_axis(["d", "base"]).reset_index()
 
 

@@ -25,8 +25,8 @@ def markdown(columns: dict) -> str:
     return pd.DataFrame(columns).to_markdown(index=False, disable_numparse=True)
 
 
-def decimals(values: pd.Series, digits: int = 3) -> pd.Series:
-    return values.map(lambda value: "-" if pd.isna(value) else f"{value:.{digits}f}")
+def decimals(values: pd.Series, digits: int = 3, missing: str = "-") -> pd.Series:
+    return values.map(lambda value: missing if pd.isna(value) else f"{value:.{digits}f}")
 
 
 def wide_markdown(cells: pd.Series, index: list[str], title) -> str:
@@ -40,15 +40,12 @@ def steps_markdown(drops: pd.DataFrame, predictions: pd.DataFrame) -> str:
     """Per rope model: its largest drop past the range (``rope_drops``), whether it is a step, the first step found,
     and the step its strongest head's kernel predicts."""
     rows = drops.merge(predictions, on=["offset", "seed"], how="outer").sort_values(["offset", "seed"])
-
-    def position(values: pd.Series) -> pd.Series:
-        return values.map(lambda value: "none" if pd.isna(value) else f"{value:g}")
-
     return markdown({
-        "K": rows["offset"], "seed": rows["seed"], "largest drop at": position(rows["position"]),
+        "K": rows["offset"], "seed": rows["seed"], "largest drop at": decimals(rows["position"], 0, "none"),
         "accuracy before, after": decimals(rows["accuracy_before"]) + ", " + decimals(rows["accuracy_after"]),
         "drop": decimals(rows["size"]), "a step": rows["step"].map(YES_NO).fillna("-"),
-        "first step found": position(rows["found_step"]), "predicted step": position(rows["predicted_step"]),
+        "first step found": decimals(rows["found_step"], 0, "none"),
+        "predicted step": decimals(rows["predicted_step"], 0, "none"),
         "closest unseen gap (leads)": decimals(rows["closest_unseen_gap"])})
 
 

@@ -15,9 +15,8 @@ from lengthgen.science.variant_predictions import (CLASSES, COLLAPSES, DECAYS, E
                                                   RANDOM_POSITIONS_FAIL_FROM_OFFSET, at_length, predicted_class,
                                                   prediction)
 
-# FIRE's two threshold policies in the registry (``learned_threshold`` of ``FIRE`` and ``FixedThresholdFIRE``), and
-# its initial threshold L where the name sets none (``threshold`` of ``FIRE.__init__``; tests/test_variants.py checks
-# both against the registry).
+# FIRE's two threshold policies in the registry, and its initial threshold L where the name sets none
+# (tests/test_variants.py checks both against the registry).
 FIRE_THRESHOLDS = {"fire": "learns its threshold L from {threshold:g}, as FIRE's reference code does",
                    "fire_fixed": "keeps its threshold L at {threshold:g}"}
 FIRE_DEFAULT_THRESHOLD = 512.0
@@ -47,8 +46,7 @@ def properties_markdown(descriptions: dict[str, dict], order: list[str], far_len
 
 
 def predictions_markdown(cells: pd.DataFrame, order: list[str]) -> str:
-    """One row per (encoding, K) of ``predictions``: the accuracy at the far length, the class measured and the class
-    predicted, and whether they match; where the seeds disagree about the class, it says so."""
+    """Per (encoding, K): the accuracy where the class is read, the class measured and predicted, and their match."""
     cells = cells.assign(rank=cells["pe"].map(order.index)).sort_values(["rank", "offset"])
     disagree = cells["far_ci_high"] - cells["far_ci_low"] >= VARIANT_SPREAD_WIDTH
     return pd.DataFrame({
@@ -65,18 +63,15 @@ def disagreements_markdown(cells: pd.DataFrame, descriptions: dict[str, dict], o
     """Each (encoding, K) whose measured class is not one its prediction allows, with the rule that made the
     prediction; a measured fit where the mechanism makes one impossible points at the declaration itself."""
     wrong = cells[cells["matches"] == False]  # noqa: E712 (null, no prediction, is neither)
-    if wrong.empty:
-        return "**Disagreements**: none; every measured class is one its prediction allows."
-    lines = []
+    lines = [f"**Disagreements**: {len(wrong)} of {int(cells['matches'].notna().sum())} predicted cells measure a "
+             f"class their prediction does not allow{':' if len(wrong) else '.'}"]
     for cell in sorted(wrong.itertuples(), key=lambda cell: (order.index(cell.pe), cell.offset)):
         predicted, why = prediction(at_length(descriptions[cell.pe], cell.far_length), cell.offset)
-        check = (f" A head of this mechanism cannot fit its range there, so the declaration (`pytest "
-                 f"tests/test_encodings.py -k {cell.pe.partition('@')[0]}`) or the encoding is wrong."
-                 if predicted == FAILS else "")
-        lines.append(f"- `{cell.pe}` at K={cell.offset}: measured *{cell.category}*, predicted *{predicted}* "
-                     f"({why}).{check}")
-    return "\n".join([f"**Disagreements**: {len(wrong)} of {int(cells['matches'].notna().sum())} predicted cells "
-                      "measure a class their prediction does not allow:", *lines])
+        lines.append(f"- `{cell.pe}` at K={cell.offset}: measured *{cell.category}*, predicted *{predicted}* ({why})."
+                     + (" A head of this mechanism cannot fit its range there, so the declaration (`pytest "
+                        f"tests/test_encodings.py -k {cell.pe.partition('@')[0]}`) or the encoding is wrong."
+                        if predicted == FAILS else ""))
+    return "\n".join(lines)
 
 
 def left_out_markdown(classes: pd.DataFrame) -> str:
@@ -128,13 +123,13 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         *fire_markdown(order),
         accuracy_markdown(tables["variants_summary"]),
         "![accuracy of every encoding by length](figures/pe_variants.png)",
-        f"**Classes**, read at n={far} ({VARIANT_LENGTH_FACTOR}x the longest training length). One fit bar: a cell "
-        f"*{FAILS}*, with no class past it, when most of its seeds do not fit the range (the Training section's rule) "
-        f"or its lowest in-range mean is below {NEAR_PERFECT}; where most seeds fit, those that do not are left out. "
-        f"Otherwise it *{EXTRAPOLATES}* at a mean >= {EXTRAPOLATES_ACCURACY}, *{COLLAPSES}* at <= chance + "
-        f"{CHANCE_TOLERANCE} = {chance + CHANCE_TOLERANCE:.3f}, and *{DECAYS}* between; where the 95% interval is "
-        f"{VARIANT_SPREAD_WIDTH} or wider the seeds disagree about it. Measured: "
-        f"{', '.join(f'{counts.get(category, 0)} {category}' for category in CLASSES)}. {left_out_markdown(classes)}",
+        f"**Classes** at n={far} ({VARIANT_LENGTH_FACTOR}x the longest training length). One fit bar: a cell *{FAILS}*, "
+        "with no class past it, when most of its seeds do not fit the range (the Training section's rule) or its "
+        f"lowest in-range mean is below {NEAR_PERFECT}; else it *{EXTRAPOLATES}* at a mean >= {EXTRAPOLATES_ACCURACY}, "
+        f"*{COLLAPSES}* at <= chance + {CHANCE_TOLERANCE} = {chance + CHANCE_TOLERANCE:.3f}, *{DECAYS}* between "
+        f"(seeds that do not fit left out; a 95% interval of {VARIANT_SPREAD_WIDTH} or wider: the seeds disagree). "
+        f"Measured: {', '.join(f'{counts.get(category, 0)} {category}' for category in CLASSES)}. "
+        f"{left_out_markdown(classes)}",
         f"**Mechanism**: what each encoding's declaration (tested against its code) says of its logit at n={far}, where "
         "the class is read (FIRE with a fixed threshold L is a function of the offset alone only up to n = L).",
         properties_markdown(descriptions, order, far),
