@@ -287,8 +287,8 @@ def test_the_section_names_each_cell_whose_class_disagrees_with_its_prediction_a
         "(`pytest tests/test_encodings.py -k alibi_learned`) or the encoding is wrong."]
     assert text.startswith(": 2 of 3 predicted cells measure a class their prediction does not allow:")
     agreeing = analysis({("rope", 2): (1.0, 0.5)}, {**SETTINGS, "variants": {"pe": ["rope"]}})
-    assert "**Disagreements**: 0 of 1 predicted cells measure a class their prediction does not allow." in section({**agreeing[0], **agreeing[1]}, agreeing[2],
-                                                 {**SETTINGS, "variants": {"pe": ["rope"]}})
+    assert "**Disagreements**: 0 of 1 predicted cells measure a class their prediction does not allow." in section(
+        {**agreeing[0], **agreeing[1]}, agreeing[2], {**SETTINGS, "variants": {"pe": ["rope"]}})
 
 
 def test_the_figure_shows_each_cells_mean_accuracy_and_class():

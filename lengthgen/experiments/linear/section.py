@@ -118,8 +118,8 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "the min-norm solution at the cut-off that matches it best, the reading most favourable to the claim.",
         extrapolation_text(by_length, linear, train_max, task["vocab_size"]),
         f"**Is it the softmax?** The matched head is arm 2 with its softmax: rope at base {linear['rope_base']:g}, "
-        f"the same seeds, K and training ({linear['steps']} steps). Rule, fixed before any run of this head: at each K its mean accuracy at n = "
-        f"{EXTRAPOLATION_FACTOR * train_max} minus arm 2's is at least {MIN_SOFTMAX_ADVANTAGE:g}, judged where both "
+        f"the same seeds, K and training ({linear['steps']} steps). Rule, fixed before any run of this head: at each K "
+        f"its mean accuracy at n = {EXTRAPOLATION_FACTOR * train_max} minus arm 2's is at least {MIN_SOFTMAX_ADVANTAGE:g}, judged where both "
         f"heads fit every in-range length of every seed (>= {LINEAR_HEAD_FIT_ACCURACY:g}). Both heads' curves are in "
         "the figure below. Accuracy and distractor weights per arm (distractor weights in units of the target's "
         f"weight: per key, mean over keys at delta in [n/2, n); mass, summed over every other key), means over seeds:",
@@ -133,7 +133,8 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "directions kept), its mean per-key weight in the last octave of the longest length and its accuracy there, "
         "means over K:",
         markdown_table(sweep_summary(tables["linear_min_norm_sweep"])),
-        f"Arm 2's training accuracy, mean over seeds, by window of steps: {progress_line(tables['linear_training_progress'])}.",
+        "Arm 2's training accuracy, mean over seeds, by window of steps: "
+        f"{progress_line(tables['linear_training_progress'])}.",
         checks_markdown(checks),
         "![linear control: accuracy, distractor weights, convergence and kernels](figures/linear_control.png)",
     ])

@@ -130,7 +130,8 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
     """The transformer's page, every number read from the tables."""
     model, task = settings["transformer"], settings["task"]
     windows, changes, carrier = (tables[f"transformer_{name}"] for name in ("windows", "shift_changes", "carrier"))
-    predictions, train_max, chance = tables["transformer_step_predictions"], task["train_length_max"], 1 / task["vocab_size"]
+    predictions, train_max = tables["transformer_step_predictions"], task["train_length_max"]
+    chance = 1 / task["vocab_size"]
     head_dim = model["d_model"] // model["n_heads"]
     drops, untrained = rope_drops(tables["transformer_by_position"], train_max), tables["transformer_untrained_carrier"]
 
