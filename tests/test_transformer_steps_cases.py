@@ -17,6 +17,7 @@ from lengthgen.experiments.transformer import summaries
 from lengthgen.experiments.transformer.summaries import prediction_factor, rope_floor_by_length
 from lengthgen.experiments.transformer.thresholds import STEP_MIN_DROP
 from lengthgen.checks.rule_history import RuleChange, changes_naming
+from conftest import markdown_rows
 
 WIDTH = 4
 
@@ -308,20 +309,21 @@ def test_every_rope_models_largest_drop_is_counted_steps_or_not():
     history = [RuleChange("transformer: STEP_MIN_DROP", "abc1234", "the runs' drops", ("transformer",), False),
                RuleChange("transformer: STEP_MIN_DROP judged at every length", "def5678", "more", ("transformer",),
                           None)]
-    assert prose.drops_finding(drops, lambda rule, experiment: history) == (
-        "Every rope model's largest drop past the range: K=1: 1 of 3 reach a step (seed 0 by 0.400 at position 17 "
-        "(a step), seed 1 by 0.100 at position 21, seed 2 by 0.000 at position 9). The step rule (a drop of at least "
-        "0.25) was set in abc1234, after data it judges had been seen (the runs' drops); its use changed in "
-        "def5678, at a time the rule history does not record. A drop below it is still a drop.")
-    assert "K=1: 1 of 2 reach a step (seed 0 by 0.400 at position 17 (a step), seed 1 by 0.100 at position 21)" in (
-        prose.drops_finding(drops.iloc[:2]))
-    # the kernel's predictions counted against every drop: seed 0's 17 within 1.5 (at 20), seed 1's 21 not (at 40),
-    # seed 2 without a prediction
-    predicted = pd.DataFrame({"offset": 1, "seed": [0, 1, 2], "predicted_step": [20, 40, None]}).astype(
-        {"predicted_step": "Int64"})
-    assert prose.drop_prediction_finding(predicted, drops) == (
-        "Counted against every rope model's largest drop past the range instead of the steps alone, the kernel "
-        "predicts: K=1: 1 of 3 within a factor 1.5, no predicted step in 1 model (drops of 0.000).")
+    assert prose.step_rule_timing(lambda rule, experiment: history) == (
+        "was set in abc1234, after data it judges had been seen (the runs' drops); its use changed in def5678, at a "
+        "time the rule history does not record")
+    # the kernel's predictions counted against every drop: seed 0's 17 (its step) within 1.5 (at 20), seed 1's 21 not
+    # (at 40: a false alarm, as seed 1 has no step), seed 2 without a prediction
+    predicted = pd.DataFrame({"offset": 1, "seed": [0, 1, 2], "predicted_step": [20, 40, None],
+                              "found_step": [17, None, None], "closest_unseen_gap": [-0.1, 0.0, 0.2]}).astype(
+        {"predicted_step": "Int64", "found_step": "Int64"})
+    assert prose.steps_finding(drops, predicted, lambda rule, experiment: history).startswith(
+        "At K=1, 1 of 3 rope models fall in a step; the kernel predicts 1 of the 1 steps and 1 of the 3 largest drops "
+        "within a factor 1.5, and a step in 1 of the 2 models without one (false alarms). The step rule (0.25) was "
+        "set in abc1234, after data it judges had been seen")
+    assert [row[:3] + row[4:] for row in markdown_rows(prose.steps_markdown(drops, predicted), "|K|seed|")] == [
+        ["1", "0", "17", "0.400", "yes", "17", "20", "-0.100"], ["1", "1", "21", "0.100", "no", "none", "40", "0.000"],
+        ["1", "2", "9", "0.000", "no", "none", "none", "0.200"]]
 
 
 def test_the_step_rule_s_timing_is_read_from_the_rule_history():
@@ -342,10 +344,27 @@ def test_every_head_that_retrieves_is_named_with_its_carrier():
                              "top4_alignment": 0.8 + seed / 10} for (seed, head), weight in attention.items()])
     assert summaries.retrieving(carrier)[["seed", "head"]].values.tolist() == [[0, 0], [0, 1], [1, 0]]
     assert summaries.strongest_heads(carrier)[["seed", "head"]].values.tolist() == [[0, 0], [1, 0], [2, 0]]
-    assert prose.carrier_finding(carrier) == (
-        "Heads that retrieve (at least 0.5 of their attention on offset K), with their attention at K and carrier: "
-        "K=1 seed 0: L0H0 (0.90: top-4 share 0.900, alignment 0.800), L0H1 (0.79: top-4 share 0.950, alignment "
-        "0.800); K=1 seed 1: L0H0 (0.90: top-4 share 0.900, alignment 0.900); K=1 seed 2: none. In 1 of 3 rope "
-        "models more than one head retrieves; the carrier checks judge every retrieving head, worst over seeds and "
-        "heads. No head retrieves in 1 of 3 rope models: the work is split over heads or layers, as each head's peak "
-        "offset shows, and no head of theirs enters the carrier checks but the attention check, which they fail.")
+    # at init, every head attends 0.1 to K; head 1's top-4 share is above the bar (0.85), head 0's not (0.5)
+    untrained = carrier[["offset", "seed", "layer", "head"]].assign(attention_at_offset=0.1,
+                                                                    top4_share=[0.5, 0.85] * 3)
+    assert prose.carrier_finding(carrier, untrained, 16) == (
+        "In 1 of 3 rope models more than one head retrieves; the carrier checks judge every one. No head retrieves in "
+        "1 of 3 rope models: the work is split over heads or layers, as each head's peak offset shows. The baseline is "
+        "each head at its seeded init (the weights its training started from), measured the same way: there 3 of 6 "
+        "heads already have a top-4 share of at least 0.8, so a retrieving head's share counts as learned only where "
+        "it exceeds the same head's at init.")
+    # with 4 blocks per head or fewer, every head's top 4 hold all its energy: the share's check cannot hold
+    assert "cannot hold" in prose.carrier_finding(carrier, untrained, 4)
+    # every head is listed with its carrier, the offset it attends to most, whether it retrieves, and itself at init
+    heads = pd.DataFrame([{"offset": 1, "seed": seed, "layer": 0, "head": head, "delta": delta, "mean_weight": weight}
+                          for (seed, head), attention in attention.items()
+                          for delta, weight in ((1, attention), (0, 1 - attention))])
+    table = markdown_rows(prose.carrier_markdown(carrier.assign(peak_delta=1, kernel_logit_correlation=0.5), heads,
+                                                 untrained), "|K|seed|head|")
+    assert [row[:8] + row[-1:] for row in table] == [
+        ["1", "0", "L0H0", "0.900", "yes", "1 (0.90)", "0.900", "0.800", "0.100, 0.500"],
+        ["1", "0", "L0H1", "0.790", "yes", "1 (0.79)", "0.950", "0.800", "0.100, 0.850"],
+        ["1", "1", "L0H0", "0.900", "yes", "1 (0.90)", "0.900", "0.900", "0.100, 0.500"],
+        ["1", "1", "L0H1", "0.300", "no", "0 (0.70)", "0.950", "0.900", "0.100, 0.850"],
+        ["1", "2", "L0H0", "0.400", "no", "0 (0.60)", "0.900", "1.000", "0.100, 0.500"],
+        ["1", "2", "L0H1", "0.300", "no", "0 (0.70)", "0.950", "1.000", "0.100, 0.850"]]

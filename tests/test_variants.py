@@ -243,35 +243,32 @@ def test_the_prediction_reads_the_properties_alone():
 def test_the_section_flags_seeds_that_disagree_about_the_class():
     settings = {**SETTINGS, "variants": {"pe": ["rope"]}}
 
-    def mechanism_text(runs):
+    def predictions_text(runs):
         inputs = {"evaluations": runs, "fits": all_fitted(runs), "fire_models": []}
         text = section({**inputs, **variants.analyze(inputs, settings)}, checks_of(inputs, settings), settings)
-        return text.split("**Mechanism.**")[1]
+        return text.split("**Predictions**")[1]
 
     agreeing = evaluations({("rope", 2): (1.0, 0.5)})
     disagreeing = agreeing.copy()
     disagreeing.loc[(disagreeing["seed"] == 0) & (disagreeing["length"] == 32), "accuracy"] = 0.1
-    assert "the seeds disagree" not in mechanism_text(agreeing)
-    assert "the seeds disagree" in mechanism_text(disagreeing)
+    assert "the seeds disagree" not in predictions_text(agreeing)
+    assert "the seeds disagree" in predictions_text(disagreeing)
 
 
 def test_section_reports_the_measured_numbers_classes_and_properties():
     inputs, tables, checks = analysis()
     text = section({**inputs, **tables}, checks, SETTINGS)
     assert "0.500 [0.500, 0.500]" in text  # rope K=2 at n=32
-    classes_table = text.split("**Classes**")[1]
-    rope_row = next(line for line in classes_table.splitlines() if line.startswith("| rope "))
-    assert [cell.strip() for cell in rope_row.strip("|").split("|")] == [
-        "rope", "extrapolates (0.950 [0.950, 0.950])", "decays gracefully (0.500 [0.500, 0.500])"]
     assert DESCRIPTIONS["learned"]["summary"] in text and "figures/pe_variants.png" in text
     predictions_table = text.split("**Predictions**")[1].split("**Claim**")[0]
     lines = [[cell.strip() for cell in line.strip("|").split("|")]
              for line in predictions_table.splitlines() if line.startswith("| ")]
-    assert lines[0] == ["encoding", "K", "predicted class", "measured class", "match"]
+    assert lines[0] == ["encoding", "K", "accuracy at n=32", "measured class", "predicted class", "match"]
     rows = {tuple(line[:2]): line for line in lines[1:]}
-    assert rows[("rope", "2")][2:] == [NO_COLLAPSE, DECAYS, "yes"]
-    assert rows[("learned", "1")][2:] == [COLLAPSES, COLLAPSES, "yes"]
-    assert rows[("alibi_learned", "1")][2:] == [NO_PREDICTION, EXTRAPOLATES, "-"]
+    assert rows[("rope", "1")][2:4] == ["0.950 [0.950, 0.950]", EXTRAPOLATES]
+    assert rows[("rope", "2")][2:] == ["0.500 [0.500, 0.500]", DECAYS, NO_COLLAPSE, "yes"]
+    assert rows[("learned", "1")][3:] == [COLLAPSES, COLLAPSES, "yes"]
+    assert rows[("alibi_learned", "1")][3:] == [EXTRAPOLATES, NO_PREDICTION, "-"]
     assert "5 of 6 cells have a prediction; 5 match, 0 do not" in text
     assert "Sanity checks" in text.split("**Claim**")[1]  # the impossibility, shown apart from the evidence
 
@@ -290,8 +287,8 @@ def test_the_section_names_each_cell_whose_class_disagrees_with_its_prediction_a
         "(`pytest tests/test_encodings.py -k alibi_learned`) or the encoding is wrong."]
     assert text.startswith(": 2 of 3 predicted cells measure a class their prediction does not allow:")
     agreeing = analysis({("rope", 2): (1.0, 0.5)}, {**SETTINGS, "variants": {"pe": ["rope"]}})
-    assert "**Disagreements**: none;" in section({**agreeing[0], **agreeing[1]}, agreeing[2],
-                                                 {**SETTINGS, "variants": {"pe": ["rope"]}})
+    assert "**Disagreements**: 0 of 1 predicted cells measure a class their prediction does not allow." in section(
+        {**agreeing[0], **agreeing[1]}, agreeing[2], {**SETTINGS, "variants": {"pe": ["rope"]}})
 
 
 def test_the_figure_shows_each_cells_mean_accuracy_and_class():
@@ -549,15 +546,14 @@ def test_each_fire_model_s_learned_threshold_is_read_from_the_model_and_set_besi
         bias = encoding.logit_bias(torch.arange(8.0, dtype=torch.float64), torch.arange(8.0, dtype=torch.float64))
     assert bias[4, 2] == pytest.approx(bias[5, 3].item()) and bias[7, 5] != pytest.approx(bias[4, 2].item())
     text = section({**inputs, **tables}, checks_of(inputs, settings), settings).split("**FIRE's learned threshold.**")[1]
-    assert "L = 5.1 to 64.0 over its 2 models (from 512)" in text
+    assert "L at 5.1 to 64.0 over its 2 models (from 512)" in text
     assert "offset only at n=32, where the class is read, in 1 of 2 models" in text
-    assert "training range (n <= 8) in 1" in text and "1 of 2 models get the same prediction" in text
+    assert "training range (n <= 8) in 1" in text and "1 of 2 models get the prediction above" in text
     rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in text.splitlines()
             if line.startswith("| fire ")]
-    assert rows == [["fire", "2", "0", "512", "5.1", "no", COLLAPSES, COLLAPSES],
-                    ["fire", "2", "1", "512", "64.0", "yes", NO_PREDICTION, COLLAPSES]]
+    assert rows == [["fire", "2", "0", "5.1", COLLAPSES, COLLAPSES], ["fire", "2", "1", "64.0", NO_PREDICTION, COLLAPSES]]
     one = {**inputs, "fire_models": heads[1:]}
-    assert "L = 64.0 over its 1 model (from 512)" in section({**one, **variants.analyze(one, settings)},
+    assert "L at 64.0 over its 1 model (from 512)" in section({**one, **variants.analyze(one, settings)},
                                                              checks_of(one, settings), settings)
     assert "FIRE's learned threshold" not in section({**inputs, **variants.analyze({**inputs, "fire_models": []},
                                                                                      settings)},
