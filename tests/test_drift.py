@@ -10,6 +10,7 @@ from lengthgen.tables.core import ACCURACY_SUMMARY, ALL_CLAIMS
 from lengthgen.tables.spread import CLAIM_SPREAD
 from lengthgen.experiments.variants.tables import VARIANTS_CLASSES
 from lengthgen.tables.io import read_table, write_table
+from lengthgen.studies.judgments.tables import CLAIM_JUDGMENTS
 
 
 DRIFT_HEADER = "|experiment|claim|statistic|K|reference|run|relativedrift|holds(reference->run)|"
@@ -55,7 +56,7 @@ def test_identical_runs_have_no_drift(tmp_path, capsys):
     assert main([str(run), str(run)]) == 0
     out = capsys.readouterr().out
     assert "3 in both runs, 0 in the reference only, 0 in the run only; 0 values drifted" in out
-    assert "0 outcomes, 0 kinds and 0 verdicts changed" in out
+    assert "0 outcomes and 0 kinds changed" in out
     pooled = ["shift", "rope is shift invariant", "largest float64 change", "all", "0.9", "0.9", "0.00e+00",
               "yes -> yes"]
     assert pooled in markdown_rows(out, DRIFT_HEADER)
@@ -73,7 +74,7 @@ def test_drifted_numbers_are_reported_and_changed_outcomes_fail(tmp_path, capsys
     flipped = write_run(tmp_path / "flipped", [0.3, 0.6, 0.9], [0.3, 0.12])
     assert main([str(reference), str(flipped)]) == 1
     out = capsys.readouterr().out
-    assert "yes -> no CHANGED" in out and "1 outcomes, 0 kinds and 1 verdicts changed" in out
+    assert "yes -> no CHANGED" in out and "1 outcomes and 0 kinds changed" in out
 
 
 def test_a_check_in_one_run_only_is_a_difference(tmp_path, capsys):
@@ -95,7 +96,7 @@ def test_a_check_of_another_kind_is_a_difference(tmp_path, capsys):
     assert main(["--open-may-differ", str(reference), str(other)]) == 1
     out = capsys.readouterr().out
     assert "yes -> yes KIND sanity -> evidence |" in out
-    assert "0 outcomes, 1 kinds and 1 verdicts changed" in out  # shift_K1: no evidence -> confirmed
+    assert "0 outcomes and 1 kinds changed" in out
 
 
 def test_a_folder_without_claims_fails_naming_the_file(tmp_path, capsys):
@@ -143,14 +144,14 @@ def test_a_variants_class_that_differs_fails(tmp_path, capsys):
     assert main([str(reference), str(reference)]) == 0
 
 
-def test_changes_since_the_previous_run_name_moved_verdicts_and_every_differing_check(tmp_path):
+def test_changes_since_the_previous_run_name_every_differing_check(tmp_path):
     previous = write_run(tmp_path / "previous", [0.709, 0.3, 0.9], [0.709, 0.12], leave_out=(2,))
     current = write_run(tmp_path / "current", [0.8, 0.6, 0.9], [0.8, 0.12])
     text = changes_markdown(*(read_table(run / "tables" / "claims.parquet", ALL_CLAIMS) for run in (previous, current)),
                             "Ten seeds instead of five.")
     assert "Ten seeds instead of five." in text
     assert "outcomes changed: 1" in text and "checks in one run only: 1" in text
-    assert "`generalization` holds in part -> holds" in text and "shift_K1" not in text.split("|")[0]
+    assert "erdict" not in text  # the checks' sections are judged by no verdict: the claims are, per condition
     rows = {line.split("|")[3].strip(): [cell.strip() for cell in line.split("|")[4:-1]]
             for line in text.splitlines() if line.startswith("| ") and "---" not in line}
     assert rows["learned: distance from chance"] == ["1", "0.3", "0.6", "no -> yes", "evidence -> evidence", ""]
@@ -173,7 +174,7 @@ def table_cells(text: str) -> tuple[list[str], str, list[list[str]]]:
     return split[0], lines[1], split[2:]
 
 
-def test_changes_name_each_moved_verdict_once_and_every_check_that_differs():
+def test_changes_name_every_check_that_differs():
     previous = claims_of(("base", "base", check("a", "s1", 0.3, ">=", 0.5, offset=1)),
                          ("base", "base", check("b", "s2", 0.7, ">=", 0.5, offset=2)),
                          ("base", "base", check("e", "s5", 0.1, ">=", 0.5, offset=4)),
@@ -186,8 +187,7 @@ def test_changes_name_each_moved_verdict_once_and_every_check_that_differs():
     parts = text.split("\n\n")
     assert parts[:3] == [
         "## Changes since the previous run", "Ten seeds.",
-        "Checks in both runs: 3; outcomes changed: 1; kinds changed: 1; checks in one run only: 2. Verdicts that "
-        "moved: `base` holds in part -> holds; `shift_K1` untestable -> holds."]
+        "Checks in both runs: 3; outcomes changed: 1; kinds changed: 1; checks in one run only: 2."]
     header, separator, rows = table_cells(parts[3])
     assert len(parts) == 4
     assert header == ["experiment", "claim", "statistic", "K", "previous", "now", "holds (previous -> now)",
@@ -199,7 +199,7 @@ def test_changes_name_each_moved_verdict_once_and_every_check_that_differs():
         ["shift", "c", "s3", "all", "0.9", "0.9", "yes -> yes", "sanity -> evidence", ""]])
 
 
-def test_changes_without_note_or_moved_verdict_say_none_and_numbers_stay_text():
+def test_changes_without_note_and_numbers_stay_text():
     previous = claims_of(("base", "base", check("a", "s1", 0.25, ">=", 0.5, offset=1)),
                          ("base", "base", check("b", "s2", 0.75, ">=", 0.5, offset=2)))
     current = claims_of(("base", "base", check("a", "s1", 0.75, ">=", 0.5, offset=1)),
@@ -207,8 +207,7 @@ def test_changes_without_note_or_moved_verdict_say_none_and_numbers_stay_text():
     text = changes_markdown(previous, current, None)
     parts = text.split("\n\n")
     assert parts[0] == "## Changes since the previous run"
-    assert parts[1] == ("Checks in both runs: 2; outcomes changed: 2; kinds changed: 0; checks in one run only: 0. "
-                        "Verdicts that moved: none.")
+    assert parts[1] == "Checks in both runs: 2; outcomes changed: 2; kinds changed: 0; checks in one run only: 0."
     header, separator, rows = table_cells(parts[2])
     # Every cell is text, left-aligned, numbers too (no column is read as numbers and right-aligned).
     assert separator.replace(" ", "").strip("|").split("|") == [":" + "-" * (len(cell) - 1) for cell in
@@ -217,7 +216,7 @@ def test_changes_without_note_or_moved_verdict_say_none_and_numbers_stay_text():
     # Nothing differs: no table.
     assert changes_markdown(previous, previous, "") == ("## Changes since the previous run\n\nChecks in both runs: 2; "
                                                         "outcomes changed: 0; kinds changed: 0; checks in one run "
-                                                        "only: 0. Verdicts that moved: none.")
+                                                        "only: 0.")
 
 
 def test_a_variants_class_in_one_run_only_differs():
@@ -314,7 +313,7 @@ def test_a_check_in_the_run_only_is_counted_under_the_checks_table(tmp_path, cap
              "- -> yes ONLY IN RUN"] in markdown_rows("\n".join(lines[:5]), DRIFT_HEADER))
     assert lines[5:] == [
         "", "checks: 2 in both runs, 0 in the reference only, 1 in the run only; 0 values drifted (largest relative "
-            "drift 0.00e+00); 0 outcomes, 0 kinds and 0 verdicts changed",
+            "drift 0.00e+00); 0 outcomes and 0 kinds changed",
         "accuracy summary: 2 cells in both runs; largest drift of a mean accuracy 0.0500 (rope, K=1, n=32: "
         "0.7000 -> 0.7500)"]
 
@@ -338,12 +337,13 @@ def test_help_says_what_the_command_and_each_argument_are(capsys):
         main(["--help"])
     assert exit.value.code == 0
     text = " ".join(capsys.readouterr().out.split())  # argparse wraps lines to the terminal's width
-    assert "How far one run's checked numbers drifted from another's, e.g. yours from the committed run." in text
+    assert ("How far one run's checked numbers and claim verdicts drifted from another's, e.g. yours from the "
+            "committed run." in text)
     for argument, meaning in [
             ("reference", "results folder to compare against, e.g. results (committed)"),
             ("run", "results folder of the run to check"),
             ("--open-may-differ", "forgive an outcome that differs where either run's seed bootstrap leaves the check "
-                                  "open")]:
+                                  "open, and a claim verdict where either run's is inconclusive")]:
         assert f" {argument} {meaning}" in text
 
 
@@ -362,3 +362,38 @@ def test_with_spread_adds_only_whether_each_check_is_open_matched_on_its_whole_k
     # A spread of pooled checks only: pandas holds its all-null offset column as objects, still matched.
     pooled = with_spread(claims, spread.tail(1).assign(offset=None))
     assert pooled["open"].isna().tolist() == [True, True, False] and bool(pooled["open"].iloc[2])
+
+
+def write_judgments(folder, verdicts):
+    """A claim_judgments table of one claim in this run at K = 1, 2 with ``verdicts`` and means 0.5, 0.6."""
+    rows = pd.DataFrame({"claim": "gap", "condition": "this run", "kind": "run", "seen": True, "changes": "",
+                         "offset": [1, 2], "n_seeds": 10, "mean": [0.5, 0.6], "ci_low": 0.4, "ci_high": 0.7,
+                         "seeds_clearing": 8, "comparison": ">=", "threshold": 0.3, "baseline": 0.06,
+                         "verdict": verdicts})
+    write_table(rows, folder / "tables" / "claim_judgments.parquet", CLAIM_JUDGMENTS)
+
+
+def test_a_claim_verdict_that_moves_is_named_and_fails_the_comparison(tmp_path, capsys):
+    reference = write_run(tmp_path / "a", [0.7, 0.6, 0.9], [0.7, 0.12])
+    run = write_run(tmp_path / "b", [0.7, 0.6, 0.9], [0.7, 0.12])
+    write_judgments(reference, ["holds", "holds"])
+    write_judgments(run, ["holds", "does not hold"])
+    assert main([str(reference), str(run)]) == 1
+    assert "claim verdicts that differ: gap (this run, K=2): holds -> does not hold (mean 0.6 -> 0.6)" in (
+        capsys.readouterr().out)
+    write_judgments(run, ["holds", "holds"])
+    assert main([str(reference), str(run)]) == 0
+    assert "claim verdicts that differ: none" in capsys.readouterr().out
+
+
+def test_an_inconclusive_claim_verdict_may_differ_only_when_asked(tmp_path):
+    from lengthgen.studies.drift import compare_runs
+    reference = write_run(tmp_path / "a", [0.7, 0.6, 0.9], [0.7, 0.12])
+    run = write_run(tmp_path / "b", [0.7, 0.6, 0.9], [0.7, 0.12])
+    write_judgments(reference, ["holds", "inconclusive"])
+    write_judgments(run, ["holds", "holds"])
+    assert compare_runs(reference, run)[1] is False
+    assert compare_runs(reference, run, open_may_differ=True)[1] is True
+    write_judgments(run, ["holds", "does not hold"])
+    write_judgments(reference, ["holds", "holds"])
+    assert compare_runs(reference, run, open_may_differ=True)[1] is False

@@ -1,24 +1,19 @@
-"""How far one run's checked numbers drifted from another's, e.g. yours from the committed run.
+"""How far one run's checked numbers and claim verdicts drifted from another's, e.g. yours from the committed run.
 
     python -m lengthgen.studies.drift results my_results
 
-compares ``<folder>/tables/claims.parquet`` (every check: its value, whether it holds, its kind,
-its section's verdict), ``<folder>/tables/accuracy_summary.parquet`` (mean accuracy per
-encoding, offset and length) and, where both runs have one, ``<folder>/tables/variants_classes.parquet``
-(the class of every encoding and offset) of two results folders. Checks are matched on their key
-(``claims.KEY``: experiment, claim, statistic, offset). It prints every check with both values and
-their drift, then the largest drift of the accuracy table and every class that differs, and exits
-with status 1 when a check's outcome, its kind or a verdict differs, a check is in one run only, or
-a class differs; 0 when only numbers drifted. A folder without these tables, or a table that
-lacks a column, is named with what is wrong and the command exits with status 2.
+compares two results folders' ``tables/claims.parquet`` (every check: value, outcome, kind; matched on
+``check.KEY``), ``tables/claim_judgments.parquet`` (every claim's verdict per condition and K), and, where both
+have one, ``accuracy_summary.parquet`` and ``variants_classes.parquet``. It prints every check with both values and
+their drift, the largest drift of a mean accuracy, and every claim verdict and variants class that differs. Exit
+status 1 when a check's outcome or kind, a claim verdict or a class differs, or a check is in one run only; 0 when
+only numbers drifted; 2 (with the folder and what is wrong) when a folder lacks a table or a column.
 
-    python -m lengthgen.studies.drift --open-may-differ results other_results
-
-forgives a check whose outcome differs where the seed bootstrap of either run calls it open (it
-holds in fewer than ``thresholds.DECIDED_FRACTION`` and more than 1 - that share of the seed
-resamples, ``<folder>/tables/claim_spread.parquet``): such a check is not decided by its seeds,
-so two runs may part on it (the comparison of the two CPU paths). A check in one run only or of
-another kind is never forgiven.
+``--open-may-differ`` forgives an outcome that differs where either run's seed bootstrap leaves the check open
+(``claim_spread.parquet``: it holds in fewer than ``DECIDED_FRACTION`` and more than 1 - that share of the
+resamples), and a claim verdict that differs where either run's is *inconclusive*: the seeds decide neither, so
+two runs may part on them (the comparison of the two CPU paths). A check in one run only or of another kind is
+never forgiven.
 """
 
 import argparse
@@ -31,6 +26,8 @@ from lengthgen.checks.check import KEY
 from lengthgen.checks.shared_rules import DECIDED_FRACTION
 from lengthgen.tables.core import ACCURACY_SUMMARY, ALL_CLAIMS
 from lengthgen.tables.spread import CLAIM_SPREAD
+from lengthgen.checks.judgment import INCONCLUSIVE
+from lengthgen.studies.judgments.tables import CLAIM_JUDGMENTS
 from lengthgen.experiments.variants.tables import VARIANTS_CLASSES
 from lengthgen.tables.io import TableError, read_table
 
@@ -47,8 +44,8 @@ def relative_drift(reference: pd.Series, run: pd.Series) -> pd.Series:
 
 
 def compare_claims(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
-    """One row per check of either run, matched on ``claims.KEY``: both values, drift, whether its outcome, its
-    kind and its section's verdict changed, and ``only_in`` (reference or run) for a check one run lacks."""
+    """One row per check of either run, matched on ``claims.KEY``: both values, drift, whether its outcome and its
+    kind changed, and ``only_in`` (reference or run) for a check one run lacks."""
     reference, run = (frame.assign(offset=frame["offset"].astype("Int64")) for frame in (reference, run))
     both = reference.merge(run, on=KEY, how="outer", suffixes=("_reference", "_run"), indicator=True, sort=False)
     in_both = both["_merge"] == "both"
@@ -57,8 +54,13 @@ def compare_claims(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
         only_in=both["_merge"].map({"left_only": "reference", "right_only": "run", "both": ""}).astype(str),
         holds_changed=(both["holds_reference"] != both["holds_run"]) & in_both,
         kind_changed=(both["kind_reference"] != both["kind_run"]) & in_both,
-        verdict_changed=(both["verdict_reference"] != both["verdict_run"]) & in_both,
     ).drop(columns="_merge")
+
+
+def moved_verdicts(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
+    """The (claim, condition, K) both runs judge whose verdict differs, with both verdicts and means."""
+    both = reference.merge(run, on=["claim", "condition", "offset"], suffixes=("_reference", "_run"))
+    return both[both["verdict_reference"] != both["verdict_run"]]
 
 
 def is_open(holds_fraction: pd.Series) -> pd.Series:
@@ -115,9 +117,8 @@ def drift_report(claims: pd.DataFrame, summaries: pd.DataFrame) -> str:
     only = claims["only_in"].value_counts()
     lines += ["", f"checks: {len(common)} in both runs, {int(only.get('reference', 0))} in the reference only, "
                   f"{int(only.get('run', 0))} in the run only; {len(moved)} values drifted (largest relative drift "
-                  f"{common['drift'].max():.2e}); {int(common['holds_changed'].sum())} outcomes, "
-                  f"{int(common['kind_changed'].sum())} kinds and "
-                  f"{common.loc[common['verdict_changed'], 'section_reference'].nunique()} verdicts changed"]
+                  f"{common['drift'].max():.2e}); {int(common['holds_changed'].sum())} outcomes and "
+                  f"{int(common['kind_changed'].sum())} kinds changed"]
     if len(summaries):
         worst = summaries.loc[summaries["difference"].idxmax()]
         lines.append(f"accuracy summary: {len(summaries)} cells in both runs; largest drift of a mean accuracy "
@@ -127,19 +128,15 @@ def drift_report(claims: pd.DataFrame, summaries: pd.DataFrame) -> str:
 
 
 def changes_markdown(previous: pd.DataFrame, current: pd.DataFrame, note: str | None) -> str:
-    """RESULTS.md's account of what moved since the previous committed run (``report.previous_claims``):
-    every verdict that changed, and every check whose outcome or kind changed or that only one run has, with
-    both values; ``note`` says why the runs differ."""
+    """RESULTS.md's account of what moved since the previous committed run (``report.previous_claims``): every
+    check whose outcome or kind changed or that only one run has, with both values; ``note`` says why the runs
+    differ."""
     claims = compare_claims(previous, current)
     common = claims[claims["only_in"] == ""]
-    verdicts = common.drop_duplicates("section_reference")[["section_reference", "verdict_reference", "verdict_run"]]
-    moved = verdicts[verdicts["verdict_reference"] != verdicts["verdict_run"]]
     lines = ["## Changes since the previous run", *([note.strip()] if note else []),
              f"Checks in both runs: {len(common)}; outcomes changed: {int(common['holds_changed'].sum())}; "
              f"kinds changed: {int(common['kind_changed'].sum())}; "
-             f"checks in one run only: {int((claims['only_in'] != '').sum())}. Verdicts that moved: "
-             + ("; ".join(f"`{row.section_reference}` {row.verdict_reference} -> {row.verdict_run}"
-                          for row in moved.itertuples()) or "none") + "."]
+             f"checks in one run only: {int((claims['only_in'] != '').sum())}."]
     differing = claims[claims["holds_changed"] | claims["kind_changed"] | (claims["only_in"] != "")]
     if len(differing):
         table = pd.DataFrame({
@@ -179,24 +176,40 @@ def read_claims(folder: Path, with_open: bool) -> pd.DataFrame:
     return with_spread(claims, read_table(folder / "tables" / "claim_spread.parquet", CLAIM_SPREAD))
 
 
+def both_tables(reference: Path, run: Path, name: str, schema) -> list[pd.DataFrame] | None:
+    """Both runs' ``tables/<name>.parquet``, or None where either lacks it."""
+    paths = [folder / "tables" / f"{name}.parquet" for folder in (reference, run)]
+    return [read_table(path, schema) for path in paths] if all(path.exists() for path in paths) else None
+
+
+def verdicts_report(moved: pd.DataFrame) -> str:
+    return "claim verdicts that differ: " + ("; ".join(
+        f"{row.claim} ({row.condition}, K={row.offset}): {row.verdict_reference} -> {row.verdict_run} "
+        f"(mean {row.mean_reference:.4g} -> {row.mean_run:.4g})" for row in moved.itertuples()) or "none")
+
+
 def compare_runs(reference: Path, run: Path, open_may_differ: bool = False) -> tuple[str, bool]:
-    """(the report, whether both runs have the same checks, each with the same outcome and kind, and every
-    verdict and every variants class is the same). ``open_may_differ``: a check whose outcome differs counts as
-    the same where the seed bootstrap of either run leaves it open; a verdict may then differ too."""
+    """(the report, whether both runs have the same checks, each with the same outcome and kind, and the same claim
+    verdicts and variants classes). ``open_may_differ``: a check whose outcome differs counts as the same where the
+    seed bootstrap of either run leaves it open, and a claim verdict where either run's is inconclusive."""
     claims = compare_claims(*(read_claims(folder, open_may_differ) for folder in (reference, run)))
-    summary_paths = [folder / "tables" / "accuracy_summary.parquet" for folder in (reference, run)]
-    summaries = (compare_summaries(*(read_table(path, ACCURACY_SUMMARY) for path in summary_paths))
-                 if all(path.exists() for path in summary_paths) else pd.DataFrame())
-    class_paths = [folder / "tables" / "variants_classes.parquet" for folder in (reference, run)]
-    classes = (compare_classes(*(read_table(path, VARIANTS_CLASSES) for path in class_paths))
-               if all(path.exists() for path in class_paths) else pd.DataFrame())
-    changed = claims["holds_changed"]
+    summaries, classes, judgments = (both_tables(reference, run, name, schema) for name, schema in (
+        ("accuracy_summary", ACCURACY_SUMMARY), ("variants_classes", VARIANTS_CLASSES),
+        ("claim_judgments", CLAIM_JUDGMENTS)))
+    summaries = compare_summaries(*summaries) if summaries else pd.DataFrame()
+    classes = compare_classes(*classes) if classes else pd.DataFrame()
+    moved = moved_verdicts(*judgments) if judgments else pd.DataFrame()
+    changed, unforgiven = claims["holds_changed"], moved
     if open_may_differ:
         changed = changed & ~(claims["open_reference"].fillna(False) | claims["open_run"].fillna(False)).astype(bool)
+        if len(moved):
+            unforgiven = moved[(moved["verdict_reference"] != INCONCLUSIVE) & (moved["verdict_run"] != INCONCLUSIVE)]
     # A check in one run only, or of another kind, differs whatever the bootstrap says: the runs check other things.
-    same_outcomes = not (changed.any() or (claims["verdict_changed"].any() and not open_may_differ)
-                         or (claims["only_in"] != "").any() or claims["kind_changed"].any() or len(classes))
+    same_outcomes = not (changed.any() or len(unforgiven) or (claims["only_in"] != "").any()
+                         or claims["kind_changed"].any() or len(classes))
     report = drift_report(claims, summaries)
+    if judgments:
+        report += "\n" + verdicts_report(moved)
     if len(classes):
         report += "\nvariants classes that differ: " + "; ".join(
             f"{row.pe} K={row.offset}: {row.category_reference} -> {row.category_run}" for row in classes.itertuples())
@@ -211,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("reference", type=Path, help="results folder to compare against, e.g. results (committed)")
     parser.add_argument("run", type=Path, help="results folder of the run to check")
     parser.add_argument("--open-may-differ", action="store_true",
-                        help="forgive an outcome that differs where either run's seed bootstrap leaves the check open")
+                        help="forgive an outcome that differs where either run's seed bootstrap leaves the check open, "
+                             "and a claim verdict where either run's is inconclusive")
     args = parser.parse_args(argv)
     try:
         report, same_outcomes = compare_runs(args.reference, args.run, args.open_may_differ)
