@@ -41,7 +41,8 @@ METHODS = [
     "robustness setting (one training choice varied), each from its own seeds and with its own task's chance. A "
     "confirmation run whose data nobody had seen when the rules were fixed is the out-of-sample test.",
     "**Terms.** *Checks*: each experiment's other statistics against thresholds, shown as secondary evidence, "
-    "*evidence* where a plausible world could fail one, *sanity* where only a bug can; *K*: the offset, how far back the token to retrieve lies; *V*: the vocabulary size; *rope*: rotary "
+    "*evidence* where a plausible world could fail one, *sanity* where only a bug can; *K*: the offset, how far "
+    "back the token to retrieve lies; *V*: the vocabulary size; *rope*: rotary "
     "position encoding; *learned*: learned absolute position embeddings; *dilution error*: a wrong answer where the "
     "right key still scores highest but its attention weight is spread too thin; *ranking error*: a wrong answer "
     "where another key scores higher than the right one; *the dilution law*: the prediction of rope's accuracy past "
@@ -53,8 +54,9 @@ METHODS = [
 
 def page_paths(experiments: list[str], previous_run: bool, replication: bool, robustness: bool = False) -> list[str]:
     """Every page ``render_pages`` writes, relative to the results folder, in a fixed order."""
-    appendices = ["methods", "setup", "training", "claims", "rule_history", *[name for name, runs in ((CHANGES, previous_run), (REPLICATION, replication),
-                                                               (ROBUSTNESS, robustness)) if runs], *experiments]
+    studies = ((CHANGES, previous_run), (REPLICATION, replication), (ROBUSTNESS, robustness))
+    appendices = ["methods", "setup", "training", "claims", "rule_history",
+                  *[name for name, runs in studies if runs], *experiments]
     return ["RESULTS.md", FIRST_SCREEN, *(f"experiments/{name}.md" for name in experiments),
             *(f"appendix/{name}.md" for name in appendices)]
 
@@ -103,13 +105,21 @@ def figure_one(config: dict, accuracy: pd.DataFrame | None) -> list[str]:
             f"{number((learned['mean'] - chance).abs().max())} from chance."]
 
 
-def moving_answers(secondary: pd.DataFrame) -> list[str]:
+def setting_words(changes: str) -> str:
+    """A robustness setting as the values it sets ("model.init: torch_default -> normal@std=0.1; ..." reads
+    "model.init normal@std=0.1"), for a reader who has not seen its name."""
+    return " and ".join(part.split(":")[0].strip() + " " + part.split("->")[-1].strip() for part in changes.split(";"))
+
+
+def moving_answers(secondary: pd.DataFrame, judgments: pd.DataFrame) -> list[str]:
     """What moves rope's accuracy at 32x most: the settings with the highest and lowest mean over K, and this run's."""
     means = secondary[secondary["statistic"] == LONGEST].groupby("condition", sort=False)["mean"].mean()
     if len(means) < 2:
         return []
+    changes = judgments.drop_duplicates("condition").set_index("condition")["changes"]
     ranked = means.drop(THIS_RUN, errors="ignore").sort_values(ascending=False)
-    listed = lambda part: ", ".join(f"{number(value)} at {name}" for name, value in part.items())
+    listed = lambda part: ", ".join(f"{number(value)} with {setting_words(changes[name])}"
+                                    for name, value in part.items())
     return [f"**What moves the answers.** Rope's accuracy at 32x the training length (mean over K) is "
             f"{number(means.get(THIS_RUN, float('nan')))} in this run; across the robustness settings, highest "
             f"{listed(ranked.head(2))}; lowest {listed(ranked.tail(2))}. Choices no one made (the init scale, the "
@@ -128,8 +138,8 @@ def beyond_the_paper(secondary: pd.DataFrame) -> list[str]:
     return [f"**Beyond the paper.** Most of rope's wrong answers past the range are not diluted attention but ranking "
             f"errors, another key outscoring the target ({per_offset(ranking['mean'], ranking['offset'])}), and the "
             f"winning keys lie at offsets never seen in training (share of them: "
-            f"{per_offset(unseen['mean'], unseen['offset'])}): the logit is a function of the offset alone, but training fixed it only at the offsets it "
-            f"saw ([errors](experiments/errors.md))."]
+            f"{per_offset(unseen['mean'], unseen['offset'])}): the logit is a function of the offset alone, but "
+            f"training fixed it only at the offsets it saw ([errors](experiments/errors.md))."]
 
 
 def results_markdown(config: dict, judgments: pd.DataFrame, secondary: pd.DataFrame, grouped: dict[str, list[str]],
@@ -145,7 +155,7 @@ def results_markdown(config: dict, judgments: pd.DataFrame, secondary: pd.DataFr
                                            for claim in CLAIMS),
         claim_text.claims_table(judgments, CLAIMS, list(grouped)).to_markdown(index=False, disable_numparse=True),
         *figure_one(config, accuracy),
-        *moving_answers(secondary),
+        *moving_answers(secondary, judgments),
         *beyond_the_paper(secondary),
         "**Pages.** Claims: " + "; ".join(links[name] for name in grouped if name in told) + ". "
         + (f"Further experiments: {'; '.join(further)}. " if further else "")
@@ -196,7 +206,8 @@ def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, 
     return "\n\n".join([
         f"# {title if ':' in title or not claims else title + ': ' + '; '.join(claim.says for claim in claims)}", BACK,
         *(line for claim in claims for line in claim_block(claim, judgments, secondary, config)),
-        *([] if claims else ["Beyond the claims of the paper: no verdict, the checks below describe what was measured."]),
+        *([] if claims else
+          ["Beyond the claims of the paper: no verdict, the checks below describe what was measured."]),
         *(rebased(found.group(0)) for text in sections for found in FIGURE_LINK.finditer(text)),
         *(["**Checks** (each a rule fixed in code; secondary evidence, counted in no verdict):",
            checks_markdown(escaped)] if not checks.empty else []),
@@ -247,9 +258,9 @@ def render_pages(config: dict, sections: dict[str, str], checks: pd.DataFrame, e
                                        accuracy),
         "appendix/methods.md": appendix_page("Methods", DEFINITION, *METHODS),
         "appendix/setup.md": appendix_page(
-            "Setup", "Generated by the lengthgen workflow from its own runs; do not edit by hand (`snakemake --cores 8` "
-            "rewrites every page).", f"- code: git commit `{commit}`\n- date: {date.isoformat()}\n- machine: "
-            f"{machine}", f"Configuration used:\n\n```yaml\n{dump}\n```"),
+            "Setup", "Generated by the lengthgen workflow from its own runs; do not edit by hand "
+            "(`snakemake --cores 8` rewrites every page).",
+            f"- code: git commit `{commit}`\n- date: {date.isoformat()}\n- machine: {machine}", f"Configuration used:\n\n```yaml\n{dump}\n```"),
         "appendix/training.md": appendix_page("Training", training.removeprefix("## Training")),
         "appendix/claims.md": appendix_page("Every claim in every run and setting", *(
             part for claim in CLAIMS for rows in [of_claim(judgments, claim)] if len(rows) for part in (
