@@ -86,7 +86,7 @@ def test_the_first_screen_holds_setup_one_sentence_per_claim_and_the_claims_tabl
     first = "\n".join(pages["RESULTS.md"].splitlines()[:FIRST_SCREEN_LINES])
     assert "**Task.**" in first and "**Setup.**" in first and "**Judged.**" in first
     for claim in CLAIMS:
-        assert f"- **{capitalized(claim.says)}:" in first, claim.name
+        assert f"- **{capitalized(claim.says)}" in first, claim.name
     rows = markdown_rows(first, CLAIMS_HEADER)
     assert [row[0] for row in rows] == [claim.says for claim in CLAIMS]
 

@@ -82,7 +82,11 @@ CLAIMS = (
           Baseline("untrained heads", "mechanics: untrained share of lengths past the range with the modal position "
                                       "inside the training range"),
           preconditions=("generalization: learned lowest accuracy in the training range",),
-          secondary=("mechanics: learned fraction of sequences at the modal position (min over lengths)",)),
+          secondary=("mechanics: learned fraction of sequences at the modal position (min over lengths)",),
+          scope="The statistic tests where the head attends past the range (inside the training range, far more "
+                "often than untrained heads), not that it is one fixed position: the most-attended position can move "
+                "by more than one position from length to length, and only part of the sequences go to it (the "
+                "secondary statistic below, and the checks)."),
     Claim("carrier", "the rotary kernel sits in a few frequency blocks, aligned with K",
           "the learned rotary rule is a carrier kernel aligned with the target offset", "frequency",
           "frequency: energy share of the top D/16 rotary blocks",
@@ -123,7 +127,11 @@ CLAIMS = (
           "the rope transformer's accuracy at 4x the training length (share correct)", Baseline(CHANCE),
           preconditions=("transformer: rope lowest accuracy in the training range",),
           secondary=("transformer: learned accuracy at 4x the training length",
-                     "transformer: rope's largest step down in accuracy past the range (0: none)")),
+                     "transformer: rope's largest step down in accuracy past the range (0: none)"),
+          scope="The statistic tests the phenomenon alone (rope extrapolates, learned does not). The equivariance and "
+                "the carrier are checks on this page, in no verdict; pinning, the dilution law and the error split "
+                "are not measured on the transformer; and its accuracy past the range falls in steps (the secondary "
+                "statistic below) where the single head decays gracefully."),
     Claim("cures", "sharpening attention cures the decay",
           "if the decay is attention dilution, sharpening attention at evaluation time (log-length scaling) undoes "
           "much of it", "cures", "cures: share of rope's lost accuracy won back by log-length scaling",

@@ -86,7 +86,9 @@ def claim_sentence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Clai
     """One plain sentence: what was measured, the number with its unit and baseline, the verdict, where it fails."""
     if of_claim(judgments, claim, THIS_RUN).empty:
         return f"- **{capitalized(claim.says)}:** not run under this config."
-    return "- **{}: {}.** {}".format(capitalized(claim.says), *verdict_and_evidence(judgments, secondary, claim, config))
+    beyond = " (this pipeline's prediction, beyond the paper)" if claim.beyond else ""
+    return "- **{}{}: {}.** {}".format(capitalized(claim.says), beyond,
+                                       *verdict_and_evidence(judgments, secondary, claim, config))
 
 
 def confirmation_text(judgments: pd.DataFrame, claim: Claim, short: bool = False) -> str:

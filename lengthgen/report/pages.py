@@ -136,10 +136,11 @@ def beyond_the_paper(secondary: pd.DataFrame) -> list[str]:
     if ranking.empty or unseen.empty:
         return []
     return [f"**Beyond the paper.** Most of rope's wrong answers past the range are not diluted attention but ranking "
-            f"errors, another key outscoring the target ({per_offset(ranking['mean'], ranking['offset'])}), and the "
-            f"winning keys lie at offsets never seen in training (share of them: "
-            f"{per_offset(unseen['mean'], unseen['offset'])}): the logit is a function of the offset alone, but "
-            f"training fixed it only at the offsets it saw ([errors](experiments/errors.md))."]
+            f"errors, another key outscoring the target ({per_offset(ranking['mean'], ranking['offset'])}). The winning "
+            f"keys lie at offsets never seen in training ({per_offset(unseen['mean'], unseen['offset'])} of them), as "
+            f"they must for a head that fits its range: the logit is a function of the offset alone, but training "
+            f"fixed it only at the offsets it saw, so the rule past the range is not the one training selected "
+            f"([errors](experiments/errors.md))."]
 
 
 def results_markdown(config: dict, judgments: pd.DataFrame, secondary: pd.DataFrame, grouped: dict[str, list[str]],
