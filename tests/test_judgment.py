@@ -4,6 +4,7 @@ per K against the threshold, combined over K, over confirmation runs and over ro
 import pandas as pd
 import pytest
 
+from lengthgen.checks.check import COMPARISONS
 from lengthgen.checks.judgment import (DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, UNTESTABLE, across_offsets, gated, judge,
                                        replication, robustness)
 
@@ -133,3 +134,16 @@ def test_robustness_names_every_failing_and_every_untestable_setting():
                        "b": untestable})
     assert text == ("holds at 1 of 5 settings, not fully at d_model_32 (does not hold), lr_0_03 (does not hold); "
                     "untestable at a, b")
+
+
+def test_judge_gives_its_rows_in_k_order_and_its_columns_even_when_nothing_was_measured():
+    judged = judge(runs({3: [0.9] * 3, 1: [0.1] * 3, 2: [0.9] * 3}), ">=", 0.5)
+    assert judged["offset"].tolist() == [1, 2, 3]
+    nothing = judge(runs({1: [float("nan")] * 3}), ">=", 0.5)
+    assert nothing.empty and across_offsets(nothing) == "untestable (nothing measured)"
+
+
+def test_an_unknown_comparison_s_error_names_the_known_ones():
+    with pytest.raises(ValueError) as error:
+        judge(runs({1: [0.9]}), "=>", 0.5)
+    assert str(error.value).endswith("one of " + ", ".join(COMPARISONS))
