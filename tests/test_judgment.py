@@ -147,3 +147,10 @@ def test_an_unknown_comparison_s_error_names_the_known_ones():
     with pytest.raises(ValueError) as error:
         judge(runs({1: [0.9]}), "=>", 0.5)
     assert str(error.value).endswith("one of " + ", ".join(COMPARISONS))
+
+
+def test_only_a_missing_value_leaves_a_seed_out_not_a_gap_in_another_column():
+    """A seed with its statistic measured counts though some other column of its row is empty."""
+    by_seed = runs({1: [0.9, 0.8, 0.95]}).assign(note=[None, "rerun", None])
+    judged = judge(by_seed, ">=", 0.5).iloc[0]
+    assert judged["n_seeds"] == 3 and judged["mean"] == pytest.approx(0.8833333)
