@@ -18,7 +18,7 @@ from lengthgen.experiments.transformer import summaries
 from lengthgen.science.kernel import cosine_sum
 from lengthgen.experiments.transformer.figures import draw
 from lengthgen.experiments.transformer import section as prose
-from lengthgen.experiments.transformer.summaries import FINDINGS, PAPER_FINDINGS
+from lengthgen.experiments.transformer.summaries import PAPER_FINDINGS
 from lengthgen.experiments.transformer.thresholds import MIN_RETRIEVAL_ATTENTION
 from lengthgen.tables.registry import schema_named
 from lengthgen.training import loop as training_loop
