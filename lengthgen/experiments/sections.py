@@ -23,10 +23,13 @@ def write_section(experiment: str, tables: dict[str, pd.DataFrame], claims_path:
 YES_NO = {True: "yes", False: "no"}
 
 
-def markdown(rows, header: list[str] | None = None) -> str:
-    """A page table of cells formatted already (a frame, columns by title, or rows under ``header``): tabulate must
-    not read "0.50" back as a number and print "0.5"."""
-    return pd.DataFrame(rows, columns=header).to_markdown(index=False, disable_numparse=True)
+def markdown(rows, header: list[str] | None = None, floatfmt: str | None = None) -> str:
+    """A page table (a frame, columns by title, or rows under ``header``) of cells formatted already: tabulate must
+    not read "0.50" back as a number and print "0.5"; or, given ``floatfmt``, of numbers it writes so."""
+    frame = pd.DataFrame(rows, columns=header)
+    if floatfmt:
+        return frame.to_markdown(index=False, floatfmt=floatfmt)
+    return frame.to_markdown(index=False, disable_numparse=True)
 
 
 def interval(mean: float, low: float, high: float, digits: str = ".3f") -> str:

@@ -8,13 +8,11 @@ from lengthgen.experiments.sections import listed, markdown
 from lengthgen.experiments.shift.summaries import summary_by_shift
 
 HALVES = (
-    "**What a shift tests, and what it does not.** The paper's sentence has two halves. (1) Rotary encodings make "
-    "the attention logit a function of the relative offset alone: a shift of every position id leaves every logit "
-    "as it was, which the table and checks above test. (2) So the selection rule learned at training lengths is "
-    "reproduced at every longer length: a shift cannot test this, since past the training range keys sit at offsets "
-    "no training sequence held, where the logit function was never fit. The errors page measures it: the share of "
-    "rope's wrong answers past the range that are ranking errors, and of those the share won by a key at an offset "
-    "unseen in training.")
+    "**What a shift tests, and what it does not.** (1) Rotary encodings make the attention logit a function of the "
+    "relative offset alone: a shift of every id leaves every logit as it was (the table and checks above). (2) So the "
+    "rule learned at training lengths is reproduced at every longer length: a shift cannot test this, since past the "
+    "range keys sit at offsets no training sequence held. The errors page measures it: rope's ranking errors past "
+    "the range, and the share of them won by a key at an unseen offset.")
 
 
 def changes_markdown(cells: pd.DataFrame, changes: pd.DataFrame, offset: int) -> str:
