@@ -47,9 +47,10 @@ def decimals(values: pd.Series, digits: int = 3, missing: str = "-") -> pd.Serie
     return values.map(lambda value: missing if pd.isna(value) else f"{value:.{digits}f}")
 
 
-def wide_markdown(cells: pd.Series, index: list[str], title) -> str:
-    """A table of ``cells`` with the last level of their index as its columns, each titled ``title(value)``."""
-    table = cells.unstack(-1).fillna("-")
+def wide_markdown(cells: pd.Series, index: list[str], title, sort: bool = True) -> str:
+    """A table of ``cells`` with the last level of their index as its columns, each titled ``title(value)``; rows and
+    columns sorted, or (``sort`` False) in the order they first appear."""
+    table = cells.unstack(-1, sort=sort).fillna("-")
     table.columns = [title(value) for value in table.columns]
     return markdown(table.rename_axis(index=index).reset_index())
 
@@ -69,3 +70,8 @@ def accuracy_markdown(summary: pd.DataFrame) -> str:
 
 def listed(values, separator: str = ", ") -> str:
     return separator.join(map(str, values))
+
+
+def distinct(values, separator: str = ", ", form: str = "{}") -> str:
+    """The distinct values, sorted, each written by ``form``: a run's seeds ("0, 1, 2") or ranks ("6/8")."""
+    return listed((form.format(value) for value in sorted(set(values))), separator)
