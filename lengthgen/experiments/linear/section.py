@@ -1,20 +1,18 @@
 """The linear experiment's page: its two arms, the linear head against its matched softmax head, the kernels against
 the min-norm interpolant, arm 1's sweep over width and base, and the checks."""
 
+from functools import partial
+
 import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
-from lengthgen.experiments.sections import listed, markdown
 from lengthgen.experiments.linear.summaries import CONTROL, HEAD, MATCHED, SWEEP_CUTOFF, comparison_lengths
 from lengthgen.experiments.linear.thresholds import (CHANCE_MULTIPLE, EXTRAPOLATION_FACTOR, LINEAR_CUTOFFS,
                                                      LINEAR_HEAD_FIT_ACCURACY, MIN_SOFTMAX_ADVANTAGE)
+from lengthgen.experiments.sections import distinct, markdown
 
 ARM_NAMES = {CONTROL: "1", HEAD: "2", MATCHED: "2, softmax"}  # so that tables list arm 1 first
-
-
-def distinct(values, separator: str = "/") -> str:
-    """The distinct values of a cell, sorted: several runs' ranks ("6/8") or cut-offs ("1e-05, 0.001")."""
-    return listed((f"{value:g}" for value in sorted(set(values))), separator)
+ranks = partial(distinct, separator="/", form="{:g}")  # several runs' ranks in one cell: "6/8"
 
 
 def weights_summary(by_length: pd.DataFrame, train_length_max: int) -> pd.DataFrame:
@@ -40,7 +38,7 @@ def weights_summary(by_length: pd.DataFrame, train_length_max: int) -> pd.DataFr
 def kernel_summary(comparison: pd.DataFrame) -> pd.DataFrame:
     """Per (arm, K), means over seeds: the trained kernel against the min-norm one (target = 1)."""
     return comparison.assign(arm=comparison["arm"].map(ARM_NAMES)).groupby(["arm", "offset"]).agg(**{
-        "cut-off": ("rtol", lambda rtols: distinct(rtols, ", ")), "rank": ("rank", distinct),
+        "cut-off": ("rtol", partial(distinct, form="{:g}")), "rank": ("rank", ranks),
         "rel. error": ("relative_error", "mean"), "kernel cosine": ("kernel_cosine", "mean"),
         "max abs(trained - min-norm)": ("max_kernel_error", "mean"), "norm trained / min-norm": ("norm_ratio", "mean"),
         "row-space frac": ("row_space_fraction", "mean"), "trained per-key @far": ("trained_far_key_weight", "mean"),
@@ -59,7 +57,7 @@ def sweep_summary(sweep: pd.DataFrame) -> pd.DataFrame:
     """Arm 1's closed-form sweep per (d, base), means over offsets: conditioning, far weight, accuracy at n."""
     length = int(sweep["length"].max())
     return sweep.groupby(["d_model", "rope_base"]).agg(**{
-        "condition number": ("condition_number", "max"), "rank": ("rank", distinct),
+        "condition number": ("condition_number", "max"), "rank": ("rank", ranks),
         f"min-norm per-key @{length}": ("far_key_weight", "mean"), f"acc @{length}": ("accuracy", "mean"),
     }).rename_axis(["d", "base"]).reset_index()
 
