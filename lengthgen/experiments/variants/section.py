@@ -5,12 +5,12 @@ import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
 from lengthgen.checks.shared_rules import CHANCE_TOLERANCE, NEAR_PERFECT
-from lengthgen.experiments.sections import YES_NO, accuracy_markdown, interval, listed, markdown
+from lengthgen.experiments.sections import YES_NO, accuracy_markdown, distinct, interval, markdown
 from lengthgen.experiments.variants.summaries import mechanisms, predictions
 from lengthgen.experiments.variants.thresholds import (EXTRAPOLATES_ACCURACY, VARIANT_LENGTH_FACTOR,
                                                        VARIANT_SPREAD_WIDTH)
 from lengthgen.models.encodings_table import DEFAULT_NOISE_MAX_LENGTH, resolve_encoding_name
-from lengthgen.science.variant_predictions import (CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS,
+from lengthgen.science.variant_predictions import (COLLAPSES, DECAYS, EXTRAPOLATES, FAILS,
                                                   MONOTONE_FAILS_FROM_OFFSET, NO_COLLAPSE, NO_PREDICTION,
                                                   RANDOM_POSITIONS_FAIL_FROM_OFFSET, at_length, predicted_class,
                                                   prediction)
@@ -109,14 +109,13 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
     descriptions = mechanisms(order)
     cells = predictions(classes, descriptions)
     chance, far = 1.0 / task["vocab_size"], VARIANT_LENGTH_FACTOR * task["train_length_max"]
-    counts = classes["category"].value_counts()
     return "\n\n".join([
         "## variants: which encodings extrapolate, and why",
         f"{len(order)} encodings, each trained and evaluated like the sweep's heads ({classes['n_seeds'].max()} seeds "
-        f"per cell; K = {listed(sorted(classes['offset'].unique()))}). Randomized encodings draw each "
-        f"sequence's sorted position ids from [0, {DEFAULT_NOISE_MAX_LENGTH}) unless the name sets the range, in "
-        "training and evaluation alike, as their reference code does. Mean accuracy over seeds with a 95% Student-t "
-        f"interval; * in the training range; chance {chance:.4f}.",
+        f"per cell; K = {distinct(classes['offset'])}). Randomized encodings draw each sequence's sorted position ids "
+        f"from [0, {DEFAULT_NOISE_MAX_LENGTH}) unless the name sets the range, in training and evaluation alike, as "
+        f"their reference code does. Mean accuracy over seeds [95% Student-t interval]; * in range; chance "
+        f"{chance:.4f}.",
         *fire_markdown(order),
         accuracy_markdown(tables["variants_summary"]),
         "![accuracy of every encoding by length](figures/pe_variants.png)",
@@ -125,8 +124,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         f"lowest in-range mean is below {NEAR_PERFECT}; else it *{EXTRAPOLATES}* at a mean >= {EXTRAPOLATES_ACCURACY}, "
         f"*{COLLAPSES}* at <= chance + {CHANCE_TOLERANCE} = {chance + CHANCE_TOLERANCE:.3f}, *{DECAYS}* between "
         f"(seeds that do not fit left out; a 95% interval of {VARIANT_SPREAD_WIDTH} or wider: the seeds disagree). "
-        f"Measured: {', '.join(f'{counts.get(category, 0)} {category}' for category in CLASSES)}. "
-        f"{left_out_markdown(classes)}",
+        + left_out_markdown(classes),
         f"**Mechanism**: what each encoding's declaration (tested against its code) says of its logit at n={far}, where "
         "the class is read (FIRE with a fixed threshold L is a function of the offset alone only up to n = L).",
         properties_markdown(descriptions, order, far),
