@@ -7,7 +7,7 @@ from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.cures.headlines import won_back
 from lengthgen.experiments.cures.summaries import CURES, SHARPENING, TRAINED_HEAD, comparison
 from lengthgen.experiments.cures.thresholds import CURES_CLAIM_PREDICTOR
-from lengthgen.experiments.sections import length_columns, listed, markdown
+from lengthgen.experiments.sections import distinct, length_columns, markdown
 from lengthgen.models.length_scaling import FORMULAS, interpolation_shortfall
 from lengthgen.science.prediction_errors import PREDICTORS
 
@@ -85,8 +85,8 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "## cures: curing dilution at evaluation time",
         "If rope's decay is attention dilution, sharpening the softmax as the length n grows should undo much of it "
         "without retraining, and do nothing for the learned head, which pins. Each cure is applied at evaluation "
-        f"only, to the sweep's heads (seeds {listed(sorted(by_length['seed'].unique()))}), with L = "
-        f"{train_length_max}, the longest training length:\n\n"
+        f"only, to the sweep's heads (seeds {distinct(by_length['seed'])}), with L = {train_length_max}, the longest "
+        "training length:\n\n"
         + "\n".join(f"- `{cure}`: {FORMULAS[cure]}" for cure in CURES if cure != "none"),
         "Sources: `log_length`, Chiang & Cholak 2022 and Scalable-Softmax (Nakanishi 2025); `yarn`, Peng et al. 2023, "
         "section 3.4, with s = n / L; `interpolate`, Chen et al. 2023, with (L - 1) / (n - 1) for their L / n "
