@@ -5,7 +5,7 @@ import pandas as pd
 from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.errors.summaries import pooled_past_range
 from lengthgen.experiments.errors.thresholds import MIN_DILUTION_SHARE, MIN_UNSEEN_WINNER_SHARE
-from lengthgen.experiments.sections import listed, markdown
+from lengthgen.experiments.sections import distinct, markdown
 
 
 def share(part: float, whole: float) -> str:
@@ -39,7 +39,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
     by_length, train_length_max = tables["errors_by_length"], settings["task"]["train_length_max"]
     return "\n\n".join([
         "## errors: ranking errors and dilution errors",
-        f"Every wrong answer of the sweep's heads (seeds {listed(sorted(by_length['seed'].unique()))}), by cause: a "
+        f"Every wrong answer of the sweep's heads (seeds {distinct(by_length['seed'])}), by cause: a "
         "**ranking error** when a key other than the target has the highest logit, a **dilution error** when the "
         "target has it yet the softmax readout picks another token. A winning key's offset is unseen when it is at "
         f"least {train_length_max}. **The paper's account predicts** that past the range rope keeps the target's "

@@ -4,7 +4,7 @@ import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.mechanics.thresholds import MIN_MASS_IN_RANGE, MIN_MODAL_FRACTION, SAME_POSITION_TOLERANCE
-from lengthgen.experiments.sections import listed, markdown, spread
+from lengthgen.experiments.sections import distinct, listed, markdown, spread
 from lengthgen.models.init import parse_init
 
 
@@ -44,7 +44,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "Where the trained heads attend past the training range: per (encoding, K, seed, length), the key position "
         "most sequences attend to most (the modal position), the share of sequences there, and the attention mass "
         f"on the trained positions [0, {settings['task']['train_length_max']}). Seeds "
-        f"{listed(sorted(by_length['seed'].unique()))}; learned table initialized with std {std:g}. Beside each, "
+        f"{distinct(by_length['seed'])}; learned table initialized with std {std:g}. Beside each, "
         "the same heads at their seeded init: what a head that learned nothing does. Cells: mean [min, max] over "
         "seeds.",
         "**The claim's primary number**: the share of the learned head's (seed, length) cells past the range whose "

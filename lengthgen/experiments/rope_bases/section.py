@@ -6,7 +6,7 @@ from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.rope_bases.summaries import EVERY_BASE, accuracy_errors, decided_pairs
 from lengthgen.experiments.rope_bases.tables import ORDER_PREDICTORS
 from lengthgen.experiments.rope_bases.thresholds import ORDER_MIN_ACCURACY_GAP
-from lengthgen.experiments.sections import listed, wide_markdown
+from lengthgen.experiments.sections import distinct, wide_markdown
 from lengthgen.science.prediction_errors import DILUTION_LAW_PREDICTOR
 
 
@@ -47,9 +47,9 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
     prediction, order = tables["rope_bases_prediction"], tables["rope_bases_order"]
     return "\n\n".join([
         "## rope_bases: do the accounts predict the rope-base variants' order?",
-        f"The variants train rope at rotary bases {listed(sorted(prediction['pe'].unique()))} (seeds "
-        f"{listed(sorted(prediction['seed'].unique()))}). Each head's accuracy past the training range (lengths "
-        f"{listed(sorted(prediction['length'].unique()))}) is predicted from its parameters alone by the dilution "
+        f"The variants train rope at rotary bases {distinct(prediction['pe'])} (seeds "
+        f"{distinct(prediction['seed'])}). Each head's accuracy past the training range (lengths "
+        f"{distinct(prediction['length'])}) is predicted from its parameters alone by the dilution "
         f"law (`{DILUTION_LAW_PREDICTOR}`) and the ranking account (`ranking`), beside the measured one. The test, "
         "fixed before the run: per K, every pair of encodings whose measured means differ by at least "
         f"{ORDER_MIN_ACCURACY_GAP:g} must be predicted in the measured order (closer pairs decide nothing).",
