@@ -47,10 +47,10 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
     prediction, order = tables["rope_bases_prediction"], tables["rope_bases_order"]
     return "\n\n".join([
         "## rope_bases: do the accounts predict the rope-base variants' order?",
-        f"The variants train rope at rotary bases {distinct(prediction['pe'])} (seeds "
-        f"{distinct(prediction['seed'])}). Each head's accuracy past the training range (lengths "
-        f"{distinct(prediction['length'])}) is predicted from its parameters alone by the dilution "
-        f"law (`{DILUTION_LAW_PREDICTOR}`) and the ranking account (`ranking`), beside the measured one. The test, "
+        f"The variants train rope at rotary bases {distinct(prediction['pe'])} (seeds {distinct(prediction['seed'])})."
+        f" Each head's accuracy past the training range (lengths {distinct(prediction['length'])}) is predicted from "
+        f"its parameters alone by the dilution law (`{DILUTION_LAW_PREDICTOR}`) and the ranking account (`ranking`), "
+        "beside the measured one. The test, "
         "fixed before the run: per K, every pair of encodings whose measured means differ by at least "
         f"{ORDER_MIN_ACCURACY_GAP:g} must be predicted in the measured order (closer pairs decide nothing).",
         "Mean accuracy past the range over seeds and lengths (rank, 1 = best):",

@@ -33,8 +33,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
     return "\n\n".join([
         f"## shift_K{offset}",
         "Every position id shifted by s: the largest absolute change of any attention logit against the unshifted "
-        f"head, over seeds {distinct(cells['seed'])} and lengths "
-        f"{distinct(cells['length'])}, K={offset}. Heads: "
+        f"head, over seeds {distinct(cells['seed'])} and lengths {distinct(cells['length'])}, K={offset}. Heads: "
         + ", ".join(f"{pe} ({state})" for pe, state in states.items()) + ".",
         changes_markdown(cells, changes, offset),
         *(["missing: position ids past the table's rows: " + "; ".join(
