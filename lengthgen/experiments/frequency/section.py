@@ -4,7 +4,7 @@ import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.frequency.thresholds import MIN_TOP_ALIGNMENT, MIN_TOP_SHARE
-from lengthgen.experiments.sections import markdown, spread
+from lengthgen.experiments.sections import listed, markdown, spread
 
 
 def top_blocks(summary: pd.DataFrame) -> int:
@@ -34,7 +34,7 @@ def peaks_markdown(summary: pd.DataFrame) -> str:
     for offset, heads in summary.sort_values("seed").groupby("offset", sort=True):
         elsewhere = heads[heads["peak_delta"] != offset]
         named = ", ".join(f"seed {row.seed} at {row.peak_delta}" for row in elsewhere.itertuples()) or "none"
-        parts.append(f"K={offset}: {', '.join(map(str, heads['peak_delta']))} (peaking elsewhere than K: {named})")
+        parts.append(f"K={offset}: {listed(heads['peak_delta'])} (peaking elsewhere than K: {named})")
     return "**Where each trained kernel peaks**, per seed in seed order: " + "; ".join(parts) + "."
 
 
