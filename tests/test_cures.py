@@ -14,8 +14,7 @@ from lengthgen.science.dilution import predict_dilution
 from lengthgen.science.prediction_errors import PREDICTORS
 from lengthgen.models.head import AttentionHead, HeadConfig
 from lengthgen.experiments.cures.figures import CURE_STYLES, TRAINED_HEAD, draw
-from lengthgen.experiments.cures.section import (per_offset_markdown, predicted_claim_markdown,
-                                                 predicted_sign_markdown, section)
+from lengthgen.experiments.cures.section import per_offset_markdown, predicted_sign_markdown, section
 from lengthgen.tables.core import CLAIMS
 from lengthgen.experiments.cures.tables import CURES_BY_LENGTH, CURES_PREDICTION, CURES_RECOVERY
 from lengthgen.tables.io import to_arrow
@@ -256,16 +255,6 @@ def test_recovery_prediction_check_fails_when_hard_attention_wins_nothing_back()
     assert holds["the dilution law predicts how much of rope's decay yarn undoes"] == [False]
 
 
-def test_the_predicted_claim_from_a_recovery_table():
-    recovery = pd.DataFrame([{"cure": cure, "source": source, "recovered_fraction": value}
-                             for cure in cures.SHARPENING for source, value in
-                             [("measured", 0.04), ("mean_logit", 0.5), ("mean_field", -0.08),
-                              ("mean_field_target", -0.1), ("ranking", float("nan")), ("exact", 0.039)]])
-    assert predicted_claim_markdown(recovery).endswith("is predicted by `mean_logit`.")
-    none_predicts = recovery.assign(recovered_fraction=recovery["recovered_fraction"].clip(upper=0.1))
-    assert predicted_claim_markdown(none_predicts).endswith("is predicted by none of the law's predictors.")
-
-
 def test_section_and_figure_from_the_tables():
     loss = {"none": 0.4, "log_length": 0.1, "yarn": 0.15, "interpolate": 0.8, "hard_attention": 0.05}
     by_length, predictions = tables(loss, 0.2, 0.0)
@@ -300,7 +289,6 @@ def test_section_and_figure_from_the_tables():
     assert f"with (L - 1) / (n - 1) for their L / n ({1 - (7 / 31) / (8 / 32):.1%} smaller at n=32)" in text
     assert "`yarn`: YaRN's attention temperature alone" in text
     assert "Sign test of the law's predicted effect, through `mean_field`: log_length: predicted a gain" in text
-    assert "**Claim** (pre-registered" in text and "**Added after the full run**" in text
     assert "figures/dilution_cures.png" in text and "Sanity checks" in text
 
     assert set(CURE_STYLES) == set(cures.CURES) and TRAINED_HEAD == cures.TRAINED_HEAD

@@ -181,8 +181,8 @@ def test_section_and_figure():
     assert "Sanity checks" in text and "(figures/shift_equivariance_K1.png)" in text
     # the two halves of the paper's sentence stated apart: the shift tests the first, the errors section the second
     assert "(1) Rotary encodings make the attention logit a function of the relative offset alone" in text
-    assert "(2) So the selection rule learned at training lengths is reproduced at every longer length: a shift " \
-           "cannot test this, since" in text
+    assert "(2) So the rule learned at training lengths is reproduced at every longer length: a shift cannot test " \
+           "this, since" in text
 
     figures = draw({"shift_changes": changes}, {"offset": 1})
     assert list(figures) == ["shift_equivariance_K1"]

@@ -260,7 +260,7 @@ def test_section_reports_the_measured_numbers_classes_and_properties():
     text = section({**inputs, **tables}, checks, SETTINGS)
     assert "0.500 [0.500, 0.500]" in text  # rope K=2 at n=32
     assert DESCRIPTIONS["learned"]["summary"] in text and "figures/pe_variants.png" in text
-    predictions_table = text.split("**Predictions**")[1].split("**Claim**")[0]
+    predictions_table = text.split("**Predictions**")[1].split("**Disagreements**")[0]
     lines = [[cell.strip() for cell in line.strip("|").split("|")]
              for line in predictions_table.splitlines() if line.startswith("| ")]
     assert lines[0] == ["encoding", "K", "accuracy at n=32", "measured class", "predicted class", "match"]
@@ -269,8 +269,8 @@ def test_section_reports_the_measured_numbers_classes_and_properties():
     assert rows[("rope", "2")][2:] == ["0.500 [0.500, 0.500]", DECAYS, NO_COLLAPSE, "yes"]
     assert rows[("learned", "1")][3:] == [COLLAPSES, COLLAPSES, "yes"]
     assert rows[("alibi_learned", "1")][3:] == [EXTRAPOLATES, NO_PREDICTION, "-"]
-    assert "5 of 6 cells have a prediction; 5 match, 0 do not" in text
-    assert "Sanity checks" in text.split("**Claim**")[1]  # the impossibility, shown apart from the evidence
+    assert "0 of 5 predicted cells measure a class their prediction does not allow." in text
+    assert "Sanity checks" in text.split("**Disagreements**")[1]  # the impossibility, shown apart from the evidence
 
 
 def test_the_section_names_each_cell_whose_class_disagrees_with_its_prediction_and_why():

@@ -20,15 +20,39 @@ def write_section(experiment: str, tables: dict[str, pd.DataFrame], claims_path:
     atomic_write_text(section(tables, read_table(claims_path, CLAIMS), settings), path)
 
 
-def markdown(rows: pd.DataFrame | list[list[str]], header: list[str] | None = None) -> str:
-    """A page table of cells formatted already: tabulate must not read "0.50" back as a number and print "0.5"."""
-    frame = rows if header is None else pd.DataFrame(rows, columns=header)
+YES_NO = {True: "yes", False: "no"}
+
+
+def markdown(rows, header: list[str] | None = None, floatfmt: str | None = None) -> str:
+    """A page table (a frame, columns by title, or rows under ``header``) of cells formatted already: tabulate must
+    not read "0.50" back as a number and print "0.5"; or, given ``floatfmt``, of numbers it writes so."""
+    frame = pd.DataFrame(rows, columns=header)
+    if floatfmt:
+        return frame.to_markdown(index=False, floatfmt=floatfmt)
     return frame.to_markdown(index=False, disable_numparse=True)
+
+
+def interval(mean: float, low: float, high: float, digits: str = ".3f") -> str:
+    """A statistic with its bounds: mean [low, high]."""
+    return f"{mean:{digits}} [{low:{digits}}, {high:{digits}}]"
 
 
 def spread(values: pd.Series, digits: str = ".3g") -> str:
     """A statistic over seeds as mean [min, max]."""
-    return f"{values.mean():{digits}} [{values.min():{digits}}, {values.max():{digits}}]"
+    return interval(values.mean(), values.min(), values.max(), digits)
+
+
+def decimals(values: pd.Series, digits: int = 3, missing: str = "-") -> pd.Series:
+    """Each value to ``digits`` decimals, ``missing`` where there is none."""
+    return values.map(lambda value: missing if pd.isna(value) else f"{value:.{digits}f}")
+
+
+def wide_markdown(cells: pd.Series, index: list[str], title, sort: bool = True) -> str:
+    """A table of ``cells`` with the last level of their index as its columns, each titled ``title(value)``; rows and
+    columns sorted, or (``sort`` False) in the order they first appear."""
+    table = cells.unstack(-1, sort=sort).fillna("-")
+    table.columns = [title(value) for value in table.columns]
+    return markdown(table.rename_axis(index=index).reset_index())
 
 
 def length_columns(lengths, in_range) -> list[str]:
@@ -36,5 +60,18 @@ def length_columns(lengths, in_range) -> list[str]:
     return [f"n={n}{'*' if n in in_range else ''}" for n in lengths]
 
 
-def listed(values) -> str:
-    return ", ".join(map(str, values))
+def accuracy_markdown(summary: pd.DataFrame) -> str:
+    """One row per (encoding, K), one column per length: mean [95% interval] over seeds."""
+    cells = summary.set_index(["pe", "offset", "length"])
+    in_range = set(summary.loc[summary["in_training_range"], "length"])
+    return wide_markdown(pd.Series([interval(*row) for row in cells[["mean", "ci_low", "ci_high"]].to_numpy()],
+                                   cells.index), ["encoding", "K"], lambda n: length_columns([n], in_range)[0])
+
+
+def listed(values, separator: str = ", ") -> str:
+    return separator.join(map(str, values))
+
+
+def distinct(values, separator: str = ", ", form: str = "{}") -> str:
+    """The distinct values, sorted, each written by ``form``: a run's seeds ("0, 1, 2") or ranks ("6/8")."""
+    return listed((form.format(value) for value in sorted(set(values))), separator)

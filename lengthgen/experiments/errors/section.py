@@ -3,9 +3,9 @@
 import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
-from lengthgen.experiments.errors.summaries import pooled_past_range, split_errors
+from lengthgen.experiments.errors.summaries import pooled_past_range
 from lengthgen.experiments.errors.thresholds import MIN_DILUTION_SHARE, MIN_UNSEEN_WINNER_SHARE
-from lengthgen.experiments.sections import listed, markdown
+from lengthgen.experiments.sections import distinct, markdown
 
 
 def share(part: float, whole: float) -> str:
@@ -20,19 +20,6 @@ def past_range_markdown(by_length: pd.DataFrame) -> str:
             for pe in ("rope", "learned") for offset, cell in pooled_past_range(by_length, pe).iterrows()]
     return markdown(rows, ["encoding", "K", "wrong answers", "dilution errors (share of wrong)",
                            "ranking errors (share of wrong)", "ranking errors won at an unseen offset"])
-
-
-def predicted_split_markdown(split: pd.DataFrame) -> str:
-    """Per K and account past the range: the mean predicted / measured share of all answers per cause, and the MAE."""
-    shares = [f"{source}_{cause}_share" for source in ("predicted", "measured") for cause in ("ranking", "dilution")]
-    means = split[split["past_training_range"]].groupby(["offset", "predictor"])[shares].mean().join(
-        split_errors(split).set_index(["offset", "predictor"]))
-    rows = [[str(offset), predictor] + [cell for cause in ("ranking", "dilution") for cell in (
-                f"{row[f'predicted_{cause}_share']:.3f} / {row[f'measured_{cause}_share']:.3f}",
-                f"{row[f'{cause}_share_error']:.3f}")]
-            for (offset, predictor), row in means.iterrows()]
-    return markdown(rows, ["K", "predictor", "ranking errors: predicted / measured", "MAE",
-                           "dilution errors: predicted / measured", "MAE"])
 
 
 def finding(by_length: pd.DataFrame) -> str:
@@ -52,7 +39,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
     by_length, train_length_max = tables["errors_by_length"], settings["task"]["train_length_max"]
     return "\n\n".join([
         "## errors: ranking errors and dilution errors",
-        f"Every wrong answer of the sweep's heads (seeds {listed(sorted(by_length['seed'].unique()))}), by cause: a "
+        f"Every wrong answer of the sweep's heads (seeds {distinct(by_length['seed'])}), by cause: a "
         "**ranking error** when a key other than the target has the highest logit, a **dilution error** when the "
         "target has it yet the softmax readout picks another token. A winning key's offset is unseen when it is at "
         f"least {train_length_max}. **The paper's account predicts** that past the range rope keeps the target's "
@@ -63,12 +50,6 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "Past the range, per K, pooled over seeds and lengths (the figure splits every answer by length):",
         past_range_markdown(by_length),
         finding(by_length),
-        "**Each account's predicted split** past the range, from rope's parameters alone (prop1): the dilution law "
-        "predicts only dilution errors, the ranking account only ranking errors. Shares of all answers, mean over "
-        "seeds and lengths (reported, not checked):",
-        predicted_split_markdown(tables["errors_predicted_split"]),
         "![every answer by cause, and where rope's ranking errors' winning keys lie](figures/error_split.png)",
-        "**Claim**: past the training range rope's wrong answers are mostly dilution errors (the paper's account). "
-        "Sanity: its ranking errors are won by keys at offsets unseen in training.",
         checks_markdown(checks),
     ])

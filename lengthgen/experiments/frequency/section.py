@@ -4,7 +4,7 @@ import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.frequency.thresholds import MIN_TOP_ALIGNMENT, MIN_TOP_SHARE
-from lengthgen.experiments.sections import markdown, spread
+from lengthgen.experiments.sections import listed, markdown, spread
 
 
 def top_blocks(summary: pd.DataFrame) -> int:
@@ -34,7 +34,7 @@ def peaks_markdown(summary: pd.DataFrame) -> str:
     for offset, heads in summary.sort_values("seed").groupby("offset", sort=True):
         elsewhere = heads[heads["peak_delta"] != offset]
         named = ", ".join(f"seed {row.seed} at {row.peak_delta}" for row in elsewhere.itertuples()) or "none"
-        parts.append(f"K={offset}: {', '.join(map(str, heads['peak_delta']))} (peaking elsewhere than K: {named})")
+        parts.append(f"K={offset}: {listed(heads['peak_delta'])} (peaking elsewhere than K: {named})")
     return "**Where each trained kernel peaks**, per seed in seed order: " + "; ".join(parts) + "."
 
 
@@ -54,9 +54,8 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         f"**Rank.** Training {'lowers' if lowered else 'does not lower'} the rank of the position kernel (the last "
         "column), so the claim tested is not the paper's \"low-rank carrier\" but what the blocks show.",
         "![frequency decomposition](figures/frequency_rank.png)",
-        "**Claim**: the learned rule concentrates its energy in a few frequency blocks, aligned with K. As measured: "
-        f"the energy share of the top {n_top} of its {n_blocks} rotary blocks (max(1, D/16), an eighth of them at "
-        f"every width) is at least {MIN_TOP_SHARE:g} and above that of every untrained head of the same width, and "
-        f"their energy-weighted alignment with K is at least {MIN_TOP_ALIGNMENT:g}.",
+        f"**As measured**: the top {n_top} of {n_blocks} blocks (max(1, D/16)) hold at least {MIN_TOP_SHARE:g} of the "
+        "energy, more than every untrained head of the same width, with an energy-weighted alignment with K of at "
+        f"least {MIN_TOP_ALIGNMENT:g}.",
         checks_markdown(checks),
     ])

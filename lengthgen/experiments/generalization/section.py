@@ -3,19 +3,7 @@
 import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
-from lengthgen.experiments.sections import length_columns
-
-
-def format_interval(mean: float, low: float, high: float) -> str:
-    return f"{mean:.3f} [{low:.3f}, {high:.3f}]"
-
-
-def accuracy_markdown(summary: pd.DataFrame) -> str:
-    """One row per (encoding, K), one column per length: mean [95% interval] over seeds."""
-    cells = summary.assign(cell=[format_interval(*row) for row in summary[["mean", "ci_low", "ci_high"]].to_numpy()])
-    wide = cells.pivot_table(index=["pe", "offset"], columns="length", values="cell", aggfunc="first")
-    wide.columns = length_columns(wide.columns, set(summary.loc[summary["in_training_range"], "length"]))
-    return wide.rename_axis(index=["encoding", "K"]).reset_index().to_markdown(index=False)
+from lengthgen.experiments.sections import accuracy_markdown
 
 
 def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:

@@ -1,23 +1,18 @@
 """The linear experiment's page: its two arms, the linear head against its matched softmax head, the kernels against
 the min-norm interpolant, arm 1's sweep over width and base, and the checks."""
 
+from functools import partial
+
 import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.linear.summaries import CONTROL, HEAD, MATCHED, SWEEP_CUTOFF, comparison_lengths
 from lengthgen.experiments.linear.thresholds import (CHANCE_MULTIPLE, EXTRAPOLATION_FACTOR, LINEAR_CUTOFFS,
                                                      LINEAR_HEAD_FIT_ACCURACY, MIN_SOFTMAX_ADVANTAGE)
+from lengthgen.experiments.sections import distinct, markdown
 
 ARM_NAMES = {CONTROL: "1", HEAD: "2", MATCHED: "2, softmax"}  # so that tables list arm 1 first
-
-
-def markdown_table(frame: pd.DataFrame) -> str:
-    return frame.to_markdown(index=False, floatfmt=".3g")
-
-
-def joined(values, separator: str = "/") -> str:
-    """The distinct values of a cell, sorted: several runs' ranks ("6/8") or cut-offs ("1e-05, 0.001")."""
-    return separator.join(f"{value:g}" for value in sorted(set(values)))
+ranks = partial(distinct, separator="/", form="{:g}")  # several runs' ranks in one cell: "6/8"
 
 
 def weights_summary(by_length: pd.DataFrame, train_length_max: int) -> pd.DataFrame:
@@ -43,7 +38,7 @@ def weights_summary(by_length: pd.DataFrame, train_length_max: int) -> pd.DataFr
 def kernel_summary(comparison: pd.DataFrame) -> pd.DataFrame:
     """Per (arm, K), means over seeds: the trained kernel against the min-norm one (target = 1)."""
     return comparison.assign(arm=comparison["arm"].map(ARM_NAMES)).groupby(["arm", "offset"]).agg(**{
-        "cut-off": ("rtol", lambda rtols: joined(rtols, ", ")), "rank": ("rank", joined),
+        "cut-off": ("rtol", partial(distinct, form="{:g}")), "rank": ("rank", ranks),
         "rel. error": ("relative_error", "mean"), "kernel cosine": ("kernel_cosine", "mean"),
         "max abs(trained - min-norm)": ("max_kernel_error", "mean"), "norm trained / min-norm": ("norm_ratio", "mean"),
         "row-space frac": ("row_space_fraction", "mean"), "trained per-key @far": ("trained_far_key_weight", "mean"),
@@ -62,17 +57,9 @@ def sweep_summary(sweep: pd.DataFrame) -> pd.DataFrame:
     """Arm 1's closed-form sweep per (d, base), means over offsets: conditioning, far weight, accuracy at n."""
     length = int(sweep["length"].max())
     return sweep.groupby(["d_model", "rope_base"]).agg(**{
-        "condition number": ("condition_number", "max"), "rank": ("rank", joined),
+        "condition number": ("condition_number", "max"), "rank": ("rank", ranks),
         f"min-norm per-key @{length}": ("far_key_weight", "mean"), f"acc @{length}": ("accuracy", "mean"),
     }).rename_axis(["d", "base"]).reset_index()
-
-
-def progress_line(progress: pd.DataFrame) -> str:
-    """Arm 2's training accuracy by window of steps, mean over seeds, per K."""
-    means = progress.groupby(["offset", "until_step"])["accuracy"].mean()
-    return "; ".join(f"K={offset}: " + ", ".join(f"{accuracy:.3f} (to step {step})"
-                                                 for step, accuracy in rows.droplevel(0).items())
-                     for offset, rows in means.groupby(level=0))
 
 
 def extrapolation_text(by_length: pd.DataFrame, linear: dict, train_length_max: int, vocab_size: int) -> str:
@@ -99,42 +86,35 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
     return "\n\n".join([
         "## linear",
         "**Claim** (the paper): without softmax normalization, training selects a min-norm interpolant that does not "
-        "extrapolate. **Arm 2, the linear-attention head, tests the claim; arm 1, the min-norm interpolant of a kernel "
-        "linear in its parameters, is a control whose outcome its width and base decide.**",
+        "extrapolate. Arm 2, the linear-attention head, tests the claim; arm 1, a min-norm interpolant, is a control.",
         f"**Arm 1.** A kernel k(delta) = w . phi(delta) over d = {control['d_model']} rotary features (base "
-        f"{control['rope_base']:g}) weights each key directly, no softmax; token v's output is the summed weight of the "
-        f"keys holding v. Plain SGD from w = 0 (lr {control['lr']:g}, batch {control['batch_size']}, {control['steps']} "
-        "steps) on the squared error stays in the span of the training offsets' features, so it converges to the "
-        f"minimum-norm interpolant of k(delta) = [delta = K], delta = 0..{train_max - 1} (basis condition number "
-        f"{conditions.get(CONTROL, float('nan')):.3g}). A far key's min-norm weight scales as 1/sqrt(d) and a base >= 1 "
-        "makes the basis singular, so width and base decide arm 1's outcome: it is shown as a sweep over both, and "
-        "its checks are sanity checks.",
+        f"{control['rope_base']:g}) weights each key directly, no softmax. Plain SGD on the squared error from w = 0 "
+        f"(lr {control['lr']:g}, batch {control['batch_size']}, {control['steps']} steps) converges to the minimum-norm "
+        f"interpolant of k(delta) = [delta = K], delta = 0..{train_max - 1} (condition number "
+        f"{conditions.get(CONTROL, float('nan')):.3g}). Width and base decide its outcome (a far key's weight scales as "
+        "1/sqrt(d); a base >= 1 makes the basis singular), so it is shown as a sweep over both, and its checks are "
+        "sanity checks.",
         f"**Arm 2.** The factorized rope head (d = {model['d_model']}, base {linear['rope_base']:g}) with its logits "
         f"used directly as weights: Adam (lr {linear['lr']:g}, batch {linear['batch_size']}, {linear['steps']} steps), "
         f"cross-entropy. Its base departs from the sweep's {model['rope_base']:g}, where its basis is singular and it "
-        "did not fit its range (held-out accuracy 0.77-0.98 in the full run of commit 1bcb2b1, the last at that base); "
-        "its checks ask first that it fit every in-range length of every run. Its kernel, averaged over content "
-        f"through its value path (basis condition number {conditions.get(HEAD, float('nan')):.3g}), is compared with "
-        "the min-norm solution at the cut-off that matches it best, the reading most favourable to the claim.",
+        "did not fit its range; its checks ask first that it fit every in-range length of every run. Its "
+        f"content-averaged kernel (condition number {conditions.get(HEAD, float('nan')):.3g}) is compared with the "
+        "min-norm one at the cut-off that matches it best, the reading most favourable to the claim.",
         extrapolation_text(by_length, linear, train_max, task["vocab_size"]),
-        f"**Is it the softmax?** The matched head is arm 2 with its softmax: rope at base {linear['rope_base']:g}, "
-        f"the same seeds, K and training ({linear['steps']} steps). Rule, fixed before any run of this head: at each K "
-        f"its mean accuracy at n = {EXTRAPOLATION_FACTOR * train_max} minus arm 2's is at least {MIN_SOFTMAX_ADVANTAGE:g}, judged where both "
-        f"heads fit every in-range length of every seed (>= {LINEAR_HEAD_FIT_ACCURACY:g}). Both heads' curves are in "
-        "the figure below. Accuracy and distractor weights per arm (distractor weights in units of the target's "
-        f"weight: per key, mean over keys at delta in [n/2, n); mass, summed over every other key), means over seeds:",
-        markdown_table(weights_summary(by_length, train_max)),
+        f"**Is it the softmax?** The matched control is arm 2 with its softmax, the same base, seeds, K and training. "
+        f"Rule, fixed before any run of this head: at each K its mean accuracy at n = {EXTRAPOLATION_FACTOR * train_max}"
+        f" minus arm 2's is at least {MIN_SOFTMAX_ADVANTAGE:g}, where both fit every in-range length of every seed (>= "
+        f"{LINEAR_HEAD_FIT_ACCURACY:g}). Per arm, means over seeds (distractor weights in units of the target's: per "
+        "key, mean over keys at delta in [n/2, n); mass, summed over every other key):",
+        markdown(weights_summary(by_length, train_max), floatfmt=".3g"),
         "![arm 2 against its matched softmax head: accuracy vs length](figures/linear_matched.png)",
         "Each trained kernel against the min-norm one, both divided by their value at delta = K (rel. error: "
         f"|trained - min-norm| / |min-norm| over every evaluated offset; per-key weights at n = {far}):",
-        markdown_table(kernel_summary(comparison)),
+        markdown(kernel_summary(comparison), floatfmt=".3g"),
         cutoff_text(tables["linear_cutoffs"]),
-        f"Arm 1's sweep: the closed-form min-norm interpolant per width d and base (cut-off {SWEEP_CUTOFF:g}; rank: "
-        "directions kept), its mean per-key weight in the last octave of the longest length and its accuracy there, "
-        "means over K:",
-        markdown_table(sweep_summary(tables["linear_min_norm_sweep"])),
-        "Arm 2's training accuracy, mean over seeds, by window of steps: "
-        f"{progress_line(tables['linear_training_progress'])}.",
+        f"Arm 1's sweep: the closed-form min-norm interpolant per width d and base (cut-off {SWEEP_CUTOFF:g}), its "
+        "mean per-key weight in the last octave of the longest length and its accuracy there, means over K:",
+        markdown(sweep_summary(tables["linear_min_norm_sweep"]), floatfmt=".3g"),
         checks_markdown(checks),
         "![linear control: accuracy, distractor weights, convergence and kernels](figures/linear_control.png)",
     ])

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from lengthgen.experiments.multiseed.headlines import HEADLINES
-from lengthgen.experiments.sections import markdown
+from lengthgen.experiments.sections import interval, markdown
 
 
 def summary_markdown(summary: pd.DataFrame) -> str:
@@ -12,7 +12,7 @@ def summary_markdown(summary: pd.DataFrame) -> str:
     summary = summary.sort_values("headline", key=lambda names: names.map(order), kind="stable")
     return markdown(pd.DataFrame({
         "headline": summary["headline"], "K": summary["offset"], "runs": summary["n_seeds"],
-        "mean [95% CI]": [f"{row.mean:.3g} [{row.ci_low:.3g}, {row.ci_high:.3g}]" for row in summary.itertuples()],
+        "mean [95% CI]": [interval(row.mean, row.ci_low, row.ci_high, ".3g") for row in summary.itertuples()],
         "threshold": [f"{row.comparison} {row.threshold:.3g}" if row.comparison else "-"
                       for row in summary.itertuples()],
         "runs meeting it": summary["fraction_of_runs_meeting"].map(lambda share: "-" if pd.isna(share)

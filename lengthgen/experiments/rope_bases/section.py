@@ -6,16 +6,16 @@ from lengthgen.checks.check import checks_markdown
 from lengthgen.experiments.rope_bases.summaries import EVERY_BASE, accuracy_errors, decided_pairs
 from lengthgen.experiments.rope_bases.tables import ORDER_PREDICTORS
 from lengthgen.experiments.rope_bases.thresholds import ORDER_MIN_ACCURACY_GAP
-from lengthgen.experiments.sections import listed, markdown
+from lengthgen.experiments.sections import distinct, wide_markdown
 from lengthgen.science.prediction_errors import DILUTION_LAW_PREDICTOR
 
 
-def wide_markdown(frame: pd.DataFrame, columns: str, names: tuple[str, ...], label: str) -> str:
-    """One row per (K, encoding) in the frame's order, one column per name in ``columns``, of formatted cells."""
-    rows = pd.MultiIndex.from_frame(frame[["K", "pe"]].drop_duplicates())
-    wide = frame.pivot(index=["K", "pe"], columns=columns, values="cell").reindex(index=rows, columns=list(names))
-    wide.columns = [f"{name}: {label}" for name in wide.columns]
-    return markdown(wide.rename_axis(["K", "encoding"]).reset_index())
+def by_source_markdown(frame: pd.DataFrame, column: str, names: tuple[str, ...], label: str) -> str:
+    """One row per (K, encoding) in the frame's order, one column per name in ``column`` (in ``names``' order)."""
+    cells = frame[frame[column].isin(names)]
+    cells = cells.assign(rank=cells[column].map(names.index)).sort_values("rank", kind="stable")
+    return wide_markdown(cells.set_index(["K", "pe", column])["cell"], ["K", "encoding"], f"{{}}: {label}".format,
+                         sort=False)
 
 
 def errors_markdown(errors: pd.DataFrame) -> str:
@@ -24,7 +24,7 @@ def errors_markdown(errors: pd.DataFrame) -> str:
                           K=errors["offset"].map(lambda offset: "all" if pd.isna(offset) else str(int(offset))))
     # The offsets in order, then all of them; per offset, the encodings, then every base pooled.
     cells = cells.assign(pooled=cells["pe"] == EVERY_BASE).sort_values(["offset", "pooled", "pe"], na_position="last")
-    return wide_markdown(cells, "predictor", ORDER_PREDICTORS, "MAE (bias)")
+    return by_source_markdown(cells, "predictor", ORDER_PREDICTORS, "MAE (bias)")
 
 
 def order_sentence(order: pd.DataFrame) -> str:
@@ -47,14 +47,14 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
     prediction, order = tables["rope_bases_prediction"], tables["rope_bases_order"]
     return "\n\n".join([
         "## rope_bases: do the accounts predict the rope-base variants' order?",
-        f"The variants train rope at rotary bases {listed(sorted(prediction['pe'].unique()))} (seeds "
-        f"{listed(sorted(prediction['seed'].unique()))}). Each head's accuracy past the training range (lengths "
-        f"{listed(sorted(prediction['length'].unique()))}) is predicted from its parameters alone by the dilution "
-        f"law (`{DILUTION_LAW_PREDICTOR}`) and the ranking account (`ranking`), beside the measured one. The test, "
+        f"The variants train rope at rotary bases {distinct(prediction['pe'])} (seeds {distinct(prediction['seed'])})."
+        f" Each head's accuracy past the training range (lengths {distinct(prediction['length'])}) is predicted from "
+        f"its parameters alone by the dilution law (`{DILUTION_LAW_PREDICTOR}`) and the ranking account (`ranking`), "
+        "beside the measured one. The test, "
         "fixed before the run: per K, every pair of encodings whose measured means differ by at least "
         f"{ORDER_MIN_ACCURACY_GAP:g} must be predicted in the measured order (closer pairs decide nothing).",
         "Mean accuracy past the range over seeds and lengths (rank, 1 = best):",
-        wide_markdown(order.sort_values(["offset", "pe"]).assign(
+        by_source_markdown(order.sort_values(["offset", "pe"]).assign(
                           K=lambda frame: frame["offset"].astype(str),
                           cell=lambda frame: [f"{row.mean_accuracy:.3f} ({row.rank})" for row in frame.itertuples()]),
                       "source", ("measured", *ORDER_PREDICTORS), "mean accuracy (rank)"),

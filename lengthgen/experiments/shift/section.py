@@ -4,17 +4,15 @@ import numpy as np
 import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
-from lengthgen.experiments.sections import listed, markdown
+from lengthgen.experiments.sections import distinct, markdown
 from lengthgen.experiments.shift.summaries import summary_by_shift
 
 HALVES = (
-    "**What a shift tests, and what it does not.** The paper's sentence has two halves. (1) Rotary encodings make "
-    "the attention logit a function of the relative offset alone: a shift of every position id leaves every logit "
-    "as it was, which the table and checks above test. (2) So the selection rule learned at training lengths is "
-    "reproduced at every longer length: a shift cannot test this, since past the training range keys sit at offsets "
-    "no training sequence held, where the logit function was never fit. The errors page measures it: the share of "
-    "rope's wrong answers past the range that are ranking errors, and of those the share won by a key at an offset "
-    "unseen in training.")
+    "**What a shift tests, and what it does not.** (1) Rotary encodings make the attention logit a function of the "
+    "relative offset alone: a shift of every id leaves every logit as it was (the table and checks above). (2) So the "
+    "rule learned at training lengths is reproduced at every longer length: a shift cannot test this, since past the "
+    "range keys sit at offsets no training sequence held. The errors page measures it: rope's ranking errors past "
+    "the range, and the share of them won by a key at an unseen offset.")
 
 
 def changes_markdown(cells: pd.DataFrame, changes: pd.DataFrame, offset: int) -> str:
@@ -35,8 +33,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
     return "\n\n".join([
         f"## shift_K{offset}",
         "Every position id shifted by s: the largest absolute change of any attention logit against the unshifted "
-        f"head, over seeds {listed(sorted(cells['seed'].unique()))} and lengths "
-        f"{listed(sorted(cells['length'].unique()))}, K={offset}. Heads: "
+        f"head, over seeds {distinct(cells['seed'])} and lengths {distinct(cells['length'])}, K={offset}. Heads: "
         + ", ".join(f"{pe} ({state})" for pe, state in states.items()) + ".",
         changes_markdown(cells, changes, offset),
         *(["missing: position ids past the table's rows: " + "; ".join(

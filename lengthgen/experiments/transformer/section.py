@@ -4,37 +4,13 @@ hypothesis, each with its table, and the checks."""
 import numpy as np
 import pandas as pd
 
-from lengthgen.checks.check import checks_markdown, verdict
+from lengthgen.checks.check import checks_markdown
 from lengthgen.checks.rule_history import changes_naming
-from lengthgen.checks.shared_rules import ABOVE_CHANCE_FACTOR
 from lengthgen.experiments.frequency.thresholds import MIN_TOP_SHARE
-from lengthgen.experiments.transformer.summaries import FINDINGS, PAPER_FINDINGS, prediction_factor, rope_drops
+from lengthgen.experiments.sections import YES_NO, decimals, distinct, markdown, spread, wide_markdown
+from lengthgen.experiments.transformer.summaries import prediction_factor, rope_drops
 from lengthgen.experiments.transformer.thresholds import (MIN_RETRIEVAL_ATTENTION, STEP_KERNEL_MARGIN, STEP_MIN_DROP,
                                                           STEP_PREDICTION_FACTOR)
-
-YES_NO = {True: "yes", False: "no"}
-
-
-def spread_text(values: pd.Series) -> str:
-    """mean [min, max], to 3 decimals."""
-    return f"{values.mean():.3f} [{values.min():.3f}, {values.max():.3f}]"
-
-
-def markdown(columns: dict) -> str:
-    """A table from its columns (title: values), every cell as written."""
-    return pd.DataFrame(columns).to_markdown(index=False, disable_numparse=True)
-
-
-def decimals(values: pd.Series, digits: int = 3, missing: str = "-") -> pd.Series:
-    return values.map(lambda value: missing if pd.isna(value) else f"{value:.{digits}f}")
-
-
-def wide_markdown(cells: pd.Series, index: list[str], title) -> str:
-    """A table of ``cells`` with the last level of their index as its columns, each titled ``title(value)``."""
-    table = cells.unstack(-1).fillna("-")
-    table.columns = [title(value) for value in table.columns]
-    return table.rename_axis(index=index).reset_index().to_markdown(index=False, disable_numparse=True)
-
 
 def steps_markdown(drops: pd.DataFrame, predictions: pd.DataFrame) -> str:
     """Per rope model: its largest drop past the range (``rope_drops``), whether it is a step, the first step found,
@@ -117,38 +93,24 @@ def carrier_finding(carrier: pd.DataFrame, untrained: pd.DataFrame, n_blocks: in
            "check cannot hold."] if n_blocks <= 4 else [])])
 
 
-def findings_markdown(checks: pd.DataFrame) -> str:
-    """Per finding: whose claim it is, how many of its evidence checks hold, and its verdict."""
-    evidence = checks[checks["kind"] == "evidence"].groupby("claim")["holds"]
-    return pd.DataFrame([{
-        "finding": finding, "claimed by": "the paper" if finding in PAPER_FINDINGS else "this pipeline",
-        "evidence checks holding": f"{int(evidence.sum().get(finding, 0))}/{int(evidence.size().get(finding, 0))}",
-        "verdict": verdict(checks[checks["claim"] == finding])} for finding in FINDINGS]).to_markdown(index=False)
-
-
 def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:
     """The transformer's page, every number read from the tables."""
     model, task = settings["transformer"], settings["task"]
     windows, changes, carrier = (tables[f"transformer_{name}"] for name in ("windows", "shift_changes", "carrier"))
     predictions, train_max = tables["transformer_step_predictions"], task["train_length_max"]
-    chance = 1 / task["vocab_size"]
     head_dim = model["d_model"] // model["n_heads"]
     drops, untrained = rope_drops(tables["transformer_by_position"], train_max), tables["transformer_untrained_carrier"]
-
-    def listed(column: pd.Series) -> str:
-        return ", ".join(map(str, sorted(column.unique())))
 
     return "\n\n".join([
         "## transformer: do the phenomenon, the equivariance and the carrier transfer?",
         f"A causal decoder ({model['n_layers']} pre-norm layers, {model['n_heads']} heads of width {head_dim}, d_model "
-        f"{model['d_model']}) with rope or learned positions in every layer, trained at K = {listed(windows['offset'])} "
+        f"{model['d_model']}) with rope or learned positions in every layer, trained at K = {distinct(windows['offset'])} "
         f"to give at each position t >= K the token at t - K, on lengths {task['train_length_min']}..{train_max} (Adam, "
         f"lr {model['lr']:g}, batch {model['batch_size']}, {model['steps']} steps, {model['precision']}; seeds "
-        f"{listed(windows['seed'])}), and evaluated on {model['eval_samples']} sequences per length.",
+        f"{distinct(windows['seed'])}), and evaluated on {model['eval_samples']} sequences per length.",
         f"**Phenomenon.** Accuracy over the last {train_max} positions of each length (the single head's query there): "
-        f"mean [min, max] over seeds; * in the training range; chance {chance:.4f}. Rope's lowest seed must stay at or "
-        f"above {ABOVE_CHANCE_FACTOR:g} x chance = {ABOVE_CHANCE_FACTOR * chance:.3f} at every length past the range.",
-        wide_markdown(windows.groupby(["pe", "offset", "length"])["accuracy"].agg(spread_text), ["encoding", "K"],
+        f"mean [min, max] over seeds; * in the training range; chance {1 / task['vocab_size']:.4f}.",
+        wide_markdown(windows.groupby(["pe", "offset", "length"])["accuracy"].agg(spread, ".3f"), ["encoding", "K"],
                       lambda n: f"n={n}{'*' if n <= train_max else ''}"),
         f"**Steps.** A drop at position p: the mean accuracy over the {train_max} positions before p minus that over the "
         f"{train_max} from p on (longest length). A step is a drop of at least {STEP_MIN_DROP:g}: a far offset "
@@ -158,7 +120,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         "largest s at an unseen offset, in leads. Per rope model:",
         steps_markdown(drops, predictions),
         steps_finding(drops, predictions),
-        f"**Equivariance.** Every position id shifted by s, on lengths {listed(changes['length'])}: the largest change "
+        f"**Equivariance.** Every position id shifted by s, on lengths {distinct(changes['length'])}: the largest change "
         "of any output logit over seeds and lengths (undefined: ids past the learned table).",
         wide_markdown(changes.groupby(["offset", "pe", "dtype", "shift"])["output_logit_change"].max().map(
             lambda value: "undefined" if np.isnan(value) else f"{value:.2e}"), ["K", "encoding", "dtype"], "s={}".format),
@@ -170,9 +132,5 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         carrier_finding(carrier, untrained, head_dim // 2),
         "![shift equivariance of the transformer](figures/transformer_shift.png)",
         "![accuracy by position and the retrieving heads](figures/transformer.png)",
-        "**Claim**: the phenomenon (near perfect in range, well above chance past it, a graceful decay), the "
-        "equivariance and the carrier transfer to a multi-layer, multi-head transformer; the steps finding is this "
-        "pipeline's own hypothesis. Verdict per finding:",
-        findings_markdown(checks),
         checks_markdown(checks),
     ])

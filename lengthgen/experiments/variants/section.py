@@ -5,12 +5,12 @@ import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
 from lengthgen.checks.shared_rules import CHANCE_TOLERANCE, NEAR_PERFECT
-from lengthgen.experiments.generalization.section import accuracy_markdown, format_interval
+from lengthgen.experiments.sections import YES_NO, accuracy_markdown, distinct, interval, markdown
 from lengthgen.experiments.variants.summaries import mechanisms, predictions
 from lengthgen.experiments.variants.thresholds import (EXTRAPOLATES_ACCURACY, VARIANT_LENGTH_FACTOR,
                                                        VARIANT_SPREAD_WIDTH)
 from lengthgen.models.encodings_table import DEFAULT_NOISE_MAX_LENGTH, resolve_encoding_name
-from lengthgen.science.variant_predictions import (CLASSES, COLLAPSES, DECAYS, EXTRAPOLATES, FAILS,
+from lengthgen.science.variant_predictions import (COLLAPSES, DECAYS, EXTRAPOLATES, FAILS,
                                                   MONOTONE_FAILS_FROM_OFFSET, NO_COLLAPSE, NO_PREDICTION,
                                                   RANDOM_POSITIONS_FAIL_FROM_OFFSET, at_length, predicted_class,
                                                   prediction)
@@ -20,7 +20,6 @@ from lengthgen.science.variant_predictions import (CLASSES, COLLAPSES, DECAYS, E
 FIRE_THRESHOLDS = {"fire": "learns its threshold L from {threshold:g}, as FIRE's reference code does",
                    "fire_fixed": "keeps its threshold L at {threshold:g}"}
 FIRE_DEFAULT_THRESHOLD = 512.0
-YES_NO = {True: "yes", False: "no"}
 PROPERTIES = {"position_term": "position term", "trained_past_range": "trained past range",
               "monotone_in_offset": "monotone in offset", "random_positions": "random ids"}
 
@@ -40,23 +39,22 @@ def properties_markdown(descriptions: dict[str, dict], order: list[str], far_len
         held, bound = YES_NO[at_length(description, far_length)["offset_only"]], description["offset_only_up_to"]
         return held if bound is None else f"{held} (up to n={bound:g})"
 
-    return pd.DataFrame([{"encoding": pe, f"offset only at n={far_length}": offset_only(descriptions[pe]),
-                          **{title: YES_NO[descriptions[pe][name]] for name, title in PROPERTIES.items()},
-                          "what it is": descriptions[pe]["summary"]} for pe in order]).to_markdown(index=False)
+    return markdown([{"encoding": pe, f"offset only at n={far_length}": offset_only(descriptions[pe]),
+                      **{title: YES_NO[descriptions[pe][name]] for name, title in PROPERTIES.items()},
+                      "what it is": descriptions[pe]["summary"]} for pe in order])
 
 
 def predictions_markdown(cells: pd.DataFrame, order: list[str]) -> str:
     """Per (encoding, K): the accuracy where the class is read, the class measured and predicted, and their match."""
     cells = cells.assign(rank=cells["pe"].map(order.index)).sort_values(["rank", "offset"])
     disagree = cells["far_ci_high"] - cells["far_ci_low"] >= VARIANT_SPREAD_WIDTH
-    return pd.DataFrame({
+    return markdown({
         "encoding": cells["pe"], "K": cells["offset"],
-        f"accuracy at n={cells['far_length'].iloc[0]}": [format_interval(row.far_mean, row.far_ci_low, row.far_ci_high)
+        f"accuracy at n={cells['far_length'].iloc[0]}": [interval(row.far_mean, row.far_ci_low, row.far_ci_high)
                                                         for row in cells.itertuples()],
         "measured class": cells["category"] + disagree.map({True: " (the seeds disagree)", False: ""}),
         "predicted class": cells["predicted"],
-        "match": ["-" if match is None else "yes" if match else "**no**" for match in cells["matches"]],
-    }).to_markdown(index=False)
+        "match": ["-" if match is None else "yes" if match else "**no**" for match in cells["matches"]]})
 
 
 def disagreements_markdown(cells: pd.DataFrame, descriptions: dict[str, dict], order: list[str]) -> str:
@@ -102,9 +100,8 @@ def fire_thresholds_markdown(thresholds: pd.DataFrame, descriptions: dict[str, d
         f"where the class is read, in {int((learned >= far_length).sum())} of {len(rows)} models, and over the training "
         f"range (n <= {train_length_max}) in {int((learned >= train_length_max).sum())}. Read with its own L, "
         f"{sum(mine == theirs for mine, theirs in zip(own, above))} of {len(rows)} models get the prediction above.",
-        pd.DataFrame({"encoding": rows["pe"], "K": rows["offset"], "seed": rows["seed"],
-                      "learned L": learned.map("{:.1f}".format), "predicted with its own L": own,
-                      "predicted above": above}).to_markdown(index=False, disable_numparse=True)]
+        markdown({"encoding": rows["pe"], "K": rows["offset"], "seed": rows["seed"],
+                  "learned L": learned.map("{:.1f}".format), "predicted with its own L": own, "predicted above": above})]
 
 
 def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:
@@ -112,14 +109,13 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
     descriptions = mechanisms(order)
     cells = predictions(classes, descriptions)
     chance, far = 1.0 / task["vocab_size"], VARIANT_LENGTH_FACTOR * task["train_length_max"]
-    counts, matches = classes["category"].value_counts(), cells["matches"].dropna()
     return "\n\n".join([
         "## variants: which encodings extrapolate, and why",
         f"{len(order)} encodings, each trained and evaluated like the sweep's heads ({classes['n_seeds'].max()} seeds "
-        f"per cell; K = {', '.join(map(str, sorted(classes['offset'].unique())))}). Randomized encodings draw each "
-        f"sequence's sorted position ids from [0, {DEFAULT_NOISE_MAX_LENGTH}) unless the name sets the range, in "
-        "training and evaluation alike, as their reference code does. Mean accuracy over seeds with a 95% Student-t "
-        f"interval; * in the training range; chance {chance:.4f}.",
+        f"per cell; K = {distinct(classes['offset'])}). Randomized encodings draw each sequence's sorted position ids "
+        f"from [0, {DEFAULT_NOISE_MAX_LENGTH}) unless the name sets the range, in training and evaluation alike, as "
+        f"their reference code does. Mean accuracy over seeds [95% Student-t interval]; * in range; chance "
+        f"{chance:.4f}.",
         *fire_markdown(order),
         accuracy_markdown(tables["variants_summary"]),
         "![accuracy of every encoding by length](figures/pe_variants.png)",
@@ -128,8 +124,7 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         f"lowest in-range mean is below {NEAR_PERFECT}; else it *{EXTRAPOLATES}* at a mean >= {EXTRAPOLATES_ACCURACY}, "
         f"*{COLLAPSES}* at <= chance + {CHANCE_TOLERANCE} = {chance + CHANCE_TOLERANCE:.3f}, *{DECAYS}* between "
         f"(seeds that do not fit left out; a 95% interval of {VARIANT_SPREAD_WIDTH} or wider: the seeds disagree). "
-        f"Measured: {', '.join(f'{counts.get(category, 0)} {category}' for category in CLASSES)}. "
-        f"{left_out_markdown(classes)}",
+        + left_out_markdown(classes),
         f"**Mechanism**: what each encoding's declaration (tested against its code) says of its logit at n={far}, where "
         "the class is read (FIRE with a fixed threshold L is a function of the offset alone only up to n = L).",
         properties_markdown(descriptions, order, far),
@@ -141,9 +136,6 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         f"the range: *{COLLAPSES}* (the paper's account of learned positions). Anything else: {NO_PREDICTION}.",
         predictions_markdown(cells, order),
         *fire_thresholds_markdown(tables["variants_fire_thresholds"], descriptions, far, task["train_length_max"]),
-        f"**Claim**: the mechanism decides the class ({len(matches)} of {len(cells)} cells have a prediction; "
-        f"{int(matches.sum())} match, {len(matches) - int(matches.sum())} do not). A prediction of *{FAILS}* is a "
-        "sanity check: only a bug in the encoding or its declaration can fit the range there.",
         disagreements_markdown(cells, descriptions, order),
         checks_markdown(checks),
     ])
