@@ -68,7 +68,7 @@ def extrapolation_text(by_length: pd.DataFrame, linear: dict, train_length_max: 
     four_x, bar = EXTRAPOLATION_FACTOR * train_length_max, CHANCE_MULTIPLE / vocab_size
     at_4x = by_length[by_length["length"] == four_x].groupby("arm")["accuracy"].mean()
     head, softmax = at_4x[HEAD], at_4x[MATCHED]
-    does = ("does extrapolate, so \"without softmax, no extrapolation\" does not hold here" if head > bar
+    does = ("does extrapolate, so the claim that a head without softmax does not fails here" if head > bar
             else "does not extrapolate")
     return (f"**Does the linear head extrapolate?** At n = {four_x} ({EXTRAPOLATION_FACTOR}x the longest training "
             f"length), arm 2 at base {linear['rope_base']:g} has mean accuracy {head:.3f} over seeds and K, "
