@@ -11,7 +11,6 @@ from conftest import markdown_rows
 from lengthgen.tables import io as tables
 from lengthgen.checks.check import with_keys
 from lengthgen.experiments.errors import analysis as errors
-from lengthgen.experiments.errors.summaries import split_errors
 from lengthgen.models.head import AttentionHead, HeadConfig
 from lengthgen.training.loop import init_head
 from lengthgen.experiments.errors import figures as plots
@@ -129,10 +128,6 @@ def test_the_dilution_law_predicts_its_error_as_dilution_errors(analyzed):
         assert row.predicted_dilution_share == pytest.approx(1 - LAW_ACCURACY[row.length])
         assert row.predicted_ranking_share == 0.0
         assert row.measured_ranking_share == measured.loc[row.length, "ranking_share"]
-    (past,) = split_errors(split).itertuples()
-    at_32 = measured.loc[32]
-    assert past.dilution_share_error == pytest.approx(abs(0.3 - at_32["dilution_share"]))
-    assert past.ranking_share_error == pytest.approx(at_32["ranking_share"])
 
 
 def test_predicted_ranking_share_matches_random_sequences():

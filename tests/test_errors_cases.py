@@ -16,7 +16,7 @@ from lengthgen.checks.bootstrap import seed_bootstrap
 from lengthgen.checks.check import with_keys
 from lengthgen import evaluation
 from lengthgen.experiments.errors import analysis as errors
-from lengthgen.experiments.errors.summaries import pooled_past_range, split_errors
+from lengthgen.experiments.errors.summaries import pooled_past_range
 
 LENGTH, OFFSET, TRAIN_MAX, VOCAB = 6, 1, 3, 4
 TARGET = LENGTH - 1 - OFFSET  # position 4
@@ -170,15 +170,6 @@ def test_a_share_at_its_bar_holds():
     assert dilution["holds"] and unseen["holds"]
 
 
-def test_split_errors_by_hand():
-    split = pd.DataFrame({"offset": [1, 1, 1], "predictor": ["ranking"] * 3, "past_training_range": [True, True, False],
-                          "predicted_ranking_share": [0.5, 0.1, 0.9], "measured_ranking_share": [0.2, 0.3, 0.0],
-                          "predicted_dilution_share": [0.0, 0.0, 0.0], "measured_dilution_share": [0.4, 0.1, 1.0]})
-    row = split_errors(split).iloc[0]
-    assert row["ranking_share_error"] == pytest.approx((0.3 + 0.2) / 2)
-    assert row["dilution_share_error"] == pytest.approx((0.4 + 0.1) / 2)
-
-
 def test_share_by_hand():
     assert errors.share(1, 4) == 0.25
     assert errors.share(1, 1) == 1.0 and errors.share(3, 3) == 1.0  # a whole of one or more is divided, not NaN
@@ -252,17 +243,6 @@ def test_predicted_split_refuses_a_run_measured_twice():
     twice = pd.concat([measured, measured.iloc[[1]]], ignore_index=True)  # rope, seed 0, length 32 twice
     with pytest.raises(pd.errors.MergeError):
         errors.predicted_split(twice, ranking, law)
-
-
-def test_split_errors_of_both_predictors_by_hand():
-    split = pd.DataFrame({"offset": [1, 1, 1, 2], "predictor": ["mean_field", "mean_field", "ranking", "mean_field"],
-                          "past_training_range": [True, True, True, True],
-                          "predicted_ranking_share": [0.0, 0.0, 0.3, 0.0], "measured_ranking_share": [0.1, 0.2, 0.1, 0.0],
-                          "predicted_dilution_share": [0.5, 0.2, 0.0, 0.6], "measured_dilution_share": [0.3, 0.4, 0.3, 0.1]})
-    table = split_errors(split).set_index(["offset", "predictor"])
-    assert table.loc[(1, "mean_field")].tolist() == pytest.approx([(0.1 + 0.2) / 2, (0.2 + 0.2) / 2])
-    assert table.loc[(1, "ranking")].tolist() == pytest.approx([0.2, 0.3])
-    assert table.loc[(2, "mean_field")].tolist() == pytest.approx([0.0, 0.5])
 
 
 def token_ranked_rope_head(key_logits):

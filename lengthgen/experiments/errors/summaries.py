@@ -4,16 +4,6 @@ section text (``section.py``, which the figure job writes without loading a mode
 import pandas as pd
 
 
-def split_errors(split: pd.DataFrame) -> pd.DataFrame:
-    """Per offset and predictor, past the training range: the mean absolute error of the predicted ranking and
-    dilution shares against the measured ones, over seeds and lengths."""
-    past = split[split["past_training_range"]]
-    errors = past.assign(ranking_share_error=(past["predicted_ranking_share"] - past["measured_ranking_share"]).abs(),
-                         dilution_share_error=(past["predicted_dilution_share"]
-                                               - past["measured_dilution_share"]).abs())
-    return errors.groupby(["offset", "predictor"], as_index=False)[["ranking_share_error", "dilution_share_error"]].mean()
-
-
 POOLED_COUNTS = ["n_sequences", "n_wrong", "n_ranking_error", "n_dilution_error", "n_winning_seen",
                  "n_winning_unseen"]
 
