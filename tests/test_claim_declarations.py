@@ -125,3 +125,25 @@ def test_secondary_statistics_give_every_other_statistic_a_claim_reads_its_mean_
         [name, "this run", 1, 2], [name, "this run", 2, 2]]
     assert rows["mean"].tolist() == pytest.approx([0.2, 0.6])
     assert rows["ci_low"].tolist() == pytest.approx([0.1, 0.4]) and rows["ci_high"].tolist() == pytest.approx([0.3, 0.8])
+
+
+def test_a_fixed_baseline_is_its_value_and_a_baseline_statistic_missing_at_a_k_is_nan():
+    softmax = CLAIMS_BY_NAME["softmax control"]
+    fits = {precondition: {1: [1.0] * 3} for precondition in softmax.preconditions}
+    judged = judge_claim(softmax, by_seed({softmax.primary: {1: [0.3, 0.4, 0.5]}, **fits}), TASK)
+    assert judged["baseline"].tolist() == [softmax.baseline.value]
+    pinning = CLAIMS_BY_NAME["pinning"]
+    table = by_seed({pinning.primary: {1: [1.0] * 3, 2: [1.0] * 3}, pinning.baseline.statistic: {1: [0.2] * 3},
+                     pinning.preconditions[0]: {1: [1.0] * 3, 2: [1.0] * 3}})
+    baseline = judge_claim(pinning, table, TASK)["baseline"]
+    assert baseline.iloc[0] == pytest.approx(0.2) and pd.isna(baseline.iloc[1])
+
+
+def test_the_judgments_table_carries_each_claim_s_comparison_and_each_condition_s_kind_in_one_index():
+    table = by_seed({GAP.primary: {1: [0.2] * 4, 2: [0.2] * 4}, GAP.preconditions[0]: {1: [1.0] * 4, 2: [1.0] * 4}})
+    conditions = [Condition("this run", "run", True, "", TASK),
+                  Condition("d_model_32", "robustness", True, "model.d_model: 64 -> 32", TASK)]
+    judged = claim_judgments(conditions, [table, table])
+    assert judged.index.tolist() == [0, 1, 2, 3]
+    assert judged["kind"].tolist() == ["run", "run", "robustness", "robustness"]
+    assert set(judged["comparison"]) == {GAP.rule.comparison}
