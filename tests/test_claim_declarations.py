@@ -146,4 +146,7 @@ def test_the_judgments_table_carries_each_claim_s_comparison_and_each_condition_
     judged = claim_judgments(conditions, [table, table])
     assert judged.index.tolist() == [0, 1, 2, 3]
     assert judged["kind"].tolist() == ["run", "run", "robustness", "robustness"]
+    assert judged["changes"].tolist() == ["", "", "model.d_model: 64 -> 32", "model.d_model: 64 -> 32"]
+    unseen = claim_judgments([conditions[0]._replace(seen=False)], [table])
+    assert unseen["seen"].tolist() == [False, False] and judged["seen"].tolist() == [True] * 4
     assert set(judged["comparison"]) == {GAP.rule.comparison}
