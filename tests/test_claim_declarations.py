@@ -124,6 +124,8 @@ def test_secondary_statistics_give_every_other_statistic_a_claim_reads_its_mean_
     assert rows[["statistic", "condition", "offset", "n_seeds"]].values.tolist() == [
         [name, "this run", 1, 2], [name, "this run", 2, 2]]
     assert rows["mean"].tolist() == pytest.approx([0.2, 0.6])
+    nothing = secondary_statistics([Condition("this run", "run", True, "", TASK)], [by_seed({GAP.primary: {1: [0.9]}})])
+    assert nothing.empty and list(nothing.columns) == list(rows.columns)
     assert rows["ci_low"].tolist() == pytest.approx([0.1, 0.4]) and rows["ci_high"].tolist() == pytest.approx([0.3, 0.8])
 
 
