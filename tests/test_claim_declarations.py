@@ -111,8 +111,9 @@ def test_every_condition_of_a_run_carries_its_kind_whether_seen_what_it_changes_
         ("unseen_seeds", "confirmation", False, "seeds never looked at", 8),
         ("d_model_32", "robustness", True, "model.d_model: 64 -> 32", 16)]
     assert all(set(c["task"]) == {"vocab_size", "train_length_max"} for c in conditions)
-    with pytest.raises(ValueError, match=r"names a, b, which are not in confirmation.runs \(fresh_seeds\)"):
-        conditions_of({"task": TASK, "confirmation": {"out_of_sample": ["b", "a"]}}, {"fresh_seeds": None}, {})
+    with pytest.raises(ValueError, match=r"names a, b, which are not in confirmation.runs \(fresh_seeds, small\)"):
+        conditions_of({"task": TASK, "confirmation": {"out_of_sample": ["b", "a"]}},
+                      {"fresh_seeds": None, "small": None}, {})
 
 
 def test_secondary_statistics_give_every_other_statistic_a_claim_reads_its_mean_and_interval_per_k():
