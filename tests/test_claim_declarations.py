@@ -103,13 +103,13 @@ def test_every_condition_of_a_run_carries_its_kind_whether_seen_what_it_changes_
                                differences=differences)
     confirmation = {"fresh_seeds": run("", ["seed: 0 -> 5", "seeds: 3 -> 4"], 16),
                     "unseen_seeds": run("seeds never looked at", ["seed: 0 -> 9"], 8)}
-    robustness = {"d_model_32": SimpleNamespace(prepared={"task": TASK}, differences=["model.d_model: 64 -> 32"])}
+    robustness = {"d_model_32": SimpleNamespace(prepared={"task": TASK}, differences=["model.d_model: 64 -> 32", "model.n_heads: 4 -> 2"])}
     conditions = conditions_of(config, confirmation, robustness)
     assert [(c["name"], c["kind"], c["seen"], c["changes"], c["task"]["vocab_size"]) for c in conditions] == [
         ("this run", "run", True, "", 16),
         ("fresh_seeds", "confirmation", True, "seed: 0 -> 5; seeds: 3 -> 4", 16),
         ("unseen_seeds", "confirmation", False, "seeds never looked at", 8),
-        ("d_model_32", "robustness", True, "model.d_model: 64 -> 32", 16)]
+        ("d_model_32", "robustness", True, "model.d_model: 64 -> 32; model.n_heads: 4 -> 2", 16)]
     assert all(set(c["task"]) == {"vocab_size", "train_length_max"} for c in conditions)
     with pytest.raises(ValueError, match=r"names a, b, which are not in confirmation.runs \(fresh_seeds, small\)"):
         conditions_of({"task": TASK, "confirmation": {"out_of_sample": ["b", "a"]}},
