@@ -92,3 +92,64 @@ def test_a_rule_s_timing_is_its_own_where_the_claim_names_it():
     assert rule_timing("linear", history) != BEFORE
     assert rule_timing("linear", history, rule="MIN_SOFTMAX_ADVANTAGE") == BEFORE
     assert CLAIMS_BY_NAME["softmax control"].threshold_name == "MIN_SOFTMAX_ADVANTAGE"
+
+
+def test_every_condition_of_a_run_carries_its_kind_whether_seen_what_it_changes_and_its_task():
+    from types import SimpleNamespace
+    config = {"task": TASK, "confirmation": {"out_of_sample": ["unseen_seeds"]}}
+
+    def run(note, differences, vocab):
+        return SimpleNamespace(prepared={"confirmation": {"note": note}, "task": {**TASK, "vocab_size": vocab}},
+                               differences=differences)
+    confirmation = {"fresh_seeds": run("", ["seed: 0 -> 5", "seeds: 3 -> 4"], 16),
+                    "unseen_seeds": run("seeds never looked at", ["seed: 0 -> 9"], 8)}
+    robustness = {"d_model_32": SimpleNamespace(prepared={"task": TASK}, differences=["model.d_model: 64 -> 32", "model.n_heads: 4 -> 2"])}
+    conditions = conditions_of(config, confirmation, robustness)
+    assert [(c["name"], c["kind"], c["seen"], c["changes"], c["task"]["vocab_size"]) for c in conditions] == [
+        ("this run", "run", True, "", 16),
+        ("fresh_seeds", "confirmation", True, "seed: 0 -> 5; seeds: 3 -> 4", 16),
+        ("unseen_seeds", "confirmation", False, "seeds never looked at", 8),
+        ("d_model_32", "robustness", True, "model.d_model: 64 -> 32; model.n_heads: 4 -> 2", 16)]
+    assert all(set(c["task"]) == {"vocab_size", "train_length_max"} for c in conditions)
+    with pytest.raises(ValueError, match=r"names a, b, which are not in confirmation.runs \(fresh_seeds, small\)"):
+        conditions_of({"task": TASK, "confirmation": {"out_of_sample": ["b", "a"]}},
+                      {"fresh_seeds": None, "small": None}, {})
+
+
+def test_secondary_statistics_give_every_other_statistic_a_claim_reads_its_mean_and_interval_per_k():
+    from lengthgen.studies.judgments.judge import secondary_statistics
+    name = sorted(set(GAP.statistics()) - {claim.primary for claim in CLAIMS})[0]
+    table = by_seed({name: {2: [0.4, 0.8], 1: [0.1, 0.3]}, GAP.primary: {1: [0.9, 0.9]}})
+    rows = secondary_statistics([Condition("this run", "run", True, "", TASK)], [table])
+    assert list(rows.columns) == ["statistic", "condition", "offset", "n_seeds", "mean", "ci_low", "ci_high"]
+    assert rows[["statistic", "condition", "offset", "n_seeds"]].values.tolist() == [
+        [name, "this run", 1, 2], [name, "this run", 2, 2]]
+    assert rows["mean"].tolist() == pytest.approx([0.2, 0.6])
+    nothing = secondary_statistics([Condition("this run", "run", True, "", TASK)], [by_seed({GAP.primary: {1: [0.9]}})])
+    assert nothing.empty and list(nothing.columns) == list(rows.columns)
+    assert rows["ci_low"].tolist() == pytest.approx([0.1, 0.4]) and rows["ci_high"].tolist() == pytest.approx([0.3, 0.8])
+
+
+def test_a_fixed_baseline_is_its_value_and_a_baseline_statistic_missing_at_a_k_is_nan():
+    softmax = CLAIMS_BY_NAME["softmax control"]
+    fits = {precondition: {1: [1.0] * 3} for precondition in softmax.preconditions}
+    judged = judge_claim(softmax, by_seed({softmax.primary: {1: [0.3, 0.4, 0.5]}, **fits}), TASK)
+    assert judged["baseline"].tolist() == [softmax.baseline.value]
+    pinning = CLAIMS_BY_NAME["pinning"]
+    table = by_seed({pinning.primary: {1: [1.0] * 3, 2: [1.0] * 3}, pinning.baseline.statistic: {1: [0.2] * 3},
+                     pinning.preconditions[0]: {1: [1.0] * 3, 2: [1.0] * 3}})
+    baseline = judge_claim(pinning, table, TASK)["baseline"]
+    assert baseline.iloc[0] == pytest.approx(0.2) and pd.isna(baseline.iloc[1])
+
+
+def test_the_judgments_table_carries_each_claim_s_comparison_and_each_condition_s_kind_in_one_index():
+    table = by_seed({GAP.primary: {1: [0.2] * 4, 2: [0.2] * 4}, GAP.preconditions[0]: {1: [1.0] * 4, 2: [1.0] * 4}})
+    conditions = [Condition("this run", "run", True, "", TASK),
+                  Condition("d_model_32", "robustness", True, "model.d_model: 64 -> 32", TASK)]
+    judged = claim_judgments(conditions, [table, table])
+    assert judged.index.tolist() == [0, 1, 2, 3]
+    assert judged["kind"].tolist() == ["run", "run", "robustness", "robustness"]
+    assert judged["changes"].tolist() == ["", "", "model.d_model: 64 -> 32", "model.d_model: 64 -> 32"]
+    unseen = claim_judgments([conditions[0]._replace(seen=False)], [table])
+    assert unseen["seen"].tolist() == [False, False] and judged["seen"].tolist() == [True] * 4
+    assert set(judged["comparison"]) == {GAP.rule.comparison}
