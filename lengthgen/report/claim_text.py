@@ -5,6 +5,7 @@ import pandas as pd
 
 from lengthgen.checks.check import COMPARISONS
 from lengthgen.checks.judgment import HOLDS, across_offsets, offsets_text, plain, replication, robustness
+from lengthgen.checks.rule_history import rule_timing
 from lengthgen.experiments.claims import Claim
 from lengthgen.studies.judgments.judge import THIS_RUN
 from lengthgen.studies.robustness import DEFAULT_POINT
@@ -113,14 +114,20 @@ def robustness_text(judgments: pd.DataFrame, claim: Claim) -> str:
                        **{name: group for name, group in points.groupby("condition", sort=False)}})
 
 
+def rule_text(claim: Claim, rows: pd.DataFrame) -> str:
+    """The claim's rule and when it was fixed: ``>= 0.312, set before, revised after the data``."""
+    threshold = number(rows["threshold"].iloc[0]) if len(rows) else "n/a"
+    return f"{claim.rule.comparison} {threshold}, {rule_timing(claim.page, rule=claim.threshold_name)}"
+
+
 def claims_table(judgments: pd.DataFrame, claims: tuple[Claim, ...], pages: list[str]) -> pd.DataFrame:
-    """One row per claim: this run's means per K, its baseline, verdict, runs and settings, its page."""
+    """One row per claim: this run's means per K, its baseline, rule, verdict, runs and settings, its page."""
     rows = []
     for claim in claims:
         here = of_claim(judgments, claim, THIS_RUN)
         rows.append({
             "claim": claim.says, "this run (mean over seeds)": per_offset(here["mean"], here["offset"]),
-            "baseline": baseline_text(claim, here) if len(here) else "-",
+            "baseline": baseline_text(claim, here) if len(here) else "-", "rule": rule_text(claim, here),
             "verdict": plain(across_offsets(here)) if len(here) else "not run",
             "confirmation runs": confirmation_text(judgments, claim, short=True),
             "robustness": robustness_text(judgments, claim).split(",")[0] or "not in the study",
