@@ -79,7 +79,7 @@ def test_a_config_that_changes_only_sweep_and_task_runs_the_whole_pipeline(tmp_p
         for section in claims.loc[claims["experiment"] == experiment, "section"].unique():
             assert re.search(rf"^## {section}\b", details, flags=re.MULTILINE), section
     for experiment, reason in what_runs.left_out.items():
-        assert f"{experiment.replace('_', ' ')}: {reason}" in report
+        assert f"{experiment}: {reason}" in report
         assert not (results / "claims" / f"{experiment}.parquet").exists()
     pages = "\n".join(page.read_text() for page in results.glob("experiments/*.md"))
     for figure in re.findall(r"\(\.\./figures/([\w.]+\.png)\)", pages):

@@ -62,7 +62,8 @@ def test_default_config_dry_run_trains_each_encoding_and_offset_once_with_every_
     assert jobs["evaluate_sweep"] + jobs["evaluate_variants"] == training_jobs(jobs)
     assert jobs["eval_set"] == len(config["sweep"]["offset"])
     assert jobs["train_linear"] == jobs["train_log_length"] == len(config["sweep"]["offset"])
-    assert jobs["train_transformer"] == jobs["evaluate_transformer"] == len(config["sweep"]["pe"]) * 2
+    assert (jobs["train_transformer"] == jobs["evaluate_transformer"]
+            == len(config["sweep"]["pe"]) * len(config["sweep"]["offset"]))
 
 
 CONFIG_BLOCK = re.compile(r"Configuration used:\n\n```yaml\n(.*?)\n```", flags=re.DOTALL)
@@ -266,7 +267,7 @@ def test_variants_train_their_own_runs_in_folders_named_by_the_encoding(smoke_ru
     assert set(summary["pe"]) == set(classes["pe"]) == set(variants["pe"])
     section = (smoke_run / "results/sections/variants.md").read_text()
     predictions = {(pe, int(offset)): measured
-                   for pe, offset, _, measured, _ in markdown_rows(section, "|encoding|K|predictedclass|")}
+                   for pe, offset, _, measured, _, _ in markdown_rows(section, "|encoding|K|accuracyatn=")}
     for row in classes.itertuples():  # every class in the section is the measured one
         assert predictions[row.pe, row.offset] == row.category
     # the sweep's own tables hold the sweep's encodings only
