@@ -69,11 +69,16 @@ def offsets_text(offsets) -> str:
     return "K=" + ", ".join(str(int(offset)) for offset in sorted(offsets))
 
 
+def where_not(judgments: pd.DataFrame) -> str:
+    """``does not hold at K=1; inconclusive at K=2, 3``: each verdict other than *holds*, with its K."""
+    offsets = {verdict: judgments.loc[judgments["verdict"] == verdict, "offset"]
+               for verdict in (DOES_NOT_HOLD, INCONCLUSIVE, UNTESTABLE)}
+    return "; ".join(f"{verdict} at {offsets_text(at)}" for verdict, at in offsets.items() if len(at))
+
+
 def across_offsets(judgments: pd.DataFrame) -> str:
     """The claim's verdict over its K (rows of offset and verdict), naming the K where it does not hold."""
     at = {verdict: list(judgments.loc[judgments["verdict"] == verdict, "offset"]) for verdict in VERDICTS}
-    named = "; ".join(f"{verdict} at {offsets_text(at[verdict])}"
-                      for verdict in (DOES_NOT_HOLD, INCONCLUSIVE, UNTESTABLE) if at[verdict])
     testable = len(judgments) - len(at[UNTESTABLE])
     if not testable:
         return UNTESTABLE + (f" (a precondition fails at {offsets_text(at[UNTESTABLE])})" if at[UNTESTABLE]
@@ -81,10 +86,10 @@ def across_offsets(judgments: pd.DataFrame) -> str:
     if len(at[HOLDS]) == len(judgments):
         return HOLDS
     if at[HOLDS]:
-        return f"{IN_PART} ({named})"
+        return f"{IN_PART} ({where_not(judgments)})"
     if len(at[DOES_NOT_HOLD]) == testable and not at[UNTESTABLE]:
         return DOES_NOT_HOLD
-    return f"{INCONCLUSIVE if at[INCONCLUSIVE] else DOES_NOT_HOLD} ({named})"
+    return f"{INCONCLUSIVE if at[INCONCLUSIVE] else DOES_NOT_HOLD} ({where_not(judgments)})"
 
 
 def plain(verdict: str) -> str:
@@ -110,11 +115,13 @@ def robustness(verdicts: dict[str, pd.DataFrame]) -> str:
     named with where it does not, and one where no K could be judged (a precondition failed at every K) apart."""
     failing, untestable = {}, []
     for setting, judgments in verdicts.items():
-        verdict = across_offsets(judgments)  # "untestable (nothing measured)" where nothing is
+        verdict = across_offsets(judgments)
         if len(judgments) and (judgments["verdict"] == UNTESTABLE).all():
             untestable.append(setting)
+        elif judgments.empty:
+            failing[setting] = "nothing measured"
         elif verdict != HOLDS:
-            failing[setting] = verdict[verdict.find("(") + 1:-1] if "(" in verdict else verdict
+            failing[setting] = DOES_NOT_HOLD if verdict == DOES_NOT_HOLD else where_not(judgments)
     held = len(verdicts) - len(failing) - len(untestable)
     text = (f"holds at {held} of {len(verdicts)} settings" if held
             else f"holds at none of the {len(verdicts)} settings")

@@ -54,12 +54,10 @@ def measured_at(claim: Claim, rows: pd.DataFrame, config: dict) -> str:
         rows["offset"]) else ""
 
 
-def counterpart(claim: Claim, secondary: pd.DataFrame, config: dict) -> str:
-    """``; learned accuracy at 4x ... 0.0592 to 0.0625``: the other encoding's value, where the claim reads it."""
-    first, other = config["sweep"]["pe"][:2] if len(config["sweep"]["pe"]) > 1 else (None, None)
-    name = claim.primary.replace(first, other) if first else None
-    rows = secondary[(secondary["statistic"] == name) & (secondary["condition"] == THIS_RUN)]
-    return f"; {name.split(': ', 1)[-1]} {span(rows['mean'])}" if name in claim.secondary and len(rows) else ""
+def counterpart(claim: Claim, secondary: pd.DataFrame) -> str:
+    """``; learned accuracy at 4x ... 0.0592 to 0.0625``: the other encoding's value, where the claim names one."""
+    rows = secondary[(secondary["statistic"] == claim.counterpart) & (secondary["condition"] == THIS_RUN)]
+    return f"; {claim.counterpart.split(': ', 1)[-1]} {span(rows['mean'])}" if len(rows) else ""
 
 
 def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Claim,
@@ -79,7 +77,7 @@ def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim
     robust = robustness_text(judgments, claim)
     return (f"{across_offsets(rows)}{measured_at(claim, rows, config)}",
             f"{capitalized(claim.measured)}: {means} ({baseline_text(claim, rows)}{notes})"
-            f"{counterpart(claim, secondary, config)}. {rival}Confirmation runs: {confirmation_text(judgments, claim)}."
+            f"{counterpart(claim, secondary)}. {rival}Confirmation runs: {confirmation_text(judgments, claim)}."
             + (f" Robustness: {robust}." if robust else ""))
 
 
@@ -154,5 +152,5 @@ def judgment_table(rows: pd.DataFrame) -> str:
 
 def secondary_table(secondary: pd.DataFrame, claim: Claim) -> str:
     """The claim's secondary statistics in every condition, mean and interval per K; "" where it has none."""
-    rows = secondary[secondary["statistic"].isin(set(claim.secondary) - {claim.baseline.statistic})]
+    rows = secondary[secondary["statistic"].isin(set(claim.shown()) - {claim.baseline.statistic})]
     return interval_table(rows, first={"statistic": rows["statistic"]}) if len(rows) else ""
