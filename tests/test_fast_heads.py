@@ -10,6 +10,7 @@ from lengthgen.models.head import HeadConfig
 from lengthgen.runtime.seeding import generator
 from lengthgen.task import TaskConfig, retrieval_targets, sample_sequences
 from lengthgen.training.adam import FusedAdam
+from lengthgen.training.fast_fire import FastFireHeads
 from lengthgen.training.fast_heads import FastLearnedHeads, FastRopeHeads
 from lengthgen.training.fast_randomized import (
     FastRandomizedLearnedHeads,
@@ -40,6 +41,12 @@ FAST = {
     "randomized_learned": {"pe": "randomized_learned"},
     "randomized_learned@noise_max_length=12 linear": {"pe": "randomized_learned@noise_max_length=12",
                                                       "attention": "linear"},
+    # a bias from an MLP of the offset: the threshold learned, above the query position or tied with it (length 9's,
+    # 8), fixed, under a length scale, and a named normal init
+    "fire": {"pe": "fire"},
+    "fire@threshold=8": {"pe": "fire@threshold=8"},
+    "fire_fixed log_length": {"pe": "fire_fixed", "logit_scale": "log_length", "reference_length": 9},
+    "fire normal@std=0.1": {"pe": "fire", "init": "normal@std=0.1"},
 }
 SHAPES = {"test": (6, 8), "default": (16, 64)}  # (V, D): the tests' small head and the default run's
 
@@ -167,9 +174,10 @@ def test_train_heads_trains_through_the_fast_step_to_the_autograd_paths_curve(na
     ({"pe": "rope", "logit_scale": "yarn", "reference_length": 9}, FastRopeHeads),
     ({"pe": "learned"}, FastLearnedHeads), ({"pe": "randomized_rope@noise_max_length=64"}, FastRandomizedRopeHeads),
     ({"pe": "randomized_learned@noise_max_length=64"}, FastRandomizedLearnedHeads),
+    ({"pe": "fire"}, FastFireHeads), ({"pe": "fire_fixed@threshold=64"}, FastFireHeads),
     # the autograd path: other encodings, fractional position ids
     ({"pe": "sinusoidal"}, None), ({"pe": "nope"}, None), ({"pe": "alibi"}, None), ({"pe": "t5"}, None),
-    ({"pe": "fire"}, None), ({"pe": "rope", "position_scale": "interpolate", "reference_length": 9}, None),
+    ({"pe": "rope", "position_scale": "interpolate", "reference_length": 9}, None),
 ])
 def test_the_fast_step_takes_exactly_the_heads_it_computes(options, step):
     models = [init_head(HeadConfig(vocab_size=6, d_model=8, trained_positions=9, **options), seed) for seed in (0, 1)]

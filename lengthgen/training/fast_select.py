@@ -3,18 +3,19 @@
 import torch
 
 from lengthgen.models.head import AttentionHead
+from lengthgen.training.fast_fire import FastFireHeads
 from lengthgen.training.fast_heads import FastHeads, FastLearnedHeads, FastRopeHeads
 from lengthgen.training.fast_randomized import FastRandomizedLearnedHeads, FastRandomizedRopeHeads
 
 # By the registered name, not the class: importing the encodings' modules here would make every training job depend
 # on them, so an edit to one encoding would retrain every model.
 STEPS = {"rope": FastRopeHeads, "learned": FastLearnedHeads, "randomized_rope": FastRandomizedRopeHeads,
-         "randomized_learned": FastRandomizedLearnedHeads}
+         "randomized_learned": FastRandomizedLearnedHeads, "fire": FastFireHeads, "fire_fixed": FastFireHeads}
 
 
 def fast_heads(models: list, precision: str) -> FastHeads | None:
     """The fast step of the heads ``models``, or None where none computes them (they train through
-    ``StackedHeads``): a single head whose encoding is rope, learned or their randomized variants (registered names),
+    ``StackedHeads``): a single head whose encoding is rope, learned, their randomized variants, fire or fire_fixed (registered names),
     position ids as drawn (no position scale), float32, on the CPU (the steps are written and tested for the CPU's
     kernels; a GPU trains through autograd as before)."""
     head = models[0]
