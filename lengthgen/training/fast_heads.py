@@ -103,7 +103,7 @@ class FastHeads:
         Tokens are laid out (S, T, B) and outputs (S, V_out, B): softmax and log-softmax reduce over a short
         middle dimension with the batch contiguous, several times faster than over a short last one."""
         length = tokens.shape[2]
-        tokens = tokens.to(torch.int32).transpose(1, 2).contiguous()  # (S, T, B)
+        tokens = int32_keys_first(tokens)  # (S, T, B)
         targets = targets[:, None]  # (S, 1, B)
         attention = self.attend(tokens, positions)
         token_outputs, position_outputs = self.outputs(length)  # (S, V, V_out), (S, T, V_out) or None
@@ -137,7 +137,7 @@ class FastHeads:
         weights = scores.softmax(1) if self.softmax else scores
         _, slot_base = self.index_bases(n_seeds, length, vocab_size, batch, tokens.device)
         slots = (tokens * batch).add_(slot_base).view(-1)  # each key's token in the flat attention mass (S, V, B)
-        mass = weights.new_zeros(n_seeds * vocab_size * batch).index_add_(0, slots, weights.view(-1))
+        mass = scatter_sum(slots, weights, n_seeds * vocab_size * batch)
         return Attention(cells, slots, weights, mass.view(n_seeds, vocab_size, batch), table_size)
 
     def read_out(self, attention: Attention, token_outputs: torch.Tensor,
@@ -171,14 +171,14 @@ class FastHeads:
     def softmax_backward(self, weights: torch.Tensor, d_weights: torch.Tensor) -> torch.Tensor:
         """The gradient of the attention logits from that of the weights (S, T, B)."""
         if self.softmax:
-            return weights * (d_weights - (weights * d_weights).sum(1, keepdim=True))
+            return torch._softmax_backward_data(d_weights, weights, 1, weights.dtype)  # one pass, not four
         return d_weights
 
     def scores_backward(self, attention: Attention, d_scores: torch.Tensor,
                         length: int) -> tuple[torch.Tensor, torch.Tensor | None]:
         """Write the gradients of the query and key layers from that of the attention logits (S, T, B); return those
         of the embeddings (S, V, D) and of the position terms (S, T, D) or None through the logits."""
-        d_table = d_scores.new_zeros(attention.table_size).index_add_(0, attention.cells, d_scores.view(-1))
+        d_table = scatter_sum(attention.cells, d_scores, attention.table_size)
         return self.table_backward(d_table.view(d_scores.shape[0], -1, self.head.config.vocab_size), length)
 
     def index_bases(self, n_seeds: int, length: int, vocab_size: int, batch: int, device) -> tuple[torch.Tensor, ...]:
@@ -266,6 +266,21 @@ def argmax_accuracies(output: torch.Tensor, targets: torch.Tensor) -> torch.Tens
     return (output.gather(1, targets) == largest).sum((1, 2)) / targets.shape[-1]
 
 
+def int32_keys_first(indices: torch.Tensor) -> torch.Tensor:
+    """(S, B, T) integers as (S, T, B) int32 in one copy: int32 index arithmetic is several times faster than int64's,
+    and the (S, T, B) layout puts each position's batch in contiguous memory."""
+    laid_out = torch.empty(indices.shape[0], indices.shape[2], indices.shape[1], dtype=torch.int32,
+                           device=indices.device)
+    return laid_out.copy_(indices.transpose(1, 2))
+
+
+def scatter_sum(index: torch.Tensor, values: torch.Tensor, size: int) -> torch.Tensor:
+    """(size,): at each entry the sum of ``values`` whose ``index`` (flat, int32) points there, added in the values'
+    order (so a seed's sums do not depend on the seeds beside it). ``bincount`` with weights: about 1.5x faster on
+    the CPU than ``index_add_`` into zeros, the same float32 sums."""
+    return torch.bincount(index, values.reshape(-1), minlength=size)
+
+
 def linear_backward(g: dict, name: str, d_out: torch.Tensor, inputs: torch.Tensor) -> None:
     """Write the gradients of linear layer ``name`` (weight (S, D_out, D_in), bias (S, D_out)) from those of its
     outputs (S, N, D_out) on ``inputs`` (S, N, D_in)."""
@@ -300,7 +315,8 @@ class FastRopeHeads(FastHeads):
         # [query token, key position]: R_d q_a; [key position, key token]: R_d^T k_b.
         self.rotated_queries = torch.view_as_real(query_blocks * self.phasors[-length:]).view(n_seeds, -1, d)
         self.rotated_keys = torch.view_as_real(key_blocks * self.conjugates[-length:, None]).view(n_seeds, -1, d)
-        return (self.queries @ self.rotated_keys.mT).view(n_seeds, vocab_size * length, vocab_size)
+        # (R_d q_a) . k_b: the product of contiguous operands (the rotated keys transposed take half as long again)
+        return self.rotated_queries @ self.keys.mT.contiguous()
 
     def table_backward(self, d_table: torch.Tensor, length: int) -> tuple[torch.Tensor, None]:
         p = self.p

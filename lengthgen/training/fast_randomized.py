@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from lengthgen.models.head import AttentionHead
-from lengthgen.training.fast_heads import Attention, FastHeads, linear_backward
+from lengthgen.training.fast_heads import Attention, FastHeads, int32_keys_first, linear_backward, scatter_sum
 
 
 class FastRandomizedRopeHeads(FastHeads):
@@ -49,7 +49,7 @@ class FastRandomizedRopeHeads(FastHeads):
         self.complex_keys = torch.view_as_complex(self.keys.view(n_seeds, 1, vocab_size, d // 2, 2))
         # (S * V * V, D): [seed, query token, key token] the real view of q_a conj(k_b)
         pairs = torch.view_as_real(self.complex_queries * self.complex_keys.conj()).view(-1, d)
-        positions = positions.to(torch.int32).transpose(1, 2).contiguous()  # (S, T, B)
+        positions = int32_keys_first(positions)  # (S, T, B)
         gaps = (positions[:, -1:] - positions).view(-1)
         seed_base = torch.arange(n_seeds, dtype=torch.int32, device=tokens.device)[:, None, None] * vocab_size ** 2
         rows = (tokens[:, -1:] * vocab_size + tokens).add_(seed_base).view(-1)  # each key's row of the pair table
@@ -142,7 +142,7 @@ class FastRandomizedLearnedHeads(FastHeads):
         embeddings = p["token_embedding.weight"]
         n_seeds, vocab_size, d = embeddings.shape
         batch = d_scores.shape[2]
-        d_token_scores = d_scores.new_zeros(attention.table_size).index_add_(0, self.token_cells, d_scores.view(-1))
+        d_token_scores = scatter_sum(self.token_cells, d_scores, attention.table_size)
         d_token_scores = d_token_scores.view(n_seeds, batch, vocab_size)
         self.d_key_scores = d_scores.transpose(1, 2).reshape(n_seeds * batch, 1, length)  # sequence by sequence
         d_key_queries = (self.d_key_scores @ self.key_rows).view(n_seeds, batch, d)  # (S, B, D)
