@@ -11,7 +11,7 @@ and backward are written out here, batched over seeds.
 import torch
 
 from lengthgen.models.head import AttentionHead
-from lengthgen.training.fast_heads import FastHeads, linear_backward
+from lengthgen.training.fast_heads import FastHeads, embedding_backward, linear_backward
 
 
 class FastFireHeads(FastHeads):
@@ -31,7 +31,7 @@ class FastFireHeads(FastHeads):
         n_seeds, vocab_size, _ = embeddings.shape
         self.queries = torch.baddbmm(p["query.bias"][:, None], embeddings, p["query.weight"].mT).mul_(self.scale(length))
         self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
-        token_logits = self.queries @ self.keys.mT  # (S, V, V)
+        token_logits = torch.bmm(self.queries, self.keys.mT)  # (S, V, V)
         bias = self.bias(length).mul_(self.head.logit_factor(length))  # (S, T)
         return (token_logits[:, :, None] + bias[:, None, :, None]).view(n_seeds, vocab_size * length, vocab_size)
 
@@ -63,11 +63,11 @@ class FastFireHeads(FastHeads):
         (S, T)."""
         p, g = self.p, self.g
         g["encoding.mlp.2.bias"].copy_(d_bias.sum(1, keepdim=True))
-        g["encoding.mlp.2.weight"].copy_(d_bias[:, None] @ self.hidden)
+        g["encoding.mlp.2.weight"].copy_(torch.bmm(d_bias[:, None], self.hidden))
         d_pre = (d_bias[:, :, None] * p["encoding.mlp.2.weight"]).mul_(self.pre > 0)  # (S, T, 32): through the ReLU
         g["encoding.mlp.0.bias"].copy_(d_pre.sum(1))
-        g["encoding.mlp.0.weight"].copy_(d_pre.mT @ self.fraction[:, :, None])
-        d_fraction = (d_pre @ p["encoding.mlp.0.weight"])[..., 0]  # (S, T)
+        g["encoding.mlp.0.weight"].copy_(torch.bmm(d_pre.mT, self.fraction[:, :, None]))
+        d_fraction = torch.bmm(d_pre, p["encoding.mlp.0.weight"])[..., 0]  # (S, T)
         d_psi_offsets = d_fraction / self.denominator
         d_denominator = -(d_fraction * self.fraction).sum(1, keepdim=True) / self.denominator  # (S, 1)
         # psi(x) = log(|c x| + 1): its derivative in c x is sgn(c x) / (|c x| + 1)
@@ -84,15 +84,16 @@ class FastFireHeads(FastHeads):
             d_scale = d_threshold * (self.threshold_scale() * self.initial_threshold).sign() * self.initial_threshold
             g["encoding.threshold_scale"].copy_(d_scale[:, 0])
 
-    def table_backward(self, d_table: torch.Tensor, length: int) -> tuple[torch.Tensor, None]:
+    def table_backward(self, d_table: torch.Tensor, length: int) -> None:
         p = self.p
         embeddings = p["token_embedding.weight"]
         n_seeds, vocab_size, _ = embeddings.shape
         d_table = d_table.view(n_seeds, vocab_size, length, vocab_size)
         d_token_logits = d_table.sum(2)  # (S, V, V)
         self.bias_backward(d_table.sum((1, 3)).mul_(self.head.logit_factor(length)), length)
-        d_queries = (d_token_logits @ self.keys).mul_(self.scale(length))
-        d_keys = d_token_logits.mT @ self.queries  # (S, V, D)
+        d_queries = torch.bmm(d_token_logits, self.keys).mul_(self.scale(length))
+        d_keys = torch.bmm(d_token_logits.mT, self.queries)  # (S, V, D)
         linear_backward(self.g, "query", d_queries, embeddings)
         linear_backward(self.g, "key", d_keys, embeddings)
-        return torch.baddbmm(d_queries @ p["query.weight"], d_keys, p["key.weight"]), None
+        embedding_backward(self.g, d_queries, p["query.weight"], d_keys, p["key.weight"])
+        return None

@@ -12,9 +12,10 @@ step with its per-seed data draws (``bench/fast_steps.py``):
   the learned head's logit is a token-token part plus a query-token-position part, two small products;
 - a batch reads the table with one ``index_select`` (int32 indices), attends, reads out by attention mass
   per token, and its backward scatters into the table with one ``index_add``: no autograd graph;
-- every seed's parameters are one row of a flat (S, P) buffer, P padded to whole vector registers, so
-  that one fused Adam call updates them all and a seed's entries sit at the same place of the vectorized
-  loops alone and beside other seeds (the same bits: ``tests/test_fast_heads.py``).
+- every seed's parameters are one flat buffer, parameter by parameter, each seed's entries padded to whole
+  vector registers, so that one fused Adam call updates them all, a seed's entries sit at the same place of
+  the vectorized loops alone and beside other seeds (the same bits: ``tests/test_fast_heads.py``), and the
+  batched products write the gradients in place.
 
 It applies to heads whose encoding is exactly ``rope`` (any base) or ``learned``, softmax or linear
 attention, any logit scale, position ids 0..T-1 (no position scale), in float32 on the CPU; the randomized
@@ -29,29 +30,33 @@ import torch
 from lengthgen.models.head import AttentionHead
 from lengthgen.training.adam import FusedAdam
 
-# Floats per seed row of the flat buffer rounded up to this: a multiple of every CPU vector width
-# (16 floats for AVX-512), so that each seed's entries start at the same place of Adam's vector loop.
-ROW_ALIGNMENT = 64
+# Each seed's entries of a parameter padded to a multiple of this many floats: a multiple of every CPU vector width
+# (16 floats for AVX-512), so that each seed's entries sit at the same place of Adam's vector loop alone and beside
+# other seeds.
+SEED_ALIGNMENT = 64
 
 
 class FlatParameters:
-    """The parameters of every seed's head in one (S, P) buffer, with a gradient buffer of the same layout.
+    """The parameters of every seed's head in one flat buffer, with a gradient buffer of the same layout: parameter
+    by parameter, each a block (S, P) of every seed's entries padded to ``SEED_ALIGNMENT`` floats.
 
-    ``view[name]`` is parameter ``name`` of every seed, (S, *shape), a view of the buffer; ``grad[name]``
-    the same view of the gradient buffer."""
+    ``view[name]`` is parameter ``name`` of every seed, (S, *shape), a view of the buffer; ``grad[name]`` the same
+    view of the gradient buffer. A parameter of a whole number of alignments is contiguous, so that a batched
+    product writes its gradient in place (into a strided view it would run seed by seed)."""
 
     def __init__(self, models: list[AttentionHead]):
         shapes = [(name, parameter.shape) for name, parameter in models[0].named_parameters()]
-        width = sum(shape.numel() for _, shape in shapes)
-        width = -(-width // ROW_ALIGNMENT) * ROW_ALIGNMENT
+        n_seeds = len(models)
+        widths = [-(-shape.numel() // SEED_ALIGNMENT) * SEED_ALIGNMENT for _, shape in shapes]
         reference = next(models[0].parameters())
-        self.data = torch.zeros(len(models), width, dtype=reference.dtype, device=reference.device)
+        self.data = torch.zeros(n_seeds * sum(widths), dtype=reference.dtype, device=reference.device)
         self.data.grad = torch.zeros_like(self.data)
         self.view, self.grad, start = {}, {}, 0
-        for name, shape in shapes:
+        for (name, shape), width in zip(shapes, widths):
             for buffer, views in ((self.data, self.view), (self.data.grad, self.grad)):
-                views[name] = buffer[:, start:start + shape.numel()].view(len(models), *shape)
-            start += shape.numel()
+                views[name] = buffer[start:start + n_seeds * width].view(n_seeds, width)[:, :shape.numel()].view(
+                    n_seeds, *shape)
+            start += n_seeds * width
         with torch.no_grad():
             for name, _ in shapes:
                 self.view[name].copy_(torch.stack([dict(model.named_parameters())[name] for model in models]))
@@ -110,10 +115,10 @@ class FastHeads:
         output = self.read_out(attention, token_outputs, position_outputs)  # (S, V_out, B)
         loss, d_output = cross_entropy(output, targets)
         accuracy = argmax_accuracies(output, targets)
-        self.g["unembedding.bias"].copy_(d_output.sum(2))
+        torch.sum(d_output, 2, out=self.g["unembedding.bias"])
         d_scores, d_position_outputs = self.attention_backward(attention, d_output, token_outputs, position_outputs)
-        d_embedding, d_positions = self.scores_backward(attention, d_scores, length)
-        self.outputs_backward(attention.mass @ d_output.mT, d_position_outputs, d_embedding, d_positions)
+        d_positions = self.scores_backward(attention, d_scores, length)
+        self.outputs_backward(torch.bmm(attention.mass, d_output.mT), d_position_outputs, d_positions)
         self.adam.step(lr)
         return loss, accuracy
 
@@ -158,14 +163,14 @@ class FastHeads:
         d_position_outputs = None
         if position_outputs is not None:
             d_weights.baddbmm_(position_outputs, d_output)
-            d_position_outputs = weights @ d_output.mT  # (S, T, V_out)
+            d_position_outputs = torch.bmm(weights, d_output.mT)  # (S, T, V_out)
         return self.softmax_backward(weights, d_weights), d_position_outputs
 
     def token_weights_gradient(self, attention: Attention, d_output: torch.Tensor,
                                token_outputs: torch.Tensor) -> torch.Tensor:
         """(S, T, B): the gradient of the attention weights through the token outputs (each key's token's output
         against the output's gradient)."""
-        d_token_mass = (token_outputs @ d_output).view(-1)  # (S, V, B)
+        d_token_mass = torch.bmm(token_outputs, d_output).view(-1)  # (S, V, B)
         return d_token_mass.index_select(0, attention.slots).view(attention.weights.shape)
 
     def softmax_backward(self, weights: torch.Tensor, d_weights: torch.Tensor) -> torch.Tensor:
@@ -174,10 +179,9 @@ class FastHeads:
             return torch._softmax_backward_data(d_weights, weights, 1, weights.dtype)  # one pass, not four
         return d_weights
 
-    def scores_backward(self, attention: Attention, d_scores: torch.Tensor,
-                        length: int) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Write the gradients of the query and key layers from that of the attention logits (S, T, B); return those
-        of the embeddings (S, V, D) and of the position terms (S, T, D) or None through the logits."""
+    def scores_backward(self, attention: Attention, d_scores: torch.Tensor, length: int) -> torch.Tensor | None:
+        """Write the gradients of the query and key layers, and the embeddings' through them, from that of the
+        attention logits (S, T, B); return that of the position terms (S, T, D) through the logits, or None."""
         d_table = scatter_sum(attention.cells, d_scores, attention.table_size)
         return self.table_backward(d_table.view(d_scores.shape[0], -1, self.head.config.vocab_size), length)
 
@@ -202,41 +206,38 @@ class FastHeads:
         and ``_position_outputs`` of every seed."""
         p = self.p
         self.values = torch.baddbmm(p["value.bias"][:, None], p["token_embedding.weight"], p["value.weight"].mT)
-        token_outputs = self.values @ p["unembedding.weight"].mT
+        token_outputs = torch.bmm(self.values, p["unembedding.weight"].mT)
         self.positions = self.position_rows(length)
         if self.positions is None:
             return token_outputs, None
-        self.position_values = self.positions @ p["value.weight"].mT  # (S, T, D): no value bias (in the tokens')
-        return token_outputs, self.position_values @ p["unembedding.weight"].mT
+        self.position_values = torch.bmm(self.positions, p["value.weight"].mT)  # (S, T, D): no value bias (in the tokens')
+        return token_outputs, torch.bmm(self.position_values, p["unembedding.weight"].mT)
 
     def outputs_backward(self, d_token_outputs: torch.Tensor, d_position_outputs: torch.Tensor | None,
-                         d_embedding: torch.Tensor, d_positions: torch.Tensor | None) -> None:
+                         d_positions: torch.Tensor | None) -> None:
         """Write the gradients of the value and unembedding weights from those of the outputs, and of the
-        embeddings and position terms, adding their value paths to ``d_embedding`` and ``d_positions``
-        (from ``table_backward``)."""
+        embeddings and position terms, adding their value paths to the embeddings' gradient (written by
+        ``table_backward``) and to ``d_positions`` (returned by it)."""
         p, g = self.p, self.g
-        d_values = d_token_outputs @ p["unembedding.weight"]  # (S, V, D)
-        d_unembedding = d_token_outputs.mT @ self.values
-        d_value_weight = d_values.mT @ p["token_embedding.weight"]
-        d_embedding.baddbmm_(d_values, p["value.weight"])
+        d_values = torch.bmm(d_token_outputs, p["unembedding.weight"])  # (S, V, D)
+        torch.bmm(d_token_outputs.mT, self.values, out=g["unembedding.weight"])
+        torch.bmm(d_values.mT, p["token_embedding.weight"], out=g["value.weight"])
+        torch.sum(d_values, 1, out=g["value.bias"])
+        g["token_embedding.weight"].baddbmm_(d_values, p["value.weight"])
         if d_positions is not None:
-            d_position_values = d_position_outputs @ p["unembedding.weight"]  # (S, T, D)
-            d_unembedding.baddbmm_(d_position_outputs.mT, self.position_values)
-            d_value_weight.baddbmm_(d_position_values.mT, self.positions)
+            d_position_values = torch.bmm(d_position_outputs, p["unembedding.weight"])  # (S, T, D)
+            g["unembedding.weight"].baddbmm_(d_position_outputs.mT, self.position_values)
+            g["value.weight"].baddbmm_(d_position_values.mT, self.positions)
             d_positions.baddbmm_(d_position_values, p["value.weight"])
             self.write_position_gradient(d_positions)
-        g["unembedding.weight"].copy_(d_unembedding)
-        g["value.weight"].copy_(d_value_weight)
-        g["value.bias"].copy_(d_values.sum(1))
-        g["token_embedding.weight"].copy_(d_embedding)
 
     def table(self, length: int) -> torch.Tensor:
         """(S, V * T, V): every seed's attention logit of [query token, key position, key token] at this length."""
         raise NotImplementedError
 
-    def table_backward(self, d_table: torch.Tensor, length: int) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Write the gradients of the query and key layers from that of the table (S, V * T, V); return those of
-        the embeddings (S, V, D) and of the position terms (S, T, D) or None through the table."""
+    def table_backward(self, d_table: torch.Tensor, length: int) -> torch.Tensor | None:
+        """Write the gradients of the query and key layers, and the embeddings' through them, from that of the
+        table (S, V * T, V); return that of the position terms (S, T, D) through the table, or None."""
         raise NotImplementedError
 
     def write_position_gradient(self, d_positions: torch.Tensor) -> None:
@@ -284,8 +285,15 @@ def scatter_sum(index: torch.Tensor, values: torch.Tensor, size: int) -> torch.T
 def linear_backward(g: dict, name: str, d_out: torch.Tensor, inputs: torch.Tensor) -> None:
     """Write the gradients of linear layer ``name`` (weight (S, D_out, D_in), bias (S, D_out)) from those of its
     outputs (S, N, D_out) on ``inputs`` (S, N, D_in)."""
-    g[f"{name}.weight"].copy_(d_out.mT @ inputs)
-    g[f"{name}.bias"].copy_(d_out.sum(1))
+    torch.bmm(d_out.mT, inputs, out=g[f"{name}.weight"])
+    torch.sum(d_out, 1, out=g[f"{name}.bias"])
+
+
+def embedding_backward(g: dict, d_queries: torch.Tensor, query_weight: torch.Tensor, d_keys: torch.Tensor,
+                       key_weight: torch.Tensor) -> None:
+    """Write the embeddings' gradient through the query and key layers, from those of every token's query and key
+    (S, V, D): the value path adds to it after (``FastHeads.outputs_backward``)."""
+    torch.bmm(d_queries, query_weight, out=g["token_embedding.weight"]).baddbmm_(d_keys, key_weight)
 
 
 class FastRopeHeads(FastHeads):
@@ -316,17 +324,19 @@ class FastRopeHeads(FastHeads):
         self.rotated_queries = torch.view_as_real(query_blocks * self.phasors[-length:]).view(n_seeds, -1, d)
         self.rotated_keys = torch.view_as_real(key_blocks * self.conjugates[-length:, None]).view(n_seeds, -1, d)
         # (R_d q_a) . k_b: the product of contiguous operands (the rotated keys transposed take half as long again)
-        return self.rotated_queries @ self.keys.mT.contiguous()
+        return torch.bmm(self.rotated_queries, self.keys.mT.contiguous())
 
-    def table_backward(self, d_table: torch.Tensor, length: int) -> tuple[torch.Tensor, None]:
+    def table_backward(self, d_table: torch.Tensor, length: int) -> None:
         p = self.p
         embeddings = p["token_embedding.weight"]
         n_seeds, vocab_size, d = embeddings.shape
-        d_queries = (d_table.view(n_seeds, vocab_size, length * vocab_size) @ self.rotated_keys) * self.scale(length)
-        d_keys = d_table.mT @ self.rotated_queries  # (S, V, D)
+        d_queries = torch.bmm(d_table.view(n_seeds, vocab_size, length * vocab_size), self.rotated_keys)
+        d_queries.mul_(self.scale(length))
+        d_keys = torch.bmm(d_table.mT, self.rotated_queries)  # (S, V, D)
         linear_backward(self.g, "query", d_queries, embeddings)
         linear_backward(self.g, "key", d_keys, embeddings)
-        return torch.baddbmm(d_queries @ p["query.weight"], d_keys, p["key.weight"]), None
+        embedding_backward(self.g, d_queries, p["query.weight"], d_keys, p["key.weight"])
+        return None
 
 
 class FastLearnedHeads(FastHeads):
@@ -345,28 +355,29 @@ class FastLearnedHeads(FastHeads):
         self.last = embeddings + positions[:, -1:]  # (S, V, D): every token at the query position
         self.queries = torch.baddbmm(p["query.bias"][:, None], self.last, p["query.weight"].mT) * self.scale(length)
         self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
-        self.position_keys = positions @ p["key.weight"].mT  # (S, T, D)
-        token_logits = self.queries @ self.keys.mT  # (S, V, V)
-        position_logits = self.queries @ self.position_keys.mT  # (S, V, T)
+        self.position_keys = torch.bmm(positions, p["key.weight"].mT)  # (S, T, D)
+        token_logits = torch.bmm(self.queries, self.keys.mT)  # (S, V, V)
+        position_logits = torch.bmm(self.queries, self.position_keys.mT)  # (S, V, T)
         return (position_logits[..., None] + token_logits[:, :, None]).view(n_seeds, vocab_size * length, vocab_size)
 
-    def table_backward(self, d_table: torch.Tensor, length: int) -> tuple[torch.Tensor, torch.Tensor]:
-        p = self.p
+    def table_backward(self, d_table: torch.Tensor, length: int) -> torch.Tensor:
+        p, g = self.p, self.g
         embeddings = p["token_embedding.weight"]
         n_seeds, vocab_size, _ = embeddings.shape
         d_table = d_table.view(n_seeds, vocab_size, length, vocab_size)
         d_token_logits, d_position_logits = d_table.sum(2), d_table.sum(3)  # (S, V, V), (S, V, T)
-        d_queries = torch.baddbmm(d_token_logits @ self.keys, d_position_logits, self.position_keys) * self.scale(length)
-        d_keys = d_token_logits.mT @ self.queries  # (S, V, D)
-        d_position_keys = d_position_logits.mT @ self.queries  # (S, T, D)
-        linear_backward(self.g, "query", d_queries, self.last)
-        self.g["key.weight"].copy_(torch.baddbmm(d_keys.mT @ embeddings, d_position_keys.mT,
-                                                 self.position_rows(length)))
-        self.g["key.bias"].copy_(d_keys.sum(1))
-        d_last = d_queries @ p["query.weight"]  # (S, V, D)
-        d_positions = d_position_keys @ p["key.weight"]  # (S, T, D)
+        d_queries = torch.baddbmm(torch.bmm(d_token_logits, self.keys), d_position_logits, self.position_keys)
+        d_queries.mul_(self.scale(length))
+        d_keys = torch.bmm(d_token_logits.mT, self.queries)  # (S, V, D)
+        d_position_keys = torch.bmm(d_position_logits.mT, self.queries)  # (S, T, D)
+        linear_backward(g, "query", d_queries, self.last)
+        torch.bmm(d_keys.mT, embeddings, out=g["key.weight"]).baddbmm_(d_position_keys.mT, self.position_rows(length))
+        torch.sum(d_keys, 1, out=g["key.bias"])
+        d_last = torch.bmm(d_queries, p["query.weight"])  # (S, V, D)
+        torch.baddbmm(d_last, d_keys, p["key.weight"], out=g["token_embedding.weight"])
+        d_positions = torch.bmm(d_position_keys, p["key.weight"])  # (S, T, D)
         d_positions[:, -1] += d_last.sum(1)
-        return torch.baddbmm(d_last, d_keys, p["key.weight"]), d_positions
+        return d_positions
 
     def write_position_gradient(self, d_positions: torch.Tensor) -> None:
         gradient = self.g["encoding.table"]

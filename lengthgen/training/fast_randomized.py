@@ -23,7 +23,8 @@ import torch
 import torch.nn.functional as F
 
 from lengthgen.models.head import AttentionHead
-from lengthgen.training.fast_heads import Attention, FastHeads, int32_keys_first, linear_backward, scatter_sum
+from lengthgen.training.fast_heads import (Attention, FastHeads, embedding_backward, int32_keys_first, linear_backward,
+                                           scatter_sum)
 
 
 class FastRandomizedRopeHeads(FastHeads):
@@ -60,7 +61,7 @@ class FastRandomizedRopeHeads(FastHeads):
         self.group_ends = torch.bincount(rows, minlength=pairs.shape[0]).cumsum(0)
         return self.attention(tokens, scores.view(n_seeds, length, batch), rows, pairs.shape[0])
 
-    def scores_backward(self, attention: Attention, d_scores: torch.Tensor, length: int) -> tuple[torch.Tensor, None]:
+    def scores_backward(self, attention: Attention, d_scores: torch.Tensor, length: int) -> None:
         p = self.p
         embeddings = p["token_embedding.weight"]
         n_seeds, vocab_size, d = embeddings.shape
@@ -76,7 +77,8 @@ class FastRandomizedRopeHeads(FastHeads):
         d_queries.mul_(self.scale(length))
         linear_backward(self.g, "query", d_queries, embeddings)
         linear_backward(self.g, "key", d_keys, embeddings)
-        return torch.baddbmm(d_queries @ p["query.weight"], d_keys, p["key.weight"]), None
+        embedding_backward(self.g, d_queries, p["query.weight"], d_keys, p["key.weight"])
+        return None
 
 
 class FastRandomizedLearnedHeads(FastHeads):
@@ -104,15 +106,15 @@ class FastRandomizedLearnedHeads(FastHeads):
         self.queries = torch.baddbmm(p["query.bias"][:, None], self.query_in, p["query.weight"].mT)
         self.queries.mul_(self.scale(length))
         self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
-        self.key_queries = self.queries @ p["key.weight"]  # (S, B, D): W_k^T q
+        self.key_queries = torch.bmm(self.queries, p["key.weight"])  # (S, B, D): W_k^T q
         # token logits: each sequence's query against every token's key, read at the key's token
         self.token_cells = (tokens + self.token_bases(n_seeds, batch, vocab_size, tokens.device)).view(-1)
-        token_scores = (self.queries @ self.keys.mT).view(-1).index_select(0, self.token_cells)
-        position_scores = (self.key_rows @ self.key_queries.view(n_seeds * batch, d, 1)).view(n_seeds, batch, length)
+        token_scores = torch.bmm(self.queries, self.keys.mT).view(-1).index_select(0, self.token_cells)
+        position_scores = torch.bmm(self.key_rows, self.key_queries.view(n_seeds * batch, d, 1)).view(n_seeds, batch, length)
         scores = token_scores.view(n_seeds, length, batch) + position_scores.transpose(1, 2)
         attention = self.attention(tokens, scores, self.token_cells, n_seeds * batch * vocab_size)
         self.key_weights = attention.weights.transpose(1, 2).reshape(n_seeds * batch, 1, length)  # sequence by sequence
-        self.attended_rows = (self.key_weights @ self.key_rows).view(n_seeds, batch, d)  # (S, B, D)
+        self.attended_rows = torch.bmm(self.key_weights, self.key_rows).view(n_seeds, batch, d)  # (S, B, D)
         return attention
 
     def token_bases(self, n_seeds: int, batch: int, vocab_size: int, device) -> torch.Tensor:
@@ -122,7 +124,7 @@ class FastRandomizedLearnedHeads(FastHeads):
 
     def read_out(self, attention: Attention, token_outputs: torch.Tensor, position_outputs: None) -> torch.Tensor:
         p = self.p
-        self.position_values = p["unembedding.weight"] @ p["value.weight"]  # (S, V_out, D): W_u W_v
+        self.position_values = torch.bmm(p["unembedding.weight"], p["value.weight"])  # (S, V_out, D): W_u W_v
         return super().read_out(attention, token_outputs, None).baddbmm_(self.position_values, self.attended_rows.mT)
 
     def attention_backward(self, attention: Attention, d_output: torch.Tensor, token_outputs: torch.Tensor,
@@ -131,13 +133,13 @@ class FastRandomizedLearnedHeads(FastHeads):
         n_seeds, length, batch = attention.weights.shape
         d = self.key_rows.shape[-1]
         d_weights = self.token_weights_gradient(attention, d_output, token_outputs)
-        self.d_position_values = d_output @ self.attended_rows  # (S, V_out, D)
-        d_attended_rows = d_output.mT @ self.position_values  # (S, B, D)
-        d_row_weights = self.key_rows @ d_attended_rows.view(n_seeds * batch, d, 1)  # (S * B, T, 1)
+        self.d_position_values = torch.bmm(d_output, self.attended_rows)  # (S, V_out, D)
+        d_attended_rows = torch.bmm(d_output.mT, self.position_values)  # (S, B, D)
+        d_row_weights = torch.bmm(self.key_rows, d_attended_rows.view(n_seeds * batch, d, 1))  # (S * B, T, 1)
         d_weights += d_row_weights.view(n_seeds, batch, length).transpose(1, 2)
         return self.softmax_backward(attention.weights, d_weights), d_attended_rows
 
-    def scores_backward(self, attention: Attention, d_scores: torch.Tensor, length: int) -> tuple[torch.Tensor, None]:
+    def scores_backward(self, attention: Attention, d_scores: torch.Tensor, length: int) -> None:
         p, g = self.p, self.g
         embeddings = p["token_embedding.weight"]
         n_seeds, vocab_size, d = embeddings.shape
@@ -145,22 +147,21 @@ class FastRandomizedLearnedHeads(FastHeads):
         d_token_scores = scatter_sum(self.token_cells, d_scores, attention.table_size)
         d_token_scores = d_token_scores.view(n_seeds, batch, vocab_size)
         self.d_key_scores = d_scores.transpose(1, 2).reshape(n_seeds * batch, 1, length)  # sequence by sequence
-        d_key_queries = (self.d_key_scores @ self.key_rows).view(n_seeds, batch, d)  # (S, B, D)
-        d_queries = torch.baddbmm(d_token_scores @ self.keys, d_key_queries, p["key.weight"].mT)
+        d_key_queries = torch.bmm(self.d_key_scores, self.key_rows).view(n_seeds, batch, d)  # (S, B, D)
+        d_queries = torch.baddbmm(torch.bmm(d_token_scores, self.keys), d_key_queries, p["key.weight"].mT)
         d_queries.mul_(self.scale(length))  # of the unscaled queries
-        d_keys = d_token_scores.mT @ self.queries  # (S, V, D)
+        d_keys = torch.bmm(d_token_scores.mT, self.queries)  # (S, V, D)
         linear_backward(g, "query", d_queries, self.query_in)
-        g["key.weight"].copy_(torch.baddbmm(d_keys.mT @ embeddings, self.queries.mT, d_key_queries))
-        g["key.bias"].copy_(d_keys.sum(1))
-        self.d_query_in = d_queries @ p["query.weight"]  # (S, B, D)
+        torch.bmm(d_keys.mT, embeddings, out=g["key.weight"]).baddbmm_(self.queries.mT, d_key_queries)
+        torch.sum(d_keys, 1, out=g["key.bias"])
+        self.d_query_in = torch.bmm(d_queries, p["query.weight"])  # (S, B, D)
         query_tokens = torch.zeros(n_seeds, vocab_size, batch, dtype=d_scores.dtype, device=d_scores.device)
         query_tokens.scatter_(1, self.query_tokens.long()[:, None], 1.0)  # (S, V, B): each sequence's query token
-        return torch.baddbmm(query_tokens @ self.d_query_in, d_keys, p["key.weight"]), None
+        torch.bmm(query_tokens, self.d_query_in, out=g["token_embedding.weight"]).baddbmm_(d_keys, p["key.weight"])
 
-    def outputs_backward(self, d_token_outputs: torch.Tensor, d_attended_rows: torch.Tensor,
-                         d_embedding: torch.Tensor, d_positions: None) -> None:
+    def outputs_backward(self, d_token_outputs: torch.Tensor, d_attended_rows: torch.Tensor, d_positions: None) -> None:
         p, g = self.p, self.g
-        super().outputs_backward(d_token_outputs, None, d_embedding, None)
+        super().outputs_backward(d_token_outputs, None, None)
         g["unembedding.weight"].baddbmm_(self.d_position_values, p["value.weight"].mT)
         g["value.weight"].baddbmm_(p["unembedding.weight"].mT, self.d_position_values)
         self.write_table_gradient(d_attended_rows)
