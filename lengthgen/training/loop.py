@@ -21,6 +21,7 @@ from torch.func import functional_call, stack_module_state
 from lengthgen.training.adam import FusedAdam
 from lengthgen.training.fast_heads import FastHeads
 from lengthgen.training.fast_select import fast_heads
+from lengthgen.training.position_draws import draw_positions
 from lengthgen.models.checkpoint import save_model
 from lengthgen.models.defaults import TRAIN_DEFAULTS
 from lengthgen.models.head import AttentionHead, HeadConfig
@@ -201,8 +202,8 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
         length = training_length(length_rng, task.train_length_min, task.train_length_max)
         tokens = torch.stack([sample_sequences(rng, train.batch_size, length, task.vocab_size) for rng in data_rngs])
         batch_targets = targets(tokens.flatten(0, 1), task.offset).unflatten(0, (n_seeds, train.batch_size))
-        drawn = [template.encoding.sample_positions(train.batch_size, length, rng) for rng in position_rngs]
-        positions = None if drawn[0] is None else torch.stack(drawn).to(device)  # (S, B, T) or None
+        positions = draw_positions(template.encoding, train.batch_size, length, position_rngs)  # (S, B, T) or None
+        positions = None if positions is None else positions.to(device)
         tokens, batch_targets = tokens.to(device), batch_targets.to(device)
         rates.append(train.lr * learning_rate_factor(train, step))  # as LambdaLR computes it
         if fast_step:
