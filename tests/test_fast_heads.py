@@ -15,6 +15,7 @@ from lengthgen.training.fast_heads import FastLearnedHeads, FastRopeHeads, argma
 from lengthgen.training.fast_randomized import (
     FastRandomizedLearnedHeads,
     FastRandomizedRopeHeads,
+    grouping_order,
 )
 from lengthgen.training.fast_select import fast_heads
 from lengthgen.training.loop import (
@@ -195,3 +196,11 @@ def test_the_fast_steps_accuracy_counts_as_argmax_does_ties_included(values):
     targets = torch.randint(6, (4, 1, 64), generator=rng)
     expected = seed_accuracies(output.transpose(1, 2), targets[:, 0])
     assert torch.equal(argmax_accuracies(output, targets), expected)
+
+
+@pytest.mark.parametrize("size", [300, 2 ** 16, 2 ** 16 + 1])
+def test_keys_group_in_a_stable_order_by_either_sort(size):
+    """Radix-sorted (keys below 2^16) or by torch: each key's entries in their order, key by key."""
+    keys = torch.randint(size, (5000,), generator=generator("grouping", size), dtype=torch.int32)
+    keys[:50] = size - 1  # the largest key, many times
+    assert torch.equal(grouping_order(keys, size), torch.argsort(keys, stable=True))

@@ -19,12 +19,24 @@ costs a D-vector read and product (S x B x T x D, against V x T x D for rope); t
 much as the minimal head's step, and randomized learned's Adam updates its whole table of noise_max_length rows.
 """
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
 from lengthgen.models.head import AttentionHead
 from lengthgen.training.fast_heads import (Attention, FastHeads, embedding_backward, int32_keys_first, linear_backward,
                                            scatter_sum)
+
+
+# Keys below this sort by numpy's radix sort of uint16, about three times faster than torch's stable sort
+RADIX_SORTED_KEYS = 2 ** 16
+
+
+def grouping_order(keys: torch.Tensor, size: int) -> torch.Tensor:
+    """The stable order of integer ``keys`` (N,) in [0, size): each key's entries in their order, key by key."""
+    if size > RADIX_SORTED_KEYS or keys.device.type != "cpu":
+        return torch.argsort(keys, stable=True)
+    return torch.from_numpy(keys.numpy().astype(np.uint16).argsort(kind="stable"))
 
 
 class FastRandomizedRopeHeads(FastHeads):
@@ -56,7 +68,7 @@ class FastRandomizedRopeHeads(FastHeads):
         rows = (tokens[:, -1:] * vocab_size + tokens).add_(seed_base).view(-1)  # each key's row of the pair table
         scores = pairs.index_select(0, rows).mul_(self.gap_phasors.index_select(0, gaps)).sum(1)
         # The keys grouped by pair table row, in their order within each row: the backward sums each row's keys.
-        self.grouped_keys = torch.argsort(rows, stable=True)
+        self.grouped_keys = grouping_order(rows, pairs.shape[0])
         self.grouped_gaps = gaps.index_select(0, self.grouped_keys)
         self.group_ends = torch.bincount(rows, minlength=pairs.shape[0]).cumsum(0)
         return self.attention(tokens, scores.view(n_seeds, length, batch), rows, pairs.shape[0])
@@ -181,7 +193,7 @@ class FastRandomizedLearnedHeads(FastHeads):
         entry_rows = torch.cat([self.table_rows, self.table_rows, self.table_rows.view(-1, length)[:, -1]])
         weights = torch.cat([self.d_key_scores.view(-1), self.key_weights.view(-1),
                              torch.ones_like(sequences, dtype=table.dtype)])
-        grouped = torch.argsort(entry_rows, stable=True)
+        grouped = grouping_order(entry_rows, table.shape[0] * table.shape[1])
         ends = torch.bincount(entry_rows, minlength=table.shape[0] * table.shape[1]).cumsum(0)
         gradient = F.embedding_bag(entries.index_select(0, grouped), vectors, torch.cat([ends.new_zeros(1), ends]),
                                    mode="sum", per_sample_weights=weights.index_select(0, grouped),
