@@ -13,9 +13,11 @@ from lengthgen.training.adam import FusedAdam
 from lengthgen.training.fast_fire import FastFireHeads
 from lengthgen.training.fast_heads import FastLearnedHeads, FastRopeHeads, argmax_accuracies
 from lengthgen.training.fast_randomized import (
+    KEY_CHUNK,
     FastRandomizedLearnedHeads,
     FastRandomizedRopeHeads,
     grouping_order,
+    row_dots,
 )
 from lengthgen.training.fast_select import fast_heads
 from lengthgen.training.loop import (
@@ -204,3 +206,16 @@ def test_keys_group_in_a_stable_order_by_either_sort(size):
     keys = torch.randint(size, (5000,), generator=generator("grouping", size), dtype=torch.int32)
     keys[:50] = size - 1  # the largest key, many times
     assert torch.equal(grouping_order(keys, size), torch.argsort(keys, stable=True))
+
+
+def test_row_dots_take_every_keys_dot_product_to_the_same_bits_in_any_chunk():
+    """Gathered and multiplied a chunk at a time (``KEY_CHUNK``): each key's dot product is the one of its two rows
+    gathered whole, bit for bit, wherever the chunks' edges fall."""
+    rng = generator("row_dots", 0)
+    left, right = torch.randn(40, 64, generator=rng), torch.randn(70, 64, generator=rng)
+    n_keys = 2 * KEY_CHUNK + 37
+    left_rows = torch.randint(40, (n_keys,), generator=rng, dtype=torch.int32)
+    right_rows = torch.randint(70, (n_keys,), generator=rng, dtype=torch.int32)
+    whole = (left.index_select(0, left_rows) * right.index_select(0, right_rows)).sum(1)
+    assert torch.equal(row_dots(left, left_rows, right, right_rows), whole)
+    assert torch.equal(row_dots(left, left_rows[5:], right, right_rows[5:]), whole[5:])
