@@ -60,6 +60,13 @@ def row_dots(left: torch.Tensor, left_rows: torch.Tensor, right: torch.Tensor, r
     return dots
 
 
+def weighted_row_sums(table: torch.Tensor, rows: torch.Tensor, weights: torch.Tensor, bag_size: int) -> torch.Tensor:
+    """(N / bag_size, D): for each run of ``bag_size`` entries of ``rows`` (N,) the sum of those rows of ``table``
+    (., D) times their ``weights`` (N,), in order, without gathering the rows first (an embedding_bag)."""
+    offsets = torch.arange(0, len(rows), bag_size, dtype=rows.dtype, device=rows.device)
+    return F.embedding_bag(rows, table, offsets, mode="sum", per_sample_weights=weights)
+
+
 class FastRandomizedRopeHeads(FastHeads):
     """Randomized rope: the logit of each key is its token pair's row of q_a conj(k_b) (real view, the query scaled)
     dotted with the real view of e^{-i d theta}, d the id gap to the query (the real part of their complex product)."""
@@ -119,9 +126,11 @@ class FastRandomizedLearnedHeads(FastHeads):
     key holding token b at id p' is q . k_b + r . P_p' with r = W_k^T q, and the output adds the attended rows of
     the position table through the values and the unembedding, (sum_t w_t P_t) W_v^T W_u^T.
 
-    Each key reads its row of the position table (``key_rows``, (S * B, T, D), sequence by sequence); the table's
-    gradient, from the keys (logit and value paths) and the queries, is one embedding_bag of per-sequence vectors
-    over the entries grouped by table row."""
+    No key's row of the position table is gathered whole (13 MB a step at the default run's shapes, read four times):
+    each is read where it is used, keys sequence by sequence (S * B * T), its logit r . P_p' and its weight's gradient
+    dot products a chunk at a time (``row_dots``), the attended rows and r's gradient sums of rows weighted per key
+    (``weighted_row_sums``). The table's gradient, from the keys (logit and value paths) and the queries, is one
+    embedding_bag of per-sequence vectors over the entries grouped by table row."""
 
     def attend(self, tokens: torch.Tensor, positions: torch.Tensor) -> Attention:
         p = self.p
@@ -132,10 +141,12 @@ class FastRandomizedLearnedHeads(FastHeads):
         # every key's row of the seeds' flat tables, sequence by sequence: (S * B * T), int32 (sorted twice as fast)
         seed_base = torch.arange(n_seeds, dtype=torch.int32, device=positions.device)[:, None, None] * rows
         self.table_rows = (positions.to(torch.int32) + seed_base).view(-1)
-        self.key_rows = table.reshape(-1, d).index_select(0, self.table_rows).view(n_seeds * batch, length, d)
+        self.flat_table = table.reshape(-1, d)
+        self.key_sequences = self.sequence_of_keys(n_seeds * batch, length, positions.device)
         self.query_tokens = tokens[:, -1]  # (S, B)
         query_embeddings = embeddings.gather(1, self.query_tokens.long()[..., None].expand(-1, -1, d))  # (S, B, D)
-        self.query_in = self.key_rows[:, -1].view(n_seeds, batch, d) + query_embeddings  # token and id at the query
+        query_rows = self.flat_table.index_select(0, self.table_rows.view(-1, length)[:, -1]).view(n_seeds, batch, d)
+        self.query_in = query_rows + query_embeddings  # token and id at the query
         self.queries = torch.baddbmm(p["query.bias"][:, None], self.query_in, p["query.weight"].mT)
         self.queries.mul_(self.scale(length))
         self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
@@ -143,12 +154,21 @@ class FastRandomizedLearnedHeads(FastHeads):
         # token logits: each sequence's query against every token's key, read at the key's token
         self.token_cells = (tokens + self.token_bases(n_seeds, batch, vocab_size, tokens.device)).view(-1)
         token_scores = torch.bmm(self.queries, self.keys.mT).view(-1).index_select(0, self.token_cells)
-        position_scores = torch.bmm(self.key_rows, self.key_queries.view(n_seeds * batch, d, 1)).view(n_seeds, batch, length)
-        scores = token_scores.view(n_seeds, length, batch) + position_scores.transpose(1, 2)
+        position_scores = row_dots(self.key_queries.view(-1, d), self.key_sequences, self.flat_table, self.table_rows)
+        scores = token_scores.view(n_seeds, length, batch) + position_scores.view(n_seeds, batch, length).transpose(1, 2)
         attention = self.attention(tokens, scores, self.token_cells, n_seeds * batch * vocab_size)
-        self.key_weights = attention.weights.transpose(1, 2).reshape(n_seeds * batch, 1, length)  # sequence by sequence
-        self.attended_rows = torch.bmm(self.key_weights, self.key_rows).view(n_seeds, batch, d)  # (S, B, D)
+        self.key_weights = attention.weights.transpose(1, 2).reshape(-1)  # sequence by sequence
+        self.attended_rows = weighted_row_sums(self.flat_table, self.table_rows, self.key_weights, length)
+        self.attended_rows = self.attended_rows.view(n_seeds, batch, d)  # (S, B, D)
         return attention
+
+    def sequence_of_keys(self, n_sequences: int, length: int, device) -> torch.Tensor:
+        """(S * B * T,) int32: each key's sequence, keys sequence by sequence; kept per shape."""
+        key = ("sequence_of_keys", n_sequences, length)
+        if key not in self._index_bases:
+            sequences = torch.arange(n_sequences, dtype=torch.int32, device=device)
+            self._index_bases[key] = sequences.repeat_interleave(length)
+        return self._index_bases[key]
 
     def token_bases(self, n_seeds: int, batch: int, vocab_size: int, device) -> torch.Tensor:
         """(S, 1, B) int32: where each sequence's token logits (S, B, V) start in their flat buffer."""
@@ -164,11 +184,11 @@ class FastRandomizedLearnedHeads(FastHeads):
                            position_outputs: None) -> tuple[torch.Tensor, torch.Tensor]:
         """(gradient of the attention logits (S, T, B), of the attended rows (S, B, D))."""
         n_seeds, length, batch = attention.weights.shape
-        d = self.key_rows.shape[-1]
         d_weights = self.token_weights_gradient(attention, d_output, token_outputs)
         self.d_position_values = torch.bmm(d_output, self.attended_rows)  # (S, V_out, D)
         d_attended_rows = torch.bmm(d_output.mT, self.position_values)  # (S, B, D)
-        d_row_weights = torch.bmm(self.key_rows, d_attended_rows.view(n_seeds * batch, d, 1))  # (S * B, T, 1)
+        d_row_weights = row_dots(d_attended_rows.view(n_seeds * batch, -1), self.key_sequences, self.flat_table,
+                                 self.table_rows)  # (S * B * T): each key's row against its sequence's gradient
         d_weights += d_row_weights.view(n_seeds, batch, length).transpose(1, 2)
         return self.softmax_backward(attention.weights, d_weights), d_attended_rows
 
@@ -179,8 +199,9 @@ class FastRandomizedLearnedHeads(FastHeads):
         batch = d_scores.shape[2]
         d_token_scores = scatter_sum(self.token_cells, d_scores, attention.table_size)
         d_token_scores = d_token_scores.view(n_seeds, batch, vocab_size)
-        self.d_key_scores = d_scores.transpose(1, 2).reshape(n_seeds * batch, 1, length)  # sequence by sequence
-        d_key_queries = torch.bmm(self.d_key_scores, self.key_rows).view(n_seeds, batch, d)  # (S, B, D)
+        self.d_key_scores = d_scores.transpose(1, 2).reshape(-1)  # sequence by sequence
+        d_key_queries = weighted_row_sums(self.flat_table, self.table_rows, self.d_key_scores, length)
+        d_key_queries = d_key_queries.view(n_seeds, batch, d)  # (S, B, D)
         d_queries = torch.baddbmm(torch.bmm(d_token_scores, self.keys), d_key_queries, p["key.weight"].mT)
         d_queries.mul_(self.scale(length))  # of the unscaled queries
         d_keys = torch.bmm(d_token_scores.mT, self.queries)  # (S, V, D)
@@ -205,7 +226,7 @@ class FastRandomizedLearnedHeads(FastHeads):
         vectors (S * B each), the entries grouped by table row in their order."""
         n_seeds, batch, d = d_attended_rows.shape
         table = self.p["encoding.table"]
-        length = self.key_rows.shape[1]
+        length = self.table_rows.numel() // (n_seeds * batch)
         sequences = torch.arange(n_seeds * batch, device=table.device)
         vectors = torch.cat([self.key_queries.reshape(-1, d), d_attended_rows.reshape(-1, d),
                              self.d_query_in.reshape(-1, d)])  # (3 * S * B, D)
