@@ -3,15 +3,16 @@ by hand, every seed's parameters in one flat buffer, one fused Adam call per ste
 
 ``AttentionHead`` stays the definition of the head (``tests/test_fast_heads.py`` holds each step equal to
 it: loss to float32 rounding, gradients, one Adam step); this computes the same function in fewer,
-larger ops: about 0.6x the CPU of the minimal stacked head for the step, 0.7x for ``train_heads``'s whole
-step with its per-seed data draws (``bench/fast_steps.py``):
+larger ops: ``train_heads``'s whole step, with its per-seed data draws, about 0.55-0.65x the CPU of the minimal
+stacked head (``bench/fast_steps.py``; docs/performance.md says what holds it there):
 
 - the attention logits of a length are one table (S, V x T, V) [query token, key position, key token].
   Rope's logit depends on the positions through their offset only, so the query- and key-token vectors
   are rotated once per offset (no key is projected per position) and the table is one batched product;
   the learned head's logit is a token-token part plus a query-token-position part, two small products;
 - a batch reads the table with one ``index_select`` (int32 indices), attends, reads out by attention mass
-  per token, and its backward scatters into the table with one ``index_add``: no autograd graph;
+  per token, and its backward scatters into the table with one ``bincount``: no autograd graph, and no
+  autograd dispatch (inference mode);
 - every seed's parameters are one flat buffer, parameter by parameter, each seed's entries padded to whole
   vector registers, so that one fused Adam call updates them all, a seed's entries sit at the same place of
   the vectorized loops alone and beside other seeds (the same bits: ``tests/test_fast_heads.py``), and the
@@ -19,7 +20,7 @@ step with its per-seed data draws (``bench/fast_steps.py``):
 
 It applies to heads whose encoding is exactly ``rope`` (any base) or ``learned``, softmax or linear
 attention, any logit scale, position ids 0..T-1 (no position scale), in float32 on the CPU; the randomized
-heads have theirs (``fast_randomized.py``), and ``fast_select.py`` chooses.
+heads and FIRE have theirs (``fast_randomized.py``, ``fast_fire.py``), and ``fast_select.py`` chooses.
 """
 
 import math

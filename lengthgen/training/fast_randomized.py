@@ -10,13 +10,12 @@ With ids drawn per sequence no logit table of a length exists; what stays small 
   its logit is their dot product. The backward scatters each key's gradient times its phasors into the pair table's
   rows, and the pair table's gradient is two small complex products away from those of the queries and keys;
 - randomized learned: with x = E_b + P_p, the logit is q . k_b + (W_k^T q) . P_p', q the sequence's query (its
-  token's and its last id's): the token part one product with the keys' table, the position part one batched
-  product with the key rows of the position table, whose gradient is scattered back into the table rows.
+  token's and its last id's): the token part one product with the keys' table, the position part a dot product
+  of r with each key's row of the position table, whose gradient is scattered back into the table rows.
 
-What they cost (``bench/fast_steps.py``, one thread, 10 seeds): randomized rope about 3.5x the minimal stacked head
-and randomized learned about 8.6x (10.7x and 17.3x through autograd). Neither has a table of a length, so each key
-costs a D-vector read and product (S x B x T x D, against V x T x D for rope); the position draws alone cost about as
-much as the minimal head's step, and randomized learned's Adam updates its whole table of noise_max_length rows.
+Neither has a table of a length, so each key costs a D-vector read and product (S x B x T x D, against V x T x D for
+rope), read a chunk of keys at a time so that it stays in the cache; and randomized learned's Adam updates its whole
+table of noise_max_length rows (4096 x D per seed) every step. What they cost: docs/performance.md.
 """
 
 import numpy as np
