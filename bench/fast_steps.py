@@ -45,7 +45,12 @@ FAMILIES = [("rope", {"pe": "rope"}, "train"),
             ("log-length", {"pe": "rope", "logit_scale": "log_length", "reference_length": TRAIN_LENGTH_MAX}, "train"),
             ("randomized_rope (variant)", {"pe": "randomized_rope"}, "train"),
             ("randomized_learned (variant)", {"pe": "randomized_learned"}, "train"),
-            ("fire (variant)", {"pe": "fire"}, "train")]
+            ("fire (variant)", {"pe": "fire"}, "train"),
+            ("sinusoidal (variant)", {"pe": "sinusoidal"}, "train"),
+            ("nope (variant)", {"pe": "nope"}, "train"),
+            ("alibi (variant)", {"pe": "alibi"}, "train"),
+            ("alibi_learned (variant)", {"pe": "alibi_learned"}, "train"),
+            ("t5 (variant)", {"pe": "t5"}, "train")]
 
 
 def head_config(options: dict) -> HeadConfig:

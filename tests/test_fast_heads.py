@@ -10,8 +10,8 @@ from lengthgen.models.head import HeadConfig
 from lengthgen.runtime.seeding import generator
 from lengthgen.task import TaskConfig, retrieval_targets, sample_sequences
 from lengthgen.training.adam import FusedAdam
-from lengthgen.training.fast_fire import FastFireHeads
-from lengthgen.training.fast_heads import FastLearnedHeads, FastRopeHeads, argmax_accuracies
+from lengthgen.training.fast_bias import FastAlibiHeads, FastBiasHeads, FastFireHeads, FastT5Heads
+from lengthgen.training.fast_heads import FastLearnedHeads, FastRopeHeads, FastSinusoidalHeads, argmax_accuracies
 from lengthgen.training.fast_randomized import (
     KEY_CHUNK,
     FastRandomizedLearnedHeads,
@@ -50,6 +50,14 @@ FAST = {
     "fire@threshold=8": {"pe": "fire@threshold=8"},
     "fire_fixed log_length": {"pe": "fire_fixed", "logit_scale": "log_length", "reference_length": 9},
     "fire normal@std=0.1": {"pe": "fire", "init": "normal@std=0.1"},
+    # fixed position rows; no bias; a fixed, a steep and a learned slope; learned buckets (under linear attention)
+    "sinusoidal": {"pe": "sinusoidal"},
+    "nope": {"pe": "nope"},
+    "alibi": {"pe": "alibi"},
+    "alibi@slope=0.5 log_length": {"pe": "alibi@slope=0.5", "logit_scale": "log_length", "reference_length": 9},
+    "alibi_learned": {"pe": "alibi_learned"},
+    "t5": {"pe": "t5"},
+    "t5 linear": {"pe": "t5", "attention": "linear"},
 }
 SHAPES = {"test": (6, 8), "default": (16, 64)}  # (V, D): the tests' small head and the default run's
 
@@ -178,9 +186,11 @@ def test_train_heads_trains_through_the_fast_step_to_the_autograd_paths_curve(na
     ({"pe": "learned"}, FastLearnedHeads), ({"pe": "randomized_rope@noise_max_length=64"}, FastRandomizedRopeHeads),
     ({"pe": "randomized_learned@noise_max_length=64"}, FastRandomizedLearnedHeads),
     ({"pe": "fire"}, FastFireHeads), ({"pe": "fire_fixed@threshold=64"}, FastFireHeads),
-    # the autograd path: other encodings, fractional position ids
-    ({"pe": "sinusoidal"}, None), ({"pe": "nope"}, None), ({"pe": "alibi"}, None), ({"pe": "t5"}, None),
+    ({"pe": "sinusoidal"}, FastSinusoidalHeads), ({"pe": "nope"}, FastBiasHeads), ({"pe": "alibi"}, FastAlibiHeads),
+    ({"pe": "alibi_learned"}, FastAlibiHeads), ({"pe": "t5"}, FastT5Heads),
+    # the autograd path: fractional position ids
     ({"pe": "rope", "position_scale": "interpolate", "reference_length": 9}, None),
+    ({"pe": "t5", "position_scale": "interpolate", "reference_length": 9}, None),
 ])
 def test_the_fast_step_takes_exactly_the_heads_it_computes(options, step):
     models = [init_head(HeadConfig(vocab_size=6, d_model=8, trained_positions=9, **options), seed) for seed in (0, 1)]

@@ -18,9 +18,10 @@ stacked head (``bench/fast_steps.py``; docs/performance.md says what holds it th
   the vectorized loops alone and beside other seeds (the same bits: ``tests/test_fast_heads.py``), and the
   batched products write the gradients in place.
 
-It applies to heads whose encoding is exactly ``rope`` (any base) or ``learned``, softmax or linear
+It applies to heads whose encoding is exactly ``rope`` (any base), ``learned`` or ``sinusoidal``, softmax or linear
 attention, any logit scale, position ids 0..T-1 (no position scale), in float32 on the CPU; the randomized
-heads and FIRE have theirs (``fast_randomized.py``, ``fast_fire.py``), and ``fast_select.py`` chooses.
+heads and those whose encoding only adds a bias (NoPE, ALiBi, T5, FIRE) have theirs (``fast_randomized.py``,
+``fast_bias.py``), and ``fast_select.py`` chooses.
 """
 
 import math
@@ -386,3 +387,21 @@ class FastLearnedHeads(FastHeads):
         gradient = self.g["encoding.table"]
         gradient[:, d_positions.shape[1]:].zero_()
         gradient[:, :d_positions.shape[1]].copy_(d_positions)
+
+
+class FastSinusoidalHeads(FastLearnedHeads):
+    """Sinusoidal positions: the learned head's step with fixed rows, the encoding's sin/cos terms (no gradient)."""
+
+    def __init__(self, models: list[AttentionHead]):
+        super().__init__(models)
+        self._rows = {}
+
+    def position_rows(self, length: int) -> torch.Tensor:
+        if length not in self._rows:
+            positions = torch.arange(length, device=self.flat.data.device)
+            rows = self.head.encoding.position_embedding(positions).to(self.flat.data.dtype)  # as the head casts them
+            self._rows[length] = rows.expand(len(self.models), -1, -1).contiguous()
+        return self._rows[length]
+
+    def write_position_gradient(self, d_positions: torch.Tensor) -> None:
+        pass  # the rows are not parameters
