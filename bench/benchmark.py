@@ -17,9 +17,9 @@ in a temporary folder and splits its jobs by stage (rule): jobs, wall and CPU se
 from the cost every job writes as the last line of its log (``<results>/logs/<rule>/...log``; lengthgen/runtime/job.py).
 
 ``--per-model`` adds CPU seconds (``time.process_time``) per trained model of every model family
-the pipeline trains (the rope, learned, randomized_rope, randomized_learned, fire, linear-attention and log-length
-heads; the transformer), alone (one seed) and with a batch of seeds side by side (``--seeds``, 10;
-``--transformer-seeds``, 3 as in the pipeline's transformer jobs), on the CPU. Each is timed once,
+the pipeline trains (the rope, learned, randomized_rope, randomized_learned, fire, sinusoidal, nope, alibi,
+alibi_learned, t5, linear-attention and log-length heads; the transformer), alone (one seed) and with a batch of
+seeds side by side (``--seeds``, 10; ``--transformer-seeds``, 3 as in the pipeline's transformer jobs), on the CPU. Each is timed once,
 in this process after an untimed warm-up call, at its config's steps (or at ``--steps``, for a
 quick try) and at a tenth of them: the difference gives the cost per step, the rest the fixed
 cost per model (init, the range-fit check), and the two give the cost at the config's steps.
@@ -191,7 +191,8 @@ class Family(NamedTuple):
 
 def model_families(seeds: int, transformer_seeds: int) -> list[Family]:
     """Every model family the default pipeline trains: the sweep's heads, the variants that draw
-    position ids per sequence (randomized_rope, randomized_learned) and one whose bias is an MLP (fire), the linear-attention
+    position ids per sequence (randomized_rope, randomized_learned), one whose bias is an MLP (fire) and the other
+    encodings of the variants (sinusoidal, nope, alibi, alibi_learned, t5), the linear-attention
     control and the log-length head (common.smk's MODIFIED_HEADS), and the transformer."""
     train_length_max = DEFAULT_CONFIG["task"]["train_length_max"]
     heads = [("rope head", head_config("rope"), "train"),
@@ -199,6 +200,8 @@ def model_families(seeds: int, transformer_seeds: int) -> list[Family]:
              ("randomized_rope head (variant)", head_config("randomized_rope"), "train"),
              ("randomized_learned head (variant)", head_config("randomized_learned"), "train"),
              ("fire head (variant)", head_config("fire"), "train"),
+             *((f"{pe} head (variant)", head_config(pe), "train") for pe in ("sinusoidal", "nope", "alibi",
+                                                                            "alibi_learned", "t5")),
              ("linear-attention head", head_config("rope", attention="linear"), "linear"),
              ("log-length head", head_config("rope", logit_scale="log_length", reference_length=train_length_max),
               "train")]
