@@ -1,10 +1,9 @@
-"""The training step of the single rope and learned heads written for their shape: forward and backward
+"""The training step of the single rope, learned and sinusoidal heads written for their shape: forward and backward
 by hand, every seed's parameters in one flat buffer, one fused Adam call per step.
 
 ``AttentionHead`` stays the definition of the head (``tests/test_fast_heads.py`` holds each step equal to
 it: loss to float32 rounding, gradients, one Adam step); this computes the same function in fewer,
-larger ops: ``train_heads``'s whole step, with its per-seed data draws, about 0.55-0.65x the CPU of the minimal
-stacked head (``bench/fast_steps.py``; docs/performance.md says what holds it there):
+larger ops (what it costs against the minimal stacked head, and what holds it there: docs/performance.md):
 
 - the attention logits of a length are one table (S, V x T, V) [query token, key position, key token].
   Rope's logit depends on the positions through their offset only, so the query- and key-token vectors
