@@ -16,21 +16,21 @@ the per-run numbers are repeated on the GPU. ``--pipeline`` runs the default con
 in a temporary folder and splits its jobs by stage (rule): jobs, wall and CPU seconds, peak memory,
 from the cost every job writes as the last line of its log (``<results>/logs/<rule>/...log``; lengthgen/runtime/job.py).
 
-``--per-model`` adds CPU seconds (``time.process_time``) per trained model of every model family
-the pipeline trains (the rope, learned, randomized_rope, randomized_learned, fire, sinusoidal, nope, alibi,
-alibi_learned, t5, linear-attention and log-length heads; the transformer), alone (one seed) and with a batch of
-seeds side by side (``--seeds``, 10; ``--transformer-seeds``, 3 as in the pipeline's transformer jobs), on the CPU. Each is timed once,
-in this process after an untimed warm-up call, at its config's steps (or at ``--steps``, for a
-quick try) and at a tenth of them: the difference gives the cost per step, the rest the fixed
-cost per model (init, the range-fit check), and the two give the cost at the config's steps.
+``--per-model`` adds CPU seconds (``time.process_time``) per trained model of every model family the pipeline trains
+(the rope, learned, randomized_rope, randomized_learned, fire, sinusoidal, nope, alibi, alibi_learned, t5,
+linear-attention and log-length heads; the transformer), alone (one seed) and with a batch of seeds side by side
+(``--seeds``, 10; ``--transformer-seeds``, 3 as in the pipeline's transformer jobs), on the CPU. Each is timed once,
+in this process after an untimed warm-up call, at its config's steps (or at ``--steps``, for a quick try) and at a
+tenth of them: the difference gives the cost per step, the rest the fixed cost per model (init, the range-fit check),
+and the two give the cost at the config's steps.
 
-``--speed`` prints the five speed ratios, each a cost over a yardstick measured beside it in the same run, with
-its goal, met or missed and by how much (``speed_ratios.py``): every head family's CPU ms per seed-step over the
-minimal stacked rope head's (``reference_head.py``, on the same kernels; the median of interleaved pairs); the jobs after training as a share of all
-jobs' CPU (from the cost lines of ``--results``, a finished run, or else of the tiny run it makes); the cheapest
-job that starts torch, doing no work, over a bare ``import torch``; a no-op dry run of the tiny run over Snakemake's
-own on a synthetic DAG of its size; and the tiny config's wall time from scratch over its floor (training as run,
-every other job at what importing its modules takes, on ``--cores``) (``workflow_speed.py``).
+``--speed`` prints the five speed ratios, each a cost over a yardstick measured beside it in the same run, with its
+goal, met or missed and by how much (``speed_ratios.py``): every head family's CPU ms per seed-step over the minimal
+stacked rope head's (``reference_head.py``, on the same kernels; the median of interleaved pairs); the jobs after
+training as a share of all jobs' CPU (from the cost lines of ``--results``, a finished run, or else of the tiny run
+it makes); the cheapest job that starts torch, doing no work, over a bare ``import torch``; a no-op dry run of the
+tiny run over Snakemake's own on a synthetic DAG of its size; and the tiny config's wall time from scratch over its
+floor (training as run, every other job at what importing its modules takes, on ``--cores``) (``workflow_speed.py``).
 """
 
 import argparse

@@ -104,7 +104,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--seeds", type=int, default=10)
-    parser.add_argument("--only", nargs="+", metavar="WORD", help="only the families whose label has one of these words")
+    parser.add_argument("--only", nargs="+", metavar="WORD",
+                        help="only the families whose label has one of these words")
     parser.add_argument("--no-autograd", action="store_true", help="only train_heads's path, not the autograd one")
     args = parser.parse_args()
     families = [family for family in FAMILIES if not args.only or set(args.only) & set(family[0].split())]
@@ -126,8 +127,9 @@ def main() -> None:
     print(f"CPU ms per seed-step, {args.seeds} seeds side by side, one thread, {args.rounds} interleaved rounds of "
           f"{args.steps} steps (medians); minimal stacked rope head: {statistics.median(minimal):.3f} ms "
           f"(rounds {min(minimal):.3f} to {max(minimal):.3f}).\n")
-    print("| family | train_heads: ms | x minimal |" + (" autograd path: ms | x minimal |" if "autograd" in kinds else "")
-          + "\n|---|---|---|" + ("---|---|" if "autograd" in kinds else ""))
+    autograd = "autograd" in kinds
+    print("| family | train_heads: ms | x minimal |" + (" autograd path: ms | x minimal |" if autograd else "")
+          + "\n|---|---|---|" + ("---|---|" if autograd else ""))
     for label, _, _ in families:
         cells = [label]
         for path in kinds:

@@ -27,7 +27,8 @@ class FastBiasHeads(FastHeads):
         p = self.p
         embeddings = p["token_embedding.weight"]  # (S, V, D)
         n_seeds, vocab_size, _ = embeddings.shape
-        self.queries = torch.baddbmm(p["query.bias"][:, None], embeddings, p["query.weight"].mT).mul_(self.scale(length))
+        self.queries = torch.baddbmm(p["query.bias"][:, None], embeddings, p["query.weight"].mT)
+        self.queries.mul_(self.scale(length))
         self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
         token_logits = torch.bmm(self.queries, self.keys.mT)[:, :, None]  # (S, V, 1, V)
         bias = self.bias(length)

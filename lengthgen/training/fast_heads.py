@@ -212,7 +212,8 @@ class FastHeads:
         self.positions = self.position_rows(length)
         if self.positions is None:
             return token_outputs, None
-        self.position_values = torch.bmm(self.positions, p["value.weight"].mT)  # (S, T, D): no value bias (in the tokens')
+        # (S, T, D): no value bias (it is in the tokens')
+        self.position_values = torch.bmm(self.positions, p["value.weight"].mT)
         return token_outputs, torch.bmm(self.position_values, p["unembedding.weight"].mT)
 
     def outputs_backward(self, d_token_outputs: torch.Tensor, d_position_outputs: torch.Tensor | None,
@@ -319,7 +320,8 @@ class FastRopeHeads(FastHeads):
         p = self.p
         embeddings = p["token_embedding.weight"]  # (S, V, D)
         n_seeds, vocab_size, d = embeddings.shape
-        self.queries = torch.baddbmm(p["query.bias"][:, None], embeddings, p["query.weight"].mT).mul_(self.scale(length))
+        self.queries = torch.baddbmm(p["query.bias"][:, None], embeddings, p["query.weight"].mT)
+        self.queries.mul_(self.scale(length))
         self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
         query_blocks = torch.view_as_complex(self.queries.view(n_seeds, vocab_size, 1, d // 2, 2))
         key_blocks = torch.view_as_complex(self.keys.view(n_seeds, 1, vocab_size, d // 2, 2))

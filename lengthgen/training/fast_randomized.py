@@ -44,7 +44,8 @@ def grouping_order(keys: torch.Tensor, size: int) -> torch.Tensor:
 KEY_CHUNK = 2048
 
 
-def row_dots(left: torch.Tensor, left_rows: torch.Tensor, right: torch.Tensor, right_rows: torch.Tensor) -> torch.Tensor:
+def row_dots(left: torch.Tensor, left_rows: torch.Tensor, right: torch.Tensor,
+             right_rows: torch.Tensor) -> torch.Tensor:
     """(N,): the dot product of row ``left_rows[n]`` of ``left`` (., D) with row ``right_rows[n]`` of ``right`` (., D)
     for every n, a chunk of ``KEY_CHUNK`` at a time (each dot product over its own row alone: the same bits whatever
     the chunk)."""
@@ -154,7 +155,8 @@ class FastRandomizedLearnedHeads(FastHeads):
         self.token_cells = (tokens + self.token_bases(n_seeds, batch, vocab_size, tokens.device)).view(-1)
         token_scores = torch.bmm(self.queries, self.keys.mT).view(-1).index_select(0, self.token_cells)
         position_scores = row_dots(self.key_queries.view(-1, d), self.key_sequences, self.flat_table, self.table_rows)
-        scores = token_scores.view(n_seeds, length, batch) + position_scores.view(n_seeds, batch, length).transpose(1, 2)
+        position_scores = position_scores.view(n_seeds, batch, length).transpose(1, 2)
+        scores = token_scores.view(n_seeds, length, batch) + position_scores
         attention = self.attention(tokens, scores, self.token_cells, n_seeds * batch * vocab_size)
         self.key_weights = attention.weights.transpose(1, 2).reshape(-1)  # sequence by sequence
         self.attended_rows = weighted_row_sums(self.flat_table, self.table_rows, self.key_weights, length)

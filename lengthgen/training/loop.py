@@ -179,9 +179,9 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
     # Single heads (with or without per-sequence positions) and transformers without them run stacked
     # (lengthgen/models/head_stacked.py, stacked_transformer.py: the same bits as the mapped path, without vmap or
     # restacking); the optimizer gets each seed's parameters as views, as before. Where a fast step applies
-    # (the single rope, learned and FIRE heads and the randomized variants on the CPU: lengthgen/training/fast_select.py),
-    # it takes the whole step, forward, backward and Adam, on one flat buffer padded so that a seed's entries keep
-    # their places in the vectorized loops alone and beside others.
+    # (every single head of the default run, on the CPU: lengthgen/training/fast_select.py), it takes the whole step,
+    # forward, backward and Adam, on one flat buffer padded so that a seed's entries keep their places in the
+    # vectorized loops alone and beside others.
     fast_step = fast(models, train.precision) if fast else None
     stacked = None if fast_step else stack(models)
     optimizer = None if fast_step else FusedAdam(stacked.seed_parameters() if stacked else

@@ -6,8 +6,8 @@ random subset of [0, noise_max_length) per sequence: short rows are drawn with r
 that repeats a value drawn again until none does. Drawn seed by seed, that costs about as much as the minimal head's
 whole training step: torch's sort of short rows, and a sort and two full checks per redraw round. Here the first
 draws of every seed land in one buffer, sorted by numpy (about ten times faster) and checked in one call, and a
-redraw round checks only the rows it redrew (a row without repeats keeps none), drawing from each seed's generator exactly what the encoding draws
-(``tests/test_training.py`` holds the two equal).
+redraw round checks only the rows it redrew (a row without repeats keeps none), drawing from each seed's generator
+exactly what the encoding draws (``tests/test_position_draws.py`` holds the two equal).
 """
 
 import torch
