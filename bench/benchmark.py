@@ -16,21 +16,21 @@ the per-run numbers are repeated on the GPU. ``--pipeline`` runs the default con
 in a temporary folder and splits its jobs by stage (rule): jobs, wall and CPU seconds, peak memory,
 from the cost every job writes as the last line of its log (``<results>/logs/<rule>/...log``; lengthgen/runtime/job.py).
 
-``--per-model`` adds CPU seconds (``time.process_time``) per trained model of every model family
-the pipeline trains (the rope, learned, randomized_rope, randomized_learned, fire, linear-attention and log-length
-heads; the transformer), alone (one seed) and with a batch of seeds side by side (``--seeds``, 10;
-``--transformer-seeds``, 3 as in the pipeline's transformer jobs), on the CPU. Each is timed once,
-in this process after an untimed warm-up call, at its config's steps (or at ``--steps``, for a
-quick try) and at a tenth of them: the difference gives the cost per step, the rest the fixed
-cost per model (init, the range-fit check), and the two give the cost at the config's steps.
+``--per-model`` adds CPU seconds (``time.process_time``) per trained model of every model family the pipeline trains
+(the rope, learned, randomized_rope, randomized_learned, fire, sinusoidal, nope, alibi, alibi_learned, t5,
+linear-attention and log-length heads; the transformer), alone (one seed) and with a batch of seeds side by side
+(``--seeds``, 10; ``--transformer-seeds``, 3 as in the pipeline's transformer jobs), on the CPU. Each is timed once,
+in this process after an untimed warm-up call, at its config's steps (or at ``--steps``, for a quick try) and at a
+tenth of them: the difference gives the cost per step, the rest the fixed cost per model (init, the range-fit check),
+and the two give the cost at the config's steps.
 
-``--speed`` prints the five speed ratios, each a cost over a yardstick measured beside it in the same run, with
-its goal, met or missed and by how much (``speed_ratios.py``): every head family's CPU ms per seed-step over the
-minimal stacked rope head's (``reference_head.py``, on the same kernels); the jobs after training as a share of all
-jobs' CPU (from the cost lines of ``--results``, a finished run, or else of the tiny run it makes); the cheapest
-job that starts torch, doing no work, over a bare ``import torch``; a no-op dry run of the tiny run over Snakemake's
-own on a synthetic DAG of its size; and the tiny config's wall time from scratch over its floor (training as run,
-every other job at what importing its modules takes, on ``--cores``) (``workflow_speed.py``).
+``--speed`` prints the five speed ratios, each a cost over a yardstick measured beside it in the same run, with its
+goal, met or missed and by how much (``speed_ratios.py``): every head family's CPU ms per seed-step over the minimal
+stacked rope head's (``reference_head.py``, on the same kernels; the median of interleaved pairs); the jobs after
+training as a share of all jobs' CPU (from the cost lines of ``--results``, a finished run, or else of the tiny run
+it makes); the cheapest job that starts torch, doing no work, over a bare ``import torch``; a no-op dry run of the
+tiny run over Snakemake's own on a synthetic DAG of its size; and the tiny config's wall time from scratch over its
+floor (training as run, every other job at what importing its modules takes, on ``--cores``) (``workflow_speed.py``).
 """
 
 import argparse
@@ -191,7 +191,8 @@ class Family(NamedTuple):
 
 def model_families(seeds: int, transformer_seeds: int) -> list[Family]:
     """Every model family the default pipeline trains: the sweep's heads, the variants that draw
-    position ids per sequence (randomized_rope, randomized_learned) and one whose bias is an MLP (fire), the linear-attention
+    position ids per sequence (randomized_rope, randomized_learned), one whose bias is an MLP (fire) and the other
+    encodings of the variants (sinusoidal, nope, alibi, alibi_learned, t5), the linear-attention
     control and the log-length head (common.smk's MODIFIED_HEADS), and the transformer."""
     train_length_max = DEFAULT_CONFIG["task"]["train_length_max"]
     heads = [("rope head", head_config("rope"), "train"),
@@ -199,6 +200,8 @@ def model_families(seeds: int, transformer_seeds: int) -> list[Family]:
              ("randomized_rope head (variant)", head_config("randomized_rope"), "train"),
              ("randomized_learned head (variant)", head_config("randomized_learned"), "train"),
              ("fire head (variant)", head_config("fire"), "train"),
+             *((f"{pe} head (variant)", head_config(pe), "train") for pe in ("sinusoidal", "nope", "alibi",
+                                                                            "alibi_learned", "t5")),
              ("linear-attention head", head_config("rope", attention="linear"), "linear"),
              ("log-length head", head_config("rope", logit_scale="log_length", reference_length=train_length_max),
               "train")]
@@ -308,17 +311,17 @@ def minimal_cost(n_seeds: int, steps: int) -> float:
     return 1000 * (full - short) / (steps - steps // 10) / n_seeds
 
 
-RATIO_PAIRS = 5  # the rope head and the minimal one, timed in turn: single timings vary by a third under load
+RATIO_PAIRS = 5  # each head family and the minimal head, timed in turn: single timings vary by a third under load
 
 
-def rope_against_minimal(rope: Family, steps: int, pairs: int) -> tuple[list[float], list[float]]:
-    """CPU ms per seed-step of the minimal head and of the default rope head at 10 seeds, ``pairs`` times each, in
-    turn (minimal, rope, minimal, ...), so that the two timings of a pair ran under the same load."""
-    minimal, default = [], []
+def paired_with_minimal(family: Family, steps: int, pairs: int) -> tuple[list[float], list[float]]:
+    """CPU ms per seed-step of the minimal head and of ``family``'s heads at 10 seeds, ``pairs`` times each, in turn
+    (minimal, family, minimal, ...), so that the two timings of a pair ran under the same load."""
+    minimal, costs = [], []
     for _ in range(pairs):
         minimal.append(minimal_cost(10, steps))
-        default.append(1000 * training_cost(rope, rope.batched, steps).per_step)
-    return minimal, default
+        costs.append(1000 * training_cost(family, family.batched, steps).per_step)
+    return minimal, costs
 
 
 # The goals of a single head's training step over the minimal stacked head's: half of it for every single head, the
@@ -339,34 +342,31 @@ def family_ratio(family: Family, ratio: float, basis: str) -> Ratio:
 
 
 def training_speed_section(steps: int, pairs: int = RATIO_PAIRS) -> tuple[str, list[Ratio]]:
-    """Every family's CPU ms per seed-step (per step, the fixed cost fitted apart) beside the minimal head's, and
-    each head family's ratio to it: the default rope head's as the median of ``pairs`` interleaved pairs, every
-    other one timing against the minimal head's median. The transformer is another model: no ratio."""
-    rope, *others = model_families(10, len(DEFAULT_CONFIG["transformer"]["seeds"]))
-    minimal, default = rope_against_minimal(rope, steps, pairs)
-    reference = statistics.median(minimal)
-    pairs_ratios = [rope_ms / minimal_ms for rope_ms, minimal_ms in zip(default, minimal)]
-    ratios = [family_ratio(rope, paired_ratio(default, minimal),
-                           f"{statistics.median(default):.3f} over {reference:.3f} CPU ms per seed-step at "
-                           f"{rope.batched} seeds; median of {pairs} interleaved pairs")]
+    """Every family's CPU ms per seed-step (per step, the fixed cost fitted apart) and each head family's ratio to the
+    minimal head's, the median of ``pairs`` interleaved pairs of the two. The transformer is another model: one
+    timing, no ratio."""
     lines = ["## Training: CPU ms per seed-step against the minimal stacked rope head", "",
              f"One thread, {steps} steps timed and {steps // 10} (the difference is the per-step cost), after a "
-             "warm-up call. The minimal head (`bench/reference_head.py`) is the default rope head's computation in "
-             f"as few ops as it takes: {reference:.3f} ms per seed-step at 10 seeds (the median of {pairs} timings, "
-             f"each paired with one of the rope head; single pairs {min(pairs_ratios):.2f}x to "
-             f"{max(pairs_ratios):.2f}x).",
-             "", table_line(["family", "seeds side by side", "ms per seed-step", "x the minimal rope head"]),
-             "|---|---|---|---|",
-             table_line([rope.label, str(rope.batched), f"{statistics.median(default):.3f}",
-                         ratios[0].shown(ratios[0].value)])]
+             f"warm-up call. Each head family is timed in {pairs} pairs with the minimal head (`bench/reference_head.py`, "
+             "the default rope head's computation in as few ops as it takes), in turn, so that the two timings of a "
+             "pair ran under one load; its ratio is the median of the pairs' ratios.",
+             "", table_line(["family", "seeds side by side", "ms per seed-step", "minimal head: ms per seed-step",
+                             "x the minimal rope head", "single pairs"]), "|---|---|---|---|---|---|"]
     print("\n".join(lines), flush=True)
-    for family in others:
-        per_step = 1000 * training_cost(family, family.batched, steps).per_step
-        cells = [family.label, str(family.batched), f"{per_step:.3f}", ""]
-        if family.train_models is not train_transformers:
-            ratios.append(family_ratio(family, per_step / reference, f"{per_step:.3f} over {reference:.3f} CPU ms "
-                                       f"per seed-step at {family.batched} seeds; one timing"))
-            cells[-1] = ratios[-1].shown(ratios[-1].value)
+    ratios = []
+    for family in model_families(10, len(DEFAULT_CONFIG["transformer"]["seeds"])):
+        if family.train_models is train_transformers:
+            per_step = 1000 * training_cost(family, family.batched, steps).per_step
+            cells = [family.label, str(family.batched), f"{per_step:.3f}", "", "", ""]
+        else:
+            minimal, costs = paired_with_minimal(family, steps, pairs)
+            pair_ratios = [cost / yardstick for cost, yardstick in zip(costs, minimal)]
+            ratios.append(family_ratio(family, paired_ratio(costs, minimal),
+                                       f"{statistics.median(costs):.3f} over {statistics.median(minimal):.3f} CPU ms "
+                                       f"per seed-step at {family.batched} seeds; median of {pairs} interleaved pairs"))
+            cells = [family.label, str(family.batched), f"{statistics.median(costs):.3f}",
+                     f"{statistics.median(minimal):.3f}", ratios[-1].shown(ratios[-1].value),
+                     f"{min(pair_ratios):.2f}x to {max(pair_ratios):.2f}x"]
         lines.append(table_line(cells))
         print(lines[-1], flush=True)
     return "\n".join(lines), ratios

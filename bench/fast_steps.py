@@ -3,7 +3,7 @@
 ``fast_randomized.py``, where one applies), as the autograd path trains it (``StackedHeads``), and of the minimal
 stacked rope head (``reference_head.py``), the yardstick.
 
-    python bench/fast_steps.py [--rounds 5] [--steps 100] [--seeds 10]
+    python bench/fast_steps.py [--rounds 5] [--steps 100] [--seeds 10] [--only rope fire ...] [--no-autograd]
 
 One thread, the native CPU kernels. Each timing is one training call at ``--steps`` steps minus one at a tenth
 of them (the fixed cost, init and range fit, cancels), after an untimed warm-up call of each. The calls run
@@ -44,7 +44,13 @@ FAMILIES = [("rope", {"pe": "rope"}, "train"),
             ("linear attention", {"pe": "rope", "attention": "linear"}, "linear"),
             ("log-length", {"pe": "rope", "logit_scale": "log_length", "reference_length": TRAIN_LENGTH_MAX}, "train"),
             ("randomized_rope (variant)", {"pe": "randomized_rope"}, "train"),
-            ("randomized_learned (variant)", {"pe": "randomized_learned"}, "train")]
+            ("randomized_learned (variant)", {"pe": "randomized_learned"}, "train"),
+            ("fire (variant)", {"pe": "fire"}, "train"),
+            ("sinusoidal (variant)", {"pe": "sinusoidal"}, "train"),
+            ("nope (variant)", {"pe": "nope"}, "train"),
+            ("alibi (variant)", {"pe": "alibi"}, "train"),
+            ("alibi_learned (variant)", {"pe": "alibi_learned"}, "train"),
+            ("t5 (variant)", {"pe": "t5"}, "train")]
 
 
 def head_config(options: dict) -> HeadConfig:
@@ -98,13 +104,19 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--seeds", type=int, default=10)
+    parser.add_argument("--only", nargs="+", metavar="WORD",
+                        help="only the families whose label has one of these words")
+    parser.add_argument("--no-autograd", action="store_true", help="only train_heads's path, not the autograd one")
     args = parser.parse_args()
+    families = [family for family in FAMILIES if not args.only or set(args.only) & set(family[0].split())]
+    kinds = ("fast",) if args.no_autograd else ("fast", "autograd")
     torch.set_num_threads(1)
     seeds = list(range(args.seeds))
     paths = {"minimal": minimal_path(args.seeds)}
-    for label, options, section in FAMILIES:
+    for label, options, section in families:
         paths[(label, "fast")] = fast_path(options, section, seeds)
-        paths[(label, "autograd")] = autograd_path(options, section, seeds)
+        if "autograd" in kinds:
+            paths[(label, "autograd")] = autograd_path(options, section, seeds)
     for train in paths.values():  # warm-up: first-call costs (lazy initialization, allocator growth)
         train(args.steps // 10)
     timings = {key: [] for key in paths}
@@ -115,10 +127,12 @@ def main() -> None:
     print(f"CPU ms per seed-step, {args.seeds} seeds side by side, one thread, {args.rounds} interleaved rounds of "
           f"{args.steps} steps (medians); minimal stacked rope head: {statistics.median(minimal):.3f} ms "
           f"(rounds {min(minimal):.3f} to {max(minimal):.3f}).\n")
-    print("| family | train_heads: ms | x minimal | autograd path: ms | x minimal |\n|---|---|---|---|---|")
-    for label, _, _ in FAMILIES:
+    autograd = "autograd" in kinds
+    print("| family | train_heads: ms | x minimal |" + (" autograd path: ms | x minimal |" if autograd else "")
+          + "\n|---|---|---|" + ("---|---|" if autograd else ""))
+    for label, _, _ in families:
         cells = [label]
-        for path in ("fast", "autograd"):
+        for path in kinds:
             times = timings[(label, path)]
             ratios = [time_ms / reference for time_ms, reference in zip(times, minimal)]
             cells += [f"{statistics.median(times):.3f}", f"{statistics.median(ratios):.2f}x"]

@@ -10,10 +10,14 @@ from lengthgen.models.head import HeadConfig
 from lengthgen.runtime.seeding import generator
 from lengthgen.task import TaskConfig, retrieval_targets, sample_sequences
 from lengthgen.training.adam import FusedAdam
-from lengthgen.training.fast_heads import FastLearnedHeads, FastRopeHeads
+from lengthgen.training.fast_bias import FastAlibiHeads, FastBiasHeads, FastFireHeads, FastT5Heads
+from lengthgen.training.fast_heads import FastLearnedHeads, FastRopeHeads, FastSinusoidalHeads, argmax_accuracies
 from lengthgen.training.fast_randomized import (
+    KEY_CHUNK,
     FastRandomizedLearnedHeads,
     FastRandomizedRopeHeads,
+    grouping_order,
+    row_dots,
 )
 from lengthgen.training.fast_select import fast_heads
 from lengthgen.training.loop import (
@@ -40,6 +44,20 @@ FAST = {
     "randomized_learned": {"pe": "randomized_learned"},
     "randomized_learned@noise_max_length=12 linear": {"pe": "randomized_learned@noise_max_length=12",
                                                       "attention": "linear"},
+    # a bias from an MLP of the offset: the threshold learned, above the query position or tied with it (length 9's,
+    # 8), fixed, under a length scale, and a named normal init
+    "fire": {"pe": "fire"},
+    "fire@threshold=8": {"pe": "fire@threshold=8"},
+    "fire_fixed log_length": {"pe": "fire_fixed", "logit_scale": "log_length", "reference_length": 9},
+    "fire normal@std=0.1": {"pe": "fire", "init": "normal@std=0.1"},
+    # fixed position rows; no bias; a fixed, a steep and a learned slope; learned buckets (under linear attention)
+    "sinusoidal": {"pe": "sinusoidal"},
+    "nope": {"pe": "nope"},
+    "alibi": {"pe": "alibi"},
+    "alibi@slope=0.5 log_length": {"pe": "alibi@slope=0.5", "logit_scale": "log_length", "reference_length": 9},
+    "alibi_learned": {"pe": "alibi_learned"},
+    "t5": {"pe": "t5"},
+    "t5 linear": {"pe": "t5", "attention": "linear"},
 }
 SHAPES = {"test": (6, 8), "default": (16, 64)}  # (V, D): the tests' small head and the default run's
 
@@ -167,12 +185,47 @@ def test_train_heads_trains_through_the_fast_step_to_the_autograd_paths_curve(na
     ({"pe": "rope", "logit_scale": "yarn", "reference_length": 9}, FastRopeHeads),
     ({"pe": "learned"}, FastLearnedHeads), ({"pe": "randomized_rope@noise_max_length=64"}, FastRandomizedRopeHeads),
     ({"pe": "randomized_learned@noise_max_length=64"}, FastRandomizedLearnedHeads),
-    # the autograd path: other encodings, fractional position ids
-    ({"pe": "sinusoidal"}, None), ({"pe": "nope"}, None), ({"pe": "alibi"}, None), ({"pe": "t5"}, None),
-    ({"pe": "fire"}, None), ({"pe": "rope", "position_scale": "interpolate", "reference_length": 9}, None),
+    ({"pe": "fire"}, FastFireHeads), ({"pe": "fire_fixed@threshold=64"}, FastFireHeads),
+    ({"pe": "sinusoidal"}, FastSinusoidalHeads), ({"pe": "nope"}, FastBiasHeads), ({"pe": "alibi"}, FastAlibiHeads),
+    ({"pe": "alibi_learned"}, FastAlibiHeads), ({"pe": "t5"}, FastT5Heads),
+    # the autograd path: fractional position ids
+    ({"pe": "rope", "position_scale": "interpolate", "reference_length": 9}, None),
+    ({"pe": "t5", "position_scale": "interpolate", "reference_length": 9}, None),
 ])
 def test_the_fast_step_takes_exactly_the_heads_it_computes(options, step):
     models = [init_head(HeadConfig(vocab_size=6, d_model=8, trained_positions=9, **options), seed) for seed in (0, 1)]
     chosen = fast_heads(models, "float32")
     assert (None if chosen is None else type(chosen)) is step
     assert fast_heads(models, "bf16") is None  # autocast is the autograd path's
+
+
+@pytest.mark.parametrize("values", [3, 1000])
+def test_the_fast_steps_accuracy_counts_as_argmax_does_ties_included(values):
+    """Output logits (S, V, B) drawn from ``values`` integers (3: ties in most columns, the target among them or not;
+    1000: few): each seed's accuracy is ``seed_accuracies``' on the logits laid out (S, B, V)."""
+    rng = generator("fast_accuracy", values)
+    output = torch.randint(values, (4, 6, 64), generator=rng).float()
+    targets = torch.randint(6, (4, 1, 64), generator=rng)
+    expected = seed_accuracies(output.transpose(1, 2), targets[:, 0])
+    assert torch.equal(argmax_accuracies(output, targets), expected)
+
+
+@pytest.mark.parametrize("size", [300, 2 ** 16, 2 ** 16 + 1])
+def test_keys_group_in_a_stable_order_by_either_sort(size):
+    """Radix-sorted (keys below 2^16) or by torch: each key's entries in their order, key by key."""
+    keys = torch.randint(size, (5000,), generator=generator("grouping", size), dtype=torch.int32)
+    keys[:50] = size - 1  # the largest key, many times
+    assert torch.equal(grouping_order(keys, size), torch.argsort(keys, stable=True))
+
+
+def test_row_dots_take_every_keys_dot_product_to_the_same_bits_in_any_chunk():
+    """Gathered and multiplied a chunk at a time (``KEY_CHUNK``): each key's dot product is the one of its two rows
+    gathered whole, bit for bit, wherever the chunks' edges fall."""
+    rng = generator("row_dots", 0)
+    left, right = torch.randn(40, 64, generator=rng), torch.randn(70, 64, generator=rng)
+    n_keys = 2 * KEY_CHUNK + 37
+    left_rows = torch.randint(40, (n_keys,), generator=rng, dtype=torch.int32)
+    right_rows = torch.randint(70, (n_keys,), generator=rng, dtype=torch.int32)
+    whole = (left.index_select(0, left_rows) * right.index_select(0, right_rows)).sum(1)
+    assert torch.equal(row_dots(left, left_rows, right, right_rows), whole)
+    assert torch.equal(row_dots(left, left_rows[5:], right, right_rows[5:]), whole[5:])

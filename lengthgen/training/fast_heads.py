@@ -1,24 +1,26 @@
-"""The training step of the single rope and learned heads written for their shape: forward and backward
+"""The training step of the single rope, learned and sinusoidal heads written for their shape: forward and backward
 by hand, every seed's parameters in one flat buffer, one fused Adam call per step.
 
 ``AttentionHead`` stays the definition of the head (``tests/test_fast_heads.py`` holds each step equal to
 it: loss to float32 rounding, gradients, one Adam step); this computes the same function in fewer,
-larger ops: about 0.6x the CPU of the minimal stacked head for the step, 0.7x for ``train_heads``'s whole
-step with its per-seed data draws (``bench/fast_steps.py``):
+larger ops (what it costs against the minimal stacked head, and what holds it there: docs/performance.md):
 
 - the attention logits of a length are one table (S, V x T, V) [query token, key position, key token].
   Rope's logit depends on the positions through their offset only, so the query- and key-token vectors
   are rotated once per offset (no key is projected per position) and the table is one batched product;
   the learned head's logit is a token-token part plus a query-token-position part, two small products;
 - a batch reads the table with one ``index_select`` (int32 indices), attends, reads out by attention mass
-  per token, and its backward scatters into the table with one ``index_add``: no autograd graph;
-- every seed's parameters are one row of a flat (S, P) buffer, P padded to whole vector registers, so
-  that one fused Adam call updates them all and a seed's entries sit at the same place of the vectorized
-  loops alone and beside other seeds (the same bits: ``tests/test_fast_heads.py``).
+  per token, and its backward scatters into the table with one ``bincount``: no autograd graph, and no
+  autograd dispatch (inference mode);
+- every seed's parameters are one flat buffer, parameter by parameter, each seed's entries padded to whole
+  vector registers, so that one fused Adam call updates them all, a seed's entries sit at the same place of
+  the vectorized loops alone and beside other seeds (the same bits: ``tests/test_fast_heads.py``), and the
+  batched products write the gradients in place.
 
-It applies to heads whose encoding is exactly ``rope`` (any base) or ``learned``, softmax or linear
+It applies to heads whose encoding is exactly ``rope`` (any base), ``learned`` or ``sinusoidal``, softmax or linear
 attention, any logit scale, position ids 0..T-1 (no position scale), in float32 on the CPU; the randomized
-heads have theirs (``fast_randomized.py``), and ``fast_select.py`` chooses.
+heads and those whose encoding only adds a bias (NoPE, ALiBi, T5, FIRE) have theirs (``fast_randomized.py``,
+``fast_bias.py``), and ``fast_select.py`` chooses.
 """
 
 import math
@@ -29,29 +31,33 @@ import torch
 from lengthgen.models.head import AttentionHead
 from lengthgen.training.adam import FusedAdam
 
-# Floats per seed row of the flat buffer rounded up to this: a multiple of every CPU vector width
-# (16 floats for AVX-512), so that each seed's entries start at the same place of Adam's vector loop.
-ROW_ALIGNMENT = 64
+# Each seed's entries of a parameter padded to a multiple of this many floats: a multiple of every CPU vector width
+# (16 floats for AVX-512), so that each seed's entries sit at the same place of Adam's vector loop alone and beside
+# other seeds.
+SEED_ALIGNMENT = 64
 
 
 class FlatParameters:
-    """The parameters of every seed's head in one (S, P) buffer, with a gradient buffer of the same layout.
+    """The parameters of every seed's head in one flat buffer, with a gradient buffer of the same layout: parameter
+    by parameter, each a block (S, P) of every seed's entries padded to ``SEED_ALIGNMENT`` floats.
 
-    ``view[name]`` is parameter ``name`` of every seed, (S, *shape), a view of the buffer; ``grad[name]``
-    the same view of the gradient buffer."""
+    ``view[name]`` is parameter ``name`` of every seed, (S, *shape), a view of the buffer; ``grad[name]`` the same
+    view of the gradient buffer. A parameter of a whole number of alignments is contiguous, so that a batched
+    product writes its gradient in place (into a strided view it would run seed by seed)."""
 
     def __init__(self, models: list[AttentionHead]):
         shapes = [(name, parameter.shape) for name, parameter in models[0].named_parameters()]
-        width = sum(shape.numel() for _, shape in shapes)
-        width = -(-width // ROW_ALIGNMENT) * ROW_ALIGNMENT
+        n_seeds = len(models)
+        widths = [-(-shape.numel() // SEED_ALIGNMENT) * SEED_ALIGNMENT for _, shape in shapes]
         reference = next(models[0].parameters())
-        self.data = torch.zeros(len(models), width, dtype=reference.dtype, device=reference.device)
+        self.data = torch.zeros(n_seeds * sum(widths), dtype=reference.dtype, device=reference.device)
         self.data.grad = torch.zeros_like(self.data)
         self.view, self.grad, start = {}, {}, 0
-        for name, shape in shapes:
+        for (name, shape), width in zip(shapes, widths):
             for buffer, views in ((self.data, self.view), (self.data.grad, self.grad)):
-                views[name] = buffer[:, start:start + shape.numel()].view(len(models), *shape)
-            start += shape.numel()
+                views[name] = buffer[start:start + n_seeds * width].view(n_seeds, width)[:, :shape.numel()].view(
+                    n_seeds, *shape)
+            start += n_seeds * width
         with torch.no_grad():
             for name, _ in shapes:
                 self.view[name].copy_(torch.stack([dict(model.named_parameters())[name] for model in models]))
@@ -93,6 +99,7 @@ class FastHeads:
         """What every attention logit is multiplied by at this length: 1/sqrt(D) times the logit scale's factor."""
         return self.head.logit_factor(length) / math.sqrt(self.head.config.d_model)
 
+    @torch.inference_mode()  # no autograd dispatch: a tenth of the step's CPU goes to it otherwise
     def step(self, tokens: torch.Tensor, targets: torch.Tensor, lr: float,
              positions: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """One training step on every seed's batch ``tokens`` (S, B, T), ``targets`` (S, B), with each sequence's
@@ -103,17 +110,17 @@ class FastHeads:
         Tokens are laid out (S, T, B) and outputs (S, V_out, B): softmax and log-softmax reduce over a short
         middle dimension with the batch contiguous, several times faster than over a short last one."""
         length = tokens.shape[2]
-        tokens = tokens.to(torch.int32).transpose(1, 2).contiguous()  # (S, T, B)
+        tokens = int32_keys_first(tokens)  # (S, T, B)
         targets = targets[:, None]  # (S, 1, B)
         attention = self.attend(tokens, positions)
         token_outputs, position_outputs = self.outputs(length)  # (S, V, V_out), (S, T, V_out) or None
         output = self.read_out(attention, token_outputs, position_outputs)  # (S, V_out, B)
         loss, d_output = cross_entropy(output, targets)
         accuracy = argmax_accuracies(output, targets)
-        self.g["unembedding.bias"].copy_(d_output.sum(2))
+        torch.sum(d_output, 2, out=self.g["unembedding.bias"])
         d_scores, d_position_outputs = self.attention_backward(attention, d_output, token_outputs, position_outputs)
-        d_embedding, d_positions = self.scores_backward(attention, d_scores, length)
-        self.outputs_backward(attention.mass @ d_output.mT, d_position_outputs, d_embedding, d_positions)
+        d_positions = self.scores_backward(attention, d_scores, length)
+        self.outputs_backward(torch.bmm(attention.mass, d_output.mT), d_position_outputs, d_positions)
         self.adam.step(lr)
         return loss, accuracy
 
@@ -137,7 +144,7 @@ class FastHeads:
         weights = scores.softmax(1) if self.softmax else scores
         _, slot_base = self.index_bases(n_seeds, length, vocab_size, batch, tokens.device)
         slots = (tokens * batch).add_(slot_base).view(-1)  # each key's token in the flat attention mass (S, V, B)
-        mass = weights.new_zeros(n_seeds * vocab_size * batch).index_add_(0, slots, weights.view(-1))
+        mass = scatter_sum(slots, weights, n_seeds * vocab_size * batch)
         return Attention(cells, slots, weights, mass.view(n_seeds, vocab_size, batch), table_size)
 
     def read_out(self, attention: Attention, token_outputs: torch.Tensor,
@@ -158,27 +165,26 @@ class FastHeads:
         d_position_outputs = None
         if position_outputs is not None:
             d_weights.baddbmm_(position_outputs, d_output)
-            d_position_outputs = weights @ d_output.mT  # (S, T, V_out)
+            d_position_outputs = torch.bmm(weights, d_output.mT)  # (S, T, V_out)
         return self.softmax_backward(weights, d_weights), d_position_outputs
 
     def token_weights_gradient(self, attention: Attention, d_output: torch.Tensor,
                                token_outputs: torch.Tensor) -> torch.Tensor:
         """(S, T, B): the gradient of the attention weights through the token outputs (each key's token's output
         against the output's gradient)."""
-        d_token_mass = (token_outputs @ d_output).view(-1)  # (S, V, B)
+        d_token_mass = torch.bmm(token_outputs, d_output).view(-1)  # (S, V, B)
         return d_token_mass.index_select(0, attention.slots).view(attention.weights.shape)
 
     def softmax_backward(self, weights: torch.Tensor, d_weights: torch.Tensor) -> torch.Tensor:
         """The gradient of the attention logits from that of the weights (S, T, B)."""
         if self.softmax:
-            return weights * (d_weights - (weights * d_weights).sum(1, keepdim=True))
+            return torch._softmax_backward_data(d_weights, weights, 1, weights.dtype)  # one pass, not four
         return d_weights
 
-    def scores_backward(self, attention: Attention, d_scores: torch.Tensor,
-                        length: int) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Write the gradients of the query and key layers from that of the attention logits (S, T, B); return those
-        of the embeddings (S, V, D) and of the position terms (S, T, D) or None through the logits."""
-        d_table = d_scores.new_zeros(attention.table_size).index_add_(0, attention.cells, d_scores.view(-1))
+    def scores_backward(self, attention: Attention, d_scores: torch.Tensor, length: int) -> torch.Tensor | None:
+        """Write the gradients of the query and key layers, and the embeddings' through them, from that of the
+        attention logits (S, T, B); return that of the position terms (S, T, D) through the logits, or None."""
+        d_table = scatter_sum(attention.cells, d_scores, attention.table_size)
         return self.table_backward(d_table.view(d_scores.shape[0], -1, self.head.config.vocab_size), length)
 
     def index_bases(self, n_seeds: int, length: int, vocab_size: int, batch: int, device) -> tuple[torch.Tensor, ...]:
@@ -202,41 +208,39 @@ class FastHeads:
         and ``_position_outputs`` of every seed."""
         p = self.p
         self.values = torch.baddbmm(p["value.bias"][:, None], p["token_embedding.weight"], p["value.weight"].mT)
-        token_outputs = self.values @ p["unembedding.weight"].mT
+        token_outputs = torch.bmm(self.values, p["unembedding.weight"].mT)
         self.positions = self.position_rows(length)
         if self.positions is None:
             return token_outputs, None
-        self.position_values = self.positions @ p["value.weight"].mT  # (S, T, D): no value bias (in the tokens')
-        return token_outputs, self.position_values @ p["unembedding.weight"].mT
+        # (S, T, D): no value bias (it is in the tokens')
+        self.position_values = torch.bmm(self.positions, p["value.weight"].mT)
+        return token_outputs, torch.bmm(self.position_values, p["unembedding.weight"].mT)
 
     def outputs_backward(self, d_token_outputs: torch.Tensor, d_position_outputs: torch.Tensor | None,
-                         d_embedding: torch.Tensor, d_positions: torch.Tensor | None) -> None:
+                         d_positions: torch.Tensor | None) -> None:
         """Write the gradients of the value and unembedding weights from those of the outputs, and of the
-        embeddings and position terms, adding their value paths to ``d_embedding`` and ``d_positions``
-        (from ``table_backward``)."""
+        embeddings and position terms, adding their value paths to the embeddings' gradient (written by
+        ``table_backward``) and to ``d_positions`` (returned by it)."""
         p, g = self.p, self.g
-        d_values = d_token_outputs @ p["unembedding.weight"]  # (S, V, D)
-        d_unembedding = d_token_outputs.mT @ self.values
-        d_value_weight = d_values.mT @ p["token_embedding.weight"]
-        d_embedding.baddbmm_(d_values, p["value.weight"])
+        d_values = torch.bmm(d_token_outputs, p["unembedding.weight"])  # (S, V, D)
+        torch.bmm(d_token_outputs.mT, self.values, out=g["unembedding.weight"])
+        torch.bmm(d_values.mT, p["token_embedding.weight"], out=g["value.weight"])
+        torch.sum(d_values, 1, out=g["value.bias"])
+        g["token_embedding.weight"].baddbmm_(d_values, p["value.weight"])
         if d_positions is not None:
-            d_position_values = d_position_outputs @ p["unembedding.weight"]  # (S, T, D)
-            d_unembedding.baddbmm_(d_position_outputs.mT, self.position_values)
-            d_value_weight.baddbmm_(d_position_values.mT, self.positions)
+            d_position_values = torch.bmm(d_position_outputs, p["unembedding.weight"])  # (S, T, D)
+            g["unembedding.weight"].baddbmm_(d_position_outputs.mT, self.position_values)
+            g["value.weight"].baddbmm_(d_position_values.mT, self.positions)
             d_positions.baddbmm_(d_position_values, p["value.weight"])
             self.write_position_gradient(d_positions)
-        g["unembedding.weight"].copy_(d_unembedding)
-        g["value.weight"].copy_(d_value_weight)
-        g["value.bias"].copy_(d_values.sum(1))
-        g["token_embedding.weight"].copy_(d_embedding)
 
     def table(self, length: int) -> torch.Tensor:
         """(S, V * T, V): every seed's attention logit of [query token, key position, key token] at this length."""
         raise NotImplementedError
 
-    def table_backward(self, d_table: torch.Tensor, length: int) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """Write the gradients of the query and key layers from that of the table (S, V * T, V); return those of
-        the embeddings (S, V, D) and of the position terms (S, T, D) or None through the table."""
+    def table_backward(self, d_table: torch.Tensor, length: int) -> torch.Tensor | None:
+        """Write the gradients of the query and key layers, and the embeddings' through them, from that of the
+        table (S, V * T, V); return that of the position terms (S, T, D) through the table, or None."""
         raise NotImplementedError
 
     def write_position_gradient(self, d_positions: torch.Tensor) -> None:
@@ -261,16 +265,39 @@ def argmax_accuracies(output: torch.Tensor, targets: torch.Tensor) -> torch.Tens
     column's largest is tied (then ``argmax`` itself, which takes the first; over the middle dimension it costs
     several times the comparisons)."""
     largest = output.amax(1, keepdim=True)
-    if int((output == largest).sum()) != largest.numel():
+    # the count of largest entries, compared into floats (exact below 2^24): several times faster than into bools
+    if int(torch.eq(output, largest, out=torch.empty_like(output)).sum()) != largest.numel():
         return (output.argmax(1, keepdim=True) == targets).sum((1, 2)) / targets.shape[-1]
     return (output.gather(1, targets) == largest).sum((1, 2)) / targets.shape[-1]
+
+
+def int32_keys_first(indices: torch.Tensor) -> torch.Tensor:
+    """(S, B, T) integers as (S, T, B) int32 in one copy: int32 index arithmetic is several times faster than int64's,
+    and the (S, T, B) layout puts each position's batch in contiguous memory."""
+    laid_out = torch.empty(indices.shape[0], indices.shape[2], indices.shape[1], dtype=torch.int32,
+                           device=indices.device)
+    return laid_out.copy_(indices.transpose(1, 2))
+
+
+def scatter_sum(index: torch.Tensor, values: torch.Tensor, size: int) -> torch.Tensor:
+    """(size,): at each entry the sum of ``values`` whose ``index`` (flat, int32) points there, added in the values'
+    order (so a seed's sums do not depend on the seeds beside it). ``bincount`` with weights: about 1.5x faster on
+    the CPU than ``index_add_`` into zeros, the same float32 sums."""
+    return torch.bincount(index, values.reshape(-1), minlength=size)
 
 
 def linear_backward(g: dict, name: str, d_out: torch.Tensor, inputs: torch.Tensor) -> None:
     """Write the gradients of linear layer ``name`` (weight (S, D_out, D_in), bias (S, D_out)) from those of its
     outputs (S, N, D_out) on ``inputs`` (S, N, D_in)."""
-    g[f"{name}.weight"].copy_(d_out.mT @ inputs)
-    g[f"{name}.bias"].copy_(d_out.sum(1))
+    torch.bmm(d_out.mT, inputs, out=g[f"{name}.weight"])
+    torch.sum(d_out, 1, out=g[f"{name}.bias"])
+
+
+def embedding_backward(g: dict, d_queries: torch.Tensor, query_weight: torch.Tensor, d_keys: torch.Tensor,
+                       key_weight: torch.Tensor) -> None:
+    """Write the embeddings' gradient through the query and key layers, from those of every token's query and key
+    (S, V, D): the value path adds to it after (``FastHeads.outputs_backward``)."""
+    torch.bmm(d_queries, query_weight, out=g["token_embedding.weight"]).baddbmm_(d_keys, key_weight)
 
 
 class FastRopeHeads(FastHeads):
@@ -293,24 +320,28 @@ class FastRopeHeads(FastHeads):
         p = self.p
         embeddings = p["token_embedding.weight"]  # (S, V, D)
         n_seeds, vocab_size, d = embeddings.shape
-        self.queries = torch.baddbmm(p["query.bias"][:, None], embeddings, p["query.weight"].mT).mul_(self.scale(length))
+        self.queries = torch.baddbmm(p["query.bias"][:, None], embeddings, p["query.weight"].mT)
+        self.queries.mul_(self.scale(length))
         self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
         query_blocks = torch.view_as_complex(self.queries.view(n_seeds, vocab_size, 1, d // 2, 2))
         key_blocks = torch.view_as_complex(self.keys.view(n_seeds, 1, vocab_size, d // 2, 2))
         # [query token, key position]: R_d q_a; [key position, key token]: R_d^T k_b.
         self.rotated_queries = torch.view_as_real(query_blocks * self.phasors[-length:]).view(n_seeds, -1, d)
         self.rotated_keys = torch.view_as_real(key_blocks * self.conjugates[-length:, None]).view(n_seeds, -1, d)
-        return (self.queries @ self.rotated_keys.mT).view(n_seeds, vocab_size * length, vocab_size)
+        # (R_d q_a) . k_b: the product of contiguous operands (the rotated keys transposed take half as long again)
+        return torch.bmm(self.rotated_queries, self.keys.mT.contiguous())
 
-    def table_backward(self, d_table: torch.Tensor, length: int) -> tuple[torch.Tensor, None]:
+    def table_backward(self, d_table: torch.Tensor, length: int) -> None:
         p = self.p
         embeddings = p["token_embedding.weight"]
         n_seeds, vocab_size, d = embeddings.shape
-        d_queries = (d_table.view(n_seeds, vocab_size, length * vocab_size) @ self.rotated_keys) * self.scale(length)
-        d_keys = d_table.mT @ self.rotated_queries  # (S, V, D)
+        d_queries = torch.bmm(d_table.view(n_seeds, vocab_size, length * vocab_size), self.rotated_keys)
+        d_queries.mul_(self.scale(length))
+        d_keys = torch.bmm(d_table.mT, self.rotated_queries)  # (S, V, D)
         linear_backward(self.g, "query", d_queries, embeddings)
         linear_backward(self.g, "key", d_keys, embeddings)
-        return torch.baddbmm(d_queries @ p["query.weight"], d_keys, p["key.weight"]), None
+        embedding_backward(self.g, d_queries, p["query.weight"], d_keys, p["key.weight"])
+        return None
 
 
 class FastLearnedHeads(FastHeads):
@@ -329,30 +360,49 @@ class FastLearnedHeads(FastHeads):
         self.last = embeddings + positions[:, -1:]  # (S, V, D): every token at the query position
         self.queries = torch.baddbmm(p["query.bias"][:, None], self.last, p["query.weight"].mT) * self.scale(length)
         self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
-        self.position_keys = positions @ p["key.weight"].mT  # (S, T, D)
-        token_logits = self.queries @ self.keys.mT  # (S, V, V)
-        position_logits = self.queries @ self.position_keys.mT  # (S, V, T)
+        self.position_keys = torch.bmm(positions, p["key.weight"].mT)  # (S, T, D)
+        token_logits = torch.bmm(self.queries, self.keys.mT)  # (S, V, V)
+        position_logits = torch.bmm(self.queries, self.position_keys.mT)  # (S, V, T)
         return (position_logits[..., None] + token_logits[:, :, None]).view(n_seeds, vocab_size * length, vocab_size)
 
-    def table_backward(self, d_table: torch.Tensor, length: int) -> tuple[torch.Tensor, torch.Tensor]:
-        p = self.p
+    def table_backward(self, d_table: torch.Tensor, length: int) -> torch.Tensor:
+        p, g = self.p, self.g
         embeddings = p["token_embedding.weight"]
         n_seeds, vocab_size, _ = embeddings.shape
         d_table = d_table.view(n_seeds, vocab_size, length, vocab_size)
         d_token_logits, d_position_logits = d_table.sum(2), d_table.sum(3)  # (S, V, V), (S, V, T)
-        d_queries = torch.baddbmm(d_token_logits @ self.keys, d_position_logits, self.position_keys) * self.scale(length)
-        d_keys = d_token_logits.mT @ self.queries  # (S, V, D)
-        d_position_keys = d_position_logits.mT @ self.queries  # (S, T, D)
-        linear_backward(self.g, "query", d_queries, self.last)
-        self.g["key.weight"].copy_(torch.baddbmm(d_keys.mT @ embeddings, d_position_keys.mT,
-                                                 self.position_rows(length)))
-        self.g["key.bias"].copy_(d_keys.sum(1))
-        d_last = d_queries @ p["query.weight"]  # (S, V, D)
-        d_positions = d_position_keys @ p["key.weight"]  # (S, T, D)
+        d_queries = torch.baddbmm(torch.bmm(d_token_logits, self.keys), d_position_logits, self.position_keys)
+        d_queries.mul_(self.scale(length))
+        d_keys = torch.bmm(d_token_logits.mT, self.queries)  # (S, V, D)
+        d_position_keys = torch.bmm(d_position_logits.mT, self.queries)  # (S, T, D)
+        linear_backward(g, "query", d_queries, self.last)
+        torch.bmm(d_keys.mT, embeddings, out=g["key.weight"]).baddbmm_(d_position_keys.mT, self.position_rows(length))
+        torch.sum(d_keys, 1, out=g["key.bias"])
+        d_last = torch.bmm(d_queries, p["query.weight"])  # (S, V, D)
+        torch.baddbmm(d_last, d_keys, p["key.weight"], out=g["token_embedding.weight"])
+        d_positions = torch.bmm(d_position_keys, p["key.weight"])  # (S, T, D)
         d_positions[:, -1] += d_last.sum(1)
-        return torch.baddbmm(d_last, d_keys, p["key.weight"]), d_positions
+        return d_positions
 
     def write_position_gradient(self, d_positions: torch.Tensor) -> None:
         gradient = self.g["encoding.table"]
         gradient[:, d_positions.shape[1]:].zero_()
         gradient[:, :d_positions.shape[1]].copy_(d_positions)
+
+
+class FastSinusoidalHeads(FastLearnedHeads):
+    """Sinusoidal positions: the learned head's step with fixed rows, the encoding's sin/cos terms (no gradient)."""
+
+    def __init__(self, models: list[AttentionHead]):
+        super().__init__(models)
+        self._rows = {}
+
+    def position_rows(self, length: int) -> torch.Tensor:
+        if length not in self._rows:
+            positions = torch.arange(length, device=self.flat.data.device)
+            rows = self.head.encoding.position_embedding(positions).to(self.flat.data.dtype)  # as the head casts them
+            self._rows[length] = rows.expand(len(self.models), -1, -1).contiguous()
+        return self._rows[length]
+
+    def write_position_gradient(self, d_positions: torch.Tensor) -> None:
+        pass  # the rows are not parameters

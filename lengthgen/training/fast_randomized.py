@@ -10,20 +10,61 @@ With ids drawn per sequence no logit table of a length exists; what stays small 
   its logit is their dot product. The backward scatters each key's gradient times its phasors into the pair table's
   rows, and the pair table's gradient is two small complex products away from those of the queries and keys;
 - randomized learned: with x = E_b + P_p, the logit is q . k_b + (W_k^T q) . P_p', q the sequence's query (its
-  token's and its last id's): the token part one product with the keys' table, the position part one batched
-  product with the key rows of the position table, whose gradient is scattered back into the table rows.
+  token's and its last id's): the token part one product with the keys' table, the position part a dot product
+  of r with each key's row of the position table, whose gradient is scattered back into the table rows.
 
-What they cost (``bench/fast_steps.py``, one thread, 10 seeds): randomized rope about 3.5x the minimal stacked head
-and randomized learned about 8.6x (10.7x and 17.3x through autograd). Neither has a table of a length, so each key
-costs a D-vector read and product (S x B x T x D, against V x T x D for rope); the position draws alone cost about as
-much as the minimal head's step, and randomized learned's Adam updates its whole table of noise_max_length rows.
+Neither has a table of a length, so each key costs a D-vector read and product (S x B x T x D, against V x T x D for
+rope), read a chunk of keys at a time so that it stays in the cache; and randomized learned's Adam updates its whole
+table of noise_max_length rows (4096 x D per seed) every step. What they cost: docs/performance.md.
 """
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
 from lengthgen.models.head import AttentionHead
-from lengthgen.training.fast_heads import Attention, FastHeads, linear_backward
+from lengthgen.training.fast_heads import (Attention, FastHeads, embedding_backward, int32_keys_first, linear_backward,
+                                           scatter_sum)
+
+
+# Keys below this sort by numpy's radix sort of uint16, about three times faster than torch's stable sort
+RADIX_SORTED_KEYS = 2 ** 16
+
+
+def grouping_order(keys: torch.Tensor, size: int) -> torch.Tensor:
+    """The stable order of integer ``keys`` (N,) in [0, size): each key's entries in their order, key by key."""
+    if size > RADIX_SORTED_KEYS or keys.device.type != "cpu":
+        return torch.argsort(keys, stable=True)
+    return torch.from_numpy(keys.numpy().astype(np.uint16).argsort(kind="stable"))
+
+
+# Keys whose gathered rows (two blocks of KEY_CHUNK x D floats: 512 KB at D = 64) stay in the cache between the
+# gathers and their product: gathering every key's rows first (13 MB each at the default run's shapes) and then
+# multiplying costs about four times as much, through memory.
+KEY_CHUNK = 2048
+
+
+def row_dots(left: torch.Tensor, left_rows: torch.Tensor, right: torch.Tensor,
+             right_rows: torch.Tensor) -> torch.Tensor:
+    """(N,): the dot product of row ``left_rows[n]`` of ``left`` (., D) with row ``right_rows[n]`` of ``right`` (., D)
+    for every n, a chunk of ``KEY_CHUNK`` at a time (each dot product over its own row alone: the same bits whatever
+    the chunk)."""
+    n_keys, d = len(left_rows), left.shape[1]
+    dots = left.new_empty(n_keys)
+    left_chunk, right_chunk = left.new_empty(KEY_CHUNK, d), right.new_empty(KEY_CHUNK, d)
+    for start in range(0, n_keys, KEY_CHUNK):
+        stop = min(start + KEY_CHUNK, n_keys)
+        gathered = torch.index_select(left, 0, left_rows[start:stop], out=left_chunk[:stop - start])
+        gathered.mul_(torch.index_select(right, 0, right_rows[start:stop], out=right_chunk[:stop - start]))
+        torch.sum(gathered, 1, out=dots[start:stop])
+    return dots
+
+
+def weighted_row_sums(table: torch.Tensor, rows: torch.Tensor, weights: torch.Tensor, bag_size: int) -> torch.Tensor:
+    """(N / bag_size, D): for each run of ``bag_size`` entries of ``rows`` (N,) the sum of those rows of ``table``
+    (., D) times their ``weights`` (N,), in order, without gathering the rows first (an embedding_bag)."""
+    offsets = torch.arange(0, len(rows), bag_size, dtype=rows.dtype, device=rows.device)
+    return F.embedding_bag(rows, table, offsets, mode="sum", per_sample_weights=weights)
 
 
 class FastRandomizedRopeHeads(FastHeads):
@@ -49,18 +90,18 @@ class FastRandomizedRopeHeads(FastHeads):
         self.complex_keys = torch.view_as_complex(self.keys.view(n_seeds, 1, vocab_size, d // 2, 2))
         # (S * V * V, D): [seed, query token, key token] the real view of q_a conj(k_b)
         pairs = torch.view_as_real(self.complex_queries * self.complex_keys.conj()).view(-1, d)
-        positions = positions.to(torch.int32).transpose(1, 2).contiguous()  # (S, T, B)
+        positions = int32_keys_first(positions)  # (S, T, B)
         gaps = (positions[:, -1:] - positions).view(-1)
         seed_base = torch.arange(n_seeds, dtype=torch.int32, device=tokens.device)[:, None, None] * vocab_size ** 2
         rows = (tokens[:, -1:] * vocab_size + tokens).add_(seed_base).view(-1)  # each key's row of the pair table
-        scores = pairs.index_select(0, rows).mul_(self.gap_phasors.index_select(0, gaps)).sum(1)
+        scores = row_dots(pairs, rows, self.gap_phasors, gaps)
         # The keys grouped by pair table row, in their order within each row: the backward sums each row's keys.
-        self.grouped_keys = torch.argsort(rows, stable=True)
+        self.grouped_keys = grouping_order(rows, pairs.shape[0])
         self.grouped_gaps = gaps.index_select(0, self.grouped_keys)
         self.group_ends = torch.bincount(rows, minlength=pairs.shape[0]).cumsum(0)
         return self.attention(tokens, scores.view(n_seeds, length, batch), rows, pairs.shape[0])
 
-    def scores_backward(self, attention: Attention, d_scores: torch.Tensor, length: int) -> tuple[torch.Tensor, None]:
+    def scores_backward(self, attention: Attention, d_scores: torch.Tensor, length: int) -> None:
         p = self.p
         embeddings = p["token_embedding.weight"]
         n_seeds, vocab_size, d = embeddings.shape
@@ -76,7 +117,8 @@ class FastRandomizedRopeHeads(FastHeads):
         d_queries.mul_(self.scale(length))
         linear_backward(self.g, "query", d_queries, embeddings)
         linear_backward(self.g, "key", d_keys, embeddings)
-        return torch.baddbmm(d_queries @ p["query.weight"], d_keys, p["key.weight"]), None
+        embedding_backward(self.g, d_queries, p["query.weight"], d_keys, p["key.weight"])
+        return None
 
 
 class FastRandomizedLearnedHeads(FastHeads):
@@ -84,9 +126,11 @@ class FastRandomizedLearnedHeads(FastHeads):
     key holding token b at id p' is q . k_b + r . P_p' with r = W_k^T q, and the output adds the attended rows of
     the position table through the values and the unembedding, (sum_t w_t P_t) W_v^T W_u^T.
 
-    Each key reads its row of the position table (``key_rows``, (S * B, T, D), sequence by sequence); the table's
-    gradient, from the keys (logit and value paths) and the queries, is one embedding_bag of per-sequence vectors
-    over the entries grouped by table row."""
+    No key's row of the position table is gathered whole (13 MB a step at the default run's shapes, read four times):
+    each is read where it is used, keys sequence by sequence (S * B * T), its logit r . P_p' and its weight's gradient
+    dot products a chunk at a time (``row_dots``), the attended rows and r's gradient sums of rows weighted per key
+    (``weighted_row_sums``). The table's gradient, from the keys (logit and value paths) and the queries, is one
+    embedding_bag of per-sequence vectors over the entries grouped by table row."""
 
     def attend(self, tokens: torch.Tensor, positions: torch.Tensor) -> Attention:
         p = self.p
@@ -97,23 +141,35 @@ class FastRandomizedLearnedHeads(FastHeads):
         # every key's row of the seeds' flat tables, sequence by sequence: (S * B * T), int32 (sorted twice as fast)
         seed_base = torch.arange(n_seeds, dtype=torch.int32, device=positions.device)[:, None, None] * rows
         self.table_rows = (positions.to(torch.int32) + seed_base).view(-1)
-        self.key_rows = table.reshape(-1, d).index_select(0, self.table_rows).view(n_seeds * batch, length, d)
+        self.flat_table = table.reshape(-1, d)
+        self.key_sequences = self.sequence_of_keys(n_seeds * batch, length, positions.device)
         self.query_tokens = tokens[:, -1]  # (S, B)
         query_embeddings = embeddings.gather(1, self.query_tokens.long()[..., None].expand(-1, -1, d))  # (S, B, D)
-        self.query_in = self.key_rows[:, -1].view(n_seeds, batch, d) + query_embeddings  # token and id at the query
+        query_rows = self.flat_table.index_select(0, self.table_rows.view(-1, length)[:, -1]).view(n_seeds, batch, d)
+        self.query_in = query_rows + query_embeddings  # token and id at the query
         self.queries = torch.baddbmm(p["query.bias"][:, None], self.query_in, p["query.weight"].mT)
         self.queries.mul_(self.scale(length))
         self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
-        self.key_queries = self.queries @ p["key.weight"]  # (S, B, D): W_k^T q
+        self.key_queries = torch.bmm(self.queries, p["key.weight"])  # (S, B, D): W_k^T q
         # token logits: each sequence's query against every token's key, read at the key's token
         self.token_cells = (tokens + self.token_bases(n_seeds, batch, vocab_size, tokens.device)).view(-1)
-        token_scores = (self.queries @ self.keys.mT).view(-1).index_select(0, self.token_cells)
-        position_scores = (self.key_rows @ self.key_queries.view(n_seeds * batch, d, 1)).view(n_seeds, batch, length)
-        scores = token_scores.view(n_seeds, length, batch) + position_scores.transpose(1, 2)
+        token_scores = torch.bmm(self.queries, self.keys.mT).view(-1).index_select(0, self.token_cells)
+        position_scores = row_dots(self.key_queries.view(-1, d), self.key_sequences, self.flat_table, self.table_rows)
+        position_scores = position_scores.view(n_seeds, batch, length).transpose(1, 2)
+        scores = token_scores.view(n_seeds, length, batch) + position_scores
         attention = self.attention(tokens, scores, self.token_cells, n_seeds * batch * vocab_size)
-        self.key_weights = attention.weights.transpose(1, 2).reshape(n_seeds * batch, 1, length)  # sequence by sequence
-        self.attended_rows = (self.key_weights @ self.key_rows).view(n_seeds, batch, d)  # (S, B, D)
+        self.key_weights = attention.weights.transpose(1, 2).reshape(-1)  # sequence by sequence
+        self.attended_rows = weighted_row_sums(self.flat_table, self.table_rows, self.key_weights, length)
+        self.attended_rows = self.attended_rows.view(n_seeds, batch, d)  # (S, B, D)
         return attention
+
+    def sequence_of_keys(self, n_sequences: int, length: int, device) -> torch.Tensor:
+        """(S * B * T,) int32: each key's sequence, keys sequence by sequence; kept per shape."""
+        key = ("sequence_of_keys", n_sequences, length)
+        if key not in self._index_bases:
+            sequences = torch.arange(n_sequences, dtype=torch.int32, device=device)
+            self._index_bases[key] = sequences.repeat_interleave(length)
+        return self._index_bases[key]
 
     def token_bases(self, n_seeds: int, batch: int, vocab_size: int, device) -> torch.Tensor:
         """(S, 1, B) int32: where each sequence's token logits (S, B, V) start in their flat buffer."""
@@ -122,45 +178,45 @@ class FastRandomizedLearnedHeads(FastHeads):
 
     def read_out(self, attention: Attention, token_outputs: torch.Tensor, position_outputs: None) -> torch.Tensor:
         p = self.p
-        self.position_values = p["unembedding.weight"] @ p["value.weight"]  # (S, V_out, D): W_u W_v
+        self.position_values = torch.bmm(p["unembedding.weight"], p["value.weight"])  # (S, V_out, D): W_u W_v
         return super().read_out(attention, token_outputs, None).baddbmm_(self.position_values, self.attended_rows.mT)
 
     def attention_backward(self, attention: Attention, d_output: torch.Tensor, token_outputs: torch.Tensor,
                            position_outputs: None) -> tuple[torch.Tensor, torch.Tensor]:
         """(gradient of the attention logits (S, T, B), of the attended rows (S, B, D))."""
         n_seeds, length, batch = attention.weights.shape
-        d = self.key_rows.shape[-1]
         d_weights = self.token_weights_gradient(attention, d_output, token_outputs)
-        self.d_position_values = d_output @ self.attended_rows  # (S, V_out, D)
-        d_attended_rows = d_output.mT @ self.position_values  # (S, B, D)
-        d_row_weights = self.key_rows @ d_attended_rows.view(n_seeds * batch, d, 1)  # (S * B, T, 1)
+        self.d_position_values = torch.bmm(d_output, self.attended_rows)  # (S, V_out, D)
+        d_attended_rows = torch.bmm(d_output.mT, self.position_values)  # (S, B, D)
+        d_row_weights = row_dots(d_attended_rows.view(n_seeds * batch, -1), self.key_sequences, self.flat_table,
+                                 self.table_rows)  # (S * B * T): each key's row against its sequence's gradient
         d_weights += d_row_weights.view(n_seeds, batch, length).transpose(1, 2)
         return self.softmax_backward(attention.weights, d_weights), d_attended_rows
 
-    def scores_backward(self, attention: Attention, d_scores: torch.Tensor, length: int) -> tuple[torch.Tensor, None]:
+    def scores_backward(self, attention: Attention, d_scores: torch.Tensor, length: int) -> None:
         p, g = self.p, self.g
         embeddings = p["token_embedding.weight"]
         n_seeds, vocab_size, d = embeddings.shape
         batch = d_scores.shape[2]
-        d_token_scores = d_scores.new_zeros(attention.table_size).index_add_(0, self.token_cells, d_scores.view(-1))
+        d_token_scores = scatter_sum(self.token_cells, d_scores, attention.table_size)
         d_token_scores = d_token_scores.view(n_seeds, batch, vocab_size)
-        self.d_key_scores = d_scores.transpose(1, 2).reshape(n_seeds * batch, 1, length)  # sequence by sequence
-        d_key_queries = (self.d_key_scores @ self.key_rows).view(n_seeds, batch, d)  # (S, B, D)
-        d_queries = torch.baddbmm(d_token_scores @ self.keys, d_key_queries, p["key.weight"].mT)
+        self.d_key_scores = d_scores.transpose(1, 2).reshape(-1)  # sequence by sequence
+        d_key_queries = weighted_row_sums(self.flat_table, self.table_rows, self.d_key_scores, length)
+        d_key_queries = d_key_queries.view(n_seeds, batch, d)  # (S, B, D)
+        d_queries = torch.baddbmm(torch.bmm(d_token_scores, self.keys), d_key_queries, p["key.weight"].mT)
         d_queries.mul_(self.scale(length))  # of the unscaled queries
-        d_keys = d_token_scores.mT @ self.queries  # (S, V, D)
+        d_keys = torch.bmm(d_token_scores.mT, self.queries)  # (S, V, D)
         linear_backward(g, "query", d_queries, self.query_in)
-        g["key.weight"].copy_(torch.baddbmm(d_keys.mT @ embeddings, self.queries.mT, d_key_queries))
-        g["key.bias"].copy_(d_keys.sum(1))
-        self.d_query_in = d_queries @ p["query.weight"]  # (S, B, D)
+        torch.bmm(d_keys.mT, embeddings, out=g["key.weight"]).baddbmm_(self.queries.mT, d_key_queries)
+        torch.sum(d_keys, 1, out=g["key.bias"])
+        self.d_query_in = torch.bmm(d_queries, p["query.weight"])  # (S, B, D)
         query_tokens = torch.zeros(n_seeds, vocab_size, batch, dtype=d_scores.dtype, device=d_scores.device)
         query_tokens.scatter_(1, self.query_tokens.long()[:, None], 1.0)  # (S, V, B): each sequence's query token
-        return torch.baddbmm(query_tokens @ self.d_query_in, d_keys, p["key.weight"]), None
+        torch.bmm(query_tokens, self.d_query_in, out=g["token_embedding.weight"]).baddbmm_(d_keys, p["key.weight"])
 
-    def outputs_backward(self, d_token_outputs: torch.Tensor, d_attended_rows: torch.Tensor,
-                         d_embedding: torch.Tensor, d_positions: None) -> None:
+    def outputs_backward(self, d_token_outputs: torch.Tensor, d_attended_rows: torch.Tensor, d_positions: None) -> None:
         p, g = self.p, self.g
-        super().outputs_backward(d_token_outputs, None, d_embedding, None)
+        super().outputs_backward(d_token_outputs, None, None)
         g["unembedding.weight"].baddbmm_(self.d_position_values, p["value.weight"].mT)
         g["value.weight"].baddbmm_(p["unembedding.weight"].mT, self.d_position_values)
         self.write_table_gradient(d_attended_rows)
@@ -171,7 +227,7 @@ class FastRandomizedLearnedHeads(FastHeads):
         vectors (S * B each), the entries grouped by table row in their order."""
         n_seeds, batch, d = d_attended_rows.shape
         table = self.p["encoding.table"]
-        length = self.key_rows.shape[1]
+        length = self.table_rows.numel() // (n_seeds * batch)
         sequences = torch.arange(n_seeds * batch, device=table.device)
         vectors = torch.cat([self.key_queries.reshape(-1, d), d_attended_rows.reshape(-1, d),
                              self.d_query_in.reshape(-1, d)])  # (3 * S * B, D)
@@ -180,7 +236,7 @@ class FastRandomizedLearnedHeads(FastHeads):
         entry_rows = torch.cat([self.table_rows, self.table_rows, self.table_rows.view(-1, length)[:, -1]])
         weights = torch.cat([self.d_key_scores.view(-1), self.key_weights.view(-1),
                              torch.ones_like(sequences, dtype=table.dtype)])
-        grouped = torch.argsort(entry_rows, stable=True)
+        grouped = grouping_order(entry_rows, table.shape[0] * table.shape[1])
         ends = torch.bincount(entry_rows, minlength=table.shape[0] * table.shape[1]).cumsum(0)
         gradient = F.embedding_bag(entries.index_select(0, grouped), vectors, torch.cat([ends.new_zeros(1), ends]),
                                    mode="sum", per_sample_weights=weights.index_select(0, grouped),

@@ -21,6 +21,7 @@ from torch.func import functional_call, stack_module_state
 from lengthgen.training.adam import FusedAdam
 from lengthgen.training.fast_heads import FastHeads
 from lengthgen.training.fast_select import fast_heads
+from lengthgen.training.position_draws import draw_positions
 from lengthgen.models.checkpoint import save_model
 from lengthgen.models.defaults import TRAIN_DEFAULTS
 from lengthgen.models.head import AttentionHead, HeadConfig
@@ -178,9 +179,9 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
     # Single heads (with or without per-sequence positions) and transformers without them run stacked
     # (lengthgen/models/head_stacked.py, stacked_transformer.py: the same bits as the mapped path, without vmap or
     # restacking); the optimizer gets each seed's parameters as views, as before. Where a fast step applies
-    # (the single rope and learned heads and their randomized variants on the CPU: lengthgen/training/fast_select.py),
-    # it takes the whole step, forward, backward and Adam, on one flat buffer whose rows are padded so that a seed's
-    # entries keep their places in the vectorized loops alone and beside others.
+    # (every single head of the default run, on the CPU: lengthgen/training/fast_select.py), it takes the whole step,
+    # forward, backward and Adam, on one flat buffer padded so that a seed's entries keep their places in the
+    # vectorized loops alone and beside others.
     fast_step = fast(models, train.precision) if fast else None
     stacked = None if fast_step else stack(models)
     optimizer = None if fast_step else FusedAdam(stacked.seed_parameters() if stacked else
@@ -201,8 +202,8 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
         length = training_length(length_rng, task.train_length_min, task.train_length_max)
         tokens = torch.stack([sample_sequences(rng, train.batch_size, length, task.vocab_size) for rng in data_rngs])
         batch_targets = targets(tokens.flatten(0, 1), task.offset).unflatten(0, (n_seeds, train.batch_size))
-        drawn = [template.encoding.sample_positions(train.batch_size, length, rng) for rng in position_rngs]
-        positions = None if drawn[0] is None else torch.stack(drawn).to(device)  # (S, B, T) or None
+        positions = draw_positions(template.encoding, train.batch_size, length, position_rngs)  # (S, B, T) or None
+        positions = None if positions is None else positions.to(device)
         tokens, batch_targets = tokens.to(device), batch_targets.to(device)
         rates.append(train.lr * learning_rate_factor(train, step))  # as LambdaLR computes it
         if fast_step:
