@@ -7,7 +7,6 @@ import pytest
 import yaml
 
 from conftest import REPO, SCHEMA
-from lengthgen.checks.check import with_verdicts
 from lengthgen.pipeline.config import prepare_config
 from lengthgen.experiments.multiseed import analysis as multiseed
 from lengthgen.experiments.catalog import CATALOG, Experiment, plan, seeds, trained
@@ -67,10 +66,3 @@ def test_multiseed_reads_headlines_only_of_experiments_that_run(pe):
     sources = {source for headline in headlines for source in headline.sources}
     assert headlines and not sources & left_out
     assert {table.schema_name for table in reads.values()} == sources
-
-
-def test_all_claims_carry_their_sections_verdict_from_evidence_alone():
-    checks = pd.DataFrame({"experiment": "a", "section": ["a_K1", "a_K1", "a_K2", "a_K2"], "claim": "c",
-                           "statistic": "s", "value": 1.0, "rule": "r", "holds": [True, False, True, False],
-                           "kind": ["evidence", "evidence", "evidence", "sanity"]})
-    assert with_verdicts(checks)["verdict"].tolist() == ["holds in part", "holds in part", "holds", "holds"]

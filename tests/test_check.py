@@ -1,4 +1,4 @@
-"""The checks and verdicts of lengthgen.checks.check, on hand-made checks (unit tier)."""
+"""The checks of lengthgen.checks.check, on hand-made checks (unit tier)."""
 
 import math
 import re
@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from lengthgen.checks import check as claims
-from lengthgen.checks.check import check, checks_markdown, verdict, with_keys, with_verdicts
+from lengthgen.checks.check import check, checks_markdown, with_keys
 
 # Each comparison as Python's own operators read it, for the values below, above and at the threshold.
 PYTHON = {">=": operator.ge, "<=": operator.le, ">": operator.gt, "<": operator.lt, "==": operator.eq}
@@ -83,35 +83,6 @@ def test_a_repeated_key_is_refused_naming_every_repeated_check():
     table = pd.DataFrame([check("b", "y", 1, ">=", 0), check("b", "y", 0, ">=", 0)]).astype({"offset": float})
     with pytest.raises(ValueError, match=re.escape("b | y | K=None")):
         with_keys(table, "e", "S")
-
-
-def checks_of(*holds: bool, kinds: tuple[str, ...] | None = None) -> pd.DataFrame:
-    kinds = kinds or ("evidence",) * len(holds)
-    return pd.DataFrame({"holds": list(holds), "kind": list(kinds)})
-
-
-@pytest.mark.parametrize("holds, expected", [((True, True), "holds"), ((False, False), "does not hold"),
-                                             ((True, False), "holds in part"), ((False, True), "holds in part"),
-                                             ((True,), "holds"), ((False,), "does not hold")])
-def test_the_verdict_counts_the_evidence_that_holds(holds, expected):
-    assert verdict(checks_of(*holds)) == expected
-
-
-def test_sanity_checks_count_in_no_verdict():
-    assert verdict(checks_of(True, False, kinds=("evidence", "sanity"))) == "holds"
-    assert verdict(checks_of(False, True, kinds=("evidence", "sanity"))) == "does not hold"
-    assert verdict(checks_of(True, False, kinds=("sanity", "sanity"))) == "untestable"
-    assert verdict(checks_of()) == "untestable"
-
-
-def test_every_check_gets_its_own_sections_verdict():
-    rows = [check("a", "x", 1, ">=", 0), check("b", "x", 0, ">=", 1), check("c", "x", 1, ">=", 0),
-            check("d", "x", 0, ">=", 1, kind="sanity")]
-    table = pd.concat([with_keys(rows[:2], "e1", "S1"), with_keys(rows[2:], "e2", "S2")], ignore_index=True)
-    table = with_verdicts(table)
-    assert table["verdict"].tolist() == ["holds in part", "holds in part", "holds", "holds"]
-    assert table.drop(columns="verdict").equals(pd.concat([with_keys(rows[:2], "e1", "S1"),
-                                                           with_keys(rows[2:], "e2", "S2")], ignore_index=True))
 
 
 def test_markdown_shows_evidence_then_the_sanity_checks_apart():

@@ -4,9 +4,9 @@ import pandas as pd
 import pytest
 
 from conftest import markdown_rows
-from lengthgen.checks.check import check, with_keys, with_verdicts
+from lengthgen.checks.check import check, with_keys
 from lengthgen.studies.drift import changes_markdown, main, previous_changes_markdown
-from lengthgen.tables.core import ACCURACY_SUMMARY, ALL_CLAIMS
+from lengthgen.tables.core import ACCURACY_SUMMARY, CLAIMS
 from lengthgen.tables.spread import CLAIM_SPREAD
 from lengthgen.experiments.variants.tables import VARIANTS_CLASSES
 from lengthgen.tables.io import read_table, write_table
@@ -28,8 +28,8 @@ def run_claims(values, holds_fraction=(1.0, 1.0, 1.0), kinds=("evidence", "evide
               ("shift", "shift_K1", check("rope is shift invariant", "largest float64 change", values[2], ">=", 0.5,
                                           kind=kinds[2]))]
     kept = [(index, entry) for index, entry in enumerate(checks) if index not in leave_out]
-    claims = with_verdicts(pd.concat([with_keys([entry], experiment, section)
-                                      for _, (experiment, section, entry) in kept], ignore_index=True))
+    claims = pd.concat([with_keys([entry], experiment, section) for _, (experiment, section, entry) in kept],
+                       ignore_index=True)
     spread = claims[["experiment", "section", "claim", "statistic", "offset"]].assign(
         n_seeds=5, resamples=200, spread_low=0.0, spread_high=1.0,
         holds_fraction=[holds_fraction[index] for index, _ in kept], seeds_checked=5, seeds_failing=0)
@@ -38,7 +38,7 @@ def run_claims(values, holds_fraction=(1.0, 1.0, 1.0), kinds=("evidence", "evide
 
 def write_run(folder, values, accuracy, classes=None, **claim_options):
     claims, spread = run_claims(values, **claim_options)
-    write_table(claims, folder / "tables" / "claims.parquet", ALL_CLAIMS)
+    write_table(claims, folder / "tables" / "claims.parquet", CLAIMS)
     write_table(spread, folder / "tables" / "claim_spread.parquet", CLAIM_SPREAD)
     summary = pd.DataFrame({"experiment": "generalization", "pe": ["rope", "learned"], "offset": 1, "length": 32,
                             "in_training_range": False, "n_seeds": 2, "mean": accuracy, "ci_low": 0.0, "ci_high": 1.0})
@@ -119,7 +119,7 @@ def test_a_claims_table_without_a_column_fails_naming_the_file_and_the_column(tm
             main([*flags, *map(str, folders)])
         assert exit.value.code == 2
         err = capsys.readouterr().err
-        assert f"{path}: does not have the all_claims schema: missing column 'kind'" in err and "Traceback" not in err
+        assert f"{path}: does not have the claims schema: missing column 'kind'" in err and "Traceback" not in err
 
 
 def test_an_outcome_may_differ_only_where_the_seed_bootstrap_leaves_it_open(tmp_path, capsys):
@@ -147,7 +147,7 @@ def test_a_variants_class_that_differs_fails(tmp_path, capsys):
 def test_changes_since_the_previous_run_name_every_differing_check(tmp_path):
     previous = write_run(tmp_path / "previous", [0.709, 0.3, 0.9], [0.709, 0.12], leave_out=(2,))
     current = write_run(tmp_path / "current", [0.8, 0.6, 0.9], [0.8, 0.12])
-    text = changes_markdown(*(read_table(run / "tables" / "claims.parquet", ALL_CLAIMS) for run in (previous, current)),
+    text = changes_markdown(*(read_table(run / "tables" / "claims.parquet", CLAIMS) for run in (previous, current)),
                             "Ten seeds instead of five.")
     assert "Ten seeds instead of five." in text
     assert "outcomes changed: 1" in text and "checks in one run only: 1" in text
@@ -162,9 +162,9 @@ def test_changes_since_the_previous_run_name_every_differing_check(tmp_path):
 # --- Mutation testing (docs/mutation.md): behaviour the tests above left open ------------------------------------
 
 def claims_of(*entries):
-    """A claims table from (experiment, section, check) entries, each section with its verdict."""
-    return with_verdicts(pd.concat([with_keys([entry], experiment, section) for experiment, section, entry in entries],
-                                   ignore_index=True))
+    """A claims table from (experiment, section, check) entries."""
+    return pd.concat([with_keys([entry], experiment, section) for experiment, section, entry in entries],
+                     ignore_index=True)
 
 
 def table_cells(text: str) -> tuple[list[str], str, list[list[str]]]:
@@ -232,7 +232,7 @@ def test_the_previous_runs_changes_are_read_from_its_claims_file(tmp_path):
     previous = write_run(tmp_path / "previous", [0.3, 0.6, 0.9], [0.7, 0.12]) / "tables" / "claims.parquet"
     current, _ = run_claims([0.7, 0.6, 0.9])
     assert previous_changes_markdown(previous, current, "why") == changes_markdown(
-        read_table(previous, ALL_CLAIMS), current, "why")
+        read_table(previous, CLAIMS), current, "why")
 
 
 def test_a_check_is_open_strictly_between_the_decided_shares():

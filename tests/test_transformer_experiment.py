@@ -10,7 +10,7 @@ import torch
 
 from conftest import markdown_rows
 from lengthgen.checks.bootstrap import seed_bootstrap
-from lengthgen.checks.check import verdict, with_keys
+from lengthgen.checks.check import with_keys
 from lengthgen.models.encodings import EncodingConfig
 from lengthgen.models.encodings.rope import Rotary
 from lengthgen.experiments.transformer import analysis as experiment
@@ -244,7 +244,7 @@ def test_carrier_checks_and_the_split_retrieval_is_said():
     assert "untrained same heads: 0.6 to 0.6" in held["rule"].iloc[1]
     split = carrier_rows([0.9, 0.3], alignment=0.5)
     checks = pd.DataFrame(experiment.claims_carrier(split, untrained_rows(2)))
-    assert checks["holds"].tolist() == [False, True, True, False] and verdict(checks) == "holds in part"
+    assert checks["holds"].tolist() == [False, True, True, False]
     assert "No head retrieves in 1 of 2 rope models" in prose.carrier_finding(split, untrained_rows(2), 16)
 
 

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from lengthgen.checks import seed_sums
-from lengthgen.checks.check import verdict, with_keys
+from lengthgen.checks.check import with_keys
 from lengthgen.models.encodings import ENCODINGS, EncodingConfig, build_encoding
 from lengthgen.experiments.variants import analysis as variants
 from lengthgen.experiments.variants.analysis import classify
@@ -123,7 +123,7 @@ def test_checks_cover_exactly_the_cells_the_account_predicts():
     assert set(evidence["claim"]) == {"prediction matches"}
     assert evidence["statistic"].tolist() == [f"{pe}: measured class matches the predicted one ({predicted})"
                                               for pe, predicted in [("learned", COLLAPSES)] * 2 + [("rope", NO_COLLAPSE)] * 2]
-    assert checks["holds"].all() and verdict(checks) == "holds"
+    assert checks["holds"].all()
 
 
 def test_check_names_carry_no_setting():
@@ -142,7 +142,8 @@ def test_a_class_other_than_the_predicted_one_or_a_monotone_term_that_fits_fails
     _, _, checks = analysis({**RUNS, ("rope", 2): (1.0, 0.13), ("learned", 1): (1.0, 0.95),
                              ("alibi_learned", 2): (0.995, 0.9)})
     assert checked_cells(checks[~checks["holds"]]) == [("alibi_learned", 2), ("learned", 1), ("rope", 2)]
-    assert verdict(checks) == "holds in part"  # of the evidence: learned K=2 and rope K=1 hold
+    evidence = checks[checks["kind"] == "evidence"]
+    assert checked_cells(evidence[evidence["holds"]]) == [("learned", 2), ("rope", 1)]
 
 
 def test_a_relative_encoding_that_fails_in_range_does_not_match_its_prediction():
@@ -153,7 +154,8 @@ def test_a_relative_encoding_that_fails_in_range_does_not_match_its_prediction()
 
 def test_no_prediction_is_no_confirmation():
     _, _, checks = analysis({("alibi_learned", 1): (1.0, 1.0)})
-    assert verdict(checks) == "does not hold"
+    evidence = checks[checks["kind"] == "evidence"]
+    assert len(evidence) and not evidence["holds"].any()
 
 
 # The prediction per encoding at K = 1, 2, 3, as the rules of lengthgen/science/variant_predictions.py give it for its properties.
@@ -199,7 +201,7 @@ def test_the_impossibilities_are_sanity_checks_and_every_other_prediction_eviden
     assert checks["holds"].all()
     fitting = analysis({**runs, ("nope", 1): (0.995, 0.9)}, settings)[2]
     assert checked_cells(fitting[~fitting["holds"]]) == [("nope", 1)]  # a NoPE head that fits the range is a bug
-    assert verdict(fitting) == "holds"  # ... which no verdict counts
+    assert (fitting.loc[~fitting["holds"], "kind"] == "sanity").all()  # ... a sanity check, in no claim
 
 
 @pytest.mark.parametrize("pe", sorted(ENCODINGS))

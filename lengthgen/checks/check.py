@@ -1,4 +1,4 @@
-"""Verdicts: each claim is a list of checks fixed in advance, each a row of plain columns.
+"""Checks: each claim is a list of checks fixed in advance, each a row of plain columns.
 
 A check is keyed by (experiment, claim, statistic, offset): the claim and the statistic are
 names that stay the same in every run that measures them (no setting's number in them: the run's
@@ -6,7 +6,7 @@ numbers go in ``rule``, the text shown beside the threshold), and the offset is 
 measured at (null when pooled over offsets). Drift and replication match checks across runs on
 that key. Each check also carries its comparison and threshold as numbers, whether it holds, and
 its kind: *evidence* (a plausible world could fail it) or *sanity* (only a bug can fail it: an
-identity of the code, an impossibility). A section's verdict counts evidence only.
+identity of the code, an impossibility); a claim's judgment (``lengthgen.checks.judgment``) reads neither.
 
 A check also declares whether it is computed *per seed* (``per_seed``, by default yes): whether the same check
 on each seed alone asks that seed the question the check asks of all of them, as it does for a minimum, a mean or
@@ -18,9 +18,6 @@ A check's value (and its threshold, where the data set it) may be a ``seed_sums.
 sums over each seed's rows. Its row then keeps the statistic (``seed_sums``; ``with_keys`` adds the column where a
 check has one), and the seed bootstrap resamples the sums instead of recomputing the checks; the claims table has no
 such column.
-
-The verdict of a section is graded in the report's one vocabulary (``lengthgen.checks.verdicts``): *holds* when every
-evidence check holds, *does not hold* when none does, *holds in part* otherwise.
 """
 
 import math
@@ -29,10 +26,7 @@ import operator
 import pandas as pd
 
 from lengthgen.checks.seed_sums import SeedSums
-from lengthgen.checks.verdicts import graded
 
-VERDICT_RULE = ("holds if every evidence check holds, does not hold if none holds, holds in part otherwise; "
-                "sanity checks (tests of the code) are shown apart and count in no verdict")
 KEY = ["experiment", "claim", "statistic", "offset"]
 KINDS = ("evidence", "sanity")
 # A check's own columns (``check``); ``with_keys`` adds its experiment and section in front.
@@ -82,17 +76,6 @@ def with_keys(checks: list[dict] | pd.DataFrame, experiment: str, section: str) 
         columns["seed_sums"] = [row.get("seed_sums") for row in rows]
     return pd.DataFrame({"experiment": experiment, "section": section, **columns},
                         index=range(len(rows))).astype({"offset": "Int64"})
-
-
-def verdict(checks: pd.DataFrame) -> str:
-    """The verdict of one section's checks (evidence only, ``verdicts.graded``); untestable when it has none."""
-    return graded(checks.loc[checks["kind"] == "evidence", "holds"].astype(bool))
-
-
-def with_verdicts(checks: pd.DataFrame) -> pd.DataFrame:
-    """Every section's checks, each with its section's verdict (the ``all_claims`` table)."""
-    verdicts = checks.groupby("section", sort=False).apply(verdict, include_groups=False)
-    return checks.assign(verdict=checks["section"].map(verdicts))
 
 
 def checks_markdown(checks: pd.DataFrame) -> str:

@@ -29,7 +29,7 @@ ABOVE_CHANCE_FACTOR = 5.0
 # over 1000 sequences at chance has a binomial sd of 0.008 per seed, so 0.05 is 6 sd of one seed: no
 # sampling noise fails a head at chance, while a head right on 5 more answers in 100 than guessing
 # gives (0.11 at V = 16) is no longer at chance. An untrained head passes it,
-# which is why the section's verdict also asks both heads to fit the range (NEAR_PERFECT), and the
+# which is why the generalization checks also ask both heads to fit the range (NEAR_PERFECT), and the
 # multiseed headline is paired with the learned head's fit in every run.
 CHANCE_TOLERANCE = 0.05
 

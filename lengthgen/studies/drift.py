@@ -24,7 +24,7 @@ import pandas as pd
 
 from lengthgen.checks.check import KEY
 from lengthgen.checks.shared_rules import DECIDED_FRACTION
-from lengthgen.tables.core import ACCURACY_SUMMARY, ALL_CLAIMS
+from lengthgen.tables.core import ACCURACY_SUMMARY, CLAIMS
 from lengthgen.tables.spread import CLAIM_SPREAD
 from lengthgen.checks.judgment import INCONCLUSIVE
 from lengthgen.studies.judgments.tables import CLAIM_JUDGMENTS
@@ -166,11 +166,11 @@ def _yes_no(value) -> str:
 
 def previous_changes_markdown(path: Path, current: pd.DataFrame, note: str | None) -> str:
     """``changes_markdown`` against the previous run's claims at ``path``."""
-    return changes_markdown(read_table(path, ALL_CLAIMS), current, note)
+    return changes_markdown(read_table(path, CLAIMS), current, note)
 
 
 def read_claims(folder: Path, with_open: bool) -> pd.DataFrame:
-    claims = read_table(folder / "tables" / "claims.parquet", ALL_CLAIMS)
+    claims = read_table(folder / "tables" / "claims.parquet", CLAIMS)
     if not with_open:
         return claims
     return with_spread(claims, read_table(folder / "tables" / "claim_spread.parquet", CLAIM_SPREAD))

@@ -49,8 +49,6 @@ ACCURACY_SUMMARY = TableSchema("accuracy_summary", pa.schema([
     ("ci_high", pa.float64()),
 ]), ("experiment", "pe", "offset", "length"))
 
-# One row per check of a claim, in the order the experiment lists them.
+# One row per check of a claim, in the order the experiment lists them; every experiment's together in
+# <results>/tables/claims.parquet.
 CLAIMS = TableSchema("claims", pa.schema(_CLAIM_FIELDS))
-
-# Every check of every experiment, with its experiment's verdict: <results>/tables/claims.parquet.
-ALL_CLAIMS = TableSchema("all_claims", pa.schema(_CLAIM_FIELDS + [("verdict", pa.string())]))

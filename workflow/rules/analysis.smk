@@ -55,8 +55,7 @@ for experiment in PLAN.running:
 
 
 rule all_claims:
-    """Every check of every experiment that runs, with its experiment's verdict, in one table; their seed
-    spreads in another, row for row."""
+    """Every check of every experiment that runs, in one table; their seed spreads in another, row for row."""
     input:
         claims=expand(f"{RESULTS}/claims/{{section}}.parquet", section=EXPERIMENTS),
         spreads=expand(f"{RESULTS}/spread/{{section}}.parquet", section=EXPERIMENTS),

@@ -1,7 +1,6 @@
-"""Rule all_claims: every check of every experiment that ran, with its experiment's verdict, and their seed spreads."""
-from lengthgen.checks.check import with_verdicts
+"""Rule all_claims: every check of every experiment that ran, and their seed spreads."""
 from lengthgen.runtime.job import start_job
-from lengthgen.tables.core import ALL_CLAIMS, CLAIMS
+from lengthgen.tables.core import CLAIMS
 from lengthgen.tables.spread import CLAIM_SPREAD
 from lengthgen.tables.io import read_tables, write_table
 
@@ -12,6 +11,6 @@ keys = ["experiment", "claim", "statistic"]
 if not claims[keys].equals(spread[keys]):
     raise ValueError("the seed spreads do not list the same checks as the claims, in the same order: rerun the "
                      "analyze_* jobs of the experiments whose files are older")
-write_table(with_verdicts(claims), snakemake.output.claims, ALL_CLAIMS)
+write_table(claims, snakemake.output.claims, CLAIMS)
 write_table(spread, snakemake.output.spread, CLAIM_SPREAD)
 job.finish()

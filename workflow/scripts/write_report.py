@@ -9,7 +9,7 @@ from lengthgen.report.training import training_markdown
 from lengthgen.runtime.job import start_job
 from lengthgen.studies.drift import previous_changes_markdown
 from lengthgen.studies.judgments.tables import CLAIM_JUDGMENTS, CLAIM_SECONDARY
-from lengthgen.tables.core import ACCURACY_SUMMARY, ALL_CLAIMS, TRAINING_SUMMARY
+from lengthgen.tables.core import ACCURACY_SUMMARY, CLAIMS, TRAINING_SUMMARY
 from lengthgen.tables.io import atomic_write_text, read_table
 
 job = start_job(snakemake.log[0])
@@ -24,10 +24,10 @@ def judgment_table(name, kind):
 
 changes = None
 if "previous_claims" in inputs.keys():
-    changes = previous_changes_markdown(Path(inputs.previous_claims), read_table(inputs.claims, ALL_CLAIMS),
+    changes = previous_changes_markdown(Path(inputs.previous_claims), read_table(inputs.claims, CLAIMS),
                                         params.changes_note)
 pages = render_pages(
-    params.config, sections, read_table(inputs.claims, ALL_CLAIMS), params.experiments,
+    params.config, sections, read_table(inputs.claims, CLAIMS), params.experiments,
     judgments=judgment_table("judgments", CLAIM_JUDGMENTS),
     secondary=judgment_table("secondary", CLAIM_SECONDARY),
     commit=params.commit, date=datetime.date.today(), machine=machine_description(),

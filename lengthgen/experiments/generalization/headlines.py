@@ -22,7 +22,7 @@ HEADLINES = [
     Headline("generalization: rope lowest accuracy in the training range", ("accuracy_by_length",), ">=",
              lambda s: NEAR_PERFECT, lowest_in_range("pe", "rope"), bounds=UNIT),
     # A head that learned nothing is at chance too: the distance is paired with the fit of the range, as the
-    # generalization section's verdict pairs them.
+    # generalization checks pair them.
     Headline("generalization: learned distance from chance past the range (max over lengths)", ("accuracy_by_length",),
              "<=",
              lambda s: CHANCE_TOLERANCE,
