@@ -9,6 +9,7 @@ import pytest
 from lengthgen.checks.judgment import HOLDS, UNTESTABLE
 from lengthgen.experiments.catalog import CATALOG
 from lengthgen.experiments.claims import CLAIMS, CLAIMS_BY_NAME, unknown_statistics
+from lengthgen.studies.confirmation.runs import StudyRun
 from lengthgen.studies.judgments.judge import Condition, claim_judgments, conditions_of, judge_claim
 
 LIBRARY = Path(__file__).resolve().parents[1] / "lengthgen"
@@ -65,8 +66,8 @@ def test_a_baseline_statistic_is_its_mean_over_seeds_at_the_same_k():
 
 def test_every_condition_is_judged_with_its_own_task_and_a_claim_not_measured_is_left_out():
     table = by_seed({GAP.primary: {1: [0.2] * 4}, GAP.preconditions[0]: {1: [1.0] * 4}})
-    conditions = [Condition("this run", "run", True, "", TASK),
-                  Condition("small_vocab", "confirmation", False, "task.vocab_size: 16 -> 8",
+    conditions = [Condition("this run", "run", True, "", "", TASK),
+                  Condition("small_vocab", "confirmation", False, "task.vocab_size: 16 -> 8", "task.vocab_size 8",
                             {"vocab_size": 4, "train_length_max": 32})]
     judged = claim_judgments(conditions, [table, table])
     assert set(judged["claim"]) == {"gap"}
@@ -95,21 +96,21 @@ def test_a_rule_s_timing_is_its_own_where_the_claim_names_it():
 
 
 def test_every_condition_of_a_run_carries_its_kind_whether_seen_what_it_changes_and_its_task():
-    from types import SimpleNamespace
     config = {"task": TASK, "confirmation": {"out_of_sample": ["unseen_seeds"]}}
 
-    def run(note, differences, vocab):
-        return SimpleNamespace(prepared={"confirmation": {"note": note}, "task": {**TASK, "vocab_size": vocab}},
-                               differences=differences)
-    confirmation = {"fresh_seeds": run("", ["seed: 0 -> 5", "seeds: 3 -> 4"], 16),
-                    "unseen_seeds": run("seeds never looked at", ["seed: 0 -> 9"], 8)}
-    robustness = {"d_model_32": SimpleNamespace(prepared={"task": TASK}, differences=["model.d_model: 64 -> 32", "model.n_heads: 4 -> 2"])}
+    def run(note, changed, vocab):
+        return StudyRun("", {}, {"confirmation": {"note": note}, "task": {**TASK, "vocab_size": vocab}}, changed)
+    confirmation = {"fresh_seeds": run("", {"seed": (0, 5), "seeds": (3, 4)}, 16),
+                    "unseen_seeds": run("seeds never looked at", {"seed": (0, 9)}, 8)}
+    robustness = {"d_model_32": StudyRun("", {}, {"task": TASK}, {"model.d_model": (64, 32), "model.n_heads": (4, 2)})}
     conditions = conditions_of(config, confirmation, robustness)
-    assert [(c["name"], c["kind"], c["seen"], c["changes"], c["task"]["vocab_size"]) for c in conditions] == [
-        ("this run", "run", True, "", 16),
-        ("fresh_seeds", "confirmation", True, "seed: 0 -> 5; seeds: 3 -> 4", 16),
-        ("unseen_seeds", "confirmation", False, "seeds never looked at", 8),
-        ("d_model_32", "robustness", True, "model.d_model: 64 -> 32; model.n_heads: 4 -> 2", 16)]
+    assert [(c["name"], c["kind"], c["seen"], c["changes"], c["settings"], c["task"]["vocab_size"])
+            for c in conditions] == [
+        ("this run", "run", True, "", "", 16),
+        ("fresh_seeds", "confirmation", True, "seed: 0 -> 5; seeds: 3 -> 4", "seed 5 and seeds 4", 16),
+        ("unseen_seeds", "confirmation", False, "seeds never looked at", "seed 9", 8),
+        ("d_model_32", "robustness", True, "model.d_model: 64 -> 32; model.n_heads: 4 -> 2",
+         "model.d_model 32 and model.n_heads 2", 16)]
     assert all(set(c["task"]) == {"vocab_size", "train_length_max"} for c in conditions)
     with pytest.raises(ValueError, match=r"names a, b, which are not in confirmation.runs \(fresh_seeds, small\)"):
         conditions_of({"task": TASK, "confirmation": {"out_of_sample": ["b", "a"]}},
@@ -120,12 +121,12 @@ def test_secondary_statistics_give_every_other_statistic_a_claim_reads_its_mean_
     from lengthgen.studies.judgments.judge import secondary_statistics
     name = sorted(set(GAP.statistics()) - {claim.primary for claim in CLAIMS})[0]
     table = by_seed({name: {2: [0.4, 0.8], 1: [0.1, 0.3]}, GAP.primary: {1: [0.9, 0.9]}})
-    rows = secondary_statistics([Condition("this run", "run", True, "", TASK)], [table])
+    rows = secondary_statistics([Condition("this run", "run", True, "", "", TASK)], [table])
     assert list(rows.columns) == ["statistic", "condition", "offset", "n_seeds", "mean", "ci_low", "ci_high"]
     assert rows[["statistic", "condition", "offset", "n_seeds"]].values.tolist() == [
         [name, "this run", 1, 2], [name, "this run", 2, 2]]
     assert rows["mean"].tolist() == pytest.approx([0.2, 0.6])
-    nothing = secondary_statistics([Condition("this run", "run", True, "", TASK)], [by_seed({GAP.primary: {1: [0.9]}})])
+    nothing = secondary_statistics([Condition("this run", "run", True, "", "", TASK)], [by_seed({GAP.primary: {1: [0.9]}})])
     assert nothing.empty and list(nothing.columns) == list(rows.columns)
     assert rows["ci_low"].tolist() == pytest.approx([0.1, 0.4]) and rows["ci_high"].tolist() == pytest.approx([0.3, 0.8])
 
@@ -144,8 +145,8 @@ def test_a_fixed_baseline_is_its_value_and_a_baseline_statistic_missing_at_a_k_i
 
 def test_the_judgments_table_carries_each_claim_s_comparison_and_each_condition_s_kind_in_one_index():
     table = by_seed({GAP.primary: {1: [0.2] * 4, 2: [0.2] * 4}, GAP.preconditions[0]: {1: [1.0] * 4, 2: [1.0] * 4}})
-    conditions = [Condition("this run", "run", True, "", TASK),
-                  Condition("d_model_32", "robustness", True, "model.d_model: 64 -> 32", TASK)]
+    conditions = [Condition("this run", "run", True, "", "", TASK),
+                  Condition("d_model_32", "robustness", True, "model.d_model: 64 -> 32", "model.d_model 32", TASK)]
     judged = claim_judgments(conditions, [table, table])
     assert judged.index.tolist() == [0, 1, 2, 3]
     assert judged["kind"].tolist() == ["run", "run", "robustness", "robustness"]

@@ -8,7 +8,7 @@ from snakemake.utils import update_config
 
 from conftest import REPO, SCHEMA, snakemake
 from lengthgen.pipeline.config import ConfigError, prepare_config
-from lengthgen.studies.confirmation.runs import confirmation_runs, differences
+from lengthgen.studies.confirmation.runs import confirmation_runs, changed_values
 from lengthgen.experiments.catalog import plan
 from lengthgen.experiments.claims import CLAIMS
 from test_user_configs import TINY, USER_CONFIGS
@@ -115,7 +115,8 @@ def test_differences_name_every_changed_key_but_presentation():
     prepare_config(base, SCHEMA)
     reseeded = copy.deepcopy(base)
     reseeded["sweep"]["seed"], reseeded["task"]["eval_seed"], reseeded["figures"]["dpi"] = [7], 3, 10
-    assert differences(base, reseeded) == ["sweep.seed: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9] -> [7]", "task.eval_seed: 0 -> 3"]
+    assert changed_values(base, reseeded) == {"sweep.seed": ([0, 1, 2, 3, 4, 5, 6, 7, 8, 9], [7]),
+                                              "task.eval_seed": (0, 3)}
 
 
 def test_the_confirm_command_schedules_each_confirmation_run_once_and_the_judgments(tmp_path):

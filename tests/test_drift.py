@@ -366,7 +366,7 @@ def test_with_spread_adds_only_whether_each_check_is_open_matched_on_its_whole_k
 
 def write_judgments(folder, verdicts):
     """A claim_judgments table of one claim in this run at K = 1, 2 with ``verdicts`` and means 0.5, 0.6."""
-    rows = pd.DataFrame({"claim": "gap", "condition": "this run", "kind": "run", "seen": True, "changes": "",
+    rows = pd.DataFrame({"claim": "gap", "condition": "this run", "kind": "run", "seen": True, "changes": "", "settings": "",
                          "offset": [1, 2], "n_seeds": 10, "mean": [0.5, 0.6], "ci_low": 0.4, "ci_high": 0.7,
                          "seeds_clearing": 8, "comparison": ">=", "threshold": 0.3, "baseline": 0.06,
                          "verdict": verdicts})

@@ -17,7 +17,7 @@ from lengthgen.experiments.claims import CLAIMS, CLAIMS_BY_NAME
 from lengthgen.pipeline.config import prepare_config
 from lengthgen.report.claim_text import capitalized, number
 from lengthgen.report.markdown import MAX_CELL, fit_cells, table_cells
-from lengthgen.report.pages import FIRST_SCREEN, page_paths, render_pages
+from lengthgen.report.pages import FIRST_SCREEN, LONGEST, moving_answers, page_paths, render_pages
 
 CLAIMS_HEADER = "|claim|thisrun"
 FIRST_SCREEN_LINES = 40
@@ -35,7 +35,7 @@ def config():
 
 
 def judgment_rows(claim, condition, kind, seen, means, verdicts):
-    return [{"claim": claim.name, "condition": condition, "kind": kind, "seen": seen, "changes": "",
+    return [{"claim": claim.name, "condition": condition, "kind": kind, "seen": seen, "changes": "", "settings": "",
              "offset": offset, "n_seeds": 10, "mean": mean, "ci_low": mean - 0.05, "ci_high": mean + 0.05,
              "seeds_clearing": 9, "comparison": claim.rule.comparison, "threshold": 0.3, "baseline": 0.0625,
              "verdict": verdict} for offset, (mean, verdict) in enumerate(zip(means, verdicts), start=1)]
@@ -205,3 +205,15 @@ def test_an_untestable_row_of_a_forest_plot_draws_no_value_and_says_why(judgment
     assert len(drawn) == len(rows) - 1 and 10 not in drawn  # lr_0_03, K=2 is the eleventh row, y = 10
     assert [label.get_text() for label in ax.get_yticklabels()][10] == "lr_0_03, K=2: untestable"
     assert UNTESTABLE_TEXT in [text.get_text() for text in ax.get_legend().get_texts()]
+
+
+def test_what_moves_the_answers_names_each_setting_by_the_values_it_sets():
+    secondary = pd.DataFrame({"statistic": LONGEST, "condition": ["this run", "init_small", "wide", "fast", "narrow"],
+                              "offset": 1, "mean": [0.5, 0.98, 0.7, 0.2, 0.09]})
+    judgments = pd.DataFrame({"condition": ["this run", "init_small", "wide", "fast", "narrow"],
+                              "settings": ["", "model.init normal@std=0.1", "model.d_model 128", "train.lr 0.03",
+                                           "model.d_model 32"]})
+    text, = moving_answers(secondary, judgments)
+    assert "0.5 in this run" in text
+    assert "highest 0.98 with model.init normal@std=0.1, 0.7 with model.d_model 128" in text
+    assert "lowest 0.2 with train.lr 0.03, 0.09 with model.d_model 32" in text

@@ -105,20 +105,14 @@ def figure_one(config: dict, accuracy: pd.DataFrame | None) -> list[str]:
             f"{number((learned['mean'] - chance).abs().max())} from chance."]
 
 
-def setting_words(changes: str) -> str:
-    """A robustness setting as the values it sets ("model.init: torch_default -> normal@std=0.1; ..." reads
-    "model.init normal@std=0.1"), for a reader who has not seen its name."""
-    return " and ".join(part.split(":")[0].strip() + " " + part.split("->")[-1].strip() for part in changes.split(";"))
-
-
 def moving_answers(secondary: pd.DataFrame, judgments: pd.DataFrame) -> list[str]:
     """What moves rope's accuracy at 32x most: the settings with the highest and lowest mean over K, and this run's."""
     means = secondary[secondary["statistic"] == LONGEST].groupby("condition", sort=False)["mean"].mean()
     if len(means) < 2:
         return []
-    changes = judgments.drop_duplicates("condition").set_index("condition")["changes"]
+    settings = judgments.drop_duplicates("condition").set_index("condition")["settings"]
     ranked = means.drop(THIS_RUN, errors="ignore").sort_values(ascending=False)
-    listed = lambda part: ", ".join(f"{number(value)} with {setting_words(changes[name])}"
+    listed = lambda part: ", ".join(f"{number(value)} with {settings[name]}"
                                     for name, value in part.items())
     return [f"**What moves the answers.** Rope's accuracy at 32x the training length (mean over K) is "
             f"{number(means.get(THIS_RUN, float('nan')))} in this run; across the robustness settings, highest "

@@ -25,11 +25,21 @@ class StudyRun:
     name: str
     config: dict  # the layered config as given: the run's module derives its settings from it
     prepared: dict  # the same with defaults and derived settings filled in, as the run sees it
-    differences: list[str]  # "key: exploratory run -> this run", every key it changes
+    changed: dict  # {key: (the studied run's value, this run's)}, every key it changes
 
     @property
     def results_dir(self) -> str:
         return self.prepared["results_dir"]
+
+    @property
+    def differences(self) -> list[str]:
+        """Every key it changes, as ``key: the studied run's value -> this run's``."""
+        return [f"{key}: {before} -> {after}" for key, (before, after) in self.changed.items()]
+
+    @property
+    def settings(self) -> str:
+        """The values it sets, as a reader would name the run: ``model.init normal@std=0.1 and model.d_model 32``."""
+        return " and ".join(f"{key} {after}" for key, (_, after) in self.changed.items())
 
 
 def flat(config: dict, prefix: str = "") -> dict:
@@ -41,12 +51,11 @@ def flat(config: dict, prefix: str = "") -> dict:
     return items
 
 
-def differences(reference: dict, other: dict) -> list[str]:
-    """Every key but presentation whose value differs between two prepared configs, as ``key: reference -> other``."""
+def changed_values(reference: dict, other: dict) -> dict:
+    """Every key but presentation whose value differs between two prepared configs: {key: (reference's, other's)}."""
     left, right = flat(reference), flat(other)
-    keys = sorted(key for key in set(left) | set(right)
-                  if left.get(key) != right.get(key) and not key.startswith(PRESENTATION_KEYS))
-    return [f"{key}: {left.get(key)} -> {right.get(key)}" for key in keys]
+    return {key: (left.get(key), right.get(key)) for key in sorted(set(left) | set(right))
+            if left.get(key) != right.get(key) and not key.startswith(PRESENTATION_KEYS)}
 
 
 def load_run_file(repository: Path, path: str) -> dict:
@@ -102,5 +111,5 @@ def confirmation_runs(as_given: dict, prepared: dict, repository: Path, schema: 
             if shared:
                 raise ConfigError(f"{path}: {key}: {shared} are seeds of the run it confirms; allowed: fresh seeds "
                                   f"(none of {used})")
-        runs[name] = StudyRun(name, layered, run, differences(prepared, run))
+        runs[name] = StudyRun(name, layered, run, changed_values(prepared, run))
     return runs

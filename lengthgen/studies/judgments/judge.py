@@ -17,6 +17,7 @@ class Condition(NamedTuple):
     kind: str  # "run", "confirmation" or "robustness"
     seen: bool  # its data had been looked at when the rules were fixed
     changes: str  # what it changes from this run, in words ("" for this run): its file's note, else its differences
+    settings: str  # the values it sets ("" for this run): "model.init normal@std=0.1 and model.d_model 32"
     task: dict  # its vocab_size and train_length_max: the thresholds' settings
 
 
@@ -48,7 +49,8 @@ def judge_claim(claim: Claim, by_seed: pd.DataFrame, task: dict) -> pd.DataFrame
 def claim_judgments(conditions: list[Condition], tables: list[pd.DataFrame]) -> pd.DataFrame:
     """The ``claim_judgments`` table: every claim measured in a condition, judged there."""
     frames = [judge_claim(claim, by_seed, condition.task).assign(
-        condition=condition.name, kind=condition.kind, seen=condition.seen, changes=condition.changes)
+        condition=condition.name, kind=condition.kind, seen=condition.seen, changes=condition.changes,
+        settings=condition.settings)
         for condition, by_seed in zip(conditions, tables) for claim in CLAIMS
         if not values_of(by_seed, claim.primary).empty]
     return pd.concat(frames, ignore_index=True)
@@ -77,9 +79,9 @@ def conditions_of(config: dict, confirmation: dict, robustness: dict) -> list[di
         raise ValueError(f"confirmation.out_of_sample names {', '.join(unknown)}, which "
                          f"{'is' if len(unknown) == 1 else 'are'} not in confirmation.runs "
                          f"({', '.join(confirmation) or 'none'})")
-    return [Condition(THIS_RUN, "run", True, "", task_of(config))._asdict(),
+    return [Condition(THIS_RUN, "run", True, "", "", task_of(config))._asdict(),
             *(Condition(name, "confirmation", name not in unseen,
-                        run.prepared["confirmation"]["note"] or "; ".join(run.differences),
+                        run.prepared["confirmation"]["note"] or "; ".join(run.differences), run.settings,
                         task_of(run.prepared))._asdict() for name, run in confirmation.items()),
-            *(Condition(name, "robustness", True, "; ".join(point.differences), task_of(point.prepared))._asdict()
-              for name, point in robustness.items())]
+            *(Condition(name, "robustness", True, "; ".join(point.differences), point.settings,
+                        task_of(point.prepared))._asdict() for name, point in robustness.items())]

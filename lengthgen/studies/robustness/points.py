@@ -45,8 +45,8 @@ def robustness_points(as_given: dict, prepared: dict, schema: Path) -> dict[str,
         layered, point = layered_config(as_given, layer, f"{prepared['results_dir']}/robustness/{name}", schema,
                                         f"robustness point {name} (its keys over this config)")
         run, at_point = flat(prepared), flat(point)  # the settings derived from the keys set are left out
-        changed = [f"{key}: {run.get(key)} -> {at_point[key]}" for key in sorted(flat(changes))
-                   if run.get(key) != at_point[key]]
+        changed = {key: (run.get(key), at_point[key]) for key in sorted(flat(changes))
+                   if run.get(key) != at_point[key]}
         if not changed:
             raise ConfigError(f"robustness.points: {name} changes nothing this config does not already set; allowed: "
                               f"overrides that differ from it (this config is the {DEFAULT_POINT} point)")
