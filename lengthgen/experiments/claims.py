@@ -95,7 +95,7 @@ CLAIMS = (
     Claim("carrier", "the rotary kernel sits in a few frequency blocks, aligned with K",
           "the learned rotary rule is a carrier kernel aligned with the target offset", "frequency",
           "frequency: energy share of the top D/16 rotary blocks",
-          "share of the learned position kernel's energy in its strongest D/16 of its D/2 rotary frequency blocks",
+          "share of the learned position kernel's energy in its strongest eighth of rotary frequency blocks",
           Baseline("untrained heads", "frequency: energy share of the top D/16 rotary blocks, the same heads untrained"),
           secondary=("frequency: alignment of the top D/16 blocks with K",)),
     Claim("dilution law", "the dilution law predicts the decay",
