@@ -42,6 +42,13 @@ def spread(values: pd.Series, digits: str = ".3g") -> str:
     return interval(values.mean(), values.min(), values.max(), digits)
 
 
+def span(values, write) -> str:
+    """``0.643 to 0.958``: the lowest and highest of ``values``, each written by ``write``; one where they read the
+    same."""
+    low, high = write(min(values)), write(max(values))
+    return low if low == high else f"{low} to {high}"
+
+
 def decimals(values: pd.Series, digits: int = 3, missing: str = "-") -> pd.Series:
     """Each value to ``digits`` decimals, ``missing`` where there is none."""
     return values.map(lambda value: missing if pd.isna(value) else f"{value:.{digits}f}")

@@ -5,7 +5,7 @@ import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
 from lengthgen.checks.shared_rules import CHANCE_TOLERANCE, NEAR_PERFECT
-from lengthgen.experiments.sections import YES_NO, accuracy_markdown, distinct, interval, markdown
+from lengthgen.experiments.sections import YES_NO, accuracy_markdown, distinct, interval, markdown, span
 from lengthgen.experiments.variants.summaries import mechanisms, predictions
 from lengthgen.experiments.variants.thresholds import (EXTRAPOLATES_ACCURACY, VARIANT_LENGTH_FACTOR,
                                                        VARIANT_SPREAD_WIDTH)
@@ -92,10 +92,9 @@ def fire_thresholds_markdown(thresholds: pd.DataFrame, descriptions: dict[str, d
     above = [predicted_class(at_length(descriptions[row.pe], far_length), row.offset) for row in rows.itertuples()]
     own = [predicted_class(at_length({**descriptions[row.pe], "offset_only_up_to": row.learned_threshold}, far_length),
                            row.offset) for row in rows.itertuples()]
-    low, high = f"{learned.min():.1f}", f"{learned.max():.1f}"
     return [
         f"**FIRE's learned threshold.** FIRE's bias is a function of the offset alone up to n = L. Training left L at "
-        f"{low if low == high else f'{low} to {high}'} over its {len(rows)} model{'s' * (len(rows) != 1)} (from "
+        f"{span(learned, '{:.1f}'.format)} over its {len(rows)} model{'s' * (len(rows) != 1)} (from "
         f"{', '.join(sorted({f'{value:g}' for value in rows['initial_threshold']}))}): offset only at n={far_length}, "
         f"where the class is read, in {int((learned >= far_length).sum())} of {len(rows)} models, and over the training "
         f"range (n <= {train_length_max}) in {int((learned >= train_length_max).sum())}. Read with its own L, "
