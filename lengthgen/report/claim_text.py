@@ -1,5 +1,4 @@
-"""Every claim in words, from the judgments tables (``claim_judgments``, ``claim_secondary``): its first-screen
-sentence, its claims-table row, its page's verdict line. Nothing here judges."""
+"""Every claim in words from the judgments tables: its first-screen sentence, claims-table row, page verdict line."""
 
 import pandas as pd
 
@@ -57,8 +56,8 @@ def counterpart(claim: Claim, secondary: pd.DataFrame) -> str:
 
 def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Claim,
                          config: dict) -> tuple[str, str]:
-    """The claim's verdict in this run (with its K where fewer than the sweep's), and what says it: the number and
-    its baseline, the other encoding's, what the claim needs where it fails, a rival that does better, runs, settings."""
+    """The claim's verdict in this run (its K where fewer than the sweep's), and the evidence: number and baseline,
+    the other encoding's, what the claim needs where it fails, a rival that does better, runs, settings."""
     rows = of_claim(judgments, claim, THIS_RUN)
     means = (per_offset(rows["mean"], rows["offset"]) if claim.baseline.statistic
              else f"{span(rows['mean'], number)} over {offsets_text(rows['offset'])}")
@@ -129,7 +128,7 @@ def claims_table(judgments: pd.DataFrame, claims: tuple[Claim, ...], pages: list
 
 
 def interval_table(rows: pd.DataFrame, first: dict | None = None, last: dict | None = None) -> str:
-    """Per row of ``rows``: the ``first`` columns, its condition, K, seeds, mean [95% interval], the ``last`` columns."""
+    """Per row of ``rows``: the ``first`` columns, condition, K, seeds, mean [95% interval], the ``last`` columns."""
     return markdown({
         **(first or {}), "condition": rows["condition"].str.replace("_", " "), "K": rows["offset"].astype(str),
         "seeds": rows["n_seeds"].astype(str),

@@ -1,6 +1,5 @@
-"""Which trained models fit their training range (``training.range_fit``): every model's fit and its section, each
-that does not told apart as expected (the variants' account predicts, from its encoding's declared properties, that it
-cannot express the rule at its offset) or a training failure. No torch: the properties come in as plain data."""
+"""Which trained models fit their training range (``training.range_fit``), and of each that does not, whether the
+variants' account expected it from its encoding's declared properties (plain data: no torch) or training failed."""
 
 import pandas as pd
 
@@ -15,17 +14,15 @@ TRAINING_FAILURE = "not expected: a training failure, not a property of the enco
 
 
 def training_summary(fits: dict[str, pd.DataFrame], descriptions: dict[str, dict]) -> pd.DataFrame:
-    """Every model's range fit, with its family (the keys of ``fits``) and, where it has not converged, why
-    (``descriptions`` per encoding)."""
+    """Every model's range fit, its family (the keys of ``fits``) and, where not converged, why (``descriptions``)."""
     summary = pd.concat([frame.assign(family=family) for family, frame in fits.items()], ignore_index=True)
     return summary.assign(why=[None if row.converged else why_not_fitted(row.family, descriptions[row.pe], row.offset)
                                for row in summary.itertuples()])
 
 
 def why_not_fitted(family: str, description: dict, offset: int) -> str:
-    """Expected only for a single softmax head whose encoding the variants' account predicts fails in range at
-    ``offset``, and then why; a transformer can compose what one head cannot, and the linear head must fit its range
-    before it is judged, so no failure of theirs is expected."""
+    """Expected, and why, only for a single softmax head the variants' account predicts fails at ``offset``: a
+    transformer composes what one head cannot, and the linear head must fit its range before it is judged."""
     prediction = predicted_class(description, offset) if family in SINGLE_HEADS else None
     if prediction == FAILS:
         return f"expected: {impossibility(description, offset)}"

@@ -34,8 +34,7 @@ SUMMARY_KEYS = ["experiment", "pe", "offset", "length"]
 
 
 def relative_drift(reference: pd.Series, run: pd.Series) -> pd.Series:
-    """|run - reference| / |reference| (the absolute drift where the reference is 0); 0 where both agree,
-    NaN included."""
+    """|run - reference| / |reference| (absolute where the reference is 0); 0 where both agree, NaN included."""
     difference = (run - reference).abs()
     scale = reference.abs().where(reference != 0, 1.0)
     same = (run == reference) | (run.isna() & reference.isna())
@@ -43,8 +42,7 @@ def relative_drift(reference: pd.Series, run: pd.Series) -> pd.Series:
 
 
 def compare_claims(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
-    """One row per check of either run, matched on ``claims.KEY``: both values, drift, whether its outcome and its
-    kind changed, and ``only_in`` (reference or run) for a check one run lacks."""
+    """Per check of either run (on ``KEY``): both values, drift, outcome or kind changed, ``only_in`` (one run's)."""
     reference, run = (frame.assign(offset=frame["offset"].astype("Int64")) for frame in (reference, run))
     both = reference.merge(run, on=KEY, how="outer", suffixes=("_reference", "_run"), indicator=True, sort=False)
     in_both = both["_merge"] == "both"
@@ -132,8 +130,8 @@ def drift_report(claims: pd.DataFrame, summaries: pd.DataFrame) -> str:
 
 
 def changes_markdown(previous: pd.DataFrame, current: pd.DataFrame, note: str | None) -> str:
-    """RESULTS.md's account of what moved since the previous committed run (``report.previous_claims``): every
-    check whose outcome or kind changed or that only one run has, with both values; ``note`` says why they differ."""
+    """What moved since the previous committed run (``report.previous_claims``): each check whose outcome or kind
+    changed or that one run lacks, with both values; ``note`` says why the runs differ."""
     claims = compare_claims(previous, current)
     common = claims[claims["only_in"] == ""]
     lines = ["## Changes since the previous run", *([note.strip()] if note else []),
@@ -169,9 +167,8 @@ def both_tables(reference: Path, run: Path, name: str, schema) -> list[pd.DataFr
 
 
 def compare_runs(reference: Path, run: Path, open_may_differ: bool = False) -> tuple[str, bool]:
-    """(the report, whether both runs have the same checks, each with the same outcome and kind, and the same claim
-    verdicts and variants classes). ``open_may_differ``: a check whose outcome differs counts as the same where the
-    seed bootstrap of either run leaves it open, and a claim verdict where either run's is inconclusive."""
+    """(the report, whether both runs have the same checks, outcomes, kinds, claim verdicts and variants classes);
+    ``open_may_differ`` forgives an outcome either run's bootstrap leaves open, a verdict either finds inconclusive."""
     claims = compare_claims(*(read_claims(folder, open_may_differ) for folder in (reference, run)))
     summaries, classes, judgments = (both_tables(reference, run, name, schema) for name, schema in (
         ("accuracy_summary", ACCURACY_SUMMARY), ("variants_classes", VARIANTS_CLASSES),

@@ -1,5 +1,4 @@
-"""The mechanism at each point of the robustness study, read from the point's own tables: rope's error split
-(``errors_by_length``), its heads' kernels (``prop1_kernel``) and each predictor's error (``prop1_error``)."""
+"""The mechanism at each robustness point, from its own tables: rope's errors, kernels and predictors' errors."""
 
 import pandas as pd
 
@@ -14,8 +13,7 @@ def ranking_share_of_wrong(errors_by_length: pd.DataFrame) -> tuple[int, float]:
 
 
 def unseen_peak(kernel: pd.DataFrame) -> tuple[float, float]:
-    """The carrier kernel's largest value at offsets never trained, over (ratio) and minus (gap) its value at K, each
-    the median over the rope heads of ``prop1_kernel`` (a head per (offset, seed), a row per delta)."""
+    """The kernel's largest value at untrained offsets over (ratio) and minus (gap) its value at K, median of heads."""
     ratios, gaps = [], []
     for (offset, _), head in kernel.groupby(["offset", "seed"]):
         at_target = head.loc[head["delta"] == offset, "mean_logit"].iloc[0]
