@@ -45,9 +45,14 @@ def span(values, write) -> str:
     return low if low == high else f"{low} to {high}"
 
 
+def written(value, form: str = "{}", missing: str = "-") -> str:
+    """``value`` written by ``form``, ``missing`` where there is none."""
+    return missing if pd.isna(value) else form.format(value)
+
+
 def decimals(values: pd.Series, digits: int = 3, missing: str = "-") -> pd.Series:
     """Each value to ``digits`` decimals, ``missing`` where there is none."""
-    return values.map(lambda value: missing if pd.isna(value) else f"{value:.{digits}f}")
+    return values.map(lambda value: written(value, f"{{:.{digits}f}}", missing))
 
 
 def wide_markdown(cells: pd.Series, index: list[str], title, sort: bool = True) -> str:

@@ -26,7 +26,7 @@ from lengthgen.tables.core import ACCURACY_SUMMARY, CLAIMS
 from lengthgen.tables.spread import CLAIM_SPREAD
 from lengthgen.checks.judgment import INCONCLUSIVE
 from lengthgen.studies.judgments.tables import CLAIM_JUDGMENTS
-from lengthgen.experiments.sections import markdown
+from lengthgen.experiments.sections import markdown, written
 from lengthgen.experiments.variants.tables import VARIANTS_CLASSES
 from lengthgen.tables.io import TableError, read_table
 
@@ -83,11 +83,6 @@ def compare_summaries(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFram
     return both.assign(difference=(both["mean_run"] - both["mean_reference"]).abs())
 
 
-def _cell(value, form: str = "{}", missing: str = "-") -> str:
-    """``value`` written by ``form``, ``missing`` where there is none (a K of every offset: ``missing="all"``)."""
-    return missing if pd.isna(value) else form.format(value)
-
-
 def _yes_no(value) -> str:
     return "-" if pd.isna(value) else "yes" if value else "no"
 
@@ -102,8 +97,8 @@ def difference_note(row) -> str:
 
 def check_cells(row, form: str) -> list[str]:
     """A compared check's key, both values written by ``form``, and both outcomes."""
-    return [row.experiment, row.claim, row.statistic, _cell(row.offset, missing="all"),
-            _cell(row.value_reference, form), _cell(row.value_run, form),
+    return [row.experiment, row.claim, row.statistic, written(row.offset, missing="all"),
+            written(row.value_reference, form), written(row.value_run, form),
             f"{_yes_no(row.holds_reference)} -> {_yes_no(row.holds_run)}"]
 
 
@@ -141,7 +136,7 @@ def changes_markdown(previous: pd.DataFrame, current: pd.DataFrame, note: str | 
     differing = claims[claims["holds_changed"] | claims["kind_changed"] | (claims["only_in"] != "")]
     if len(differing):
         only_in = {"reference": "previous", "run": "now", "": ""}
-        lines.append(markdown([[*check_cells(row, "{:.4g}"), f"{_cell(row.kind_reference)} -> {_cell(row.kind_run)}",
+        lines.append(markdown([[*check_cells(row, "{:.4g}"), f"{written(row.kind_reference)} -> {written(row.kind_run)}",
                                 only_in[row.only_in]] for row in differing.itertuples()],
                               ["experiment", "claim", "statistic", "K", "previous", "now", "holds (previous -> now)",
                                "kind (previous -> now)", "only in"]))

@@ -19,8 +19,7 @@ def scope_order(scope: str) -> float:
 
 
 def errors_markdown(errors: pd.DataFrame, predictors: tuple[str, ...]) -> str:
-    """The trained heads' MAE / bias / r past the range of both quantities per (scope, predictor) ("-": not
-    predicted)."""
+    """The trained heads' MAE / bias / r past the range per (scope, predictor), of both quantities."""
     rows = errors[(errors["lengths"] == "beyond_training") & (errors["heads"] == "trained")]
     cells = rows.assign(MAE=rows["mae"].map("{:.3f}".format), bias=rows["bias"].map("{:+.3f}".format),
                         r=rows["correlation"].map(lambda r: "n/a" if np.isnan(r) else f"{r:.3f}"))

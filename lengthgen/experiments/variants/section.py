@@ -1,5 +1,4 @@
-"""The variants experiment's page: accuracy by length, each encoding's declared mechanism, the class the account
-predicts from it beside the class measured, and where each ``fire`` model's learned threshold ended."""
+"""The variants page: accuracy by length, each encoding's mechanism, its predicted and measured class, FIRE's L."""
 
 import pandas as pd
 
@@ -58,8 +57,8 @@ def predictions_markdown(cells: pd.DataFrame, order: list[str]) -> str:
 
 
 def disagreements_markdown(cells: pd.DataFrame, descriptions: dict[str, dict], order: list[str]) -> str:
-    """Each (encoding, K) whose measured class is not one its prediction allows, with the rule that made the
-    prediction; a measured fit where the mechanism makes one impossible points at the declaration itself."""
+    """Each (encoding, K) whose measured class its prediction does not allow, with the rule that predicted it; a fit
+    the mechanism makes impossible points at the declaration itself."""
     wrong = cells[cells["matches"] == False]  # noqa: E712 (null, no prediction, is neither)
     lines = [f"**Disagreements**: {len(wrong)} of {int(cells['matches'].notna().sum())} predicted cells measure a "
              f"class their prediction does not allow{':' if len(wrong) else '.'}"]
