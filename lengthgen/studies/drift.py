@@ -30,9 +30,6 @@ from lengthgen.experiments.sections import markdown, written
 from lengthgen.experiments.variants.tables import VARIANTS_CLASSES
 from lengthgen.tables.io import TableError, read_table
 
-SUMMARY_KEYS = ["experiment", "pe", "offset", "length"]
-
-
 def relative_drift(reference: pd.Series, run: pd.Series) -> pd.Series:
     """|run - reference| / |reference| (absolute where the reference is 0); 0 where both agree, NaN included."""
     difference = (run - reference).abs()
@@ -79,7 +76,7 @@ def compare_classes(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
 
 def compare_summaries(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
     """One row per (experiment, pe, offset, length) of both runs: both mean accuracies and their difference."""
-    both = reference.merge(run, on=SUMMARY_KEYS, suffixes=("_reference", "_run"))
+    both = reference.merge(run, on=["experiment", "pe", "offset", "length"], suffixes=("_reference", "_run"))
     return both.assign(difference=(both["mean_run"] - both["mean_reference"]).abs())
 
 
