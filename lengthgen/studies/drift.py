@@ -30,6 +30,7 @@ from lengthgen.experiments.sections import markdown, written
 from lengthgen.experiments.variants.tables import VARIANTS_CLASSES
 from lengthgen.tables.io import TableError, read_table
 
+
 def relative_drift(reference: pd.Series, run: pd.Series) -> pd.Series:
     """|run - reference| / |reference| (absolute where the reference is 0); 0 where both agree, NaN included."""
     difference = (run - reference).abs()
