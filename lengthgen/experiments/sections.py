@@ -1,9 +1,6 @@
-"""One experiment's section text: ``section(tables, checks, settings)`` of ``lengthgen/experiments/<name>/section.py``,
-rendered from its tables and checks, as the analysis job wrote them.
-
-The figure job (rule ``plot_<name>``) writes it beside the figures, not the analysis job, so that editing the
-text reruns no analysis: the analysis job does not run ``section.py``.
-"""
+"""One experiment's section text, ``section(tables, checks, settings)`` of ``lengthgen/experiments/<name>/section.py``,
+and the cells its tables share. The figure job (rule ``plot_<name>``) writes it from the analysis job's tables and
+checks, so that editing the text reruns no analysis."""
 
 import importlib
 
@@ -15,7 +12,7 @@ from lengthgen.tables.io import atomic_write_text, read_table
 
 def write_section(experiment: str, tables: dict[str, pd.DataFrame], claims_path: str, settings: dict,
                   path: str) -> None:
-    """Render ``experiment``'s section from its tables (by name) and its checks (``claims_path``), write it to ``path``."""
+    """Render ``experiment``'s section from its tables (by name) and checks (``claims_path``), write it to ``path``."""
     section = importlib.import_module(f"lengthgen.experiments.{experiment}.section").section
     atomic_write_text(section(tables, read_table(claims_path, CLAIMS), settings), path)
 
@@ -24,8 +21,8 @@ YES_NO = {True: "yes", False: "no"}
 
 
 def markdown(rows, header: list[str] | None = None, floatfmt: str | None = None) -> str:
-    """A page table (a frame, columns by title, or rows under ``header``) of cells formatted already: tabulate must
-    not read "0.50" back as a number and print "0.5"; or, given ``floatfmt``, of numbers it writes so."""
+    """A page table (a frame, columns by title, or rows under ``header``) of cells written already, which tabulate
+    must not reread as numbers ("0.50" would print "0.5"); or, given ``floatfmt``, of numbers it writes so."""
     frame = pd.DataFrame(rows, columns=header)
     if floatfmt:
         return frame.to_markdown(index=False, floatfmt=floatfmt)
@@ -42,14 +39,24 @@ def spread(values: pd.Series, digits: str = ".3g") -> str:
     return interval(values.mean(), values.min(), values.max(), digits)
 
 
+def span(values, write) -> str:
+    """``0.643 to 0.958``: the lowest and highest of ``values`` by ``write``; one where they read the same."""
+    low, high = write(min(values)), write(max(values))
+    return low if low == high else f"{low} to {high}"
+
+
+def written(value, form: str = "{}", missing: str = "-") -> str:
+    """``value`` written by ``form``, ``missing`` where there is none."""
+    return missing if pd.isna(value) else form.format(value)
+
+
 def decimals(values: pd.Series, digits: int = 3, missing: str = "-") -> pd.Series:
     """Each value to ``digits`` decimals, ``missing`` where there is none."""
-    return values.map(lambda value: missing if pd.isna(value) else f"{value:.{digits}f}")
+    return values.map(lambda value: written(value, f"{{:.{digits}f}}", missing))
 
 
 def wide_markdown(cells: pd.Series, index: list[str], title, sort: bool = True) -> str:
-    """A table of ``cells`` with the last level of their index as its columns, each titled ``title(value)``; rows and
-    columns sorted, or (``sort`` False) in the order they first appear."""
+    """``cells`` with the last level of their index as columns titled ``title(value)``; sorted, or in first order."""
     table = cells.unstack(-1, sort=sort).fillna("-")
     table.columns = [title(value) for value in table.columns]
     return markdown(table.rename_axis(index=index).reset_index())

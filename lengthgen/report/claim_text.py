@@ -1,5 +1,4 @@
-"""Every claim in words, from the judgments tables (``claim_judgments``, ``claim_secondary``): its first-screen
-sentence, its claims-table row, its page's verdict line. Nothing here judges."""
+"""Every claim in words from the judgments tables: its first-screen sentence, claims-table row, page verdict line."""
 
 import pandas as pd
 
@@ -7,6 +6,7 @@ from lengthgen.checks.check import COMPARISONS
 from lengthgen.checks.judgment import HOLDS, across_offsets, offsets_text, plain, replication, robustness
 from lengthgen.checks.rule_history import rule_timing
 from lengthgen.experiments.claims import Claim
+from lengthgen.experiments.sections import markdown, span
 from lengthgen.studies.judgments.judge import THIS_RUN
 from lengthgen.studies.robustness import DEFAULT_POINT
 NEEDS = {">=": "at least", ">": "above", "<=": "at most"}  # what a rule's comparison asks of the mean, in words
@@ -35,12 +35,6 @@ def per_offset(values, offsets) -> str:
             if offsets else "not measured")
 
 
-def span(values) -> str:
-    """``0.643 to 0.958``: the lowest and highest of ``values``; one number where they read the same."""
-    low, high = number(min(values)), number(max(values))
-    return low if low == high else f"{low} to {high}"
-
-
 def baseline_text(claim: Claim, rows: pd.DataFrame) -> str:
     """Its label and value: K by K where it is a statistic, else once (chance, or a fixed value)."""
     values = rows["baseline"] if claim.baseline.statistic else rows["baseline"].iloc[:1]
@@ -57,16 +51,16 @@ def measured_at(claim: Claim, rows: pd.DataFrame, config: dict) -> str:
 def counterpart(claim: Claim, secondary: pd.DataFrame) -> str:
     """``; learned accuracy at 4x ... 0.0592 to 0.0625``: the other encoding's value, where the claim names one."""
     rows = secondary[(secondary["statistic"] == claim.counterpart) & (secondary["condition"] == THIS_RUN)]
-    return f"; {claim.counterpart.split(': ', 1)[-1]} {span(rows['mean'])}" if len(rows) else ""
+    return f"; {claim.counterpart.split(': ', 1)[-1]} {span(rows['mean'], number)}" if len(rows) else ""
 
 
 def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Claim,
                          config: dict) -> tuple[str, str]:
-    """The claim's verdict in this run (with its K where fewer than the sweep's), and what says it: the number and
-    its baseline, the other encoding's, what the claim needs where it fails, a rival that does better, runs, settings."""
+    """The claim's verdict in this run (its K where fewer than the sweep's), and the evidence: number and baseline,
+    the other encoding's, what the claim needs where it fails, a rival that does better, runs, settings."""
     rows = of_claim(judgments, claim, THIS_RUN)
     means = (per_offset(rows["mean"], rows["offset"]) if claim.baseline.statistic
-             else f"{span(rows['mean'])} over {offsets_text(rows['offset'])}")
+             else f"{span(rows['mean'], number)} over {offsets_text(rows['offset'])}")
     notes = ("" if (rows["verdict"] == HOLDS).all()
              else f"; the claim needs {NEEDS[claim.rule.comparison]} {number(rows['threshold'].iloc[0])}")
     base = (config.get(claim.page) or {}).get("rope_base")  # an experiment's own rotary base, unlike the sweep's
@@ -134,13 +128,12 @@ def claims_table(judgments: pd.DataFrame, claims: tuple[Claim, ...], pages: list
 
 
 def interval_table(rows: pd.DataFrame, first: dict | None = None, last: dict | None = None) -> str:
-    """Per row of ``rows``: the ``first`` columns, its condition, K, seeds, mean [95% interval], the ``last`` columns."""
-    return pd.DataFrame({
+    """Per row of ``rows``: the ``first`` columns, condition, K, seeds, mean [95% interval], the ``last`` columns."""
+    return markdown({
         **(first or {}), "condition": rows["condition"].str.replace("_", " "), "K": rows["offset"].astype(str),
         "seeds": rows["n_seeds"].astype(str),
         "mean [95% interval]": [f"{number(row.mean)} [{number(row.ci_low)}, {number(row.ci_high)}]"
-                                for row in rows.itertuples()], **(last or {}),
-    }).to_markdown(index=False, disable_numparse=True)
+                                for row in rows.itertuples()], **(last or {})})
 
 
 def judgment_table(rows: pd.DataFrame) -> str:

@@ -1,7 +1,5 @@
 """RESULTS.md as reStructuredText, the HTML report's front page (``workflow/captions/workflow.rst`` includes it): the
-small subset of markdown RESULTS.md uses (headings, lines, bullet lists, a pipe table, an image, bold, italics,
-links) turned into its equivalent, links into the results folder, the figure left out (the report shows them all).
-"""
+markdown RESULTS.md uses turned into its equivalent, links into the results folder, the figure left out."""
 
 import re
 

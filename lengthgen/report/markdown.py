@@ -1,5 +1,4 @@
-"""Markdown table cells: read them, and keep each short enough to read in its column. A cell longer than ``MAX_CELL``
-is a paragraph: ``fit_cells`` moves it to a numbered note under its table, leaving ``see note 3`` in its place."""
+"""Markdown table cells, each kept short enough to read in its column: ``fit_cells`` moves a longer one to a note."""
 
 import re
 

@@ -10,8 +10,8 @@ from lengthgen.runtime.job import PORTABLE_CPU_ENV
 
 
 def code_version(repository: str, exclude: list[str]) -> str:
-    """The last commit of ``repository`` that changed anything outside the ``exclude`` folders (the workflow's own
-    outputs, so that writing or committing them does not change it), ``-dirty`` where tracked files there differ."""
+    """The last commit changing ``repository`` outside ``exclude`` (the workflow's outputs, so that committing them
+    does not change it), ``-dirty`` where tracked files there differ."""
     inside = [path for path in exclude if not os.path.isabs(path) and not path.startswith("..")]
     pathspec = ["--", ".", *(f":(exclude){path}" for path in inside)]
     try:

@@ -1,10 +1,10 @@
-"""Which trained models fit their training range (``training.range_fit``): every model's fit and its section, each
-that does not told apart as expected (the variants' account predicts, from its encoding's declared properties, that it
-cannot express the rule at its offset) or a training failure. No torch: the properties come in as plain data."""
+"""Which trained models fit their training range (``training.range_fit``), and of each that does not, whether the
+variants' account expected it from its encoding's declared properties (plain data: no torch) or training failed."""
 
 import pandas as pd
 
 from lengthgen.experiments.families import display_names, single_softmax_heads
+from lengthgen.experiments.sections import markdown, span
 from lengthgen.training.range_fit import FIT_ACCURACY, SETTLED_LOSS
 from lengthgen.science.variant_predictions import FAILS, NO_PREDICTION, impossibility, predicted_class
 
@@ -14,28 +14,21 @@ TRAINING_FAILURE = "not expected: a training failure, not a property of the enco
 
 
 def training_summary(fits: dict[str, pd.DataFrame], descriptions: dict[str, dict]) -> pd.DataFrame:
-    """Every model's range fit, with its family (the keys of ``fits``) and, where it has not converged, why
-    (``descriptions`` per encoding)."""
+    """Every model's range fit, its family (the keys of ``fits``) and, where not converged, why (``descriptions``)."""
     summary = pd.concat([frame.assign(family=family) for family, frame in fits.items()], ignore_index=True)
     return summary.assign(why=[None if row.converged else why_not_fitted(row.family, descriptions[row.pe], row.offset)
                                for row in summary.itertuples()])
 
 
 def why_not_fitted(family: str, description: dict, offset: int) -> str:
-    """Expected only for a single softmax head whose encoding the variants' account predicts fails in range at
-    ``offset``, and then why; a transformer can compose what one head cannot, and the linear head must fit its range
-    before it is judged, so no failure of theirs is expected."""
+    """Expected, and why, only for a single softmax head the variants' account predicts fails at ``offset``: a
+    transformer composes what one head cannot, and the linear head must fit its range before it is judged."""
     prediction = predicted_class(description, offset) if family in SINGLE_HEADS else None
     if prediction == FAILS:
         return f"expected: {impossibility(description, offset)}"
     if prediction == NO_PREDICTION:
         return "not expected: no class predicted here (a training failure, or a property no declaration states)"
     return TRAINING_FAILURE
-
-
-def spread(values: pd.Series) -> str:
-    low, high = f"{values.min():.3f}", f"{values.max():.3f}"
-    return low if low == high else f"{low} to {high}"
 
 
 def training_markdown(summary: pd.DataFrame) -> str:
@@ -48,10 +41,8 @@ def training_markdown(summary: pd.DataFrame) -> str:
              f"training length is >= {FIT_ACCURACY}, and has **converged** when besides its mean training loss over "
              f"the last progress window is <= {SETTLED_LOSS} nats (rules of `lengthgen/training/range_fit.py`, fixed "
              "before the runs).",
-             pd.DataFrame([[FAMILY_NAMES.get(family, family), f"{row.models}", f"{row.fitted}", f"{row.converged}"]
-                           for family, row in counts.iterrows()],
-                          columns=["models", "trained", "fit their range", "converged"]).to_markdown(
-                 index=False, disable_numparse=True)]
+             markdown([[FAMILY_NAMES.get(family, family), f"{row.models}", f"{row.fitted}", f"{row.converged}"]
+                       for family, row in counts.iterrows()], ["models", "trained", "fit their range", "converged"])]
     failing = summary[~summary["converged"]].sort_values(["family", "pe", "offset", "seed"])
     if failing.empty:
         return "\n\n".join(parts + ["Every model fits its training range and has converged."])
@@ -62,14 +53,14 @@ def training_markdown(summary: pd.DataFrame) -> str:
     if unexpected.any():
         rows = [[row.family, row.pe, f"{row.offset}", f"{row.seed}", f"{row.heldout_accuracy:.3f}",
                  f"{row.final_loss:.3f}", row.why] for row in failing[unexpected].itertuples()]
-        parts += ["Not expected, model by model:", pd.DataFrame(rows, columns=[
-            *columns, "seed", "held-out accuracy", "final loss", "why"]).to_markdown(index=False, disable_numparse=True)]
+        parts += ["Not expected, model by model:",
+                  markdown(rows, [*columns, "seed", "held-out accuracy", "final loss", "why"])]
     if not unexpected.all():
         trained = summary.groupby(["family", "pe", "offset"]).size()
         rows = [[family, pe, f"{offset}", f"{len(group)} of {trained[family, pe, offset]}",
-                 spread(group["heldout_accuracy"]), spread(group["final_loss"]), group["why"].iloc[0]]
+                 span(group["heldout_accuracy"], "{:.3f}".format), span(group["final_loss"], "{:.3f}".format),
+                 group["why"].iloc[0]]
                 for (family, pe, offset), group in failing[~unexpected].groupby(["family", "pe", "offset"], sort=False)]
-        parts += ["Expected from their encoding's properties, per encoding and K:", pd.DataFrame(rows, columns=[
-            *columns, "not converged", "held-out accuracy", "final loss", "why"]).to_markdown(
-            index=False, disable_numparse=True)]
+        parts += ["Expected from their encoding's properties, per encoding and K:",
+                  markdown(rows, [*columns, "not converged", "held-out accuracy", "final loss", "why"])]
     return "\n\n".join(parts)

@@ -2,18 +2,16 @@
 
     python -m lengthgen.studies.drift results my_results
 
-compares two results folders' ``tables/claims.parquet`` (every check: value, outcome, kind; matched on
-``check.KEY``), ``tables/claim_judgments.parquet`` (every claim's verdict per condition and K), and, where both
-have one, ``accuracy_summary.parquet`` and ``variants_classes.parquet``. It prints every check with both values and
-their drift, the largest drift of a mean accuracy, and every claim verdict and variants class that differs. Exit
-status 1 when a check's outcome or kind, a claim verdict or a class differs, or a check is in one run only; 0 when
-only numbers drifted; 2 (with the folder and what is wrong) when a folder lacks a table or a column.
+compares the two folders' ``tables/claims.parquet`` (each check matched on ``check.KEY``), ``claim_judgments`` and,
+where both have them, ``accuracy_summary`` and ``variants_classes``: every check with both values and their drift, the
+largest drift of a mean accuracy, every claim verdict and variants class that differs. Exit status 1 when a check's
+outcome or kind, a claim verdict or a class differs, or a check is in one run only; 0 when only numbers drifted; 2
+(naming the folder and what is wrong) when a folder lacks a table or a column.
 
 ``--open-may-differ`` forgives an outcome that differs where either run's seed bootstrap leaves the check open
 (``claim_spread.parquet``: it holds in fewer than ``DECIDED_FRACTION`` and more than 1 - that share of the
-resamples), and a claim verdict that differs where either run's is *inconclusive*: the seeds decide neither, so
-two runs may part on them (the comparison of the two CPU paths). A check in one run only or of another kind is
-never forgiven.
+resamples), and a verdict that differs where either run's is *inconclusive* (as two CPU paths may part on them). A
+check in one run only or of another kind is never forgiven.
 """
 
 import argparse
@@ -28,15 +26,13 @@ from lengthgen.tables.core import ACCURACY_SUMMARY, CLAIMS
 from lengthgen.tables.spread import CLAIM_SPREAD
 from lengthgen.checks.judgment import INCONCLUSIVE
 from lengthgen.studies.judgments.tables import CLAIM_JUDGMENTS
+from lengthgen.experiments.sections import markdown, written
 from lengthgen.experiments.variants.tables import VARIANTS_CLASSES
 from lengthgen.tables.io import TableError, read_table
 
-SUMMARY_KEYS = ["experiment", "pe", "offset", "length"]
-
 
 def relative_drift(reference: pd.Series, run: pd.Series) -> pd.Series:
-    """|run - reference| / |reference| (the absolute drift where the reference is 0); 0 where both agree,
-    NaN included."""
+    """|run - reference| / |reference| (absolute where the reference is 0); 0 where both agree, NaN included."""
     difference = (run - reference).abs()
     scale = reference.abs().where(reference != 0, 1.0)
     same = (run == reference) | (run.isna() & reference.isna())
@@ -44,8 +40,7 @@ def relative_drift(reference: pd.Series, run: pd.Series) -> pd.Series:
 
 
 def compare_claims(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
-    """One row per check of either run, matched on ``claims.KEY``: both values, drift, whether its outcome and its
-    kind changed, and ``only_in`` (reference or run) for a check one run lacks."""
+    """Per check of either run (on ``KEY``): both values, drift, outcome or kind changed, ``only_in`` (one run's)."""
     reference, run = (frame.assign(offset=frame["offset"].astype("Int64")) for frame in (reference, run))
     both = reference.merge(run, on=KEY, how="outer", suffixes=("_reference", "_run"), indicator=True, sort=False)
     in_both = both["_merge"] == "both"
@@ -82,16 +77,12 @@ def compare_classes(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
 
 def compare_summaries(reference: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
     """One row per (experiment, pe, offset, length) of both runs: both mean accuracies and their difference."""
-    both = reference.merge(run, on=SUMMARY_KEYS, suffixes=("_reference", "_run"))
+    both = reference.merge(run, on=["experiment", "pe", "offset", "length"], suffixes=("_reference", "_run"))
     return both.assign(difference=(both["mean_run"] - both["mean_reference"]).abs())
 
 
-def _offset(offset) -> str:
-    return "all" if pd.isna(offset) else str(offset)
-
-
-def _number(value) -> str:
-    return "-" if pd.isna(value) else f"{value:.6g}"
+def _yes_no(value) -> str:
+    return "-" if pd.isna(value) else "yes" if value else "no"
 
 
 def difference_note(row) -> str:
@@ -102,16 +93,20 @@ def difference_note(row) -> str:
         f" KIND {row.kind_reference} -> {row.kind_run}" if row.kind_changed else "")
 
 
+def check_cells(row, form: str) -> list[str]:
+    """A compared check's key, both values written by ``form``, and both outcomes."""
+    return [row.experiment, row.claim, row.statistic, written(row.offset, missing="all"),
+            written(row.value_reference, form), written(row.value_run, form),
+            f"{_yes_no(row.holds_reference)} -> {_yes_no(row.holds_run)}"]
+
+
 def drift_report(claims: pd.DataFrame, summaries: pd.DataFrame) -> str:
-    header = ["experiment", "claim", "statistic", "K", "reference", "run", "relative drift",
-              "holds (reference -> run)"]
     rows = []
     for row in claims.itertuples():
-        drift = "-" if row.only_in else f"{row.drift:.2e}"
-        holds = f"{_yes_no(row.holds_reference)} -> {_yes_no(row.holds_run)}"
-        rows.append([f"{row.experiment}", f"{row.claim}", f"{row.statistic}", _offset(row.offset),
-                     _number(row.value_reference), _number(row.value_run), drift, f"{holds}{difference_note(row)}"])
-    lines = [pd.DataFrame(rows, columns=header).to_markdown(index=False, disable_numparse=True)]
+        *key_and_values, holds = check_cells(row, "{:.6g}")
+        rows.append([*key_and_values, "-" if row.only_in else f"{row.drift:.2e}", holds + difference_note(row)])
+    lines = [markdown(rows, ["experiment", "claim", "statistic", "K", "reference", "run", "relative drift",
+                             "holds (reference -> run)"])]
     common = claims[claims["only_in"] == ""]
     moved = common[common["drift"] > 0]
     only = claims["only_in"].value_counts()
@@ -128,9 +123,8 @@ def drift_report(claims: pd.DataFrame, summaries: pd.DataFrame) -> str:
 
 
 def changes_markdown(previous: pd.DataFrame, current: pd.DataFrame, note: str | None) -> str:
-    """RESULTS.md's account of what moved since the previous committed run (``report.previous_claims``): every
-    check whose outcome or kind changed or that only one run has, with both values; ``note`` says why the runs
-    differ."""
+    """What moved since the previous committed run (``report.previous_claims``): each check whose outcome or kind
+    changed or that one run lacks, with both values; ``note`` says why the runs differ."""
     claims = compare_claims(previous, current)
     common = claims[claims["only_in"] == ""]
     lines = ["## Changes since the previous run", *([note.strip()] if note else []),
@@ -139,29 +133,12 @@ def changes_markdown(previous: pd.DataFrame, current: pd.DataFrame, note: str | 
              f"checks in one run only: {int((claims['only_in'] != '').sum())}."]
     differing = claims[claims["holds_changed"] | claims["kind_changed"] | (claims["only_in"] != "")]
     if len(differing):
-        table = pd.DataFrame({
-            "experiment": differing["experiment"], "claim": differing["claim"], "statistic": differing["statistic"],
-            "K": differing["offset"].map(_offset), "previous": differing["value_reference"].map(_short),
-            "now": differing["value_run"].map(_short),
-            "holds (previous -> now)": [f"{_yes_no(before)} -> {_yes_no(after)}" for before, after
-                                        in zip(differing["holds_reference"], differing["holds_run"])],
-            "kind (previous -> now)": [f"{_text(before)} -> {_text(after)}" for before, after
-                                       in zip(differing["kind_reference"], differing["kind_run"])],
-            "only in": differing["only_in"].replace({"reference": "previous", "run": "now"})})
-        lines.append(table.to_markdown(index=False, disable_numparse=True))
+        only_in = {"reference": "previous", "run": "now", "": ""}
+        lines.append(markdown([[*check_cells(row, "{:.4g}"), f"{written(row.kind_reference)} -> {written(row.kind_run)}",
+                                only_in[row.only_in]] for row in differing.itertuples()],
+                              ["experiment", "claim", "statistic", "K", "previous", "now", "holds (previous -> now)",
+                               "kind (previous -> now)", "only in"]))
     return "\n\n".join(lines)
-
-
-def _short(value) -> str:
-    return "-" if pd.isna(value) else f"{value:.4g}"
-
-
-def _text(value) -> str:
-    return "-" if pd.isna(value) else str(value)
-
-
-def _yes_no(value) -> str:
-    return "-" if pd.isna(value) else "yes" if value else "no"
 
 
 def previous_changes_markdown(path: Path, current: pd.DataFrame, note: str | None) -> str:
@@ -182,16 +159,9 @@ def both_tables(reference: Path, run: Path, name: str, schema) -> list[pd.DataFr
     return [read_table(path, schema) for path in paths] if all(path.exists() for path in paths) else None
 
 
-def verdicts_report(moved: pd.DataFrame) -> str:
-    return "claim verdicts that differ: " + ("; ".join(
-        f"{row.claim} ({row.condition}, K={row.offset}): {row.verdict_reference} -> {row.verdict_run} "
-        f"(mean {row.mean_reference:.4g} -> {row.mean_run:.4g})" for row in moved.itertuples()) or "none")
-
-
 def compare_runs(reference: Path, run: Path, open_may_differ: bool = False) -> tuple[str, bool]:
-    """(the report, whether both runs have the same checks, each with the same outcome and kind, and the same claim
-    verdicts and variants classes). ``open_may_differ``: a check whose outcome differs counts as the same where the
-    seed bootstrap of either run leaves it open, and a claim verdict where either run's is inconclusive."""
+    """(the report, whether both runs have the same checks, outcomes, kinds, claim verdicts and variants classes);
+    ``open_may_differ`` forgives an outcome either run's bootstrap leaves open, a verdict either finds inconclusive."""
     claims = compare_claims(*(read_claims(folder, open_may_differ) for folder in (reference, run)))
     summaries, classes, judgments = (both_tables(reference, run, name, schema) for name, schema in (
         ("accuracy_summary", ACCURACY_SUMMARY), ("variants_classes", VARIANTS_CLASSES),
@@ -209,7 +179,9 @@ def compare_runs(reference: Path, run: Path, open_may_differ: bool = False) -> t
                          or claims["kind_changed"].any() or len(classes))
     report = drift_report(claims, summaries)
     if judgments:
-        report += "\n" + verdicts_report(moved)
+        report += "\nclaim verdicts that differ: " + ("; ".join(
+            f"{row.claim} ({row.condition}, K={row.offset}): {row.verdict_reference} -> {row.verdict_run} "
+            f"(mean {row.mean_reference:.4g} -> {row.mean_run:.4g})" for row in moved.itertuples()) or "none")
     if len(classes):
         report += "\nvariants classes that differ: " + "; ".join(
             f"{row.pe} K={row.offset}: {row.category_reference} -> {row.category_run}" for row in classes.itertuples())

@@ -1,5 +1,4 @@
-"""The linear experiment's page: its two arms, the linear head against its matched softmax head, the kernels against
-the min-norm interpolant, arm 1's sweep over width and base, and the checks."""
+"""The linear page: both arms, the linear head against its softmax twin, the min-norm kernels, arm 1's sweep."""
 
 from functools import partial
 
@@ -63,8 +62,7 @@ def sweep_summary(sweep: pd.DataFrame) -> pd.DataFrame:
 
 
 def extrapolation_text(by_length: pd.DataFrame, linear: dict, train_length_max: int, vocab_size: int) -> str:
-    """Whether arm 2, the linear head, extrapolates: its mean accuracy at 4x against chance and its bar, and its
-    matched softmax head's there."""
+    """Whether arm 2, the linear head, extrapolates: its accuracy at 4x against its bar, and its softmax twin's."""
     four_x, bar = EXTRAPOLATION_FACTOR * train_length_max, CHANCE_MULTIPLE / vocab_size
     at_4x = by_length[by_length["length"] == four_x].groupby("arm")["accuracy"].mean()
     head, softmax = at_4x[HEAD], at_4x[MATCHED]

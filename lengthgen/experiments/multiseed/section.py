@@ -3,7 +3,7 @@
 import pandas as pd
 
 from lengthgen.experiments.multiseed.headlines import HEADLINES
-from lengthgen.experiments.sections import interval, markdown
+from lengthgen.experiments.sections import interval, markdown, written
 
 
 def summary_markdown(summary: pd.DataFrame) -> str:
@@ -15,8 +15,7 @@ def summary_markdown(summary: pd.DataFrame) -> str:
         "mean [95% CI]": [interval(row.mean, row.ci_low, row.ci_high, ".3g") for row in summary.itertuples()],
         "threshold": [f"{row.comparison} {row.threshold:.3g}" if row.comparison else "-"
                       for row in summary.itertuples()],
-        "runs meeting it": summary["fraction_of_runs_meeting"].map(lambda share: "-" if pd.isna(share)
-                                                                   else f"{share:.0%}")}))
+        "runs meeting it": summary["fraction_of_runs_meeting"].map(lambda share: written(share, "{:.0%}"))}))
 
 
 def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dict) -> str:

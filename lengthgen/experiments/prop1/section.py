@@ -6,7 +6,7 @@ import pandas as pd
 from lengthgen.checks.check import checks_markdown
 from lengthgen.checks.rule_history import RULE_HISTORY, RuleChange
 from lengthgen.experiments.prop1.summaries import best_predictor, scope_offset
-from lengthgen.experiments.sections import markdown
+from lengthgen.experiments.sections import markdown, span
 from lengthgen.science.prediction_errors import (DILUTION_LAW_PREDICTOR, PREDICTOR_LABELS, PREDICTORS, QUANTITIES,
                                                 TRIVIAL_LABELS, TRIVIAL_PREDICTORS)
 
@@ -19,8 +19,7 @@ def scope_order(scope: str) -> float:
 
 
 def errors_markdown(errors: pd.DataFrame, predictors: tuple[str, ...]) -> str:
-    """The trained heads' MAE / bias / r past the range of both quantities per (scope, predictor) ("-": not
-    predicted)."""
+    """The trained heads' MAE / bias / r past the range per (scope, predictor), of both quantities."""
     rows = errors[(errors["lengths"] == "beyond_training") & (errors["heads"] == "trained")]
     cells = rows.assign(MAE=rows["mae"].map("{:.3f}".format), bias=rows["bias"].map("{:+.3f}".format),
                         r=rows["correlation"].map(lambda r: "n/a" if np.isnan(r) else f"{r:.3f}"))
@@ -44,7 +43,7 @@ def kernel_markdown(summary: pd.DataFrame) -> str:
     rows = []
     for offset, heads in summary.groupby("offset", sort=True):
         first = heads["first_unseen_beating_delta"].dropna()  # NaN: no distractor beats it up to the longest length
-        beating = " to ".join(str(int(delta)) for delta in sorted({first.min(), first.max()})) if len(first) else "none"
+        beating = span(first, lambda delta: str(int(delta))) if len(first) else "none"
         rows.append([f"K={offset}", str(len(heads)), f"{heads['target_mean_logit'].mean():.2f}",
                      f"{heads['max_mean_relative_seen'].max():+.2f}", f"{heads['max_mean_relative_unseen'].max():+.2f}",
                      f"{heads['max_gap_seen'].max():+.2f}",

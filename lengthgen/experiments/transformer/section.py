@@ -1,5 +1,4 @@
-"""The transformer experiment's page: the three findings the paper claims transfer, this pipeline's steps
-hypothesis, each with its table, and the checks."""
+"""The transformer page: the paper's three findings that should transfer, this pipeline's steps hypothesis, checks."""
 
 import numpy as np
 import pandas as pd
@@ -13,8 +12,7 @@ from lengthgen.experiments.transformer.thresholds import (MIN_RETRIEVAL_ATTENTIO
                                                           STEP_PREDICTION_FACTOR)
 
 def steps_markdown(drops: pd.DataFrame, predictions: pd.DataFrame) -> str:
-    """Per rope model: its largest drop past the range (``rope_drops``), whether it is a step, the first step found,
-    and the step its strongest head's kernel predicts."""
+    """Per rope model: its largest drop past the range, whether it is a step, the first step found and predicted."""
     rows = drops.merge(predictions, on=["offset", "seed"], how="outer").sort_values(["offset", "seed"])
     return markdown({
         "K": rows["offset"], "seed": rows["seed"], "largest drop at": decimals(rows["position"], 0, "none"),
@@ -44,8 +42,8 @@ def within_factor(runs: pd.DataFrame, found: str) -> int:
 
 
 def steps_finding(drops: pd.DataFrame, predictions: pd.DataFrame, history_of=changes_naming) -> str:
-    """Per K: how many rope models fall in a step, and the kernel's predictions counted against the steps found (with
-    its false alarms) and against every model's largest drop, not only the steps; and when the step rule was set."""
+    """Per K: the rope models in a step, the kernel's predictions against the steps found (and its false alarms) and
+    against every model's largest drop; and when the step rule was set."""
     parts = []
     for offset, runs in predictions.merge(drops, on=["offset", "seed"]).groupby("offset", sort=True):
         stepped, unstepped = runs[runs["found_step"].notna()], runs[runs["found_step"].isna()]
@@ -59,8 +57,7 @@ def steps_finding(drops: pd.DataFrame, predictions: pd.DataFrame, history_of=cha
 
 
 def carrier_markdown(carrier: pd.DataFrame, heads: pd.DataFrame, untrained: pd.DataFrame) -> str:
-    """One row per head of every rope model: its attention at K, whether it retrieves, the offset it attends to most
-    (with its weight), its carrier, and the same head's attention and top-4 share at its seeded init."""
+    """Per head of every rope model: attention at K, whether it retrieves, its peak offset, its carrier, and at init."""
     keys = ["offset", "seed", "layer", "head"]
     peaks = heads.loc[heads.groupby(keys)["mean_weight"].idxmax(), [*keys, "delta", "mean_weight"]]
     at_init = untrained[[*keys, "attention_at_offset", "top4_share"]]
@@ -76,8 +73,8 @@ def carrier_markdown(carrier: pd.DataFrame, heads: pd.DataFrame, untrained: pd.D
 
 
 def carrier_finding(carrier: pd.DataFrame, untrained: pd.DataFrame, n_blocks: int) -> str:
-    """How many rope models have several retrieving heads, and none (the work split); the baseline the heads at init
-    set, and, with 4 blocks per head or fewer, why the share's check cannot hold."""
+    """The rope models with several retrieving heads and with none, the baseline the heads at init set, and, with 4
+    blocks per head or fewer, why the share's check cannot hold."""
     per_model = carrier.groupby(["offset", "seed"])["retrieves"].sum()
     none = int((per_model == 0).sum())
     return " ".join([

@@ -1,11 +1,10 @@
-"""The variants experiment's page: accuracy by length, each encoding's declared mechanism, the class the account
-predicts from it beside the class measured, and where each ``fire`` model's learned threshold ended."""
+"""The variants page: accuracy by length, each encoding's mechanism, its predicted and measured class, FIRE's L."""
 
 import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
 from lengthgen.checks.shared_rules import CHANCE_TOLERANCE, NEAR_PERFECT
-from lengthgen.experiments.sections import YES_NO, accuracy_markdown, distinct, interval, markdown
+from lengthgen.experiments.sections import YES_NO, accuracy_markdown, distinct, interval, markdown, span
 from lengthgen.experiments.variants.summaries import mechanisms, predictions
 from lengthgen.experiments.variants.thresholds import (EXTRAPOLATES_ACCURACY, VARIANT_LENGTH_FACTOR,
                                                        VARIANT_SPREAD_WIDTH)
@@ -58,8 +57,8 @@ def predictions_markdown(cells: pd.DataFrame, order: list[str]) -> str:
 
 
 def disagreements_markdown(cells: pd.DataFrame, descriptions: dict[str, dict], order: list[str]) -> str:
-    """Each (encoding, K) whose measured class is not one its prediction allows, with the rule that made the
-    prediction; a measured fit where the mechanism makes one impossible points at the declaration itself."""
+    """Each (encoding, K) whose measured class its prediction does not allow, with the rule that predicted it; a fit
+    the mechanism makes impossible points at the declaration itself."""
     wrong = cells[cells["matches"] == False]  # noqa: E712 (null, no prediction, is neither)
     lines = [f"**Disagreements**: {len(wrong)} of {int(cells['matches'].notna().sum())} predicted cells measure a "
              f"class their prediction does not allow{':' if len(wrong) else '.'}"]
@@ -92,10 +91,9 @@ def fire_thresholds_markdown(thresholds: pd.DataFrame, descriptions: dict[str, d
     above = [predicted_class(at_length(descriptions[row.pe], far_length), row.offset) for row in rows.itertuples()]
     own = [predicted_class(at_length({**descriptions[row.pe], "offset_only_up_to": row.learned_threshold}, far_length),
                            row.offset) for row in rows.itertuples()]
-    low, high = f"{learned.min():.1f}", f"{learned.max():.1f}"
     return [
         f"**FIRE's learned threshold.** FIRE's bias is a function of the offset alone up to n = L. Training left L at "
-        f"{low if low == high else f'{low} to {high}'} over its {len(rows)} model{'s' * (len(rows) != 1)} (from "
+        f"{span(learned, '{:.1f}'.format)} over its {len(rows)} model{'s' * (len(rows) != 1)} (from "
         f"{', '.join(sorted({f'{value:g}' for value in rows['initial_threshold']}))}): offset only at n={far_length}, "
         f"where the class is read, in {int((learned >= far_length).sum())} of {len(rows)} models, and over the training "
         f"range (n <= {train_length_max}) in {int((learned >= train_length_max).sum())}. Read with its own L, "

@@ -1,6 +1,5 @@
-"""Forest plots: a claim's primary statistic, mean and 95% interval over seeds, in every condition at every K, with
-its threshold and baseline; and one secondary statistic the same way (rope's accuracy at 32x over the robustness
-settings)."""
+"""Forest plots: a claim's primary statistic (mean, 95% interval over seeds) per condition and K with its threshold
+and baseline, and a secondary statistic the same way."""
 
 import matplotlib.pyplot as plt
 import pandas as pd
