@@ -17,7 +17,7 @@ from lengthgen.experiments.claims import CLAIMS, CLAIMS_BY_NAME
 from lengthgen.pipeline.config import prepare_config
 from lengthgen.report.claim_text import capitalized, number
 from lengthgen.report.markdown import MAX_CELL, fit_cells, table_cells
-from lengthgen.report.pages import FIRST_SCREEN, LONGEST, moving_answers, page_paths, render_pages
+from lengthgen.report.pages import FIRST_SCREEN, LONGEST, moving_answers, page_paths, render_pages, thresholds_text
 
 CLAIMS_HEADER = "|claim|thisrun"
 FIRST_SCREEN_LINES = 40
@@ -216,4 +216,12 @@ def test_what_moves_the_answers_names_each_setting_by_the_values_it_sets():
     text, = moving_answers(secondary, judgments)
     assert "0.5 in this run" in text
     assert "highest 0.98 with model.init normal@std=0.1, 0.7 with model.d_model 128" in text
-    assert "lowest 0.2 with train.lr 0.03, 0.09 with model.d_model 32" in text
+    assert "lowest 0.09 with model.d_model 32, 0.2 with train.lr 0.03" in text
+
+
+def test_a_claims_threshold_is_named_per_condition_where_the_conditions_differ():
+    same = pd.DataFrame({"condition": ["this run", "this run", "fresh_seeds"], "threshold": 0.3125})
+    assert thresholds_text(same) == "0.312"
+    vocabularies = pd.DataFrame({"condition": ["this run", "small_vocab", "large_vocab"],
+                                 "threshold": [0.3125, 0.625, 0.15625]})
+    assert thresholds_text(vocabularies) == "0.312 in this run, 0.625 in small_vocab, 0.156 in large_vocab"

@@ -135,8 +135,8 @@ CLAIMS = (
           secondary=("transformer: rope's largest step down in accuracy past the range (0: none)",),
           scope="The statistic tests the phenomenon alone (rope extrapolates, learned does not). The equivariance and "
                 "the carrier are checks on this page, in no verdict; pinning, the dilution law and the error split "
-                "are not measured on the transformer; and its accuracy past the range falls in steps (the secondary "
-                "statistic below) where the single head decays gracefully."),
+                "are not measured on the transformer. Whether its accuracy past the range falls in steps, where the "
+                "single head decays gracefully, is the secondary statistic below (0: no step)."),
     Claim("cures", "sharpening attention cures the decay",
           "if the decay is attention dilution, sharpening attention at evaluation time (log-length scaling) undoes "
           "much of it", "cures", "cures: share of rope's lost accuracy won back by log-length scaling",
