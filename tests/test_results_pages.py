@@ -222,6 +222,6 @@ def test_what_moves_the_answers_names_each_setting_by_the_values_it_sets():
 def test_a_claims_threshold_is_named_per_condition_where_the_conditions_differ():
     same = pd.DataFrame({"condition": ["this run", "this run", "fresh_seeds"], "threshold": 0.3125})
     assert thresholds_text(same) == "0.312"
-    vocabularies = pd.DataFrame({"condition": ["this run", "small_vocab", "large_vocab"],
-                                 "threshold": [0.3125, 0.625, 0.15625]})
-    assert thresholds_text(vocabularies) == "0.312 in this run, 0.625 in small_vocab, 0.156 in large_vocab"
+    vocabularies = pd.DataFrame({"condition": ["fresh_seeds", "small_vocab", "this run", "large_vocab"],
+                                 "threshold": [0.3125, 0.625, 0.3125, 0.15625]})
+    assert thresholds_text(vocabularies) == "0.312 (0.625 in small_vocab, 0.156 in large_vocab)"
