@@ -15,7 +15,7 @@ from lengthgen.checks.judgment import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, UNTEST
 from lengthgen.experiments.catalog import plan
 from lengthgen.experiments.claims import CLAIMS, CLAIMS_BY_NAME
 from lengthgen.pipeline.config import prepare_config
-from lengthgen.report.claim_text import capitalized, number
+from lengthgen.report.claim_text import capitalized, number, robustness_text
 from lengthgen.report.markdown import MAX_CELL, fit_cells, table_cells
 from lengthgen.report.pages import FIRST_SCREEN, LONGEST, moving_answers, page_paths, render_pages, thresholds_text
 
@@ -225,3 +225,11 @@ def test_a_claims_threshold_is_named_per_condition_where_the_conditions_differ()
     vocabularies = pd.DataFrame({"condition": ["fresh_seeds", "small_vocab", "this run", "large_vocab"],
                                  "threshold": [0.3125, 0.625, 0.3125, 0.15625]})
     assert thresholds_text(vocabularies) == "0.312 (0.625 in small_vocab, 0.156 in large_vocab)"
+
+
+def test_robustness_names_this_run_as_one_of_its_settings():
+    claim = CLAIMS[0]
+    rows = pd.DataFrame({"claim": claim.name, "condition": ["this run", "this run", "wide", "wide"],
+                         "kind": ["run", "run", "robustness", "robustness"], "offset": [1, 2, 1, 2],
+                         "verdict": [INCONCLUSIVE, HOLDS, HOLDS, HOLDS]})
+    assert robustness_text(rows, claim) == "holds at 1 of 2 settings, not fully at this run (inconclusive at K=1)"

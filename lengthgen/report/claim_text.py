@@ -8,7 +8,6 @@ from lengthgen.checks.rule_history import rule_timing
 from lengthgen.experiments.claims import Claim
 from lengthgen.experiments.sections import markdown, span
 from lengthgen.studies.judgments.judge import THIS_RUN
-from lengthgen.studies.robustness import DEFAULT_POINT
 NEEDS = {">=": "at least", ">": "above", "<=": "at most"}  # what a rule's comparison asks of the mean, in words
 
 
@@ -97,12 +96,12 @@ def confirmation_text(judgments: pd.DataFrame, claim: Claim, short: bool = False
 
 
 def robustness_text(judgments: pd.DataFrame, claim: Claim) -> str:
-    """``holds at 9 of 11 settings, not fully at ...``, this run the default setting; "" without the study."""
+    """``holds at 9 of 11 settings, not fully at ...``, this run one of the settings; "" without the study."""
     rows = of_claim(judgments, claim)
     points = rows[rows["kind"] == "robustness"]
     if points.empty:
         return ""
-    return robustness({DEFAULT_POINT: rows[rows["condition"] == THIS_RUN],
+    return robustness({THIS_RUN: rows[rows["condition"] == THIS_RUN],
                        **{name: group for name, group in points.groupby("condition", sort=False)}})
 
 
