@@ -13,7 +13,7 @@ import copy
 import torch
 
 from lengthgen.models.head import AttentionHead
-from lengthgen.training.fast_heads import FastHeads, embedding_backward, linear_backward
+from lengthgen.training.fast_heads import FastHeads
 
 
 class FastBiasHeads(FastHeads):
@@ -24,12 +24,8 @@ class FastBiasHeads(FastHeads):
     learns_bias = False
 
     def table(self, length: int) -> torch.Tensor:
-        p = self.p
-        embeddings = p["token_embedding.weight"]  # (S, V, D)
-        n_seeds, vocab_size, _ = embeddings.shape
-        self.queries = torch.baddbmm(p["query.bias"][:, None], embeddings, p["query.weight"].mT)
-        self.queries.mul_(self.scale(length))
-        self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
+        self.queries, self.keys = self.token_projections(length)
+        n_seeds, vocab_size, _ = self.queries.shape
         token_logits = torch.bmm(self.queries, self.keys.mT)[:, :, None]  # (S, V, 1, V)
         bias = self.bias(length)
         if bias is None:
@@ -46,18 +42,13 @@ class FastBiasHeads(FastHeads):
         raise NotImplementedError
 
     def table_backward(self, d_table: torch.Tensor, length: int) -> None:
-        p = self.p
-        embeddings = p["token_embedding.weight"]
-        n_seeds, vocab_size, _ = embeddings.shape
+        n_seeds, vocab_size, _ = self.keys.shape
         d_table = d_table.view(n_seeds, vocab_size, length, vocab_size)
         d_token_logits = d_table.sum(2)  # (S, V, V)
         if self.learns_bias:
             self.bias_backward(d_table.sum((1, 3)).mul_(self.head.logit_factor(length)), length)
-        d_queries = torch.bmm(d_token_logits, self.keys).mul_(self.scale(length))
-        d_keys = torch.bmm(d_token_logits.mT, self.queries)  # (S, V, D)
-        linear_backward(self.g, "query", d_queries, embeddings)
-        linear_backward(self.g, "key", d_keys, embeddings)
-        embedding_backward(self.g, d_queries, p["query.weight"], d_keys, p["key.weight"])
+        d_queries, d_keys = torch.bmm(d_token_logits, self.keys), torch.bmm(d_token_logits.mT, self.queries)
+        self.token_projections_backward(d_queries, d_keys, length)
 
 
 def offsets(length: int, like: torch.Tensor) -> torch.Tensor:

@@ -199,6 +199,23 @@ class FastHeads:
                                       seeds * (vocab_size * batch) + sequences)
         return self._index_bases[key]
 
+    def token_projections(self, length: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """(queries, keys) of every token (S, V, D), the queries times ``scale(length)``: the heads whose positions
+        do not enter their queries and keys."""
+        p = self.p
+        embeddings = p["token_embedding.weight"]
+        queries = torch.baddbmm(p["query.bias"][:, None], embeddings, p["query.weight"].mT).mul_(self.scale(length))
+        return queries, torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)
+
+    def token_projections_backward(self, d_queries: torch.Tensor, d_keys: torch.Tensor, length: int) -> None:
+        """Write the gradients of the query and key layers, and the embeddings' through them, from those of
+        ``token_projections`` (S, V, D); ``d_queries`` is scaled in place."""
+        embeddings = self.p["token_embedding.weight"]
+        d_queries.mul_(self.scale(length))
+        linear_backward(self.g, "query", d_queries, embeddings)
+        linear_backward(self.g, "key", d_keys, embeddings)
+        embedding_backward(self.g, d_queries, self.p["query.weight"], d_keys, self.p["key.weight"])
+
     def position_rows(self, length: int) -> torch.Tensor | None:
         """(S, T, D): the position terms added to the embeddings at positions 0..T-1, or None."""
         return None
@@ -317,12 +334,8 @@ class FastRopeHeads(FastHeads):
         self.conjugates = self.phasors.conj().resolve_conj()
 
     def table(self, length: int) -> torch.Tensor:
-        p = self.p
-        embeddings = p["token_embedding.weight"]  # (S, V, D)
-        n_seeds, vocab_size, d = embeddings.shape
-        self.queries = torch.baddbmm(p["query.bias"][:, None], embeddings, p["query.weight"].mT)
-        self.queries.mul_(self.scale(length))
-        self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
+        self.queries, self.keys = self.token_projections(length)  # (S, V, D)
+        n_seeds, vocab_size, d = self.queries.shape
         query_blocks = torch.view_as_complex(self.queries.view(n_seeds, vocab_size, 1, d // 2, 2))
         key_blocks = torch.view_as_complex(self.keys.view(n_seeds, 1, vocab_size, d // 2, 2))
         # [query token, key position]: R_d q_a; [key position, key token]: R_d^T k_b.
@@ -332,16 +345,9 @@ class FastRopeHeads(FastHeads):
         return torch.bmm(self.rotated_queries, self.keys.mT.contiguous())
 
     def table_backward(self, d_table: torch.Tensor, length: int) -> None:
-        p = self.p
-        embeddings = p["token_embedding.weight"]
-        n_seeds, vocab_size, d = embeddings.shape
+        n_seeds, vocab_size, _ = self.keys.shape
         d_queries = torch.bmm(d_table.view(n_seeds, vocab_size, length * vocab_size), self.rotated_keys)
-        d_queries.mul_(self.scale(length))
-        d_keys = torch.bmm(d_table.mT, self.rotated_queries)  # (S, V, D)
-        linear_backward(self.g, "query", d_queries, embeddings)
-        linear_backward(self.g, "key", d_keys, embeddings)
-        embedding_backward(self.g, d_queries, p["query.weight"], d_keys, p["key.weight"])
-        return None
+        self.token_projections_backward(d_queries, torch.bmm(d_table.mT, self.rotated_queries), length)
 
 
 class FastLearnedHeads(FastHeads):

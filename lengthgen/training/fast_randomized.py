@@ -23,8 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from lengthgen.models.head import AttentionHead
-from lengthgen.training.fast_heads import (Attention, FastHeads, embedding_backward, int32_keys_first, linear_backward,
-                                           scatter_sum)
+from lengthgen.training.fast_heads import Attention, FastHeads, int32_keys_first, linear_backward, scatter_sum
 
 
 # Keys below this sort by numpy's radix sort of uint16, about three times faster than torch's stable sort
@@ -79,13 +78,9 @@ class FastRandomizedRopeHeads(FastHeads):
         self.gap_phasors = torch.view_as_real(encoding.phasors(gaps, torch.complex64).conj().resolve_conj()).flatten(1)
 
     def attend(self, tokens: torch.Tensor, positions: torch.Tensor) -> Attention:
-        p = self.p
         n_seeds, length, batch = tokens.shape
-        embeddings = p["token_embedding.weight"]  # (S, V, D)
-        vocab_size, d = embeddings.shape[1:]
-        self.queries = torch.baddbmm(p["query.bias"][:, None], embeddings, p["query.weight"].mT)
-        self.queries.mul_(self.scale(length))
-        self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
+        self.queries, self.keys = self.token_projections(length)  # (S, V, D)
+        vocab_size, d = self.keys.shape[1:]
         self.complex_queries = torch.view_as_complex(self.queries.view(n_seeds, vocab_size, 1, d // 2, 2))
         self.complex_keys = torch.view_as_complex(self.keys.view(n_seeds, 1, vocab_size, d // 2, 2))
         # (S * V * V, D): [seed, query token, key token] the real view of q_a conj(k_b)
@@ -102,9 +97,7 @@ class FastRandomizedRopeHeads(FastHeads):
         return self.attention(tokens, scores.view(n_seeds, length, batch), rows, pairs.shape[0])
 
     def scores_backward(self, attention: Attention, d_scores: torch.Tensor, length: int) -> None:
-        p = self.p
-        embeddings = p["token_embedding.weight"]
-        n_seeds, vocab_size, d = embeddings.shape
+        n_seeds, vocab_size, d = self.keys.shape
         # Each pair row's gradient: its keys' phasors weighted by their logits' gradients, summed in key order (one
         # embedding_bag over the keys grouped by row; index_add of (N, D) rows takes thirty times as long).
         offsets = torch.cat([self.group_ends.new_zeros(1), self.group_ends])
@@ -114,11 +107,7 @@ class FastRandomizedRopeHeads(FastHeads):
         # q conj(k) by the real and imaginary parts of each factor: its gradient times k for q, conjugated times q for k
         d_queries = torch.view_as_real((d_pairs * self.complex_keys).sum(2)).view(n_seeds, vocab_size, d)
         d_keys = torch.view_as_real((d_pairs.conj() * self.complex_queries).sum(1)).view(n_seeds, vocab_size, d)
-        d_queries.mul_(self.scale(length))
-        linear_backward(self.g, "query", d_queries, embeddings)
-        linear_backward(self.g, "key", d_keys, embeddings)
-        embedding_backward(self.g, d_queries, p["query.weight"], d_keys, p["key.weight"])
-        return None
+        self.token_projections_backward(d_queries, d_keys, length)
 
 
 class FastRandomizedLearnedHeads(FastHeads):
