@@ -63,7 +63,9 @@ def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim
     notes = ("" if (rows["verdict"] == HOLDS).all()
              else f"; the claim needs {NEEDS[claim.rule.comparison]} {number(rows['threshold'].iloc[0])}")
     base = (config.get(claim.page) or {}).get("rope_base")  # an experiment's own rotary base, unlike the sweep's
-    notes += f"; rotary base {base:g} here, {config['model']['rope_base']:g} in the sweep" if base else ""
+    if base:  # below 1 the rotary features over the training offsets are well conditioned (the schema says how much)
+        why = " (below 1: a well-conditioned rotary basis over the training offsets)" if base < 1 else ""
+        notes += f"; rotary base {base:g} here{why}, {config['model']['rope_base']:g} in the sweep"
     clears = COMPARISONS[claim.rule.comparison](rows["mean"], rows["baseline"]) & (rows["mean"] != rows["baseline"])
     rival = (f"{capitalized(claim.baseline.label)} does better at {offsets_text(rows.loc[~clears, 'offset'])}. "
              if claim.baseline.rival and not clears.all() else "")
