@@ -26,7 +26,9 @@ class Baseline:
     label: str
     statistic: str | None = None
     value: float | None = None
-    rival: bool = False  # a rival account's value of the same statistic: the report says where it does better
+    # A rival account's value of the same statistic, and what that account says: the report says where it does
+    # better, glossed with this
+    rival: str = ""
 
 
 @dataclass(frozen=True)
@@ -102,8 +104,8 @@ CLAIMS = (
           "the graceful accuracy decay follows an attention-dilution law, predicted from the head's parameters",
           "prop1", "prop1: mean-field accuracy error past the range",
           "error of the law's predicted accuracy past the range (mean absolute)",
-          Baseline("the ranking account (distractor outscores target)",
-                   "prop1: ranking accuracy error past the range", rival=True),
+          Baseline("the ranking account", "prop1: ranking accuracy error past the range",
+                   rival="wrong when a key holding another token outscores the target; dilution ignored"),
           secondary=("prop1: mean-logit accuracy error past the range",
                      "prop1: mean-field target-attention error past the range")),
     Claim("dilution cause", "the decay is caused by dilution",

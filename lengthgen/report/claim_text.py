@@ -67,7 +67,8 @@ def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim
         why = " (below 1: a well-conditioned rotary basis over the training offsets)" if base < 1 else ""
         notes += f"; rotary base {base:g} here{why}, {config['model']['rope_base']:g} in the sweep"
     clears = COMPARISONS[claim.rule.comparison](rows["mean"], rows["baseline"]) & (rows["mean"] != rows["baseline"])
-    rival = (f"{capitalized(claim.baseline.label)} does better at {offsets_text(rows.loc[~clears, 'offset'])}. "
+    rival = (f"{capitalized(claim.baseline.label)} ({claim.baseline.rival}) does better at "
+             f"{offsets_text(rows.loc[~clears, 'offset'])}. "
              if claim.baseline.rival and not clears.all() else "")
     robust = robustness_text(judgments, claim)
     return (f"{across_offsets(rows)}{measured_at(claim, rows, config)}",
