@@ -124,8 +124,8 @@ def test_a_claim_measured_at_fewer_k_than_the_sweep_says_so_beside_its_verdict(p
 def test_a_claim_whose_experiment_sets_its_own_rotary_base_says_so(pages, config):
     sentence = next(line for line in pages["RESULTS.md"].splitlines()
                     if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME['softmax control'].says)}"))
-    assert f"rotary base {config['linear']['rope_base']:g} here (below 1: a well-conditioned rotary basis over the " \
-           f"training offsets), {config['model']['rope_base']:g} in the sweep" \
+    assert f"rotary base {config['linear']['rope_base']:g} here, {config['model']['rope_base']:g} in the sweep: " \
+           "below 1, the rotary basis over the training offsets is well conditioned" \
         in sentence
     assert "rotary base" not in pages["experiments/generalization.md"]
 
