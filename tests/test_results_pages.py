@@ -124,8 +124,8 @@ def test_a_claim_measured_at_fewer_k_than_the_sweep_says_so_beside_its_verdict(p
 def test_a_claim_whose_experiment_sets_its_own_rotary_base_says_so(pages, config):
     sentence = next(line for line in pages["RESULTS.md"].splitlines()
                     if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME['softmax control'].says)}"))
-    assert f"rotary base {config['linear']['rope_base']:g} here, {config['model']['rope_base']:g} in the sweep: " \
-           "below 1, the rotary basis over the training offsets is well conditioned" \
+    assert f"rotary base {config['linear']['rope_base']:g} here, {config['model']['rope_base']:g} elsewhere: a base " \
+           "below 1 keeps the rotary features over the training offsets well conditioned" \
         in sentence
     assert "rotary base" not in pages["experiments/generalization.md"]
 
@@ -189,8 +189,9 @@ def test_numbers_are_written_to_three_significant_digits_and_tiny_ones_in_scient
 def test_a_rival_account_that_does_better_is_said_beside_the_claim(pages):
     sentence = next(line for line in pages["RESULTS.md"].splitlines()
                     if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME['dilution law'].says)}"))
-    assert "The ranking account (wrong when a key holding another token outscores the target; dilution ignored) " \
-           "does better at K=1, 2, 3." in sentence  # error 0.0625 against the law's 0.683...
+    # error 0.0625 against the law's 0.683...
+    assert "The ranking account (which predicts a wrong answer wherever a key holding another token outscores " \
+           "the target, and ignores dilution) does better at K=1, 2, 3." in sentence
     gap = next(line for line in pages["RESULTS.md"].splitlines()
                if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME['gap'].says)}"))
     assert "does better" not in gap  # chance is no rival

@@ -105,7 +105,8 @@ CLAIMS = (
           "prop1", "prop1: mean-field accuracy error past the range",
           "error of the law's predicted accuracy past the range (mean absolute)",
           Baseline("the ranking account", "prop1: ranking accuracy error past the range",
-                   rival="wrong when a key holding another token outscores the target; dilution ignored"),
+                   rival="which predicts a wrong answer wherever a key holding another token outscores the target, "
+                         "and ignores dilution"),
           secondary=("prop1: mean-logit accuracy error past the range",
                      "prop1: mean-field target-attention error past the range")),
     Claim("dilution cause", "the decay is caused by dilution",

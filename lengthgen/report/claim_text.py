@@ -64,8 +64,9 @@ def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim
              else f"; the claim needs {NEEDS[claim.rule.comparison]} {number(rows['threshold'].iloc[0])}")
     base = (config.get(claim.page) or {}).get("rope_base")  # an experiment's own rotary base, unlike the sweep's
     if base:  # below 1 the rotary features over the training offsets are well conditioned (the schema says how much)
-        why = ": below 1, the rotary basis over the training offsets is well conditioned" if base < 1 else ""
-        notes += f"; rotary base {base:g} here, {config['model']['rope_base']:g} in the sweep{why}"
+        why = (": a base below 1 keeps the rotary features over the training offsets well conditioned" if base < 1
+               else "")
+        notes += f"; rotary base {base:g} here, {config['model']['rope_base']:g} elsewhere{why}"
     clears = COMPARISONS[claim.rule.comparison](rows["mean"], rows["baseline"]) & (rows["mean"] != rows["baseline"])
     rival = (f"{capitalized(claim.baseline.label)} ({claim.baseline.rival}) does better at "
              f"{offsets_text(rows.loc[~clears, 'offset'])}. "
