@@ -121,6 +121,12 @@ def test_a_claim_measured_at_fewer_k_than_the_sweep_says_so_beside_its_verdict(p
     assert "measured at" not in pages["experiments/generalization.md"]
 
 
+def test_the_setup_names_each_confirmation_run_with_the_offsets_it_tests(pages):
+    judged = next(line for line in pages["RESULTS.md"].splitlines() if line.startswith("**Judged.**"))
+    assert "fresh seeds (K=1, 2, 3), seen before the claims' rules were last revised" in judged
+    assert "unseen seeds (K=1, 2, 3), added after them" in judged
+
+
 def test_a_claim_whose_experiment_sets_its_own_rotary_base_says_so(pages, config):
     sentence = next(line for line in pages["RESULTS.md"].splitlines()
                     if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME['softmax control'].says)}"))

@@ -70,11 +70,14 @@ def setup_lines(config: dict, judgments: pd.DataFrame) -> list[str]:
     init = INIT_WORDS.get(model.get("init"), f"init {model.get('init')}")
     if model.get("init") == "torch_default" and "learned_init_std" in model:
         init += f" (the learned position table N(0, {model['learned_init_std']:g}²))"
-    runs = judgments[judgments["kind"] == "confirmation"].drop_duplicates("condition")
-    when = {True: " (seen before the claims' rules were last revised)",
-            False: " (added after them: the out-of-sample test)"}
-    again = [", ".join(group["condition"].str.replace("_", " ")) + when[seen]
-             for seen, group in runs.groupby("seen", sort=False)]
+    confirmations = judgments[judgments["kind"] == "confirmation"]
+    runs = confirmations.drop_duplicates("condition")
+    # each run's offsets beside its name: the runs test different K, and "holds in 2 of 3 runs" counts runs
+    offsets = confirmations.groupby("condition")["offset"].unique()
+    named = lambda run: f"{run.replace('_', ' ')} (K={', '.join(map(str, sorted(offsets[run])))})"
+    when = {True: ", seen before the claims' rules were last revised",
+            False: ", added after them: the out-of-sample test"}
+    again = [", ".join(map(named, group["condition"])) + when[seen] for seen, group in runs.groupby("seen", sort=False)]
     return [
         f"**Task.** Read the token K = {', '.join(map(str, sweep['offset']))} positions back, over V = "
         f"{task['vocab_size']} symbols (chance {number(1 / task['vocab_size'])}), with one attention head (and a "
