@@ -45,11 +45,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from unittest import mock
 
-from lengthgen.runtime.job import PORTABLE_CPU_ENV, peak_rss_mb, use_cpu_kernels
+from lengthgen.runtime.job import PORTABLE_CPU_ENV, peak_rss_mb, run_as_jobs_run
 
-# The CPU kernels of the default config's jobs (cpu_kernels: native), set before torch starts; export
-# LENGTHGEN_BENCH_CPU_KERNELS=portable to time the portable ones.
-use_cpu_kernels(os.environ.get("LENGTHGEN_BENCH_CPU_KERNELS", "native"))
+# As the default config's jobs run (cpu_kernels: native), set before torch starts; export
+# LENGTHGEN_BENCH_CPU_KERNELS=portable to time the portable kernels.
+run_as_jobs_run(os.environ.get("LENGTHGEN_BENCH_CPU_KERNELS", "native"))
 
 import pandas as pd  # noqa: E402
 import torch  # noqa: E402

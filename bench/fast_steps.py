@@ -5,10 +5,10 @@ stacked rope head (``reference_head.py``), the yardstick.
 
     python bench/fast_steps.py [--rounds 5] [--steps 100] [--seeds 10] [--only rope fire ...] [--no-autograd]
 
-One thread, the native CPU kernels. Each timing is one training call at ``--steps`` steps minus one at a tenth
-of them (the fixed cost, init and range fit, cancels), after an untimed warm-up call of each. The calls run
-in interleaved rounds (minimal head, then every family's two paths), so that the timings of a round ran under
-the same load; a family's ratio is the median over rounds of its time over the round's minimal-head time.
+One thread, the native CPU kernels and the allocator set as the workflow's jobs run them (``run_as_jobs_run``). Each
+timing is one training call at ``--steps`` steps minus one at a tenth of them (the fixed cost, init and range fit,
+cancels), after an untimed warm-up call of each. The calls run in interleaved rounds (minimal head, then every
+family's two paths), so that the timings of a round ran under the same load; a family's ratio is the median over rounds of its time over the round's minimal-head time.
 """
 
 import argparse
@@ -21,9 +21,9 @@ from typing import Callable
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from lengthgen.runtime.job import use_cpu_kernels  # noqa: E402
+from lengthgen.runtime.job import run_as_jobs_run  # noqa: E402
 
-use_cpu_kernels("native")
+run_as_jobs_run("native")
 
 import torch  # noqa: E402
 import yaml  # noqa: E402

@@ -15,11 +15,11 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from lengthgen.runtime.job import use_cpu_kernels
+from lengthgen.runtime.job import run_as_jobs_run
 
-# The CPU kernels of the default config's jobs (cpu_kernels: native), set before torch starts; export
-# LENGTHGEN_BENCH_CPU_KERNELS=portable to time the portable ones.
-use_cpu_kernels(os.environ.get("LENGTHGEN_BENCH_CPU_KERNELS", "native"))
+# As the default config's jobs run (cpu_kernels: native), set before torch starts; export
+# LENGTHGEN_BENCH_CPU_KERNELS=portable to time the portable kernels.
+run_as_jobs_run(os.environ.get("LENGTHGEN_BENCH_CPU_KERNELS", "native"))
 
 import torch  # noqa: E402
 import yaml  # noqa: E402

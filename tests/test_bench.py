@@ -20,10 +20,11 @@ REPO = Path(__file__).resolve().parents[1]
 def bench():
     """bench/benchmark.py as a module (bench/ is scripts, not a package). Its import chooses the native CPU kernels
     for the process, as a benchmark run should; here that choice is undone after it, or every later test of this
-    session would run MKL's native paths, not the portable ones the tests run (conftest.py)."""
+    session would run MKL's native paths, not the portable ones the tests run (conftest.py). The allocator settings
+    are given, so that the import does not start the process again with them (``run_as_jobs_run``)."""
     spec = importlib.util.spec_from_file_location("bench_benchmark", REPO / "bench" / "benchmark.py")
     module = importlib.util.module_from_spec(spec)
-    with (mock.patch.dict(os.environ), mock.patch.dict(jobs._CHOSEN),
+    with (mock.patch.dict(os.environ, jobs.KEEP_FREED_MEMORY_ENV), mock.patch.dict(jobs._CHOSEN),
           # bench/ on the path as running bench/benchmark.py puts it, for its reference_head
           mock.patch.object(sys, "path", [str(REPO / "bench"), *sys.path])):
         spec.loader.exec_module(module)

@@ -29,8 +29,9 @@ def clean_environment(monkeypatch):
     monkeypatch.setattr(jobs, "_CHOSEN", {})
 
 
-def environment_of(names) -> dict:
-    return {name: os.environ.get(name) for name in names}
+def environment_of(names, environment=None) -> dict:
+    environment = os.environ if environment is None else environment
+    return {name: environment.get(name) for name in names}
 
 
 def test_portable_replaces_what_the_user_exported(clean_environment):
@@ -92,6 +93,24 @@ def test_jobs_keep_freed_memory_unless_the_user_tuned_the_allocator(clean_enviro
     jobs.keep_freed_memory()
     assert environment_of(jobs.KEEP_FREED_MEMORY_ENV) == {"MALLOC_MMAP_THRESHOLD_": str(2**30),
                                                           "MALLOC_TRIM_THRESHOLD_": "12345"}
+
+
+def test_a_bench_restarts_with_the_jobs_allocator_settings_it_lacks_and_only_then(clean_environment, monkeypatch):
+    restarts = []
+    monkeypatch.setattr(os, "execve", lambda path, argv, environment: restarts.append((argv, environment)))
+    for name in jobs.KEEP_FREED_MEMORY_ENV:
+        os.environ.pop(name, None)
+    os.environ["MALLOC_TRIM_THRESHOLD_"] = "12345"
+    jobs.run_as_jobs_run("portable")
+    (argv, environment), = restarts
+    assert argv == [sys.executable, *sys.argv]
+    assert environment_of(jobs.KEEP_FREED_MEMORY_ENV, environment) == {"MALLOC_MMAP_THRESHOLD_": str(2**30),
+                                                                          "MALLOC_TRIM_THRESHOLD_": "12345"}
+    assert environment["ATEN_CPU_CAPABILITY"] == "default"  # the kernels chosen before it starts again
+    os.environ.update(environment)
+    jobs._CHOSEN.clear()
+    jobs.run_as_jobs_run("portable")
+    assert len(restarts) == 1
 
 
 # 40 blocks of 64 MB, each written whole and freed: a fresh block's pages fault in (16,384 faults of 4 KB each),
