@@ -8,7 +8,8 @@ stacked rope head (``reference_head.py``), the yardstick.
 One thread, the native CPU kernels and the allocator set as the workflow's jobs run them (``run_as_jobs_run``). Each
 timing is one training call at ``--steps`` steps minus one at a tenth of them (the fixed cost, init and range fit,
 cancels), after an untimed warm-up call of each. The calls run in interleaved rounds (minimal head, then every
-family's two paths), so that the timings of a round ran under the same load; a family's ratio is the median over rounds of its time over the round's minimal-head time.
+family's two paths), so that the timings of a round ran under the same load; a family's ratio is the median over
+rounds of its time over the round's minimal-head time.
 """
 
 import argparse
