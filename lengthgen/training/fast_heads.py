@@ -205,7 +205,12 @@ class FastHeads:
         p = self.p
         embeddings = p["token_embedding.weight"]
         queries = torch.baddbmm(p["query.bias"][:, None], embeddings, p["query.weight"].mT).mul_(self.scale(length))
-        return queries, torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)
+        return queries, self.token_keys()
+
+    def token_keys(self) -> torch.Tensor:
+        """(S, V, D): the key of every token, without a position term."""
+        p = self.p
+        return torch.baddbmm(p["key.bias"][:, None], p["token_embedding.weight"], p["key.weight"].mT)
 
     def token_projections_backward(self, d_queries: torch.Tensor, d_keys: torch.Tensor, length: int) -> None:
         """Write the gradients of the query and key layers, and the embeddings' through them, from those of
@@ -365,7 +370,7 @@ class FastLearnedHeads(FastHeads):
         positions = self.position_rows(length)  # (S, T, D)
         self.last = embeddings + positions[:, -1:]  # (S, V, D): every token at the query position
         self.queries = torch.baddbmm(p["query.bias"][:, None], self.last, p["query.weight"].mT) * self.scale(length)
-        self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
+        self.keys = self.token_keys()  # (S, V, D)
         self.position_keys = torch.bmm(positions, p["key.weight"].mT)  # (S, T, D)
         token_logits = torch.bmm(self.queries, self.keys.mT)  # (S, V, V)
         position_logits = torch.bmm(self.queries, self.position_keys.mT)  # (S, V, T)

@@ -138,7 +138,7 @@ class FastRandomizedLearnedHeads(FastHeads):
         self.query_in = query_rows + query_embeddings  # token and id at the query
         self.queries = torch.baddbmm(p["query.bias"][:, None], self.query_in, p["query.weight"].mT)
         self.queries.mul_(self.scale(length))
-        self.keys = torch.baddbmm(p["key.bias"][:, None], embeddings, p["key.weight"].mT)  # (S, V, D)
+        self.keys = self.token_keys()  # (S, V, D)
         self.key_queries = torch.bmm(self.queries, p["key.weight"])  # (S, B, D): W_k^T q
         # token logits: each sequence's query against every token's key, read at the key's token
         self.token_cells = (tokens + self.token_bases(n_seeds, batch, vocab_size, tokens.device)).view(-1)
