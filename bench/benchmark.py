@@ -26,9 +26,9 @@ and the two give the cost at the config's steps.
 
 ``--speed`` prints the five speed ratios, each a cost over a yardstick measured beside it in the same run, with its
 goal, met or missed and by how much (``speed_ratios.py``): every head family's CPU ms per seed-step over the minimal
-stacked rope head's (``reference_head.py``, on the same kernels; the median of interleaved pairs); the jobs after
-training as a share of all jobs' CPU (from the cost lines of ``--results``, a finished run, or else of the tiny run
-it makes); the cheapest job that starts torch, doing no work, over a bare ``import torch``; a no-op dry run of the
+stacked rope head's (``reference_head.py``, on the same kernels; the median of interleaved pairs), and for each one
+missed the ops that take most of its step, profiled (what holds it); the jobs after training as a share of all jobs'
+CPU (from the cost lines of ``--results``, a finished run, or else of the tiny run it makes); the cheapest job that starts torch, doing no work, over a bare ``import torch``; a no-op dry run of the
 tiny run over Snakemake's own on a synthetic DAG of its size; and the tiny config's wall time from scratch over its
 floor (training as run, every other job at what importing its modules takes, on ``--cores``) (``workflow_speed.py``).
 """
@@ -143,23 +143,17 @@ def train_seconds_per_step(pe: str, attention: str, section: str, steps: int, de
 
 
 def profile_rows(steps: int) -> list[dict]:
-    """Where one rope training step's CPU time goes (torch.profiler, self time per op, summed over
-    ``steps`` steps): the ops that take most, and how many op calls a step makes."""
-    config, schedule = task_config(), train_settings("train", steps=steps, log_every=10**9)
-    training.train_heads(head_config("rope"), config, schedule, [0], "cpu")  # warm-up
-    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profiler:
-        training.train_heads(head_config("rope"), config, schedule, [0], "cpu")
-    events = profiler.key_averages()
-    total = sum(event.self_cpu_time_total for event in events)
-    calls = sum(event.count for event in events)
-    rows = [{"what": f"profile, rope training: {calls / steps:.0f} op calls per step, "
-                     f"{total / steps / 1000:.2f} ms of op self time per step (profiler overhead included)",
+    """Where one rope training step's CPU time goes (torch.profiler, self time per op, per step): the ops that take
+    most, and how many op calls a step makes."""
+    op_times = step_op_times(Family("rope head", training.train_heads, head_config("rope"), "train", 1), steps)
+    total = sum(us for _, us in op_times.values())
+    calls = sum(count for count, _ in op_times.values())
+    rows = [{"what": f"profile, rope training: {calls:.0f} op calls per step, "
+                     f"{total / 1000:.2f} ms of op self time per step (profiler overhead included)",
              "fast": "", "reference": "", "ratio": ""}]
-    for event in sorted(events, key=lambda event: -event.self_cpu_time_total)[:10]:
-        rows.append({"what": f"  `{event.key}`",
-                     "fast": f"{100 * event.self_cpu_time_total / total:.0f}% "
-                             f"({event.count / steps:.0f} calls/step, {event.self_cpu_time_total / event.count:.0f} us each)",
-                     "reference": "", "ratio": ""})
+    for op, (count, us) in sorted(op_times.items(), key=lambda item: -item[1][1])[:10]:
+        rows.append({"what": f"  `{op}`", "reference": "", "ratio": "",
+                     "fast": f"{100 * us / total:.0f}% ({count:.0f} calls/step, {us / count:.0f} us each)"})
     return rows
 
 
@@ -343,6 +337,40 @@ def family_ratio(family: Family, ratio: float, basis: str) -> Ratio:
     return Ratio(f"training, {family.label}", ratio, training_goal(family), basis, no_goal=NO_TRAINING_GOAL)
 
 
+PROFILED_STEPS = 100  # a profiled call's steps, less those of a call of a tenth of them: the per-step op times
+HOLDING_OPS = 5  # the ops named for each missed ratio
+
+
+def step_op_times(family: Family, steps: int = PROFILED_STEPS) -> dict[str, tuple[float, float]]:
+    """{op: (calls a step, self CPU us a step)} of ``family``'s training at its batched seeds (torch.profiler, its
+    overhead included): a call at ``steps`` less one at a tenth of them, so that init and the range-fit check cancel."""
+    seeds = list(range(family.batched))
+
+    def profiled(n: int) -> dict[str, tuple[int, float]]:
+        schedule = train_settings(family.section, steps=n, log_every=10**9)
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as profiler:
+            family.train_models(family.model_config, task_config(), schedule, seeds, "cpu")
+        return {event.key: (event.count, event.self_cpu_time_total) for event in profiler.key_averages()}
+
+    short_steps = steps // 10 + (not one_cycle_accepts(family.section, steps // 10))
+    profiled(short_steps)  # warm-up
+    short, full = profiled(short_steps), profiled(steps)
+    timed = steps - short_steps
+    return {op: ((count - short.get(op, (0, 0.0))[0]) / timed, (us - short.get(op, (0, 0.0))[1]) / timed)
+            for op, (count, us) in full.items() if count > short.get(op, (0, 0.0))[0]}
+
+
+def what_holds_it(family: Family) -> str:
+    """The ops that take most of a training step of ``family``, with the op calls a step makes: what a missed ratio
+    is made of."""
+    op_times = step_op_times(family)
+    total = sum(us for _, us in op_times.values())
+    largest = sorted(op_times.items(), key=lambda item: -item[1][1])[:HOLDING_OPS]
+    return (f"{sum(count for count, _ in op_times.values()):.0f} op calls a step; "
+            + ", ".join(f"`{op}` {100 * us / total:.0f}%" for op, (_, us) in largest)
+            + f" of its {total / 1000:.2f} ms of op self time")
+
+
 def training_speed_section(steps: int, pairs: int = RATIO_PAIRS) -> tuple[str, list[Ratio]]:
     """Every family's CPU ms per seed-step (per step, the fixed cost fitted apart) and each head family's ratio to the
     minimal head's, the median of ``pairs`` interleaved pairs of the two. The transformer is another model: one
@@ -355,7 +383,7 @@ def training_speed_section(steps: int, pairs: int = RATIO_PAIRS) -> tuple[str, l
              "", table_line(["family", "seeds side by side", "ms per seed-step", "minimal head: ms per seed-step",
                              "x the minimal rope head", "single pairs"]), "|---|---|---|---|---|---|"]
     print("\n".join(lines), flush=True)
-    ratios = []
+    ratios, head_families = [], []
     for family in model_families(10, len(DEFAULT_CONFIG["transformer"]["seeds"])):
         if family.train_models is train_transformers:
             per_step = 1000 * training_cost(family, family.batched, steps).per_step
@@ -363,6 +391,7 @@ def training_speed_section(steps: int, pairs: int = RATIO_PAIRS) -> tuple[str, l
         else:
             minimal, costs = paired_with_minimal(family, steps, pairs)
             pair_ratios = [cost / yardstick for cost, yardstick in zip(costs, minimal)]
+            head_families.append(family)
             ratios.append(family_ratio(family, paired_ratio(costs, minimal),
                                        f"{statistics.median(costs):.3f} over {statistics.median(minimal):.3f} CPU ms "
                                        f"per seed-step at {family.batched} seeds; median of {pairs} interleaved pairs"))
@@ -371,7 +400,21 @@ def training_speed_section(steps: int, pairs: int = RATIO_PAIRS) -> tuple[str, l
                      f"{min(pair_ratios):.2f}x to {max(pair_ratios):.2f}x"]
         lines.append(table_line(cells))
         print(lines[-1], flush=True)
+    lines += holding_lines([(family, ratio) for family, ratio in zip(head_families, ratios)
+                            if ratio.value > ratio.goal])
     return "\n".join(lines), ratios
+
+
+def holding_lines(missed: list[tuple[Family, Ratio]]) -> list[str]:
+    """For each missed training ratio, by how much and what holds it: its step's largest ops, profiled."""
+    if not missed:
+        return []
+    lines = ["", "What holds each missed ratio: the ops of its step that take the most self CPU (torch.profiler, "
+             f"{PROFILED_STEPS} steps less {PROFILED_STEPS // 10}, 10 seeds).", ""]
+    for family, ratio in missed:
+        lines.append(f"- {ratio.what}: {ratio.verdict()}; {what_holds_it(family)}")
+        print(lines[-1], flush=True)
+    return lines
 
 
 def speed_sections(results: Path | None, cores: int) -> list[str]:

@@ -189,6 +189,19 @@ def test_a_paired_ratio_is_the_median_of_the_pairs_ratios(ratios):
         ratios.paired_ratio([1.0, 2.0], [1.0, 1.0, 1.0])
 
 
+def test_a_missed_training_ratio_names_the_ops_that_take_most_of_its_step(bench, monkeypatch):
+    made_up = {"aten::bmm": (12.0, 300.0), "aten::random_": (10.0, 500.0), "aten::view": (40.0, 20.0),
+               "aten::mul": (4.0, 180.0)}
+    monkeypatch.setattr(bench, "HOLDING_OPS", 3)
+    monkeypatch.setattr(bench, "step_op_times", lambda family: made_up)
+    family = bench.model_families(10, 1)[0]
+    missed = bench.Ratio("training, rope head", 0.6, 0.5, "made up")
+    lines = bench.holding_lines([(family, missed)])
+    assert lines[-1] == ("- training, rope head: missed by 1.20x; 66 op calls a step; `aten::random_` 50%, "
+                         "`aten::bmm` 30%, `aten::mul` 18% of its 1.00 ms of op self time")
+    assert bench.holding_lines([]) == []
+
+
 def test_the_share_after_training_counts_every_job_not_named_train(workflow_speed):
     import pandas as pd
 
