@@ -30,7 +30,8 @@ stacked rope head's (``reference_head.py``, on the same kernels; the median of i
 missed the ops that take most of its step, profiled (what holds it); the jobs after training as a share of all jobs'
 CPU (from the cost lines of ``--results``, a finished run, or else of the tiny run it makes); the cheapest job that
 starts torch, doing no work, over a bare ``import torch``; a no-op dry run of the tiny run over Snakemake's own on a
-synthetic DAG of its size; and the tiny config's wall time from scratch over its floor (training as run, every other job at what importing its modules takes, on ``--cores``) (``workflow_speed.py``).
+synthetic DAG of its size; and the tiny config's wall time from scratch over its floor (training as run, every other
+job at what importing its modules takes, on ``--cores``) (``workflow_speed.py``).
 """
 
 import argparse
