@@ -224,6 +224,13 @@ def one_cycle_accepts(section: str, steps: int) -> bool:
     return DEFAULT_CONFIG[section]["warmup_fraction"] * steps != 1
 
 
+def short_call_steps(section: str, steps: int) -> int:
+    """The steps of the short call whose cost a call at ``steps`` is measured against: a tenth of them, at least one,
+    one more where the schedule refuses that many (``one_cycle_accepts``)."""
+    short = max(1, steps // 10)
+    return short if one_cycle_accepts(section, short) else short + 1
+
+
 def cpu_seconds(function: Callable) -> float:
     """CPU seconds this process spends in ``function()`` (every thread; torch runs one here)."""
     start = time.process_time()
@@ -238,9 +245,7 @@ def training_cost(family: Family, n_seeds: int, steps: int) -> Cost:
     fixed + n x per_step through the two. CPU time, not wall time: other processes on the cores
     slow it less (they still share caches and memory bandwidth)."""
     seeds = list(range(n_seeds))
-    short = max(1, steps // 10)
-    if not one_cycle_accepts(family.section, short):
-        short += 1
+    short = short_call_steps(family.section, steps)
 
     def run(n: int) -> float:
         schedule = train_settings(family.section, steps=n)
@@ -353,12 +358,16 @@ def step_op_times(family: Family, steps: int = PROFILED_STEPS) -> dict[str, tupl
             family.train_models(family.model_config, task_config(), schedule, seeds, "cpu")
         return {event.key: (event.count, event.self_cpu_time_total) for event in profiler.key_averages()}
 
-    short_steps = steps // 10 + (not one_cycle_accepts(family.section, steps // 10))
+    short_steps = short_call_steps(family.section, steps)
     profiled(short_steps)  # warm-up
     short, full = profiled(short_steps), profiled(steps)
     timed = steps - short_steps
-    return {op: ((count - short.get(op, (0, 0.0))[0]) / timed, (us - short.get(op, (0, 0.0))[1]) / timed)
-            for op, (count, us) in full.items() if count > short.get(op, (0, 0.0))[0]}
+    per_step = {}
+    for op, (count, us) in full.items():
+        short_count, short_us = short.get(op, (0, 0.0))
+        if count > short_count:  # an op of the steps, not only of init and the range-fit check
+            per_step[op] = ((count - short_count) / timed, (us - short_us) / timed)
+    return per_step
 
 
 def what_holds_it(family: Family) -> str:
