@@ -13,11 +13,10 @@ from lengthgen.training.adam import FusedAdam
 from lengthgen.training.fast_bias import FastAlibiHeads, FastBiasHeads, FastFireHeads, FastT5Heads
 from lengthgen.training.fast_heads import FastLearnedHeads, FastRopeHeads, FastSinusoidalHeads, argmax_accuracies
 from lengthgen.training.fast_randomized import (
-    KEY_CHUNK,
     FastRandomizedLearnedHeads,
     FastRandomizedRopeHeads,
     grouping_order,
-    row_dots,
+    sampled_dots,
 )
 from lengthgen.training.fast_select import fast_heads
 from lengthgen.training.loop import (
@@ -218,14 +217,19 @@ def test_keys_group_in_a_stable_order_by_either_sort(size):
     assert torch.equal(grouping_order(keys, size), torch.argsort(keys, stable=True))
 
 
-def test_row_dots_take_every_keys_dot_product_to_the_same_bits_in_any_chunk():
-    """Gathered and multiplied a chunk at a time (``KEY_CHUNK``): each key's dot product is the one of its two rows
-    gathered whole, bit for bit, wherever the chunks' edges fall."""
-    rng = generator("row_dots", 0)
+def test_sampled_dots_take_each_entrys_dot_product_of_its_own_two_rows():
+    """Every entry is the dot product of its run's row of the left table with its row of the right one (runs of any
+    size, empty ones and repeated right rows included), and its bits do not depend on the other runs."""
+    rng = generator("sampled_dots", 0)
     left, right = torch.randn(40, 64, generator=rng), torch.randn(70, 64, generator=rng)
-    n_keys = 2 * KEY_CHUNK + 37
-    left_rows = torch.randint(40, (n_keys,), generator=rng, dtype=torch.int32)
-    right_rows = torch.randint(70, (n_keys,), generator=rng, dtype=torch.int32)
-    whole = (left.index_select(0, left_rows) * right.index_select(0, right_rows)).sum(1)
-    assert torch.equal(row_dots(left, left_rows, right, right_rows), whole)
-    assert torch.equal(row_dots(left, left_rows[5:], right, right_rows[5:]), whole[5:])
+    run_sizes = torch.randint(0, 9, (40,), generator=rng)
+    run_sizes[3] = 0
+    ends = torch.cat([torch.zeros(1, dtype=torch.int64), run_sizes.cumsum(0)]).to(torch.int32)
+    right_rows = torch.randint(70, (int(ends[-1]),), generator=rng, dtype=torch.int32)
+    right_rows[ends[5]:ends[6]] = 11
+    left_rows = torch.repeat_interleave(torch.arange(40), run_sizes)
+    dots = sampled_dots(left, ends, right_rows, right)
+    expected = (left[left_rows].double() * right[right_rows.long()].double()).sum(1)
+    torch.testing.assert_close(dots.double(), expected, rtol=1e-5, atol=1e-5)
+    later = slice(int(ends[20]), None)  # the last 20 runs alone
+    assert torch.equal(sampled_dots(left[20:], ends[20:] - ends[20], right_rows[later], right), dots[later])

@@ -14,9 +14,11 @@ With ids drawn per sequence no logit table of a length exists; what stays small 
   of r with each key's row of the position table, whose gradient is scattered back into the table rows.
 
 Neither has a table of a length, so each key costs a D-vector read and product (S x B x T x D, against V x T x D for
-rope), read a chunk of keys at a time so that it stays in the cache; and randomized learned's Adam updates its whole
+rope), each a dot product read in place (``sampled_dots``); and randomized learned's Adam updates its whole
 table of noise_max_length rows (4096 x D per seed) every step. What they cost: docs/performance.md.
 """
+
+import warnings
 
 import numpy as np
 import torch
@@ -37,26 +39,18 @@ def grouping_order(keys: torch.Tensor, size: int) -> torch.Tensor:
     return torch.from_numpy(keys.numpy().astype(np.uint16).argsort(kind="stable"))
 
 
-# Keys whose gathered rows (two blocks of KEY_CHUNK x D floats: 512 KB at D = 64) stay in the cache between the
-# gathers and their product: gathering every key's rows first (13 MB each at the default run's shapes) and then
-# multiplying costs about four times as much, through memory.
-KEY_CHUNK = 2048
-
-
-def row_dots(left: torch.Tensor, left_rows: torch.Tensor, right: torch.Tensor,
-             right_rows: torch.Tensor) -> torch.Tensor:
-    """(N,): the dot product of row ``left_rows[n]`` of ``left`` (., D) with row ``right_rows[n]`` of ``right`` (., D)
-    for every n, a chunk of ``KEY_CHUNK`` at a time (each dot product over its own row alone: the same bits whatever
-    the chunk)."""
-    n_keys, d = len(left_rows), left.shape[1]
-    dots = left.new_empty(n_keys)
-    left_chunk, right_chunk = left.new_empty(KEY_CHUNK, d), right.new_empty(KEY_CHUNK, d)
-    for start in range(0, n_keys, KEY_CHUNK):
-        stop = min(start + KEY_CHUNK, n_keys)
-        gathered = torch.index_select(left, 0, left_rows[start:stop], out=left_chunk[:stop - start])
-        gathered.mul_(torch.index_select(right, 0, right_rows[start:stop], out=right_chunk[:stop - start]))
-        torch.sum(gathered, 1, out=dots[start:stop])
-    return dots
+def sampled_dots(left: torch.Tensor, row_ends: torch.Tensor, right_rows: torch.Tensor,
+                 right: torch.Tensor) -> torch.Tensor:
+    """(N,): entry n the dot product of its run's row of ``left`` (M, D) with row ``right_rows[n]`` of ``right``
+    (., D), the entries in runs, one per row of ``left``: run m the entries ``row_ends[m]`` to ``row_ends[m + 1]``
+    (M + 1,). One pass of ``torch.sparse.sampled_addmm`` over a pattern of those entries, which reads each row where
+    it is used, nothing gathered first (a gather, a product and a sum of every entry's rows take about ten times as
+    long), each entry's dot product over its own two rows alone."""
+    with warnings.catch_warnings():  # a CSR pattern is "beta" in torch; sampled_addmm on one is what this needs
+        warnings.simplefilter("ignore", UserWarning)
+        pattern = torch.sparse_csr_tensor(row_ends, right_rows, left.new_zeros(len(right_rows)),
+                                          size=(left.shape[0], right.shape[0]), check_invariants=False)
+    return torch.sparse.sampled_addmm(pattern, left, right.mT, beta=0.0).values()
 
 
 def weighted_row_sums(table: torch.Tensor, rows: torch.Tensor, weights: torch.Tensor, bag_size: int) -> torch.Tensor:
@@ -89,19 +83,22 @@ class FastRandomizedRopeHeads(FastHeads):
         gaps = (positions[:, -1:] - positions).view(-1)
         seed_base = torch.arange(n_seeds, dtype=torch.int32, device=tokens.device)[:, None, None] * vocab_size ** 2
         rows = (tokens[:, -1:] * vocab_size + tokens).add_(seed_base).view(-1)  # each key's row of the pair table
-        scores = row_dots(pairs, rows, self.gap_phasors, gaps)
-        # The keys grouped by pair table row, in their order within each row: the backward sums each row's keys.
+        # The keys grouped by pair table row, in their order within each row: each row's logits are its dot products
+        # with its keys' phasors, and the backward sums each row's keys.
         self.grouped_keys = grouping_order(rows, pairs.shape[0])
         self.grouped_gaps = gaps.index_select(0, self.grouped_keys)
-        self.group_ends = torch.bincount(rows, minlength=pairs.shape[0]).cumsum(0)
+        group_ends = torch.bincount(rows, minlength=pairs.shape[0]).cumsum(0)
+        self.row_ends = torch.cat([group_ends.new_zeros(1), group_ends]).to(torch.int32)
+        grouped_scores = sampled_dots(pairs, self.row_ends, self.grouped_gaps, self.gap_phasors)
+        scores = torch.empty_like(grouped_scores).index_copy_(0, self.grouped_keys, grouped_scores)
         return self.attention(tokens, scores.view(n_seeds, length, batch), rows, pairs.shape[0])
 
     def scores_backward(self, attention: Attention, d_scores: torch.Tensor, length: int) -> None:
         n_seeds, vocab_size, d = self.keys.shape
         # Each pair row's gradient: its keys' phasors weighted by their logits' gradients, summed in key order (one
         # embedding_bag over the keys grouped by row; index_add of (N, D) rows takes thirty times as long).
-        offsets = torch.cat([self.group_ends.new_zeros(1), self.group_ends])
-        d_pairs = F.embedding_bag(self.grouped_gaps, self.gap_phasors, offsets, mode="sum", include_last_offset=True,
+        d_pairs = F.embedding_bag(self.grouped_gaps, self.gap_phasors, self.row_ends, mode="sum",
+                                  include_last_offset=True,
                                   per_sample_weights=d_scores.view(-1).index_select(0, self.grouped_keys))
         d_pairs = torch.view_as_complex(d_pairs.view(n_seeds, vocab_size, vocab_size, d // 2, 2))
         # q conj(k) by the real and imaginary parts of each factor: its gradient times k for q, conjugated times q for k
@@ -117,9 +114,9 @@ class FastRandomizedLearnedHeads(FastHeads):
 
     No key's row of the position table is gathered whole (13 MB a step at the default run's shapes, read four times):
     each is read where it is used, keys sequence by sequence (S * B * T), its logit r . P_p' and its weight's gradient
-    dot products a chunk at a time (``row_dots``), the attended rows and r's gradient sums of rows weighted per key
-    (``weighted_row_sums``). The table's gradient, from the keys (logit and value paths) and the queries, is one
-    embedding_bag of per-sequence vectors over the entries grouped by table row."""
+    dot products in one pass over the keys each (``sampled_dots``), the attended rows and r's gradient sums of rows
+    weighted per key (``weighted_row_sums``). The table's gradient, from the keys (logit and value paths) and the
+    queries, is one embedding_bag of per-sequence vectors over the entries grouped by table row."""
 
     def attend(self, tokens: torch.Tensor, positions: torch.Tensor) -> Attention:
         p = self.p
@@ -131,7 +128,7 @@ class FastRandomizedLearnedHeads(FastHeads):
         seed_base = torch.arange(n_seeds, dtype=torch.int32, device=positions.device)[:, None, None] * rows
         self.table_rows = (positions.to(torch.int32) + seed_base).view(-1)
         self.flat_table = table.reshape(-1, d)
-        self.key_sequences = self.sequence_of_keys(n_seeds * batch, length, positions.device)
+        self.sequence_ends = self.key_runs(n_seeds * batch, length, positions.device)
         self.query_tokens = tokens[:, -1]  # (S, B)
         query_embeddings = embeddings.gather(1, self.query_tokens.long()[..., None].expand(-1, -1, d))  # (S, B, D)
         query_rows = self.flat_table.index_select(0, self.table_rows.view(-1, length)[:, -1]).view(n_seeds, batch, d)
@@ -143,7 +140,8 @@ class FastRandomizedLearnedHeads(FastHeads):
         # token logits: each sequence's query against every token's key, read at the key's token
         self.token_cells = (tokens + self.token_bases(n_seeds, batch, vocab_size, tokens.device)).view(-1)
         token_scores = torch.bmm(self.queries, self.keys.mT).view(-1).index_select(0, self.token_cells)
-        position_scores = row_dots(self.key_queries.view(-1, d), self.key_sequences, self.flat_table, self.table_rows)
+        position_scores = sampled_dots(self.key_queries.view(-1, d), self.sequence_ends, self.table_rows,
+                                       self.flat_table)
         position_scores = position_scores.view(n_seeds, batch, length).transpose(1, 2)
         scores = token_scores.view(n_seeds, length, batch) + position_scores
         attention = self.attention(tokens, scores, self.token_cells, n_seeds * batch * vocab_size)
@@ -152,12 +150,13 @@ class FastRandomizedLearnedHeads(FastHeads):
         self.attended_rows = self.attended_rows.view(n_seeds, batch, d)  # (S, B, D)
         return attention
 
-    def sequence_of_keys(self, n_sequences: int, length: int, device) -> torch.Tensor:
-        """(S * B * T,) int32: each key's sequence, keys sequence by sequence; kept per shape."""
-        key = ("sequence_of_keys", n_sequences, length)
+    def key_runs(self, n_sequences: int, length: int, device) -> torch.Tensor:
+        """(S * B + 1,) int32: where each sequence's keys start, keys sequence by sequence, and where the last ends;
+        kept per shape."""
+        key = ("key_runs", n_sequences, length)
         if key not in self._index_bases:
-            sequences = torch.arange(n_sequences, dtype=torch.int32, device=device)
-            self._index_bases[key] = sequences.repeat_interleave(length)
+            self._index_bases[key] = torch.arange(0, n_sequences * length + 1, length, dtype=torch.int32,
+                                                  device=device)
         return self._index_bases[key]
 
     def token_bases(self, n_seeds: int, batch: int, vocab_size: int, device) -> torch.Tensor:
@@ -177,8 +176,8 @@ class FastRandomizedLearnedHeads(FastHeads):
         d_weights = self.token_weights_gradient(attention, d_output, token_outputs)
         self.d_position_values = torch.bmm(d_output, self.attended_rows)  # (S, V_out, D)
         d_attended_rows = torch.bmm(d_output.mT, self.position_values)  # (S, B, D)
-        d_row_weights = row_dots(d_attended_rows.view(n_seeds * batch, -1), self.key_sequences, self.flat_table,
-                                 self.table_rows)  # (S * B * T): each key's row against its sequence's gradient
+        d_row_weights = sampled_dots(d_attended_rows.view(n_seeds * batch, -1), self.sequence_ends, self.table_rows,
+                                     self.flat_table)  # (S * B * T): each key's row against its sequence's gradient
         d_weights += d_row_weights.view(n_seeds, batch, length).transpose(1, 2)
         return self.softmax_backward(attention.weights, d_weights), d_attended_rows
 
