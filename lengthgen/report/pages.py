@@ -135,9 +135,9 @@ def beyond_the_paper(secondary: pd.DataFrame) -> list[str]:
     if ranking.empty or unseen.empty:
         return []
     return [f"**Beyond the paper.** Most of rope's wrong answers past the range are not diluted attention but ranking "
-            f"errors, another key outscoring the target ({per_offset(ranking['mean'], ranking['offset'])}). The winning "
-            f"keys lie almost always at offsets never seen in training "
-            f"({per_offset(unseen['mean'], unseen['offset'])} of them): the logit is a function of the offset alone, "
+            f"errors, another key outscoring the target ({per_offset(ranking['mean'], ranking['offset'])}). Of those "
+            f"errors, the share whose winning key lies at an offset never seen in training: "
+            f"{per_offset(unseen['mean'], unseen['offset'])}. The logit is a function of the offset alone, "
             f"but training fixed it only at the offsets it saw, so the rule past the range is not the one training "
             f"selected ([errors](experiments/errors.md))."]
 
