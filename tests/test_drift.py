@@ -187,7 +187,7 @@ def test_changes_name_every_check_that_differs():
     parts = text.split("\n\n")
     assert parts[:3] == [
         "## Changes since the previous run", "Ten seeds.",
-        "Checks in both runs: 3; outcomes changed: 1; kinds changed: 1; checks in one run only: 2."]
+        "Checks in both runs: 3; values moved: 2; outcomes changed: 1; kinds changed: 1; checks in one run only: 2."]
     header, separator, rows = table_cells(parts[3])
     assert len(parts) == 4
     assert header == ["experiment", "claim", "statistic", "K", "previous", "now", "holds (previous -> now)",
@@ -207,7 +207,7 @@ def test_changes_without_note_and_numbers_stay_text():
     text = changes_markdown(previous, current, None)
     parts = text.split("\n\n")
     assert parts[0] == "## Changes since the previous run"
-    assert parts[1] == "Checks in both runs: 2; outcomes changed: 2; kinds changed: 0; checks in one run only: 0."
+    assert parts[1] == "Checks in both runs: 2; values moved: 2; outcomes changed: 2; kinds changed: 0; checks in one run only: 0."
     header, separator, rows = table_cells(parts[2])
     # Every cell is text, left-aligned, numbers too (no column is read as numbers and right-aligned).
     assert separator.replace(" ", "").strip("|").split("|") == [":" + "-" * (len(cell) - 1) for cell in
@@ -215,7 +215,7 @@ def test_changes_without_note_and_numbers_stay_text():
     assert [row[3:6] for row in sorted(rows)] == [["1", "0.25", "0.75"], ["2", "0.75", "0.25"]]
     # Nothing differs: no table.
     assert changes_markdown(previous, previous, "") == ("## Changes since the previous run\n\nChecks in both runs: 2; "
-                                                        "outcomes changed: 0; kinds changed: 0; checks in one run "
+                                                        "values moved: 0; outcomes changed: 0; kinds changed: 0; checks in one run "
                                                         "only: 0.")
 
 

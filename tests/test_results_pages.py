@@ -127,6 +127,17 @@ def test_the_setup_names_each_confirmation_run_with_the_offsets_it_tests(pages):
     assert "unseen seeds (K=1, 2, 3), added after them" in judged
 
 
+def test_the_setup_gives_the_transformer_its_own_training_and_counts_the_robustness_settings(pages, config):
+    lines = pages["RESULTS.md"].splitlines()
+    heads, transformer = next(line for line in lines if line.startswith("**Setup.**")).split(" The transformer: ")
+    assert f"Adam at peak lr {config['train']['lr']:g} for {config['train']['steps']} steps" in heads
+    assert transformer == (f"{len(config['transformer']['seeds'])} seeds, {config['transformer']['n_layers']} layers "
+                           f"of {config['transformer']['n_heads']} heads, width {config['transformer']['d_model']}, "
+                           f"Adam at lr {config['transformer']['lr']:g} for {config['transformer']['steps']} steps.")
+    judged = next(line for line in lines if line.startswith("**Judged.**"))
+    assert "Robustness counts 2 settings: this run and 1 at other settings" in judged
+
+
 def test_a_claim_whose_experiment_sets_its_own_rotary_base_says_so(pages, config):
     sentence = next(line for line in pages["RESULTS.md"].splitlines()
                     if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME['softmax control'].says)}"))

@@ -64,9 +64,7 @@ def page_paths(experiments: list[str], previous_run: bool, replication: bool, ro
 def setup_lines(config: dict, judgments: pd.DataFrame) -> list[str]:
     """The task, the setup and how claims are judged, in three lines, every number read from ``config``."""
     task, sweep, model, train = config["task"], config["sweep"], config["model"], config["train"]
-    seeds = [f"{label} {len(config[section]['seeds'])}" for section, label in
-             (("transformer", "the transformer"), ("variants", "the encoding variants"))
-             if (config.get(section) or {}).get("seeds")]
+    variant_seeds = len((config.get("variants") or {}).get("seeds") or sweep["seed"])
     init = INIT_WORDS.get(model.get("init"), f"init {model.get('init')}")
     if model.get("init") == "torch_default" and "learned_init_std" in model:
         init += f" (the learned position table N(0, {model['learned_init_std']:g}²))"
@@ -78,18 +76,32 @@ def setup_lines(config: dict, judgments: pd.DataFrame) -> list[str]:
     when = {True: ", seen before the claims' rules were last revised",
             False: ", added after them: the out-of-sample test"}
     again = [", ".join(map(named, group["condition"])) + when[seen] for seen, group in runs.groupby("seen", sort=False)]
+    points = judgments.loc[judgments["kind"] == "robustness", "condition"].nunique()
     return [
         f"**Task.** Read the token K = {', '.join(map(str, sweep['offset']))} positions back, over V = "
         f"{task['vocab_size']} symbols (chance {number(1 / task['vocab_size'])}), with one attention head (and a "
         "small transformer).",
-        f"**Setup.** {len(sweep['seed'])} seeds per model" + (f" ({', '.join(seeds)})" if seeds else "")
-        + f"; width {model['d_model']}, {init}, Adam at peak lr {train['lr']:g} for {train['steps']} steps; trained "
-        f"on lengths {task['train_length_min']} to {task['train_length_max']}, tested at lengths "
-        f"{min(task['eval_lengths'])} to {max(task['eval_lengths'])}; encodings {' and '.join(sweep['pe'])}.",
+        f"**Setup.** Trained on lengths {task['train_length_min']} to {task['train_length_max']}, tested at lengths "
+        f"{min(task['eval_lengths'])} to {max(task['eval_lengths'])}; encodings {' and '.join(sweep['pe'])}. "
+        f"The heads: {len(sweep['seed'])} seeds per model (the encoding variants {variant_seeds}), width "
+        f"{model['d_model']}, {init}, Adam at peak lr {train['lr']:g} for {train['steps']} steps."
+        + transformer_setup(config),
         "**Judged.** Each claim by one number per trained run: its mean over seeds with a 95% seed-bootstrap "
         "interval, per K, against a threshold fixed in code ([methods](appendix/methods.md))."
-        + (f" The same rule in each confirmation run: {'; '.join(again)}." if again else " No confirmation runs."),
+        + (f" The same rule in each confirmation run: {'; '.join(again)}." if again else " No confirmation runs.")
+        + (f" Robustness counts {points + 1} settings: this run and {points} at other settings "
+           "([robustness](appendix/robustness.md))." if points else ""),
     ]
+
+
+def transformer_setup(config: dict) -> str:
+    """The transformer's own seeds, shape and training, which are not the heads'; "" where it does not run."""
+    transformer = config.get("transformer") or {}
+    if not transformer.get("seeds"):
+        return ""
+    return (f" The transformer: {len(transformer['seeds'])} seeds, {transformer['n_layers']} layers of "
+            f"{transformer['n_heads']} heads, width {transformer['d_model']}, Adam at lr {transformer['lr']:g} for "
+            f"{transformer['steps']} steps.")
 
 
 def figure_one(config: dict, accuracy: pd.DataFrame | None) -> list[str]:

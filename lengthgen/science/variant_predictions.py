@@ -76,7 +76,7 @@ def prediction(mechanism: dict, offset: int) -> tuple[str, str]:
     if mechanism["offset_only"] and mechanism["trained_past_range"]:
         return NO_COLLAPSE, "offset only, every parameter trained: past the range only the number of keys changes"
     if not mechanism["offset_only"] and not mechanism["trained_past_range"]:
-        return COLLAPSES, ("absolute positions, parameters untrained past the range: past it the logit is made of "
+        return COLLAPSES, ("not offset only, parameters untrained past the range: past it the logit is made of "
                            "values training never constrained")
     return NO_PREDICTION, "no rule applies to this mix of properties"
 

@@ -128,7 +128,8 @@ def changes_markdown(previous: pd.DataFrame, current: pd.DataFrame, note: str | 
     claims = compare_claims(previous, current)
     common = claims[claims["only_in"] == ""]
     lines = ["## Changes since the previous run", *([note.strip()] if note else []),
-             f"Checks in both runs: {len(common)}; outcomes changed: {int(common['holds_changed'].sum())}; "
+             f"Checks in both runs: {len(common)}; values moved: {int((common['drift'] > 0).sum())}; "
+             f"outcomes changed: {int(common['holds_changed'].sum())}; "
              f"kinds changed: {int(common['kind_changed'].sum())}; "
              f"checks in one run only: {int((claims['only_in'] != '').sum())}."]
     differing = claims[claims["holds_changed"] | claims["kind_changed"] | (claims["only_in"] != "")]
