@@ -61,7 +61,8 @@ def secondary():
     names = ["generalization: rope accuracy at 32x the training length",
              "generalization: learned accuracy at 4x the training length",
              "errors: rope's share of wrong answers past the range that are ranking errors",
-             "errors: share of rope's ranking errors won by a key at an offset never trained"]
+             "errors: share of rope's ranking errors won by a key at an offset never trained",
+             "frequency: alignment of the top D/16 blocks with K"]
     return pd.DataFrame([{"statistic": name, "condition": condition, "offset": offset, "n_seeds": 10,
                           "mean": 0.5 + 0.1 * position, "ci_low": 0.4, "ci_high": 0.9}
                          for name in names for position, (condition, _, _) in enumerate(CONDITIONS)
@@ -136,6 +137,16 @@ def test_the_setup_gives_the_transformer_its_own_training_and_counts_the_robustn
                            f"Adam at lr {config['transformer']['lr']:g} for {config['transformer']['steps']} steps.")
     judged = next(line for line in lines if line.startswith("**Judged.**"))
     assert "Robustness counts 2 settings: this run and 1 at other settings" in judged
+
+
+def test_a_part_of_a_claim_its_primary_does_not_test_is_said_beside_it(pages):
+    carrier = CLAIMS_BY_NAME["carrier"]
+    statistic, words = carrier.beside
+    assert statistic in carrier.shown()  # on its page too, where the secondary statistics are
+    sentence = next(line for line in pages["RESULTS.md"].splitlines()
+                    if line.startswith(f"- **{capitalized(carrier.says)}"))
+    assert f"; {words} 0.5 / 0.5 / 0.5 at K=1 / 2 / 3." in sentence
+    assert all(claim.beside == () or claim.beside[0] in claim.shown() for claim in CLAIMS)
 
 
 def test_a_claim_whose_experiment_sets_its_own_rotary_base_says_so(pages, config):

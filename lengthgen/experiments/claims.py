@@ -46,6 +46,9 @@ class Claim:
     beyond: bool = False  # this pipeline's own prediction from the paper's account, not a claim of the paper
     scope: str = ""  # what the primary statistic does not test, said on its page
     threshold_name: str = ""  # the rule's own name in its thresholds file, where the rule history records it apart
+    # A secondary statistic measuring a part of the claim's words the primary does not, and those words: said beside
+    # the primary in the claim's sentence, deciding nothing
+    beside: tuple[str, str] = ()
 
     @property
     def rule(self) -> Headline:
@@ -99,7 +102,9 @@ CLAIMS = (
           "frequency: energy share of the top D/16 rotary blocks",
           "share of the learned position kernel's energy in its strongest eighth of rotary frequency blocks",
           Baseline("untrained heads", "frequency: energy share of the top D/16 rotary blocks, the same heads untrained"),
-          secondary=("frequency: alignment of the top D/16 blocks with K",)),
+          secondary=("frequency: alignment of the top D/16 blocks with K",),
+          beside=("frequency: alignment of the top D/16 blocks with K",
+                  "their alignment with K (energy-weighted cos(K theta + phi), 1: every block peaks at offset K)")),
     Claim("dilution law", "the dilution law predicts the decay",
           "the graceful accuracy decay follows an attention-dilution law, predicted from the head's parameters",
           "prop1", "prop1: mean-field accuracy error past the range",

@@ -53,6 +53,15 @@ def counterpart(claim: Claim, secondary: pd.DataFrame) -> str:
     return f"; {claim.counterpart.split(': ', 1)[-1]} {span(rows['mean'], number)}" if len(rows) else ""
 
 
+def said_beside(claim: Claim, secondary: pd.DataFrame) -> str:
+    """``; their alignment with K (...) 0.942 / 0.996 at K=1 / 2``: the part of the claim its primary does not test."""
+    if not claim.beside:
+        return ""
+    statistic, words = claim.beside
+    rows = secondary[(secondary["statistic"] == statistic) & (secondary["condition"] == THIS_RUN)].sort_values("offset")
+    return f"; {words} {per_offset(rows['mean'], rows['offset'])}" if len(rows) else ""
+
+
 def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Claim,
                          config: dict) -> tuple[str, str]:
     """The claim's verdict in this run (its K where fewer than the sweep's), and the evidence: number and baseline,
@@ -74,7 +83,7 @@ def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim
     robust = robustness_text(judgments, claim)
     return (f"{across_offsets(rows)}{measured_at(claim, rows, config)}",
             f"{capitalized(claim.measured)}: {means} ({baseline_text(claim, rows)}{notes})"
-            f"{counterpart(claim, secondary)}. {rival}Confirmation runs: {confirmation_text(judgments, claim)}."
+            f"{counterpart(claim, secondary)}{said_beside(claim, secondary)}. {rival}Confirmation runs: {confirmation_text(judgments, claim)}."
             + (f" Robustness: {robust}." if robust else ""))
 
 
