@@ -60,13 +60,14 @@ from lengthgen.training import loop as training  # noqa: E402
 from lengthgen.pipeline.config import prepare_config  # noqa: E402
 from lengthgen.data import eval_set_frame, eval_sets_from_frame  # noqa: E402
 from lengthgen.evaluation import accuracy_by_length  # noqa: E402
+from lengthgen.models.encodings.randomized import noise_max_length_of  # noqa: E402
 from lengthgen.models.head import AttentionHead, HeadConfig  # noqa: E402
 from lengthgen.report.provenance import code_version, machine_description  # noqa: E402
 from lengthgen.runtime.device import configure_torch  # noqa: E402
 from lengthgen.task import TaskConfig  # noqa: E402
 from lengthgen.models.transformer import TransformerConfig  # noqa: E402
 from lengthgen.training.loop import train_transformers  # noqa: E402
-from reference_head import train_minimal  # noqa: E402
+from reference_head import train_minimal, train_minimal_randomized  # noqa: E402
 from run_records import all_job_costs, log_span_seconds, run_stages  # noqa: E402
 from speed_ratios import Ratio, paired_ratio, ratio_table  # noqa: E402
 from workflow_speed import (REPO, child_seconds, fixed_cost_ratio, import_command, scratch_folder,  # noqa: E402
@@ -299,14 +300,21 @@ def per_model_section(steps: int | None, seeds: int, transformer_seeds: int) -> 
 SPEED_STEPS = 300
 
 
-def minimal_cost(n_seeds: int, steps: int) -> float:
-    """CPU ms per seed-step of the minimal stacked rope head at the default head's settings."""
+def minimal_cost(n_seeds: int, steps: int, pe: str = "rope") -> float:
+    """CPU ms per seed-step of the minimal stacked head of encoding ``pe`` (rope, the yardstick, or a randomized one:
+    ``RANDOMIZED_ENCODINGS``) at the default head's settings."""
     task, model, train = DEFAULT_CONFIG["task"], DEFAULT_CONFIG["model"], DEFAULT_CONFIG["train"]
+    shape = (task["vocab_size"], model["d_model"])
+    schedule = (train["batch_size"], (task["train_length_min"], task["train_length_max"]), OFFSET, train["lr"])
+
+    def train_steps(n: int) -> None:
+        if pe == "rope":
+            train_minimal(n_seeds, *shape, model["rope_base"], n, *schedule)
+        else:
+            train_minimal_randomized(pe, n_seeds, *shape, model["rope_base"], noise_max_length_of(None), n, *schedule)
 
     def run(n: int) -> float:
-        return cpu_seconds(lambda: train_minimal(n_seeds, task["vocab_size"], model["d_model"], model["rope_base"], n,
-                                                 train["batch_size"], (task["train_length_min"], task["train_length_max"]),
-                                                 OFFSET, train["lr"]))
+        return cpu_seconds(lambda: train_steps(n))
 
     run(steps // 10)  # warm-up
     short, full = run(steps // 10), run(steps)
@@ -314,16 +322,31 @@ def minimal_cost(n_seeds: int, steps: int) -> float:
 
 
 RATIO_PAIRS = 5  # each head family and the minimal head, timed in turn: single timings vary by a third under load
+# The encodings whose ids are drawn per sequence: their keys share no table, so each has a minimal head of its own
+# shape besides the yardstick (``reference_head.py``), timed in the same pairs: what their own arithmetic costs.
+RANDOMIZED_ENCODINGS = ("randomized_rope", "randomized_learned")
 
 
-def paired_with_minimal(family: Family, steps: int, pairs: int) -> tuple[list[float], list[float]]:
+class Pairs(NamedTuple):
+    """CPU ms per seed-step timed in turn, pair by pair: the minimal rope head, the family, and the minimal head of
+    the family's own shape where it has one (``RANDOMIZED_ENCODINGS``; else empty)."""
+
+    minimal: list[float]
+    costs: list[float]
+    own_shape: list[float]
+
+
+def paired_with_minimal(family: Family, steps: int, pairs: int) -> Pairs:
     """CPU ms per seed-step of the minimal head and of ``family``'s heads at 10 seeds, ``pairs`` times each, in turn
-    (minimal, family, minimal, ...), so that the two timings of a pair ran under the same load."""
-    minimal, costs = [], []
+    (minimal, family, minimal, ...), so that the timings of a pair ran under the same load."""
+    pe = family.model_config.pe if family.train_models is not train_transformers else ""
+    timed = Pairs([], [], [])
     for _ in range(pairs):
-        minimal.append(minimal_cost(10, steps))
-        costs.append(1000 * training_cost(family, family.batched, steps).per_step)
-    return minimal, costs
+        timed.minimal.append(minimal_cost(10, steps))
+        timed.costs.append(1000 * training_cost(family, family.batched, steps).per_step)
+        if pe in RANDOMIZED_ENCODINGS:
+            timed.own_shape.append(minimal_cost(10, steps, pe))
+    return timed
 
 
 # The goals of a single head's training step over the minimal stacked head's: half of it for every single head, the
@@ -389,17 +412,19 @@ def training_speed_section(steps: int, pairs: int = RATIO_PAIRS) -> tuple[str, l
              f"One thread, {steps} steps timed and {steps // 10} (the difference is the per-step cost), after a "
              f"warm-up call. Each head family is timed in {pairs} pairs with the minimal head (`bench/reference_head.py`, "
              "the default rope head's computation in as few ops as it takes), in turn, so that the two timings of a "
-             "pair ran under one load; its ratio is the median of the pairs' ratios.",
+             "pair ran under one load; its ratio is the median of the pairs' ratios. The randomized variants' pairs "
+             "also time a minimal head of their own shape (the same reference, for their encoding): the last column.",
              "", table_line(["family", "seeds side by side", "ms per seed-step", "minimal head: ms per seed-step",
-                             "x the minimal rope head", "single pairs"]), "|---|---|---|---|---|---|"]
+                             "x the minimal rope head", "single pairs", "x a minimal head of its own shape"]),
+             "|---|---|---|---|---|---|---|"]
     print("\n".join(lines), flush=True)
-    ratios, head_families = [], []
+    ratios, head_families, own_shape_ratios = [], [], []
     for family in model_families(10, len(DEFAULT_CONFIG["transformer"]["seeds"])):
         if family.train_models is train_transformers:
             per_step = 1000 * training_cost(family, family.batched, steps).per_step
-            cells = [family.label, str(family.batched), f"{per_step:.3f}", "", "", ""]
+            cells = [family.label, str(family.batched), f"{per_step:.3f}", "", "", "", ""]
         else:
-            minimal, costs = paired_with_minimal(family, steps, pairs)
+            minimal, costs, own_shape = paired_with_minimal(family, steps, pairs)
             pair_ratios = [cost / yardstick for cost, yardstick in zip(costs, minimal)]
             head_families.append(family)
             ratios.append(family_ratio(family, paired_ratio(costs, minimal),
@@ -408,11 +433,23 @@ def training_speed_section(steps: int, pairs: int = RATIO_PAIRS) -> tuple[str, l
             cells = [family.label, str(family.batched), f"{statistics.median(costs):.3f}",
                      f"{statistics.median(minimal):.3f}", ratios[-1].shown(ratios[-1].value),
                      f"{min(pair_ratios):.2f}x to {max(pair_ratios):.2f}x"]
+            if own_shape:
+                own_shape_ratios.append(own_shape_ratio(family, costs, own_shape))
+            cells.append(own_shape_ratios[-1].shown(own_shape_ratios[-1].value) if own_shape else "")
         lines.append(table_line(cells))
         print(lines[-1], flush=True)
     lines += holding_lines([(family, ratio) for family, ratio in zip(head_families, ratios)
                             if ratio.value > ratio.goal])
-    return "\n".join(lines), ratios
+    return "\n".join(lines), ratios + own_shape_ratios
+
+
+def own_shape_ratio(family: Family, costs: list[float], own_shape: list[float]) -> Ratio:
+    """A randomized family's step over a minimal head of its own shape, timed in the same pairs: no goal of its own
+    (the goal is against the rope head); it says how much of the cost is the family's own arithmetic."""
+    return Ratio(f"training, {family.label}, over a minimal head of its own shape", paired_ratio(costs, own_shape),
+                 None, f"{statistics.median(costs):.3f} over {statistics.median(own_shape):.3f} CPU ms per seed-step "
+                       f"at {family.batched} seeds; median of {len(costs)} interleaved pairs",
+                 no_goal="none (the goal is against the minimal rope head)")
 
 
 def holding_lines(missed: list[tuple[Family, Ratio]]) -> list[str]:

@@ -274,3 +274,43 @@ def test_the_minimal_head_computes_the_pipelines_rope_head(bench):
     _, expected = head(tokens[0], targets[0])
     assert minimal.loss(tokens, targets).item() == pytest.approx(expected.item(), rel=1e-5)
     assert expected.item() > 1.0  # random weights: far from a solved task, so the losses are not both ~0
+
+
+@pytest.mark.parametrize("pe", ["randomized_rope", "randomized_learned"])
+def test_the_minimal_randomized_heads_compute_the_pipelines_heads(bench, pe):
+    """A randomized variant's minimal head of its own shape does that head's work: with the same weights and ids,
+    its loss."""
+    import torch
+
+    from lengthgen.models.encodings.randomized import sorted_random_subsets
+    from lengthgen.models.head import AttentionHead, HeadConfig
+    from reference_head import MinimalRandomizedLearnedHeads, MinimalRandomizedRopeHeads
+
+    rows = 512
+    minimal = (MinimalRandomizedRopeHeads(1, 16, 64, 1e4, rows, torch.Generator().manual_seed(0))
+               if pe == "randomized_rope" else
+               MinimalRandomizedLearnedHeads(1, 16, 64, rows, torch.Generator().manual_seed(0)))
+    head = AttentionHead(HeadConfig(vocab_size=16, d_model=64, pe=f"{pe}@noise_max_length={rows}", trained_positions=32))
+    weights = {"token_embedding.weight": minimal.embedding, "query.weight": minimal.query, "key.weight": minimal.key,
+               "value.weight": minimal.value, "unembedding.weight": minimal.unembedding,
+               "query.bias": minimal.query_bias, "key.bias": minimal.key_bias, "value.bias": minimal.value_bias,
+               "unembedding.bias": minimal.unembedding_bias}
+    state = {name: value.detach()[0].reshape(-1) if name.endswith("bias") else value.detach()[0]
+             for name, value in weights.items()}
+    if pe == "randomized_learned":
+        state["encoding.table"] = minimal.table.detach()
+    head.load_state_dict(state)
+    generator = torch.Generator().manual_seed(1)
+    tokens = torch.randint(16, (1, 64, 24), generator=generator)
+    positions = sorted_random_subsets(64, 24, rows, generator)[None]
+    targets = tokens[..., -3]
+    _, expected = head(tokens[0], targets[0], positions=positions[0])
+    assert minimal.loss(tokens, targets, positions).item() == pytest.approx(expected.item(), rel=1e-5)
+    assert expected.item() > 1.0  # random weights: far from a solved task, so the losses are not both ~0
+
+
+def test_a_randomized_familys_own_shape_ratio_is_its_pairs_median_without_a_goal(bench):
+    family = next(family for family in bench.model_families(10, 1) if family.model_config.pe == "randomized_learned")
+    ratio = bench.own_shape_ratio(family, [2.0, 3.0, 4.0], [4.0, 10.0, 5.0])
+    assert ratio.value == 0.5 and ratio.goal is None and ratio.verdict() == ""
+    assert "own shape" in ratio.what and "randomized_learned" in ratio.what
