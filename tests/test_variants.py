@@ -16,8 +16,8 @@ from lengthgen.experiments.variants.section import FIRE_DEFAULT_THRESHOLD, FIRE_
 from lengthgen.runtime.seeding import generator
 from lengthgen.experiments.variants.tables import VARIANTS_CLASSES, VARIANTS_FIRE_THRESHOLDS, VARIANTS_SUMMARY
 from lengthgen.tables.io import to_arrow
-from lengthgen.experiments.variants.thresholds import EXTRAPOLATES_ACCURACY
-from lengthgen.checks.shared_rules import CHANCE_TOLERANCE, NEAR_PERFECT
+from lengthgen.experiments.variants.thresholds import EXTRAPOLATES_ACCURACY, VARIANT_LENGTH_FACTOR
+from lengthgen.checks.shared_rules import ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE, NEAR_PERFECT
 from lengthgen.training.range_fit import FIT_ACCURACY
 from lengthgen.training.loop import init_head
 from lengthgen.checks.fitted_runs import fit_counts, runs_that_fit
@@ -273,6 +273,10 @@ def test_section_reports_the_measured_numbers_classes_and_properties():
     assert rows[("alibi_learned", "1")][3:] == [EXTRAPOLATES, NO_PREDICTION, "-"]
     assert "0 of 5 predicted cells measure a class their prediction does not allow." in text
     assert "Sanity checks" in text.split("**Disagreements**")[1]  # the impossibility, shown apart from the evidence
+    # the classes' "extrapolates" is not the first claim's: that one's bar (5x chance at 4x) is said beside them
+    chance = 1 / SETTINGS["task"]["vocab_size"]
+    assert (f'"extrapolate" (a mean of at least {ABOVE_CHANCE_FACTOR:g}x chance, {ABOVE_CHANCE_FACTOR * chance:.3f}, '
+            f'at {VARIANT_LENGTH_FACTOR}x)') in text
 
 
 def test_the_section_names_each_cell_whose_class_disagrees_with_its_prediction_and_why():

@@ -3,7 +3,7 @@
 import pandas as pd
 
 from lengthgen.checks.check import checks_markdown
-from lengthgen.checks.shared_rules import CHANCE_TOLERANCE, NEAR_PERFECT
+from lengthgen.checks.shared_rules import ABOVE_CHANCE_FACTOR, CHANCE_TOLERANCE, NEAR_PERFECT
 from lengthgen.experiments.sections import YES_NO, accuracy_markdown, distinct, interval, markdown, span
 from lengthgen.experiments.variants.summaries import mechanisms, predictions
 from lengthgen.experiments.variants.thresholds import (EXTRAPOLATES_ACCURACY, VARIANT_LENGTH_FACTOR,
@@ -122,7 +122,9 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         f"lowest in-range mean is below {NEAR_PERFECT}; else it *{EXTRAPOLATES}* at a mean >= {EXTRAPOLATES_ACCURACY}, "
         f"*{COLLAPSES}* at <= chance + {CHANCE_TOLERANCE} = {chance + CHANCE_TOLERANCE:.3f}, *{DECAYS}* between "
         f"(seeds that do not fit left out; a 95% interval of {VARIANT_SPREAD_WIDTH} or wider: the seeds disagree). "
-        + left_out_markdown(classes),
+        f"The classes are finer than the first claim's \"extrapolate\" (a mean of at least {ABOVE_CHANCE_FACTOR:g}x "
+        f"chance, {ABOVE_CHANCE_FACTOR * chance:.3f}, at {VARIANT_LENGTH_FACTOR}x), which a cell that *{DECAYS}* can "
+        "meet. " + left_out_markdown(classes),
         f"**Mechanism**: what each encoding's declaration (tested against its code) says of its logit at n={far}, where "
         "the class is read (FIRE with a fixed threshold L is a function of the offset alone only up to n = L).",
         properties_markdown(descriptions, order, far),
