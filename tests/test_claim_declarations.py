@@ -27,6 +27,13 @@ def test_each_claim_is_told_by_an_experiment_of_the_catalog_and_has_a_rule():
         assert claim.rule.comparison in (">=", "<=", ">"), claim.name
 
 
+def test_the_softmax_control_claims_the_lead_its_statistic_measures_and_no_failure_of_the_linear_head():
+    """Its statistic is the matched softmax head's accuracy at 4x minus the linear head's: its words say that lead,
+    and presuppose nothing of the linear head's own extrapolation, which the linear control judges apart."""
+    paper = CLAIMS_BY_NAME["softmax control"].paper
+    assert "extrapolates further than the linear head" in paper and "failure" not in paper
+
+
 def test_no_claim_text_is_written_in_two_modules():
     """A claim's words live in claims.py alone: no other module links to a claim by copying its text."""
     texts = [text for claim in CLAIMS for text in (claim.says, claim.paper, claim.measured)]

@@ -253,6 +253,8 @@ def test_section_from_hand_built_heads():
     lowered = trained["singular_rank90"].mean() < measured["frequency_untrained_summary"]["singular_rank90"].mean()
     assert ("Training lowers the rank" if lowered else "Training does not lower the rank") in section
     assert "the top 1 of 4 blocks (max(1, D/16)) hold at least" in section  # D = 8
+    # the rule above the checks is what they test, not a statement that the heads meet it
+    assert "**What the checks test**: whether the top 1 of 4 blocks" in section and "As measured" not in section
     assert "low-rank carrier aligned" not in section and "concentrates its energy in a few frequency blocks" in section
 
 

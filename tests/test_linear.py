@@ -758,7 +758,7 @@ def test_the_pair_holds_per_k_where_the_softmax_head_leads_by_the_margin():
     assert (fit["claim"], fit["value"], fit["holds"], fit["offset"]) == (
         "matched softmax head (arm 2's base): fits the training range (precondition)", 1.0, True, None)
     assert [check["claim"] for check in pairs] == [
-        "matched softmax head (arm 2's base): arm 2's failure to extrapolate is specific to softmax"] * 2
+        "matched softmax head (arm 2's base): arm 2's shortfall against it is the softmax's, not the base's"] * 2
     assert [check["statistic"] for check in pairs] == [
         "matched softmax head's mean accuracy at 4x the longest training length minus arm 2's"] * 2
     assert [check["offset"] for check in pairs] == [1, 2]

@@ -224,6 +224,9 @@ def test_section():
         "1", "2", "100%", f"{untrained_past['modal_in_training_range'].mean():.0%}", "1.00 [1.00, 1.00]",
         f"{at_init.mean():.2f} [{at_init.min():.2f}, {at_init.max():.2f}]"]]
     assert text.index("primary number") < text.index("**learned**")
+    # the pinning rule above the checks is what they test, not a statement that the head meets it
+    assert "**What the checks test**: the learned head pins where its modal position lies inside the range" in text
+    assert "As measured" not in text
 
 
 def test_figure_shows_the_pinned_and_the_query_following_head():

@@ -17,13 +17,13 @@ MIN_SEEDS = 2  # one seed has no spread: its interval would be a point, and its 
 
 DEFINITION = (
     "**Verdicts.** Each claim has one primary statistic, one number per trained run. At each K: its mean over seeds "
-    "with a 95% seed-bootstrap interval (10,000 resamples of the seeds; with 2 seeds it spans their two values). "
-    "*Holds*: the whole interval clears the claim's threshold; *does not hold*: the whole interval lies on the other "
-    "side; *inconclusive*: the interval straddles the threshold, or there is one seed, so the seeds cannot tell; "
-    "*untestable*: the claim's precondition (the heads it reads fit their training range) does not hold there. Across "
-    "K: *holds* where every K holds; *holds in part* where some K hold (the others named); *does not hold* where every "
-    "K does not; *inconclusive* where none holds and some K cannot tell (each K named). The count of seeds that clear "
-    "the threshold alone is shown beside it and decides nothing.")
+    f"with a 95% seed-bootstrap interval ({N_RESAMPLES:,} resamples of the seeds; with 2 seeds it spans their two "
+    "values). *Holds*: the whole interval clears the claim's threshold; *does not hold*: the whole interval lies on "
+    "the other side; *inconclusive*: the interval straddles the threshold, or there is one seed, so the seeds cannot "
+    "tell; *untestable*: the claim's precondition (the heads it reads fit their training range) does not hold there. "
+    "Across K: *holds* where every K holds; *holds in part* where some K hold (the others named); *does not hold* "
+    "where every K does not; *inconclusive* where none holds and some K cannot tell (each K named). The count of seeds "
+    "that clear the threshold alone is shown beside it and decides nothing.")
 
 
 def seed_interval(values: np.ndarray) -> tuple[float, float]:

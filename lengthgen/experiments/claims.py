@@ -128,8 +128,8 @@ CLAIMS = (
           "the linear-attention head's accuracy at 4x the training length (share correct)", Baseline(CHANCE),
           preconditions=("linear, arm 2 (linear-attention head): lowest accuracy in the training range",)),
     Claim("softmax control", "the shortfall is the softmax's, not the base's",
-          "the linear head's failure to extrapolate is specific to softmax: the same head with its softmax, at the same "
-          "rotary base, seeds and training, extrapolates further", "linear",
+          "the same head with its softmax, at the same rotary base, seeds and training, extrapolates further than the "
+          "linear head: the linear head's shortfall against it is the softmax's, not the base's", "linear",
           "linear: matched softmax head's accuracy at 4x the training length minus the linear head's",
           "the matched softmax head's accuracy at 4x the training length minus the linear head's",
           Baseline("no difference", value=0.0), threshold_name="MIN_SOFTMAX_ADVANTAGE",

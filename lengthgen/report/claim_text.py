@@ -3,12 +3,17 @@
 import pandas as pd
 
 from lengthgen.checks.check import COMPARISONS
-from lengthgen.checks.judgment import HOLDS, across_offsets, offsets_text, plain, replication, robustness
-from lengthgen.checks.rule_history import rule_timing
+from lengthgen.checks.judgment import (HOLDS, INCONCLUSIVE, MIN_SEEDS, UNTESTABLE, across_offsets, offsets_text,
+                                       plain, replication, robustness)
+from lengthgen.checks.rule_history import AFTER, BEFORE, NOT_RECORDED, REVISED_AFTER, rule_timing
 from lengthgen.experiments.claims import Claim
 from lengthgen.experiments.sections import markdown, span
 from lengthgen.studies.judgments.judge import THIS_RUN
 NEEDS = {">=": "at least", ">": "above", "<=": "at most"}  # what a rule's comparison asks of the mean, in words
+# Whether the confirmation runs seen before the rules were last revised test a claim blind: its own rule's timing
+# says, as a rule fixed before any data it judges was seen is blind to them
+BLIND = {BEFORE: "still blind: this claim's rule was set before their data", REVISED_AFTER: "not blind",
+         AFTER: "not blind", NOT_RECORDED: "blind or not: not recorded"}
 
 
 def capitalized(text: str) -> str:
@@ -71,6 +76,7 @@ def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim
              else f"{span(rows['mean'], number)} over {offsets_text(rows['offset'])}")
     notes = ("" if (rows["verdict"] == HOLDS).all()
              else f"; the claim needs {NEEDS[claim.rule.comparison]} {number(rows['threshold'].iloc[0])}")
+    notes += undecided(rows)
     base = (config.get(claim.page) or {}).get("rope_base")  # an experiment's own rotary base, unlike the sweep's
     if base:  # below 1 the rotary features over the training offsets are well conditioned (the schema says how much)
         why = (": a base below 1 keeps the rotary features over the training offsets well conditioned" if base < 1
@@ -87,6 +93,23 @@ def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim
             + (f" Robustness: {robust}." if robust else ""))
 
 
+def undecided(rows: pd.DataFrame) -> str:
+    """``; inconclusive at K=1: interval 0.0726 to 0.158 contains 0.1``, per K the seeds cannot tell: a mean past
+    the threshold there is no failure, since the interval reaches both sides of it."""
+    return "".join(f"; inconclusive at K={row.offset}: " + (
+        f"interval {number(row.ci_low)} to {number(row.ci_high)} contains {number(row.threshold)}"
+        if row.n_seeds >= MIN_SEEDS else "one seed") for row in rows[rows["verdict"] == INCONCLUSIVE].itertuples())
+
+
+def mixed(verdicts: list[str]) -> str:
+    """``does not hold in 2, inconclusive in 1``: the runs that do not hold, by verdict, where the runs do not all
+    agree; "" where they do."""
+    judged = [plain(verdict) for verdict in verdicts if plain(verdict) != UNTESTABLE]  # those replication counts apart
+    counts = pd.Series(judged, dtype=object).value_counts(sort=False)
+    return "" if len(counts) < 2 else ", ".join(f"{verdict} in {count}" for verdict, count in counts.items()
+                                               if verdict != HOLDS)
+
+
 def claim_sentence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Claim, config: dict) -> str:
     """One plain sentence: what was measured, the number with its unit and baseline, the verdict, where it fails."""
     if of_claim(judgments, claim, THIS_RUN).empty:
@@ -97,11 +120,17 @@ def claim_sentence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Clai
 
 
 def confirmation_text(judgments: pd.DataFrame, claim: Claim, short: bool = False) -> str:
-    """``holds in 3 of 3 runs seen before the rules; out of sample (unseen seeds): holds``; ``short`` for a cell."""
+    """``holds in 3 of 3 runs seen before the rules were last revised (not blind); out of sample (unseen seeds):
+    holds``; ``short`` for a cell."""
     runs = of_claim(judgments, claim)
     runs = runs[runs["kind"] == "confirmation"]
     seen = [across_offsets(rows) for _, rows in runs[runs["seen"]].groupby("condition", sort=False)]
-    parts = [replication(seen, runs="seen runs" if short else "runs seen before the rules")] if seen else []
+    if short:
+        parts = [replication(seen, runs="seen runs")] if seen else []
+    else:
+        notes = [BLIND[rule_timing(claim.page, rule=claim.threshold_name)], mixed(seen)]
+        parts = [replication(seen, runs="runs seen before the rules were last revised")
+                 + f" ({'; '.join(note for note in notes if note)})"] if seen else []
     parts += [f"out of sample: {plain(across_offsets(rows))}" if short else
               f"out of sample ({name.replace('_', ' ')}): {across_offsets(rows)}"
               for name, rows in runs[~runs["seen"]].groupby("condition", sort=False)]

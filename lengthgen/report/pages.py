@@ -12,7 +12,7 @@ import pandas as pd
 import yaml
 
 from lengthgen.checks.check import checks_markdown
-from lengthgen.checks.judgment import DEFINITION, across_offsets
+from lengthgen.checks.judgment import DEFINITION, N_RESAMPLES, across_offsets
 from lengthgen.checks.rule_history import history_markdown, rule_timing
 from lengthgen.experiments.claims import CLAIMS, CLAIMS_BY_NAME, HEADLINES_BY_NAME, Claim
 from lengthgen.report import claim_text
@@ -33,10 +33,6 @@ METHODS = [
     "offset K and seed), a threshold fixed in code, and a baseline drawn beside it (chance 1/V, the heads untrained, "
     "the other encoding or a rival account). The mean over seeds and its interval decide; the seeds that clear the "
     "threshold alone, the worst seed and every check are shown and decide nothing.",
-    "**Intervals.** A claim's interval is the seed bootstrap of its mean: the seeds drawn with replacement 10,000 "
-    "times (a fixed generator), the central 95% of the resampled means. With 3 seeds (the transformer) it spans "
-    "nearly their whole range, so a verdict there is often inconclusive. The figures' bands (Student-t over seeds) "
-    "and each check's spread (the check recomputed on resampled seeds) describe; neither judges.",
     "**Conditions.** The same rule judges this run, each confirmation run (other seeds or another vocabulary) and each "
     "robustness setting (one training choice varied), each from its own seeds and with its own task's chance. A "
     "confirmation run whose data nobody had seen when the rules were fixed is the out-of-sample test.",
@@ -50,6 +46,19 @@ METHODS = [
     "multiplied by log(n) / log(training length); *hard-attention limit*: what logit scaling wins back as its scale "
     "grows (attending to the top-scoring key alone).",
 ]
+
+
+def intervals(config: dict) -> str:
+    """The methods page's two seed bootstraps, each with its resample count: the code's for a claim's verdict, the
+    config's for a check's spread."""
+    return (
+        "**Intervals.** A claim's interval is the seed bootstrap of its mean: the seeds drawn with replacement "
+        f"{N_RESAMPLES:,} times (a fixed generator), the central 95% of the resampled means. With 3 seeds (the "
+        "transformer) it spans nearly their whole range, so a verdict there is often inconclusive. Each check has a "
+        f"seed bootstrap of its own, {config['bootstrap']['resamples']:,} resamples (the config's "
+        "`bootstrap.resamples`; each recomputes the experiment's checks): its statistic's spread and the share of "
+        "resamples in which it holds (`tables/claim_spread.parquet`), which say whether other seeds could flip it. The "
+        "figures' bands (Student-t over seeds) and the checks' spreads describe; neither judges.")
 
 
 def page_paths(experiments: list[str], previous_run: bool, replication: bool, robustness: bool = False) -> list[str]:
@@ -117,7 +126,8 @@ def figure_one(config: dict, accuracy: pd.DataFrame | None) -> list[str]:
           for rows in [rope[rope["length"] == length].sort_values("offset")]]
     return ["![Figure 1: accuracy against evaluation length](figures/generalization.png)",
             f"**Figure 1.** Accuracy against evaluation length, mean and 95% Student-t interval over "
-            f"{len(config['sweep']['seed'])} seeds, one panel per K; grey: training range, dashed: chance "
+            f"{len(config['sweep']['seed'])} seeds (a band for display: the verdicts use the seed bootstrap of the "
+            "Judged line), one panel per K; grey: training range, dashed: chance "
             f"{number(chance)}. Rope {'; '.join(at)}. Learned heads past the range: at most "
             f"{number((learned['mean'] - chance).abs().max())} from chance."]
 
@@ -139,19 +149,21 @@ def moving_answers(secondary: pd.DataFrame, judgments: pd.DataFrame) -> list[str
 
 
 def beyond_the_paper(secondary: pd.DataFrame) -> list[str]:
-    """The finding the paper's account does not predict, from the dilution-cause claim's baseline and secondary
-    statistic in this run: rope's wrong answers past the range are ranking errors, won at offsets never trained."""
+    """The finding the paper's account does not predict, from the dilution-cause claim's baseline in this run: rope's
+    wrong answers past the range are ranking errors. Its secondary statistic, where their winning keys lie, follows
+    from the head's fit of its range (errors' ``MIN_UNSEEN_WINNER_SHARE``), so it is said as no second finding."""
     cause = CLAIMS_BY_NAME["dilution cause"]
     here = secondary[secondary["condition"] == THIS_RUN].sort_values("offset")
     ranking, unseen = (here[here["statistic"] == name] for name in (cause.baseline.statistic, cause.secondary[0]))
     if ranking.empty or unseen.empty:
         return []
     return [f"**Beyond the paper.** Most of rope's wrong answers past the range are not diluted attention but ranking "
-            f"errors, another key outscoring the target ({per_offset(ranking['mean'], ranking['offset'])}). Of those "
-            f"errors, the share whose winning key lies at an offset never seen in training: "
-            f"{per_offset(unseen['mean'], unseen['offset'])}. The logit is a function of the offset alone, "
-            f"but training fixed it only at the offsets it saw, so the rule past the range is not the one training "
-            f"selected ([errors](experiments/errors.md))."]
+            f"errors, another key outscoring the target ({per_offset(ranking['mean'], ranking['offset'])}). The logit "
+            "is a function of the offset alone, but training fixed it only at the offsets it saw, so the rule past "
+            "the range is not the one training selected. That their winning keys lie at offsets never seen in "
+            f"training ({per_offset(unseen['mean'], unseen['offset'])}) is no second finding but follows: a head that "
+            "fits its range is outranked by a key at an offset it saw no more often past the range than in it, so the "
+            "errors page checks the share as a test of the code ([errors](experiments/errors.md))."]
 
 
 def thresholds_text(rows: pd.DataFrame) -> str:
@@ -277,7 +289,7 @@ def render_pages(config: dict, sections: dict[str, str], checks: pd.DataFrame, e
         "RESULTS.md": results_markdown(config, judgments, secondary, grouped,
                                        [name for name in appendices if name not in experiments], left_out or {},
                                        accuracy),
-        "appendix/methods.md": appendix_page("Methods", DEFINITION, *METHODS),
+        "appendix/methods.md": appendix_page("Methods", DEFINITION, intervals(config), *METHODS),
         "appendix/setup.md": appendix_page(
             "Setup", "Generated by the lengthgen workflow from its own runs; do not edit by hand "
             "(`snakemake --cores 8` rewrites every page).",

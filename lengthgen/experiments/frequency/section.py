@@ -54,8 +54,8 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         f"**Rank.** Training {'lowers' if lowered else 'does not lower'} the rank of the position kernel (the last "
         "column), so the claim tested is not the paper's \"low-rank carrier\" but what the blocks show.",
         "![frequency decomposition](figures/frequency_rank.png)",
-        f"**As measured**: the top {n_top} of {n_blocks} blocks (max(1, D/16)) hold at least {MIN_TOP_SHARE:g} of the "
-        "energy, more than every untrained head of the same width, with an energy-weighted alignment with K of at "
-        f"least {MIN_TOP_ALIGNMENT:g}.",
+        f"**What the checks test**: whether the top {n_top} of {n_blocks} blocks (max(1, D/16)) hold at least "
+        f"{MIN_TOP_SHARE:g} of the energy, more than every untrained head of the same width, with an energy-weighted "
+        f"alignment with K of at least {MIN_TOP_ALIGNMENT:g}.",
         checks_markdown(checks),
     ])

@@ -522,7 +522,7 @@ def matched_checks(by_length: pd.DataFrame, train_length_max: int) -> list[dict]
         rule = f">= {MIN_SOFTMAX_ADVANTAGE:g} (n={far_length})"
         fits = worst_fit.value() >= LINEAR_HEAD_FIT_ACCURACY
         checks.append(check(
-            f"{matched_label}: arm 2's failure to extrapolate is specific to softmax",
+            f"{matched_label}: arm 2's shortfall against it is the softmax's, not the base's",
             f"matched softmax head's mean accuracy at {EXTRAPOLATION_FACTOR}x the longest training length minus arm 2's",
             difference.value() if fits else float("nan"), ">=", MIN_SOFTMAX_ADVANTAGE, offset=int(offset),
             rule=rule if fits else f"not judged: a head of the pair does not fit its range ({rule})",

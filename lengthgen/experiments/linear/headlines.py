@@ -11,7 +11,8 @@ from lengthgen.checks.headlines import DIFFERENCE, UNIT, Headline, accuracy_at_f
 
 def softmax_advantage(frame: pd.DataFrame, settings: dict) -> pd.Series:
     """Per run, the matched softmax head's accuracy at 4x minus arm 2's of the same (offset, seed): the linear
-    section's check "specific to softmax" asks it of the seeds' means per offset; a run one of them lacks has none."""
+    section's check "the softmax's, not the base's" asks it of the seeds' means per offset; a run one of them lacks
+    has none."""
     matched, head = (accuracy_at_four_x("arm", arm)(frame, settings) for arm in (MATCHED, HEAD))
     return (matched - head).dropna()
 

@@ -54,9 +54,9 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         by_length_markdown(by_length, untrained, "learned"),
         "**rope** (contrast):",
         by_length_markdown(by_length, untrained, "rope"),
-        "**As measured**, the learned head pins: its modal position lies inside the range and is the same within "
-        f"{SAME_POSITION_TOLERANCE} position at every length past it (a tolerance for the jitter between lengths' "
-        f"evaluation sets, set after the data), with >= {MIN_MODAL_FRACTION} of sequences there and >= "
+        "**What the checks test**: the learned head pins where its modal position lies inside the range and is the "
+        f"same within {SAME_POSITION_TOLERANCE} position at every length past it (a tolerance for the jitter between "
+        f"lengths' evaluation sets, set after the data), with >= {MIN_MODAL_FRACTION} of sequences there and >= "
         f"{MIN_MASS_IN_RANGE} of the mass inside the range.",
         checks_markdown(checks),
         "![Attention of the learned and rope heads past the training range](figures/mechanics.png)",
