@@ -240,7 +240,7 @@ def test_an_untestable_row_of_a_forest_plot_draws_no_value_and_says_why(judgment
     assert UNTESTABLE_TEXT in [text.get_text() for text in ax.get_legend().get_texts()]
 
 
-def test_what_moves_the_answers_names_each_setting_by_the_values_it_sets():
+def test_what_moves_the_answers_names_each_setting_and_the_values_it_sets():
     secondary = pd.DataFrame({"statistic": LONGEST, "condition": ["this run", "init_small", "wide", "fast", "narrow"],
                               "offset": 1, "mean": [0.5, 0.98, 0.7, 0.2, 0.09]})
     judgments = pd.DataFrame({"condition": ["this run", "init_small", "wide", "fast", "narrow"],
@@ -248,8 +248,8 @@ def test_what_moves_the_answers_names_each_setting_by_the_values_it_sets():
                                            "model.d_model 32"]})
     text, = moving_answers(secondary, judgments)
     assert "0.5 in this run" in text
-    assert "highest 0.98 with model.init normal@std=0.1, 0.7 with model.d_model 128" in text
-    assert "lowest 0.09 with model.d_model 32, 0.2 with train.lr 0.03" in text
+    assert "highest 0.98 at init_small (model.init normal@std=0.1), 0.7 at wide (model.d_model 128)" in text
+    assert "lowest 0.09 at narrow (model.d_model 32), 0.2 at fast (train.lr 0.03)" in text
 
 
 def test_a_claims_threshold_is_named_per_condition_where_the_conditions_differ():

@@ -135,7 +135,7 @@ CLAIMS = (
           Baseline("no difference", value=0.0), threshold_name="MIN_SOFTMAX_ADVANTAGE",
           preconditions=("linear, arm 2 (linear-attention head): lowest accuracy in the training range",
                          "linear: matched softmax head's lowest accuracy in the training range")),
-    Claim("transformer", "it all transfers to a transformer",
+    Claim("transformer", "rope's extrapolation transfers to a transformer",
           "the phenomenon, the equivariance and the carrier transfer to a multi-layer, multi-head transformer",
           "transformer", "transformer: rope accuracy at 4x the training length",
           "the rope transformer's accuracy at 4x the training length (share correct)", Baseline(CHANCE),

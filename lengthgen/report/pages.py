@@ -139,7 +139,8 @@ def moving_answers(secondary: pd.DataFrame, judgments: pd.DataFrame) -> list[str
         return []
     settings = judgments.drop_duplicates("condition").set_index("condition")["settings"]
     ranked = means.drop(THIS_RUN, errors="ignore").sort_values(ascending=False)
-    listed = lambda part: ", ".join(f"{number(value)} with {settings[name]}"
+    # each setting by the name the robustness lines above use, with the values it sets
+    listed = lambda part: ", ".join(f"{number(value)} at {name} ({settings[name]})"
                                     for name, value in part.items())
     return [f"**What moves the answers.** Rope's accuracy at 32x the training length (mean over K) is "
             f"{number(means.get(THIS_RUN, float('nan')))} in this run; across the robustness settings, highest "
