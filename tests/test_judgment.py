@@ -72,7 +72,7 @@ def test_a_failing_precondition_makes_its_k_untestable():
 
 def test_replication_counts_holding_runs_and_says_when_a_failure_replicates():
     assert replication([HOLDS, HOLDS, "holds in part (does not hold at K=1)"]) == "holds in 2 of 3 runs"
-    assert replication([DOES_NOT_HOLD] * 3) == "the failure replicates in 3 of 3 runs"
+    assert replication([DOES_NOT_HOLD] * 3) == "does not hold in 3 of 3 runs"
     assert replication([DOES_NOT_HOLD, INCONCLUSIVE]) == "holds in 0 of 2 runs"
     assert replication([HOLDS, "untestable (a precondition fails at K=1)"]) == "holds in 1 of 1 runs, untestable in 1"
     assert replication([]) == "no confirmation runs"
@@ -114,7 +114,7 @@ def test_replication_names_its_runs_and_says_when_every_run_is_untestable():
     assert replication([HOLDS, DOES_NOT_HOLD], runs="seen runs") == "holds in 1 of 2 seen runs"
     untestable = "untestable (a precondition fails at K=1)"
     assert replication([untestable, untestable]) == "untestable in all 2 runs"
-    assert replication([DOES_NOT_HOLD, untestable]) == "the failure replicates in 1 of 1 runs, untestable in 1"
+    assert replication([DOES_NOT_HOLD, untestable]) == "does not hold in 1 of 1 runs, untestable in 1"
 
 
 def test_the_interval_is_a_95_percent_one_and_the_same_values_give_it_again():

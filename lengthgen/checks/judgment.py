@@ -99,13 +99,13 @@ def plain(verdict: str) -> str:
 
 def replication(verdicts: list[str], runs: str = "runs") -> str:
     """How the claim fares over the confirmation runs, from each run's verdict: "holds in 3 of 3 runs"; a claim
-    that holds in none reads "the failure replicates in 3 of 3" where every run's verdict is *does not hold*."""
+    that holds in none reads "does not hold in 3 of 3" where every run's verdict is *does not hold*."""
     judged = [plain(verdict) for verdict in verdicts if plain(verdict) != UNTESTABLE]
     if not judged:
         return f"untestable in all {len(verdicts)} {runs}" if verdicts else "no confirmation runs"
     untestable = f", untestable in {len(verdicts) - len(judged)}" if len(judged) < len(verdicts) else ""
     if all(verdict == DOES_NOT_HOLD for verdict in judged):
-        return f"the failure replicates in {len(judged)} of {len(judged)} {runs}{untestable}"
+        return f"does not hold in {len(judged)} of {len(judged)} {runs}{untestable}"
     return f"holds in {judged.count(HOLDS)} of {len(judged)} {runs}{untestable}"
 
 
