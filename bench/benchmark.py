@@ -5,7 +5,7 @@
     python bench/benchmark.py --last-run   # the same, for the run in this checkout (the costs in its jobs' logs)
     python bench/benchmark.py --per-model  # also CPU seconds per trained model, per family, alone and batched
     python bench/benchmark.py --per-model --steps 20 --quick --output /tmp/bench.md   # a quick try of it
-    python bench/benchmark.py --speed      # only the five speed ratios, each side by side (about 10 minutes)
+    python bench/benchmark.py --speed      # only the five speed ratios, each side by side (about 20 minutes)
 
 Training is timed on one CPU thread, in this process, for the table-based head that the
 pipeline runs and for the plain per-sequence computation (``AttentionHead.reference_predict``,
