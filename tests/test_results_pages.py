@@ -70,7 +70,7 @@ def secondary():
                          for offset in (1, 2, 3)])
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture  # built in each test: a mutation test runs only the tests that call the code, so none may share it
 def pages(config, judgments, secondary):
     run_plan = plan(config)
     checks = with_keys([check("rope stays above chance", "rope: mean accuracy at 4x", 0.68, ">=", 0.31, offset=1)],
