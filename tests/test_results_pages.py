@@ -15,7 +15,8 @@ from lengthgen.checks.judgment import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, N_RESA
 from lengthgen.experiments.catalog import plan
 from lengthgen.experiments.claims import CLAIMS, CLAIMS_BY_NAME
 from lengthgen.pipeline.config import prepare_config
-from lengthgen.report.claim_text import capitalized, mixed, number, robustness_text, verdict_and_evidence
+from lengthgen.report.claim_text import (capitalized, confirmation_text, mixed, number, per_offset,
+                                         robustness_text, verdict_and_evidence)
 from lengthgen.report.markdown import MAX_CELL, fit_cells, table_cells
 from lengthgen.report.pages import (FIRST_SCREEN, LONGEST, figure_one, moving_answers, page_paths, render_pages,
                                     thresholds_text)
@@ -326,3 +327,17 @@ def test_runs_that_do_not_all_agree_say_how_they_split():
     assert mixed([DOES_NOT_HOLD, f"{INCONCLUSIVE} (at K=1)", DOES_NOT_HOLD]) == \
         f"{DOES_NOT_HOLD} in 2, {INCONCLUSIVE} in 1"
     assert mixed([HOLDS, DOES_NOT_HOLD, UNTESTABLE]) == f"{DOES_NOT_HOLD} in 1"
+
+
+def test_values_per_offset_say_where_nothing_was_measured():
+    assert per_offset([0.5, 0.25], [1, 3]) == "0.5 / 0.25 at K=1 / 3"
+    assert per_offset([], []) == "not measured"
+
+
+def test_a_claim_with_only_an_unseen_run_names_no_seen_ones():
+    claim = CLAIMS[0]
+    rows = pd.DataFrame({"claim": claim.name, "condition": "unseen_seeds", "kind": "confirmation", "seen": False,
+                         "offset": [1, 2], "verdict": [HOLDS, HOLDS]})
+    assert confirmation_text(rows, claim, short=True) == "out of sample: holds"
+    assert confirmation_text(rows, claim) == "out of sample (unseen seeds): holds"
+    assert confirmation_text(rows.iloc[:0], claim) == "no confirmation runs"
