@@ -339,7 +339,7 @@ class Pairs(NamedTuple):
 def paired_with_minimal(family: Family, steps: int, pairs: int) -> Pairs:
     """CPU ms per seed-step of the minimal head and of ``family``'s heads at 10 seeds, ``pairs`` times each, in turn
     (minimal, family, minimal, ...), so that the timings of a pair ran under the same load."""
-    pe = family.model_config.pe if family.train_models is not train_transformers else ""
+    pe = family.model_config.pe
     timed = Pairs([], [], [])
     for _ in range(pairs):
         timed.minimal.append(minimal_cost(10, steps))

@@ -49,7 +49,6 @@ class MinimalRopeHeads:
         weights = table.reshape(-1)[cells.reshape(-1)].view(n_seeds, batch, length).softmax(-1)
         return self.read_out(tokens, weights, targets)
 
-
     def read_out(self, tokens: torch.Tensor, weights: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         """The summed per-seed mean cross-entropy of the value readout by attention mass per token, from the attention
         ``weights`` (S, B, T) over ``tokens`` (S, B, T)."""
@@ -144,6 +143,8 @@ def train_minimal_randomized(pe: str, n_seeds: int, vocab_size: int, d_model: in
     random batches of the retrieval task, each sequence's ids drawn as the encoding draws them
     (``sorted_random_subsets``)."""
     generator = torch.Generator().manual_seed(0)
-    heads = (MinimalRandomizedRopeHeads(n_seeds, vocab_size, d_model, rope_base, rows, generator)
-             if pe == "randomized_rope" else MinimalRandomizedLearnedHeads(n_seeds, vocab_size, d_model, rows, generator))
+    if pe == "randomized_rope":
+        heads = MinimalRandomizedRopeHeads(n_seeds, vocab_size, d_model, rope_base, rows, generator)
+    else:
+        heads = MinimalRandomizedLearnedHeads(n_seeds, vocab_size, d_model, rows, generator)
     adam_steps(heads, generator, steps, batch_size, lengths, offset, lr, rows)

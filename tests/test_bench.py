@@ -290,7 +290,8 @@ def test_the_minimal_randomized_heads_compute_the_pipelines_heads(bench, pe):
     minimal = (MinimalRandomizedRopeHeads(1, 16, 64, 1e4, rows, torch.Generator().manual_seed(0))
                if pe == "randomized_rope" else
                MinimalRandomizedLearnedHeads(1, 16, 64, rows, torch.Generator().manual_seed(0)))
-    head = AttentionHead(HeadConfig(vocab_size=16, d_model=64, pe=f"{pe}@noise_max_length={rows}", trained_positions=32))
+    head = AttentionHead(HeadConfig(vocab_size=16, d_model=64, pe=f"{pe}@noise_max_length={rows}",
+                                    trained_positions=32))
     weights = {"token_embedding.weight": minimal.embedding, "query.weight": minimal.query, "key.weight": minimal.key,
                "value.weight": minimal.value, "unembedding.weight": minimal.unembedding,
                "query.bias": minimal.query_bias, "key.bias": minimal.key_bias, "value.bias": minimal.value_bias,

@@ -207,7 +207,8 @@ def test_changes_without_note_and_numbers_stay_text():
     text = changes_markdown(previous, current, None)
     parts = text.split("\n\n")
     assert parts[0] == "## Changes since the previous run"
-    assert parts[1] == "Checks in both runs: 2; values moved: 2; outcomes changed: 2; kinds changed: 0; checks in one run only: 0."
+    assert parts[1] == ("Checks in both runs: 2; values moved: 2; outcomes changed: 2; kinds changed: 0; checks in one "
+                        "run only: 0.")
     header, separator, rows = table_cells(parts[2])
     # Every cell is text, left-aligned, numbers too (no column is read as numbers and right-aligned).
     assert separator.replace(" ", "").strip("|").split("|") == [":" + "-" * (len(cell) - 1) for cell in
@@ -215,8 +216,8 @@ def test_changes_without_note_and_numbers_stay_text():
     assert [row[3:6] for row in sorted(rows)] == [["1", "0.25", "0.75"], ["2", "0.75", "0.25"]]
     # Nothing differs: no table.
     assert changes_markdown(previous, previous, "") == ("## Changes since the previous run\n\nChecks in both runs: 2; "
-                                                        "values moved: 0; outcomes changed: 0; kinds changed: 0; checks in one run "
-                                                        "only: 0.")
+                                                        "values moved: 0; outcomes changed: 0; kinds changed: 0; "
+                                                        "checks in one run only: 0.")
 
 
 def test_a_variants_class_in_one_run_only_differs():

@@ -52,9 +52,14 @@ def measured_at(claim: Claim, rows: pd.DataFrame, config: dict) -> str:
         rows["offset"]) else ""
 
 
+def this_run(secondary: pd.DataFrame, statistic: str) -> pd.DataFrame:
+    """The secondary statistic ``statistic``'s rows of this run, by offset."""
+    return secondary[(secondary["statistic"] == statistic) & (secondary["condition"] == THIS_RUN)].sort_values("offset")
+
+
 def counterpart(claim: Claim, secondary: pd.DataFrame) -> str:
     """``; learned accuracy at 4x ... 0.0592 to 0.0625``: the other encoding's value, where the claim names one."""
-    rows = secondary[(secondary["statistic"] == claim.counterpart) & (secondary["condition"] == THIS_RUN)]
+    rows = this_run(secondary, claim.counterpart)
     return f"; {claim.counterpart.split(': ', 1)[-1]} {span(rows['mean'], number)}" if len(rows) else ""
 
 
@@ -63,7 +68,7 @@ def said_beside(claim: Claim, secondary: pd.DataFrame) -> str:
     if not claim.beside:
         return ""
     statistic, words = claim.beside
-    rows = secondary[(secondary["statistic"] == statistic) & (secondary["condition"] == THIS_RUN)].sort_values("offset")
+    rows = this_run(secondary, statistic)
     return f"; {words} {per_offset(rows['mean'], rows['offset'])}" if len(rows) else ""
 
 
@@ -89,7 +94,8 @@ def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim
     robust = robustness_text(judgments, claim)
     return (f"{across_offsets(rows)}{measured_at(claim, rows, config)}",
             f"{capitalized(claim.measured)}: {means} ({baseline_text(claim, rows)}{notes})"
-            f"{counterpart(claim, secondary)}{said_beside(claim, secondary)}. {rival}Confirmation runs: {confirmation_text(judgments, claim)}."
+            f"{counterpart(claim, secondary)}{said_beside(claim, secondary)}. {rival}"
+            f"Confirmation runs: {confirmation_text(judgments, claim)}."
             + (f" Robustness: {robust}." if robust else ""))
 
 

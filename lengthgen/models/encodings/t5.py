@@ -38,7 +38,8 @@ def causal_offset_bucket(offsets: torch.Tensor, num_buckets: int = 32, max_dista
 class T5RelativeBias(PositionalEncoding):
     """T5's relative position bias (Raffel et al., JMLR 2020): a learned scalar per bucket of the
     causal offset i - j (32 buckets, max distance 128, ``causal_offset_bucket``), added to the
-    logits. Initialized normal with std d_model^-1/2 as huggingface's T5 does (N(0, init_std^2) under a named normal init).
+    logits. Initialized normal with std d_model^-1/2 as huggingface's T5 does (N(0, init_std^2) under a named
+    normal init).
 
     Buckets of offsets longer than any training sequence get no gradient and keep their init.
     """
