@@ -102,6 +102,20 @@ def test_a_rule_s_timing_is_its_own_where_the_claim_names_it():
     assert CLAIMS_BY_NAME["softmax control"].threshold_name == "MIN_SOFTMAX_ADVANTAGE"
 
 
+@pytest.mark.parametrize("blind, timing", [
+    ((True, True), "set before the data"), ((False, True), "set after the data"),
+    ((True, None, False), "set before, revised after the data"),
+    ((None, False), "set at a time not recorded, revised after the data"),
+    ((True, None), "timing not recorded"), ((), "timing not recorded")])
+def test_a_change_after_the_data_decides_a_rule_s_timing_whatever_the_record_does_not_say(blind, timing):
+    """A rule revised after the data judges no run blind, though its first fixing went unrecorded: only where no
+    change is known to be after the data does an unrecorded one leave the timing unknown."""
+    from lengthgen.checks.rule_history import RuleChange, rule_timing
+    history = tuple(RuleChange("transformer: A_RULE", f"c{index}", "", ("transformer",), value)
+                    for index, value in enumerate(blind))
+    assert rule_timing("transformer", history) == timing
+
+
 def test_every_condition_of_a_run_carries_its_kind_whether_seen_what_it_changes_and_its_task():
     config = {"task": TASK, "confirmation": {"out_of_sample": ["unseen_seeds"]}}
 

@@ -64,7 +64,8 @@ def secondary():
              "generalization: learned accuracy at 4x the training length",
              "errors: rope's share of wrong answers past the range that are ranking errors",
              "errors: share of rope's ranking errors won by a key at an offset never trained",
-             "frequency: alignment of the top D/16 blocks with K"]
+             "frequency: alignment of the top D/16 blocks with K",
+             "mechanics: learned fraction of sequences at the modal position (min over lengths)"]
     return pd.DataFrame([{"statistic": name, "condition": condition, "offset": offset, "n_seeds": 10,
                           "mean": 0.5 + 0.1 * position, "ci_low": 0.4, "ci_high": 0.9}
                          for name in names for position, (condition, _, _) in enumerate(CONDITIONS)
@@ -103,7 +104,8 @@ def test_the_first_screen_says_no_rule_mechanics(pages):
 def test_each_sentence_gives_the_judged_means_the_baseline_the_verdict_and_where_it_fails(pages, judgments):
     sentence = next(line for line in pages["RESULTS.md"].splitlines()
                     if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME['gap'].says)}"))
-    assert "0.683 to 0.958 over K=1, 2, 3 (chance 0.0625)" in sentence and ": holds.**" in sentence
+    assert ("0.683 [0.633, 0.733] / 0.958 [0.908, 1.01] / 0.935 [0.885, 0.985] at K=1 / 2 / 3 (chance 0.0625)"
+            in sentence and ": holds.**" in sentence)  # each K's mean over seeds with its interval
     assert "needs" not in sentence  # where a claim holds, its number and baseline say enough
     assert "learned accuracy at 4x the training length 0.5." in sentence  # the other encoding's, beside it
     assert "Confirmation runs: holds in 1 of 1 runs seen before the rules were last revised (not blind); out of " \
@@ -142,12 +144,13 @@ def test_the_setup_gives_the_transformer_its_own_training_and_counts_the_robustn
     assert "Robustness counts 2 settings: this run and 1 at other settings" in judged
 
 
-def test_a_part_of_a_claim_its_primary_does_not_test_is_said_beside_it(pages):
-    carrier = CLAIMS_BY_NAME["carrier"]
-    statistic, words = carrier.beside
-    assert statistic in carrier.shown()  # on its page too, where the secondary statistics are
+@pytest.mark.parametrize("name", ["carrier", "pinning"])  # alignment with K; one fixed position
+def test_a_part_of_a_claim_its_primary_does_not_test_is_said_beside_it(pages, name):
+    claim = CLAIMS_BY_NAME[name]
+    statistic, words = claim.beside
+    assert statistic in claim.shown()  # on its page too, where the secondary statistics are
     sentence = next(line for line in pages["RESULTS.md"].splitlines()
-                    if line.startswith(f"- **{capitalized(carrier.says)}"))
+                    if line.startswith(f"- **{capitalized(claim.says)}"))
     assert f"; {words} 0.5 / 0.5 / 0.5 at K=1 / 2 / 3." in sentence
     assert all(claim.beside == () or claim.beside[0] in claim.shown() for claim in CLAIMS)
 
@@ -270,8 +273,8 @@ def test_robustness_names_this_run_as_one_of_its_settings():
 
 
 def test_an_inconclusive_k_gives_its_interval_and_that_it_contains_the_threshold(judgments, secondary, config):
-    """A mean past the threshold at a K the seeds cannot tell is no failure: the sentence shows the interval that
-    reaches both sides of it; at a K with one seed there is no interval to show."""
+    """A mean past the threshold at a K the seeds cannot tell is no failure: the sentence says that K's interval,
+    shown beside its mean, reaches both sides of it; at a K with one seed there is no interval to show."""
     claim = CLAIMS_BY_NAME["dilution law"]
     here = (judgments["claim"] == claim.name) & (judgments["condition"] == "this run")
     undecided = judgments.copy()
@@ -280,10 +283,11 @@ def test_an_inconclusive_k_gives_its_interval_and_that_it_contains_the_threshold
     undecided.loc[here & (judgments["offset"] == 3), ["n_seeds", "verdict"]] = [1, INCONCLUSIVE]
     verdict, evidence = verdict_and_evidence(undecided, secondary, claim, config)
     assert verdict == "holds in part (inconclusive at K=1, 3)"
-    assert ("the claim needs at most 0.3; inconclusive at K=1: interval 0.0726 to 0.158 contains 0.3; inconclusive "
-            "at K=3: one seed)") in evidence
+    assert "0.114 [0.0726, 0.158] / 0.958 [0.908, 1.01] / 0.935 at K=1 / 2 / 3" in evidence
+    assert ("the claim needs at most 0.3; inconclusive at K=1: its interval contains 0.3; inconclusive at K=3: one "
+            "seed)") in evidence
     _, holding = verdict_and_evidence(judgments, secondary, claim, config)
-    assert "interval" not in holding  # where every K holds, the means and baseline say enough
+    assert "inconclusive" not in holding and "needs" not in holding  # where every K holds, the numbers say enough
 
 
 def test_confirmation_runs_seen_before_the_rules_are_said_blind_or_not_by_the_claim_s_rule(pages):
@@ -292,7 +296,8 @@ def test_confirmation_runs_seen_before_the_rules_are_said_blind_or_not_by_the_cl
                 for claim in ("gap", "softmax control", "transformer")}
     assert "1 of 1 runs seen before the rules were last revised (not blind)" in sentence["gap"]  # revised after
     assert "(still blind: this claim's rule was set before their data)" in sentence["softmax control"]
-    assert "(blind or not: not recorded)" in sentence["transformer"]
+    # first fixed at a time the record does not give, then revised after the data: not blind either way
+    assert "1 of 1 runs seen before the rules were last revised (not blind)" in sentence["transformer"]
     assert [row[5] for row in markdown_rows(pages["RESULTS.md"], CLAIMS_HEADER)][0] == \
         "holds in 1 of 1 seen runs; out of sample: holds"  # the table's cell stays short
 

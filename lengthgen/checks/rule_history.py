@@ -61,16 +61,19 @@ def history_markdown(history: tuple[RuleChange, ...] = RULE_HISTORY) -> str:
 # When an experiment's rules were fixed, relative to the data they judge (``rule_timing``).
 BEFORE, REVISED_AFTER, AFTER, NOT_RECORDED = "set before the data", "set before, revised after the data", \
     "set after the data", "timing not recorded"
+UNRECORDED_REVISED_AFTER = "set at a time not recorded, revised after the data"
 
 
 def rule_timing(experiment: str, history: tuple[RuleChange, ...] = RULE_HISTORY, rule: str = "") -> str:
     """Whether ``experiment``'s rules (those whose record names ``rule``, where given) were fixed before its data was
     seen: *before the data* where every change of them was blind, *after the data* where even the first was not, *set
-    before, revised after* where a later change was not, *not recorded* where a change does not say (or none names
-    the experiment)."""
+    before, revised after* where a later change was not. A change after the data decides it whatever the record does
+    not say of the others: *set at a time not recorded, revised after* where the first does not say; *not recorded*
+    where no change is known to be after the data and one does not say (or none names the experiment)."""
     changes = [change for change in history if experiment in change.experiments and rule in change.rules]
+    if changes and any(change.blind is False for change in changes):
+        first = changes[0].blind
+        return AFTER if first is False else REVISED_AFTER if first else UNRECORDED_REVISED_AFTER
     if not changes or any(change.blind is None for change in changes):
         return NOT_RECORDED
-    if all(change.blind for change in changes):
-        return BEFORE
-    return AFTER if not changes[0].blind else REVISED_AFTER
+    return BEFORE

@@ -5,7 +5,8 @@ import pandas as pd
 from lengthgen.checks.check import COMPARISONS
 from lengthgen.checks.judgment import (HOLDS, INCONCLUSIVE, MIN_SEEDS, UNTESTABLE, across_offsets, offsets_text,
                                        plain, replication, robustness)
-from lengthgen.checks.rule_history import AFTER, BEFORE, NOT_RECORDED, REVISED_AFTER, rule_timing
+from lengthgen.checks.rule_history import (AFTER, BEFORE, NOT_RECORDED, REVISED_AFTER, UNRECORDED_REVISED_AFTER,
+                                           rule_timing)
 from lengthgen.experiments.claims import Claim
 from lengthgen.experiments.sections import markdown, span
 from lengthgen.studies.judgments.judge import THIS_RUN
@@ -13,7 +14,7 @@ NEEDS = {">=": "at least", ">": "above", "<=": "at most"}  # what a rule's compa
 # Whether the confirmation runs seen before the rules were last revised test a claim blind: its own rule's timing
 # says, as a rule fixed before any data it judges was seen is blind to them
 BLIND = {BEFORE: "still blind: this claim's rule was set before their data", REVISED_AFTER: "not blind",
-         AFTER: "not blind", NOT_RECORDED: "blind or not: not recorded"}
+         AFTER: "not blind", UNRECORDED_REVISED_AFTER: "not blind", NOT_RECORDED: "blind or not: not recorded"}
 
 
 def capitalized(text: str) -> str:
@@ -34,9 +35,20 @@ def of_claim(frame: pd.DataFrame, claim: Claim, condition: str | None = None) ->
 
 def per_offset(values, offsets) -> str:
     """``0.683 / 0.958 / 0.935 at K=1 / 2 / 3``, or ``0.683 at K=1``."""
+    return per_offset_text([number(value) for value in values], offsets)
+
+
+def per_offset_text(texts: list[str], offsets) -> str:
     offsets = list(offsets)
-    return (" / ".join(number(value) for value in values) + " at K=" + " / ".join(str(int(k)) for k in offsets)
-            if offsets else "not measured")
+    return " / ".join(texts) + " at K=" + " / ".join(str(int(k)) for k in offsets) if offsets else "not measured"
+
+
+def with_intervals(rows: pd.DataFrame) -> str:
+    """``0.683 [0.633, 0.733] / 0.958 [0.908, 1] at K=1 / 2``: each K's mean over seeds with its 95% seed-bootstrap
+    interval (a K with one seed has none)."""
+    means = [f"{number(row.mean)} [{number(row.ci_low)}, {number(row.ci_high)}]" if row.n_seeds >= MIN_SEEDS
+             else number(row.mean) for row in rows.itertuples()]
+    return per_offset_text(means, rows["offset"])
 
 
 def baseline_text(claim: Claim, rows: pd.DataFrame) -> str:
@@ -77,8 +89,7 @@ def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim
     """The claim's verdict in this run (its K where fewer than the sweep's), and the evidence: number and baseline,
     the other encoding's, what the claim needs where it fails, a rival that does better, runs, settings."""
     rows = of_claim(judgments, claim, THIS_RUN)
-    means = (per_offset(rows["mean"], rows["offset"]) if claim.baseline.statistic
-             else f"{span(rows['mean'], number)} over {offsets_text(rows['offset'])}")
+    means = with_intervals(rows)
     notes = ("" if (rows["verdict"] == HOLDS).all()
              else f"; the claim needs {NEEDS[claim.rule.comparison]} {number(rows['threshold'].iloc[0])}")
     notes += undecided(rows)
@@ -100,11 +111,11 @@ def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim
 
 
 def undecided(rows: pd.DataFrame) -> str:
-    """``; inconclusive at K=1: interval 0.0726 to 0.158 contains 0.1``, per K the seeds cannot tell: a mean past
-    the threshold there is no failure, since the interval reaches both sides of it."""
+    """``; inconclusive at K=1: its interval contains 0.1``, per K the seeds cannot tell: a mean past the threshold
+    there is no failure, since the interval reaches both sides of it."""
     return "".join(f"; inconclusive at K={row.offset}: " + (
-        f"interval {number(row.ci_low)} to {number(row.ci_high)} contains {number(row.threshold)}"
-        if row.n_seeds >= MIN_SEEDS else "one seed") for row in rows[rows["verdict"] == INCONCLUSIVE].itertuples())
+        f"its interval contains {number(row.threshold)}" if row.n_seeds >= MIN_SEEDS else "one seed")
+        for row in rows[rows["verdict"] == INCONCLUSIVE].itertuples())
 
 
 def mixed(verdicts: list[str]) -> str:
