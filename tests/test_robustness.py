@@ -12,7 +12,7 @@ from conftest import REPO, SCHEMA, SMOKE_CONFIG
 from lengthgen.pipeline.config import ConfigError, prepare_config
 from lengthgen.experiments.catalog import plan
 from lengthgen.studies.robustness.analysis import point_mechanism
-from lengthgen.studies.robustness.points import DEFAULT_POINT, robustness_points
+from lengthgen.studies.robustness.points import DEFAULT_POINT, robustness_points, shared_chance
 from lengthgen.studies.robustness.section import section
 from lengthgen.studies.robustness.tables import ROBUSTNESS_MECHANISM
 from lengthgen.tables.io import read_table, write_table
@@ -59,6 +59,14 @@ def test_a_point_is_layered_over_the_config_as_given():
     assert point.config["model"]["d_model"] == 128 and point.config["train"] == DEFAULT["train"]
     assert point.differences == ["model.d_model: 64 -> 128"]
     assert point.config["experiments"] == STUDY
+
+
+def test_the_32x_figure_draws_chance_only_where_every_setting_shares_the_vocabulary():
+    prepared, points = points_of(DEFAULT)
+    assert shared_chance(prepared, points) == 1 / prepared["task"]["vocab_size"]
+    prepared, points = points_of(with_points(("wide", {"model": {"d_model": 128}}),
+                                             ("small", {"task": {"vocab_size": 8}})))
+    assert shared_chance(prepared, points) is None
 
 
 @pytest.mark.parametrize("points, message", [

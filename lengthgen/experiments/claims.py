@@ -99,12 +99,16 @@ CLAIMS = (
           scope="The statistic tests where the head attends past the range (inside the training range, far more "
                 "often than untrained heads), not that it is one fixed position: the most-attended position can move "
                 "by more than one position from length to length, and only part of the sequences go to it (the "
-                "secondary statistic below, and the checks)."),
+                "secondary statistic below, and the checks). The table's rows past the training range are never "
+                "trained (they keep their init), so the statistic asks whether the trained rows outscore them: the "
+                "untrained heads' share says how often they do by chance."),
     Claim("carrier", "the rotary kernel sits in a few frequency blocks, aligned with K",
           "the learned rotary rule is a carrier kernel aligned with the target offset", "frequency",
           "frequency: energy share of the top D/16 rotary blocks",
           "share of the learned position kernel's energy in its strongest eighth of rotary frequency blocks",
-          Baseline("untrained heads", "frequency: energy share of the top D/16 rotary blocks, the same heads untrained"),
+          # a head's init depends on its seed alone, so the untrained value is the same at every K
+          Baseline("untrained heads (the same inits at every K)",
+                   "frequency: energy share of the top D/16 rotary blocks, the same heads untrained"),
           secondary=("frequency: alignment of the top D/16 blocks with K",),
           beside=("frequency: alignment of the top D/16 blocks with K",
                   "their alignment with K (energy-weighted cos(K theta + phi), 1: every block peaks at offset K)")),
@@ -153,7 +157,7 @@ CLAIMS = (
           "if the decay is attention dilution, sharpening attention at evaluation time (log-length scaling) undoes "
           "much of it", "cures", "cures: share of rope's lost accuracy won back by log-length scaling",
           "share of rope's lost accuracy past the range won back by log-length scaling",
-          Baseline("the hard-attention limit",
+          Baseline("the hard-attention limit (infinite scale, not a bound)",
                    "cures: share of rope's lost accuracy won back by hard attention (the limit of logit scaling)"),
           beyond=True),
 )

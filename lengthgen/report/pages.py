@@ -163,8 +163,9 @@ def beyond_the_paper(secondary: pd.DataFrame) -> list[str]:
             "is a function of the offset alone, but training fixed it only at the offsets it saw, so the rule past "
             "the range is not the one training selected. That their winning keys lie at offsets never seen in "
             f"training ({per_offset(unseen['mean'], unseen['offset'])}) is no second finding but follows: a head that "
-            "fits its range is outranked by a key at an offset it saw no more often past the range than in it, so the "
-            "errors page checks the share as a test of the code ([errors](experiments/errors.md))."]
+            "fits its range ranks the target above the keys at every offset it trained on, and those logits are the "
+            "same past the range, so only a key at an unseen offset can outscore it; the errors page checks the share "
+            "as a test of the code ([errors](experiments/errors.md))."]
 
 
 def thresholds_text(rows: pd.DataFrame) -> str:

@@ -57,6 +57,7 @@ if JUDGED:
             *script_code("plot_claims.py"),
             conditions=[condition["name"] for condition in CONDITIONS],
             robustness=["this run", *ROBUSTNESS],
+            chance=shared_chance(config, ROBUSTNESS),  # the 32x figure's chance line, where the settings share it
             style=FIGURE_SETTINGS,
         group:
             "summary"

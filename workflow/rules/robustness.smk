@@ -4,7 +4,7 @@
 # one stacked job per (encoding, offset)). Each claim is judged at every point by rule judge_claims (claims.smk); rule
 # robustness measures the mechanism at each. This run is the default point: its tables are read, nothing is retrained. A point runs no
 # points of its own, so its module includes no further modules.
-from lengthgen.studies.robustness.points import DEFAULT_POINT, POINT_PREFIX, robustness_points
+from lengthgen.studies.robustness.points import DEFAULT_POINT, POINT_PREFIX, robustness_points, shared_chance
 
 try:
     ROBUSTNESS = robustness_points(CONFIG_AS_GIVEN, config, CONFIG_SCHEMA)

@@ -19,6 +19,7 @@ for claim, path in zip(CLAIMS, snakemake.output.claims):
     save_figure(forest_plot(claim, judgments, snakemake.params.conditions), path)
 save_figure(statistic_plot(secondary[secondary["statistic"] == LONGEST], snakemake.params.robustness,
                            "rope's accuracy at 32x the training length (mean, 95% interval over seeds)",
-                           "What moves rope's accuracy far past the range: each robustness setting"),
+                           "What moves rope's accuracy far past the range: each robustness setting",
+                           chance=snakemake.params.chance),
             snakemake.output.longest)
 job.finish()

@@ -52,6 +52,7 @@ def plot_shift(changes: pd.DataFrame, offset: int):
     fig, axes = plt.subplots(1, 2, figsize=(15, 5.2), layout="constrained")
     change_panel(axes[0], cells, "attention_logit_change", "attention logits", rules=True)  # the claims' logits
     change_panel(axes[1], cells, "output_logit_change", "output logits", rules=False)
-    fig.legend(*axes[0].get_legend_handles_labels(), fontsize="small", loc="outside right center")
+    # long handles, so that a dashed float32 line reads as dashed beside its marker
+    fig.legend(*axes[0].get_legend_handles_labels(), fontsize="small", loc="outside right center", handlelength=4)
     fig.suptitle(f"shift equivariance, K={offset}: solid float64, dashed float32")
     return fig

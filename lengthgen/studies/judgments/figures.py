@@ -52,10 +52,16 @@ def forest_plot(claim: Claim, judgments: pd.DataFrame, conditions: list[str]) ->
     return fig
 
 
-def statistic_plot(rows: pd.DataFrame, conditions: list[str], label: str, title: str) -> plt.Figure:
-    """One statistic's mean and interval per (condition, K), in ``conditions``' order."""
+def statistic_plot(rows: pd.DataFrame, conditions: list[str], label: str, title: str,
+                   chance: float | None = None) -> plt.Figure:
+    """One statistic's mean and interval per (condition, K), in ``conditions``' order; an accuracy with its
+    ``chance`` dashed, on an axis from 0, so that a setting at chance reads as one."""
     fig, ax, rows = interval_axes(rows[rows["condition"].isin(conditions)], conditions,
                                   lambda rows: ["tab:blue"] * len(rows), label, title)
     if rows.empty:  # the run evaluates no length that far
         ax.text(0.5, 0.5, "not measured under this config", ha="center", va="center", transform=ax.transAxes)
+    if chance is not None:
+        ax.axvline(chance, color="0.45", linestyle="--", linewidth=0.8, label=f"chance {chance:.3g}")
+        ax.set_xlim(0, 1.02)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig

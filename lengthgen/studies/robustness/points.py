@@ -53,3 +53,9 @@ def robustness_points(as_given: dict, prepared: dict, schema: Path) -> dict[str,
         check_runs_experiments(f"robustness point {name}", point, study["experiments"])
         points[name] = StudyRun(name, layered, point, changed)
     return points
+
+
+def shared_chance(config: dict, points: dict[str, StudyRun]) -> float | None:
+    """Chance accuracy, 1 / V, where this run and every point share the vocabulary V; None where a point changes it."""
+    chances = {1 / run["task"]["vocab_size"] for run in (config, *(point.prepared for point in points.values()))}
+    return chances.pop() if len(chances) == 1 else None
