@@ -151,7 +151,7 @@ def test_a_part_of_a_claim_its_primary_does_not_test_is_said_beside_it(pages, na
     assert statistic in claim.shown()  # on its page too, where the secondary statistics are
     sentence = next(line for line in pages["RESULTS.md"].splitlines()
                     if line.startswith(f"- **{capitalized(claim.says)}"))
-    assert f"; {words} 0.5 / 0.5 / 0.5 at K=1 / 2 / 3." in sentence
+    assert f"; {words} 0.5 [0.4, 0.9] / 0.5 [0.4, 0.9] / 0.5 [0.4, 0.9] at K=1 / 2 / 3." in sentence
     assert all(claim.beside == () or claim.beside[0] in claim.shown() for claim in CLAIMS)
 
 

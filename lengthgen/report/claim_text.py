@@ -76,12 +76,13 @@ def counterpart(claim: Claim, secondary: pd.DataFrame) -> str:
 
 
 def said_beside(claim: Claim, secondary: pd.DataFrame) -> str:
-    """``; their alignment with K (...) 0.942 / 0.996 at K=1 / 2``: the part of the claim its primary does not test."""
+    """``; their alignment with K (...) 0.942 [0.9, 0.98] / 0.996 [0.99, 1] at K=1 / 2``: the part of the claim its
+    primary does not test, each K's mean with its interval, as the primary's."""
     if not claim.beside:
         return ""
     statistic, words = claim.beside
     rows = this_run(secondary, statistic)
-    return f"; {words} {per_offset(rows['mean'], rows['offset'])}" if len(rows) else ""
+    return f"; {words} {with_intervals(rows)}" if len(rows) else ""
 
 
 def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Claim,

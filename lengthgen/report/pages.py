@@ -144,9 +144,9 @@ def moving_answers(secondary: pd.DataFrame, judgments: pd.DataFrame) -> list[str
                                     for name, value in part.items())
     return [f"**What moves the answers.** Rope's accuracy at 32x the training length (mean over K) is "
             f"{number(means.get(THIS_RUN, float('nan')))} in this run; across the robustness settings, highest "
-            f"{listed(ranked.head(2))}; lowest {listed(ranked.tail(2)[::-1])}. Choices no one made (the init scale, "
-            f"the width, the learning rate) move how far rope extrapolates ([figure](figures/claims/rope_at_32x.png), "
-            f"[robustness](appendix/robustness.md))."]
+            f"{listed(ranked.head(2))}; lowest {listed(ranked.tail(2)[::-1])}. Choices the paper leaves open (the init "
+            "scale, the width, the learning rate) move how far rope extrapolates "
+            "([figure](figures/claims/rope_at_32x.png), [robustness](appendix/robustness.md))."]
 
 
 def beyond_the_paper(secondary: pd.DataFrame) -> list[str]:
