@@ -43,11 +43,15 @@ def per_offset_text(texts: list[str], offsets) -> str:
     return " / ".join(texts) + " at K=" + " / ".join(str(int(k)) for k in offsets) if offsets else "not measured"
 
 
+def mean_and_interval(row) -> str:
+    """``0.683 [0.633, 0.733]``: a row's mean over seeds with its 95% seed-bootstrap interval."""
+    return f"{number(row.mean)} [{number(row.ci_low)}, {number(row.ci_high)}]"
+
+
 def with_intervals(rows: pd.DataFrame) -> str:
     """``0.683 [0.633, 0.733] / 0.958 [0.908, 1] at K=1 / 2``: each K's mean over seeds with its 95% seed-bootstrap
     interval (a K with one seed has none)."""
-    means = [f"{number(row.mean)} [{number(row.ci_low)}, {number(row.ci_high)}]" if row.n_seeds >= MIN_SEEDS
-             else number(row.mean) for row in rows.itertuples()]
+    means = [mean_and_interval(row) if row.n_seeds >= MIN_SEEDS else number(row.mean) for row in rows.itertuples()]
     return per_offset_text(means, rows["offset"])
 
 
@@ -191,8 +195,7 @@ def interval_table(rows: pd.DataFrame, first: dict | None = None, last: dict | N
     return markdown({
         **(first or {}), "condition": rows["condition"].str.replace("_", " "), "K": rows["offset"].astype(str),
         "seeds": rows["n_seeds"].astype(str),
-        "mean [95% interval]": [f"{number(row.mean)} [{number(row.ci_low)}, {number(row.ci_high)}]"
-                                for row in rows.itertuples()], **(last or {})})
+        "mean [95% interval]": [mean_and_interval(row) for row in rows.itertuples()], **(last or {})})
 
 
 def judgment_table(rows: pd.DataFrame) -> str:
