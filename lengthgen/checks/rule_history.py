@@ -71,7 +71,7 @@ def rule_timing(experiment: str, history: tuple[RuleChange, ...] = RULE_HISTORY,
     not say of the others: *set at a time not recorded, revised after* where the first does not say; *not recorded*
     where no change is known to be after the data and one does not say (or none names the experiment)."""
     changes = [change for change in history if experiment in change.experiments and rule in change.rules]
-    if changes and any(change.blind is False for change in changes):
+    if any(change.blind is False for change in changes):
         first = changes[0].blind
         return AFTER if first is False else REVISED_AFTER if first else UNRECORDED_REVISED_AFTER
     if not changes or any(change.blind is None for change in changes):
