@@ -77,7 +77,8 @@ CLAIMS = (
           "rotary encodings make the attention logit a function of relative offset alone, so the rule learned at "
           "training lengths is reproduced at every longer length", "shift",
           "shift: rope float64 attention-logit change (max over shifts)",
-          "rope's largest attention-logit change under a position shift (logits)",
+          "rope's largest attention-logit change under a position shift (logits; zero in exact arithmetic, so it "
+          "checks the code, with the learned heads' change as the contrast)",
           Baseline("learned heads", "shift: learned float64 attention-logit change (max over shifts)"),
           secondary=("errors: share of rope's ranking errors won by a key at an offset never trained",),
           scope="The statistic tests the first half, that the logit is a function of the offset alone (to float64 "
@@ -105,7 +106,8 @@ CLAIMS = (
     Claim("carrier", "the rotary kernel sits in a few frequency blocks, aligned with K",
           "the learned rotary rule is a carrier kernel aligned with the target offset", "frequency",
           "frequency: energy share of the top D/16 rotary blocks",
-          "share of the learned position kernel's energy in its strongest eighth of rotary frequency blocks",
+          "share of the learned position kernel's energy in its strongest D/16 rotary frequency blocks (an eighth of "
+          "them)",
           # a head's init depends on its seed alone, so the untrained value is the same at every K
           Baseline("untrained heads (the same inits at every K)",
                    "frequency: energy share of the top D/16 rotary blocks, the same heads untrained"),
@@ -115,7 +117,8 @@ CLAIMS = (
     Claim("dilution law", "the dilution law predicts the decay",
           "the graceful accuracy decay follows an attention-dilution law, predicted from the head's parameters",
           "prop1", "prop1: mean-field accuracy error past the range",
-          "error of the law's predicted accuracy past the range (mean absolute)",
+          "error of the law's predicted accuracy past the range (mean absolute; the law's form is this pipeline's "
+          "reconstruction, as the paper gives no formula)",
           Baseline("the ranking account", "prop1: ranking accuracy error past the range",
                    rival="which predicts a wrong answer wherever a key holding another token outscores the target, "
                          "and ignores dilution"),
@@ -157,7 +160,7 @@ CLAIMS = (
           "if the decay is attention dilution, sharpening attention at evaluation time (log-length scaling) undoes "
           "much of it", "cures", "cures: share of rope's lost accuracy won back by log-length scaling",
           "share of rope's lost accuracy past the range won back by log-length scaling",
-          Baseline("the hard-attention limit (infinite scale, not a bound)",
+          Baseline("hard attention (infinite scale; a cure can exceed it)",
                    "cures: share of rope's lost accuracy won back by hard attention (the limit of logit scaling)"),
           beyond=True),
 )

@@ -13,7 +13,7 @@ from lengthgen.studies.judgments.judge import THIS_RUN
 NEEDS = {">=": "at least", ">": "above", "<=": "at most"}  # what a rule's comparison asks of the mean, in words
 # Whether the confirmation runs seen before the rules were last revised test a claim blind: its own rule's timing
 # says, as a rule fixed before any data it judges was seen is blind to them
-BLIND = {BEFORE: "still blind: this claim's rule was set before their data", REVISED_AFTER: "not blind",
+BLIND = {BEFORE: "blind all the same: this claim's rule predates their data", REVISED_AFTER: "not blind",
          AFTER: "not blind", UNRECORDED_REVISED_AFTER: "not blind", NOT_RECORDED: "blind or not: not recorded"}
 
 
@@ -22,10 +22,17 @@ def capitalized(text: str) -> str:
 
 
 def number(value: float) -> str:
-    """Three significant digits; a tiny logit change in scientific notation."""
+    """Three significant digits, or up to six where three would round a value that is not 1 to 1 (a share of 0.9999
+    is not all); a tiny logit change in scientific notation."""
     if pd.isna(value):
         return "n/a"
-    return f"{value:.2e}" if value != 0 and abs(value) < 1e-3 else f"{value:.3g}"
+    if value != 0 and abs(value) < 1e-3:
+        return f"{value:.2e}"
+    text, digits = f"{value:.3g}", 3
+    while text == "1" and value != 1 and digits < 6:
+        digits += 1
+        text = f"{value:.{digits}g}"
+    return text
 
 
 def of_claim(frame: pd.DataFrame, claim: Claim, condition: str | None = None) -> pd.DataFrame:
@@ -193,7 +200,8 @@ def claims_table(judgments: pd.DataFrame, claims: tuple[Claim, ...], pages: list
 def interval_table(rows: pd.DataFrame, first: dict | None = None, last: dict | None = None) -> str:
     """Per row of ``rows``: the ``first`` columns, condition, K, seeds, mean [95% interval], the ``last`` columns."""
     return markdown({
-        **(first or {}), "condition": rows["condition"].str.replace("_", " "), "K": rows["offset"].astype(str),
+        # the conditions by their config names, as the first screen and the robustness page name them
+        **(first or {}), "condition": rows["condition"], "K": rows["offset"].astype(str),
         "seeds": rows["n_seeds"].astype(str),
         "mean [95% interval]": [mean_and_interval(row) for row in rows.itertuples()], **(last or {})})
 
