@@ -144,7 +144,7 @@ def test_the_limit_sets_the_tolerance_of_the_recovery_prediction():
     assert [row["value"] for row in rows] == [0.25, 0.375]
     assert [row["threshold"] for row in rows] == [0.25, 0.25]
     assert [row["holds"] for row in rows] == [True, False]
-    assert rows[0]["rule"] == "<= 0.5 x hard-attention limit +0.500 = 0.25"
+    assert rows[0]["rule"] == "<= 0.5 x the hard-attention limit (0.5) = 0.25"
     # a wider limit lets yarn's error in; a negative one leaves no tolerance even for an exact prediction
     assert all(row["holds"] for row in cures.recovery_prediction_checks(
         recovery(0.75, {"log_length": 0.75, "yarn": 0.75}, {"log_length": 0.5, "yarn": 0.375})))

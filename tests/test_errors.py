@@ -166,7 +166,7 @@ def test_checks_measure_rope_past_the_range(analyzed):
     assert unseen["value"] == 1.0 and unseen["holds"]  # won at offset 20 > TRAIN_MAX
     # The dilution share tests the paper's account; where the winners lie follows from equivariance and the fit.
     assert (dilution["kind"], unseen["kind"]) == ("evidence", "sanity")
-    assert unseen["rule"].endswith("per answer)")
+    assert unseen["rule"].endswith("answers, every seed's pooled)")
 
 
 def test_checks_need_lengths_past_the_range(analyzed):

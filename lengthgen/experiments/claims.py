@@ -72,7 +72,8 @@ CLAIMS = (
           "rope's accuracy at 4x the training length (share correct)", Baseline(CHANCE),
           preconditions=("generalization: rope lowest accuracy in the training range",),
           counterpart="generalization: learned accuracy at 4x the training length",
-          secondary=("generalization: rope accuracy at 32x the training length",)),
+          secondary=("generalization: rope accuracy at 32x the training length",),
+          beside=("generalization: rope accuracy at 32x the training length", "rope's at 32x")),
     Claim("equivariance", "rotary logits depend on offset alone",
           "rotary encodings make the attention logit a function of relative offset alone, so the rule learned at "
           "training lengths is reproduced at every longer length", "shift",
@@ -144,7 +145,10 @@ CLAIMS = (
           "the matched softmax head's accuracy at 4x the training length minus the linear head's",
           Baseline("no difference", value=0.0), threshold_name="MIN_SOFTMAX_ADVANTAGE",
           preconditions=("linear, arm 2 (linear-attention head): lowest accuracy in the training range",
-                         "linear: matched softmax head's lowest accuracy in the training range")),
+                         "linear: matched softmax head's lowest accuracy in the training range"),
+          secondary=("linear: matched softmax head's accuracy at 4x the training length",),
+          beside=("linear: matched softmax head's accuracy at 4x the training length",
+                  "the matched softmax head's own accuracy at 4x")),
     Claim("transformer", "rope's extrapolation transfers to a transformer",
           "the phenomenon, the equivariance and the carrier transfer to a multi-layer, multi-head transformer",
           "transformer", "transformer: rope accuracy at 4x the training length",
@@ -152,6 +156,8 @@ CLAIMS = (
           preconditions=("transformer: rope lowest accuracy in the training range",),
           counterpart="transformer: learned accuracy at 4x the training length",
           secondary=("transformer: rope's largest step down in accuracy past the range (0: none)",),
+          beside=("transformer: rope's largest step down in accuracy past the range (0: none)",
+                  "its largest step down in accuracy past the range (0: none)"),
           scope="The statistic tests the phenomenon alone (rope extrapolates, learned does not). The equivariance and "
                 "the carrier are checks on this page, in no verdict; pinning, the dilution law and the error split "
                 "are not measured on the transformer. Whether its accuracy past the range falls in steps, where the "

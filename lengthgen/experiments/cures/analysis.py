@@ -257,7 +257,7 @@ def recovery_prediction_checks(fraction: dict) -> list[dict]:
                   f"{CURES_CLAIM_PREDICTOR}: absolute error of the predicted fraction of rope's lost accuracy won "
                   "back past the training range",
                   abs(fraction[cure, "measured"] - fraction[cure, CURES_CLAIM_PREDICTOR]), "<=", tolerance,
-                  rule=f"<= {MAX_RECOVERY_ERROR_OF_LIMIT:g} x hard-attention limit {limit.value():+.3f} "
+                  rule=f"<= {MAX_RECOVERY_ERROR_OF_LIMIT:g} x the hard-attention limit ({limit.value():.3g}) "
                        f"= {tolerance.value():.4g}")
             for cure in SHARPENING]
 

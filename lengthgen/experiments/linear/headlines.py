@@ -1,12 +1,13 @@
 """The linear control's headlines, read in every run by the multiseed experiment (``lengthgen/checks/headlines.py``):
-arm 2's accuracy at 4x, its matched softmax head's lead over it there, and both heads' fit of the range."""
+arm 2's accuracy at 4x, its matched softmax head's lead over it there and own accuracy there, and both heads' fit of
+the range."""
 
 import pandas as pd
 
 from lengthgen.experiments.linear.summaries import HEAD, MATCHED
 from lengthgen.experiments.linear.tables import ARMS
 from lengthgen.experiments.linear.thresholds import CHANCE_MULTIPLE, LINEAR_HEAD_FIT_ACCURACY, MIN_SOFTMAX_ADVANTAGE
-from lengthgen.checks.headlines import DIFFERENCE, UNIT, Headline, accuracy_at_four_x, lowest_in_range
+from lengthgen.checks.headlines import DIFFERENCE, UNIT, Headline, accuracy_at_four_x, lowest_in_range, statistic
 
 
 def softmax_advantage(frame: pd.DataFrame, settings: dict) -> pd.Series:
@@ -29,4 +30,7 @@ HEADLINES = [
              lambda s: LINEAR_HEAD_FIT_ACCURACY, lowest_in_range("arm", MATCHED), bounds=UNIT),
     Headline("linear: matched softmax head's accuracy at 4x the training length minus the linear head's",
              ("linear_by_length",), ">=", lambda s: MIN_SOFTMAX_ADVANTAGE, softmax_advantage, bounds=DIFFERENCE),
+    # how far the softmax head itself extrapolates at the linear control's base, shown beside its lead
+    statistic("linear: matched softmax head's accuracy at 4x the training length", ("linear_by_length",),
+              accuracy_at_four_x("arm", MATCHED), bounds=UNIT),
 ]
