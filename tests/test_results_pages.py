@@ -18,7 +18,8 @@ from lengthgen.pipeline.config import prepare_config
 from lengthgen.report.claim_text import (capitalized, confirmation_text, mixed, number, per_offset,
                                          robustness_text, verdict_and_evidence)
 from lengthgen.report.markdown import MAX_CELL, fit_cells, table_cells
-from lengthgen.report.pages import (FEW_SEEDS, FIRST_SCREEN, LONGEST, figure_one, moving_answers, page_paths, render_pages,
+from lengthgen.studies.judgments.judge import LONGEST, rope_far_accuracy
+from lengthgen.report.pages import (FEW_SEEDS, FIRST_SCREEN, figure_one, moving_answers, page_paths, render_pages,
                                     thresholds_text)
 
 CLAIMS_HEADER = "|claim|thisrun"
@@ -259,16 +260,36 @@ def test_an_untestable_row_of_a_forest_plot_draws_no_value_and_says_why(judgment
     assert UNTESTABLE_TEXT in [text.get_text() for text in ax.get_legend().get_texts()]
 
 
+def test_an_untestable_cell_of_the_32x_figure_draws_no_value_and_says_why(judgments, secondary):
+    import matplotlib
+    matplotlib.use("Agg")
+    from lengthgen.studies.judgments.figures import UNTESTABLE_TEXT, statistic_plot
+    judgments = judgments.copy()
+    judgments.loc[(judgments["claim"] == "gap") & (judgments["condition"] == "lr_0_03") & (judgments["offset"] == 1),
+                  "verdict"] = UNTESTABLE  # rope does not fit its range there
+    far = rope_far_accuracy(secondary, judgments)
+    assert list(far["verdict"]).count(UNTESTABLE) == 1 and set(far["statistic"]) == {LONGEST}
+    ax = statistic_plot(far, ["this run", "lr_0_03"], "accuracy", "title", chance=0.0625).axes[0]
+    assert [label.get_text() for label in ax.get_yticklabels()][3] == "lr_0_03, K=1: untestable"
+    assert len([line for line in ax.lines if line.get_marker() == "o"]) == 5
+    assert UNTESTABLE_TEXT in [text.get_text() for text in ax.get_legend().get_texts()]
+
+
 def test_what_moves_the_answers_names_each_setting_and_the_values_it_sets():
-    secondary = pd.DataFrame({"statistic": LONGEST, "condition": ["this run", "init_small", "wide", "fast", "narrow"],
-                              "offset": 1, "mean": [0.5, 0.98, 0.7, 0.2, 0.09]})
-    judgments = pd.DataFrame({"condition": ["this run", "init_small", "wide", "fast", "narrow"],
+    names = ["this run", "init_small", "wide", "fast", "narrow"]
+    secondary = pd.DataFrame({"statistic": LONGEST, "condition": names, "offset": 1,
+                              "mean": [0.5, 0.98, 0.7, 0.2, 0.09]})
+    judgments = pd.DataFrame({"claim": "gap", "condition": names, "offset": 1, "verdict": HOLDS,
                               "settings": ["", "model.init normal@std=0.1", "model.d_model 128", "train.lr 0.03",
                                            "model.d_model 32"]})
     text, = moving_answers(secondary, judgments)
     assert "0.5 in this run" in text
     assert "highest 0.98 at init_small (model.init normal@std=0.1), 0.7 at wide (model.d_model 128)" in text
     assert "lowest 0.09 at narrow (model.d_model 32), 0.2 at fast (train.lr 0.03)" in text
+    # a setting where rope does not fit its range, so that the gap claim is untestable there, moves nothing
+    untestable = judgments.assign(verdict=judgments["verdict"].where(judgments["condition"] != "narrow", UNTESTABLE))
+    text, = moving_answers(secondary, untestable)
+    assert "narrow" not in text and "lowest 0.2 at fast (train.lr 0.03), 0.7 at wide (model.d_model 128)" in text
 
 
 def test_a_claims_threshold_is_named_per_condition_where_the_conditions_differ():

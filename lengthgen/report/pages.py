@@ -12,14 +12,14 @@ import pandas as pd
 import yaml
 
 from lengthgen.checks.check import checks_markdown
-from lengthgen.checks.judgment import DEFINITION, N_RESAMPLES, across_offsets
+from lengthgen.checks.judgment import DEFINITION, N_RESAMPLES, UNTESTABLE, across_offsets
 from lengthgen.checks.rule_history import history_markdown, rule_timing
 from lengthgen.experiments.claims import CLAIMS, CLAIMS_BY_NAME, HEADLINES_BY_NAME, Claim
 from lengthgen.report import claim_text
 from lengthgen.report.claim_text import capitalized, number, of_claim, per_offset
 from lengthgen.report.first_screen import as_rst
 from lengthgen.report.markdown import fit_cells
-from lengthgen.studies.judgments.judge import THIS_RUN
+from lengthgen.studies.judgments.judge import THIS_RUN, rope_far_accuracy
 
 FIRST_SCREEN = "first_screen.rst"  # RESULTS.md for the HTML report
 CHANGES, REPLICATION, ROBUSTNESS = "changes", "replication", "robustness"
@@ -27,7 +27,6 @@ PER_OFFSET_SUFFIX = r"_K\d+"  # a per-offset section's name: <experiment>_K<offs
 FIGURE_LINK = re.compile(r"!\[([^\]]*)\]\(figures/([^)]+)\)")
 BACK = "[Back to the results](../RESULTS.md)"
 INIT_WORDS = {"torch_default": "PyTorch's default init"}
-LONGEST = "generalization: rope accuracy at 32x the training length"  # what moves the answers (``claim_secondary``)
 METHODS = [
     "**Primary statistics.** Each claim names one statistic its experiment exports (one number per trained run: "
     "offset K and seed), a threshold fixed in code, and a baseline drawn beside it (chance 1/V, the heads untrained, "
@@ -140,8 +139,10 @@ def figure_one(config: dict, accuracy: pd.DataFrame | None) -> list[str]:
 
 
 def moving_answers(secondary: pd.DataFrame, judgments: pd.DataFrame) -> list[str]:
-    """What moves rope's accuracy at 32x most: the settings with the highest and lowest mean over K, and this run's."""
-    means = secondary[secondary["statistic"] == LONGEST].groupby("condition", sort=False)["mean"].mean()
+    """What moves rope's accuracy at 32x most: the settings with the highest and lowest mean over K, and this run's;
+    over the K where rope fits its range (where it does not, the gap claim is untestable)."""
+    far = rope_far_accuracy(secondary, judgments)
+    means = far[far["verdict"] != UNTESTABLE].groupby("condition", sort=False)["mean"].mean()
     if len(means) < 2:
         return []
     settings = judgments.drop_duplicates("condition").set_index("condition")["settings"]

@@ -6,10 +6,9 @@ from lengthgen.experiments.claims import CLAIMS
 from lengthgen.plots import save_figure
 from lengthgen.runtime.job import start_job
 from lengthgen.studies.judgments.figures import forest_plot, statistic_plot
+from lengthgen.studies.judgments.judge import rope_far_accuracy
 from lengthgen.studies.judgments.tables import CLAIM_JUDGMENTS, CLAIM_SECONDARY
 from lengthgen.tables.io import read_table
-
-LONGEST = "generalization: rope accuracy at 32x the training length"
 
 job = start_job(snakemake.log[0])
 plt.style.use([snakemake.input.style, snakemake.params.style])
@@ -17,7 +16,7 @@ judgments = read_table(snakemake.input.judgments, CLAIM_JUDGMENTS)
 secondary = read_table(snakemake.input.secondary, CLAIM_SECONDARY)
 for claim, path in zip(CLAIMS, snakemake.output.claims):
     save_figure(forest_plot(claim, judgments, snakemake.params.conditions), path)
-save_figure(statistic_plot(secondary[secondary["statistic"] == LONGEST], snakemake.params.robustness,
+save_figure(statistic_plot(rope_far_accuracy(secondary, judgments), snakemake.params.robustness,
                            "rope's accuracy at 32x the training length (mean, 95% interval over seeds)",
                            "What moves rope's accuracy far past the range: each robustness setting",
                            chance=snakemake.params.chance),

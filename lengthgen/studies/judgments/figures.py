@@ -54,8 +54,9 @@ def forest_plot(claim: Claim, judgments: pd.DataFrame, conditions: list[str]) ->
 
 def statistic_plot(rows: pd.DataFrame, conditions: list[str], label: str, title: str,
                    chance: float | None = None) -> plt.Figure:
-    """One statistic's mean and interval per (condition, K), in ``conditions``' order; an accuracy with its
-    ``chance`` dashed, on an axis from 0, so that a setting at chance reads as one."""
+    """One statistic's mean and interval per (condition, K), in ``conditions``' order, none where a ``verdict`` column
+    says untestable; an accuracy with its ``chance`` dashed, on an axis from 0, so that a setting at chance reads as
+    one."""
     fig, ax, rows = interval_axes(rows[rows["condition"].isin(conditions)], conditions,
                                   lambda rows: ["tab:blue"] * len(rows), label, title)
     if rows.empty:  # the run evaluates no length that far
@@ -63,5 +64,8 @@ def statistic_plot(rows: pd.DataFrame, conditions: list[str], label: str, title:
     if chance is not None:
         ax.axvline(chance, color="0.45", linestyle="--", linewidth=0.8, label=f"chance {chance:.3g}")
         ax.set_xlim(0, 1.02)
+    if "verdict" in rows and (rows["verdict"] == UNTESTABLE).any():
+        ax.plot([], [], linestyle="", label=UNTESTABLE_TEXT)
+    if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig

@@ -10,6 +10,8 @@ from lengthgen.experiments.claims import CHANCE, CLAIMS, Claim
 from lengthgen.experiments.claims import HEADLINES_BY_NAME as HEADLINES
 
 THIS_RUN = "this run"
+# How far rope extrapolates, in every condition: what moves the answers (the report's line and figure)
+LONGEST = "generalization: rope accuracy at 32x the training length"
 
 
 class Condition(NamedTuple):
@@ -85,3 +87,10 @@ def conditions_of(config: dict, confirmation: dict, robustness: dict) -> list[di
                         task_of(run.prepared))._asdict() for name, run in confirmation.items()),
             *(Condition(name, "robustness", True, "; ".join(point.differences), point.settings,
                         task_of(point.prepared))._asdict() for name, point in robustness.items())]
+
+
+def rope_far_accuracy(secondary: pd.DataFrame, judgments: pd.DataFrame) -> pd.DataFrame:
+    """Rope's accuracy at 32x (``LONGEST``) per condition and K, with the gap claim's verdict there: "untestable"
+    where rope does not fit its training range, so that its accuracy far past it means nothing either."""
+    verdicts = judgments.loc[judgments["claim"] == "gap", ["condition", "offset", "verdict"]]
+    return secondary[secondary["statistic"] == LONGEST].merge(verdicts, on=["condition", "offset"], how="left")
