@@ -16,11 +16,10 @@ from lengthgen.experiments.catalog import plan
 from lengthgen.experiments.claims import CLAIMS, CLAIMS_BY_NAME
 from lengthgen.pipeline.config import prepare_config
 from lengthgen.report.claim_text import (capitalized, confirmation_text, mixed, number, per_offset,
-                                         robustness_text, verdict_and_evidence)
+                                         robustness_text, thresholds_text, verdict_and_evidence)
 from lengthgen.report.markdown import MAX_CELL, fit_cells, table_cells
+from lengthgen.report.pages import FEW_SEEDS, FIRST_SCREEN, figure_one, moving_answers, page_paths, render_pages
 from lengthgen.studies.judgments.judge import LONGEST, rope_far_accuracy
-from lengthgen.report.pages import (FEW_SEEDS, FIRST_SCREEN, figure_one, moving_answers, page_paths, render_pages,
-                                    thresholds_text)
 
 CLAIMS_HEADER = "|claim|thisrun"
 FIRST_SCREEN_LINES = 40
@@ -141,10 +140,9 @@ def test_the_setup_gives_the_transformer_its_own_training_and_counts_the_robustn
     lines = pages["RESULTS.md"].splitlines()
     heads, transformer = next(line for line in lines if line.startswith("**Setup.**")).split(" The transformer: ")
     assert f"Adam at peak lr {config['train']['lr']:g} for {config['train']['steps']} steps" in heads
-    seeds = len(config['transformer']['seeds'])
-    assert transformer.startswith(f"{seeds} seeds, {config['transformer']['n_layers']} layers "
-                                  f"of {config['transformer']['n_heads']} heads, width {config['transformer']['d_model']}, "
-                                  f"Adam at lr {config['transformer']['lr']:g} for {config['transformer']['steps']} steps")
+    seeds, settings = len(config['transformer']['seeds']), config['transformer']
+    assert transformer.startswith(f"{seeds} seeds, {settings['n_layers']} layers of {settings['n_heads']} heads, width "
+                                  f"{settings['d_model']}, Adam at lr {settings['lr']:g} for {settings['steps']} steps")
     # a bootstrap over a few seeds is said to be close to their range
     assert transformer.endswith(f" (with {seeds} seeds, its intervals are close to the seeds' own range).")
     assert seeds < FEW_SEEDS
@@ -258,6 +256,18 @@ def test_an_untestable_row_of_a_forest_plot_draws_no_value_and_says_why(judgment
     assert len(drawn) == len(rows) - 1 and 10 not in drawn  # lr_0_03, K=2 is the eleventh row, y = 10
     assert [label.get_text() for label in ax.get_yticklabels()][10] == "lr_0_03, K=2: untestable"
     assert UNTESTABLE_TEXT in [text.get_text() for text in ax.get_legend().get_texts()]
+    assert "threshold 0.3" in [text.get_text() for text in ax.get_legend().get_texts()]  # the dashed line's
+
+
+def test_the_dashed_lines_of_a_forest_plot_are_named_by_the_conditions_they_judge(judgments):
+    import matplotlib
+    matplotlib.use("Agg")
+    from lengthgen.studies.judgments.figures import forest_plot
+    rows = judgments[judgments["claim"] == "gap"].copy()
+    rows.loc[rows["condition"] == "lr_0_03", "threshold"] = 0.625  # another vocabulary's chance
+    ax = forest_plot(CLAIMS_BY_NAME["gap"], rows, [name for name, _, _ in CONDITIONS]).axes[0]
+    assert sorted(line.get_xdata()[0] for line in ax.lines if line.get_linestyle() == "--") == [0.3, 0.625]
+    assert "threshold 0.3 (0.625 in lr_0_03)" in [text.get_text() for text in ax.get_legend().get_texts()]
 
 
 def test_an_untestable_cell_of_the_32x_figure_draws_no_value_and_says_why(judgments, secondary):

@@ -35,6 +35,15 @@ def number(value: float) -> str:
     return text
 
 
+def thresholds_text(rows: pd.DataFrame) -> str:
+    """A claim's threshold in this run, and the conditions' whose differ (a threshold of chance follows the
+    vocabulary): ``0.312 (0.625 in small_vocab)``."""
+    by_condition = rows.drop_duplicates("condition").set_index("condition")["threshold"]
+    here = by_condition.get(THIS_RUN, by_condition.iloc[0])
+    others = ", ".join(f"{number(value)} in {name}" for name, value in by_condition.items() if value != here)
+    return number(here) + (f" ({others})" if others else "")
+
+
 def of_claim(frame: pd.DataFrame, claim: Claim, condition: str | None = None) -> pd.DataFrame:
     rows = frame[frame["claim"] == claim.name]
     return rows if condition is None else rows[rows["condition"] == condition].sort_values("offset")

@@ -16,7 +16,7 @@ from lengthgen.checks.judgment import DEFINITION, N_RESAMPLES, UNTESTABLE, acros
 from lengthgen.checks.rule_history import history_markdown, rule_timing
 from lengthgen.experiments.claims import CLAIMS, CLAIMS_BY_NAME, HEADLINES_BY_NAME, Claim
 from lengthgen.report import claim_text
-from lengthgen.report.claim_text import capitalized, number, of_claim, per_offset
+from lengthgen.report.claim_text import capitalized, number, of_claim, per_offset, thresholds_text
 from lengthgen.report.first_screen import as_rst
 from lengthgen.report.markdown import fit_cells
 from lengthgen.studies.judgments.judge import THIS_RUN, rope_far_accuracy
@@ -174,15 +174,6 @@ def beyond_the_paper(secondary: pd.DataFrame) -> list[str]:
             f"training (share {per_offset(unseen['mean'], unseen['offset'])}). That share is expected, not a second "
             "finding: a head that fits its range ranks the target above the keys at nearly every offset it trained "
             "on, and those logits are the same past the range ([errors](experiments/errors.md))."]
-
-
-def thresholds_text(rows: pd.DataFrame) -> str:
-    """A claim's threshold in this run, and the conditions' whose differ (a threshold of chance follows the
-    vocabulary): ``0.312 (0.625 in small_vocab)``."""
-    by_condition = rows.drop_duplicates("condition").set_index("condition")["threshold"]
-    here = by_condition.get(THIS_RUN, by_condition.iloc[0])
-    others = ", ".join(f"{number(value)} in {name}" for name, value in by_condition.items() if value != here)
-    return number(here) + (f" ({others})" if others else "")
 
 
 def results_markdown(config: dict, judgments: pd.DataFrame, secondary: pd.DataFrame, grouped: dict[str, list[str]],
