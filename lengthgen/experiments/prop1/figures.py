@@ -5,6 +5,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from lengthgen.plots import shade_training_range
+from lengthgen.science.prediction_errors import DILUTION_LAW_PREDICTOR
 
 # One style per predictor of ``dilution.PREDICTORS``, drawn in this order.
 PREDICTOR_STYLES = {
@@ -47,7 +48,8 @@ def plot_prop1(comparison: pd.DataFrame, offset: int, vocab_size: int, train_len
         for predictor in (name for name in PREDICTOR_STYLES if column == "accuracy" or name not in ACCURACY_ONLY):
             predicted = rows[rows["predictor"] == predictor].groupby("length")[f"predicted_{column}"].mean()
             if not predicted.empty:
-                ax.plot(predicted.index, predicted.to_numpy(), zorder=4, label=f"predicted: {predictor}",
+                judged = " (the law the claim judges)" if predictor == DILUTION_LAW_PREDICTOR else ""
+                ax.plot(predicted.index, predicted.to_numpy(), zorder=4, label=f"predicted: {predictor}{judged}",
                         **PREDICTOR_STYLES[predictor])
         ax.set_xscale("log", base=2)
         ax.set_ylim(-0.02, 1.02)
