@@ -268,6 +268,8 @@ def test_the_dashed_lines_of_a_forest_plot_are_named_by_the_conditions_they_judg
     ax = forest_plot(CLAIMS_BY_NAME["gap"], rows, [name for name, _, _ in CONDITIONS]).axes[0]
     assert sorted(line.get_xdata()[0] for line in ax.lines if line.get_linestyle() == "--") == [0.3, 0.625]
     assert "threshold 0.3 (0.625 in lr_0_03)" in [text.get_text() for text in ax.get_legend().get_texts()]
+    empty = forest_plot(CLAIMS_BY_NAME["gap"], rows.iloc[:0], []).axes[0]  # a claim this config does not run
+    assert not [text.get_text() for text in empty.get_legend().get_texts() if text.get_text().startswith("threshold")]
 
 
 def test_an_untestable_cell_of_the_32x_figure_draws_no_value_and_says_why(judgments, secondary):

@@ -44,15 +44,15 @@ def forest_plot(claim: Claim, judgments: pd.DataFrame, conditions: list[str]) ->
                           label=f"baseline: {claim.baseline.label}")
     for threshold in rows["threshold"].unique():  # one per task: chance differs between vocabularies
         ax.axvline(threshold, color="black", linestyle="--", linewidth=0.8)
-    # which dashed line is whose, where the conditions' thresholds differ
-    threshold = plt.Line2D([], [], color="black", linestyle="--", linewidth=0.8,
-                           label=f"threshold {thresholds_text(rows)}")
+    # which dashed line is whose, where the conditions' thresholds differ (none where the claim was not run)
+    threshold = [plt.Line2D([], [], color="black", linestyle="--", linewidth=0.8,
+                            label=f"threshold {thresholds_text(rows)}")] if len(rows) else []
     if claim.rule.log_scale:
         ax.set_xscale("log")
     handles = [plt.Line2D([], [], marker="" if verdict == UNTESTABLE else "o", linestyle="", color=color,
                           label=UNTESTABLE_TEXT if verdict == UNTESTABLE else verdict)
                for verdict, color in VERDICT_COLORS.items() if verdict in set(rows["verdict"])]
-    ax.legend(handles=[*handles, threshold, baseline], fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.legend(handles=[*handles, *threshold, baseline], fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     return fig
 
 
