@@ -16,7 +16,7 @@ from lengthgen.experiments.catalog import plan
 from lengthgen.experiments.claims import CLAIMS, CLAIMS_BY_NAME
 from lengthgen.pipeline.config import prepare_config
 from lengthgen.report.claim_text import (capitalized, confirmation_text, mixed, number, per_offset,
-                                         robustness_text, thresholds_text, verdict_and_evidence)
+                                         robustness_text, tally, thresholds_text, verdict_and_evidence)
 from lengthgen.report.markdown import MAX_CELL, fit_cells, table_cells
 from lengthgen.report.pages import FEW_SEEDS, FIRST_SCREEN, figure_one, moving_answers, page_paths, render_pages
 from lengthgen.studies.judgments.judge import LONGEST, rope_far_accuracy
@@ -266,7 +266,13 @@ def test_the_dashed_lines_of_a_forest_plot_are_named_by_the_conditions_they_judg
     rows = judgments[judgments["claim"] == "gap"].copy()
     rows.loc[rows["condition"] == "lr_0_03", "threshold"] = 0.625  # another vocabulary's chance
     ax = forest_plot(CLAIMS_BY_NAME["gap"], rows, [name for name, _, _ in CONDITIONS]).axes[0]
-    assert sorted(line.get_xdata()[0] for line in ax.lines if line.get_linestyle() == "--") == [0.3, 0.625]
+    # the vertical dashes (the error bars are horizontal): each row's tick at its own threshold, across its row
+    # alone, lr_0_03's three rows at 0.625
+    ticks = [segment for collection in ax.collections if hasattr(collection, "get_segments")
+             for segment in collection.get_segments() if segment[0, 0] == segment[1, 0]]
+    at = {(segment[0, 0], (segment[0, 1] + segment[1, 1]) / 2) for segment in ticks}
+    lr_rows = {y for y, label in enumerate(ax.get_yticklabels()) if label.get_text().startswith("lr_0_03")}
+    assert at == {(0.625 if y in lr_rows else 0.3, y) for y in range(len(rows))} and len(lr_rows) == 3
     assert "threshold 0.3 (0.625 in lr_0_03)" in [text.get_text() for text in ax.get_legend().get_texts()]
     empty = forest_plot(CLAIMS_BY_NAME["gap"], rows.iloc[:0], []).axes[0]  # a claim this config does not run
     assert not [text.get_text() for text in empty.get_legend().get_texts() if text.get_text().startswith("threshold")]
@@ -285,6 +291,19 @@ def test_an_untestable_cell_of_the_32x_figure_draws_no_value_and_says_why(judgme
     assert [label.get_text() for label in ax.get_yticklabels()][3] == "lr_0_03, K=1: untestable"
     assert len([line for line in ax.lines if line.get_marker() == "o"]) == 5
     assert UNTESTABLE_TEXT in [text.get_text() for text in ax.get_legend().get_texts()]
+
+
+def test_the_first_screen_counts_the_verdicts_in_this_run(pages, judgments):
+    assert "**What we found.** Of 10 claims, 9 hold and 1 does not hold in this run (each below with its numbers)." \
+        in pages["RESULTS.md"]
+    mixed_run = judgments.copy()
+    here = mixed_run["condition"] == "this run"
+    mixed_run.loc[here & (mixed_run["claim"] == "gap") & (mixed_run["offset"] == 1), "verdict"] = DOES_NOT_HOLD
+    mixed_run.loc[here & (mixed_run["claim"] == "pinning"), "verdict"] = INCONCLUSIVE
+    assert tally(mixed_run, CLAIMS) == ("Of 10 claims, 7 hold, 1 holds in part, 1 does not hold and 1 is inconclusive "
+                                        "in this run (each below with its numbers).")
+    assert tally(mixed_run[mixed_run["claim"] == "gap"], CLAIMS) == ("Of 1 claim, 1 holds in part in this run (each "
+                                                                       "below with its numbers).")
 
 
 def test_what_moves_the_answers_names_each_setting_and_the_values_it_sets():

@@ -114,7 +114,7 @@ CLAIMS = (
                    "frequency: energy share of the top D/16 rotary blocks, the same heads untrained"),
           secondary=("frequency: alignment of the top D/16 blocks with K",),
           beside=("frequency: alignment of the top D/16 blocks with K",
-                  "their alignment with K (energy-weighted cos(K theta + phi), 1: every block peaks at offset K)")),
+                  "their alignment with K (1: every block's kernel peaks at offset K)")),
     Claim("dilution law", "the dilution law predicts the decay",
           "the graceful accuracy decay follows an attention-dilution law, predicted from the head's parameters",
           "prop1", "prop1: mean-field accuracy error past the range",

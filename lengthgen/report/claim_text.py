@@ -3,8 +3,8 @@
 import pandas as pd
 
 from lengthgen.checks.check import COMPARISONS
-from lengthgen.checks.judgment import (HOLDS, INCONCLUSIVE, MIN_SEEDS, UNTESTABLE, across_offsets, offsets_text,
-                                       plain, replication, robustness)
+from lengthgen.checks.judgment import (DOES_NOT_HOLD, HOLDS, IN_PART, INCONCLUSIVE, MIN_SEEDS, UNTESTABLE,
+                                       across_offsets, offsets_text, plain, replication, robustness)
 from lengthgen.checks.rule_history import (AFTER, BEFORE, NOT_RECORDED, REVISED_AFTER, UNRECORDED_REVISED_AFTER,
                                            rule_timing)
 from lengthgen.experiments.claims import Claim
@@ -146,6 +146,24 @@ def mixed(verdicts: list[str]) -> str:
     counts = pd.Series(judged, dtype=object).value_counts(sort=False)
     return "" if len(counts) < 2 else ", ".join(f"{verdict} in {count}" for verdict, count in counts.items()
                                                if verdict != HOLDS)
+
+
+# Each verdict said of one claim and of several: "1 holds", "4 do not hold"
+COUNTED = {HOLDS: ("holds", "hold"), IN_PART: ("holds in part", "hold in part"),
+           DOES_NOT_HOLD: ("does not hold", "do not hold"), INCONCLUSIVE: ("is inconclusive", "are inconclusive"),
+           UNTESTABLE: ("is untestable", "are untestable")}
+
+
+def tally(judgments: pd.DataFrame, claims: tuple[Claim, ...]) -> str:
+    """``Of 10 claims, 5 hold, 1 holds in part and 4 do not hold in this run (each below with its numbers).``: the
+    verdicts at a glance, in the verdicts' order; a claim this config does not run is not counted."""
+    verdicts = [plain(across_offsets(rows)) for claim in claims
+                if len(rows := of_claim(judgments, claim, THIS_RUN))]
+    parts = [f"{count} {COUNTED[verdict][count > 1]}" for verdict in COUNTED
+             if (count := verdicts.count(verdict))]
+    listed = ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else "".join(parts)
+    claims_word = "claims" if len(verdicts) > 1 else "claim"
+    return f"Of {len(verdicts)} {claims_word}, {listed} in this run (each below with its numbers)." if verdicts else ""
 
 
 def claim_sentence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Claim, config: dict) -> str:

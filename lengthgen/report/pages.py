@@ -185,8 +185,8 @@ def results_markdown(config: dict, judgments: pd.DataFrame, secondary: pd.DataFr
     return "\n\n".join([
         "# Results: does rotary length generalization reproduce?",
         "\n".join(setup_lines(config, judgments)),
-        "**What we found.**\n" + "\n".join(claim_text.claim_sentence(judgments, secondary, claim, config)
-                                           for claim in CLAIMS),
+        f"**What we found.** {claim_text.tally(judgments, CLAIMS)}\n"
+        + "\n".join(claim_text.claim_sentence(judgments, secondary, claim, config) for claim in CLAIMS),
         claim_text.claims_table(judgments, CLAIMS, list(grouped)).to_markdown(index=False, disable_numparse=True),
         *figure_one(config, accuracy),
         *moving_answers(secondary, judgments),

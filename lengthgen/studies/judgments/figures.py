@@ -42,9 +42,11 @@ def forest_plot(claim: Claim, judgments: pd.DataFrame, conditions: list[str]) ->
         + ("" if claim.baseline.label != CHANCE else "; chance = baseline"))
     baseline = ax.scatter(rows["baseline"], range(len(rows)), marker="x", color="0.45", s=18, zorder=3,
                           label=f"baseline: {claim.baseline.label}")
-    for threshold in rows["threshold"].unique():  # one per task: chance differs between vocabularies
-        ax.axvline(threshold, color="black", linestyle="--", linewidth=0.8)
-    # which dashed line is whose, where the conditions' thresholds differ (none where the claim was not run)
+    # each row's own threshold across its row alone: chance, and so a threshold, differs between vocabularies
+    rows_at = range(len(rows))
+    ax.vlines(rows["threshold"], [y - 0.45 for y in rows_at], [y + 0.45 for y in rows_at], color="black",
+              linestyle="--", linewidth=0.8)
+    # the thresholds in words, by condition where they differ (none where the claim was not run)
     threshold = [plt.Line2D([], [], color="black", linestyle="--", linewidth=0.8,
                             label=f"threshold {thresholds_text(rows)}")] if len(rows) else []
     if claim.rule.log_scale:
