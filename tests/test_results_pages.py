@@ -336,7 +336,8 @@ def test_robustness_names_this_run_as_one_of_its_settings():
     rows = pd.DataFrame({"claim": claim.name, "condition": ["this run", "this run", "wide", "wide"],
                          "kind": ["run", "run", "robustness", "robustness"], "offset": [1, 2, 1, 2],
                          "verdict": [INCONCLUSIVE, HOLDS, HOLDS, HOLDS]})
-    assert robustness_text(rows, claim) == "holds at 1 of 2 settings, not fully at this run (inconclusive at K=1)"
+    assert robustness_text(rows, claim) == ("holds at 1 of 2 settings, not fully at this run's settings (inconclusive "
+                                            "at K=1)")
 
 
 def test_an_inconclusive_k_gives_its_interval_and_that_it_contains_the_threshold(judgments, secondary, config):

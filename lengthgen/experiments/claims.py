@@ -96,8 +96,8 @@ CLAIMS = (
           preconditions=("generalization: learned lowest accuracy in the training range",),
           secondary=("mechanics: learned fraction of sequences at the modal position (min over lengths)",),
           beside=("mechanics: learned fraction of sequences at the modal position (min over lengths)",
-                  "the share of sequences whose most-attended position is the length's most common one (lowest over "
-                  "lengths; 1: one fixed position)"),
+                  "the share of sequences sent to the length's most common most-attended position (lowest over "
+                  "lengths; 1 would be one fixed position)"),
           scope="The statistic tests where the head attends past the range (inside the training range, far more "
                 "often than untrained heads), not that it is one fixed position: the most-attended position can move "
                 "by more than one position from length to length, and only part of the sequences go to it (the "

@@ -199,7 +199,8 @@ def robustness_text(judgments: pd.DataFrame, claim: Claim) -> str:
     points = rows[rows["kind"] == "robustness"]
     if points.empty:
         return ""
-    return robustness({THIS_RUN: rows[rows["condition"] == THIS_RUN],
+    # this run is a setting of the study too: named by its settings, "not fully at this run's settings"
+    return robustness({f"{THIS_RUN}'s settings": rows[rows["condition"] == THIS_RUN],
                        **{name: group for name, group in points.groupby("condition", sort=False)}})
 
 
