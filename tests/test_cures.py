@@ -386,7 +386,7 @@ def test_the_checks_of_every_cure_their_keys_and_rules():
                                                                  "below the better of the chance and no-decay "
                                                                  "baselines' MAEs"]
         assert [row["rule"] for row in by_claim[claim]][1::2] == [
-            f">= {MIN_MAE_GAIN_OVER_TRIVIAL:g} (prop1's pairing, added after the full run)"] * 2
+            f">= {MIN_MAE_GAIN_OVER_TRIVIAL:g} (prop1's pairing, set after the data)"] * 2
     learned = {cure: by_claim[f"{cure} does nothing for the learned head"] for cure in cures.CURES if cure != "none"}
     assert "none does nothing for the learned head" not in by_claim
     assert [rows[0]["value"] for rows in learned.values()] == pytest.approx([0.0, 0.05, 0.0])  # log_length, yarn, interp.
