@@ -196,8 +196,8 @@ def test_checks_of_every_offset_with_their_rules():
     assert [row["holds"] for row in rows] == [True, False, False, True]  # rules: >= 0.5, >= 0.9
     # the checks pool every seed's answers (the claim's statistic is a mean over seeds): their rules say so
     assert rows[0]["rule"] == f">= {errors.MIN_DILUTION_SHARE:g} (40 wrong of 200 answers, every seed's pooled)"
-    assert rows[3]["rule"] == f">= {errors.MIN_UNSEEN_WINNER_SHARE:g} (40 ranking errors among 200 answers, every seed's " \
-        "pooled)"
+    assert rows[3]["rule"] == (f">= {errors.MIN_UNSEEN_WINNER_SHARE:g} (40 ranking errors among 200 answers, "
+                               "every seed's pooled)")
     # The statistic is part of a check's key (claim, statistic, offset): drift and replication match the checks
     # of two runs by it, so it is the text every earlier run has.
     assert rows[0]["statistic"] == "rope: share of wrong answers past the training range that are dilution errors"
