@@ -229,6 +229,10 @@ def test_numbers_are_written_to_three_significant_digits_and_tiny_ones_in_scient
     assert number(0.68312) == "0.683" and number(1.42e-10) == "1.42e-10" and number(float("nan")) == "n/a"
 
 
+def test_only_a_tiny_nonzero_value_is_written_in_scientific_notation():
+    assert number(9e-11) == "9.00e-11" and number(0.0) == "0" and number(0.001) == "0.001"
+
+
 def test_a_share_just_below_one_is_not_written_as_one():
     assert number(0.99991) == "0.9999" and number(0.9996) == "0.9996" and number(0.999999) == "0.999999"
     assert number(1.0) == "1" and number(0.9999999) == "1" and number(1.2) == "1.2"
@@ -287,6 +291,10 @@ def test_an_untestable_cell_of_the_32x_figure_draws_no_value_and_says_why(judgme
                   "verdict"] = UNTESTABLE  # rope does not fit its range there
     far = rope_far_accuracy(secondary, judgments)
     assert list(far["verdict"]).count(UNTESTABLE) == 1 and set(far["statistic"]) == {LONGEST}
+    # a cell the gap claim was not judged at keeps its value, with no verdict
+    unjudged = rope_far_accuracy(secondary, judgments[judgments["condition"] != "fresh_seeds"])
+    fresh = unjudged[unjudged["condition"] == "fresh_seeds"]
+    assert len(unjudged) == len(far) and len(fresh) == 3 and fresh["verdict"].isna().all()
     ax = statistic_plot(far, ["this run", "lr_0_03"], "accuracy", "title", chance=0.0625).axes[0]
     assert [label.get_text() for label in ax.get_yticklabels()][3] == "lr_0_03, K=1: untestable"
     assert len([line for line in ax.lines if line.get_marker() == "o"]) == 5
@@ -304,6 +312,9 @@ def test_the_first_screen_counts_the_verdicts_in_this_run(pages, judgments):
                                         "in this run (each below with its numbers).")
     assert tally(mixed_run[mixed_run["claim"] == "gap"], CLAIMS) == ("Of 1 claim, 1 holds in part in this run (each "
                                                                        "below with its numbers).")
+    two = mixed_run[mixed_run["claim"].isin(["equivariance", "carrier"])]  # both hold
+    assert tally(two, CLAIMS) == "Of 2 claims, 2 hold in this run (each below with its numbers)."
+    assert tally(mixed_run[mixed_run["condition"] != "this run"], CLAIMS) == ""  # no claim run here: no count
 
 
 def test_what_moves_the_answers_names_each_setting_and_the_values_it_sets():
@@ -329,6 +340,10 @@ def test_a_claims_threshold_is_named_per_condition_where_the_conditions_differ()
     vocabularies = pd.DataFrame({"condition": ["fresh_seeds", "small_vocab", "this run", "large_vocab"],
                                  "threshold": [0.3125, 0.625, 0.3125, 0.15625]})
     assert thresholds_text(vocabularies) == "0.312 (0.625 in small_vocab, 0.156 in large_vocab)"
+    # this run's threshold first wherever its row is; without this run, the first condition's
+    assert thresholds_text(vocabularies.iloc[1:]) == "0.312 (0.625 in small_vocab, 0.156 in large_vocab)"
+    assert thresholds_text(vocabularies.drop(index=2)) == "0.312 (0.625 in small_vocab, 0.156 in large_vocab)"
+    assert thresholds_text(vocabularies.iloc[[1, 3]]) == "0.625 (0.156 in large_vocab)"
 
 
 def test_robustness_names_this_run_as_one_of_its_settings():
