@@ -80,10 +80,10 @@ def setup_lines(config: dict, judgments: pd.DataFrame) -> list[str]:
     runs = confirmations.drop_duplicates("condition")
     # each run's offsets beside its name: the runs test different K, and "holds in 2 of 3 runs" counts runs
     offsets = confirmations.groupby("condition")["offset"].unique()
-    named = lambda run: f"{run.replace('_', ' ')} (K={', '.join(map(str, sorted(offsets[run])))})"
-    when = {True: ", seen before the claims' rules were last revised",
-            False: ", added after them: the out-of-sample test"}
-    again = [", ".join(map(named, group["condition"])) + when[seen] for seen, group in runs.groupby("seen", sort=False)]
+    named = lambda run: f"{run.replace('_', ' ')} at K={', '.join(map(str, sorted(offsets[run])))}"
+    when = {True: "seen before the claims' rules were last revised", False: "added after them, the out-of-sample test"}
+    again = [f"{len(group)} {when[seen]} ({'; '.join(map(named, group['condition']))})"
+             for seen, group in runs.groupby("seen", sort=False)]
     points = judgments.loc[judgments["kind"] == "robustness", "condition"].nunique()
     return [
         f"**Task.** Read the token K = {', '.join(map(str, sweep['offset']))} positions back, over V = "
