@@ -15,7 +15,7 @@ from lengthgen.checks.judgment import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, N_RESA
 from lengthgen.experiments.catalog import plan
 from lengthgen.experiments.claims import CLAIMS, CLAIMS_BY_NAME
 from lengthgen.pipeline.config import prepare_config
-from lengthgen.report.claim_text import (capitalized, confirmation_text, mixed, number, per_offset,
+from lengthgen.report.claim_text import (capitalized, confirmation_text, counterpart, mixed, number, per_offset,
                                          robustness_text, tally, thresholds_text, verdict_and_evidence)
 from lengthgen.report.markdown import MAX_CELL, fit_cells, table_cells
 from lengthgen.report.pages import FEW_SEEDS, FIRST_SCREEN, figure_one, moving_answers, page_paths, render_pages
@@ -110,7 +110,8 @@ def test_each_sentence_gives_the_judged_means_the_baseline_the_verdict_and_where
     assert ("0.683 [0.633, 0.733] / 0.958 [0.908, 1.01] / 0.935 [0.885, 0.985] at K=1 / 2 / 3 (chance 0.0625)"
             in sentence and ": holds.**" in sentence)  # each K's mean over seeds with its interval
     assert "needs" not in sentence  # where a claim holds, its number and baseline say enough
-    assert "learned accuracy at 4x the training length 0.5; rope's at 32x" in sentence  # the other encoding's
+    # the other encoding's, lowest and highest over K
+    assert "learned accuracy at 4x the training length 0.5 over K; rope's at 32x" in sentence
     assert "Confirmation runs: holds in 1 of 1 runs seen before the rules were last revised (not blind); out of " \
            "sample (unseen seeds): holds." in sentence
     assert "Robustness: holds at 1 of 2 settings, not fully at lr_0_03 (does not hold at K=1; inconclusive at " \
@@ -139,6 +140,9 @@ def test_the_setup_names_each_confirmation_run_with_the_offsets_it_tests(pages):
 def test_the_setup_gives_the_transformer_its_own_training_and_counts_the_robustness_settings(pages, config):
     lines = pages["RESULTS.md"].splitlines()
     heads, transformer = next(line for line in lines if line.startswith("**Setup.**")).split(" The transformer: ")
+    longest = config["task"]["train_length_max"]  # what "4x" and "32x" multiply
+    assert heads.startswith(f"**Setup.** Trained on lengths {config['task']['train_length_min']} to {longest} "
+                            f"(\"4x\" and \"32x\" below: of {longest}), tested at lengths")
     assert f"Adam at peak lr {config['train']['lr']:g} for {config['train']['steps']} steps" in heads
     seeds, settings = len(config['transformer']['seeds']), config['transformer']
     assert transformer.startswith(f"{seeds} seeds, {settings['n_layers']} layers of {settings['n_heads']} heads, width "
@@ -227,6 +231,14 @@ def test_the_html_reports_first_screen_is_results_md_with_its_table_and_links(pa
 
 def test_numbers_are_written_to_three_significant_digits_and_tiny_ones_in_scientific_notation():
     assert number(0.68312) == "0.683" and number(1.42e-10) == "1.42e-10" and number(float("nan")) == "n/a"
+
+
+def test_the_other_encodings_value_says_it_spans_the_k():
+    claim = CLAIMS_BY_NAME["transformer"]
+    rows = pd.DataFrame({"statistic": claim.counterpart, "condition": "this run", "offset": [1, 2],
+                         "mean": [0.07, 0.08]})
+    assert counterpart(claim, rows) == "; learned accuracy at 4x the training length 0.07 to 0.08 over K"
+    assert counterpart(claim, rows.iloc[:1]) == "; learned accuracy at 4x the training length 0.07"  # one K
 
 
 def test_only_a_tiny_nonzero_value_is_written_in_scientific_notation():

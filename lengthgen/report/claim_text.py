@@ -90,9 +90,11 @@ def this_run(secondary: pd.DataFrame, statistic: str) -> pd.DataFrame:
 
 
 def counterpart(claim: Claim, secondary: pd.DataFrame) -> str:
-    """``; learned accuracy at 4x ... 0.0592 to 0.0625``: the other encoding's value, where the claim names one."""
+    """``; learned accuracy at 4x ... 0.0592 to 0.0625 over K``: the other encoding's mean over seeds, lowest and
+    highest over K, where the claim names one."""
     rows = this_run(secondary, claim.counterpart)
-    return f"; {claim.counterpart.split(': ', 1)[-1]} {span(rows['mean'], number)}" if len(rows) else ""
+    over = " over K" if rows["offset"].nunique() > 1 else ""
+    return f"; {claim.counterpart.split(': ', 1)[-1]} {span(rows['mean'], number)}{over}" if len(rows) else ""
 
 
 def said_beside(claim: Claim, secondary: pd.DataFrame) -> str:

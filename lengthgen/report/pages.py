@@ -89,7 +89,8 @@ def setup_lines(config: dict, judgments: pd.DataFrame) -> list[str]:
         f"**Task.** Read the token K = {', '.join(map(str, sweep['offset']))} positions back, over V = "
         f"{task['vocab_size']} symbols (chance {number(1 / task['vocab_size'])}), with one attention head (and a "
         "small transformer).",
-        f"**Setup.** Trained on lengths {task['train_length_min']} to {task['train_length_max']}, tested at lengths "
+        f"**Setup.** Trained on lengths {task['train_length_min']} to {task['train_length_max']} (\"4x\" and \"32x\" "
+        f"below: of {task['train_length_max']}), tested at lengths "
         f"{min(task['eval_lengths'])} to {max(task['eval_lengths'])}; encodings {' and '.join(sweep['pe'])}. "
         f"The heads: {len(sweep['seed'])} seeds per model (the encoding variants {variant_seeds}), width "
         f"{model['d_model']}, {init}, Adam at peak lr {train['lr']:g} for {train['steps']} steps."
