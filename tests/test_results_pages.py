@@ -133,8 +133,8 @@ def test_a_claim_measured_at_fewer_k_than_the_sweep_says_so_beside_its_verdict(p
 
 def test_the_setup_names_each_confirmation_run_with_the_offsets_it_tests(pages):
     judged = next(line for line in pages["RESULTS.md"].splitlines() if line.startswith("**Judged.**"))
-    assert "The same rule in each confirmation run: 1 seen before the claims' rules were last revised (fresh seeds at " \
-           "K=1, 2, 3); 1 added after them, the out-of-sample test (unseen seeds at K=1, 2, 3)." in judged
+    assert "The same rule in each confirmation run: 1 seen before the claims' rules were last revised (fresh seeds " \
+           "at K=1, 2, 3); 1 added after them, the out-of-sample test (unseen seeds at K=1, 2, 3)." in judged
 
 
 def test_the_setup_gives_the_transformer_its_own_training_and_counts_the_robustness_settings(pages, config):
