@@ -91,8 +91,10 @@ CLAIMS = (
           "the learned absolute head pins to a fixed absolute position inside the training range", "mechanics",
           "mechanics: learned share of lengths past the range with the modal position inside the training range",
           "share of lengths past the range whose most-attended position lies in the training range",
-          Baseline("untrained heads", "mechanics: untrained share of lengths past the range with the modal position "
-                                      "inside the training range"),
+          # the same inits at every K, measured on each K's own evaluation sequences: so the share moves with K
+          Baseline("untrained heads (on each K's own evaluation sequences)",
+                   "mechanics: untrained share of lengths past the range with the modal position inside the training "
+                   "range"),
           preconditions=("generalization: learned lowest accuracy in the training range",),
           secondary=("mechanics: learned fraction of sequences at the modal position (min over lengths)",),
           beside=("mechanics: learned fraction of sequences at the modal position (min over lengths)",
