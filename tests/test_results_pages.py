@@ -233,6 +233,13 @@ def test_numbers_are_written_to_three_significant_digits_and_tiny_ones_in_scient
     assert number(0.68312) == "0.683" and number(1.42e-10) == "1.42e-10" and number(float("nan")) == "n/a"
 
 
+def test_a_rule_set_against_chance_says_how_many_times_chance_it_is(pages):
+    rows = {row[0]: row for row in markdown_rows(pages["RESULTS.md"], CLAIMS_HEADER)}
+    rule = 3  # claim, this run, baseline, rule, ...
+    assert rows[CLAIMS_BY_NAME["gap"].says][rule].startswith(">= 0.3 (4.8x chance), ")  # fixture: 0.3 over 0.0625
+    assert "chance" not in rows[CLAIMS_BY_NAME["carrier"].says][rule]  # set against the untrained heads
+
+
 def test_the_other_encodings_value_says_it_spans_the_k():
     claim = CLAIMS_BY_NAME["transformer"]
     rows = pd.DataFrame({"statistic": claim.counterpart, "condition": "this run", "offset": [1, 2],

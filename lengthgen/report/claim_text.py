@@ -7,7 +7,7 @@ from lengthgen.checks.judgment import (DOES_NOT_HOLD, HOLDS, IN_PART, INCONCLUSI
                                        across_offsets, offsets_text, plain, replication, robustness)
 from lengthgen.checks.rule_history import (AFTER, BEFORE, NOT_RECORDED, REVISED_AFTER, UNRECORDED_REVISED_AFTER,
                                            rule_timing)
-from lengthgen.experiments.claims import Claim
+from lengthgen.experiments.claims import CHANCE, Claim
 from lengthgen.experiments.sections import markdown, span
 from lengthgen.studies.judgments.judge import THIS_RUN
 NEEDS = {">=": "at least", ">": "above", "<=": "at most"}  # what a rule's comparison asks of the mean, in words
@@ -207,8 +207,11 @@ def robustness_text(judgments: pd.DataFrame, claim: Claim) -> str:
 
 
 def rule_text(claim: Claim, rows: pd.DataFrame) -> str:
-    """The claim's rule and when it was fixed: ``>= 0.312, set before, revised after the data``."""
+    """The claim's rule and when it was fixed: ``>= 0.312 (5x chance), set before, revised after the data``; a
+    threshold set against chance says how many times chance it is."""
     threshold = number(rows["threshold"].iloc[0]) if len(rows) else "n/a"
+    if len(rows) and claim.baseline.label == CHANCE:
+        threshold += f" ({rows['threshold'].iloc[0] / rows['baseline'].iloc[0]:.3g}x chance)"
     return f"{claim.rule.comparison} {threshold}, {rule_timing(claim.page, rule=claim.threshold_name)}"
 
 
