@@ -113,11 +113,10 @@ def transformer_setup(config: dict) -> str:
     transformer = config.get("transformer") or {}
     if not transformer.get("seeds"):
         return ""
-    return (f" The transformer: {len(transformer['seeds'])} seeds, {transformer['n_layers']} layers of "
-            f"{transformer['n_heads']} heads, width {transformer['d_model']}, Adam at lr {transformer['lr']:g} for "
-            f"{transformer['steps']} steps"
-            + (f" (with {len(transformer['seeds'])} seeds, its intervals are close to the seeds' own range)."
-               if len(transformer["seeds"]) < FEW_SEEDS else "."))
+    seeds = len(transformer["seeds"])
+    few = f" (with {seeds} seeds, its intervals are close to the seeds' own range)" if seeds < FEW_SEEDS else ""
+    return (f" The transformer: {seeds} seeds, {transformer['n_layers']} layers of {transformer['n_heads']} heads, "
+            f"width {transformer['d_model']}, Adam at lr {transformer['lr']:g} for {transformer['steps']} steps{few}.")
 
 
 def figure_one(config: dict, accuracy: pd.DataFrame | None) -> list[str]:

@@ -2,6 +2,7 @@
 and baseline, and a secondary statistic the same way."""
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 from lengthgen.checks.judgment import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, UNTESTABLE
@@ -43,9 +44,8 @@ def forest_plot(claim: Claim, judgments: pd.DataFrame, conditions: list[str]) ->
     baseline = ax.scatter(rows["baseline"], range(len(rows)), marker="x", color="0.45", s=18, zorder=3,
                           label=f"baseline: {claim.baseline.label}")
     # each row's own threshold across its row alone: chance, and so a threshold, differs between vocabularies
-    rows_at = range(len(rows))
-    ax.vlines(rows["threshold"], [y - 0.45 for y in rows_at], [y + 0.45 for y in rows_at], color="black",
-              linestyle="--", linewidth=0.8)
+    rows_at = np.arange(len(rows))
+    ax.vlines(rows["threshold"], rows_at - 0.45, rows_at + 0.45, color="black", linestyle="--", linewidth=0.8)
     # the thresholds in words, by condition where they differ (none where the claim was not run)
     threshold = [plt.Line2D([], [], color="black", linestyle="--", linewidth=0.8,
                             label=f"threshold {thresholds_text(rows)}")] if len(rows) else []
