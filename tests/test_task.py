@@ -4,7 +4,8 @@ from hypothesis import strategies as st
 
 from lengthgen.data import eval_set_frame, eval_sets_from_frame
 from lengthgen.runtime.seeding import generator
-from lengthgen.task import TaskConfig, make_eval_set, retrieval_targets, sample_training_batch
+from lengthgen.task import (TaskConfig, full_sequence_targets, make_eval_set, retrieval_targets, sample_seed_batches,
+                            sample_training_batch)
 
 import pytest
 
@@ -45,3 +46,31 @@ def test_eval_sets_are_fixed_and_a_new_length_leaves_the_others_unchanged():
 def test_offset_must_be_shorter_than_the_shortest_training_sequence():
     with pytest.raises(ValueError, match="offset"):
         TaskConfig(vocab_size=16, offset=8, train_length_min=8, train_length_max=32)
+
+
+@pytest.mark.parametrize("vocab_size", [2, 8, 10, 16, 32, 64])
+def test_seed_batches_are_uniform_and_independent_at_every_position(vocab_size):
+    # 40 positions span three random words at 16 tokens (15 to a word): a field read twice or a bit shared by two
+    # fields would skew a position's counts or tie neighbouring tokens together.
+    tokens = sample_seed_batches([generator("test", seed) for seed in range(2)], 4096, 40, vocab_size)
+    assert tokens.shape == (2, 4096, 40) and tokens.dtype == torch.int64
+    counts = torch.nn.functional.one_hot(tokens, vocab_size).sum(1)  # (seeds, positions, V)
+    expected = 4096 / vocab_size
+    assert (counts - expected).abs().max() < 6 * expected ** 0.5  # six binomial sigmas, at every position
+    centred = tokens.double() - (vocab_size - 1) / 2
+    neighbours = (centred[..., 1:] * centred[..., :-1]).mean(1) / centred.var(1)[..., 1:]
+    assert neighbours.abs().max() < 6 / 4096 ** 0.5
+
+
+def test_a_seeds_batch_is_the_same_alone_and_beside_other_seeds():
+    for vocab_size in (16, 10):
+        alone = sample_seed_batches([generator("test", 1)], 8, 20, vocab_size)[0]
+        beside = sample_seed_batches([generator("test", 0), generator("test", 1)], 8, 20, vocab_size)
+        assert torch.equal(alone, beside[1]) and not torch.equal(beside[0], beside[1])
+
+
+def test_targets_of_seeds_side_by_side_are_each_seeds_own():
+    tokens = sample_seed_batches([generator("test", seed) for seed in range(3)], 5, 12, 16)
+    for seed in range(3):
+        assert torch.equal(retrieval_targets(tokens, 2)[seed], retrieval_targets(tokens[seed], 2))
+        assert torch.equal(full_sequence_targets(tokens, 2)[seed], full_sequence_targets(tokens[seed], 2))

@@ -78,9 +78,9 @@ def run_as_jobs_run(cpu_kernels: str) -> None:
     the process starts again with it (without it a default-run training step spends about a third of its CPU
     faulting in pages afresh, and a timing would not be a job's)."""
     use_cpu_kernels(cpu_kernels)
-    unset = {name: value for name, value in KEEP_FREED_MEMORY_ENV.items() if name not in os.environ}
-    if unset:
-        os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, **unset})
+    if not KEEP_FREED_MEMORY_ENV.keys() <= os.environ.keys():
+        keep_freed_memory()
+        os.execv(sys.executable, [sys.executable, *sys.argv])
 
 
 def start_job(log_path: str) -> "Job":

@@ -143,7 +143,8 @@ class FastHeads:
         vocab_size = self.head.config.vocab_size
         weights = scores.softmax(1) if self.softmax else scores
         _, slot_base = self.index_bases(n_seeds, length, vocab_size, batch, tokens.device)
-        slots = (tokens * batch).add_(slot_base).view(-1)  # each key's token in the flat attention mass (S, V, B)
+        # each key's token in the flat attention mass (S, V, B)
+        slots = torch.add(slot_base, tokens, alpha=batch).view(-1)
         mass = scatter_sum(slots, weights, n_seeds * vocab_size * batch)
         return Attention(cells, slots, weights, mass.view(n_seeds, vocab_size, batch), table_size)
 
@@ -227,34 +228,35 @@ class FastHeads:
 
     def outputs(self, length: int) -> tuple[torch.Tensor, torch.Tensor | None]:
         """(token outputs (S, V, V_out), position outputs (S, T, V_out) or None): ``AttentionHead._token_outputs``
-        and ``_position_outputs`` of every seed."""
+        and ``_position_outputs`` of every seed. The value and unembedding layers act as one map, the readout
+        W_u W_v (S, V_out, D), and the value bias as one vector W_u b_v: one small product, where projecting every
+        token's and position's value would take one per row."""
         p = self.p
-        self.values = torch.baddbmm(p["value.bias"][:, None], p["token_embedding.weight"], p["value.weight"].mT)
-        token_outputs = torch.bmm(self.values, p["unembedding.weight"].mT)
+        self.readout = torch.bmm(p["unembedding.weight"], p["value.weight"])
+        value_bias = torch.bmm(p["value.bias"][:, None], p["unembedding.weight"].mT)  # (S, 1, V_out)
+        token_outputs = torch.baddbmm(value_bias, p["token_embedding.weight"], self.readout.mT)
         self.positions = self.position_rows(length)
         if self.positions is None:
             return token_outputs, None
-        # (S, T, D): no value bias (it is in the tokens')
-        self.position_values = torch.bmm(self.positions, p["value.weight"].mT)
-        return token_outputs, torch.bmm(self.position_values, p["unembedding.weight"].mT)
+        return token_outputs, torch.bmm(self.positions, self.readout.mT)  # no value bias (it is in the tokens')
 
     def outputs_backward(self, d_token_outputs: torch.Tensor, d_position_outputs: torch.Tensor | None,
                          d_positions: torch.Tensor | None) -> None:
-        """Write the gradients of the value and unembedding weights from those of the outputs, and of the
-        embeddings and position terms, adding their value paths to the embeddings' gradient (written by
+        """Write the gradients of the value and unembedding layers from those of the outputs, and of the
+        embeddings and position terms, adding their readout paths to the embeddings' gradient (written by
         ``table_backward``) and to ``d_positions`` (returned by it)."""
         p, g = self.p, self.g
-        d_values = torch.bmm(d_token_outputs, p["unembedding.weight"])  # (S, V, D)
-        torch.bmm(d_token_outputs.mT, self.values, out=g["unembedding.weight"])
-        torch.bmm(d_values.mT, p["token_embedding.weight"], out=g["value.weight"])
-        torch.sum(d_values, 1, out=g["value.bias"])
-        g["token_embedding.weight"].baddbmm_(d_values, p["value.weight"])
+        d_readout = torch.bmm(d_token_outputs.mT, p["token_embedding.weight"])  # (S, V_out, D)
+        g["token_embedding.weight"].baddbmm_(d_token_outputs, self.readout)
         if d_positions is not None:
-            d_position_values = torch.bmm(d_position_outputs, p["unembedding.weight"])  # (S, T, D)
-            g["unembedding.weight"].baddbmm_(d_position_outputs.mT, self.position_values)
-            g["value.weight"].baddbmm_(d_position_values.mT, self.positions)
-            d_positions.baddbmm_(d_position_values, p["value.weight"])
+            d_readout.baddbmm_(d_position_outputs.mT, self.positions)
+            d_positions.baddbmm_(d_position_outputs, self.readout)
             self.write_position_gradient(d_positions)
+        d_value_bias = d_token_outputs.sum(1, keepdim=True)  # (S, 1, V_out): of W_u b_v
+        torch.bmm(d_readout, p["value.weight"].mT, out=g["unembedding.weight"])
+        g["unembedding.weight"].baddbmm_(d_value_bias.mT, p["value.bias"][:, None])
+        torch.bmm(p["unembedding.weight"].mT, d_readout, out=g["value.weight"])
+        torch.bmm(d_value_bias, p["unembedding.weight"], out=g["value.bias"][:, None])
 
     def table(self, length: int) -> torch.Tensor:
         """(S, V * T, V): every seed's attention logit of [query token, key position, key token] at this length."""
@@ -274,10 +276,11 @@ def cross_entropy(output: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Te
     """(each seed's mean cross-entropy (S,), its gradient with respect to the output logits (S, V_out, B): the
     softmax less the one-hot target, over B) for output logits (S, V_out, B) and targets (S, 1, B)."""
     batch = output.shape[-1]
-    log_probabilities = output.log_softmax(1)
-    picked = log_probabilities.gather(1, targets)  # (S, 1, B)
-    loss = -picked.mean((1, 2))
-    d_output = log_probabilities.exp_().scatter_add_(1, targets, picked.new_full(picked.shape, -1.0)).div_(batch)
+    # One softmax, its targets' entries logged: the log of a probability rounded to float32 is as near the exact
+    # log-probability (6e-8) as log_softmax's, and the gradient needs the probabilities themselves.
+    probabilities = output.softmax(1)
+    loss = probabilities.gather(1, targets).log_().mean((1, 2)).neg_()  # (S, 1, B) -> (S,)
+    d_output = probabilities.scatter_(1, targets, -1.0, reduce="add").div_(batch)
     return loss, d_output
 
 
@@ -357,8 +360,9 @@ class FastRopeHeads(FastHeads):
 
 class FastLearnedHeads(FastHeads):
     """Learned absolute positions: with x = E_b + P_t, the logit of query token a (at position T - 1) against key
-    token b at position t is q_a . k_b + q_a . (W_k P_t): a token-token table (V, V) plus a query-token-position
-    table (V, T), each one small product; the values split the same way (``AttentionHead.token_tables``)."""
+    token b at position t is r_a . E_b + q_a . b_k + r_a . P_t, with r_a = W_k^T q_a: a token-token table (V, V) plus
+    a query-token-position table (V, T), each one small product; the outputs split the same way
+    (``AttentionHead.token_tables``)."""
 
     def position_rows(self, length: int) -> torch.Tensor:
         return self.p["encoding.table"][:, :length]
@@ -369,29 +373,33 @@ class FastLearnedHeads(FastHeads):
         n_seeds, vocab_size, _ = embeddings.shape
         positions = self.position_rows(length)  # (S, T, D)
         self.last = embeddings + positions[:, -1:]  # (S, V, D): every token at the query position
-        self.queries = torch.baddbmm(p["query.bias"][:, None], self.last, p["query.weight"].mT) * self.scale(length)
-        self.keys = self.token_keys()  # (S, V, D)
-        self.position_keys = torch.bmm(positions, p["key.weight"].mT)  # (S, T, D)
-        token_logits = torch.bmm(self.queries, self.keys.mT)  # (S, V, V)
-        position_logits = torch.bmm(self.queries, self.position_keys.mT)  # (S, V, T)
+        self.queries = torch.baddbmm(p["query.bias"][:, None], self.last, p["query.weight"].mT).mul_(self.scale(length))
+        # q . (W_k x + b_k) = (W_k^T q) . x + q . b_k: each query through the key layer once, against the raw token
+        # and position rows (no key is projected)
+        self.key_queries = torch.bmm(self.queries, p["key.weight"])  # (S, V, D)
+        key_bias_logits = torch.bmm(self.queries, p["key.bias"][..., None])  # (S, V, 1)
+        token_logits = torch.baddbmm(key_bias_logits, self.key_queries, embeddings.mT)  # (S, V, V)
+        position_logits = torch.bmm(self.key_queries, positions.mT)  # (S, V, T)
         return (position_logits[..., None] + token_logits[:, :, None]).view(n_seeds, vocab_size * length, vocab_size)
 
     def table_backward(self, d_table: torch.Tensor, length: int) -> torch.Tensor:
         p, g = self.p, self.g
         embeddings = p["token_embedding.weight"]
         n_seeds, vocab_size, _ = embeddings.shape
+        positions = self.position_rows(length)
         d_table = d_table.view(n_seeds, vocab_size, length, vocab_size)
         d_token_logits, d_position_logits = d_table.sum(2), d_table.sum(3)  # (S, V, V), (S, V, T)
-        d_queries = torch.baddbmm(torch.bmm(d_token_logits, self.keys), d_position_logits, self.position_keys)
-        d_queries.mul_(self.scale(length))
-        d_keys = torch.bmm(d_token_logits.mT, self.queries)  # (S, V, D)
-        d_position_keys = torch.bmm(d_position_logits.mT, self.queries)  # (S, T, D)
+        d_key_queries = torch.baddbmm(torch.bmm(d_token_logits, embeddings), d_position_logits, positions)
+        d_key_bias_logits = d_token_logits.sum(2, keepdim=True)  # (S, V, 1)
+        d_queries = torch.baddbmm(torch.bmm(d_key_bias_logits, p["key.bias"][:, None]), d_key_queries,
+                                  p["key.weight"].mT)
+        torch.bmm(self.queries.mT, d_key_queries, out=g["key.weight"])
+        torch.bmm(d_key_bias_logits.mT, self.queries, out=g["key.bias"][:, None])
+        d_queries.mul_(self.scale(length))  # of the unscaled queries
         linear_backward(g, "query", d_queries, self.last)
-        torch.bmm(d_keys.mT, embeddings, out=g["key.weight"]).baddbmm_(d_position_keys.mT, self.position_rows(length))
-        torch.sum(d_keys, 1, out=g["key.bias"])
         d_last = torch.bmm(d_queries, p["query.weight"])  # (S, V, D)
-        torch.baddbmm(d_last, d_keys, p["key.weight"], out=g["token_embedding.weight"])
-        d_positions = torch.bmm(d_position_keys, p["key.weight"])  # (S, T, D)
+        torch.baddbmm(d_last, d_token_logits.mT, self.key_queries, out=g["token_embedding.weight"])
+        d_positions = torch.bmm(d_position_logits.mT, self.key_queries)  # (S, T, D)
         d_positions[:, -1] += d_last.sum(1)
         return d_positions
 

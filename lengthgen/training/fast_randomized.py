@@ -53,11 +53,12 @@ def sampled_dots(left: torch.Tensor, row_ends: torch.Tensor, right_rows: torch.T
     return torch.sparse.sampled_addmm(pattern, left, right.mT, beta=0.0).values()
 
 
-def weighted_row_sums(table: torch.Tensor, rows: torch.Tensor, weights: torch.Tensor, bag_size: int) -> torch.Tensor:
-    """(N / bag_size, D): for each run of ``bag_size`` entries of ``rows`` (N,) the sum of those rows of ``table``
-    (., D) times their ``weights`` (N,), in order, without gathering the rows first (an embedding_bag)."""
-    offsets = torch.arange(0, len(rows), bag_size, dtype=rows.dtype, device=rows.device)
-    return F.embedding_bag(rows, table, offsets, mode="sum", per_sample_weights=weights)
+def weighted_row_sums(table: torch.Tensor, rows: torch.Tensor, weights: torch.Tensor, run_ends: torch.Tensor
+                      ) -> torch.Tensor:
+    """(M, D): for each run of entries of ``rows`` (N,), run m the entries ``run_ends[m]`` to ``run_ends[m + 1]``
+    (M + 1,), the sum of those rows of ``table`` (., D) times their ``weights`` (N,), in order, without gathering
+    the rows first (an embedding_bag)."""
+    return F.embedding_bag(rows, table, run_ends, mode="sum", per_sample_weights=weights, include_last_offset=True)
 
 
 class FastRandomizedRopeHeads(FastHeads):
@@ -146,7 +147,7 @@ class FastRandomizedLearnedHeads(FastHeads):
         scores = token_scores.view(n_seeds, length, batch) + position_scores
         attention = self.attention(tokens, scores, self.token_cells, n_seeds * batch * vocab_size)
         self.key_weights = attention.weights.transpose(1, 2).reshape(-1)  # sequence by sequence
-        self.attended_rows = weighted_row_sums(self.flat_table, self.table_rows, self.key_weights, length)
+        self.attended_rows = weighted_row_sums(self.flat_table, self.table_rows, self.key_weights, self.sequence_ends)
         self.attended_rows = self.attended_rows.view(n_seeds, batch, d)  # (S, B, D)
         return attention
 
@@ -165,17 +166,15 @@ class FastRandomizedLearnedHeads(FastHeads):
         return sequences * vocab_size
 
     def read_out(self, attention: Attention, token_outputs: torch.Tensor, position_outputs: None) -> torch.Tensor:
-        p = self.p
-        self.position_values = torch.bmm(p["unembedding.weight"], p["value.weight"])  # (S, V_out, D): W_u W_v
-        return super().read_out(attention, token_outputs, None).baddbmm_(self.position_values, self.attended_rows.mT)
+        return super().read_out(attention, token_outputs, None).baddbmm_(self.readout, self.attended_rows.mT)
 
     def attention_backward(self, attention: Attention, d_output: torch.Tensor, token_outputs: torch.Tensor,
                            position_outputs: None) -> tuple[torch.Tensor, torch.Tensor]:
         """(gradient of the attention logits (S, T, B), of the attended rows (S, B, D))."""
         n_seeds, length, batch = attention.weights.shape
         d_weights = self.token_weights_gradient(attention, d_output, token_outputs)
-        self.d_position_values = torch.bmm(d_output, self.attended_rows)  # (S, V_out, D)
-        d_attended_rows = torch.bmm(d_output.mT, self.position_values)  # (S, B, D)
+        self.d_attended_readout = torch.bmm(d_output, self.attended_rows)  # (S, V_out, D)
+        d_attended_rows = torch.bmm(d_output.mT, self.readout)  # (S, B, D)
         d_row_weights = sampled_dots(d_attended_rows.view(n_seeds * batch, -1), self.sequence_ends, self.table_rows,
                                      self.flat_table)  # (S * B * T): each key's row against its sequence's gradient
         d_weights += d_row_weights.view(n_seeds, batch, length).transpose(1, 2)
@@ -189,7 +188,7 @@ class FastRandomizedLearnedHeads(FastHeads):
         d_token_scores = scatter_sum(self.token_cells, d_scores, attention.table_size)
         d_token_scores = d_token_scores.view(n_seeds, batch, vocab_size)
         self.d_key_scores = d_scores.transpose(1, 2).reshape(-1)  # sequence by sequence
-        d_key_queries = weighted_row_sums(self.flat_table, self.table_rows, self.d_key_scores, length)
+        d_key_queries = weighted_row_sums(self.flat_table, self.table_rows, self.d_key_scores, self.sequence_ends)
         d_key_queries = d_key_queries.view(n_seeds, batch, d)  # (S, B, D)
         d_queries = torch.baddbmm(torch.bmm(d_token_scores, self.keys), d_key_queries, p["key.weight"].mT)
         d_queries.mul_(self.scale(length))  # of the unscaled queries
@@ -205,8 +204,8 @@ class FastRandomizedLearnedHeads(FastHeads):
     def outputs_backward(self, d_token_outputs: torch.Tensor, d_attended_rows: torch.Tensor, d_positions: None) -> None:
         p, g = self.p, self.g
         super().outputs_backward(d_token_outputs, None, None)
-        g["unembedding.weight"].baddbmm_(self.d_position_values, p["value.weight"].mT)
-        g["value.weight"].baddbmm_(p["unembedding.weight"].mT, self.d_position_values)
+        g["unembedding.weight"].baddbmm_(self.d_attended_readout, p["value.weight"].mT)
+        g["value.weight"].baddbmm_(p["unembedding.weight"].mT, self.d_attended_readout)
         self.write_table_gradient(d_attended_rows)
 
     def write_table_gradient(self, d_attended_rows: torch.Tensor) -> None:

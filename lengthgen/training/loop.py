@@ -33,8 +33,8 @@ from lengthgen.tables.core import RANGE_FIT, TRAINING_CURVE
 from lengthgen.runtime.seeding import derive_seed, generator
 from lengthgen.tables.io import write_table
 from lengthgen.training.range_fit import fit_record
-from lengthgen.task import (IGNORE_INDEX, TaskConfig, full_sequence_targets, retrieval_targets, sample_sequences,
-                            training_length)
+from lengthgen.task import (IGNORE_INDEX, TaskConfig, full_sequence_targets, retrieval_targets, sample_seed_batches,
+                            sample_sequences, training_length)
 
 log = logging.getLogger(__name__)
 
@@ -138,8 +138,7 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
     batches, side by side: their parameters are stacked along a leading seed dimension and one pass
     runs every seed's batch (single heads as ``StackedHeads``, other models through ``torch.func.vmap``
     of the model's forward). That saves the
-    per-process and per-op overhead of training seeds one by one, not the arithmetic: on the portable
-    kernels a default head's step costs about 1 ms per seed either way (README, "Wall time").
+    per-process and per-op overhead of training seeds one by one, not the arithmetic (docs/performance.md).
 
     A seed's numbers do not depend on which seeds train beside it: each seed has its own init,
     its own batches (from a generator seeded by (seed, offset)) and its own position draws, every
@@ -200,8 +199,10 @@ def fit(models: list[nn.Module], seeds: list[int], task: TaskConfig, train: Trai
     checked = 0  # steps whose losses were checked
     for step in range(train.steps):
         length = training_length(length_rng, task.train_length_min, task.train_length_max)
-        tokens = torch.stack([sample_sequences(rng, train.batch_size, length, task.vocab_size) for rng in data_rngs])
-        batch_targets = targets(tokens.flatten(0, 1), task.offset).unflatten(0, (n_seeds, train.batch_size))
+        tokens = sample_seed_batches(data_rngs, train.batch_size, length, task.vocab_size)
+        if not fast_step:
+            tokens = tokens.contiguous()  # laid out for the fast steps; the models read them sequence by sequence
+        batch_targets = targets(tokens, task.offset)
         positions = draw_positions(template.encoding, train.batch_size, length, position_rngs)  # (S, B, T) or None
         positions = None if positions is None else positions.to(device)
         tokens, batch_targets = tokens.to(device), batch_targets.to(device)
