@@ -11,7 +11,7 @@ from lengthgen.runtime.seeding import generator
 from lengthgen.task import TaskConfig, retrieval_targets, sample_sequences
 from lengthgen.training.adam import FusedAdam
 from lengthgen.training.fast_bias import FastAlibiHeads, FastBiasHeads, FastFireHeads, FastT5Heads
-from lengthgen.training.fast_heads import FastLearnedHeads, FastRopeHeads, FastSinusoidalHeads, argmax_accuracies
+from lengthgen.training.fast_heads import FastLearnedHeads, FastRopeHeads, FastSinusoidalHeads, cross_entropy
 from lengthgen.training.fast_randomized import (
     FastRandomizedLearnedHeads,
     FastRandomizedRopeHeads,
@@ -198,15 +198,16 @@ def test_the_fast_step_takes_exactly_the_heads_it_computes(options, step):
     assert fast_heads(models, "bf16") is None  # autocast is the autograd path's
 
 
-@pytest.mark.parametrize("values", [3, 1000])
+@pytest.mark.parametrize("values", [3, 1000, None])
 def test_the_fast_steps_accuracy_counts_as_argmax_does_ties_included(values):
     """Output logits (S, V, B) drawn from ``values`` integers (3: ties in most columns, the target among them or not;
-    1000: few): each seed's accuracy is ``seed_accuracies``' on the logits laid out (S, B, V)."""
+    1000: few; None: apart by 1e-9, distinct logits whose probabilities tie in float32): each seed's accuracy is
+    ``seed_accuracies``' on the logits laid out (S, B, V)."""
     rng = generator("fast_accuracy", values)
-    output = torch.randint(values, (4, 6, 64), generator=rng).float()
+    output = torch.randint(values or 1000, (4, 6, 64), generator=rng).float() * (1e-9 if values is None else 1)
     targets = torch.randint(6, (4, 1, 64), generator=rng)
     expected = seed_accuracies(output.transpose(1, 2), targets[:, 0])
-    assert torch.equal(argmax_accuracies(output, targets), expected)
+    assert torch.equal(cross_entropy(output, targets)[1], expected)
 
 
 @pytest.mark.parametrize("size", [300, 2 ** 16, 2 ** 16 + 1])

@@ -115,8 +115,7 @@ class FastHeads:
         attention = self.attend(tokens, positions)
         token_outputs, position_outputs = self.outputs(length)  # (S, V, V_out), (S, T, V_out) or None
         output = self.read_out(attention, token_outputs, position_outputs)  # (S, V_out, B)
-        loss, d_output = cross_entropy(output, targets)
-        accuracy = argmax_accuracies(output, targets)
+        loss, accuracy, d_output = cross_entropy(output, targets)
         torch.sum(d_output, 2, out=self.g["unembedding.bias"])
         d_scores, d_position_outputs = self.attention_backward(attention, d_output, token_outputs, position_outputs)
         d_positions = self.scores_backward(attention, d_scores, length)
@@ -272,28 +271,34 @@ class FastHeads:
         raise NotImplementedError
 
 
-def cross_entropy(output: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """(each seed's mean cross-entropy (S,), its gradient with respect to the output logits (S, V_out, B): the
-    softmax less the one-hot target, over B) for output logits (S, V_out, B) and targets (S, 1, B)."""
+def cross_entropy(output: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(each seed's mean cross-entropy (S,), its accuracy (S,), the loss's gradient with respect to the output logits
+    (S, V_out, B): the softmax less the one-hot target, over B) for output logits (S, V_out, B) and targets (S, 1, B).
+
+    One softmax: its targets' entries, logged, are the loss (the log of a probability rounded to float32 is as near
+    the exact log-probability, 6e-8, as log_softmax's), and they give the accuracy (``argmax_accuracies``)."""
     batch = output.shape[-1]
-    # One softmax, its targets' entries logged: the log of a probability rounded to float32 is as near the exact
-    # log-probability (6e-8) as log_softmax's, and the gradient needs the probabilities themselves.
     probabilities = output.softmax(1)
-    loss = probabilities.gather(1, targets).log_().mean((1, 2)).neg_()  # (S, 1, B) -> (S,)
+    picked = probabilities.gather(1, targets)  # (S, 1, B)
+    accuracy = argmax_accuracies(probabilities, picked, output, targets)
+    loss = picked.log_().mean((1, 2)).neg_()
     d_output = probabilities.scatter_(1, targets, -1.0, reduce="add").div_(batch)
-    return loss, d_output
+    return loss, accuracy, d_output
 
 
-def argmax_accuracies(output: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+def argmax_accuracies(probabilities: torch.Tensor, picked: torch.Tensor, output: torch.Tensor,
+                      targets: torch.Tensor) -> torch.Tensor:
     """Per seed, the fraction of sequences whose output logits (S, V, B) have their first largest entry at the target
-    (S, 1, B), as ``loop.seed_accuracies`` counts them: a target logit equal to its column's largest, unless some
-    column's largest is tied (then ``argmax`` itself, which takes the first; over the middle dimension it costs
-    several times the comparisons)."""
-    largest = output.amax(1, keepdim=True)
+    (S, 1, B), as ``loop.seed_accuracies`` counts them, from their softmax ``probabilities`` and its target entries
+    ``picked``: the target's probability equal to its column's largest, unless some column's largest is tied (then
+    ``argmax`` of the logits, which takes the first; over the middle dimension it costs several times the
+    comparisons). The softmax keeps the logits' order, so a column without a tie in probability has one largest
+    logit, where its largest probability is."""
+    largest = probabilities.amax(1, keepdim=True)
     # the count of largest entries, compared into floats (exact below 2^24): several times faster than into bools
-    if int(torch.eq(output, largest, out=torch.empty_like(output)).sum()) != largest.numel():
+    if int(torch.eq(probabilities, largest, out=torch.empty_like(probabilities)).sum()) != largest.numel():
         return (output.argmax(1, keepdim=True) == targets).sum((1, 2)) / targets.shape[-1]
-    return (output.gather(1, targets) == largest).sum((1, 2)) / targets.shape[-1]
+    return (picked == largest).sum((1, 2)) / targets.shape[-1]
 
 
 def int32_keys_first(indices: torch.Tensor) -> torch.Tensor:
