@@ -201,13 +201,25 @@ def test_the_fast_step_takes_exactly_the_heads_it_computes(options, step):
 @pytest.mark.parametrize("values", [3, 1000, None])
 def test_the_fast_steps_accuracy_counts_as_argmax_does_ties_included(values):
     """Output logits (S, V, B) drawn from ``values`` integers (3: ties in most columns, the target among them or not;
-    1000: few; None: apart by 1e-9, distinct logits whose probabilities tie in float32): each seed's accuracy is
+    1000: few; None: apart by 1e-9, distinct logits whose log-probabilities tie in float32): each seed's accuracy is
     ``seed_accuracies``' on the logits laid out (S, B, V)."""
     rng = generator("fast_accuracy", values)
     output = torch.randint(values or 1000, (4, 6, 64), generator=rng).float() * (1e-9 if values is None else 1)
     targets = torch.randint(6, (4, 1, 64), generator=rng)
     expected = seed_accuracies(output.transpose(1, 2), targets[:, 0])
     assert torch.equal(cross_entropy(output, targets)[1], expected)
+
+
+def test_a_confidently_wrong_heads_loss_is_finite_and_cross_entropys():
+    """Logits 200 apart: the target's probability underflows to 0 in float32, its log-probability does not (a linear
+    attention head at a high learning rate gets there; a loss of inf would stop its run as diverged)."""
+    output = torch.zeros(2, 6, 8)
+    output[:, 0] = 200.0
+    targets = torch.full((2, 1, 8), 3)
+    loss, _, d_output = cross_entropy(output, targets)
+    expected = torch.nn.functional.cross_entropy(output.transpose(1, 2).reshape(-1, 6), targets.reshape(-1))
+    assert torch.isfinite(loss).all() and torch.allclose(loss, expected.expand(2), rtol=1e-6)
+    assert torch.isfinite(d_output).all()
 
 
 @pytest.mark.parametrize("size", [300, 2 ** 16, 2 ** 16 + 1])
