@@ -201,7 +201,7 @@ def test_the_fast_step_takes_exactly_the_heads_it_computes(options, step):
 @pytest.mark.parametrize("values", [3, 1000, None])
 def test_the_fast_steps_accuracy_counts_as_argmax_does_ties_included(values):
     """Output logits (S, V, B) drawn from ``values`` integers (3: ties in most columns, the target among them or not;
-    1000: few; None: apart by 1e-9, distinct logits whose log-probabilities tie in float32): each seed's accuracy is
+    1000: few; None: apart by 1e-9, distinct logits whose probabilities tie in float32): each seed's accuracy is
     ``seed_accuracies``' on the logits laid out (S, B, V)."""
     rng = generator("fast_accuracy", values)
     output = torch.randint(values or 1000, (4, 6, 64), generator=rng).float() * (1e-9 if values is None else 1)

@@ -275,29 +275,33 @@ def cross_entropy(output: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Te
     """(each seed's mean cross-entropy (S,), its accuracy (S,), the loss's gradient with respect to the output logits
     (S, V_out, B): the softmax less the one-hot target, over B) for output logits (S, V_out, B) and targets (S, 1, B).
 
-    From the log-probabilities, not the log of the probabilities: a target's probability can underflow to 0 in
-    float32 (a confidently wrong head), where its log-probability stays finite. Their target entries give the loss
-    and the accuracy (``argmax_accuracies``)."""
+    One softmax: its targets' entries, logged, are the loss (the log of a probability rounded to float32 is as near
+    the exact log-probability, 6e-8, as log_softmax's), and they give the accuracy (``argmax_accuracies``). Where a
+    target's probability underflows to 0 (a confidently wrong head), its log would be -inf: the loss of such a
+    batch is read from log_softmax instead, finite."""
     batch = output.shape[-1]
-    log_probabilities = output.log_softmax(1)
-    picked = log_probabilities.gather(1, targets)  # (S, 1, B)
-    accuracy = argmax_accuracies(log_probabilities, picked, output, targets)
-    loss = -picked.mean((1, 2))
-    d_output = log_probabilities.exp_().scatter_(1, targets, -1.0, reduce="add").div_(batch)
+    probabilities = output.softmax(1)
+    picked = probabilities.gather(1, targets)  # (S, 1, B)
+    accuracy = argmax_accuracies(probabilities, picked, output, targets)
+    log_picked = picked.log()
+    if not bool(log_picked.isfinite().all()):
+        log_picked = output.log_softmax(1).gather(1, targets)
+    loss = log_picked.mean((1, 2)).neg_()
+    d_output = probabilities.scatter_(1, targets, -1.0, reduce="add").div_(batch)
     return loss, accuracy, d_output
 
 
-def argmax_accuracies(log_probabilities: torch.Tensor, picked: torch.Tensor, output: torch.Tensor,
+def argmax_accuracies(probabilities: torch.Tensor, picked: torch.Tensor, output: torch.Tensor,
                       targets: torch.Tensor) -> torch.Tensor:
     """Per seed, the fraction of sequences whose output logits (S, V, B) have their first largest entry at the target
-    (S, 1, B), as ``loop.seed_accuracies`` counts them, from their ``log_probabilities`` and its target entries
-    ``picked``: the target's log-probability equal to its column's largest, unless some column's largest is tied
-    (then ``argmax`` of the logits, which takes the first; over the middle dimension it costs several times the
-    comparisons). log_softmax keeps the logits' order, so a column without a tie in log-probability has one largest
-    logit, where its largest log-probability is."""
-    largest = log_probabilities.amax(1, keepdim=True)
+    (S, 1, B), as ``loop.seed_accuracies`` counts them, from their softmax ``probabilities`` and its target entries
+    ``picked``: the target's probability equal to its column's largest, unless some column's largest is tied (then
+    ``argmax`` of the logits, which takes the first; over the middle dimension it costs several times the
+    comparisons). The softmax keeps the logits' order, so a column without a tie in probability has one largest
+    logit, where its largest probability is."""
+    largest = probabilities.amax(1, keepdim=True)
     # the count of largest entries, compared into floats (exact below 2^24): several times faster than into bools
-    if int(torch.eq(log_probabilities, largest, out=torch.empty_like(log_probabilities)).sum()) != largest.numel():
+    if int(torch.eq(probabilities, largest, out=torch.empty_like(probabilities)).sum()) != largest.numel():
         return (output.argmax(1, keepdim=True) == targets).sum((1, 2)) / targets.shape[-1]
     return (picked == largest).sum((1, 2)) / targets.shape[-1]
 
