@@ -97,7 +97,11 @@ def test_jobs_keep_freed_memory_unless_the_user_tuned_the_allocator(clean_enviro
 
 def test_a_bench_restarts_with_the_jobs_allocator_settings_it_lacks_and_only_then(clean_environment, monkeypatch):
     restarts = []
-    monkeypatch.setattr(os, "execve", lambda path, argv, environment: restarts.append((argv, environment)))
+    # a real restart would start the test run over in this process, and again without end: record it instead
+    def restart(path, argv, environment=None):
+        restarts.append((argv, dict(os.environ if environment is None else environment)))
+    monkeypatch.setattr(os, "execv", restart)
+    monkeypatch.setattr(os, "execve", restart)
     for name in jobs.KEEP_FREED_MEMORY_ENV:
         os.environ.pop(name, None)
     os.environ["MALLOC_TRIM_THRESHOLD_"] = "12345"
