@@ -8,7 +8,7 @@ from lengthgen.models.head import HeadConfig
 from lengthgen.task import TaskConfig
 from lengthgen.training.loop import TrainConfig, init_head, learning_rate_factor, range_fit, train_heads
 from lengthgen.training.range_fit import FIT_ACCURACY, fit_record
-from lengthgen.report.training import training_markdown, training_summary, why_not_fitted
+from lengthgen.report.training import rules_missed, training_markdown, training_summary, why_not_fitted
 from lengthgen.models.transformer import TransformerConfig
 from lengthgen.training.loop import train_transformers
 from lengthgen.science.variant_predictions import mechanism
@@ -108,16 +108,26 @@ def test_training_table_names_each_unexpected_failure_and_groups_the_expected_on
     summary = training_summary(fits, descriptions)
     assert summary["why"].isna().sum() == 2
     text = training_markdown(summary)
-    assert "Models that do not converge: 4, 2 of them not expected" in text
+    assert "Models that do not converge (one rule or both missed): 4, 2 of them not expected" in text
     unexpected = markdown_rows(text, "|family|encoding|K|seed|")
     # the linear-attention head must fit its range before its extrapolation is judged: its failure is not expected
     assert [row[:6] for row in unexpected] == [["head", "fire", "2", "4", "0.250", "1.600"],
                                                ["linear", "rope", "1", "0", "0.900", "0.200"]]
-    assert all(row[6].startswith("not expected: a training failure") for row in unexpected)
+    assert all(row[7].startswith("not expected: a training failure") for row in unexpected)
+    assert [row[6] for row in unexpected] == ["fit (held-out < 0.99) and loss (> 0.1)"] * 2
+
     expected = {tuple(row[:3]): row[3:] for row in markdown_rows(text, "|family|encoding|K|notconverged|")}
     assert set(expected) == {("head", "alibi", "2")}
     assert expected[("head", "alibi", "2")][:3] == ["2 of 3", "0.200 to 0.300", "1.500 to 1.700"]
     assert expected[("head", "alibi", "2")][3] == "expected: position term monotone in the offset: cannot select K >= 2"
+
+
+def test_a_model_that_misses_one_rule_is_named_with_that_rule_alone():
+    import pandas as pd
+    near_fit = pd.Series(fit_record(0.98, 0.06))
+    spiking = pd.Series(fit_record(1.0, 4.4))
+    assert rules_missed(near_fit) == "fit (held-out < 0.99)"
+    assert rules_missed(spiking) == "loss (> 0.1)"
 
 
 @pytest.mark.parametrize("pe, offset, expected", [
