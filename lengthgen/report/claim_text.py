@@ -13,7 +13,7 @@ from lengthgen.studies.judgments.judge import THIS_RUN
 NEEDS = {">=": "at least", ">": "above", "<=": "at most"}  # what a rule's comparison asks of the mean, in words
 # Whether the confirmation runs seen before the rules were last revised test a claim blind: its own rule's timing
 # says, as a rule fixed before any data it judges was seen is blind to them
-BLIND = {BEFORE: "blind all the same: this claim's rule predates their data", REVISED_AFTER: "not blind",
+BLIND = {BEFORE: "still a blind test: this claim's rule predates their data", REVISED_AFTER: "not blind",
          AFTER: "not blind", UNRECORDED_REVISED_AFTER: "not blind", NOT_RECORDED: "blind or not: not recorded"}
 
 
