@@ -115,7 +115,6 @@ def test_training_table_names_each_unexpected_failure_and_groups_the_expected_on
                                                ["linear", "rope", "1", "0", "0.900", "0.200"]]
     assert all(row[7].startswith("not expected: a training failure") for row in unexpected)
     assert [row[6] for row in unexpected] == ["fit (held-out < 0.99) and loss (> 0.1)"] * 2
-
     expected = {tuple(row[:3]): row[3:] for row in markdown_rows(text, "|family|encoding|K|notconverged|")}
     assert set(expected) == {("head", "alibi", "2")}
     assert expected[("head", "alibi", "2")][:3] == ["2 of 3", "0.200 to 0.300", "1.500 to 1.700"]

@@ -34,8 +34,8 @@ def why_not_fitted(family: str, description: dict, offset: int) -> str:
 def rules_missed(row) -> str:
     """Which of the two rules a model that has not converged misses: a near fit (held-out accuracy 0.98, loss 0.06)
     misses the fit alone."""
-    missed = [f"fit (held-out < {FIT_ACCURACY})"] if not row.fitted else []
-    return " and ".join(missed + ([f"loss (> {SETTLED_LOSS})"] if not row.settled else []))
+    rules = [(row.fitted, f"fit (held-out < {FIT_ACCURACY})"), (row.settled, f"loss (> {SETTLED_LOSS})")]
+    return " and ".join(name for held, name in rules if not held)
 
 
 def training_markdown(summary: pd.DataFrame) -> str:
