@@ -144,3 +144,12 @@ def test_a_float_value_with_its_statistic_as_seed_sums_keeps_the_float_and_gives
     assert kept["seed_sums"][0].value() == pytest.approx(as_computed) and kept["seed_sums"][1] == 0.3
     with pytest.raises(ValueError, match="resampled itself"):
         check("c", "mean", seed_sums.mean(runs, "value"), "<=", 0.3, resampled=seed_sums.mean(runs, "value"))
+
+
+def test_a_bar_in_a_statistics_name_stays_in_its_cell():
+    """``mean |weight|``: an unescaped bar would end the cell and shift every later column of the row."""
+    text = checks_markdown(with_keys([check("a|b", "mean |weight| per key", 0.9, ">=", 0.5, rule="|x| >= 0.5")],
+                                     "e", "S"))
+    row = text.split("\n")[2]
+    cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", row.strip().strip("|"))]
+    assert cells == ["a\\|b", "all", "mean \\|weight\\| per key", "0.9", "\\|x\\| >= 0.5", "yes"]

@@ -127,7 +127,7 @@ def test_a_claim_measured_at_fewer_k_than_the_sweep_says_so_beside_its_verdict(p
     note = "holds, measured at K=1, 2 only (transformer.offsets).**"
     sentence = next(line for line in pages["RESULTS.md"].splitlines()
                     if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME['transformer'].says)}"))
-    assert note in sentence and f"**Verdict in this run: {note}" in pages["experiments/transformer.md"]
+    assert note in sentence and f" Verdict in this run: {note}" in pages["experiments/transformer.md"]
     assert "measured at" not in pages["experiments/generalization.md"]
 
 
@@ -171,8 +171,9 @@ def test_a_part_of_a_claim_its_primary_does_not_test_is_said_beside_it(pages, na
 def test_a_claim_whose_experiment_sets_its_own_rotary_base_says_so(pages, config):
     sentence = next(line for line in pages["RESULTS.md"].splitlines()
                     if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME['softmax control'].says)}"))
-    assert f"rotary base {config['linear']['rope_base']:g} here, {config['model']['rope_base']:g} elsewhere: a base " \
-           "below 1 keeps the rotary features over the training offsets well conditioned" \
+    assert f"rotary base {config['linear']['rope_base']:g} here, {config['model']['rope_base']:g} elsewhere: at a " \
+           "base of 1 or more the rotary features over the training offsets are singular (the sweep of bases in its " \
+           "appendix)" \
         in sentence
     assert "rotary base" not in pages["experiments/generalization.md"]
 
@@ -197,7 +198,7 @@ def test_every_page_is_written_and_no_cell_is_a_paragraph(pages, config):
 
 def test_a_claim_page_has_its_judgment_its_forest_plot_and_its_checks_as_secondary_evidence(pages):
     page = pages["experiments/generalization.md"]
-    assert "**Verdict in this run: holds.**" in page
+    assert "**Judged here: rotary heads extrapolate, learned ones do not. Verdict in this run: holds.**" in page
     assert "![rotary heads extrapolate, learned ones do not: every run and setting]" \
            "(../figures/claims/gap.png)" in page
     assert "out of sample (unseen seeds)" in page

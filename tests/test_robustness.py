@@ -177,7 +177,8 @@ def test_the_section_says_what_the_mechanism_does_across_the_points(tmp_path):
     assert "at small, the largest gap (-3), the peak is 0.25 times the value at K, a kernel about 4 logits tall " \
            "at K." in text  # peak 1 against 4 at the target
     # the finding is the ranking errors' majority: it flips where the share crosses one half (0.5 is no majority)
-    assert "Ranking errors are most of them at the default (0.75); the majority flips at small, wide." in text
+    assert "Pooled over K, ranking errors are most of them at the default (0.75); the pooled majority flips at " \
+           "small, wide (per K" in text
 
 
 # ---- the tiny run

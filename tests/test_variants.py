@@ -554,7 +554,7 @@ def test_each_fire_model_s_learned_threshold_is_read_from_the_model_and_set_besi
     text = section({**inputs, **tables}, checks_of(inputs, settings), settings).split("**FIRE's learned threshold.**")[1]
     assert "L at 5.1 to 64.0 over its 2 models (from 512)" in text
     assert "offset only at n=32, where the class is read, in 1 of 2 models" in text
-    assert "training range (n <= 8) in 1" in text and "1 of 2 models get the prediction above" in text
+    assert "training range (n <= 8) in 1" in text and "the prediction of 1 of 2 models is the one above" in text
     rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in text.splitlines()
             if line.startswith("| fire ")]
     assert rows == [["fire", "2", "0", "5.1", COLLAPSES, COLLAPSES], ["fire", "2", "1", "64.0", NO_PREDICTION, COLLAPSES]]

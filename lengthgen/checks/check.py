@@ -86,9 +86,15 @@ def checks_markdown(checks: pd.DataFrame) -> str:
         if rows.empty:
             continue
         table = pd.DataFrame({
-            "claim": rows["claim"], "K": rows["offset"].map(lambda offset: "all" if pd.isna(offset) else str(offset)),
-            "statistic": rows["statistic"], "value": rows["value"].map(lambda value: f"{value:.4g}"),
-            "rule": rows["rule"], "holds": rows["holds"].map({True: "yes", False: "no"})})
+            "claim": cell_text(rows["claim"]),
+            "K": rows["offset"].map(lambda offset: "all" if pd.isna(offset) else str(offset)),
+            "statistic": cell_text(rows["statistic"]), "value": rows["value"].map(lambda value: f"{value:.4g}"),
+            "rule": cell_text(rows["rule"]), "holds": rows["holds"].map({True: "yes", False: "no"})})
         parts += [title] if title else []
         parts.append(table.to_markdown(index=False))
     return "\n\n".join(parts)
+
+
+def cell_text(texts: pd.Series) -> pd.Series:
+    """Texts as markdown table cells: a bar in a text (``mean |weight|``) would end its cell and shift the row."""
+    return texts.str.replace("|", "\\|", regex=False)

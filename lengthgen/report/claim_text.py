@@ -117,9 +117,9 @@ def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim
              else f"; the claim needs {NEEDS[claim.rule.comparison]} {number(rows['threshold'].iloc[0])}")
     notes += undecided(rows)
     base = (config.get(claim.page) or {}).get("rope_base")  # an experiment's own rotary base, unlike the sweep's
-    if base:  # below 1 the rotary features over the training offsets are well conditioned (the schema says how much)
-        why = (": a base below 1 keeps the rotary features over the training offsets well conditioned" if base < 1
-               else "")
+    if base:  # a base >= 1 makes the rotary basis over the training offsets singular: why an experiment lowers it
+        why = (": at a base of 1 or more the rotary features over the training offsets are singular (the sweep of "
+               "bases in its appendix)" if base < 1 else "")
         notes += f"; rotary base {base:g} here, {config['model']['rope_base']:g} elsewhere{why}"
     clears = COMPARISONS[claim.rule.comparison](rows["mean"], rows["baseline"]) & (rows["mean"] != rows["baseline"])
     rival = (f"{capitalized(claim.baseline.label)} ({claim.baseline.rival}) does better at "

@@ -169,8 +169,8 @@ def beyond_the_paper(secondary: pd.DataFrame) -> list[str]:
         return []
     return [f"**Beyond the paper.** Most of rope's wrong answers past the range are not diluted attention but ranking "
             f"errors, another key outscoring the target ({per_offset(ranking['mean'], ranking['offset'])}). The logit "
-            "is a function of the offset alone, but training fixed it only at the offsets it saw, so the rule past "
-            "the range is not the one training selected: the keys that win those errors lie at offsets never seen in "
+            "is the same function of the offset at every length (what the shift claim tests), but training shaped that "
+            "function only at the offsets it saw: the keys that win those errors lie at offsets never seen in "
             f"training (share {per_offset(unseen['mean'], unseen['offset'])}). That share is expected, not a second "
             "finding: a head that fits its range ranks the target above the keys at nearly every offset it trained "
             "on, and those logits are the same past the range ([errors](experiments/errors.md))."]
@@ -224,7 +224,8 @@ def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame, 
         *([f"**What it does not test.** {claim.scope}"] if claim.scope else []),
         "**Preconditions** (judged by the same rule; where one does not hold at a K, the claim is untestable there): "
         f"{preconditions}." if preconditions else "**Preconditions:** none declared.",
-        f"**Verdict in this run: {verdict}.** {evidence}",
+        # the claim judged, in the pipeline's words: the paper's sentence above can say more than its statistic tests
+        f"**Judged here: {claim.says}. Verdict in this run: {verdict}.** {evidence}",
         claim_text.judgment_table(here),
         f"![{claim.says}: every run and setting](../figures/claims/{claim.name.replace(' ', '_')}.png)",
         *([f"**Secondary statistics** (shown, in no verdict):\n\n{extra}"] if extra else []),
@@ -235,16 +236,16 @@ def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, 
                     secondary: pd.DataFrame, config: dict) -> str:
     claims = [claim for claim in CLAIMS if claim.page == experiment]
     title = title_of(sections, experiment)
-    escaped = checks.assign(**{column: checks[column].str.replace("|", "\\|", regex=False)  # |x| keeps its cell
-                               for column in ("claim", "statistic", "rule")})
     return "\n\n".join([
         f"# {title if ':' in title or not claims else title + ': ' + '; '.join(claim.says for claim in claims)}", BACK,
         *(line for claim in claims for line in claim_block(claim, judgments, secondary, config)),
         *([] if claims else
           ["Beyond the claims of the paper: no verdict, the checks below describe what was measured."]),
         *(rebased(found.group(0)) for text in sections for found in FIGURE_LINK.finditer(text)),
-        *(["**Checks** (each a rule fixed in code; secondary evidence, counted in no verdict):",
-           checks_markdown(escaped)] if not checks.empty else []),
+        *(["**Checks** (each a rule fixed in code; secondary evidence, counted in no verdict; a check compares one "
+           "value with its threshold, so it can read yes where a verdict, which needs the whole interval past the "
+           "threshold, reads inconclusive):",
+           checks_markdown(checks)] if not checks.empty else []),
         f"Every table and number of this experiment: [details](../appendix/{experiment}.md).",
     ]) + "\n"
 

@@ -97,7 +97,8 @@ def fire_thresholds_markdown(thresholds: pd.DataFrame, descriptions: dict[str, d
         f"{', '.join(sorted({f'{value:g}' for value in rows['initial_threshold']}))}): offset only at n={far_length}, "
         f"where the class is read, in {int((learned >= far_length).sum())} of {len(rows)} models, and over the training "
         f"range (n <= {train_length_max}) in {int((learned >= train_length_max).sum())}. Read with its own L, "
-        f"{sum(mine == theirs for mine, theirs in zip(own, above))} of {len(rows)} models get the prediction above.",
+        f"the prediction of {sum(mine == theirs for mine, theirs in zip(own, above))} of {len(rows)} models is the "
+        "one above (whether that matches the measured class: the class table's last column).",
         markdown({"encoding": rows["pe"], "K": rows["offset"], "seed": rows["seed"],
                   "learned L": learned.map("{:.1f}".format), "predicted with its own L": own, "predicted above": above})]
 

@@ -49,8 +49,10 @@ def mechanism_sentences(mechanism: pd.DataFrame) -> str:
     side = lambda value: value > RANKING_MAJORITY
     if DEFAULT_POINT in share:  # the finding, and the points where it flips
         flips = [point for point, value in share.items() if side(value) != side(share[DEFAULT_POINT])]
-        text.append(f"Ranking errors are {'' if side(share[DEFAULT_POINT]) else 'not '}most of them at the default "
-                    f"({share[DEFAULT_POINT]:.2f}); the majority flips at {', '.join(flips) or 'none of the points'}.")
+        text.append(f"Pooled over K, ranking errors are {'' if side(share[DEFAULT_POINT]) else 'not '}most of them at "
+                    f"the default ({share[DEFAULT_POINT]:.2f}); the pooled majority flips at "
+                    f"{', '.join(flips) or 'none of the points'} (per K, with its interval: the dilution-cause claim "
+                    "in the claims appendix).")
     return " ".join(text)
 
 
