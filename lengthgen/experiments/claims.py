@@ -109,8 +109,7 @@ CLAIMS = (
     Claim("carrier", "the rotary kernel sits in a few frequency blocks, aligned with K",
           "the learned rotary rule is a carrier kernel aligned with the target offset", "frequency",
           "frequency: energy share of the top D/16 rotary blocks",
-          "share of the learned position kernel's energy in its strongest D/16 rotary frequency blocks (D the head's "
-          "width: an eighth of its D/2 blocks)",
+          "share of the learned position kernel's energy in its strongest D/16 of the D/2 rotary blocks (D: the width)",
           # a head's init depends on its seed alone, so the untrained value is the same at every K
           Baseline("untrained heads (the same inits at every K)",
                    "frequency: energy share of the top D/16 rotary blocks, the same heads untrained"),
