@@ -11,7 +11,7 @@ import yaml
 
 from conftest import REPO, markdown_rows
 from lengthgen.checks.check import check, with_keys
-from lengthgen.checks.judgment import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, N_RESAMPLES, UNTESTABLE
+from lengthgen.checks.judgment import DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, MIN_SEEDS, N_RESAMPLES, UNTESTABLE
 from lengthgen.experiments.catalog import plan
 from lengthgen.experiments.claims import CLAIMS, CLAIMS_BY_NAME
 from lengthgen.pipeline.config import prepare_config
@@ -448,3 +448,9 @@ def test_a_claim_with_only_an_unseen_run_names_no_seen_ones():
     assert confirmation_text(rows, claim, short=True) == "out of sample: holds"
     assert confirmation_text(rows, claim) == "out of sample (unseen seeds): holds"
     assert confirmation_text(rows.iloc[:0], claim) == "no confirmation runs"
+
+
+def test_the_claims_appendix_says_which_seeds_a_row_counts_and_what_untestable_leaves(pages):
+    page = pages["appendix/claims.md"]
+    assert page.index("**seeds**: the seeds with a value of the statistic") < page.index("| condition | K | seeds |")
+    assert f"Fewer than {MIN_SEEDS} seeds: inconclusive. **untestable**: a precondition of the claim" in page

@@ -368,3 +368,9 @@ def test_every_head_that_retrieves_is_named_with_its_carrier():
         ["1", "1", "L0H1", "0.300", "no", "0 (0.70)", "0.950", "0.900", "0.100, 0.850"],
         ["1", "2", "L0H0", "0.400", "no", "0 (0.60)", "0.900", "1.000", "0.100, 0.500"],
         ["1", "2", "L0H1", "0.300", "no", "0 (0.70)", "0.950", "1.000", "0.100, 0.850"]]
+
+
+def test_the_kernel_step_rule_reads_without_a_zero_factor():
+    """A margin of 0 is "reaches s(K)", not "within 0 x its lead"; any other margin is said with its factor."""
+    assert prose.step_reach(0.0) == "reaches s(K)"
+    assert prose.step_reach(0.25) == "comes back within 0.25 x its lead of s(K)"

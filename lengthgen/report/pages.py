@@ -12,7 +12,7 @@ import pandas as pd
 import yaml
 
 from lengthgen.checks.check import checks_markdown
-from lengthgen.checks.judgment import DEFINITION, N_RESAMPLES, UNTESTABLE, across_offsets
+from lengthgen.checks.judgment import DEFINITION, MIN_SEEDS, N_RESAMPLES, UNTESTABLE, across_offsets
 from lengthgen.checks.rule_history import history_markdown, rule_timing
 from lengthgen.experiments.claims import CLAIMS, CLAIMS_BY_NAME, HEADLINES_BY_NAME, Claim
 from lengthgen.report import claim_text
@@ -232,6 +232,15 @@ def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame, 
     ]
 
 
+# How to read the claims appendix's tables: which seeds a row counts, and what "untestable" leaves standing.
+CLAIMS_APPENDIX_KEY = (
+    "Per claim, each run and setting, per K: the mean over seeds of the claim's statistic with its 95% seed-bootstrap "
+    "interval, and its rule's verdict. **seeds**: the seeds with a value of the statistic; a seed without one (for "
+    "example a share of wrong answers, where the seed makes none past the range) is left out, and a K where no seed "
+    f"has one has no row. Fewer than {MIN_SEEDS} seeds: inconclusive. **untestable**: a precondition of the claim "
+    "(named on its page) does not hold at that K; the mean is shown, and judges nothing.")
+
+
 def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, judgments: pd.DataFrame,
                     secondary: pd.DataFrame, config: dict) -> str:
     claims = [claim for claim in CLAIMS if claim.page == experiment]
@@ -298,7 +307,7 @@ def render_pages(config: dict, sections: dict[str, str], checks: pd.DataFrame, e
             f"- code: git commit `{commit}`\n- date: {date.isoformat()}\n- machine: {machine}",
             f"Configuration used:\n\n```yaml\n{dump}\n```"),
         "appendix/training.md": appendix_page("Training", training.removeprefix("## Training")),
-        "appendix/claims.md": appendix_page("Every claim in every run and setting", *(
+        "appendix/claims.md": appendix_page("Every claim in every run and setting", CLAIMS_APPENDIX_KEY, *(
             part for claim in CLAIMS for rows in [of_claim(judgments, claim)] if len(rows) for part in (
                 f"## {claim.says}", f"{claim.measured}; rule {claim.rule.comparison} {thresholds_text(rows)}; baseline "
                 f"{claim.baseline.label}.",

@@ -23,6 +23,11 @@ def steps_markdown(drops: pd.DataFrame, predictions: pd.DataFrame) -> str:
         "closest unseen gap (leads)": decimals(rows["closest_unseen_gap"])})
 
 
+def step_reach(margin: float = STEP_KERNEL_MARGIN) -> str:
+    """Where the kernel predicts a step, in words: with no margin, where an unseen offset's s reaches s(K)."""
+    return "reaches s(K)" if margin == 0 else f"comes back within {margin:g} x its lead of s(K)"
+
+
 def step_rule_timing(history_of=changes_naming) -> str:
     """When the step rule (``STEP_MIN_DROP``) was set and changed, as the rule history records it: a predicate."""
     changes = history_of("STEP_MIN_DROP", "transformer")
@@ -112,9 +117,9 @@ def section(tables: dict[str, pd.DataFrame], checks: pd.DataFrame, settings: dic
         f"**Steps.** A drop at position p: the mean accuracy over the {train_max} positions before p minus that over the "
         f"{train_max} from p on (longest length). A step is a drop of at least {STEP_MIN_DROP:g}: a far offset "
         "overtaking the target, not a graceful decay. This pipeline's hypothesis: the strongest head's kernel s(delta) "
-        f"predicts a step at the first unseen offset where s comes back within {STEP_KERNEL_MARGIN:g} x its lead (s(K) "
-        "minus the median of s over the other in-range offsets) of s(K); the closest unseen gap is s(K) minus the "
-        "largest s at an unseen offset, in leads. Per rope model:",
+        f"predicts a step at the first unseen offset where s {step_reach()}; its lead is s(K) minus the median of s "
+        "over the other in-range offsets, and the closest unseen gap s(K) minus the largest s at an unseen offset, in "
+        "leads. Per rope model:",
         steps_markdown(drops, predictions),
         steps_finding(drops, predictions),
         f"**Equivariance.** Every position id shifted by s, on lengths {distinct(changes['length'])}: the largest change "
