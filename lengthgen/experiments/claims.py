@@ -125,7 +125,10 @@ CLAIMS = (
                    rival="which predicts a wrong answer wherever a key holding another token outscores the target, "
                          "and ignores dilution"),
           secondary=("prop1: mean-logit accuracy error past the range",
-                     "prop1: mean-field target-attention error past the range")),
+                     "prop1: mean-field target-attention error past the range"),
+          scope="The statistic tests one form of the law, mean_field (exp(logit) averaged over the key token at each "
+                "offset, per query token, then over query tokens; the checks below name their form, and the prop1 "
+                "appendix defines each), not a formula of the paper's, which gives none."),
     Claim("dilution cause", "the decay is caused by dilution",
           "the decay is caused by attention dilution: past the training range rope's wrong answers are dilution "
           "errors, the target still scoring highest", "errors",
