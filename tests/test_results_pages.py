@@ -171,9 +171,9 @@ def test_a_part_of_a_claim_its_primary_does_not_test_is_said_beside_it(pages, na
 def test_a_claim_whose_experiment_sets_its_own_rotary_base_says_so(pages, config):
     sentence = next(line for line in pages["RESULTS.md"].splitlines()
                     if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME['softmax control'].says)}"))
-    assert f"rotary base {config['linear']['rope_base']:g} here, {config['model']['rope_base']:g} elsewhere: at a " \
-           "base of 1 or more the rotary features over the training offsets are singular (the sweep of bases in its " \
-           "appendix)" \
+    assert f"rotary base {config['linear']['rope_base']:g} here, {config['model']['rope_base']:g} elsewhere: at " \
+           "each base of 1 or more that its appendix sweeps, the rotary features over the training offsets are " \
+           "singular" \
         in sentence
     assert "rotary base" not in pages["experiments/generalization.md"]
 
@@ -453,4 +453,5 @@ def test_a_claim_with_only_an_unseen_run_names_no_seen_ones():
 def test_the_claims_appendix_says_which_seeds_a_row_counts_and_what_untestable_leaves(pages):
     page = pages["appendix/claims.md"]
     assert page.index("**seeds**: the seeds with a value of the statistic") < page.index("| condition | K | seeds |")
-    assert f"Fewer than {MIN_SEEDS} seeds: inconclusive. **untestable**: a precondition of the claim" in page
+    assert f"Fewer than {MIN_SEEDS} seeds: inconclusive. **seeds clearing**: the seeds whose own value" in page
+    assert "**untestable**: a precondition of the claim" in page

@@ -73,7 +73,10 @@ CLAIMS = (
           preconditions=("generalization: rope lowest accuracy in the training range",),
           counterpart="generalization: learned accuracy at 4x the training length",
           secondary=("generalization: rope accuracy at 32x the training length",),
-          beside=("generalization: rope accuracy at 32x the training length", "rope's at 32x")),
+          beside=("generalization: rope accuracy at 32x the training length", "rope's at 32x"),
+          scope="The statistic tests rope's half, its accuracy at 4x the training length. The learned heads' accuracy "
+                "there is shown beside it and judges nothing, and whether rope's decay is graceful is not tested here "
+                "(the transformer's steps and the dilution law's fit speak to it)."),
     Claim("equivariance", "rotary logits depend on offset alone",
           "rotary encodings make the attention logit a function of relative offset alone, so the rule learned at "
           "training lengths is reproduced at every longer length", "shift",
@@ -115,7 +118,9 @@ CLAIMS = (
                    "frequency: energy share of the top D/16 rotary blocks, the same heads untrained"),
           secondary=("frequency: alignment of the top D/16 blocks with K",),
           beside=("frequency: alignment of the top D/16 blocks with K",
-                  "their alignment with K (1: every block's kernel peaks at offset K)")),
+                  "their alignment with K (1: every block's kernel peaks at offset K)"),
+          scope="The statistic tests that the kernel's energy sits in a few frequency blocks. Their alignment with K "
+                "is shown beside it and judges nothing, and neither number measures how far the head extrapolates."),
     Claim("dilution law", "the dilution law predicts the decay",
           "the graceful accuracy decay follows an attention-dilution law, predicted from the head's parameters",
           "prop1", "prop1: mean-field accuracy error past the range",
@@ -141,7 +146,9 @@ CLAIMS = (
           "without softmax normalization, training selects a min-norm interpolant that does not extrapolate",
           "linear", "linear: linear-attention head's accuracy at 4x the training length",
           "the linear-attention head's accuracy at 4x the training length (share correct)", Baseline(CHANCE),
-          preconditions=("linear, arm 2 (linear-attention head): lowest accuracy in the training range",)),
+          preconditions=("linear, arm 2 (linear-attention head): lowest accuracy in the training range",),
+          scope="The statistic tests the second half, that the linear head does not extrapolate, at its own rotary "
+                "base. Whether training selects the min-norm interpolant is a check below, in no verdict."),
     Claim("softmax control", "the shortfall is the softmax's, not the base's",
           "the same head with its softmax, at the same rotary base, seeds and training, extrapolates further than the "
           "linear head: the linear head's shortfall against it is the softmax's, not the base's", "linear",

@@ -118,8 +118,8 @@ def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim
     notes += undecided(rows)
     base = (config.get(claim.page) or {}).get("rope_base")  # an experiment's own rotary base, unlike the sweep's
     if base:  # a base >= 1 makes the rotary basis over the training offsets singular: why an experiment lowers it
-        why = (": at a base of 1 or more the rotary features over the training offsets are singular (the sweep of "
-               "bases in its appendix)" if base < 1 else "")
+        why = (": at each base of 1 or more that its appendix sweeps, the rotary features over the training offsets "
+               "are singular" if base < 1 else "")
         notes += f"; rotary base {base:g} here, {config['model']['rope_base']:g} elsewhere{why}"
     clears = COMPARISONS[claim.rule.comparison](rows["mean"], rows["baseline"]) & (rows["mean"] != rows["baseline"])
     rival = (f"{capitalized(claim.baseline.label)} ({claim.baseline.rival}) does better at "

@@ -237,8 +237,9 @@ CLAIMS_APPENDIX_KEY = (
     "Per claim, each run and setting, per K: the mean over seeds of the claim's statistic with its 95% seed-bootstrap "
     "interval, and its rule's verdict. **seeds**: the seeds with a value of the statistic; a seed without one (for "
     "example a share of wrong answers, where the seed makes none past the range) is left out, and a K where no seed "
-    f"has one has no row. Fewer than {MIN_SEEDS} seeds: inconclusive. **untestable**: a precondition of the claim "
-    "(named on its page) does not hold at that K; the mean is shown, and judges nothing.")
+    f"has one has no row. Fewer than {MIN_SEEDS} seeds: inconclusive. **seeds clearing**: the seeds whose own value "
+    "clears the threshold, shown and deciding nothing. **untestable**: a precondition of the claim (named on its "
+    "page) does not hold at that K; the mean is shown, and judges nothing.")
 
 
 def experiment_page(experiment: str, sections: list[str], checks: pd.DataFrame, judgments: pd.DataFrame,
