@@ -286,7 +286,7 @@ def cross_entropy(output: torch.Tensor, targets: torch.Tensor) -> tuple[torch.Te
     # a probability in (0, 1] has a finite log; the smallest one compared on the host costs a tenth of isfinite().all()
     if float(picked.min()) > 0:
         log_picked = picked.log()
-    else:  # NaN too
+    else:  # a target's probability underflowed to 0 (or is NaN)
         log_picked = output.log_softmax(1).gather(1, targets)
     loss = log_picked.mean((1, 2)).neg_()
     # scatter_add_ of -1s: the same sums as scatter_'s reduce="add" in half the time
