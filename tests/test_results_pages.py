@@ -98,6 +98,20 @@ def test_the_first_screen_holds_setup_one_sentence_per_claim_and_the_claims_tabl
     assert [row[0] for row in rows] == [claim.says for claim in CLAIMS]
 
 
+def test_the_claims_the_paper_does_not_make_say_what_this_pipeline_added(pages):
+    # the cures are a prediction from the paper's account, the softmax head a control of its linear claim: a reader
+    # who knows the paper must not take either for one of its claims
+    added = {"cures": "prediction", "softmax control": "control"}
+    first = pages["RESULTS.md"].splitlines()[:FIRST_SCREEN_LINES]
+    for claim in CLAIMS:
+        sentence = next(line for line in first if line.startswith(f"- **{capitalized(claim.says)}"))
+        tag = f"{capitalized(claim.says)} (this pipeline's {added.get(claim.name)}, beyond the paper):"
+        assert (tag in sentence) == (claim.name in added) and ("beyond the paper" in sentence) == (claim.name in added)
+    page = pages[f"experiments/{CLAIMS_BY_NAME['softmax control'].page}.md"]
+    assert f"**Claim.** {capitalized(CLAIMS_BY_NAME['softmax control'].paper)} (this pipeline's control, beyond the " \
+           "paper)." in page
+
+
 def test_the_first_screen_says_no_rule_mechanics(pages):
     first = "\n".join(pages["RESULTS.md"].splitlines()[:FIRST_SCREEN_LINES])
     for mechanics in ("resamples", "== 1", "fraction of runs", "checks hold", "worst"):

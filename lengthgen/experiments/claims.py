@@ -35,7 +35,7 @@ class Baseline:
 class Claim:
     name: str  # identifier: figure and table keys
     says: str  # the claim in a few words (the claims table's first column)
-    paper: str  # what the abstract claims, in its words; or this pipeline's prediction (beyond)
+    paper: str  # what the abstract claims, in its words; or what this pipeline adds to it (beyond)
     page: str  # the experiment whose page tells it
     primary: str  # the headline whose mean over seeds decides it
     measured: str  # what that number is, with its unit
@@ -43,7 +43,9 @@ class Claim:
     preconditions: tuple[str, ...] = ()  # headlines whose own rule must hold at a K for the claim to be judged there
     secondary: tuple[str, ...] = ()  # headlines its page shows beside the primary one
     counterpart: str = ""  # the other encoding's value of the primary statistic: said beside it, shown on its page
-    beyond: bool = False  # this pipeline's own prediction from the paper's account, not a claim of the paper
+    # "" for a claim of the paper; else what this pipeline adds to its claims: a "prediction" from the paper's account,
+    # or a "control" of one of them
+    beyond: str = ""
     scope: str = ""  # what the primary statistic does not test, said on its page
     threshold_name: str = ""  # the rule's own name in its thresholds file, where the rule history records it apart
     # A secondary statistic measuring a part of the claim's words the primary does not, and those words: said beside
@@ -160,7 +162,8 @@ CLAIMS = (
                          "linear: matched softmax head's lowest accuracy in the training range"),
           secondary=("linear: matched softmax head's accuracy at 4x the training length",),
           beside=("linear: matched softmax head's accuracy at 4x the training length",
-                  "the matched softmax head's own accuracy at 4x")),
+                  "the matched softmax head's own accuracy at 4x"),
+          beyond="control"),
     Claim("transformer", "rope's extrapolation transfers to a transformer",
           "the phenomenon, the equivariance and the carrier transfer to a multi-layer, multi-head transformer",
           "transformer", "transformer: rope accuracy at 4x the training length",
@@ -180,7 +183,7 @@ CLAIMS = (
           "share of rope's lost accuracy past the range won back by log-length scaling",
           Baseline("hard attention (infinite scale; a cure can exceed it)",
                    "cures: share of rope's lost accuracy won back by hard attention (the limit of logit scaling)"),
-          beyond=True),
+          beyond="prediction"),
 )
 CLAIMS_BY_NAME = {claim.name: claim for claim in CLAIMS}
 

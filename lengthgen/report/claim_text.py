@@ -172,9 +172,13 @@ def claim_sentence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Clai
     """One plain sentence: what was measured, the number with its unit and baseline, the verdict, where it fails."""
     if of_claim(judgments, claim, THIS_RUN).empty:
         return f"- **{capitalized(claim.says)}:** not run under this config."
-    beyond = " (this pipeline's prediction, beyond the paper)" if claim.beyond else ""
-    return "- **{}{}: {}.** {}".format(capitalized(claim.says), beyond,
+    return "- **{}{}: {}.** {}".format(capitalized(claim.says), beyond_tag(claim),
                                        *verdict_and_evidence(judgments, secondary, claim, config))
+
+
+def beyond_tag(claim: Claim) -> str:
+    """`` (this pipeline's control, beyond the paper)`` after a claim the paper does not make; else nothing."""
+    return f" (this pipeline's {claim.beyond}, beyond the paper)" if claim.beyond else ""
 
 
 def confirmation_text(judgments: pd.DataFrame, claim: Claim, short: bool = False) -> str:

@@ -217,7 +217,7 @@ def claim_block(claim: Claim, judgments: pd.DataFrame, secondary: pd.DataFrame, 
                               f"{number(HEADLINES_BY_NAME[name].threshold(config['task']))}"
                               for name in claim.preconditions)
     return [
-        f"**Claim.** {said}" + (" (this pipeline's prediction, beyond the paper)." if claim.beyond else "."),
+        f"**Claim.** {said}{claim_text.beyond_tag(claim)}.",
         f"**Rule.** At each K, the mean over seeds of the number below, its whole 95% seed-bootstrap interval "
         f"{claim.rule.comparison} {number(here['threshold'].iloc[0])} "
         f"({rule_timing(claim.page, rule=claim.threshold_name)}, [rule history](../appendix/rule_history.md)).",
