@@ -18,7 +18,8 @@ from lengthgen.pipeline.config import prepare_config
 from lengthgen.report.claim_text import (capitalized, confirmation_text, counterpart, mixed, number, per_offset,
                                          robustness_text, tally, thresholds_text, verdict_and_evidence)
 from lengthgen.report.markdown import MAX_CELL, fit_cells, table_cells
-from lengthgen.report.pages import FEW_SEEDS, FIRST_SCREEN, figure_one, moving_answers, page_paths, render_pages
+from lengthgen.report.pages import (FEW_SEEDS, FIRST_SCREEN, figure_one, moving_answers, multiples_named, page_paths,
+                                    render_pages)
 from lengthgen.studies.judgments.judge import LONGEST, rope_far_accuracy
 
 CLAIMS_HEADER = "|claim|thisrun"
@@ -126,14 +127,14 @@ def test_each_sentence_gives_the_judged_means_the_baseline_the_verdict_and_where
     assert "needs" not in sentence  # where a claim holds, its number and baseline say enough
     # the other encoding's, lowest and highest over K
     assert "learned accuracy at 4x the training length 0.5 over K; rope's at 32x" in sentence
-    assert "Confirmation runs: holds in 1 of 1 runs seen before the rules were last revised (not blind); out of " \
-           "sample (unseen seeds): holds." in sentence
+    assert "Confirmation runs: holds in 1 of 1 runs whose data were seen before the rules were last revised (not " \
+           "blind); out of sample (unseen seeds): holds." in sentence
     assert "Robustness: holds at 1 of 2 settings, not fully at lr_0_03 (does not hold at K=1; inconclusive at " \
            "K=3)." in sentence
     failing = next(line for line in pages["RESULTS.md"].splitlines()
                    if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME['dilution cause'].says)}"))
     assert ": does not hold.**" in failing
-    assert "does not hold in 1 of 1 runs seen before the rules were last revised (not blind)" in failing
+    assert "does not hold in 1 of 1 runs whose data were seen before the rules were last revised (not blind)" in failing
     assert "the claim needs at least 0.3)" in failing and "holds at none of the 2 settings" in failing
 
 
@@ -147,16 +148,26 @@ def test_a_claim_measured_at_fewer_k_than_the_sweep_says_so_beside_its_verdict(p
 
 def test_the_setup_names_each_confirmation_run_with_the_offsets_it_tests(pages):
     judged = next(line for line in pages["RESULTS.md"].splitlines() if line.startswith("**Judged.**"))
-    assert "The same rule in each confirmation run: 1 seen before the claims' rules were last revised (fresh seeds " \
-           "at K=1, 2, 3); 1 added after them, the out-of-sample test (unseen seeds at K=1, 2, 3)." in judged
+    assert "The same rule in each confirmation run: 1 whose data were seen before the claims' rules were last " \
+           "revised (fresh seeds at K=1, 2, 3); 1 added after them, the out-of-sample test (unseen seeds at K=1, 2, " \
+           "3)." in judged
+
+
+def test_the_setup_names_only_the_multiples_its_evaluation_reaches(config):
+    # a confirmation run that evaluates up to 16x its longest training length has no "32x" to read
+    task = {**config["task"], "train_length_max": 48, "eval_lengths": [24, 96, 192, 384, 768]}
+    assert multiples_named(task) == ' ("4x" below: length 192, 4 times the longest training length)'
+    assert multiples_named({**task, "eval_lengths": [24, 96]}) == ""
 
 
 def test_the_setup_gives_the_transformer_its_own_training_and_counts_the_robustness_settings(pages, config):
     lines = pages["RESULTS.md"].splitlines()
     heads, transformer = next(line for line in lines if line.startswith("**Setup.**")).split(" The transformer: ")
     longest = config["task"]["train_length_max"]  # what "4x" and "32x" multiply
-    assert heads.startswith(f"**Setup.** Trained on lengths {config['task']['train_length_min']} to {longest} "
-                            f"(\"4x\" and \"32x\" below: of {longest}), tested at lengths")
+    assert heads.startswith(f"**Setup.** Trained on lengths {config['task']['train_length_min']} to {longest}, tested "
+                            f"at lengths {min(config['task']['eval_lengths'])} to {max(config['task']['eval_lengths'])} "
+                            f"(\"4x\" and \"32x\" below: lengths {4 * longest} and {32 * longest}, 4 and 32 times the "
+                            "longest training length); encodings")
     assert f"Adam at peak lr {config['train']['lr']:g} for {config['train']['steps']} steps" in heads
     seeds, settings = len(config['transformer']['seeds']), config['transformer']
     assert transformer.startswith(f"{seeds} seeds, {settings['n_layers']} layers of {settings['n_heads']} heads, width "
@@ -185,7 +196,8 @@ def test_a_part_of_a_claim_its_primary_does_not_test_is_said_beside_it(pages, na
 def test_a_claim_whose_experiment_sets_its_own_rotary_base_says_so(pages, config):
     sentence = next(line for line in pages["RESULTS.md"].splitlines()
                     if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME['softmax control'].says)}"))
-    assert f"rotary base {config['linear']['rope_base']:g} here, {config['model']['rope_base']:g} elsewhere: at " \
+    assert f"tested at rotary base {config['linear']['rope_base']:g}, not the {config['model']['rope_base']:g} of the " \
+           "other claims: at " \
            "each base of 1 or more that its appendix sweeps, the rotary features over the training offsets are " \
            "singular" \
         in sentence
@@ -336,14 +348,18 @@ def test_an_untestable_cell_of_the_32x_figure_draws_no_value_and_says_why(judgme
 
 
 def test_the_first_screen_counts_the_verdicts_in_this_run(pages, judgments):
-    assert "**What we found.** Of 10 claims, 9 hold and 1 does not hold in this run (each below with its numbers)." \
-        in pages["RESULTS.md"]
+    assert "**What we found.** Of 10 claims (8 of the paper's, and this pipeline's control and prediction), 9 hold " \
+           "and 1 does not hold in this run (each below with its numbers)." in pages["RESULTS.md"]
     mixed_run = judgments.copy()
     here = mixed_run["condition"] == "this run"
     mixed_run.loc[here & (mixed_run["claim"] == "gap") & (mixed_run["offset"] == 1), "verdict"] = DOES_NOT_HOLD
     mixed_run.loc[here & (mixed_run["claim"] == "pinning"), "verdict"] = INCONCLUSIVE
-    assert tally(mixed_run, CLAIMS) == ("Of 10 claims, 7 hold, 1 holds in part, 1 does not hold and 1 is inconclusive "
-                                        "in this run (each below with its numbers).")
+    assert tally(mixed_run, CLAIMS) == ("Of 10 claims (8 of the paper's, and this pipeline's control and prediction), 7 "
+                                        "hold, 1 holds in part, 1 does not hold and 1 is inconclusive in this run "
+                                        "(each below with its numbers).")
+    # a count that holds only the paper's claims, or only added ones, names no origin
+    cures = mixed_run[mixed_run["claim"] == "cures"]
+    assert tally(cures, CLAIMS).startswith("Of 1 claim, ")
     assert tally(mixed_run[mixed_run["claim"] == "gap"], CLAIMS) == ("Of 1 claim, 1 holds in part in this run (each "
                                                                        "below with its numbers).")
     two = mixed_run[mixed_run["claim"].isin(["equivariance", "carrier"])]  # both hold
@@ -411,10 +427,10 @@ def test_confirmation_runs_seen_before_the_rules_are_said_blind_or_not_by_the_cl
     lines = pages["RESULTS.md"].splitlines()
     sentence = {claim: next(line for line in lines if line.startswith(f"- **{capitalized(CLAIMS_BY_NAME[claim].says)}"))
                 for claim in ("gap", "softmax control", "transformer")}
-    assert "1 of 1 runs seen before the rules were last revised (not blind)" in sentence["gap"]  # revised after
+    assert "1 of 1 runs whose data were seen before the rules were last revised (not blind)" in sentence["gap"]  # revised after
     assert "(still a blind test: this claim's rule predates their data)" in sentence["softmax control"]
     # first fixed at a time the record does not give, then revised after the data: not blind either way
-    assert "1 of 1 runs seen before the rules were last revised (not blind)" in sentence["transformer"]
+    assert "1 of 1 runs whose data were seen before the rules were last revised (not blind)" in sentence["transformer"]
     assert [row[5] for row in markdown_rows(pages["RESULTS.md"], CLAIMS_HEADER)][0] == \
         "holds in 1 of 1 seen runs; out of sample: holds"  # the table's cell stays short
 

@@ -14,6 +14,7 @@ import pandas as pd
 
 UNIT = (0.0, 1.0)
 DIFFERENCE = (-1.0, 1.0)  # of two values in [0, 1]
+FOUR_X = 4  # "at 4x": the evaluation length that many times the longest training length, where most claims are read
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ def past_range(frame: pd.DataFrame, settings: dict) -> pd.DataFrame:
 
 
 def at_four_x(frame: pd.DataFrame, settings: dict) -> pd.DataFrame:
-    return frame[frame["length"] == 4 * settings["train_length_max"]]
+    return frame[frame["length"] == FOUR_X * settings["train_length_max"]]
 
 
 def by_run(frame: pd.DataFrame, column: str, how: str) -> pd.Series:

@@ -113,18 +113,23 @@ def robustness(verdicts: dict[str, pd.DataFrame]) -> str:
     """How the claim fares over the robustness settings, from each setting's per-K judgments: "holds at 9 of 11
     settings, not fully at d_model_32 (inconclusive at K=1)". A setting holds where every K holds; each other one is
     named with where it does not, and one where no K could be judged (a precondition failed at every K) apart."""
-    failing, untestable = {}, []
+    failing, fared, untestable = {}, [], []
     for setting, judgments in verdicts.items():
         verdict = across_offsets(judgments)
         if len(judgments) and (judgments["verdict"] == UNTESTABLE).all():
             untestable.append(setting)
         elif judgments.empty:
             failing[setting] = "nothing measured"
+            fared.append(failing[setting])
         elif verdict != HOLDS:
             failing[setting] = DOES_NOT_HOLD if verdict == DOES_NOT_HOLD else where_not(judgments)
+            fared.append(verdict.split(" (")[0])
     held = len(verdicts) - len(failing) - len(untestable)
     text = (f"holds at {held} of {len(verdicts)} settings" if held
             else f"holds at none of the {len(verdicts)} settings")
     if failing and held:
         text += ", not fully at " + ", ".join(f"{setting} ({where})" for setting, where in failing.items())
+    elif failing:  # none holds: how many settings each other verdict has, in the verdicts' order
+        text += " (" + ", ".join(f"{verdict} at {fared.count(verdict)}" for verdict in (*VERDICTS, "nothing measured")
+                                 if verdict in fared) + ")"
     return text + ("; untestable at " + ", ".join(untestable) if untestable else "")

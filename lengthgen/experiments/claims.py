@@ -112,7 +112,7 @@ CLAIMS = (
                 "trained (they keep their init), so the statistic asks whether the trained rows outscore them: the "
                 "untrained heads' share says how often they do by chance."),
     Claim("carrier", "the rotary kernel sits in a few frequency blocks",
-          "the learned rotary rule is a carrier kernel aligned with the target offset", "frequency",
+          "the learned rotary rule is a low-rank carrier kernel aligned with the target offset", "frequency",
           "frequency: energy share of the top D/16 rotary blocks",
           "share of the learned position kernel's energy in its strongest D/16 of the D/2 rotary blocks (D: the width)",
           # a head's init depends on its seed alone, so the untrained value is the same at every K
@@ -120,10 +120,11 @@ CLAIMS = (
                    "frequency: energy share of the top D/16 rotary blocks, the same heads untrained"),
           secondary=("frequency: alignment of the top D/16 blocks with K",),
           beside=("frequency: alignment of the top D/16 blocks with K",
-                  "their alignment with K (1: every block's kernel peaks at offset K)"),
+                  "their alignment with K, weighted by their energy (1: each of them peaks at offset K)"),
           scope="The statistic tests the first half, that the kernel's energy sits in a few frequency blocks. The "
                 "second, their alignment with K, is shown beside it and judges nothing; neither number measures how "
-                "far the head extrapolates."),
+                "far the head extrapolates. Nor is \"low-rank\" tested: whether training lowers the kernel's rank "
+                "is in the appendix (Rank)."),
     Claim("dilution law", "the dilution law predicts the decay",
           "the graceful accuracy decay follows an attention-dilution law, predicted from the head's parameters",
           "prop1", "prop1: mean-field accuracy error past the range",

@@ -120,7 +120,7 @@ def verdict_and_evidence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim
     if base:  # a base >= 1 makes the rotary basis over the training offsets singular: why an experiment lowers it
         why = (": at each base of 1 or more that its appendix sweeps, the rotary features over the training offsets "
                "are singular" if base < 1 else "")
-        notes += f"; rotary base {base:g} here, {config['model']['rope_base']:g} elsewhere{why}"
+        notes += f"; tested at rotary base {base:g}, not the {config['model']['rope_base']:g} of the other claims{why}"
     clears = COMPARISONS[claim.rule.comparison](rows["mean"], rows["baseline"]) & (rows["mean"] != rows["baseline"])
     rival = (f"{capitalized(claim.baseline.label)} ({claim.baseline.rival}) does better at "
              f"{offsets_text(rows.loc[~clears, 'offset'])}. "
@@ -157,15 +157,20 @@ COUNTED = {HOLDS: ("holds", "hold"), IN_PART: ("holds in part", "hold in part"),
 
 
 def tally(judgments: pd.DataFrame, claims: tuple[Claim, ...]) -> str:
-    """``Of 10 claims, 5 hold, 1 holds in part and 4 do not hold in this run (each below with its numbers).``: the
-    verdicts at a glance, in the verdicts' order; a claim this config does not run is not counted."""
-    verdicts = [plain(across_offsets(rows)) for claim in claims
-                if len(rows := of_claim(judgments, claim, THIS_RUN))]
+    """``Of 10 claims (8 of the paper's, and this pipeline's control and prediction), 5 hold, 1 holds in part and 4 do
+    not hold in this run (each below with its numbers).``: the verdicts at a glance, in the verdicts' order; a claim
+    this config does not run is not counted."""
+    run = [(claim, rows) for claim in claims if len(rows := of_claim(judgments, claim, THIS_RUN))]
+    verdicts = [plain(across_offsets(rows)) for _, rows in run]
     parts = [f"{count} {COUNTED[verdict][count > 1]}" for verdict in COUNTED
              if (count := verdicts.count(verdict))]
     listed = ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else "".join(parts)
     claims_word = "claims" if len(verdicts) > 1 else "claim"
-    return f"Of {len(verdicts)} {claims_word}, {listed} in this run (each below with its numbers)." if verdicts else ""
+    added = [claim.beyond for claim, _ in run if claim.beyond]
+    origins = (f" ({len(run) - len(added)} of the paper's, and this pipeline's {' and '.join(added)})"
+               if added and len(added) < len(run) else "")
+    return (f"Of {len(verdicts)} {claims_word}{origins}, {listed} in this run (each below with its numbers)."
+            if verdicts else "")
 
 
 def claim_sentence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Claim, config: dict) -> str:
@@ -182,8 +187,8 @@ def beyond_tag(claim: Claim) -> str:
 
 
 def confirmation_text(judgments: pd.DataFrame, claim: Claim, short: bool = False) -> str:
-    """``holds in 3 of 3 runs seen before the rules were last revised (not blind); out of sample (unseen seeds):
-    holds``; ``short`` for a cell."""
+    """``holds in 3 of 3 runs whose data were seen before the rules were last revised (not blind); out of sample
+    (unseen seeds): holds``; ``short`` for a cell."""
     runs = of_claim(judgments, claim)
     runs = runs[runs["kind"] == "confirmation"]
     seen = [across_offsets(rows) for _, rows in runs[runs["seen"]].groupby("condition", sort=False)]
@@ -191,7 +196,7 @@ def confirmation_text(judgments: pd.DataFrame, claim: Claim, short: bool = False
         parts = [replication(seen, runs="seen runs")] if seen else []
     else:
         notes = [BLIND[rule_timing(claim.page, rule=claim.threshold_name)], mixed(seen)]
-        parts = [replication(seen, runs="runs seen before the rules were last revised")
+        parts = [replication(seen, runs="runs whose data were seen before the rules were last revised")
                  + f" ({'; '.join(note for note in notes if note)})"] if seen else []
     parts += [f"out of sample: {plain(across_offsets(rows))}" if short else
               f"out of sample ({name.replace('_', ' ')}): {across_offsets(rows)}"

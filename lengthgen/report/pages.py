@@ -12,9 +12,11 @@ import pandas as pd
 import yaml
 
 from lengthgen.checks.check import checks_markdown
+from lengthgen.checks.headlines import FOUR_X
 from lengthgen.checks.judgment import DEFINITION, MIN_SEEDS, N_RESAMPLES, UNTESTABLE, across_offsets
 from lengthgen.checks.rule_history import history_markdown, rule_timing
 from lengthgen.experiments.claims import CLAIMS, CLAIMS_BY_NAME, HEADLINES_BY_NAME, Claim
+from lengthgen.experiments.generalization.headlines import LONGEST_FACTOR
 from lengthgen.report import claim_text
 from lengthgen.report.claim_text import capitalized, number, of_claim, per_offset, thresholds_text
 from lengthgen.report.first_screen import as_rst
@@ -33,8 +35,8 @@ METHODS = [
     "the other encoding or a rival account). The mean over seeds and its interval decide; the seeds that clear the "
     "threshold alone, the worst seed and every check are shown and decide nothing.",
     "**Conditions.** The same rule judges this run, each confirmation run (other seeds or another vocabulary) and each "
-    "robustness setting (one training choice varied), each from its own seeds and with its own task's chance. A "
-    "confirmation run whose data nobody had seen when the rules were fixed is the out-of-sample test.",
+    "robustness setting (one or two training choices varied), each from its own seeds and with its own task's "
+    "chance. A confirmation run whose data nobody had seen when the rules were fixed is the out-of-sample test.",
     "**Terms.** *Checks*: each experiment's other statistics against thresholds, shown as secondary evidence, "
     "*evidence* where a plausible world could fail one, *sanity* where only a bug can; *K*: the offset, how far "
     "back the token to retrieve lies; *V*: the vocabulary size; *rope*: rotary "
@@ -81,7 +83,8 @@ def setup_lines(config: dict, judgments: pd.DataFrame) -> list[str]:
     # each run's offsets beside its name: the runs test different K, and "holds in 2 of 3 runs" counts runs
     offsets = confirmations.groupby("condition")["offset"].unique()
     named = lambda run: f"{run.replace('_', ' ')} at K={', '.join(map(str, sorted(offsets[run])))}"
-    when = {True: "seen before the claims' rules were last revised", False: "added after them, the out-of-sample test"}
+    when = {True: "whose data were seen before the claims' rules were last revised",
+            False: "added after them, the out-of-sample test"}
     again = [f"{len(group)} {when[seen]} ({'; '.join(map(named, group['condition']))})"
              for seen, group in runs.groupby("seen", sort=False)]
     points = judgments.loc[judgments["kind"] == "robustness", "condition"].nunique()
@@ -89,14 +92,15 @@ def setup_lines(config: dict, judgments: pd.DataFrame) -> list[str]:
         f"**Task.** Read the token K = {', '.join(map(str, sweep['offset']))} positions back, over V = "
         f"{task['vocab_size']} symbols (chance {number(1 / task['vocab_size'])}), with one attention head (and a "
         "small transformer).",
-        f"**Setup.** Trained on lengths {task['train_length_min']} to {task['train_length_max']} (\"4x\" and \"32x\" "
-        f"below: of {task['train_length_max']}), tested at lengths "
-        f"{min(task['eval_lengths'])} to {max(task['eval_lengths'])}; encodings {' and '.join(sweep['pe'])}. "
+        f"**Setup.** Trained on lengths {task['train_length_min']} to {task['train_length_max']}, tested at lengths "
+        f"{min(task['eval_lengths'])} to {max(task['eval_lengths'])}{multiples_named(task)}; encodings "
+        f"{' and '.join(sweep['pe'])}. "
         f"The heads: {len(sweep['seed'])} seeds per model (the encoding variants {variant_seeds}), width "
         f"{model['d_model']}, {init}, Adam at peak lr {train['lr']:g} for {train['steps']} steps."
         + transformer_setup(config),
         "**Judged.** Each claim by one number per trained run: its mean over seeds with a 95% seed-bootstrap "
-        "interval, per K, against a threshold fixed in code ([methods](appendix/methods.md))."
+        "interval, per K, against a threshold set in code (when it was set, before or after the data: the table's "
+        "rule column; [methods](appendix/methods.md))."
         + (f" The same rule in each confirmation run: {'; '.join(again)}." if again else " No confirmation runs.")
         + (f" Robustness counts {points + 1} settings: this run and {points} at other settings "
            "([robustness](appendix/robustness.md))." if points else ""),
@@ -106,6 +110,20 @@ def setup_lines(config: dict, judgments: pd.DataFrame) -> list[str]:
 # Below this many seeds a seed-bootstrap interval is little more than the seeds' range: said where the transformer has
 # fewer
 FEW_SEEDS = 5
+
+
+def multiples_named(task: dict) -> str:
+    """`` ("4x" and "32x" below: lengths 128 and 1024, 4 and 32 times the longest training length)``: the multiples
+    the claims are read at, those this run's evaluation lengths reach (a shorter span leaves out "32x")."""
+    longest = task["train_length_max"]
+    factors = [factor for factor in (FOUR_X, LONGEST_FACTOR) if factor * longest in task["eval_lengths"]]
+    if not factors:
+        return ""
+    named = " and ".join(f'"{factor}x"' for factor in factors)
+    lengths = " and ".join(str(factor * longest) for factor in factors)
+    times = " and ".join(str(factor) for factor in factors)
+    return f" ({named} below: {'lengths' if len(factors) > 1 else 'length'} {lengths}, {times} times the longest " \
+           "training length)"
 
 
 def transformer_setup(config: dict) -> str:
@@ -320,8 +338,8 @@ def render_pages(config: dict, sections: dict[str, str], checks: pd.DataFrame, e
             "run's own seeds; per K, with means and intervals, in [claims](claims.md). The runs:")),
         f"appendix/{ROBUSTNESS}.md": appendix_page("Robustness", conditions_appendix(
             judgments, ("run", "robustness"), "Each claim judged by its one rule at each robustness setting (one "
-            "training choice varied at a time), from that setting's own seeds. This run is the default setting, the "
-            "first column; the report's count of settings includes it. The settings:"),
+            "or two training choices varied from this run's), from that setting's own seeds. This run is the default "
+            "setting, the first column; the report's count of settings includes it. The settings:"),
             "![rope's accuracy at 32x over the settings](figures/claims/rope_at_32x.png)", robustness_section or "")}
     for experiment in experiments:
         rendered[f"experiments/{experiment}.md"] = experiment_page(
