@@ -85,7 +85,8 @@ def test_robustness_names_each_setting_and_k_where_the_claim_does_not_hold():
     assert text == "holds at 2 of 3 settings, not fully at d_model_32 (does not hold at K=1)"
     assert robustness({"default": holding, "lr_0_03": failing.assign(verdict=DOES_NOT_HOLD)}) == \
         "holds at 1 of 2 settings, not fully at lr_0_03 (does not hold)"
-    assert robustness({"default": failing, "lr_0_03": failing}) == "holds at none of the 2 settings (holds in part at 2)"
+    assert robustness({"default": failing, "lr_0_03": failing}) == \
+        "holds at none of the 2 settings (holds in part at 2)"
     # where none holds, how many settings have each other verdict
     assert robustness({"default": failing.assign(verdict=DOES_NOT_HOLD), "lr_0_03": holding.assign(
         verdict=INCONCLUSIVE), "d_model_32": failing}) == \

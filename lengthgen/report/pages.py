@@ -186,12 +186,14 @@ def beyond_the_paper(secondary: pd.DataFrame) -> list[str]:
     if ranking.empty or unseen.empty:
         return []
     return [f"**Beyond the paper.** Most of rope's wrong answers past the range are not diluted attention but ranking "
-            f"errors, another key outscoring the target ({per_offset(ranking['mean'], ranking['offset'])}). The logit "
+            f"errors, another key outscoring the target (their share, mean over seeds: "
+            f"{per_offset(ranking['mean'], ranking['offset'])}). The logit "
             "is the same function of the offset at every length (what the shift claim tests), but training shaped that "
             "function only at the offsets it saw: the keys that win those errors lie at offsets never seen in "
-            f"training (share {per_offset(unseen['mean'], unseen['offset'])}). That share is expected, not a second "
-            "finding: a head that fits its range ranks the target above the keys at nearly every offset it trained "
-            "on, and those logits are the same past the range ([errors](experiments/errors.md))."]
+            f"training (share, mean over seeds: {per_offset(unseen['mean'], unseen['offset'])}). That share is "
+            "expected, not a second finding: a head that fits its range ranks the target above the keys at nearly "
+            "every offset it trained on, and those logits are the same past the range "
+            "([errors](experiments/errors.md))."]
 
 
 def results_markdown(config: dict, judgments: pd.DataFrame, secondary: pd.DataFrame, grouped: dict[str, list[str]],
