@@ -90,7 +90,7 @@ def test_robustness_names_each_setting_and_k_where_the_claim_does_not_hold():
     # where none holds, how many settings have each other verdict
     assert robustness({"default": failing.assign(verdict=DOES_NOT_HOLD), "lr_0_03": holding.assign(
         verdict=INCONCLUSIVE), "d_model_32": failing}) == \
-        "holds at none of the 3 settings (holds in part at 1, does not hold at 1, inconclusive at 1)"
+        "holds at none of the 3 settings (holds in part at 1; does not hold at 1; inconclusive at 1)"
     untestable = holding.assign(verdict=UNTESTABLE)
     assert robustness({"default": holding, "lr_0_03": untestable}) == "holds at 1 of 2 settings; untestable at lr_0_03"
 

@@ -130,6 +130,6 @@ def robustness(verdicts: dict[str, pd.DataFrame]) -> str:
     if failing and held:
         text += ", not fully at " + ", ".join(f"{setting} ({where})" for setting, where in failing.items())
     elif failing:  # none holds: how many settings each other verdict has, in the verdicts' order
-        text += " (" + ", ".join(f"{verdict} at {fared.count(verdict)}" for verdict in (*VERDICTS, "nothing measured")
+        text += " (" + "; ".join(f"{verdict} at {fared.count(verdict)}" for verdict in (*VERDICTS, "nothing measured")
                                  if verdict in fared) + ")"
     return text + ("; untestable at " + ", ".join(untestable) if untestable else "")
