@@ -123,8 +123,9 @@ CLAIMS = (
                   "their alignment with K, weighted by their energy (1: each of them peaks at offset K)"),
           scope="The statistic tests the first half, that the kernel's energy sits in a few frequency blocks. The "
                 "second, their alignment with K, is shown beside it and judges nothing; neither number measures how "
-                "far the head extrapolates. Nor is \"low-rank\" tested: whether training lowers the kernel's rank "
-                "is in the appendix (Rank)."),
+                "far the head extrapolates. Nor is \"low-rank\" judged: the appendix gives three measures of the "
+                "kernel's rank, trained and untrained (participation ratio, entropy rank, singular values for 90% of "
+                "its matrix), which need not agree, and its Rank line reads the last."),
     Claim("dilution law", "the dilution law predicts the decay",
           "the graceful accuracy decay follows an attention-dilution law, predicted from the head's parameters",
           "prop1", "prop1: mean-field accuracy error past the range",

@@ -157,20 +157,31 @@ COUNTED = {HOLDS: ("holds", "hold"), IN_PART: ("holds in part", "hold in part"),
 
 
 def tally(judgments: pd.DataFrame, claims: tuple[Claim, ...]) -> str:
-    """``Of 10 claims (8 of the paper's, and this pipeline's control and prediction), 5 hold, 1 holds in part and 4 do
-    not hold in this run (each below with its numbers).``: the verdicts at a glance, in the verdicts' order; a claim
-    this config does not run is not counted."""
-    run = [(claim, rows) for claim in claims if len(rows := of_claim(judgments, claim, THIS_RUN))]
-    verdicts = [plain(across_offsets(rows)) for _, rows in run]
-    parts = [f"{count} {COUNTED[verdict][count > 1]}" for verdict in COUNTED
-             if (count := verdicts.count(verdict))]
-    listed = ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else "".join(parts)
-    claims_word = "claims" if len(verdicts) > 1 else "claim"
-    added = [claim.beyond for claim, _ in run if claim.beyond]
-    origins = (f" ({len(run) - len(added)} of the paper's, and this pipeline's {' and '.join(added)})"
-               if added and len(added) < len(run) else "")
-    return (f"Of {len(verdicts)} {claims_word}{origins}, {listed} in this run (each below with its numbers)."
-            if verdicts else "")
+    """``Of the paper's 8 claims, 5 hold, 1 holds in part and 2 do not hold; of this pipeline's 2 (its control and its
+    prediction), 1 holds and 1 does not hold, in this run (each below with its numbers).``: the verdicts at a glance,
+    in the verdicts' order, the paper's claims apart from what this pipeline adds; a claim this config does not run
+    is not counted."""
+    run = [(claim, plain(across_offsets(rows))) for claim in claims
+           if len(rows := of_claim(judgments, claim, THIS_RUN))]
+    paper = [verdict for claim, verdict in run if not claim.beyond]
+    added = [(claim.beyond, verdict) for claim, verdict in run if claim.beyond]
+    if paper and added:
+        kinds = " and ".join(f"its {kind}" for kind, _ in added)
+        return (f"Of the paper's {len(paper)} {claims_word(paper)}, {counted(paper)}; of this pipeline's {len(added)} "
+                f"({kinds}), {counted([verdict for _, verdict in added])}, in this run (each below with its numbers).")
+    verdicts = [verdict for _, verdict in run]
+    return (f"Of {len(verdicts)} {claims_word(verdicts)}, {counted(verdicts)} in this run (each below with its "
+            "numbers)." if verdicts else "")
+
+
+def counted(verdicts: list[str]) -> str:
+    """``5 hold, 1 holds in part and 2 do not hold``: how many of ``verdicts`` each verdict is, in the verdicts' order."""
+    parts = [f"{count} {COUNTED[verdict][count > 1]}" for verdict in COUNTED if (count := verdicts.count(verdict))]
+    return ", ".join(parts[:-1]) + f" and {parts[-1]}" if len(parts) > 1 else "".join(parts)
+
+
+def claims_word(verdicts: list[str]) -> str:
+    return "claims" if len(verdicts) > 1 else "claim"
 
 
 def claim_sentence(judgments: pd.DataFrame, secondary: pd.DataFrame, claim: Claim, config: dict) -> str:
