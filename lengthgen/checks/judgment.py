@@ -109,6 +109,10 @@ def replication(verdicts: list[str], runs: str = "runs") -> str:
     return f"holds in {judged.count(HOLDS)} of {len(judged)} {runs}{untestable}"
 
 
+# A robustness setting with no judgments of the claim at all
+NOTHING_MEASURED = "nothing measured"
+
+
 def robustness(verdicts: dict[str, pd.DataFrame]) -> str:
     """How the claim fares over the robustness settings, from each setting's per-K judgments: "holds at 9 of 11
     settings, not fully at d_model_32 (inconclusive at K=1)". A setting holds where every K holds; each other one is
@@ -119,17 +123,17 @@ def robustness(verdicts: dict[str, pd.DataFrame]) -> str:
         if len(judgments) and (judgments["verdict"] == UNTESTABLE).all():
             untestable.append(setting)
         elif judgments.empty:
-            failing[setting] = "nothing measured"
-            fared.append(failing[setting])
+            failing[setting] = NOTHING_MEASURED
+            fared.append(NOTHING_MEASURED)
         elif verdict != HOLDS:
             failing[setting] = DOES_NOT_HOLD if verdict == DOES_NOT_HOLD else where_not(judgments)
-            fared.append(verdict.split(" (")[0])
+            fared.append(plain(verdict))
     held = len(verdicts) - len(failing) - len(untestable)
     text = (f"holds at {held} of {len(verdicts)} settings" if held
             else f"holds at none of the {len(verdicts)} settings")
     if failing and held:
         text += ", not fully at " + ", ".join(f"{setting} ({where})" for setting, where in failing.items())
     elif failing:  # none holds: how many settings each other verdict has, in the verdicts' order
-        text += " (" + "; ".join(f"{verdict} at {fared.count(verdict)}" for verdict in (*VERDICTS, "nothing measured")
+        text += " (" + "; ".join(f"{verdict} at {fared.count(verdict)}" for verdict in (*VERDICTS, NOTHING_MEASURED)
                                  if verdict in fared) + ")"
     return text + ("; untestable at " + ", ".join(untestable) if untestable else "")

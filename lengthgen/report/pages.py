@@ -146,7 +146,7 @@ def figure_one(config: dict, accuracy: pd.DataFrame | None) -> list[str]:
     rope, learned = shown[shown["pe"] == "rope"], shown[(shown["pe"] == "learned")
                                                        & (shown["length"] > task["train_length_max"])]
     at = [f"at {length} ({length // task['train_length_max']}x): {per_offset(rows['mean'], rows['offset'])}"
-          for length in dict.fromkeys([4 * task["train_length_max"], max(task["eval_lengths"])])
+          for length in dict.fromkeys([FOUR_X * task["train_length_max"], max(task["eval_lengths"])])
           for rows in [rope[rope["length"] == length].sort_values("offset")]]
     return ["![Figure 1: accuracy against evaluation length](figures/generalization.png)",
             f"**Figure 1.** Accuracy against evaluation length, mean and 95% Student-t interval over "
